@@ -1,0 +1,53 @@
+# Everything you can do with this project. `make help` lists it.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+GEN    := gen
+PROTOS := $(shell find protos -name '*.proto')
+ARGS   ?=
+
+.DEFAULT_GOAL := help
+.PHONY: help install gen run test test-fast lint demo bench clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $@
+
+install: $(STAMP) ## create .venv and install the project with its dev tools
+
+$(GEN)/.stamp: $(STAMP) $(PROTOS)
+	rm -rf $(GEN) && mkdir -p $(GEN)
+	$(BIN)/python -m grpc_tools.protoc -Iprotos --python_out=$(GEN) --grpc_python_out=$(GEN) \
+		--mypy_out=$(GEN) --mypy_grpc_out=$(GEN) $(PROTOS)
+	$(BIN)/python -c "import site,os; open(os.path.join(site.getsitepackages()[0],'tabletop_gen.pth'),'w').write(os.path.abspath('$(GEN)')+'\n')"
+	touch $@
+
+gen: $(GEN)/.stamp ## generate the Python gRPC code from protos/ into gen/
+
+run: gen ## start the server on 127.0.0.1:50051 with SQLite in ./data (ARGS="--help" for flags)
+	$(BIN)/python -m server.main $(ARGS)
+
+lint: gen ## ruff and mypy
+	$(BIN)/ruff check domain server clients tests bench
+	$(BIN)/mypy domain server
+
+test: gen lint ## the whole suite (lint included)
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(ARGS)
+
+test-fast: gen ## the suite without lint, stop at the first failure
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q -x $(ARGS)
+
+demo: gen ## four bots play a 基本-mode game over gRPC while one seat's stream is printed
+	$(BIN)/python -m clients.python.demo $(ARGS)
+
+bench: gen ## benchmarks; results go to docs/benchmarks.md
+	$(BIN)/python -m bench.run $(ARGS)
+
+clean: ## remove generated code, the venv and local data
+	rm -rf $(GEN) $(VENV) data .pytest_cache .mypy_cache .ruff_cache

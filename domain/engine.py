@@ -1,0 +1,148 @@
+"""The small interface every game implements: a Decider.
+
+A game is a module-level object satisfying :class:`GameRules`. Everything here is pure:
+no I/O, no clock, no global random, no grpc, no eventsourcing.
+
+Vocabulary
+----------
+* ``Command``  – a frozen dataclass a seat sends (always has ``seat: int``).
+* ``Event``    – a frozen dataclass naming a fact in the past tense, with concrete cards.
+* ``State``    – a frozen dataclass; ``evolve`` returns a new one and never mutates.
+* ``View``     – a frozen dataclass: what one viewer may see of a state.
+
+The server translates these dataclasses to and from protobuf messages of the same name
+(see ``domain/codec.py``), so field names and types follow the codec's conventions.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+class Role(enum.Enum):
+    """Who is looking at a game."""
+
+    SEAT = 1  # a player: sees own hand, others' counts, public table
+    SPECTATOR = 2  # public state only
+    ARBITER = 3  # everything
+
+
+@dataclass(frozen=True)
+class Viewer:
+    role: Role
+    seat: int | None = None
+
+    @staticmethod
+    def of_seat(seat: int) -> Viewer:
+        return Viewer(Role.SEAT, seat)
+
+
+SPECTATOR = Viewer(Role.SPECTATOR)
+ARBITER = Viewer(Role.ARBITER)
+
+
+def effective_viewer(viewer: Viewer, game_over: bool) -> Viewer:
+    """Once a game is over every card is open to everyone (ARCHITECTURE: hidden information)."""
+    return ARBITER if game_over else viewer
+
+
+class DomainError(Exception):
+    """Base of every refusal raised by ``decide``. Nothing is appended when one is raised."""
+
+
+class RuleViolation(DomainError):
+    """A rule forbids the command (→ FAILED_PRECONDITION).
+
+    ``reason`` is a stable UPPER_SNAKE code (e.g. ``MUST_RAISE``); ``rule`` names the clause of
+    the seed in the game's own words (e.g. ``吟诵``); ``message`` explains it to a human.
+    """
+
+    def __init__(self, reason: str, rule: str, message: str) -> None:
+        super().__init__(f"{reason} [{rule}]: {message}")
+        self.reason = reason
+        self.rule = rule
+        self.message = message
+
+
+class NotYourTurn(RuleViolation):
+    def __init__(self, seat: int, message: str = "") -> None:
+        super().__init__("NOT_YOUR_TURN", "turn order", message or f"seat {seat} may not act now")
+
+
+class MalformedCommand(DomainError):
+    """The command is not well formed (→ INVALID_ARGUMENT with a field violation)."""
+
+    def __init__(self, field: str, description: str) -> None:
+        super().__init__(f"{field}: {description}")
+        self.field = field
+        self.description = description
+
+
+class InvalidOptions(MalformedCommand):
+    """Options that the mode forbids or that do not exist (→ INVALID_ARGUMENT)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended. ``winners`` are seats; ``scores`` is one int per seat."""
+
+    winners: tuple[int, ...]
+    scores: tuple[int, ...]
+    reason: str  # e.g. "EMPTIED_HAND", "LOWEST_SCORE", "SHOWDOWN", "HUANG_ZHUANG"
+
+
+class GameRules(Protocol):
+    """What the server needs from a game. One instance per game kind, registered by name."""
+
+    name: str  # registry key and proto package, e.g. "huaniao"
+    command_types: Sequence[type]  # dataclasses a seat may send
+    event_types: Sequence[type]  # dataclasses decide/deal may return
+    state_type: type
+    view_type: type
+    options_type: type
+
+    def check_options(self, options: Any) -> Any:
+        """Validate an ``options_type`` value (the mode is one of its fields) and return it
+        with defaults filled in; raise InvalidOptions naming the field a mode forbids."""
+
+    def seat_counts(self, options: Any) -> tuple[int, ...]:
+        """How many seats a table with these options may have."""
+
+    def new_deck(self, options: Any) -> tuple[int, ...]:
+        """The card ids of an unshuffled deck for these options (the server shuffles)."""
+
+    def initial_state(
+        self, options: Any, seat_count: int, deal: tuple[int, ...], seed: int
+    ) -> Any:
+        """The state before the deal; ``deal`` is the shuffled deck, ``seed`` feeds the
+        game's own generator for later random choices."""
+
+    def deal(self, state: Any) -> list[Any]:
+        """The opening facts (cards dealt, leader chosen, ...)."""
+
+    def decide(self, state: Any, command: Any) -> list[Any]:
+        """Validate ``command`` against ``state``; return the facts it causes or raise."""
+
+    def evolve(self, state: Any, event: Any) -> Any:
+        """Apply one fact. Never fails, never decides, never mutates ``state``."""
+
+    def legal_commands(self, state: Any, seat: int) -> list[Any]:
+        """What ``seat`` may do now (empty when it may do nothing)."""
+
+    def to_act(self, state: Any) -> tuple[int, ...]:
+        """Seats whose command the game is waiting for."""
+
+    def view(self, state: Any, viewer: Viewer) -> Any:
+        """What ``viewer`` may see of ``state``."""
+
+    def redact(self, event: Any, viewer: Viewer) -> Any:
+        """The event as ``viewer`` may see it (hidden cards replaced by None)."""
+
+    def describe(self, event: Any) -> str:
+        """One readable line for an (already redacted) event, cards by name."""
+
+    def outcome(self, state: Any) -> Outcome | None:
+        """None while the game runs."""

@@ -1,0 +1,266 @@
+"""The table around a game: seats, start, and the wrapping of a game's own facts.
+
+A Decider like the games, shared by every game kind. Table facts are the same for every
+kind (GameCreated, SeatTaken, GameStarted); after the start the table delegates to the
+game's rules. Pure: the server supplies the token hashes, the deck and the seed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from domain.codec import from_data, to_data
+from domain.engine import (
+    ARBITER,
+    GameRules,
+    MalformedCommand,
+    Outcome,
+    Role,
+    RuleViolation,
+    Viewer,
+    effective_viewer,
+)
+
+
+class Phase(enum.Enum):
+    WAITING = 1
+    PLAYING = 2
+    FINISHED = 3
+
+
+@dataclass(frozen=True)
+class Seat:
+    player_name: str
+    token_hash: str  # sha256 of the seat token; the token itself is never stored
+
+
+# --- table facts -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameCreated:
+    """The table was opened for ``kind`` with these options and seats."""
+
+    kind: str
+    options: Any  # the game's options_type
+    seat_count: int
+    arbiter_token_hash: str
+    seed: int  # secret until the game ends
+    prepared_deck: tuple[int, ...]  # a prepared deal, or () to shuffle from the seed
+
+
+@dataclass(frozen=True)
+class SeatTaken:
+    """A player took ``seat``."""
+
+    seat: int
+    player_name: str
+    token_hash: str
+
+
+@dataclass(frozen=True)
+class GameStarted:
+    """The deck was fixed (from chance or a prepared deal) and the game began."""
+
+    deck: tuple[int, ...]
+    seed: int
+
+
+TABLE_EVENT_TYPES: dict[str, type] = {
+    t.__name__: t for t in (GameCreated, SeatTaken, GameStarted)
+}
+
+
+@dataclass(frozen=True)
+class Table:
+    kind: str
+    options: Any
+    seat_count: int
+    arbiter_token_hash: str
+    seed: int
+    prepared_deck: tuple[int, ...]
+    seats: tuple[Seat | None, ...]
+    game: Any = None  # the game's state once started
+
+    @property
+    def phase(self) -> Phase:
+        if self.game is None:
+            return Phase.WAITING
+        return Phase.PLAYING if self.outcome is None else Phase.FINISHED
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return None if self.game is None else registry_rules(self.kind).outcome(self.game)
+
+
+def registry_rules(kind: str) -> GameRules:
+    from domain.registry import rules_for  # late import: registry imports the games
+
+    return rules_for(kind)
+
+
+# --- decide ------------------------------------------------------------------------------
+
+
+def create(
+    rules: GameRules,
+    options: Any,
+    seat_count: int,
+    arbiter_token_hash: str,
+    seed: int,
+    prepared_deck: tuple[int, ...] = (),
+) -> list[Any]:
+    options = rules.check_options(options)
+    if seat_count not in rules.seat_counts(options):
+        raise MalformedCommand(
+            "seat_count", f"{rules.name} is played by {rules.seat_counts(options)} seats"
+        )
+    if prepared_deck and sorted(prepared_deck) != sorted(rules.new_deck(options)):
+        raise MalformedCommand("deck", "must be a permutation of the mode's deck")
+    return [
+        GameCreated(rules.name, options, seat_count, arbiter_token_hash, seed, prepared_deck)
+    ]
+
+
+def shuffle(deck: tuple[int, ...], seed: int) -> tuple[int, ...]:
+    """The published shuffle: Python's Mersenne Twister seeded with ``seed``, Fisher-Yates."""
+    cards = list(deck)
+    random.Random(seed).shuffle(cards)
+    return tuple(cards)
+
+
+def take_seat(table: Table, seat: int, player_name: str, token_hash: str) -> list[Any]:
+    if not 0 <= seat < table.seat_count:
+        raise MalformedCommand("seat", f"seat must be 0..{table.seat_count - 1}")
+    if len(player_name) > 64:
+        raise MalformedCommand("player_name", "at most 64 characters")
+    if table.phase is not Phase.WAITING:
+        raise RuleViolation("GAME_ALREADY_STARTED", "table", "seats are fixed once dealt")
+    if table.seats[seat] is not None:
+        raise RuleViolation("SEAT_TAKEN", "table", f"seat {seat} is taken")
+    return [SeatTaken(seat, player_name, token_hash)]
+
+
+def start(table: Table) -> list[Any]:
+    """The GameStarted fact followed by the game's opening facts (the deal)."""
+    rules = registry_rules(table.kind)
+    if table.phase is not Phase.WAITING:
+        raise RuleViolation("GAME_ALREADY_STARTED", "table", "the game was already dealt")
+    if any(s is None for s in table.seats):
+        raise RuleViolation("SEATS_NOT_FILLED", "table", "every seat must be taken first")
+    deck = table.prepared_deck or shuffle(rules.new_deck(table.options), table.seed)
+    started = GameStarted(deck, table.seed)
+    state = evolve(table, started).game
+    return [started, *rules.deal(state)]
+
+
+def play(table: Table, command: Any) -> list[Any]:
+    if table.phase is Phase.WAITING:
+        raise RuleViolation("GAME_NOT_STARTED", "table", "the game has not been dealt")
+    if table.phase is Phase.FINISHED:
+        raise RuleViolation("GAME_OVER", "table", "the game has ended")
+    return registry_rules(table.kind).decide(table.game, command)
+
+
+# --- evolve ------------------------------------------------------------------------------
+
+
+def evolve(table: Table | None, event: Any) -> Table:
+    if isinstance(event, GameCreated):
+        return Table(
+            kind=event.kind,
+            options=event.options,
+            seat_count=event.seat_count,
+            arbiter_token_hash=event.arbiter_token_hash,
+            seed=event.seed,
+            prepared_deck=event.prepared_deck,
+            seats=(None,) * event.seat_count,
+        )
+    assert table is not None
+    if isinstance(event, SeatTaken):
+        seats = list(table.seats)
+        seats[event.seat] = Seat(event.player_name, event.token_hash)
+        return dataclasses.replace(table, seats=tuple(seats))
+    rules = registry_rules(table.kind)
+    if isinstance(event, GameStarted):
+        game = rules.initial_state(table.options, table.seat_count, event.deck, event.seed)
+        return dataclasses.replace(table, game=game)
+    return dataclasses.replace(table, game=rules.evolve(table.game, event))
+
+
+# --- views -------------------------------------------------------------------------------
+
+
+def viewer_for(table: Table, viewer: Viewer) -> Viewer:
+    return effective_viewer(viewer, table.phase is Phase.FINISHED)
+
+
+def redact(table_kind: str, event: Any, viewer: Viewer) -> Any:
+    """``event`` as ``viewer`` may see it. Table facts hide the deck, seed and token hashes."""
+    if isinstance(event, GameStarted):
+        return event if viewer == ARBITER else GameStarted((), 0)
+    if isinstance(event, GameCreated):
+        return dataclasses.replace(event, arbiter_token_hash="", seed=0, prepared_deck=())
+    if isinstance(event, SeatTaken):
+        return dataclasses.replace(event, token_hash="")
+    return registry_rules(table_kind).redact(event, viewer)
+
+
+def describe(table_kind: str, event: Any) -> str:
+    if isinstance(event, GameCreated):
+        return f"table opened: {event.kind}, {event.seat_count} seats"
+    if isinstance(event, SeatTaken):
+        return f"seat {event.seat} taken by {event.player_name or 'anonymous'}"
+    if isinstance(event, GameStarted):
+        return "game started: cards dealt" + ("" if event.deck else " (deck hidden)")
+    return registry_rules(table_kind).describe(event)
+
+
+def is_seat(viewer: Viewer) -> bool:
+    return viewer.role is Role.SEAT
+
+
+# --- storage -----------------------------------------------------------------------------
+
+
+def encode_event(event: Any) -> dict[str, Any]:
+    return {"type": type(event).__name__, "data": to_data(event)}
+
+
+def decode_event(kind: str, data: dict[str, Any]) -> Any:
+    name = data["type"]
+    if name == "GameCreated":
+        raw = dict(data["data"])
+        options_type = registry_rules(raw["kind"]).options_type
+        raw["options"] = from_data(options_type, raw["options"])
+        return GameCreated(**raw)
+    if name in TABLE_EVENT_TYPES:
+        return from_data(TABLE_EVENT_TYPES[name], data["data"])
+    rules = registry_rules(kind)
+    return from_data(_event_types(rules)[name], data["data"])
+
+
+def _event_types(rules: GameRules) -> dict[str, type]:
+    return {t.__name__: t for t in rules.event_types}
+
+
+def encode_table(table: Table) -> dict[str, Any]:
+    return to_data(table)
+
+
+def decode_table(data: dict[str, Any]) -> Table:
+    rules = registry_rules(data["kind"])
+    return Table(
+        kind=data["kind"],
+        options=from_data(rules.options_type, data["options"]),
+        seat_count=data["seat_count"],
+        arbiter_token_hash=data["arbiter_token_hash"],
+        seed=data["seed"],
+        prepared_deck=tuple(data["prepared_deck"]),
+        seats=from_data(tuple[Seat | None, ...], data["seats"]),
+        game=None if data["game"] is None else from_data(rules.state_type, data["game"]),
+    )

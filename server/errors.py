@@ -1,0 +1,76 @@
+"""Domain and application errors as gRPC statuses with google.rpc rich details."""
+
+from __future__ import annotations
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from domain.engine import MalformedCommand, RuleViolation
+from server.service import Aborted, NotFound, PermissionDenied
+
+DOMAIN = "tabletop.v1"
+
+
+def _status(code: int, message: str, *details: object) -> grpc.Status:
+    packed = []
+    for d in details:
+        a = any_pb2.Any()
+        a.Pack(d)  # type: ignore[arg-type]
+        packed.append(a)
+    return rpc_status.to_status(status_pb2.Status(code=code, message=message, details=packed))
+
+
+def to_status(exc: BaseException) -> grpc.Status | None:
+    """The status for a known refusal, or None for an unexpected failure."""
+    if isinstance(exc, MalformedCommand):
+        return _status(
+            code_pb2.INVALID_ARGUMENT,
+            str(exc),
+            error_details_pb2.BadRequest(
+                field_violations=[
+                    error_details_pb2.BadRequest.FieldViolation(
+                        field=exc.field, description=exc.description
+                    )
+                ]
+            ),
+        )
+    if isinstance(exc, RuleViolation):
+        return _status(
+            code_pb2.FAILED_PRECONDITION,
+            exc.message,
+            error_details_pb2.ErrorInfo(
+                reason=exc.reason, domain=DOMAIN, metadata={"rule": exc.rule}
+            ),
+            error_details_pb2.PreconditionFailure(
+                violations=[
+                    error_details_pb2.PreconditionFailure.Violation(
+                        type="RULE", subject=exc.rule, description=exc.message
+                    )
+                ]
+            ),
+        )
+    if isinstance(exc, Aborted):
+        return _status(
+            code_pb2.ABORTED,
+            str(exc),
+            error_details_pb2.ErrorInfo(
+                reason="STALE_VERSION",
+                domain=DOMAIN,
+                metadata={"expected_version": str(exc.expected), "current_version": str(exc.current)},
+            ),
+        )
+    if isinstance(exc, PermissionDenied):
+        return _status(
+            code_pb2.PERMISSION_DENIED,
+            str(exc),
+            error_details_pb2.ErrorInfo(reason="PERMISSION_DENIED", domain=DOMAIN),
+        )
+    if isinstance(exc, NotFound):
+        return _status(
+            code_pb2.NOT_FOUND,
+            str(exc),
+            error_details_pb2.ResourceInfo(resource_type="game", description=str(exc)),
+        )
+    return None

@@ -1,0 +1,162 @@
+"""The gRPC servicer: translates protobuf to use cases and back. No rules live here."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import grpc
+
+from domain.engine import MalformedCommand, Viewer
+from server import render
+from server.errors import to_status
+from server.service import TableServer
+from tabletop.v1 import tabletop_pb2 as pb
+from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
+
+log = logging.getLogger("tabletop.api")
+TOKEN_HEADER = "x-seat-token"
+MAX_PAGE = 1000
+
+
+def _token(context: grpc.aio.ServicerContext) -> str | None:
+    for key, value in context.invocation_metadata() or ():
+        if key == TOKEN_HEADER:
+            return str(value)
+    return None
+
+
+async def _abort(context: grpc.aio.ServicerContext, exc: BaseException) -> None:
+    status = to_status(exc)
+    if status is None:
+        log.exception("unexpected failure", exc_info=exc)
+        await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+    else:
+        await context.abort_with_status(status)
+
+
+def unary(method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        try:
+            return await method(self, request, context)
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:
+            await _abort(context, exc)
+
+    return wrapper
+
+
+class TableServicer(pb_grpc.TableServiceServicer):
+    def __init__(self, server: TableServer) -> None:
+        self.server = server
+
+    async def _viewer(self, game_id: str, context: grpc.aio.ServicerContext) -> Viewer:
+        return await self.server.authenticate(game_id, _token(context))
+
+    @unary
+    async def CreateGame(self, request: pb.CreateGameRequest, context: Any) -> pb.CreateGameResponse:
+        kind, options = render.read_options(request.options)
+        game_id, version, arbiter = await self.server.create_game(
+            kind,
+            options,
+            request.seat_count,
+            request.seed if request.HasField("seed") else None,
+            tuple(request.deck),
+        )
+        return pb.CreateGameResponse(game_id=game_id, version=version, arbiter_token=arbiter)
+
+    @unary
+    async def JoinGame(self, request: pb.JoinGameRequest, context: Any) -> pb.JoinGameResponse:
+        token, version = await self.server.join_game(
+            request.game_id, request.seat, request.player_name
+        )
+        return pb.JoinGameResponse(seat_token=token, seat=request.seat, version=version)
+
+    @unary
+    async def StartGame(self, request: pb.StartGameRequest, context: Any) -> pb.StartGameResponse:
+        viewer = await self._viewer(request.game_id, context)
+        version = await self.server.start_game(request.game_id, viewer)
+        return pb.StartGameResponse(version=version)
+
+    @unary
+    async def Play(self, request: pb.PlayRequest, context: Any) -> pb.PlayResponse:
+        viewer = await self._viewer(request.game_id, context)
+        snap = await self.server.snapshot(request.game_id, viewer, None)
+        command = self.server.with_seat(render.read_move(snap.table.kind, request.move), viewer)
+        stored = await self.server.play(
+            request.game_id, viewer, request.expected_version, command
+        )
+        return pb.PlayResponse(
+            version=stored[-1].version,
+            events=render.events_proto(snap.table.kind, stored, viewer),
+        )
+
+    @unary
+    async def LegalMoves(self, request: pb.LegalMovesRequest, context: Any) -> pb.LegalMovesResponse:
+        viewer = await self._viewer(request.game_id, context)
+        snap = await self.server.snapshot(request.game_id, viewer, None)
+        version, commands = await self.server.legal_moves(request.game_id, viewer)
+        return pb.LegalMovesResponse(
+            version=version, moves=[render.move_proto(snap.table.kind, c) for c in commands]
+        )
+
+    @unary
+    async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
+        viewer = await self._viewer(request.game_id, context)
+        version = request.version if request.HasField("version") else None
+        snap = await self.server.snapshot(request.game_id, viewer, version)
+        return pb.GetViewResponse(view=render.view_proto(snap))
+
+    @unary
+    async def GetHistory(self, request: pb.GetHistoryRequest, context: Any) -> pb.GetHistoryResponse:
+        viewer = await self._viewer(request.game_id, context)
+        size = request.page_size or 100
+        if not 0 < size <= MAX_PAGE:
+            raise MalformedCommand("page_size", f"must be 1..{MAX_PAGE}")
+        after = _page_start(request.page_token)
+        table, events, latest, seen_as = await self.server.history(
+            request.game_id, viewer, after, size
+        )
+        more = bool(events) and events[-1].version < latest
+        return pb.GetHistoryResponse(
+            events=render.events_proto(table.kind, events, seen_as),
+            next_page_token=f"v{events[-1].version}" if more else "",
+            version=latest,
+        )
+
+    async def Watch(
+        self, request: pb.WatchRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.WatchResponse]:
+        try:
+            viewer = await self._viewer(request.game_id, context)
+            if request.after_version < 0:
+                raise MalformedCommand("after_version", "must be >= 0")
+            snap = await self.server.snapshot(request.game_id, viewer, None)
+            kind = snap.table.kind
+            async for events, seen_as, batch in self.server.watch(
+                request.game_id, viewer, request.after_version
+            ):
+                if batch is not None:  # a live batch: render once per viewer
+                    rendered = batch.render(
+                        seen_as, lambda evs, v=seen_as: render.events_proto(kind, evs, v)
+                    )
+                else:
+                    rendered = render.events_proto(kind, events, seen_as)
+                for msg in rendered:
+                    yield pb.WatchResponse(event=msg)
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:
+            await _abort(context, exc)
+
+
+def _page_start(token: str) -> int:
+    if not token:
+        return 0
+    if not token.startswith("v") or not token[1:].isdigit():
+        raise MalformedCommand("page_token", "is not a token this server gave")
+    return int(token[1:])

@@ -1,0 +1,76 @@
+"""In-process fan-out of newly stored events to Watch streams.
+
+Publishing is once per batch of events; each watcher gets a reference to the same batch,
+and the per-viewer rendering is memoised on the batch, so N watchers with the same viewer
+cost one rendering. A watcher whose queue overflows is marked lagging and catches up from
+the store, so a slow client never blocks the game or loses an event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+from server.store import StoredEvent
+
+
+class Batch:
+    def __init__(self, events: list[StoredEvent]) -> None:
+        self.events = events
+        self._rendered: dict[Any, Any] = {}
+
+    def render(self, key: Any, render: Callable[[list[StoredEvent]], Any]) -> Any:
+        if key not in self._rendered:
+            self._rendered[key] = render(self.events)
+        return self._rendered[key]
+
+
+class Subscription:
+    def __init__(self, hub: Hub, game_id: Any, maxsize: int) -> None:
+        self.hub = hub
+        self.game_id = game_id
+        self.queue: asyncio.Queue[Batch] = asyncio.Queue(maxsize)
+        self.lagging = False
+
+    def offer(self, batch: Batch) -> None:
+        try:
+            self.queue.put_nowait(batch)
+        except asyncio.QueueFull:
+            self.lagging = True  # the reader will re-read from the store
+
+    async def next_batch(self) -> Batch:
+        return await self.queue.get()
+
+    def close(self) -> None:
+        self.hub._unsubscribe(self)
+
+
+class Hub:
+    def __init__(self, queue_size: int = 256) -> None:
+        self.queue_size = queue_size
+        self._subs: dict[Any, set[Subscription]] = defaultdict(set)
+
+    def subscribe(self, game_id: Any) -> Subscription:
+        sub = Subscription(self, game_id, self.queue_size)
+        self._subs[game_id].add(sub)
+        return sub
+
+    def _unsubscribe(self, sub: Subscription) -> None:
+        subs = self._subs.get(sub.game_id)
+        if subs is not None:
+            subs.discard(sub)
+            if not subs:
+                del self._subs[sub.game_id]
+
+    def publish(self, game_id: Any, events: list[StoredEvent]) -> None:
+        subs = self._subs.get(game_id)
+        if not subs or not events:
+            return
+        batch = Batch(events)
+        for sub in list(subs):
+            sub.offer(batch)
+
+    def open_streams(self) -> int:
+        return sum(len(s) for s in self._subs.values())

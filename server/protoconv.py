@@ -1,0 +1,144 @@
+"""Generic translation between domain dataclasses and protobuf messages of the same shape.
+
+The conventions are those of ``domain/codec.py``: a dataclass ``Foo`` maps to ``message Foo``
+with the same field names; ``X | None`` to an optional field; ``tuple[X, ...]`` to a
+repeated field; a Python enum member ``BIRD`` of ``CardKind`` to the proto value
+``CARD_KIND_BIRD``. A union of commands or events maps to a message with one ``oneof kind``
+whose fields are the snake_case class names. Nothing here knows a game: that is what lets a
+new game register without server code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import re
+import types
+import typing
+from functools import cache
+from typing import Any
+
+from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor
+from google.protobuf.message import Message
+
+from domain.engine import MalformedCommand
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+@cache
+def _enum_prefix(enum_desc: EnumDescriptor) -> str:
+    return snake(enum_desc.name).upper() + "_"
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _strip_optional(tp: Any) -> Any:
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        (inner,) = [a for a in typing.get_args(tp) if a is not type(None)]
+        return inner
+    return tp
+
+
+def _is_repeated(fd: FieldDescriptor) -> bool:
+    return bool(fd.is_repeated)
+
+
+# --- dataclass -> proto ------------------------------------------------------------------
+
+
+def fill(msg: Message, value: Any) -> Message:
+    """Copy the dataclass ``value`` into ``msg`` (of the same shape) and return ``msg``."""
+    fields = msg.DESCRIPTOR.fields_by_name
+    for f in dataclasses.fields(value):
+        v = getattr(value, f.name)
+        if v is None:
+            continue
+        fd = fields[f.name]
+        if _is_repeated(fd):
+            target = getattr(msg, f.name)
+            for item in v:
+                if fd.message_type is not None:
+                    fill(target.add(), item)
+                else:
+                    target.append(_scalar_out(fd, item))
+        elif fd.message_type is not None:
+            fill(getattr(msg, f.name), v)
+            getattr(msg, f.name).SetInParent()
+        else:
+            setattr(msg, f.name, _scalar_out(fd, v))
+    return msg
+
+
+def _scalar_out(fd: FieldDescriptor, v: Any) -> Any:
+    if fd.enum_type is not None:
+        return fd.enum_type.values_by_name[_enum_prefix(fd.enum_type) + v.name].number
+    return v
+
+
+def fill_oneof(msg: Message, value: Any) -> Message:
+    """Set the oneof field named after ``value``'s class (snake_case) in ``msg``."""
+    sub = getattr(msg, snake(type(value).__name__))
+    fill(sub, value)
+    sub.SetInParent()
+    return msg
+
+
+# --- proto -> dataclass ------------------------------------------------------------------
+
+
+def read(msg: Message, cls: type, path: str = "") -> Any:
+    """Build a ``cls`` dataclass from ``msg``; malformed values raise MalformedCommand."""
+    hints = _hints(cls)
+    fields = msg.DESCRIPTOR.fields_by_name
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        fd = fields[f.name]
+        tp = hints[f.name]
+        where = f"{path}{f.name}"
+        if _is_repeated(fd):
+            (inner, *_r) = typing.get_args(_strip_optional(tp))
+            kwargs[f.name] = tuple(
+                _read_value(fd, inner, item, f"{where}[{i}]")
+                for i, item in enumerate(getattr(msg, f.name))
+            )
+        elif fd.has_presence and not msg.HasField(f.name):
+            if _strip_optional(tp) is tp:  # required by the dataclass
+                if fd.message_type is not None:
+                    kwargs[f.name] = read(getattr(msg, f.name), tp, where + ".")
+                else:
+                    raise MalformedCommand(where, "is required")
+            else:
+                kwargs[f.name] = None
+        else:
+            kwargs[f.name] = _read_value(fd, _strip_optional(tp), getattr(msg, f.name), where)
+    return cls(**kwargs)
+
+
+def _read_value(fd: FieldDescriptor, tp: Any, v: Any, where: str) -> Any:
+    if fd.message_type is not None:
+        return read(v, tp, where + ".")
+    if fd.enum_type is not None:
+        value_desc = fd.enum_type.values_by_number.get(v)
+        prefix = _enum_prefix(fd.enum_type)
+        name = value_desc.name[len(prefix) :] if value_desc is not None else ""
+        if not isinstance(tp, type) or not issubclass(tp, enum.Enum) or name not in tp.__members__:
+            raise MalformedCommand(where, f"unknown or unspecified value {v}")
+        return tp[name]
+    return v
+
+
+def read_oneof(msg: Message, types_: typing.Sequence[type], where: str) -> Any:
+    """Read the set member of ``msg``'s oneof ``kind`` as one of ``types_``."""
+    which = msg.WhichOneof("kind")
+    if which is None:
+        raise MalformedCommand(where, "no kind is set")
+    by_name = {snake(t.__name__): t for t in types_}
+    if which not in by_name:
+        raise MalformedCommand(where, f"{which} is not accepted here")
+    return read(getattr(msg, which), by_name[which], f"{where}.{which}.")

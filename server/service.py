@@ -1,0 +1,272 @@
+"""The use cases of the table server, independent of gRPC.
+
+Each method reads like the action a user takes (create a game, join, start, play, watch).
+Rules come from ``domain``; this layer adds authentication, versions, persistence and
+fan-out. Blocking store calls run in threads, never on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import hashlib
+import hmac
+import secrets
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.persistence import IntegrityError
+
+from domain import table as tables
+from domain.engine import ARBITER, SPECTATOR, MalformedCommand, Role, Viewer
+from domain.registry import rules_for
+from server.hub import Batch, Hub
+from server.store import GameAggregate, GroupCommitter, StoredEvent, TableApplication
+
+
+class NotFound(Exception):
+    pass
+
+
+class PermissionDenied(Exception):
+    pass
+
+
+class Aborted(Exception):
+    """The move was made against a stale version; nothing was appended."""
+
+    def __init__(self, expected: int, current: int) -> None:
+        super().__init__(f"expected version {expected}, but the game is at {current}")
+        self.expected = expected
+        self.current = current
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A game as one viewer sees it at one version."""
+
+    game_id: uuid.UUID
+    version: int
+    table: tables.Table
+    viewer: Viewer  # already opened up if the game is over
+
+
+class TableServer:
+    def __init__(self, app: TableApplication, max_batch: int = 64) -> None:
+        self.app = app
+        self.committer = GroupCommitter(app, max_batch=max_batch)
+        self.hub = Hub()
+        self._latest: dict[uuid.UUID, GameAggregate] = {}
+        self._locks: dict[uuid.UUID, asyncio.Lock] = {}
+
+    def close(self) -> None:
+        self.committer.close()
+        self.app.close()
+
+    # --- reading -------------------------------------------------------------------------
+
+    @staticmethod
+    def parse_id(game_id: str) -> uuid.UUID:
+        try:
+            return uuid.UUID(game_id)
+        except (ValueError, AttributeError):
+            raise MalformedCommand("game_id", "is not a game id") from None
+
+    async def _load(self, game_id: uuid.UUID, refresh: bool = False) -> GameAggregate:
+        agg = self._latest.get(game_id)
+        if agg is None or refresh:
+            try:
+                agg = await asyncio.to_thread(self.app.repository.get, game_id)
+            except AggregateNotFoundError:
+                raise NotFound(f"no game {game_id}") from None
+            self._latest[game_id] = agg
+        return agg
+
+    async def _load_at(self, game_id: uuid.UUID, version: int | None) -> GameAggregate:
+        if version is None:
+            return await self._load(game_id)
+        latest = await self._load(game_id)
+        if not 1 <= version <= latest.version:
+            raise MalformedCommand("version", f"must be 1..{latest.version}")
+        if version == latest.version:
+            return latest
+        agg: GameAggregate = await asyncio.to_thread(
+            self.app.repository.get, game_id, version=version
+        )
+        return agg
+
+    async def authenticate(self, game_id: str, token: str | None) -> Viewer:
+        """The viewer a token stands for at this game; no token is a spectator."""
+        agg = await self._load(self.parse_id(game_id))
+        if not token:
+            return SPECTATOR
+        presented = token_hash(token)
+        if hmac.compare_digest(presented, agg.table.arbiter_token_hash):
+            return ARBITER
+        for seat, info in enumerate(agg.table.seats):
+            if info is not None and hmac.compare_digest(presented, info.token_hash):
+                return Viewer.of_seat(seat)
+        raise PermissionDenied("the token is not valid for this game")
+
+    # --- writing -------------------------------------------------------------------------
+
+    def _lock(self, game_id: uuid.UUID) -> asyncio.Lock:
+        return self._locks.setdefault(game_id, asyncio.Lock())
+
+    async def _append(self, agg: GameAggregate, facts: list[Any]) -> list[StoredEvent]:
+        """Append facts to a fork of ``agg``, wait until durable, then publish."""
+        fork = agg.fork()
+        for fact in facts:
+            fork.record(fact)
+        stored = [
+            StoredEvent(e.originator_version, e.timestamp, fact, e.hash)
+            for e, fact in zip(fork.pending_events, facts, strict=True)
+        ]
+        try:
+            await asyncio.wrap_future(self.committer.submit(fork))
+        except IntegrityError:
+            self._latest.pop(agg.id, None)  # another writer won: never trust memory now
+            current = (await self._load(agg.id)).version
+            raise Aborted(agg.version, current) from None
+        self._latest[agg.id] = fork
+        self.hub.publish(agg.id, stored)
+        return stored
+
+    async def create_game(
+        self,
+        kind: str,
+        options: Any,
+        seat_count: int,
+        seed: int | None = None,
+        deck: tuple[int, ...] = (),
+    ) -> tuple[str, int, str]:
+        """Open a table. Returns the game id, its version and the arbiter token."""
+        rules = rules_for(kind)
+        arbiter_token = secrets.token_urlsafe(24)
+        seed = seed if seed is not None else secrets.randbits(63)
+        (created,) = tables.create(
+            rules, options, seat_count, token_hash(arbiter_token), seed, tuple(deck)
+        )
+        game_id = uuid.uuid4()
+        agg = GameAggregate.open(game_id, created)
+        await asyncio.wrap_future(self.committer.submit(agg))
+        self._latest[game_id] = agg
+        return str(game_id), agg.version, arbiter_token
+
+    async def join_game(self, game_id: str, seat: int, player_name: str) -> tuple[str, int]:
+        """Take a seat. Returns the seat token (shown once) and the new version."""
+        gid = self.parse_id(game_id)
+        token = secrets.token_urlsafe(24)
+        async with self._lock(gid):
+            agg = await self._load(gid)
+            facts = tables.take_seat(agg.table, seat, player_name, token_hash(token))
+            stored = await self._append(agg, facts)
+        return token, stored[-1].version
+
+    async def start_game(self, game_id: str, viewer: Viewer) -> int:
+        gid = self.parse_id(game_id)
+        if viewer.role is Role.SPECTATOR:
+            raise PermissionDenied("a seat or the arbiter starts the game")
+        async with self._lock(gid):
+            agg = await self._load(gid)
+            stored = await self._append(agg, tables.start(agg.table))
+        return stored[-1].version
+
+    async def play(
+        self, game_id: str, viewer: Viewer, expected_version: int, command: Any
+    ) -> list[StoredEvent]:
+        """Decide ``command`` for the viewer's seat against ``expected_version``."""
+        gid = self.parse_id(game_id)
+        if viewer.role is not Role.SEAT:
+            raise PermissionDenied("only a seated player plays moves")
+        if command.seat != viewer.seat:
+            raise PermissionDenied(f"the token is for seat {viewer.seat}, not {command.seat}")
+        async with self._lock(gid):
+            agg = await self._load(gid)
+            if expected_version != agg.version:
+                agg = await self._load(gid, refresh=True)  # another replica may have moved
+            if expected_version != agg.version:
+                raise Aborted(expected_version, agg.version)
+            facts = tables.play(agg.table, command)
+            return await self._append(agg, facts)
+
+    def with_seat(self, command: Any, viewer: Viewer) -> Any:
+        """Fill the command's seat from the token when the client left it unset (0)."""
+        if viewer.role is Role.SEAT and command.seat == 0:
+            return dataclasses.replace(command, seat=viewer.seat)
+        return command
+
+    async def legal_moves(self, game_id: str, viewer: Viewer) -> tuple[int, list[Any]]:
+        agg = await self._load(self.parse_id(game_id))
+        table = agg.table
+        if viewer.role is not Role.SEAT or table.phase is not tables.Phase.PLAYING:
+            return agg.version, []
+        assert viewer.seat is not None
+        return agg.version, rules_for(table.kind).legal_commands(table.game, viewer.seat)
+
+    async def snapshot(self, game_id: str, viewer: Viewer, version: int | None) -> Snapshot:
+        """The game at ``version`` (latest if None) as ``viewer`` may see it.
+
+        A past version is rendered for the viewer as they were then: seats replay what
+        they could see at the time. Everything opens once the game is over.
+        """
+        gid = self.parse_id(game_id)
+        agg = await self._load_at(gid, version)
+        latest = await self._load(gid)
+        seen_as = tables.viewer_for(latest.table, viewer)
+        return Snapshot(gid, agg.version, agg.table, seen_as)
+
+    async def history(
+        self, game_id: str, viewer: Viewer, after: int, limit: int
+    ) -> tuple[tables.Table, list[StoredEvent], int, Viewer]:
+        gid = self.parse_id(game_id)
+        latest = await self._load(gid)
+        events = await asyncio.to_thread(self.app.stored_events, gid, after, None, limit)
+        return latest.table, events, latest.version, tables.viewer_for(latest.table, viewer)
+
+    async def watch(
+        self, game_id: str, viewer: Viewer, after_version: int
+    ) -> AsyncIterator[tuple[list[StoredEvent], Viewer, Batch | None]]:
+        """Batches of events after ``after_version``: stored ones first, then live ones.
+
+        Subscribing before reading the store and skipping what was already sent gives no gap
+        and no duplicate. A version jump (a lagging subscriber) triggers a re-read from the
+        store. Each batch comes with the viewer to render it for (opened up once the game
+        is over). The stream ends once the game is over and everything was sent.
+        """
+        gid = self.parse_id(game_id)
+        await self._load(gid)
+        sub = self.hub.subscribe(gid)
+        last = after_version
+        try:
+            while True:
+                stored = await asyncio.to_thread(self.app.stored_events, gid, last)
+                latest = await self._load(gid)
+                if stored:
+                    last = stored[-1].version
+                    yield stored, tables.viewer_for(latest.table, viewer), None
+                if latest.table.phase is tables.Phase.FINISHED and last >= latest.version:
+                    return
+                sub.lagging = False
+                while not sub.lagging:
+                    batch = await sub.next_batch()
+                    fresh = [e for e in batch.events if e.version > last]
+                    if not fresh:
+                        continue
+                    if fresh[0].version != last + 1:
+                        break  # a gap: re-read from the store
+                    last = fresh[-1].version
+                    latest = await self._load(gid)
+                    seen_as = tables.viewer_for(latest.table, viewer)
+                    yield fresh, seen_as, (batch if len(fresh) == len(batch.events) else None)
+                    if latest.table.phase is tables.Phase.FINISHED and last >= latest.version:
+                        return
+        finally:
+            sub.close()

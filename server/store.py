@@ -1,0 +1,216 @@
+"""The event store: one eventsourcing stream (aggregate) per game, and group commit.
+
+Each stored event is a ``GameAggregate.Recorded`` (the first a ``GameAggregate.Opened``)
+wrapping one domain fact in its JSON form, plus the SHA-256 hash chaining it to its
+predecessor. The aggregate's only state is the immutable ``domain.table.Table`` and the head
+hash, so a copy for a tentative move is a shallow copy, and snapshots store the table in its
+JSON form.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import copy
+import hashlib
+import json
+import queue
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import Application
+from eventsourcing.domain import Aggregate
+from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
+
+from domain import table as tables
+
+SNAPSHOT_INTERVAL = 50
+
+
+def chain_hash(prev_hash: str, version: int, fact: dict[str, Any]) -> str:
+    """The hash of one stored event: it covers its predecessor, its version and its fact."""
+    body = json.dumps(fact, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(f"{prev_hash}|{version}|{body}".encode()).hexdigest()
+
+
+class GameAggregate(Aggregate):
+    """One game's stream. ``table`` is the domain state rebuilt from the facts."""
+
+    class Opened(Aggregate.Created):
+        fact: dict[str, Any]
+        hash: str
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate.table = tables.evolve(None, tables.decode_event("", self.fact))
+            aggregate.head_hash = self.hash
+
+    class Recorded(Aggregate.Event):
+        fact: dict[str, Any]
+        hash: str
+
+        def apply(self, aggregate: Any) -> None:
+            event = tables.decode_event(aggregate.table.kind, self.fact)
+            aggregate.table = tables.evolve(aggregate.table, event)
+            aggregate.head_hash = self.hash
+
+    table: tables.Table
+    head_hash: str
+
+    @classmethod
+    def open(cls, game_id: UUID, created: tables.GameCreated) -> GameAggregate:
+        fact = tables.encode_event(created)
+        return cls._create(cls.Opened, id=game_id, fact=fact, hash=chain_hash("", 1, fact))
+
+    def record(self, event: Any) -> None:
+        fact = tables.encode_event(event)
+        self.trigger_event(
+            self.Recorded, fact=fact, hash=chain_hash(self.head_hash, self.version + 1, fact)
+        )
+
+    def fork(self) -> GameAggregate:
+        """A copy to append tentative facts to; the original stays as committed.
+
+        Shallow is enough: the table and hashes are immutable; only the pending list is not.
+        """
+        clone = copy.copy(self)
+        clone.__dict__["_pending_events"] = []
+        return clone
+
+
+class TableAsData(Transcoding):
+    """Snapshots hold the table in its JSON form (domain/codec conventions)."""
+
+    type = tables.Table
+    name = "table"
+
+    def encode(self, obj: tables.Table) -> dict[str, Any]:
+        return tables.encode_table(obj)
+
+    def decode(self, data: dict[str, Any]) -> tables.Table:
+        return tables.decode_table(data)
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """A decoded fact with where and when it was stored."""
+
+    version: int
+    recorded_at: datetime
+    fact: Any
+    hash: str
+
+
+class TableApplication(Application[UUID]):
+    """The eventsourcing application holding every game."""
+
+    name = "Tabletop"
+    is_snapshotting_enabled = True
+
+    def register_transcodings(self, transcoder: JSONTranscoder) -> None:
+        super().register_transcodings(transcoder)
+        transcoder.register(TableAsData())
+
+    def stored_events(
+        self, game_id: UUID, gt: int | None = None, lte: int | None = None, limit: int | None = None
+    ) -> list[StoredEvent]:
+        kind = ""
+        out = []
+        for e in self.events.get(game_id, gt=gt, lte=lte, limit=limit):
+            if not kind:
+                kind = e.fact["data"]["kind"] if e.fact["type"] == "GameCreated" else ""
+                if not kind:
+                    kind = self.kind_of(game_id)
+            out.append(
+                StoredEvent(e.originator_version, e.timestamp, tables.decode_event(kind, e.fact), e.hash)
+            )
+        return out
+
+    def kind_of(self, game_id: UUID) -> str:
+        (first,) = list(self.events.get(game_id, limit=1))
+        return str(first.fact["data"]["kind"])
+
+    def snapshot(self, aggregate: GameAggregate) -> None:
+        assert self.snapshots is not None
+        self.snapshots.put([GameAggregate.Snapshot.take(aggregate)])
+
+
+class GroupCommitter:
+    """Saves pending events of many games in one transaction, from one writer thread.
+
+    Each ``submit`` returns a future that resolves when that game's events are durable. A
+    version conflict in one game of a batch must not fail the others, so a failed batch is
+    retried game by game and only the conflicting game gets the IntegrityError.
+    """
+
+    def __init__(self, app: TableApplication, max_batch: int = 64) -> None:
+        self.app = app
+        self.max_batch = max_batch
+        self._queue: queue.Queue[tuple[GameAggregate, concurrent.futures.Future[None]] | None] = (
+            queue.Queue()
+        )
+        self._thread = threading.Thread(target=self._run, name="group-commit", daemon=True)
+        self._thread.start()
+        self.batches = 0
+        self.saved_events = 0
+
+    def submit(self, aggregate: GameAggregate) -> concurrent.futures.Future[None]:
+        future: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self._queue.put((aggregate, future))
+        return future
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            batch = [item]
+            while len(batch) < self.max_batch:
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    self._queue.put(None)
+                    break
+                batch.append(nxt)
+            self._save(batch)
+
+    def _save(self, batch: list[tuple[GameAggregate, concurrent.futures.Future[None]]]) -> None:
+        pending = [(agg, list(agg.collect_events()), fut) for agg, fut in batch]
+        try:
+            self.app.save(*[e for _, events, _ in pending for e in events])
+        except IntegrityError:
+            for agg, events, fut in pending:
+                self._save_one(agg, events, fut)
+            return
+        except Exception as exc:  # the store is down: every caller learns it
+            for _, _, fut in pending:
+                fut.set_exception(exc)
+            return
+        self.batches += 1
+        for agg, events, fut in pending:
+            self._after_save(agg, events)
+            fut.set_result(None)
+
+    def _save_one(
+        self, agg: GameAggregate, events: list[Any], fut: concurrent.futures.Future[None]
+    ) -> None:
+        try:
+            self.app.save(*events)
+        except Exception as exc:
+            fut.set_exception(exc)
+            return
+        self._after_save(agg, events)
+        fut.set_result(None)
+
+    def _after_save(self, agg: GameAggregate, events: list[Any]) -> None:
+        self.saved_events += len(events)
+        first, last = events[0].originator_version, events[-1].originator_version
+        if last // SNAPSHOT_INTERVAL > (first - 1) // SNAPSHOT_INTERVAL:
+            self.app.snapshot(agg)
