@@ -114,9 +114,7 @@ class GameRules(Protocol):
     def new_deck(self, options: Any) -> tuple[int, ...]:
         """The card ids of an unshuffled deck for these options (the server shuffles)."""
 
-    def initial_state(
-        self, options: Any, seat_count: int, deal: tuple[int, ...], seed: int
-    ) -> Any:
+    def initial_state(self, options: Any, seat_count: int, deal: tuple[int, ...], seed: int) -> Any:
         """The state before the deal; ``deal`` is the shuffled deck, ``seed`` feeds the
         game's own generator for later random choices."""
 

@@ -70,9 +70,7 @@ class GameStarted:
     seed: int
 
 
-TABLE_EVENT_TYPES: dict[str, type] = {
-    t.__name__: t for t in (GameCreated, SeatTaken, GameStarted)
-}
+TABLE_EVENT_TYPES: dict[str, type] = {t.__name__: t for t in (GameCreated, SeatTaken, GameStarted)}
 
 
 @dataclass(frozen=True)
@@ -121,9 +119,7 @@ def create(
         )
     if prepared_deck and sorted(prepared_deck) != sorted(rules.new_deck(options)):
         raise MalformedCommand("deck", "must be a permutation of the mode's deck")
-    return [
-        GameCreated(rules.name, options, seat_count, arbiter_token_hash, seed, prepared_deck)
-    ]
+    return [GameCreated(rules.name, options, seat_count, arbiter_token_hash, seed, prepared_deck)]
 
 
 def shuffle(deck: tuple[int, ...], seed: int) -> tuple[int, ...]:
@@ -234,10 +230,9 @@ def encode_event(event: Any) -> dict[str, Any]:
 def decode_event(kind: str, data: dict[str, Any]) -> Any:
     name = data["type"]
     if name == "GameCreated":
-        raw = dict(data["data"])
-        options_type = registry_rules(raw["kind"]).options_type
-        raw["options"] = from_data(options_type, raw["options"])
-        return GameCreated(**raw)
+        created: GameCreated = from_data(GameCreated, data["data"])  # options still raw data
+        options_type = registry_rules(created.kind).options_type
+        return dataclasses.replace(created, options=from_data(options_type, created.options))
     if name in TABLE_EVENT_TYPES:
         return from_data(TABLE_EVENT_TYPES[name], data["data"])
     rules = registry_rules(kind)

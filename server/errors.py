@@ -58,7 +58,10 @@ def to_status(exc: BaseException) -> grpc.Status | None:
             error_details_pb2.ErrorInfo(
                 reason="STALE_VERSION",
                 domain=DOMAIN,
-                metadata={"expected_version": str(exc.expected), "current_version": str(exc.current)},
+                metadata={
+                    "expected_version": str(exc.expected),
+                    "current_version": str(exc.current),
+                },
             ),
         )
     if isinstance(exc, PermissionDenied):

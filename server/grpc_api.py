@@ -58,7 +58,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
         return await self.server.authenticate(game_id, _token(context))
 
     @unary
-    async def CreateGame(self, request: pb.CreateGameRequest, context: Any) -> pb.CreateGameResponse:
+    async def CreateGame(
+        self, request: pb.CreateGameRequest, context: Any
+    ) -> pb.CreateGameResponse:
         kind, options = render.read_options(request.options)
         game_id, version, arbiter = await self.server.create_game(
             kind,
@@ -87,16 +89,16 @@ class TableServicer(pb_grpc.TableServiceServicer):
         viewer = await self._viewer(request.game_id, context)
         snap = await self.server.snapshot(request.game_id, viewer, None)
         command = self.server.with_seat(render.read_move(snap.table.kind, request.move), viewer)
-        stored = await self.server.play(
-            request.game_id, viewer, request.expected_version, command
-        )
+        stored = await self.server.play(request.game_id, viewer, request.expected_version, command)
         return pb.PlayResponse(
             version=stored[-1].version,
             events=render.events_proto(snap.table.kind, stored, viewer),
         )
 
     @unary
-    async def LegalMoves(self, request: pb.LegalMovesRequest, context: Any) -> pb.LegalMovesResponse:
+    async def LegalMoves(
+        self, request: pb.LegalMovesRequest, context: Any
+    ) -> pb.LegalMovesResponse:
         viewer = await self._viewer(request.game_id, context)
         snap = await self.server.snapshot(request.game_id, viewer, None)
         version, commands = await self.server.legal_moves(request.game_id, viewer)
@@ -112,7 +114,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
         return pb.GetViewResponse(view=render.view_proto(snap))
 
     @unary
-    async def GetHistory(self, request: pb.GetHistoryRequest, context: Any) -> pb.GetHistoryResponse:
+    async def GetHistory(
+        self, request: pb.GetHistoryRequest, context: Any
+    ) -> pb.GetHistoryResponse:
         viewer = await self._viewer(request.game_id, context)
         size = request.page_size or 100
         if not 0 < size <= MAX_PAGE:

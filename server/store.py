@@ -55,8 +55,13 @@ class GameAggregate(Aggregate):
             aggregate.table = tables.evolve(aggregate.table, event)
             aggregate.head_hash = self.hash
 
+    # Set by Opened.apply: ``table`` (domain.table.Table) and ``head_hash`` (str). Not class
+    # annotations, which eventsourcing would turn into constructor arguments.
     table: tables.Table
     head_hash: str
+
+    def __init__(self) -> None:
+        pass
 
     @classmethod
     def open(cls, game_id: UUID, created: tables.GameCreated) -> GameAggregate:
@@ -123,7 +128,9 @@ class TableApplication(Application[UUID]):
                 if not kind:
                     kind = self.kind_of(game_id)
             out.append(
-                StoredEvent(e.originator_version, e.timestamp, tables.decode_event(kind, e.fact), e.hash)
+                StoredEvent(
+                    e.originator_version, e.timestamp, tables.decode_event(kind, e.fact), e.hash
+                )
             )
         return out
 

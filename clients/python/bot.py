@@ -1,0 +1,48 @@
+"""A bot that plays uniformly random legal moves, for any game kind."""
+
+from __future__ import annotations
+
+import random
+
+import grpc
+
+from clients.python.client import SeatClient
+
+
+class RandomBot:
+    def __init__(self, seat: SeatClient, seed: int | None = None) -> None:
+        self.seat = seat
+        self.rng = random.Random(seed)
+
+    def step(self) -> bool:
+        """Play one legal move if this seat has one now. Returns whether it played."""
+        legal = self.seat.legal_moves()
+        if not legal.moves:
+            return False
+        move = self.rng.choice(list(legal.moves))
+        try:
+            self.seat.play(move, legal.version)
+        except grpc.RpcError as err:
+            if err.code() == grpc.StatusCode.ABORTED:  # someone moved first: ask again
+                return False
+            raise
+        return True
+
+
+def play_to_end(bots: list[RandomBot], max_moves: int = 20_000) -> int:
+    """Drive bots until the game ends; returns the number of moves played."""
+    viewer = bots[0].seat
+    by_seat = {b.seat.seat: b for b in bots}
+    moves = 0
+    while moves < max_moves:
+        view = viewer.view()
+        if view.HasField("outcome") and view.phase == 3:
+            return moves
+        acted = False
+        for seat in view.to_act:
+            if seat in by_seat and by_seat[seat].step():
+                moves += 1
+                acted = True
+        if not acted and not view.to_act:
+            raise RuntimeError("nobody to act and no outcome")
+    raise RuntimeError(f"game did not end in {max_moves} moves")

@@ -1,0 +1,149 @@
+"""A small typed client for the table service.
+
+``TableClient`` opens tables; ``SeatClient`` acts for one seat and carries its token;
+``watch`` resumes after a dropped connection from the last version it saw, so a caller
+never sees a gap or a duplicate.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import grpc
+
+from tabletop.v1 import tabletop_pb2 as pb
+from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
+
+TOKEN_HEADER = "x-seat-token"
+RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+CHANNEL_OPTIONS = [
+    ("grpc.keepalive_time_ms", 20_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+]
+
+
+class TableClient:
+    def __init__(self, target: str = "127.0.0.1:50051", token: str | None = None) -> None:
+        self.target = target
+        self.channel = grpc.insecure_channel(target, options=CHANNEL_OPTIONS)
+        self.stub = pb_grpc.TableServiceStub(self.channel)
+        self.token = token
+
+    def close(self) -> None:
+        self.channel.close()
+
+    def __enter__(self) -> TableClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        return ((TOKEN_HEADER, self.token),) if self.token else ()
+
+    def create_game(
+        self,
+        options: pb.GameOptions,
+        seat_count: int,
+        seed: int | None = None,
+        deck: list[int] | None = None,
+    ) -> pb.CreateGameResponse:
+        request = pb.CreateGameRequest(options=options, seat_count=seat_count, deck=deck or [])
+        if seed is not None:
+            request.seed = seed
+        return self.stub.CreateGame(request)
+
+    def join(self, game_id: str, seat: int, player_name: str = "") -> SeatClient:
+        reply = self.stub.JoinGame(
+            pb.JoinGameRequest(game_id=game_id, seat=seat, player_name=player_name)
+        )
+        return SeatClient(self.target, game_id, reply.seat, reply.seat_token, self.channel)
+
+    def as_viewer(self, game_id: str, token: str | None = None) -> SeatClient:
+        """Act with an existing token (arbiter or seat), or as a spectator without one."""
+        return SeatClient(self.target, game_id, None, token, self.channel)
+
+    def view(self, game_id: str, version: int | None = None) -> pb.GameView:
+        return self.as_viewer(game_id, self.token).view(version)
+
+
+@dataclass
+class SeatClient:
+    target: str
+    game_id: str
+    seat: int | None
+    token: str | None
+    channel: grpc.Channel
+
+    @property
+    def stub(self) -> pb_grpc.TableServiceStub:
+        return pb_grpc.TableServiceStub(self.channel)
+
+    @property
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        return ((TOKEN_HEADER, self.token),) if self.token else ()
+
+    def start(self) -> int:
+        return int(
+            self.stub.StartGame(
+                pb.StartGameRequest(game_id=self.game_id), metadata=self.metadata
+            ).version
+        )
+
+    def view(self, version: int | None = None) -> pb.GameView:
+        request = pb.GetViewRequest(game_id=self.game_id)
+        if version is not None:
+            request.version = version
+        return self.stub.GetView(request, metadata=self.metadata).view
+
+    def legal_moves(self) -> pb.LegalMovesResponse:
+        return self.stub.LegalMoves(
+            pb.LegalMovesRequest(game_id=self.game_id), metadata=self.metadata
+        )
+
+    def play(self, move: pb.Move, expected_version: int) -> pb.PlayResponse:
+        return self.stub.Play(
+            pb.PlayRequest(game_id=self.game_id, expected_version=expected_version, move=move),
+            metadata=self.metadata,
+        )
+
+    def history(self, page_size: int = 500) -> Iterator[pb.GameEvent]:
+        token = ""
+        while True:
+            page = self.stub.GetHistory(
+                pb.GetHistoryRequest(game_id=self.game_id, page_size=page_size, page_token=token),
+                metadata=self.metadata,
+            )
+            yield from page.events
+            token = page.next_page_token
+            if not token:
+                return
+
+    def watch(
+        self, after_version: int = 0, retries: int = 20, backoff: float = 0.2
+    ) -> Iterator[pb.GameEvent]:
+        """Events after ``after_version``, resuming after a dropped stream; ends with the game."""
+        last = after_version
+        failures = 0
+        while True:
+            try:
+                for reply in self.stub.Watch(
+                    pb.WatchRequest(game_id=self.game_id, after_version=last),
+                    metadata=self.metadata,
+                ):
+                    failures = 0
+                    if reply.event.version <= last:
+                        continue  # never hand a caller a duplicate
+                    last = reply.event.version
+                    yield reply.event
+                return
+            except grpc.RpcError as err:
+                if err.code() not in RETRYABLE or failures >= retries:
+                    raise
+                failures += 1
+                time.sleep(backoff * failures)

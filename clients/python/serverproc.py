@@ -1,0 +1,101 @@
+"""Start a throwaway server process on a free port (demo, CLI and tests use it)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+
+def is_serving(target: str, timeout: float = 1.0) -> bool:
+    channel = grpc.insecure_channel(target)
+    try:
+        stub = health_pb2_grpc.HealthStub(channel)
+        reply = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=timeout)
+        return reply.status == health_pb2.HealthCheckResponse.SERVING
+    except grpc.RpcError:
+        return False
+    finally:
+        channel.close()
+
+
+class ServerProcess:
+    """``python -m server.main`` on 127.0.0.1 with a free port, SQLite in ``data_dir``."""
+
+    def __init__(
+        self, data_dir: Path | None = None, store: str = "sqlite", extra: list[str] | None = None
+    ) -> None:
+        self._tmp = None if data_dir else tempfile.TemporaryDirectory(prefix="tabletop-")
+        self.data_dir = Path(data_dir or self._tmp.name)  # type: ignore[union-attr]
+        self.store = store
+        self.extra = extra or []
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.port = 0
+
+    @property
+    def target(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self, port: int = 0, timeout: float = 30.0) -> ServerProcess:
+        port_file = self.data_dir / f"port.{os.getpid()}.{time.monotonic_ns()}"
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        cmd = [
+            sys.executable,
+            "-m",
+            "server.main",
+            "--port",
+            str(port),
+            "--store",
+            self.store,
+            "--data-dir",
+            str(self.data_dir),
+            "--port-file",
+            str(port_file),
+            *self.extra,
+        ]
+        self.log = open(self.data_dir / "server.log", "ab")  # noqa: SIM115
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(
+                    f"server exited: {(self.data_dir / 'server.log').read_text()[-2000:]}"
+                )
+            if port_file.exists() and port_file.read_text().strip():
+                self.port = int(port_file.read_text())
+                if is_serving(self.target):
+                    return self
+            time.sleep(0.05)
+        raise TimeoutError("server did not start")
+
+    def stop(self, kill: bool = False) -> None:
+        if self.proc is None:
+            return
+        if kill:
+            self.proc.kill()
+        else:
+            self.proc.terminate()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+        self.log.close()
+
+    def cleanup(self) -> None:
+        self.stop()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+
+    def __enter__(self) -> ServerProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.cleanup()

@@ -1,0 +1,133 @@
+"""The event store: rebuild at any version, snapshots, hash chain, group commit, conflicts."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from eventsourcing.persistence import IntegrityError
+
+from domain import table as tables
+from domain.engine import RuleViolation
+from domain.registry import register
+from server.store import SNAPSHOT_INTERVAL, GameAggregate, GroupCommitter, TableApplication, chain_hash
+from tests.support import fakegame
+
+register(fakegame.RULES)
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def app(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TableApplication]:
+    env = (
+        {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+        if request.param == "memory"
+        else {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "g.sqlite")}
+    )
+    a = TableApplication(env=env)
+    yield a
+    a.close()
+
+
+def new_game(seed: int = 7) -> GameAggregate:
+    (created,) = tables.create(fakegame.RULES, fakegame.Options(), 2, "h", seed)
+    agg = GameAggregate.open(uuid.uuid4(), created)
+    for seat in range(2):
+        agg.record(tables.SeatTaken(seat, f"p{seat}", f"t{seat}"))
+    for fact in tables.start(agg.table):
+        agg.record(fact)
+    return agg
+
+
+def play_out(agg: GameAggregate) -> None:
+    while agg.table.phase is tables.Phase.PLAYING:
+        (command, *_rest) = fakegame.RULES.legal_commands(agg.table.game, agg.table.game.turn)
+        for fact in tables.play(agg.table, command):
+            agg.record(fact)
+
+
+def test_every_version_rebuilds_to_the_live_state(app: TableApplication) -> None:
+    agg = new_game()
+    live = [agg.table]
+    while agg.table.phase is tables.Phase.PLAYING:
+        (command, *_rest) = fakegame.RULES.legal_commands(agg.table.game, agg.table.game.turn)
+        for fact in tables.play(agg.table, command):
+            agg.record(fact)
+        live.append(agg.table)
+    app.save(agg)
+    rebuilt = app.repository.get(agg.id)
+    assert rebuilt.table == agg.table
+    assert rebuilt.table.outcome is not None
+    first_play = agg.version - len(live) + 1
+    for i, table in enumerate(live):
+        assert app.repository.get(agg.id, version=first_play + i).table == table
+
+
+def test_snapshots_are_taken_and_used(app: TableApplication) -> None:
+    committer = GroupCommitter(app)
+    games = [new_game(seed) for seed in range(3)]
+    for g in games:
+        play_out(g)
+        committer.submit(g).result()
+    assert all(app.repository.get(g.id).table == g.table for g in games)
+    assert app.snapshots is not None
+    assert SNAPSHOT_INTERVAL > max(g.version for g in games)  # games here are short
+    app.snapshot(games[0])
+    (snap,) = list(app.snapshots.get(games[0].id))
+    assert snap.originator_version == games[0].version
+    assert app.repository.get(games[0].id).table == games[0].table
+    committer.close()
+
+
+def test_hash_chain_links_every_event(app: TableApplication) -> None:
+    agg = new_game()
+    play_out(agg)
+    app.save(agg)
+    prev = ""
+    for event in app.events.get(agg.id):
+        assert event.hash == chain_hash(prev, event.originator_version, event.fact)
+        prev = event.hash
+    assert prev == app.repository.get(agg.id).head_hash
+
+
+def test_group_commit_saves_many_games_in_one_batch(app: TableApplication) -> None:
+    committer = GroupCommitter(app, max_batch=100)
+    games = [new_game(s) for s in range(30)]
+    futures = [committer.submit(g) for g in games]
+    for f in futures:
+        f.result(timeout=10)
+    assert committer.saved_events == sum(g.version for g in games)
+    assert committer.batches <= len(games)
+    for g in games:
+        assert app.repository.get(g.id).version == g.version
+    committer.close()
+
+
+def test_a_conflict_fails_only_its_own_game(app: TableApplication) -> None:
+    committer = GroupCommitter(app, max_batch=100)
+    base = new_game()
+    committer.submit(base).result()
+    winner, loser = base.fork(), base.fork()
+    for fork in (winner, loser):
+        (command, *_rest) = fakegame.RULES.legal_commands(fork.table.game, fork.table.game.turn)
+        for fact in tables.play(fork.table, command):
+            fork.record(fact)
+    committer.submit(winner).result()
+    others = [new_game(s) for s in range(5)]
+    futures = [committer.submit(loser)] + [committer.submit(g) for g in others]
+    with pytest.raises(IntegrityError):
+        futures[0].result(timeout=10)
+    for f in futures[1:]:
+        f.result(timeout=10)
+    assert app.repository.get(base.id).version == winner.version
+    committer.close()
+
+
+def test_a_refused_command_changes_nothing() -> None:
+    agg = new_game()
+    before = agg.table
+    wrong_seat = 1 - agg.table.game.turn
+    with pytest.raises(RuleViolation):
+        tables.play(agg.table, fakegame.Discard(wrong_seat, agg.table.game.hands[wrong_seat][0]))
+    assert agg.table == before and agg.pending_events
