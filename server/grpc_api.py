@@ -90,9 +90,11 @@ class TableServicer(pb_grpc.TableServiceServicer):
         snap = await self.server.snapshot(request.game_id, viewer, None)
         command = self.server.with_seat(render.read_move(snap.table.kind, request.move), viewer)
         stored = await self.server.play(request.game_id, viewer, request.expected_version, command)
+        after = await self.server.snapshot(request.game_id, viewer, None)
         return pb.PlayResponse(
             version=stored[-1].version,
             events=render.events_proto(snap.table.kind, stored, viewer),
+            to_act=render.to_act(after.table),
         )
 
     @unary

@@ -78,6 +78,10 @@ def events_proto(kind: str, events: list[StoredEvent], viewer: Viewer) -> list[p
     return [event_proto(kind, e, viewer) for e in events]
 
 
+def to_act(table: tables.Table) -> list[int]:
+    return [] if table.game is None else list(rules_for(table.kind).to_act(table.game))
+
+
 def view_proto(snap: Snapshot) -> pb.GameView:
     table = snap.table
     rules = rules_for(table.kind)
@@ -96,7 +100,7 @@ def view_proto(snap: Snapshot) -> pb.GameView:
             seat=seat, taken=info is not None, player_name=info.player_name if info else ""
         )
     if table.game is not None:
-        msg.to_act.extend(rules.to_act(table.game))
+        msg.to_act.extend(to_act(table))
         fill(getattr(msg, table.kind), rules.view(table.game, viewer))
         getattr(msg, table.kind).SetInParent()
     outcome = table.outcome

@@ -12,7 +12,13 @@ from eventsourcing.persistence import IntegrityError
 from domain import table as tables
 from domain.engine import RuleViolation
 from domain.registry import register
-from server.store import SNAPSHOT_INTERVAL, GameAggregate, GroupCommitter, TableApplication, chain_hash
+from server.store import (
+    SNAPSHOT_INTERVAL,
+    GameAggregate,
+    GroupCommitter,
+    TableApplication,
+    chain_hash,
+)
 from tests.support import fakegame
 
 register(fakegame.RULES)
@@ -23,7 +29,10 @@ def app(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TableApplica
     env = (
         {"PERSISTENCE_MODULE": "eventsourcing.popo"}
         if request.param == "memory"
-        else {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "g.sqlite")}
+        else {
+            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "SQLITE_DBNAME": str(tmp_path / "g.sqlite"),
+        }
     )
     a = TableApplication(env=env)
     yield a

@@ -1,6 +1,6 @@
 """A tiny game for store and server tests that must not depend on a real game's rules.
 
-Two or three seats are dealt 3 cards each from ids 0..11 and take turns discarding one; the
+Two or three seats are dealt ``hand_size`` cards each from ids 0..3*hand_size-1 and take turns discarding one; the
 lowest total of discards wins. It follows the engine conventions exactly.
 """
 
@@ -38,6 +38,7 @@ class Discard:
 
 @dataclass(frozen=True)
 class State:
+    hand_size: int
     seat_count: int
     deck: tuple[int, ...]
     hands: tuple[tuple[int, ...], ...]
@@ -66,13 +67,16 @@ class FakeRules:
         return (2, 3)
 
     def new_deck(self, options: Any) -> tuple[int, ...]:
-        return tuple(range(12))
+        return tuple(range(options.hand_size * 3))
 
-    def initial_state(self, options: Any, seat_count: int, deal: tuple[int, ...], seed: int) -> State:
-        return State(seat_count, deal, ((),) * seat_count, ((),) * seat_count, 0)
+    def initial_state(
+        self, options: Any, seat_count: int, deal: tuple[int, ...], seed: int
+    ) -> State:
+        return State(options.hand_size, seat_count, deal, ((),) * seat_count, ((),) * seat_count, 0)
 
     def deal(self, state: State) -> list[Any]:
-        return [Dealt(s, state.deck[s * 3 : s * 3 + 3]) for s in range(state.seat_count)]
+        n = state.hand_size
+        return [Dealt(s, state.deck[s * n : s * n + n]) for s in range(state.seat_count)]
 
     def decide(self, state: State, command: Any) -> list[Any]:
         if command.seat != state.turn:

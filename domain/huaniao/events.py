@@ -1,0 +1,222 @@
+"""Facts, in the past tense, carrying concrete cards. ``redact`` hides cards per viewer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from domain.huaniao.cards import Card, CardClass
+from domain.huaniao.options import Combo
+from domain.huaniao.terms import Cause, PlayKind, Season, ShowdownPattern
+
+
+@dataclass(frozen=True)
+class Dealt:
+    """``seat`` was dealt ``count`` cards (``cards`` is empty for viewers who may not see them)."""
+
+    seat: int
+    cards: tuple[Card, ...]
+    count: int
+
+
+@dataclass(frozen=True)
+class LeaderChosen:
+    """``seat`` holds the most birds (ties: lowest seat) and opens with one bird."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class Played:
+    """``seat`` played ``cards`` as ``kind``; ``count`` is the play's bird count (0 for 舞)."""
+
+    seat: int
+    cards: tuple[Card, ...]
+    kind: PlayKind
+    count: int
+    combo: Combo | None = None
+    target: int | None = None
+    announce: int | None = None
+    verse: str | None = None
+    season: Season | None = None
+    chosen_season: Season | None = None
+
+
+@dataclass(frozen=True)
+class Perched:
+    """``seat`` 栖: could not 吟, 诵 or 舞."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class Drew:
+    """``seat`` drew ``count`` cards from the deck (``cards`` empty if hidden from the viewer)."""
+
+    seat: int
+    cards: tuple[Card, ...]
+    count: int
+    cause: Cause
+
+
+@dataclass(frozen=True)
+class DiscardRequired:
+    """``seat`` must discard ``count`` cards (draw first, discard after: 先摸牌，后弃牌)."""
+
+    seat: int
+    count: int
+    causes: tuple[Cause, ...]
+
+
+@dataclass(frozen=True)
+class Discarded:
+    """``seat`` discarded ``cards`` face up."""
+
+    seat: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True)
+class HandLimitChanged:
+    """The hand limit moved by ``delta`` to ``limit`` (动态手牌上限, 4..12)."""
+
+    limit: int
+    delta: int
+    combo: Combo
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """One card moving between hands; ``card`` is None for viewers who are neither side."""
+
+    from_seat: int
+    to_seat: int
+    card: Card | None
+
+
+@dataclass(frozen=True)
+class CardsExchanged:
+    """花鸟风月: every seat passed one random card to its 下家."""
+
+    transfers: tuple[Transfer, ...]
+
+
+@dataclass(frozen=True)
+class PlayRestarted:
+    """白昼规则3: every seat 栖 in a row; ``seat`` (the last to 栖) opens again with a bird."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class GuessingOpened:
+    """曲高和寡: ``seat`` holds one card; the other seats guess its class."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class GuessMade:
+    """``seat`` guessed (``card_class`` is None for viewers other than the guesser)."""
+
+    seat: int
+    card_class: CardClass | None
+
+
+@dataclass(frozen=True)
+class SeatGuess:
+    seat: int
+    card_class: CardClass
+
+
+@dataclass(frozen=True)
+class GuessesRevealed:
+    """The guesses about ``seat``'s single card, its class, and how many were right."""
+
+    seat: int
+    card_class: CardClass
+    guesses: tuple[SeatGuess, ...]
+    correct: int
+
+
+@dataclass(frozen=True)
+class CardTaken:
+    """曲高和寡 with a short deck: ``to_seat`` took a random card from ``from_seat``."""
+
+    transfer: Transfer
+
+
+@dataclass(frozen=True)
+class SeasonChanged:
+    """换季, declared by ``seat`` which closed the round; ``season`` is the new season."""
+
+    seat: int
+    season: Season
+    round: int
+
+
+@dataclass(frozen=True)
+class SongEnded:
+    """一曲终了: a hand was played out or a seat had to 栖 with the deck exhausted."""
+
+    reason: str  # "HAND_EMPTIED" or "DECK_EXHAUSTED"
+    verse: str
+
+
+@dataclass(frozen=True)
+class HandsRecovered:
+    """花鸟风月大对决: all hands were taken back to form the showdown pool."""
+
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True)
+class ShowdownHand:
+    seat: int
+    cards: tuple[Card, ...]
+    pattern: ShowdownPattern
+    score: int  # this hand's card score
+    total: int  # all showdown hands' scores so far
+
+
+@dataclass(frozen=True)
+class ShowdownDealt:
+    """One 大对决 round: four cards to each contender, opened at once.
+
+    ``refilled``: the pool was too small, so discards and played cards were shuffled back in.
+    """
+
+    round: int
+    hands: tuple[ShowdownHand, ...]
+    refilled: bool
+
+
+@dataclass(frozen=True)
+class GameEnded:
+    """The result: ``scores`` are the hand scores at 一曲终了 (lower is better)."""
+
+    winners: tuple[int, ...]
+    scores: tuple[int, ...]
+    reason: str  # EMPTIED_HAND, LOWEST_SCORE, TIE_BREAK, SHOWDOWN
+
+
+EVENT_TYPES: tuple[type, ...] = (
+    Dealt,
+    LeaderChosen,
+    Played,
+    Perched,
+    Drew,
+    DiscardRequired,
+    Discarded,
+    HandLimitChanged,
+    CardsExchanged,
+    PlayRestarted,
+    GuessingOpened,
+    GuessMade,
+    GuessesRevealed,
+    CardTaken,
+    SeasonChanged,
+    SongEnded,
+    HandsRecovered,
+    ShowdownDealt,
+    GameEnded,
+)

@@ -1,0 +1,434 @@
+"""Combination classification and counting, on kind vectors.
+
+A set of cards is summarised by its *kind vector*: how many cards of each kind, in
+:data:`~domain.huaniao.cards.KINDS` order (鸟 十 百 千 万 花 风 月). Everything here is a pure
+function of kind vectors and a :class:`PlayRules` (what the table's mode, options, the seat's
+seasons and bans allow), so results are cached: the same question is asked again and again by
+``legal_commands`` and ``decide``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+from domain.engine import RuleViolation
+from domain.huaniao.cards import (
+    FUNCTION_INDEXES,
+    I_BIRD,
+    I_FLOWER,
+    I_HUNDRED,
+    I_MOON,
+    I_TEN,
+    I_THOUSAND,
+    I_WAN,
+    I_WIND,
+    NUMBER_INDEXES,
+    NUMBER_VALUE,
+)
+from domain.huaniao.options import COMBO_NAME, Combo
+from domain.huaniao.terms import Need, PlayKind
+
+Vec = tuple[int, ...]
+UNLIMITED = -1
+
+TIANSHANG_TIANXIA_VEC: Vec = (0, 1, 1, 1, 1, 0, 0, 0)
+WAN_ZI_QIAN_HONG_VEC: Vec = (0, 0, 0, 2, 2, 0, 0, 0)
+
+
+@dataclass(frozen=True)
+class PlayRules:
+    """Everything that decides what a set of cards means for one seat at one moment."""
+
+    flowers_are_units: bool = True  # 花 substitutes for 鸟 (not under 繁花似锦)
+    bird_cap: int = 1  # number cards a bird may carry (UNLIMITED under 连奏)
+    flower_cap: int = 2  # ... a flower may carry (3 in 春)
+    bird_bonus: int = 0  # 夏: every bird counts one more
+    combos: tuple[Combo, ...] = ()  # special combos available (mode minus 静夜)
+    twin_swallows: bool = False  # 双飞燕: a single function card needs 2 birds with it
+    flower_dance: bool = False  # 繁花似锦: a single flower is a 舞 giving extra actions
+    continuo: bool = False  # 连奏: no 吟
+    dance_banned: bool = False  # 天上天下's user on its next turn: no 舞
+    cool_banned: bool = False  # 凉风有幸's target: nothing containing 花/鸟/风/月
+
+
+@dataclass(frozen=True)
+class PlayShape:
+    """A legal play, abstractly: its kind vector and what it is."""
+
+    vec: Vec
+    kind: PlayKind
+    count: int
+    combo: Combo | None = None
+    single: int | None = None  # kind index of the single function card of a 舞 (风/月/花)
+
+
+# --- counting ----------------------------------------------------------------------------
+
+
+def unit_count(vec: Vec, rules: PlayRules) -> int:
+    """一（一）: 鸟 counts 1, 十百千万 add 1-4; 花 substitutes for 鸟; 夏 adds 1 per bird."""
+    units = vec[I_BIRD] + (vec[I_FLOWER] if rules.flowers_are_units else 0)
+    return (
+        units
+        + rules.bird_bonus * vec[I_BIRD]
+        + vec[I_TEN]
+        + 2 * vec[I_HUNDRED]
+        + 3 * vec[I_THOUSAND]
+        + 4 * vec[I_WAN]
+    )
+
+
+def number_capacity(birds: int, flowers: int, rules: PlayRules) -> int:
+    if rules.bird_cap == UNLIMITED:
+        return 1 << 30
+    return birds * rules.bird_cap + flowers * rules.flower_cap
+
+
+def count_range(need: Need, reference: int, rules: PlayRules) -> tuple[int, int]:
+    """Counts a bird play may have: 吟 = reference, 诵 > reference."""
+    big = 1 << 30
+    if need == Need.OPENING:
+        return (1, big)
+    if need == Need.YIN and not rules.continuo:
+        return (reference, reference)
+    if need == Need.ANY and not rules.continuo:
+        return (reference, big)
+    return (reference + 1, big)
+
+
+# --- classification ---------------------------------------------------------------------
+
+
+def combo_matches(combo: Combo, vec: Vec) -> bool:
+    """Exact card patterns of 二（一）3 特殊牌组 and 二（二）2 (四季更替 combos)."""
+    if combo == Combo.TIANSHANG_TIANXIA:
+        return vec == TIANSHANG_TIANXIA_VEC
+    if combo == Combo.WAN_ZI_QIAN_HONG:
+        return vec == WAN_ZI_QIAN_HONG_VEC
+    numbers = sum(vec[i] for i in NUMBER_INDEXES)
+    functions = vec[I_FLOWER] + vec[I_WIND] + vec[I_MOON]
+    if combo == Combo.HUA_NIAO_FENG_YUE:  # 任意2种不重复的功能牌
+        return (
+            vec[I_BIRD] == 0
+            and numbers == 0
+            and functions == 2
+            and all(vec[i] <= 1 for i in FUNCTION_INDEXES)
+        )
+    if combo == Combo.QUE_WU_MAN_SHAN:  # 6张以上鸟或花牌
+        return (
+            numbers == 0
+            and vec[I_WIND] == 0
+            and vec[I_MOON] == 0
+            and vec[I_BIRD] + vec[I_FLOWER] >= 6
+        )
+    if combo == Combo.LIANG_FENG_YOU_XING:  # 风+月+相同两张数量牌
+        return (
+            vec[I_BIRD] == 0
+            and vec[I_FLOWER] == 0
+            and vec[I_WIND] == 1
+            and vec[I_MOON] == 1
+            and numbers == 2
+            and any(vec[i] == 2 for i in NUMBER_INDEXES)
+        )
+    if combo == Combo.FENG_HUA_XUE_YUE:  # 任意四张功能牌
+        return vec[I_BIRD] == 0 and numbers == 0 and functions == 4
+    raise AssertionError(combo)
+
+
+def _single_index(vec: Vec, rules: PlayRules) -> int | None:
+    """The kind index if ``vec`` is a single function 舞 (with 双飞燕's two birds)."""
+    dancers = [I_WIND, I_MOON] + ([I_FLOWER] if rules.flower_dance else [])
+    birds_needed = 2 if rules.twin_swallows else 0
+    for i in dancers:
+        if vec[i] == 1 and vec[I_BIRD] == birds_needed and sum(vec) == 1 + birds_needed:
+            return i
+    return None
+
+
+def _touches_cool_ban(vec: Vec) -> bool:
+    return bool(vec[I_BIRD] or vec[I_FLOWER] or vec[I_WIND] or vec[I_MOON])
+
+
+def classify(
+    vec: Vec, combo: Combo | None, rules: PlayRules, need: Need, reference: int
+) -> PlayShape:
+    """What the cards ``vec`` (declared as ``combo``) are, or the rule that forbids them."""
+    if sum(vec) == 0:
+        raise RuleViolation("NO_CARDS", "出牌逻辑", "a play needs at least one card")
+    if rules.cool_banned and _touches_cool_ban(vec):
+        raise RuleViolation(
+            "BANNED_BY_LIANG_FENG_YOU_XING",
+            "凉风有幸",
+            "this turn you may not play any combination containing 花, 鸟, 风 or 月",
+        )
+    if need == Need.OPENING and combo is not None:
+        raise RuleViolation("OPENING_NEEDS_BIRD", "起始", "the opening play is one bird card")
+    if combo is not None:
+        return _classify_combo(vec, combo, rules)
+
+    single = _single_index(vec, rules)
+    if single is not None:
+        if need == Need.OPENING:
+            raise RuleViolation("OPENING_NEEDS_BIRD", "起始", "the opening play is one bird card")
+        if rules.dance_banned:
+            raise RuleViolation(
+                "DANCE_BANNED", "天上天下", "after 天上天下 you may not play a function card this turn"
+            )
+        return PlayShape(vec, PlayKind.WU, 0, None, single)
+
+    # --- a bird play (吟 / 诵 / opening) ---
+    flowers = vec[I_FLOWER]
+    functions = vec[I_WIND] + vec[I_MOON] + (0 if rules.flowers_are_units else flowers)
+    if functions:
+        _undeclared_combo(vec, rules)
+        if flowers and not rules.flowers_are_units and not (vec[I_WIND] or vec[I_MOON]):
+            if any(vec[i] for i in NUMBER_INDEXES):
+                raise RuleViolation(
+                    "FLOWER_CARRIES_NUMBERS", "繁花似锦", "under 繁花似锦 a flower carries no number card"
+                )
+        if rules.twin_swallows and functions == 1:
+            raise RuleViolation(
+                "TWIN_SWALLOWS_NEEDS_TWO_BIRDS",
+                "双飞燕",
+                "a single function card is played with exactly 2 bird cards",
+            )
+        raise RuleViolation(
+            "ILLEGAL_COMBINATION", "非法组合", "function cards are played alone or as a special combo"
+        )
+    birds = vec[I_BIRD]
+    numbers = sum(vec[i] for i in NUMBER_INDEXES)
+    if birds + flowers == 0:
+        _undeclared_combo(vec, rules)
+        raise RuleViolation(
+            "NUMBER_CARDS_ALONE", "数量牌", "number cards cannot be played without a bird"
+        )
+    if numbers > number_capacity(birds, flowers, rules):
+        raise RuleViolation(
+            "TOO_MANY_NUMBER_CARDS",
+            "牌型效果速查",
+            f"a bird carries at most {rules.bird_cap} and a flower at most "
+            f"{rules.flower_cap} number cards",
+        )
+    count = unit_count(vec, rules)
+    if need == Need.OPENING:
+        if birds + flowers != 1 or numbers:
+            raise RuleViolation("OPENING_NEEDS_BIRD", "起始", "the opening play is one bird card")
+        return PlayShape(vec, PlayKind.OPENING, count)
+    lo, hi = count_range(need, reference, rules)
+    if count < lo or count > hi:
+        if need == Need.YIN and not rules.continuo:
+            raise RuleViolation(
+                "MUST_FOLLOW", "吟", f"after a 诵 you must 吟: play exactly {reference}"
+            )
+        if need == Need.SONG or rules.continuo:
+            raise RuleViolation(
+                "MUST_RAISE", "诵", f"you must 诵: play more than {reference}"
+            )
+        raise RuleViolation("COUNT_TOO_LOW", "吟诵", f"play at least {reference}")
+    kind = PlayKind.YIN if count == reference else PlayKind.SONG
+    return PlayShape(vec, kind, count)
+
+
+def _undeclared_combo(vec: Vec, rules: PlayRules) -> None:
+    for combo in Combo:
+        if combo_matches(combo, vec):
+            if combo in rules.combos:
+                raise RuleViolation(
+                    "COMBO_NOT_DECLARED",
+                    "特殊牌组",
+                    f"these cards form {COMBO_NAME[combo]}: declare it to play it",
+                )
+            return
+
+
+def _classify_combo(vec: Vec, combo: Combo, rules: PlayRules) -> PlayShape:
+    if not combo_matches(combo, vec):
+        raise RuleViolation(
+            "WRONG_DECLARATION",
+            "错误宣告特效",
+            f"these cards are not {COMBO_NAME[combo]}",
+        )
+    if combo not in rules.combos:
+        raise RuleViolation(
+            "ILLEGAL_COMBO",
+            "非法组合",
+            f"{COMBO_NAME[combo]} is not allowed at this table (mode or 静夜)",
+        )
+    if rules.dance_banned:
+        raise RuleViolation(
+            "DANCE_BANNED", "天上天下", "after 天上天下 you may not play a special combo this turn"
+        )
+    return PlayShape(vec, PlayKind.WU, 0, combo)
+
+
+# --- enumeration (legal_commands) --------------------------------------------------------
+
+
+def _multisets(caps: tuple[int, ...], size: int) -> Iterator[tuple[int, ...]]:
+    """All ways to take ``size`` items from bins holding ``caps``."""
+    if not caps:
+        if size == 0:
+            yield ()
+        return
+    head, rest = caps[0], caps[1:]
+    for take in range(min(head, size), -1, -1):
+        if sum(rest) < size - take:
+            break
+        for tail in _multisets(rest, size - take):
+            yield (take, *tail)
+
+
+def _unit_plays(hand: Vec, rules: PlayRules, lo: int, hi: int) -> list[PlayShape]:
+    out: list[PlayShape] = []
+    max_flowers = hand[I_FLOWER] if rules.flowers_are_units else 0
+    n1, n2, n3, n4 = hand[I_TEN], hand[I_HUNDRED], hand[I_THOUSAND], hand[I_WAN]
+    for b in range(hand[I_BIRD] + 1):
+        for f in range(max_flowers + 1):
+            if b + f == 0:
+                continue
+            base = b + f + rules.bird_bonus * b
+            if base > hi:
+                break
+            cap = number_capacity(b, f, rules)
+            for t4 in range(min(n4, cap) + 1):
+                c4 = base + 4 * t4
+                if c4 > hi:
+                    break
+                for t3 in range(min(n3, cap - t4) + 1):
+                    c3 = c4 + 3 * t3
+                    if c3 > hi:
+                        break
+                    for t2 in range(min(n2, cap - t4 - t3) + 1):
+                        c2 = c3 + 2 * t2
+                        if c2 > hi:
+                            break
+                        room = cap - t4 - t3 - t2
+                        for t1 in range(min(n1, room) + 1):
+                            c = c2 + t1
+                            if c > hi:
+                                break
+                            if c >= lo:
+                                vec = (b, t1, t2, t3, t4, f, 0, 0)
+                                out.append(PlayShape(vec, PlayKind.SONG, c))
+    return out
+
+
+@lru_cache(maxsize=200_000)
+def legal_shapes(hand: Vec, rules: PlayRules, need: Need, reference: int) -> tuple[PlayShape, ...]:
+    """Every legal play from ``hand``, one per kind vector (and per combo reading)."""
+    shapes: list[PlayShape] = []
+    if need == Need.OPENING:
+        if rules.cool_banned:
+            return ()
+        if hand[I_BIRD]:
+            shapes.append(PlayShape((1, 0, 0, 0, 0, 0, 0, 0), PlayKind.OPENING, 1 + rules.bird_bonus))
+        if hand[I_FLOWER] and rules.flowers_are_units:
+            shapes.append(PlayShape((0, 0, 0, 0, 0, 1, 0, 0), PlayKind.OPENING, 1))
+        return tuple(shapes)
+
+    if not rules.cool_banned:
+        lo, hi = count_range(need, reference, rules)
+        for shape in _unit_plays(hand, rules, lo, hi):
+            kind = PlayKind.YIN if shape.count == reference else PlayKind.SONG
+            shapes.append(PlayShape(shape.vec, kind, shape.count))
+
+    if rules.dance_banned:
+        return tuple(shapes)
+
+    if not rules.cool_banned:
+        birds_needed = 2 if rules.twin_swallows else 0
+        if hand[I_BIRD] >= birds_needed:
+            dancers = [I_WIND, I_MOON] + ([I_FLOWER] if rules.flower_dance else [])
+            for i in dancers:
+                if hand[i]:
+                    vec = [0] * 8
+                    vec[i] = 1
+                    vec[I_BIRD] = birds_needed
+                    shapes.append(PlayShape(tuple(vec), PlayKind.WU, 0, None, i))
+
+    for combo in rules.combos:
+        if rules.cool_banned and combo not in (Combo.TIANSHANG_TIANXIA, Combo.WAN_ZI_QIAN_HONG):
+            continue
+        for vec in _combo_vecs(combo, hand):
+            shapes.append(PlayShape(vec, PlayKind.WU, 0, combo))
+    return tuple(shapes)
+
+
+def _combo_vecs(combo: Combo, hand: Vec) -> list[Vec]:
+    def fits(vec: Vec) -> bool:
+        return all(v <= h for v, h in zip(vec, hand, strict=True))
+
+    if combo == Combo.TIANSHANG_TIANXIA:
+        return [TIANSHANG_TIANXIA_VEC] if fits(TIANSHANG_TIANXIA_VEC) else []
+    if combo == Combo.WAN_ZI_QIAN_HONG:
+        return [WAN_ZI_QIAN_HONG_VEC] if fits(WAN_ZI_QIAN_HONG_VEC) else []
+    out: list[Vec] = []
+    if combo == Combo.HUA_NIAO_FENG_YUE:
+        for a, b in ((I_FLOWER, I_WIND), (I_FLOWER, I_MOON), (I_WIND, I_MOON)):
+            if hand[a] and hand[b]:
+                vec = [0] * 8
+                vec[a] = vec[b] = 1
+                out.append(tuple(vec))
+    elif combo == Combo.QUE_WU_MAN_SHAN:
+        for b in range(hand[I_BIRD] + 1):
+            for f in range(hand[I_FLOWER] + 1):
+                if b + f >= 6:
+                    out.append((b, 0, 0, 0, 0, f, 0, 0))
+    elif combo == Combo.LIANG_FENG_YOU_XING:
+        if hand[I_WIND] and hand[I_MOON]:
+            for i in NUMBER_INDEXES:
+                if hand[i] >= 2:
+                    vec = [0] * 8
+                    vec[I_WIND] = vec[I_MOON] = 1
+                    vec[i] = 2
+                    out.append(tuple(vec))
+    elif combo == Combo.FENG_HUA_XUE_YUE:
+        caps = (hand[I_FLOWER], hand[I_WIND], hand[I_MOON])
+        for fl, wi, mo in _multisets(caps, 4):
+            out.append((0, 0, 0, 0, 0, fl, wi, mo))
+    return out
+
+
+@lru_cache(maxsize=50_000)
+def discard_choices(hand: Vec, count: int) -> frozenset[Vec]:
+    """弃牌保护: legal discards of ``count`` cards from ``hand``, as kind vectors.
+
+    The first card of a discard of two or more is free; every further card (and the only card
+    of a single-card discard: 当丢弃手牌=1时，视作否的情况) follows 鸟→数量→功能.
+    """
+    count = min(count, sum(hand))
+    if count <= 0:
+        return frozenset({(0,) * 8})
+    if count == 1:
+        return frozenset(_forced(hand, 1))
+    out: set[Vec] = set()
+    for i in range(8):
+        if hand[i]:
+            rest = list(hand)
+            rest[i] -= 1
+            for forced in _forced(tuple(rest), count - 1):
+                vec = list(forced)
+                vec[i] += 1
+                out.add(tuple(vec))
+    return frozenset(out)
+
+
+def _forced(hand: Vec, m: int) -> list[Vec]:
+    """Discards of ``m`` cards in the order 鸟 → 数量 → 功能 (any card within a class)."""
+    birds = min(m, hand[I_BIRD])
+    m -= birds
+    number_caps = tuple(hand[i] for i in NUMBER_INDEXES)
+    numbers = min(m, sum(number_caps))
+    m -= numbers
+    function_caps = tuple(hand[i] for i in FUNCTION_INDEXES)
+    out: list[Vec] = []
+    for nums in _multisets(number_caps, numbers):
+        for funcs in _multisets(function_caps, m):
+            out.append((birds, *nums, *funcs))
+    return out
+
+
+def number_value(vec: Vec) -> int:
+    return sum(NUMBER_VALUE[i] * vec[i] for i in range(8))

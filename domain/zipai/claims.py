@@ -1,0 +1,192 @@
+"""Claim windows: what a seat may claim on a shown card, and who gets it.
+
+Resolution takes two separate steps (FACTS.md: a published engine's P0 bug came from
+merging them):
+
+1. choose the *seat*: the best claim kind by priority 胡 > 拢 > 招 > 碰 > 吃, and among seats
+   with that kind the first in precedence order — the seat that flipped the card (自摸 /
+   "上家翻的…上家优先"), then seats in turn order from the one who showed it (上家 first);
+2. carry out *that seat's* full claim, exactly as it sent it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from domain.engine import MalformedCommand, RuleViolation
+from domain.zipai.cards import KIND_COUNT, kind_of
+from domain.zipai.events import ClaimKind
+from domain.zipai.hu import counts_of
+from domain.zipai.melds import GroupKind, classify, groups_containing, is_mixed_size
+from domain.zipai.state import PendingClaim
+
+PRIORITY: dict[ClaimKind, int] = {
+    ClaimKind.HU: 0,
+    ClaimKind.LONG: 1,
+    ClaimKind.ZHAO: 2,
+    ClaimKind.PENG: 3,
+    ClaimKind.CHI: 4,
+}
+
+
+def choose_seat(claims: Sequence[PendingClaim], precedence: Sequence[int]) -> int | None:
+    """Step 1: the seat whose claim wins (None when everyone passed)."""
+    live = [c for c in claims if c.kind in PRIORITY]
+    if not live:
+        return None
+    best = min(PRIORITY[c.kind] for c in live)
+    contenders = {c.seat for c in live if PRIORITY[c.kind] == best}
+    for seat in precedence:
+        if seat in contenders:
+            return seat
+    raise AssertionError("a claimant is missing from the precedence order")
+
+
+def claim_of(claims: Sequence[PendingClaim], seat: int) -> PendingClaim:
+    """Step 2: that seat's full claim."""
+    (claim,) = [c for c in claims if c.seat == seat]
+    return claim
+
+
+@dataclass(frozen=True)
+class ChiChoice:
+    """One way to eat a card: the two hand cards, the 列 shape and the 比牌 列 (card ids)."""
+
+    cards: tuple[int, int]
+    group: GroupKind
+    bi: tuple[tuple[int, ...], ...]
+
+
+def _take(hand: tuple[int, ...], used: set[int], kinds: Sequence[int]) -> tuple[int, ...] | None:
+    """The lowest unused hand ids of the given kinds (None if the hand lacks them)."""
+    out: list[int] = []
+    for k in kinds:
+        pick = next((i for i in hand if kind_of(i) == k and i not in used and i not in out), None)
+        if pick is None:
+            return None
+        out.append(pick)
+    return tuple(out)
+
+
+def _bi_options(free: list[int], k: int) -> list[tuple[tuple[int, ...], ...]]:
+    """Every multiset of 列 (as sorted kinds) drawn from ``free`` that clears all copies of k."""
+    if free[k] == 0:
+        return [()]
+    found: set[tuple[tuple[int, ...], ...]] = set()
+    for kinds, gk in groups_containing(k):
+        if gk is GroupKind.TRIPLE:
+            continue  # three alike of the eaten kind would have been a 坎 (no 吃 at all)
+        need = [0] * KIND_COUNT
+        for x in kinds:
+            need[x] += 1
+        if all(free[x] >= need[x] for x in kinds):
+            rest = list(free)
+            for x in kinds:
+                rest[x] -= 1
+            for tail in _bi_options(rest, k):
+                found.add(tuple(sorted((kinds, *tail))))
+    return sorted(found)
+
+
+def chi_choices(hand: tuple[int, ...], shown: int) -> list[ChiChoice]:
+    """Every way (up to identical faces) to eat ``shown`` with this hand, 比牌 included.
+
+    A 坎 is never broken (its cards are neither used nor counted as free); a hand holding a 坎
+    of the shown kind cannot eat it (比牌 would have to break the 坎). The hand must keep a
+    card to discard afterwards.
+    """
+    k = kind_of(shown)
+    counts = counts_of(hand)
+    if counts[k] >= 3:
+        return []
+    free = [0 if n >= 3 else n for n in counts]
+    out: list[ChiChoice] = []
+    for kinds, gk in groups_containing(k):
+        if gk is GroupKind.TRIPLE:
+            continue  # that is 碰
+        others = list(kinds)
+        others.remove(k)
+        rest = list(free)
+        ok = True
+        for x in others:
+            rest[x] -= 1
+            if rest[x] < 0:
+                ok = False
+        if not ok:
+            continue
+        bi_sets = [()] if is_mixed_size(gk) else _bi_options(rest, k)
+        for bi in bi_sets:
+            left = len(hand) - 2 - 3 * len(bi)
+            if left < 1:
+                continue
+            used: set[int] = set()
+            pair = _take(hand, used, others)
+            if pair is None:
+                continue
+            used.update(pair)
+            bi_ids: list[tuple[int, ...]] = []
+            for g in bi:
+                ids = _take(hand, used, g)
+                if ids is None:
+                    break
+                used.update(ids)
+                bi_ids.append(ids)
+            else:
+                out.append(ChiChoice((pair[0], pair[1]), gk, tuple(bi_ids)))
+    return out
+
+
+def check_chi(
+    hand: tuple[int, ...], shown: int, cards: tuple[int, ...], bi: tuple[tuple[int, ...], ...]
+) -> GroupKind:
+    """Validate a 吃 with its 比牌; return the shape of the eaten 列 or raise."""
+    if len(cards) != 2:
+        raise MalformedCommand("cards", "吃 takes exactly two hand cards")
+    for g in bi:
+        if len(g) != 3:
+            raise MalformedCommand("bi", "each 比牌 列 is exactly three hand cards")
+    every = list(cards) + [i for g in bi for i in g]
+    for i in every:
+        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < 80:
+            raise MalformedCommand("cards", f"{i!r} is not a card id")
+    if len(set(every)) != len(every):
+        raise MalformedCommand("cards", "a card is named twice")
+    missing = [i for i in every if i not in hand]
+    if missing:
+        raise RuleViolation("NOT_IN_HAND", "吃牌", f"cards {missing} are not in the hand")
+    counts = counts_of(hand)
+    if any(counts[kind_of(i)] >= 3 for i in every):
+        raise RuleViolation("KAN_UNBREAKABLE", "一坎牌", "a 坎 cannot be split to form a 列")
+    k = kind_of(shown)
+    if counts[k] >= 3:
+        raise RuleViolation("KAN_UNBREAKABLE", "一坎牌", "the hand holds a 坎 of this card")
+    gk = classify((*cards, shown))
+    if gk is None or gk is GroupKind.TRIPLE:
+        raise RuleViolation("NOT_A_GROUP", "一列牌", "the two cards do not form a 列 with it")
+    if len(hand) - len(every) < 1:
+        raise RuleViolation("NOTHING_TO_DISCARD", "进牌", "a card must be left to discard")
+    if is_mixed_size(gk):
+        if bi:
+            raise RuleViolation(
+                "BI_NOT_NEEDED", "比牌", "大大小 / 小小大 eat without 比牌"
+            )
+        return gk
+    for g in bi:
+        bgk = classify(g)
+        if bgk is None or bgk is GroupKind.TRIPLE:
+            raise RuleViolation("BI_NOT_A_GROUP", "比牌", "a 比牌 group is not a 列")
+        if not any(kind_of(i) == k for i in g):
+            raise RuleViolation("BI_WITHOUT_CARD", "比牌", "each 比牌 列 must hold the eaten card")
+    left = [i for i in hand if i not in set(every)]
+    if any(kind_of(i) == k for i in left):
+        raise RuleViolation(
+            "BI_REQUIRED", "比牌", "a copy of the eaten card is left in the hand: 比牌 is compulsory"
+        )
+    return gk
+
+
+def pairs_of(hand: tuple[int, ...]) -> list[tuple[int, int]]:
+    """Helper for tests: every two-card combination of a hand."""
+    return [(a, b) for a, b in combinations(hand, 2)]

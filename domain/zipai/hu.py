@@ -1,0 +1,172 @@
+"""胡 detection: can a hand be split completely into 列 (and at most one pair)?
+
+The search is a DFS over count vectors (20 kinds): take the lowest kind still present; it
+must belong to the pair or to one 3-card 列 containing it (run, 二七十, 大大小, 小小大, three
+alike). Results are memoized on the count vector, so the thousands of checks a game needs
+(every shown card, every seat) cost a dictionary look-up after warm-up.
+
+Rules encoded here:
+
+* a hand of ``n`` cards (the winning card included) wins with ``n % 3 == 0`` → only 列,
+  ``n % 3 == 2`` → 列 and exactly one pair; ``n % 3 == 1`` never wins (wrong card count);
+* a 坎 (three alike in the hand) may not be broken (seed, 术语 (2)): its three cards form one
+  列 and only a fourth card of that kind (the winning card) may be used elsewhere.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from domain.zipai.cards import KIND_COUNT, kind_of, rank_of_kind
+from domain.zipai.melds import GroupKind, groups_containing
+
+Counts = tuple[int, ...]
+KindGroup = tuple[tuple[int, ...], GroupKind]  # sorted kinds of a group and its shape
+
+
+def concealed_points(kinds: tuple[int, ...], gk: GroupKind) -> int:
+    """胡 of a group held in the hand at 胡 (泸州 table in FACTS.md; 0 for shapes it omits).
+
+    Used to prefer, among several groupings, the one worth most.
+    """
+    k = kinds[0]
+    big = k >= 10
+    if gk is GroupKind.TRIPLE:  # 坎
+        red = rank_of_kind(k) in (2, 7, 10)
+        return (9 if red else 6) if not big else (12 if red else 9)
+    if gk is GroupKind.RUN and rank_of_kind(k) == 1:  # 一二三 / 壹贰叁
+        return 6 if big else 3
+    if gk is GroupKind.ER_QI_SHI:
+        return 9 if big else 6
+    return 0
+
+
+@lru_cache(maxsize=1 << 18)
+def _complete(counts: Counts, need_pair: bool) -> bool:
+    i = 0
+    while i < KIND_COUNT and counts[i] == 0:
+        i += 1
+    if i == KIND_COUNT:
+        return not need_pair
+    c = list(counts)
+    if need_pair and c[i] >= 2:
+        c[i] -= 2
+        if _complete(tuple(c), False):
+            return True
+        c[i] += 2
+    for kinds, _gk in groups_containing(i):
+        ok = True
+        for k in kinds:
+            c[k] -= 1
+            if c[k] < 0:
+                ok = False
+        if ok and _complete(tuple(c), need_pair):
+            return True
+        for k in kinds:
+            c[k] += 1
+    return False
+
+
+@lru_cache(maxsize=1 << 16)
+def _best(counts: Counts, need_pair: bool) -> tuple[int, tuple[KindGroup, ...]] | None:
+    """The highest-scoring complete grouping of ``counts`` (ties: first found)."""
+    i = 0
+    while i < KIND_COUNT and counts[i] == 0:
+        i += 1
+    if i == KIND_COUNT:
+        return None if need_pair else (0, ())
+    best: tuple[int, tuple[KindGroup, ...]] | None = None
+    c = list(counts)
+    if need_pair and c[i] >= 2:
+        c[i] -= 2
+        sub = _best(tuple(c), False)
+        if sub is not None:
+            best = (sub[0], (((i, i), GroupKind.PAIR), *sub[1]))
+        c[i] += 2
+    for kinds, gk in groups_containing(i):
+        ok = True
+        for k in kinds:
+            c[k] -= 1
+            if c[k] < 0:
+                ok = False
+        if ok:
+            sub = _best(tuple(c), need_pair)
+            if sub is not None:
+                score = sub[0] + concealed_points(kinds, gk)
+                if best is None or score > best[0]:
+                    best = (score, ((kinds, gk), *sub[1]))
+        for k in kinds:
+            c[k] += 1
+    return best
+
+
+def counts_of(hand: tuple[int, ...] | list[int]) -> list[int]:
+    c = [0] * KIND_COUNT
+    for i in hand:
+        c[kind_of(i)] += 1
+    return c
+
+
+def _split_locked(hand_counts: list[int], extra_kind: int | None) -> tuple[Counts, list[int]]:
+    """Set every 坎 (three alike in the hand) aside and add the extra card.
+
+    Four alike in the hand (only the dealer's 21st card, offered 胡 before 拢) keep three as
+    the 坎; the fourth is free like any other card.
+    """
+    c = list(hand_counts)
+    locked = [k for k in range(KIND_COUNT) if c[k] >= 3]
+    for k in locked:
+        c[k] -= 3
+    if extra_kind is not None:
+        c[extra_kind] += 1
+    return tuple(c), locked
+
+
+def is_complete_counts(counts: Counts | list[int]) -> bool:
+    """Can these cards (no 坎 constraint) be split into 列 plus the pair their count asks for?"""
+    n = sum(counts)
+    if n % 3 == 1:
+        return False
+    return _complete(tuple(counts), n % 3 == 2)
+
+
+def is_winning(hand: tuple[int, ...] | list[int], extra: int | None = None) -> bool:
+    """Is ``hand`` (plus the card ``extra``, if given) a complete hand, keeping 坎 whole?"""
+    return is_winning_counts(counts_of(hand), None if extra is None else kind_of(extra))
+
+
+def is_winning_counts(hand_counts: list[int] | Counts, extra_kind: int | None) -> bool:
+    n = sum(hand_counts) + (0 if extra_kind is None else 1)
+    if n % 3 == 1:
+        return False
+    rest, _locked = _split_locked(list(hand_counts), extra_kind)
+    return _complete(rest, n % 3 == 2)
+
+
+def best_grouping(
+    hand: tuple[int, ...] | list[int], extra: int | None = None
+) -> tuple[KindGroup, ...] | None:
+    """The best complete grouping (坎 first, then the highest-scoring split), or None."""
+    hc = counts_of(hand)
+    extra_kind = None if extra is None else kind_of(extra)
+    n = sum(hc) + (0 if extra is None else 1)
+    if n % 3 == 1:
+        return None
+    rest, locked = _split_locked(hc, extra_kind)
+    found = _best(rest, n % 3 == 2)
+    if found is None:
+        return None
+    kans: tuple[KindGroup, ...] = tuple(((k, k, k), GroupKind.TRIPLE) for k in locked)
+    return kans + found[1]
+
+
+def waits(hand: tuple[int, ...] | list[int]) -> tuple[int, ...]:
+    """The kinds that would complete ``hand`` (its 听牌), ignoring which cards are left."""
+    hc = counts_of(hand)
+    return tuple(k for k in range(KIND_COUNT) if hc[k] < 4 and is_winning_counts(hc, k))
+
+
+def is_ready(hand: tuple[int, ...] | list[int]) -> bool:
+    """听牌: one more card of some kind completes the hand (the 爆 condition)."""
+    hc = counts_of(hand)
+    return any(hc[k] < 4 and is_winning_counts(hc, k) for k in range(KIND_COUNT))
