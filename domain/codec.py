@@ -47,7 +47,7 @@ def from_data(tp: Any, data: Any) -> Any:
         return tuple(from_data(inner, v) for v in data)
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return tp[data]
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         hints = _hints(tp)
         return tp(**{k: from_data(hints[k], v) for k, v in data.items()})
     return data

@@ -15,6 +15,12 @@ class Settings:
     store: str  # sqlite | memory | postgres
     data_dir: Path
     max_batch: int
+    metrics_port: int | None = None  # None: no metrics endpoint; 0: a free port
+    log_format: str = "text"  # text (key=value) | json
+    shutdown_grace: float = 5.0
+    shards: str = ""  # postgres: TABLETOP_SHARDS, see server.storage.parse_shards
+    create_tables: bool = False  # postgres: create missing tables at start (one process only)
+    max_connection_age: float = 0.0  # seconds; 0 = never (see docs/operations.md)
 
     def store_env(self) -> dict[str, str]:
         """The eventsourcing settings for the chosen store."""
@@ -26,9 +32,20 @@ class Settings:
                 "PERSISTENCE_MODULE": "eventsourcing.sqlite",
                 "SQLITE_DBNAME": str(self.data_dir / "games.sqlite"),
             }
-        if self.store == "postgres":
-            return {"PERSISTENCE_MODULE": "eventsourcing.postgres"}  # POSTGRES_* from env
+        if self.store == "postgres":  # POSTGRES_* from the environment
+            return {
+                "PERSISTENCE_MODULE": "eventsourcing.postgres",
+                "CREATE_TABLE": "y" if self.create_tables else "n",
+            }
         raise ValueError(f"unknown store {self.store!r}")
+
+    def store_envs(self) -> list[dict[str, str]]:
+        """One eventsourcing env per shard (a single one unless postgres has shards)."""
+        if self.store != "postgres":
+            return [self.store_env()]
+        from server.storage import shard_envs
+
+        return shard_envs(self.store_env(), self.shards)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -67,14 +84,77 @@ def parser() -> argparse.ArgumentParser:
         help="most games saved in one group-commit transaction (TABLETOP_MAX_BATCH, default 64)",
     )
     p.add_argument(
+        "--metrics-port",
+        type=int,
+        default=_optional_int(os.environ.get("TABLETOP_METRICS_PORT")),
+        help="serve Prometheus metrics on http://HOST:PORT/metrics; 0 picks a free port "
+        "(TABLETOP_METRICS_PORT, default off)",
+    )
+    p.add_argument(
+        "--log-format",
+        choices=["text", "json"],
+        default=os.environ.get("TABLETOP_LOG_FORMAT", "text"),
+        help="log lines as key=value text or JSON objects (TABLETOP_LOG_FORMAT, default text)",
+    )
+    p.add_argument(
+        "--shutdown-grace",
+        type=float,
+        default=float(os.environ.get("TABLETOP_SHUTDOWN_GRACE", "5")),
+        help="seconds in-flight calls get to finish on SIGTERM (TABLETOP_SHUTDOWN_GRACE, "
+        "default 5)",
+    )
+    p.add_argument(
+        "--shards",
+        default=os.environ.get("TABLETOP_SHARDS", ""),
+        help="postgres: games spread over these shards by game id, comma-separated; each a "
+        "postgresql://user:password@host:port/dbname?schema=name URL (missing parts come from "
+        "POSTGRES_*) or a schema name in the POSTGRES_DBNAME database (TABLETOP_SHARDS, "
+        "default: one shard, the POSTGRES_* database)",
+    )
+    p.add_argument(
+        "--create-tables",
+        action="store_true",
+        default=os.environ.get("TABLETOP_CREATE_TABLES", "") not in ("", "0", "no", "false"),
+        help="postgres: create missing tables at start; for a single process only, replicas "
+        "need `python -m server.migrate` first (TABLETOP_CREATE_TABLES, default off)",
+    )
+    p.add_argument(
+        "--max-connection-age",
+        type=float,
+        default=float(os.environ.get("TABLETOP_MAX_CONNECTION_AGE", "0")),
+        help="close each client connection after this many seconds (streams get 10 s grace "
+        "and resume elsewhere), spreading long Watch streams over replicas "
+        "(TABLETOP_MAX_CONNECTION_AGE, default 0 = never)",
+    )
+    p.add_argument(
         "--port-file",
         type=Path,
         default=None,
-        help="write the bound port to this file once serving (for tests and scripts)",
+        help="write the bound port to this file once serving (for tests and scripts); "
+        "the metrics port goes to the same path with .metrics appended",
     )
     return p
 
 
 def from_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namespace]:
     a = parser().parse_args(argv)
-    return Settings(a.host, a.port, a.store, a.data_dir, a.max_batch), a
+    return (
+        Settings(
+            a.host,
+            a.port,
+            a.store,
+            a.data_dir,
+            a.max_batch,
+            a.metrics_port,
+            a.log_format,
+            a.shutdown_grace,
+            shards=a.shards,
+            create_tables=a.create_tables,
+            max_connection_age=a.max_connection_age,
+        ),
+        a,
+    )
+
+
+def _optional_int(value: str | None) -> int | None:
+    return int(value) if value not in (None, "") else None

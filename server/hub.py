@@ -51,6 +51,10 @@ class Hub:
     def __init__(self, queue_size: int = 256) -> None:
         self.queue_size = queue_size
         self._subs: dict[Any, set[Subscription]] = defaultdict(set)
+        # The newest version published per watched game: an event reaches the hub from this
+        # process's own write and, on PostgreSQL, possibly from the store feed too; it is
+        # passed on once.
+        self._last: dict[Any, int] = {}
 
     def subscribe(self, game_id: Any) -> Subscription:
         sub = Subscription(self, game_id, self.queue_size)
@@ -63,14 +67,24 @@ class Hub:
             subs.discard(sub)
             if not subs:
                 del self._subs[sub.game_id]
+                self._last.pop(sub.game_id, None)
 
     def publish(self, game_id: Any, events: list[StoredEvent]) -> None:
         subs = self._subs.get(game_id)
         if not subs or not events:
             return
+        last = self._last.get(game_id, 0)
+        if events[0].version <= last:
+            events = [e for e in events if e.version > last]
+            if not events:
+                return
+        self._last[game_id] = events[-1].version
         batch = Batch(events)
         for sub in list(subs):
             sub.offer(batch)
+
+    def watching(self, game_id: Any) -> bool:
+        return game_id in self._subs
 
     def open_streams(self) -> int:
         return sum(len(s) for s in self._subs.values())

@@ -13,7 +13,16 @@ from grpc_reflection.v1alpha import reflection
 
 from server.config import Settings, from_args
 from server.grpc_api import TableServicer
+from server.metrics import (
+    RpcInterceptor,
+    configure_logging,
+    default_metrics,
+    instrument_store,
+    probe_store,
+    serve_metrics,
+)
 from server.service import TableServer
+from server.storage import Store, check_tables
 from server.store import TableApplication
 from tabletop.v1 import tabletop_pb2, tabletop_pb2_grpc
 
@@ -29,16 +38,40 @@ GRPC_OPTIONS = [
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.max_receive_message_length", 1 << 20),
 ]
+STORE_PROBE_SECONDS = 5.0  # how often health re-checks that the store answers
 
 
 def build_app(settings: Settings) -> TableApplication:
     return TableApplication(env=settings.store_env())
 
 
+def build_store(settings: Settings) -> Store:
+    """The shards from the settings (one unless TABLETOP_SHARDS lists several)."""
+    store = Store.open(settings.store_envs(), max_batch=settings.max_batch)
+    for shard in store.shards:
+        check_tables(shard)
+    return store
+
+
+def grpc_options(settings: Settings) -> list[tuple[str, int]]:
+    """GRPC_OPTIONS plus the connection age that rebalances long streams over replicas."""
+    options = list(GRPC_OPTIONS)
+    if settings.max_connection_age > 0:
+        options += [
+            ("grpc.max_connection_age_ms", int(settings.max_connection_age * 1000)),
+            ("grpc.max_connection_age_grace_ms", 10_000),
+        ]
+    return options
+
+
 async def serve(settings: Settings, port_file: Path | None = None) -> None:
-    app = build_app(settings)
-    tables = TableServer(app, max_batch=settings.max_batch)
-    server = grpc.aio.server(options=GRPC_OPTIONS)
+    store = build_store(settings)
+    metrics = default_metrics()
+    for shard in store.shards:
+        instrument_store(shard, metrics)
+    tables = TableServer(store)
+    interceptor = RpcInterceptor(metrics)
+    server = grpc.aio.server(options=grpc_options(settings), interceptors=[interceptor])
     tabletop_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(tables), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -51,9 +84,29 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         server,
     )
     port = server.add_insecure_port(f"{settings.host}:{settings.port}")
+    httpd = None
+    if settings.metrics_port is not None:
+        httpd, metrics_port = serve_metrics(settings.metrics_port, settings.host, metrics)
+        log.info("metrics on http://%s:%d/metrics", settings.host, metrics_port)
+        if port_file is not None:
+            Path(f"{port_file}.metrics").write_text(str(metrics_port))
     await server.start()
-    for name in ("", SERVICE):
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    stopping = False
+
+    async def readiness() -> None:
+        # SERVING only while the store answers a probe; NOT_SERVING once shutting down.
+        while not stopping:
+            up = all([await asyncio.to_thread(probe_store, s, metrics) for s in store.shards])
+            if stopping:
+                return
+            status = health_pb2.HealthCheckResponse.NOT_SERVING
+            if up:
+                status = health_pb2.HealthCheckResponse.SERVING
+            for name in ("", SERVICE):
+                await health_servicer.set(name, status)
+            await asyncio.sleep(STORE_PROBE_SECONDS)
+
+    probe = asyncio.create_task(readiness())
     log.info("serving on %s:%d with the %s store", settings.host, port, settings.store)
     print(f"tabletop server listening on {settings.host}:{port} ({settings.store})", flush=True)
     if port_file is not None:
@@ -65,15 +118,23 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     log.info("shutting down")
+    stopping = True
+    probe.cancel()
     for name in ("", SERVICE):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
-    await server.stop(grace=5)
+    # Watch streams end with UNAVAILABLE and a resume hint; unary calls in flight get the
+    # grace period to finish (a move is appended whole or not at all), new calls are refused.
+    streams = interceptor.close_streams()
+    await server.stop(grace=settings.shutdown_grace)
     tables.close()
+    if httpd is not None:
+        httpd.shutdown()
+    log.info("stopped", extra={"fields": {"streams_ended": streams}})
 
 
 def main(argv: list[str] | None = None) -> None:
     settings, args = from_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    configure_logging(settings.log_format)
     asyncio.run(serve(settings, args.port_file))
 
 

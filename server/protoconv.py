@@ -18,7 +18,7 @@ import typing
 from functools import cache
 from typing import Any
 
-from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor
+from google.protobuf.descriptor import EnumDescriptor
 from google.protobuf.message import Message
 
 from domain.engine import MalformedCommand
@@ -45,7 +45,7 @@ def _strip_optional(tp: Any) -> Any:
     return tp
 
 
-def _is_repeated(fd: FieldDescriptor) -> bool:
+def _is_repeated(fd: Any) -> bool:
     return bool(fd.is_repeated)
 
 
@@ -75,7 +75,7 @@ def fill(msg: Message, value: Any) -> Message:
     return msg
 
 
-def _scalar_out(fd: FieldDescriptor, v: Any) -> Any:
+def _scalar_out(fd: Any, v: Any) -> Any:
     if fd.enum_type is not None:
         return fd.enum_type.values_by_name[_enum_prefix(fd.enum_type) + v.name].number
     return v
@@ -120,7 +120,7 @@ def read(msg: Message, cls: type, path: str = "") -> Any:
     return cls(**kwargs)
 
 
-def _read_value(fd: FieldDescriptor, tp: Any, v: Any, where: str) -> Any:
+def _read_value(fd: Any, tp: Any, v: Any, where: str) -> Any:
     if fd.message_type is not None:
         return read(v, tp, where + ".")
     if fd.enum_type is not None:

@@ -24,7 +24,8 @@ from domain import table as tables
 from domain.engine import ARBITER, SPECTATOR, MalformedCommand, Role, Viewer
 from domain.registry import rules_for
 from server.hub import Batch, Hub
-from server.store import GameAggregate, GroupCommitter, StoredEvent, TableApplication
+from server.storage import Store
+from server.store import GameAggregate, StoredEvent, TableApplication
 
 
 class NotFound(Exception):
@@ -59,16 +60,53 @@ class Snapshot:
 
 
 class TableServer:
-    def __init__(self, app: TableApplication, max_batch: int = 64) -> None:
-        self.app = app
-        self.committer = GroupCommitter(app, max_batch=max_batch)
+    def __init__(self, store: Store | TableApplication, max_batch: int = 64) -> None:
+        self.store = store if isinstance(store, Store) else Store([store], max_batch=max_batch)
+        self.app = self.store.shards[0]  # the first (often only) shard
+        self.committer = self.store.committers[0]
         self.hub = Hub()
         self._latest: dict[uuid.UUID, GameAggregate] = {}
         self._locks: dict[uuid.UUID, asyncio.Lock] = {}
+        self._loading: dict[uuid.UUID, list[int]] = {}
+        try:  # other processes' events (PostgreSQL): one subscription per shard
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is not None and self.store.shared:
+            self.store.start_feed(loop, self._stored_elsewhere, self._wants)
 
     def close(self) -> None:
-        self.committer.close()
-        self.app.close()
+        self.store.close()
+
+    def _wants(self, game_id: uuid.UUID) -> str | None:
+        """Whether the feed should decode a game's events (called from its thread)."""
+        agg = self._latest.get(game_id)
+        if agg is not None:
+            return agg.table.kind
+        watched = self.hub.watching(game_id) or game_id in self._loading
+        return "" if watched else None
+
+    def _stored_elsewhere(
+        self, game_id: uuid.UUID, events: list[Any], stored: list[StoredEvent]
+    ) -> None:
+        """Events another process stored: bring the cached game forward, then fan out."""
+        loading = self._loading.get(game_id)
+        if loading is not None:
+            loading[1] = max(loading[1], events[-1].originator_version)
+        cached = self._latest.get(game_id)
+        if cached is not None and events[-1].originator_version > cached.version:
+            fresh = [e for e in events if e.originator_version > cached.version]
+            if fresh[0].originator_version == cached.version + 1:
+                moved = cached.fork()
+                try:
+                    for event in fresh:
+                        event.mutate(moved)
+                    self._latest[game_id] = moved
+                except Exception:
+                    self._latest.pop(game_id, None)
+            else:  # a gap: re-read on next use
+                self._latest.pop(game_id, None)
+        self.hub.publish(game_id, stored)
 
     # --- reading -------------------------------------------------------------------------
 
@@ -82,11 +120,29 @@ class TableServer:
     async def _load(self, game_id: uuid.UUID, refresh: bool = False) -> GameAggregate:
         agg = self._latest.get(game_id)
         if agg is None or refresh:
+            # [reads in flight, newest version the store feed reported meanwhile]: the feed
+            # reports every game being read, so a read never caches a version it overtook
+            loading = self._loading.setdefault(game_id, [0, 0])
+            loading[0] += 1
             try:
-                agg = await asyncio.to_thread(self.app.repository.get, game_id)
-            except AggregateNotFoundError:
-                raise NotFound(f"no game {game_id}") from None
-            self._latest[game_id] = agg
+                for _attempt in range(3):
+                    try:
+                        agg = await asyncio.to_thread(self.store.get, game_id)
+                    except AggregateNotFoundError:
+                        raise NotFound(f"no game {game_id}") from None
+                    if loading[1] <= agg.version:
+                        break  # else another replica moved while we read: read again
+                cached = self._latest.get(game_id)
+                if loading[1] > agg.version:
+                    pass  # still behind: serve it, but do not cache it
+                elif cached is None or cached.version <= agg.version:
+                    self._latest[game_id] = agg
+                else:  # the feed brought the cache further meanwhile
+                    agg = cached
+            finally:
+                loading[0] -= 1
+                if loading[0] == 0:
+                    del self._loading[game_id]
         return agg
 
     async def _load_at(self, game_id: uuid.UUID, version: int | None) -> GameAggregate:
@@ -97,9 +153,7 @@ class TableServer:
             raise MalformedCommand("version", f"must be 1..{latest.version}")
         if version == latest.version:
             return latest
-        agg: GameAggregate = await asyncio.to_thread(
-            self.app.repository.get, game_id, version=version
-        )
+        agg: GameAggregate = await asyncio.to_thread(self.store.get, game_id, version)
         return agg
 
     async def authenticate(self, game_id: str, token: str | None) -> Viewer:
@@ -130,12 +184,17 @@ class TableServer:
             for e, fact in zip(fork.pending_events, facts, strict=True)
         ]
         try:
-            await asyncio.wrap_future(self.committer.submit(fork))
+            await asyncio.wrap_future(self.store.submit(fork))
         except IntegrityError:
             self._latest.pop(agg.id, None)  # another writer won: never trust memory now
             current = (await self._load(agg.id)).version
             raise Aborted(agg.version, current) from None
-        self._latest[agg.id] = fork
+        cached = self._latest.get(agg.id)
+        if cached is agg:
+            self._latest[agg.id] = fork
+        elif cached is not None and cached.version < fork.version:
+            # the store feed moved or dropped the entry meanwhile: re-read on next use
+            self._latest.pop(agg.id, None)
         self.hub.publish(agg.id, stored)
         return stored
 
@@ -156,7 +215,7 @@ class TableServer:
         )
         game_id = uuid.uuid4()
         agg = GameAggregate.open(game_id, created)
-        await asyncio.wrap_future(self.committer.submit(agg))
+        await asyncio.wrap_future(self.store.submit(agg))
         self._latest[game_id] = agg
         return str(game_id), agg.version, arbiter_token
 
@@ -228,7 +287,7 @@ class TableServer:
     ) -> tuple[tables.Table, list[StoredEvent], int, Viewer]:
         gid = self.parse_id(game_id)
         latest = await self._load(gid)
-        events = await asyncio.to_thread(self.app.stored_events, gid, after, None, limit)
+        events = await asyncio.to_thread(self.store.stored_events, gid, after, None, limit)
         return latest.table, events, latest.version, tables.viewer_for(latest.table, viewer)
 
     async def watch(
@@ -247,7 +306,7 @@ class TableServer:
         last = after_version
         try:
             while True:
-                stored = await asyncio.to_thread(self.app.stored_events, gid, last)
+                stored = await asyncio.to_thread(self.store.stored_events, gid, last)
                 latest = await self._load(gid)
                 if stored:
                     last = stored[-1].version

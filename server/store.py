@@ -13,8 +13,10 @@ import concurrent.futures
 import copy
 import hashlib
 import json
+import logging
 import queue
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -27,6 +29,7 @@ from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcodin
 from domain import table as tables
 
 SNAPSHOT_INTERVAL = 50
+log = logging.getLogger("tabletop.store")
 
 
 def chain_hash(prev_hash: str, version: int, fact: dict[str, Any]) -> str:
@@ -122,6 +125,7 @@ class TableApplication(Application[UUID]):
     ) -> list[StoredEvent]:
         kind = ""
         out = []
+        e: Any
         for e in self.events.get(game_id, gt=gt, lte=lte, limit=limit):
             if not kind:
                 kind = e.fact["data"]["kind"] if e.fact["type"] == "GameCreated" else ""
@@ -135,6 +139,7 @@ class TableApplication(Application[UUID]):
         return out
 
     def kind_of(self, game_id: UUID) -> str:
+        first: Any
         (first,) = list(self.events.get(game_id, limit=1))
         return str(first.fact["data"]["kind"])
 
@@ -157,10 +162,13 @@ class GroupCommitter:
         self._queue: queue.Queue[tuple[GameAggregate, concurrent.futures.Future[None]] | None] = (
             queue.Queue()
         )
-        self._thread = threading.Thread(target=self._run, name="group-commit", daemon=True)
-        self._thread.start()
         self.batches = 0
         self.saved_events = 0
+        # Told the recordings (with notification ids) of every successful save, from the
+        # writer thread, before any caller learns of it (the store feed uses this).
+        self.on_saved: Callable[[list[Any]], None] | None = None
+        self._thread = threading.Thread(target=self._run, name="group-commit", daemon=True)
+        self._thread.start()
 
     def submit(self, aggregate: GameAggregate) -> concurrent.futures.Future[None]:
         future: concurrent.futures.Future[None] = concurrent.futures.Future()
@@ -191,33 +199,54 @@ class GroupCommitter:
     def _save(self, batch: list[tuple[GameAggregate, concurrent.futures.Future[None]]]) -> None:
         pending = [(agg, list(agg.collect_events()), fut) for agg, fut in batch]
         try:
-            self.app.save(*[e for _, events, _ in pending for e in events])
+            recordings = self.app.save(*[e for _, events, _ in pending for e in events])
         except IntegrityError:
-            for agg, events, fut in pending:
-                self._save_one(agg, events, fut)
+            done = [p for p in pending if self._save_one(*p)]
+            self._snapshot([agg for agg, events, _ in done if _crosses_snapshot(events)])
             return
         except Exception as exc:  # the store is down: every caller learns it
             for _, _, fut in pending:
                 fut.set_exception(exc)
             return
         self.batches += 1
-        for agg, events, fut in pending:
-            self._after_save(agg, events)
+        self._saved(recordings)
+        for _agg, events, fut in pending:
+            self.saved_events += len(events)
             fut.set_result(None)
+        self._snapshot([agg for agg, events, _ in pending if _crosses_snapshot(events)])
 
     def _save_one(
         self, agg: GameAggregate, events: list[Any], fut: concurrent.futures.Future[None]
-    ) -> None:
+    ) -> bool:
         try:
-            self.app.save(*events)
+            recordings = self.app.save(*events)
         except Exception as exc:
             fut.set_exception(exc)
-            return
-        self._after_save(agg, events)
-        fut.set_result(None)
-
-    def _after_save(self, agg: GameAggregate, events: list[Any]) -> None:
+            return False
+        self.batches += 1
+        self._saved(recordings)
         self.saved_events += len(events)
-        first, last = events[0].originator_version, events[-1].originator_version
-        if last // SNAPSHOT_INTERVAL > (first - 1) // SNAPSHOT_INTERVAL:
-            self.app.snapshot(agg)
+        fut.set_result(None)
+        return True
+
+    def _saved(self, recordings: list[Any]) -> None:
+        if self.on_saved is not None:
+            try:
+                self.on_saved(recordings)
+            except Exception:
+                log.exception("on_saved failed")
+
+    def _snapshot(self, aggregates: list[GameAggregate]) -> None:
+        """Snapshots after the callers were answered, in one write; losing one is harmless."""
+        if not aggregates or self.app.snapshots is None:
+            return
+        try:
+            self.app.snapshots.put([GameAggregate.Snapshot.take(a) for a in aggregates])
+        except Exception:
+            log.warning("taking %d snapshots failed", len(aggregates), exc_info=True)
+
+
+def _crosses_snapshot(events: list[Any]) -> bool:
+    """Whether these events end at or pass a multiple of SNAPSHOT_INTERVAL."""
+    first, last = events[0].originator_version, events[-1].originator_version
+    return last // SNAPSHOT_INTERVAL > (first - 1) // SNAPSHOT_INTERVAL

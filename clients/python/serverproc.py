@@ -29,12 +29,17 @@ class ServerProcess:
     """``python -m server.main`` on 127.0.0.1 with a free port, SQLite in ``data_dir``."""
 
     def __init__(
-        self, data_dir: Path | None = None, store: str = "sqlite", extra: list[str] | None = None
+        self,
+        data_dir: Path | None = None,
+        store: str = "sqlite",
+        extra: list[str] | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         self._tmp = None if data_dir else tempfile.TemporaryDirectory(prefix="tabletop-")
         self.data_dir = Path(data_dir or self._tmp.name)  # type: ignore[union-attr]
         self.store = store
         self.extra = extra or []
+        self.env = env or {}  # added to this process's environment (e.g. POSTGRES_*)
         self.proc: subprocess.Popen[bytes] | None = None
         self.port = 0
 
@@ -60,7 +65,9 @@ class ServerProcess:
             *self.extra,
         ]
         self.log = open(self.data_dir / "server.log", "ab")  # noqa: SIM115
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            cmd, stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, **self.env}
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -102,7 +102,9 @@ def check_options(options: Options | None) -> Options:
     daylight = options.daylight
     if mode in (Mode.SIMPLE, Mode.BASIC):
         if daylight is False:
-            raise InvalidOptions("daylight", "白昼规则在简易和基本模式必定启用 (cannot be turned off)")
+            raise InvalidOptions(
+                "daylight", "白昼规则在简易和基本模式必定启用 (cannot be turned off)"
+            )
         daylight = True
     elif mode == Mode.REGULAR:
         daylight = bool(daylight)
@@ -114,7 +116,9 @@ def check_options(options: Options | None) -> Options:
     bans = options.silent_night
     if bans:
         if mode in (Mode.SIMPLE, Mode.BASIC):
-            raise InvalidOptions("silent_night", "静夜 is available from 常规模式 up (no special combos)")
+            raise InvalidOptions(
+                "silent_night", "静夜 is available from 常规模式 up (no special combos)"
+            )
         if len(bans) > 3:
             raise InvalidOptions("silent_night", "静夜: at most three special combos may be banned")
         if len(set(bans)) != len(bans):

@@ -174,7 +174,9 @@ def classify(
             raise RuleViolation("OPENING_NEEDS_BIRD", "起始", "the opening play is one bird card")
         if rules.dance_banned:
             raise RuleViolation(
-                "DANCE_BANNED", "天上天下", "after 天上天下 you may not play a function card this turn"
+                "DANCE_BANNED",
+                "天上天下",
+                "after 天上天下 you may not play a function card this turn",
             )
         return PlayShape(vec, PlayKind.WU, 0, None, single)
 
@@ -186,7 +188,9 @@ def classify(
         if flowers and not rules.flowers_are_units and not (vec[I_WIND] or vec[I_MOON]):
             if any(vec[i] for i in NUMBER_INDEXES):
                 raise RuleViolation(
-                    "FLOWER_CARRIES_NUMBERS", "繁花似锦", "under 繁花似锦 a flower carries no number card"
+                    "FLOWER_CARRIES_NUMBERS",
+                    "繁花似锦",
+                    "under 繁花似锦 a flower carries no number card",
                 )
         if rules.twin_swallows and functions == 1:
             raise RuleViolation(
@@ -195,7 +199,9 @@ def classify(
                 "a single function card is played with exactly 2 bird cards",
             )
         raise RuleViolation(
-            "ILLEGAL_COMBINATION", "非法组合", "function cards are played alone or as a special combo"
+            "ILLEGAL_COMBINATION",
+            "非法组合",
+            "function cards are played alone or as a special combo",
         )
     birds = vec[I_BIRD]
     numbers = sum(vec[i] for i in NUMBER_INDEXES)
@@ -223,9 +229,7 @@ def classify(
                 "MUST_FOLLOW", "吟", f"after a 诵 you must 吟: play exactly {reference}"
             )
         if need == Need.SONG or rules.continuo:
-            raise RuleViolation(
-                "MUST_RAISE", "诵", f"you must 诵: play more than {reference}"
-            )
+            raise RuleViolation("MUST_RAISE", "诵", f"you must 诵: play more than {reference}")
         raise RuleViolation("COUNT_TOO_LOW", "吟诵", f"play at least {reference}")
     kind = PlayKind.YIN if count == reference else PlayKind.SONG
     return PlayShape(vec, kind, count)
@@ -323,7 +327,9 @@ def legal_shapes(hand: Vec, rules: PlayRules, need: Need, reference: int) -> tup
         if rules.cool_banned:
             return ()
         if hand[I_BIRD]:
-            shapes.append(PlayShape((1, 0, 0, 0, 0, 0, 0, 0), PlayKind.OPENING, 1 + rules.bird_bonus))
+            shapes.append(
+                PlayShape((1, 0, 0, 0, 0, 0, 0, 0), PlayKind.OPENING, 1 + rules.bird_bonus)
+            )
         if hand[I_FLOWER] and rules.flowers_are_units:
             shapes.append(PlayShape((0, 0, 0, 0, 0, 1, 0, 0), PlayKind.OPENING, 1))
         return tuple(shapes)
@@ -343,16 +349,16 @@ def legal_shapes(hand: Vec, rules: PlayRules, need: Need, reference: int) -> tup
             dancers = [I_WIND, I_MOON] + ([I_FLOWER] if rules.flower_dance else [])
             for i in dancers:
                 if hand[i]:
-                    vec = [0] * 8
-                    vec[i] = 1
-                    vec[I_BIRD] = birds_needed
-                    shapes.append(PlayShape(tuple(vec), PlayKind.WU, 0, None, i))
+                    single = [0] * 8
+                    single[i] = 1
+                    single[I_BIRD] = birds_needed
+                    shapes.append(PlayShape(tuple(single), PlayKind.WU, 0, None, i))
 
     for combo in rules.combos:
         if rules.cool_banned and combo not in (Combo.TIANSHANG_TIANXIA, Combo.WAN_ZI_QIAN_HONG):
             continue
-        for vec in _combo_vecs(combo, hand):
-            shapes.append(PlayShape(vec, PlayKind.WU, 0, combo))
+        for combo_vec in _combo_vecs(combo, hand):
+            shapes.append(PlayShape(combo_vec, PlayKind.WU, 0, combo))
     return tuple(shapes)
 
 

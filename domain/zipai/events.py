@@ -74,7 +74,7 @@ class LongLaidDown:
     """A 拢 (four alike) was laid down: one card face up, three face down."""
 
     seat: int
-    face_up: Card
+    face_up: Card  # the card shown face up (all four are of this face)
     hidden: tuple[Card, ...]  # the three face-down cards (empty for other viewers)
     hidden_count: int
     taken: bool  # True when the face-up card is the seat's own flip (拢 during play)
@@ -126,7 +126,7 @@ class CardFlipped:
 
     seat: int
     card: Card
-    stock_left: int
+    stock_left: int  # cards left in the stock after this flip
 
 
 @dataclass(frozen=True)

@@ -100,14 +100,26 @@ def _best(counts: Counts, need_pair: bool) -> tuple[int, tuple[KindGroup, ...]] 
     return best
 
 
-def counts_of(hand: tuple[int, ...] | list[int]) -> list[int]:
+def counts_of(hand: tuple[int, ...] | list[int]) -> Counts:
+    """How many cards of each kind (memoized for hands given as tuples)."""
+    if isinstance(hand, tuple):
+        return _counts_cached(hand)
+    return _counts(hand)
+
+
+def _counts(hand: tuple[int, ...] | list[int]) -> Counts:
     c = [0] * KIND_COUNT
     for i in hand:
-        c[kind_of(i)] += 1
-    return c
+        c[i >> 2] += 1
+    return tuple(c)
 
 
-def _split_locked(hand_counts: list[int], extra_kind: int | None) -> tuple[Counts, list[int]]:
+@lru_cache(maxsize=1 << 14)
+def _counts_cached(hand: tuple[int, ...]) -> Counts:
+    return _counts(hand)
+
+
+def _split_locked(hand_counts: Counts | list[int], extra_kind: int | None) -> tuple[Counts, list[int]]:
     """Set every 坎 (three alike in the hand) aside and add the extra card.
 
     Four alike in the hand (only the dealer's 21st card, offered 胡 before 拢) keep three as
@@ -135,11 +147,11 @@ def is_winning(hand: tuple[int, ...] | list[int], extra: int | None = None) -> b
     return is_winning_counts(counts_of(hand), None if extra is None else kind_of(extra))
 
 
-def is_winning_counts(hand_counts: list[int] | Counts, extra_kind: int | None) -> bool:
+def is_winning_counts(hand_counts: Counts | list[int], extra_kind: int | None) -> bool:
     n = sum(hand_counts) + (0 if extra_kind is None else 1)
     if n % 3 == 1:
         return False
-    rest, _locked = _split_locked(list(hand_counts), extra_kind)
+    rest, _locked = _split_locked(hand_counts, extra_kind)
     return _complete(rest, n % 3 == 2)
 
 

@@ -24,13 +24,13 @@ from domain.zipai.cards import KIND_COUNT, Card, big_of_kind, kind_of, rank_of_k
 class GroupKind(enum.Enum):
     """The shape of a group of cards."""
 
-    RUN = 1
-    ER_QI_SHI = 2
-    DA_DA_XIAO = 3
-    XIAO_XIAO_DA = 4
-    TRIPLE = 5
-    FOUR = 6
-    PAIR = 7
+    RUN = 1  # three consecutive ranks of one size
+    ER_QI_SHI = 2  # 二七十 or 贰柒拾
+    DA_DA_XIAO = 3  # 大大小: two big and one small of one rank
+    XIAO_XIAO_DA = 4  # 小小大: two small and one big of one rank
+    TRIPLE = 5  # three alike (坎 or 碰)
+    FOUR = 6  # four alike (拢 or 招)
+    PAIR = 7  # 一将牌: two alike (only in a winning hand)
 
 
 class MeldKind(enum.Enum):

@@ -35,11 +35,11 @@ class ScoringProfile(enum.Enum):
 class Options:
     """Options of one hand. The number of players is the table's seat count (2, 3 or 4)."""
 
-    variant: Variant = Variant.LUZHOU
-    dealer_rule: DealerRule = DealerRule.WINNER
+    variant: Variant = Variant.LUZHOU  # 泸州 or 合江 reading of the dealer's 21st card
+    dealer_rule: DealerRule = DealerRule.WINNER  # who deals the next hand of a match
     guo_hu: bool = False  # 过胡: a seat may pass up a 胡 (unchecked: 胡 is compulsory)
     guo_zhang_sheng_fan: bool = False  # 过张升番胡: after passing a 胡, only a higher-fan 胡
-    scoring: ScoringProfile = ScoringProfile.NONE
+    scoring: ScoringProfile = ScoringProfile.NONE  # how a finished hand is scored
     dealer: int = 0  # the dealer (庄家) seat of this hand
 
 

@@ -37,7 +37,8 @@ class SeatState:
     bao: bool = False
     replacements: int = 0  # 补张 drawn for 拢 at the deal
     san_long_offered: bool = False
-    no_chi: tuple[int, ...] = ()  # kinds never to be eaten again (过张, own discards)
+    guo_zhang: tuple[int, ...] = ()  # 过张: kinds the seat could eat and passed up
+    played: tuple[int, ...] = ()  # kinds the seat discarded (or flipped and left): never eaten
     guo_hu_fan: int | None = None  # 过张升番胡: highest fan of a 胡 passed up
 
     @property

@@ -20,20 +20,22 @@ from server.store import (
     chain_hash,
 )
 from tests.support import fakegame
+from tests.support.pgfixtures import PG
 
 register(fakegame.RULES)
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", pytest.param("postgres", marks=PG)])
 def app(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TableApplication]:
-    env = (
-        {"PERSISTENCE_MODULE": "eventsourcing.popo"}
-        if request.param == "memory"
-        else {
+    if request.param == "memory":
+        env = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+    elif request.param == "sqlite":
+        env = {
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
             "SQLITE_DBNAME": str(tmp_path / "g.sqlite"),
         }
-    )
+    else:
+        env = request.getfixturevalue("pg_env")
     a = TableApplication(env=env)
     yield a
     a.close()

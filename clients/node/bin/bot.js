@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+'use strict';
+// tabletop-node-bot: random bots play a game.
+//
+//   node bin/bot.js [--target 127.0.0.1:50051] [--mode MODE_BASIC] [--seats 4] [--seed N]
+//       opens a 花鸟风月 table, seats a bot at every seat and plays it to the end.
+//   node bin/bot.js --game GAME_ID --join 0,1 [--start]
+//       takes seats 0 and 1 of an existing table (others may be any client, any language),
+//       optionally starts it once every seat is taken, and plays those seats to the end.
+const { parseArgs } = require('node:util');
+const { TableClient, RandomBot, playUntilOver, describeError, sleep } = require('../lib');
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      target: { type: 'string', default: process.env.TABLETOP_TARGET || '127.0.0.1:50051' },
+      mode: { type: 'string', default: 'MODE_BASIC' },
+      seats: { type: 'string', default: '4' },
+      seed: { type: 'string' },
+      game: { type: 'string' },
+      join: { type: 'string' },
+      start: { type: 'boolean', default: false },
+    },
+  });
+  const client = new TableClient(values.target);
+  const seed = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.random() * 2 ** 30);
+  try {
+    let gameId = values.game;
+    let seatNumbers;
+    if (!gameId) {
+      const created = await client.createGame({ huaniao: { mode: values.mode } }, Number(values.seats), { seed });
+      gameId = created.game_id;
+      seatNumbers = [...Array(Number(values.seats)).keys()];
+    } else {
+      seatNumbers = (values.join || '').split(',').filter(Boolean).map(Number);
+    }
+    const seats = [];
+    for (const s of seatNumbers) seats.push(await client.join(gameId, s, `node-${s}`));
+    if (!values.game || values.start) {
+      for (;;) {
+        const view = await seats[0].view();
+        if (view.phase !== 'GAME_PHASE_WAITING') break;
+        if (view.seats.every((s) => s.taken)) {
+          await seats[0].start();
+          break;
+        }
+        await sleep(50);
+      }
+    }
+    const bots = seats.map((s, i) => new RandomBot(s, seed + i));
+    const final = await playUntilOver(bots);
+    const moves = bots.reduce((n, b) => n + b.moves, 0);
+    console.log(`game ${gameId}: ${moves} moves by seats ${seatNumbers.join(',')}, ` +
+      `winners ${final.outcome.winners.join(',')} (${final.outcome.reason}), version ${final.version}`);
+  } catch (err) {
+    console.error(err.code !== undefined ? describeError(err) : err);
+    process.exitCode = 1;
+  } finally {
+    client.close();
+  }
+}
+
+main();

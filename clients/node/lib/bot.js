@@ -1,0 +1,106 @@
+'use strict';
+// A bot that plays uniformly random legal moves for one or more seats of a game, for any
+// game kind: it never needs to understand a move, it picks one from LegalMoves.
+const { load } = require('./protos');
+const { sleep } = require('./client');
+
+/** A small seeded PRNG (mulberry32), so a bot's choices are reproducible. */
+function rng(seed) {
+  let a = (Number(seed) >>> 0) || 0x9e3779b9;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+class RandomBot {
+  /** @param {import('./client').SeatClient} seat */
+  constructor(seat, seed = 1) {
+    this.seat = seat;
+    this.random = rng(seed);
+    this.moves = 0;
+  }
+
+  /** Play one legal move if this seat has one now. Resolves to whether it played. */
+  async step() {
+    const { grpc } = load();
+    const legal = await this.seat.legalMoves();
+    if (!legal.moves.length) return false;
+    const move = legal.moves[Math.floor(this.random() * legal.moves.length)];
+    try {
+      await this.seat.play(move, legal.version);
+    } catch (err) {
+      if (err.code === grpc.status.ABORTED) return false; // someone moved first: ask again
+      throw err;
+    }
+    this.moves += 1;
+    return true;
+  }
+}
+
+/**
+ * Drive `bots` (any subset of a game's seats; other seats may be played by anyone else)
+ * until the game is over. Between turns it waits on a spectator Watch stream instead of
+ * polling, so it reacts as soon as another client moves. Resolves to the final GameView.
+ */
+async function playUntilOver(bots, { viewer, maxMoves = 20_000, idleTimeoutMs = 30_000 } = {}) {
+  const look = viewer || bots[0].seat;
+  const bySeat = new Map(bots.map((b) => [b.seat.seat, b]));
+  const spectator = look.client.asViewer(look.gameId);
+  const first = await look.view();
+  const watcher = spectator.watcher(first.version);
+  let seen = first.version;
+  let wake = null;
+  const pump = (async () => {
+    try {
+      for await (const event of watcher) {
+        seen = event.version;
+        if (wake) wake();
+      }
+    } catch {
+      // the loop below notices a game that stopped moving
+    }
+    if (wake) wake();
+  })();
+  const changedSince = (version, ms) => new Promise((resolve) => {
+    if (seen > version) return resolve(true);
+    const timer = setTimeout(() => { wake = null; resolve(false); }, ms);
+    wake = () => { clearTimeout(timer); wake = null; resolve(true); };
+    return undefined;
+  });
+  let moves = 0;
+  let idleSince = Date.now();
+  try {
+    while (moves < maxMoves) {
+      const view = await look.view();
+      if (view.phase === 'GAME_PHASE_FINISHED') return view;
+      let acted = false;
+      for (const seat of view.to_act) {
+        const bot = bySeat.get(seat);
+        if (bot && (await bot.step())) {
+          moves += 1;
+          acted = true;
+        }
+      }
+      if (acted) {
+        idleSince = Date.now();
+        continue;
+      }
+      // Not our turn (or our move lost a race): wait for the next event, then look again.
+      await changedSince(view.version, 200);
+      if (seen > view.version) idleSince = Date.now();
+      if (Date.now() - idleSince > idleTimeoutMs) {
+        throw new Error(`game ${look.gameId} made no progress for ${idleTimeoutMs} ms at v${view.version}`);
+      }
+    }
+    throw new Error(`game did not end in ${maxMoves} moves`);
+  } finally {
+    watcher.close();
+    await pump;
+  }
+}
+
+module.exports = { RandomBot, playUntilOver, rng };

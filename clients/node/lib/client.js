@@ -1,0 +1,219 @@
+'use strict';
+// A small promise-based client for tabletop.v1.TableService.
+//
+// TableClient opens tables and takes seats; SeatClient acts for one seat (or the arbiter,
+// or a spectator) and sends its token as `x-seat-token` metadata; Watcher streams a game's
+// events and resumes a dropped stream from the last version it saw, so its consumer never
+// sees a gap or a duplicate.
+const { load } = require('./protos');
+
+const TOKEN_HEADER = 'x-seat-token';
+const DEFAULT_DEADLINE_MS = 10_000;
+
+// Long-lived Watch streams: ping every 20 s; the server accepts pings every 10 s.
+const CHANNEL_OPTIONS = {
+  'grpc.keepalive_time_ms': 20_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+  'grpc.keepalive_permit_without_calls': 1,
+};
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function deadline(ms) {
+  return new Date(Date.now() + ms);
+}
+
+/** Call a unary method of a grpc-js stub as a promise. */
+function unary(stub, method, request, metadata, deadlineMs = DEFAULT_DEADLINE_MS) {
+  return new Promise((resolve, reject) => {
+    stub[method](request, metadata, { deadline: deadline(deadlineMs) }, (err, reply) => {
+      if (err) reject(err);
+      else resolve(reply);
+    });
+  });
+}
+
+class TableClient {
+  /**
+   * @param {string} target host:port of the server
+   * @param {{token?: string, credentials?: object, channelOptions?: object}} [opts]
+   */
+  constructor(target = '127.0.0.1:50051', opts = {}) {
+    const { grpc, TableService } = load();
+    this.grpc = grpc;
+    this.target = target;
+    this.token = opts.token || null;
+    this.stub = new TableService(
+      target,
+      opts.credentials || grpc.credentials.createInsecure(),
+      { ...CHANNEL_OPTIONS, ...(opts.channelOptions || {}) },
+    );
+  }
+
+  close() {
+    this.stub.close();
+  }
+
+  metadata(token = this.token) {
+    const md = new this.grpc.Metadata();
+    if (token) md.set(TOKEN_HEADER, token);
+    return md;
+  }
+
+  /** Open a table. `options` is a tabletop.v1.GameOptions object, e.g. {huaniao: {mode: 'MODE_BASIC'}}. */
+  createGame(options, seatCount, { seed, deck } = {}) {
+    const request = { options, seat_count: seatCount, deck: deck || [] };
+    if (seed !== undefined && seed !== null) request.seed = seed;
+    return unary(this.stub, 'CreateGame', request, this.metadata());
+  }
+
+  /** Take a seat; returns a SeatClient that carries the seat token. */
+  async join(gameId, seat, playerName = '') {
+    const reply = await unary(
+      this.stub, 'JoinGame', { game_id: gameId, seat, player_name: playerName }, this.metadata(null),
+    );
+    return new SeatClient(this, gameId, reply.seat, reply.seat_token);
+  }
+
+  /** Act with an existing token (seat or arbiter), or as a spectator without one. */
+  asViewer(gameId, token = null, seat = null) {
+    return new SeatClient(this, gameId, seat, token);
+  }
+}
+
+class SeatClient {
+  constructor(client, gameId, seat, token) {
+    this.client = client;
+    this.gameId = gameId;
+    this.seat = seat;
+    this.token = token;
+  }
+
+  get stub() {
+    return this.client.stub;
+  }
+
+  metadata() {
+    return this.client.metadata(this.token);
+  }
+
+  async start() {
+    const reply = await unary(this.stub, 'StartGame', { game_id: this.gameId }, this.metadata());
+    return reply.version;
+  }
+
+  /** The GameView at `version` (latest when omitted). */
+  async view(version) {
+    const request = { game_id: this.gameId };
+    if (version !== undefined && version !== null) request.version = version;
+    const reply = await unary(this.stub, 'GetView', request, this.metadata());
+    return reply.view;
+  }
+
+  /** {version, moves}: play one of `moves` with `expected_version = version`. */
+  legalMoves() {
+    return unary(this.stub, 'LegalMoves', { game_id: this.gameId }, this.metadata());
+  }
+
+  /** Play a Move (as returned by legalMoves) against `expectedVersion`. */
+  play(move, expectedVersion) {
+    return unary(
+      this.stub, 'Play',
+      { game_id: this.gameId, expected_version: expectedVersion, move },
+      this.metadata(),
+    );
+  }
+
+  /** Every event this viewer may see, paging through GetHistory. */
+  async history(pageSize = 500) {
+    const events = [];
+    let token = '';
+    for (;;) {
+      const page = await unary(
+        this.stub, 'GetHistory',
+        { game_id: this.gameId, page_size: pageSize, page_token: token },
+        this.metadata(),
+      );
+      events.push(...page.events);
+      token = page.next_page_token;
+      if (!token) return events;
+    }
+  }
+
+  /** The raw server stream of WatchResponse messages after `afterVersion` (no resume). */
+  watchCall(afterVersion = 0) {
+    return this.stub.Watch({ game_id: this.gameId, after_version: afterVersion }, this.metadata());
+  }
+
+  /** A resuming Watcher of this game; iterate it with `for await`. */
+  watcher(afterVersion = 0, opts = {}) {
+    return new Watcher(this, afterVersion, opts);
+  }
+}
+
+/**
+ * Streams GameEvents after a version and resumes a dropped stream with `after_version` =
+ * the last version delivered. Ends when the game is over and everything was sent.
+ * `reconnect()` drops the current call on purpose (e.g. an app going to the background);
+ * the next events come from a fresh call, with no gap and no duplicate.
+ */
+class Watcher {
+  constructor(seatClient, afterVersion = 0, { retries = 20, backoffMs = 100 } = {}) {
+    this.seatClient = seatClient;
+    this.last = afterVersion;
+    this.retries = retries;
+    this.backoffMs = backoffMs;
+    this.calls = 0; // how many Watch calls were opened (1 + resumes)
+    this._call = null;
+    this._reconnecting = false;
+    this._closed = false;
+  }
+
+  reconnect() {
+    if (this._call) {
+      this._reconnecting = true;
+      this._call.cancel();
+    }
+  }
+
+  close() {
+    this._closed = true;
+    if (this._call) this._call.cancel();
+  }
+
+  async *[Symbol.asyncIterator]() {
+    const { grpc } = load();
+    const retryable = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]);
+    let failures = 0;
+    while (!this._closed) {
+      const call = this.seatClient.watchCall(this.last);
+      this._call = call;
+      this.calls += 1;
+      try {
+        for await (const reply of call) {
+          failures = 0;
+          const event = reply.event;
+          if (event.version <= this.last) continue; // never hand a consumer a duplicate
+          this.last = event.version;
+          yield event;
+          if (this._closed) return;
+        }
+        return; // the server ended the stream: the game is over
+      } catch (err) {
+        if (this._closed) return;
+        if (this._reconnecting && err.code === grpc.status.CANCELLED) {
+          this._reconnecting = false;
+          continue;
+        }
+        if (!retryable.has(err.code) || failures >= this.retries) throw err;
+        failures += 1;
+        await sleep(this.backoffMs * failures);
+      } finally {
+        this._call = null;
+        call.cancel();
+      }
+    }
+  }
+}
+
+module.exports = { TableClient, SeatClient, Watcher, TOKEN_HEADER, CHANNEL_OPTIONS, unary, sleep };

@@ -1,0 +1,37 @@
+'use strict';
+// Shared setup for the Node tests: the server address and a seated 花鸟风月 table.
+const assert = require('node:assert/strict');
+const { TableClient } = require('../lib');
+
+const TARGET = process.env.TABLETOP_TARGET;
+
+function target() {
+  assert.ok(TARGET, 'set TABLETOP_TARGET=host:port of a running tabletop server');
+  return TARGET;
+}
+
+const BASIC = { huaniao: { mode: 'MODE_BASIC' } };
+
+/** Open a 4-seat 基本 table, seat four Node clients, optionally start it. */
+async function seatedGame(client, { seed = 1, start = true } = {}) {
+  const created = await client.createGame(BASIC, 4, { seed });
+  const seats = [];
+  for (let s = 0; s < 4; s += 1) seats.push(await client.join(created.game_id, s, `node-${s}`));
+  if (start) await seats[0].start();
+  return { gameId: created.game_id, arbiter: created.arbiter_token, seats };
+}
+
+function withClient(fn) {
+  return async (t) => {
+    const client = new TableClient(target());
+    try {
+      await fn(client, t);
+    } finally {
+      client.close();
+    }
+  };
+}
+
+const range = (from, to) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+module.exports = { target, seatedGame, withClient, BASIC, range };

@@ -1,0 +1,92 @@
+"""花鸟风月 (huaniao): the pure rules engine. ``RULES`` is the game registered with the server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.engine import Outcome, Viewer
+from domain.huaniao import rules, views
+from domain.huaniao.cards import CARDS, Card, CardClass, CardKind
+from domain.huaniao.commands import COMMAND_TYPES, ChangeSeason, Discard, Guess, Perch, Play
+from domain.huaniao.events import EVENT_TYPES
+from domain.huaniao.options import Combo, Mode, Options, check_options
+from domain.huaniao.state import HuaniaoState
+from domain.huaniao.terms import Season
+from domain.huaniao.views import View
+
+
+class HuaniaoRules:
+    """花鸟风月 as a :class:`domain.engine.GameRules`."""
+
+    name = "huaniao"
+    command_types = COMMAND_TYPES
+    event_types = EVENT_TYPES
+    state_type = HuaniaoState
+    view_type = View
+    options_type = Options
+
+    def check_options(self, options: Any) -> Options:
+        return check_options(options)
+
+    def seat_counts(self, options: Any) -> tuple[int, ...]:
+        return rules.seat_counts(options)
+
+    def new_deck(self, options: Any) -> tuple[int, ...]:
+        return rules.new_deck(options)
+
+    def initial_state(
+        self, options: Any, seat_count: int, deal: tuple[int, ...], seed: int
+    ) -> HuaniaoState:
+        return rules.initial_state(options, seat_count, deal, seed)
+
+    def deal(self, state: HuaniaoState) -> list[Any]:
+        return rules.deal(state)
+
+    def decide(self, state: HuaniaoState, command: Any) -> list[Any]:
+        return rules.decide(state, command)
+
+    def evolve(self, state: HuaniaoState, event: Any) -> HuaniaoState:
+        return rules.evolve(state, event)
+
+    def legal_commands(self, state: HuaniaoState, seat: int) -> list[Any]:
+        return rules.legal_commands(state, seat)
+
+    def to_act(self, state: HuaniaoState) -> tuple[int, ...]:
+        return rules.to_act(state)
+
+    def view(self, state: HuaniaoState, viewer: Viewer) -> View:
+        return views.view(state, viewer)
+
+    def redact(self, event: Any, viewer: Viewer) -> Any:
+        return views.redact(event, viewer)
+
+    def describe(self, event: Any) -> str:
+        return views.describe(event)
+
+    def outcome(self, state: HuaniaoState) -> Outcome | None:
+        if not state.end_reason:
+            return None
+        return Outcome(state.winners, state.scores, state.end_reason)
+
+
+RULES = HuaniaoRules()
+
+__all__ = [
+    "CARDS",
+    "RULES",
+    "Card",
+    "CardClass",
+    "CardKind",
+    "ChangeSeason",
+    "Combo",
+    "Discard",
+    "Guess",
+    "HuaniaoRules",
+    "HuaniaoState",
+    "Mode",
+    "Options",
+    "Perch",
+    "Play",
+    "Season",
+    "View",
+]

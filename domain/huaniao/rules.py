@@ -1,0 +1,949 @@
+"""decide / evolve / legal_commands for 花鸟风月.
+
+``decide`` never touches the state it is given: it folds every fact it emits into a scratch
+copy (with ``evolve``) so that later facts of the same command see earlier ones, and returns
+the facts. ``evolve`` applies one fact and never fails or decides; facts that came from
+chance (the 花鸟风月 exchange, 曲高和寡 taking, the 大对决 deal) name their outcome.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from functools import lru_cache
+from typing import Any
+
+from domain.engine import InvalidOptions, MalformedCommand, NotYourTurn, RuleViolation
+from domain.huaniao.cards import (
+    CARDS,
+    I_BIRD,
+    I_FLOWER,
+    I_HUNDRED,
+    I_MOON,
+    I_TEN,
+    I_THOUSAND,
+    I_WAN,
+    I_WIND,
+    INDEX_OF,
+    NUMBER_INDEXES,
+    SCORE,
+    CardClass,
+    card_class,
+    cards_of,
+    kind_counts,
+)
+from domain.huaniao.commands import ChangeSeason, Discard, Guess, Perch, Play
+from domain.huaniao.events import (
+    CardsExchanged,
+    CardTaken,
+    Dealt,
+    Discarded,
+    DiscardRequired,
+    Drew,
+    GameEnded,
+    GuessesRevealed,
+    GuessingOpened,
+    GuessMade,
+    HandLimitChanged,
+    HandsRecovered,
+    LeaderChosen,
+    Perched,
+    Played,
+    PlayRestarted,
+    SeasonChanged,
+    SeatGuess,
+    ShowdownDealt,
+    ShowdownHand,
+    SongEnded,
+    Transfer,
+)
+from domain.huaniao.options import (
+    Combo,
+    Mode,
+    Options,
+    available_combos,
+    check_options,
+    daylight_rule2,
+    daylight_rule3,
+    has_function_cards,
+    has_hand_limit,
+    has_seasons,
+)
+from domain.huaniao.plays import (
+    UNLIMITED,
+    PlayRules,
+    PlayShape,
+    Vec,
+    classify,
+    discard_choices,
+    legal_shapes,
+)
+from domain.huaniao.state import (
+    Hand,
+    HuaniaoState,
+    LastPlay,
+    PendingDiscard,
+    PendingGuess,
+    SeatSeasons,
+)
+from domain.huaniao.terms import (
+    CLOSING_VERSE,
+    OPENING_VERSE,
+    OPENING_VERSE_TRADITIONAL,
+    PATTERN_PRIORITY,
+    Cause,
+    Need,
+    Phase,
+    PlayKind,
+    Season,
+    ShowdownPattern,
+    next_season,
+)
+
+HAND_SIZE = 8  # 每人发8张牌
+BASE_LIMIT, MIN_LIMIT, MAX_LIMIT = 8, 4, 12  # 基础上限8张（最高12张，最低4张）
+LIMIT_DELTA = {
+    Combo.TIANSHANG_TIANXIA: -2,
+    Combo.QUE_WU_MAN_SHAN: -1,
+    Combo.HUA_NIAO_FENG_YUE: +1,
+    Combo.LIANG_FENG_YOU_XING: +2,
+}
+SHOWDOWN_HAND = 4
+MAX_SHOWDOWN_ROUNDS = 1000
+
+
+# ==========================================================================================
+# setup
+
+
+def seat_counts(options: Options) -> tuple[int, ...]:
+    """建议游戏人数：4人 -- four is suggested; two and three seats play the same rules."""
+    return (2, 3, 4)
+
+
+def new_deck(options: Options) -> tuple[int, ...]:
+    """简易模式 uses birds and number cards only (ids 0-89); the other modes all 108."""
+    options = check_options(options)
+    size = len(CARDS) if has_function_cards(options) else 90
+    return tuple(range(size))
+
+
+def initial_state(
+    options: Options, seat_count: int, deal: tuple[int, ...], seed: int
+) -> HuaniaoState:
+    options = check_options(options)
+    if seat_count not in seat_counts(options):
+        raise InvalidOptions("seat_count", f"花鸟风月 is played by 2 to 4 seats, not {seat_count}")
+    deal = tuple(deal)
+    if sorted(deal) != list(new_deck(options)):
+        raise MalformedCommand("deal", "the deal must be a permutation of new_deck(options)")
+    n = seat_count
+    return HuaniaoState(
+        options=options,
+        seat_count=n,
+        seed=int(seed),
+        rng_counter=0,
+        deck=deal,
+        hands=(Hand(()),) * n,
+        turns_taken=(0,) * n,
+        seat_seasons=(SeatSeasons(),) * n,
+        season=Season.SPRING if has_seasons(options) else None,
+        hand_limit=BASE_LIMIT if has_hand_limit(options) else None,
+        dance_ban_at=(-1,) * n,
+        cool_ban_at=(-1,) * n,
+        guessed_at_one=(False,) * n,
+    )
+
+
+def deal(state: HuaniaoState) -> list[Any]:
+    """每人发8张牌，鸟牌最多者先手 (ties: the lowest seat number among them)."""
+    if state.phase != Phase.DEALING:
+        raise RuleViolation("ALREADY_DEALT", "起始", "the cards have been dealt")
+    b = _Builder(state)
+    for seat in range(state.seat_count):
+        top = b.state.deck[:HAND_SIZE]
+        b.emit(Dealt(seat, cards_of(top), len(top)))
+    birds = [kind_counts(h.cards)[I_BIRD] for h in b.state.hands]
+    b.emit(LeaderChosen(birds.index(max(birds))))
+    return b.events
+
+
+# ==========================================================================================
+# derived facts about a state
+
+
+def seasons_of(s: HuaniaoState, seat: int) -> tuple[Season, ...]:
+    """The seasons whose rules ``seat`` follows now: the table's (or 风花雪月's) + 万紫千红's."""
+    if s.season is None:
+        return ()
+    ss = s.seat_seasons[seat]
+    base = ss.override if ss.override is not None and s.round <= ss.override_until else s.season
+    if ss.extra is not None and s.round == ss.extra_until and ss.extra != base:
+        return (base, ss.extra)
+    return (base,)
+
+
+def declared_season(s: HuaniaoState, seat: int) -> Season | None:
+    seasons = seasons_of(s, seat)
+    return seasons[0] if seasons else None
+
+
+@lru_cache(maxsize=4096)
+def _play_rules(
+    options: Options, seasons: tuple[Season, ...], dance_banned: bool, cool_banned: bool
+) -> PlayRules:
+    spring = Season.SPRING in seasons
+    summer = Season.SUMMER in seasons
+    return PlayRules(
+        flowers_are_units=not options.blossoms,
+        bird_cap=UNLIMITED if options.continuo else 1,
+        flower_cap=UNLIMITED if options.continuo else (3 if spring else 2),
+        bird_bonus=1 if summer else 0,
+        combos=available_combos(options),
+        twin_swallows=options.twin_swallows,
+        flower_dance=options.blossoms,
+        continuo=options.continuo,
+        dance_banned=dance_banned,
+        cool_banned=cool_banned,
+    )
+
+
+def play_rules(s: HuaniaoState, seat: int) -> PlayRules:
+    return _play_rules(
+        s.options,
+        seasons_of(s, seat),
+        s.dance_ban_at[seat] == s.turns_taken[seat],
+        s.cool_ban_at[seat] == s.turns_taken[seat],
+    )
+
+
+def hand_vec(s: HuaniaoState, seat: int) -> Vec:
+    return kind_counts(s.hands[seat].cards)
+
+
+def shapes_for(s: HuaniaoState, seat: int) -> tuple[PlayShape, ...]:
+    return legal_shapes(hand_vec(s, seat), play_rules(s, seat), s.need, s.reference)
+
+
+def to_act(s: HuaniaoState) -> tuple[int, ...]:
+    if s.phase == Phase.PLAYING:
+        return (s.turn,)
+    if s.phase == Phase.DISCARDING:
+        return tuple(p.seat for p in s.pending_discards)
+    if s.phase == Phase.GUESSING:
+        done = {g.seat for g in s.guesses}
+        return tuple(
+            seat for seat in range(s.seat_count) if seat != s.guess_target and seat not in done
+        )
+    if s.phase == Phase.CHANGING_SEASON and s.season_change_by is not None:
+        return (s.season_change_by,)
+    return ()
+
+
+def _phase(s: HuaniaoState) -> Phase:
+    if s.end_reason:
+        return Phase.ENDED
+    if s.pending_discards:
+        return Phase.DISCARDING
+    if s.guess_target is not None:
+        return Phase.GUESSING
+    if s.season_change_by is not None:
+        return Phase.CHANGING_SEASON
+    return Phase.PLAYING
+
+
+# ==========================================================================================
+# evolve
+
+
+def _set_hand(hands: tuple[Hand, ...], seat: int, cards: tuple[int, ...]) -> tuple[Hand, ...]:
+    return hands[:seat] + (Hand(tuple(sorted(cards))),) + hands[seat + 1 :]
+
+
+def _without(cards: tuple[int, ...], remove: tuple[int, ...]) -> tuple[int, ...]:
+    gone = set(remove)
+    return tuple(c for c in cards if c not in gone)
+
+
+def _put(t: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
+    return t[:i] + (value,) + t[i + 1 :]
+
+
+def _hands_changed(s: HuaniaoState, hands: tuple[Hand, ...], **changes: Any) -> HuaniaoState:
+    """Replace the hands; a seat no longer at one card may be guessed again (曲高和寡)."""
+    guessed = tuple(g and len(h.cards) == 1 for g, h in zip(s.guessed_at_one, hands, strict=True))
+    return replace(s, hands=hands, guessed_at_one=guessed, **changes)
+
+
+def _end_action(s: HuaniaoState, seat: int) -> HuaniaoState:
+    """One action done: the turn passes on unless 繁花似锦 actions remain."""
+    if s.extra_actions > 0:
+        left = s.extra_actions - 1
+        if left > 0:
+            return replace(s, extra_actions=left)
+        s = replace(s, extra_actions=0)
+    n = s.seat_count
+    turn_in_round = s.turn_in_round + 1
+    closer = seat if has_seasons(s.options) and turn_in_round >= n else s.season_change_by
+    return replace(
+        s,
+        turns_taken=_put(s.turns_taken, seat, s.turns_taken[seat] + 1),
+        turn_in_round=turn_in_round,
+        turn=(seat + 1) % n,
+        season_change_by=closer,
+    )
+
+
+def _next_need(s: HuaniaoState, kind: PlayKind) -> Need:
+    o = s.options
+    if o.continuo:
+        return Need.SONG  # 连奏: 不能吟，只许诵和舞
+    if kind == PlayKind.OPENING or daylight_rule2(o):
+        return Need.ANY  # the right to decide 吟诵 / 白昼规则2 取消吟诵的限制
+    return Need.SONG if kind == PlayKind.YIN else Need.YIN
+
+
+def evolve(s: HuaniaoState, e: Any) -> HuaniaoState:
+    s = _apply(s, e)
+    phase = _phase(s) if s.phase != Phase.DEALING else s.phase
+    return s if phase == s.phase else replace(s, phase=phase)
+
+
+def _apply(s: HuaniaoState, e: Any) -> HuaniaoState:  # noqa: C901 - one branch per fact
+    t = type(e)
+    if t is Played:
+        return _apply_played(s, e)
+    if t is Perched:
+        s = replace(s, consecutive_perches=s.consecutive_perches + 1)
+        return _end_action(s, e.seat)
+    if t is Drew:
+        ids = tuple(c.id for c in e.cards)
+        hands = _set_hand(s.hands, e.seat, s.hands[e.seat].cards + ids)
+        return _hands_changed(s, hands, deck=s.deck[len(ids) :])
+    if t is DiscardRequired:
+        return replace(s, pending_discards=s.pending_discards + (PendingDiscard(e.seat, e.count),))
+    if t is Discarded:
+        ids = tuple(c.id for c in e.cards)
+        hands = _set_hand(s.hands, e.seat, _without(s.hands[e.seat].cards, ids))
+        pending = tuple(p for p in s.pending_discards if p.seat != e.seat)
+        return _hands_changed(s, hands, discarded=s.discarded + ids, pending_discards=pending)
+    if t is Dealt:
+        ids = tuple(c.id for c in e.cards)
+        hands = _set_hand(s.hands, e.seat, ids)
+        return _hands_changed(s, hands, deck=s.deck[len(ids) :])
+    if t is LeaderChosen:
+        return replace(s, phase=Phase.PLAYING, turn=e.seat, leader=e.seat, need=Need.OPENING)
+    if t is HandLimitChanged:
+        return replace(s, hand_limit=e.limit)
+    if t is CardsExchanged or t is CardTaken:
+        transfers = e.transfers if t is CardsExchanged else (e.transfer,)
+        hands = s.hands
+        for tr in transfers:
+            cid = tr.card.id
+            hands = _set_hand(hands, tr.from_seat, _without(hands[tr.from_seat].cards, (cid,)))
+        for tr in transfers:
+            hands = _set_hand(hands, tr.to_seat, hands[tr.to_seat].cards + (tr.card.id,))
+        return _hands_changed(s, hands, rng_counter=s.rng_counter + 1)
+    if t is PlayRestarted:
+        return replace(
+            s,
+            turn=e.seat,
+            leader=e.seat,
+            need=Need.OPENING,
+            reference=0,
+            consecutive_perches=0,
+            extra_actions=0,
+            turn_in_round=0,
+        )
+    if t is GuessingOpened:
+        return replace(
+            s,
+            guess_target=e.seat,
+            guesses=(),
+            guessed_at_one=_put(s.guessed_at_one, e.seat, True),
+        )
+    if t is GuessMade:
+        return replace(s, guesses=s.guesses + (PendingGuess(e.seat, e.card_class),))
+    if t is GuessesRevealed:
+        return replace(s, guess_target=None, guesses=())
+    if t is SeasonChanged:
+        return replace(s, season=e.season, round=e.round, turn_in_round=0, season_change_by=None)
+    if t is SongEnded:
+        return s
+    if t is HandsRecovered:
+        pool = tuple(sorted(c for h in s.hands for c in h.cards))
+        return _hands_changed(s, (Hand(()),) * s.seat_count, pool=pool)
+    if t is ShowdownDealt:
+        return _apply_showdown(s, e)
+    if t is GameEnded:
+        return replace(
+            s, winners=e.winners, scores=e.scores, end_reason=e.reason, phase=Phase.ENDED
+        )
+    raise TypeError(f"not a huaniao event: {e!r}")
+
+
+def _apply_played(s: HuaniaoState, e: Played) -> HuaniaoState:
+    seat = e.seat
+    ids = tuple(c.id for c in e.cards)
+    hands = _set_hand(s.hands, seat, _without(s.hands[seat].cards, ids))
+    s = _hands_changed(
+        s,
+        hands,
+        played=s.played + ids,
+        last_play=LastPlay(seat, ids, e.kind, e.count, e.combo),
+        consecutive_perches=0,
+    )
+    if e.kind != PlayKind.WU:
+        s = replace(s, reference=e.count, need=_next_need(s, e.kind))
+        if e.kind == PlayKind.OPENING:
+            s = replace(s, verse_due=False)
+        return _end_action(s, seat)
+    combo = e.combo
+    if combo == Combo.TIANSHANG_TIANXIA and e.announce is not None:
+        s = replace(s, reference=e.announce)
+    elif combo == Combo.LIANG_FENG_YOU_XING:
+        nxt = (seat + 1) % s.seat_count
+        s = replace(s, cool_ban_at=_put(s.cool_ban_at, nxt, s.turns_taken[nxt]))
+    elif combo == Combo.FENG_HUA_XUE_YUE and e.chosen_season is not None:
+        ss = replace(s.seat_seasons[seat], override=e.chosen_season, override_until=s.round + 2)
+        s = replace(s, seat_seasons=_put(s.seat_seasons, seat, ss))
+    elif combo == Combo.WAN_ZI_QIAN_HONG and e.chosen_season is not None:
+        ss = replace(s.seat_seasons[seat], extra=e.chosen_season, extra_until=s.round + 1)
+        s = replace(s, seat_seasons=_put(s.seat_seasons, seat, ss))
+    if combo is None and s.options.blossoms and any(INDEX_OF[i] == I_FLOWER for i in ids):
+        # 繁花似锦: a single flower gives 2 more actions this turn (3 in 春)
+        extra = 3 if Season.SPRING in seasons_of(s, seat) else 2
+        return replace(s, extra_actions=extra)
+    before = s.turns_taken[seat]
+    s = _end_action(s, seat)
+    if combo == Combo.TIANSHANG_TIANXIA:
+        # 使用者下回合不可出功能牌和特殊牌组: banned while turns_taken equals its next turn's number
+        s = replace(s, dance_ban_at=_put(s.dance_ban_at, seat, before + 1))
+    return s
+
+
+def _apply_showdown(s: HuaniaoState, e: ShowdownDealt) -> HuaniaoState:
+    previous = tuple(c.id for h in s.showdown for c in h.cards)
+    discarded = s.discarded + previous
+    played = s.played
+    pool = s.pool
+    if e.refilled:
+        pool = tuple(sorted(pool + discarded + played))
+        discarded, played = (), ()
+    dealt = tuple(c.id for h in e.hands for c in h.cards)
+    return replace(
+        s,
+        pool=_without(pool, dealt),
+        discarded=discarded,
+        played=played,
+        showdown=e.hands,
+        showdown_round=e.round,
+        rng_counter=s.rng_counter + 1,
+    )
+
+
+# ==========================================================================================
+# decide
+
+
+class _Builder:
+    """Collects facts and keeps a scratch state folded over them."""
+
+    def __init__(self, state: HuaniaoState) -> None:
+        self.state = state
+        self.events: list[Any] = []
+
+    def emit(self, event: Any) -> None:
+        self.events.append(event)
+        self.state = evolve(self.state, event)
+
+    def rng(self) -> random.Random:
+        s = self.state
+        return random.Random(f"huaniao:{s.seed}:{s.rng_counter}")
+
+
+def decide(s: HuaniaoState, command: Any) -> list[Any]:
+    if s.phase == Phase.DEALING:
+        raise RuleViolation("NOT_DEALT", "起始", "the cards have not been dealt yet")
+    if s.phase == Phase.ENDED:
+        raise RuleViolation("GAME_OVER", "一曲终了", "the game is over")
+    seat = getattr(command, "seat", None)
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < s.seat_count:
+        raise MalformedCommand("seat", f"no seat {seat!r} at this table")
+    t = type(command)
+    if t is Play:
+        return _decide_play(s, command)
+    if t is Perch:
+        return _decide_perch(s, command)
+    if t is Discard:
+        return _decide_discard(s, command)
+    if t is Guess:
+        return _decide_guess(s, command)
+    if t is ChangeSeason:
+        return _decide_change_season(s, command)
+    raise MalformedCommand("command", f"not a huaniao command: {type(command).__name__}")
+
+
+def _check_turn(s: HuaniaoState, seat: int) -> None:
+    if s.phase != Phase.PLAYING or seat != s.turn:
+        waiting = ", ".join(str(x) for x in to_act(s))
+        raise NotYourTurn(seat, f"seat {seat} may not play now; waiting for seat(s) {waiting}")
+
+
+def _card_ids(s: HuaniaoState, seat: int, cards: Any) -> tuple[int, ...]:
+    if not isinstance(cards, tuple | list):
+        raise MalformedCommand("cards", "a list of card ids")
+    limit = len(CARDS) if has_function_cards(s.options) else 90
+    for c in cards:
+        if not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < limit:
+            raise MalformedCommand("cards", f"{c!r} is not a card id of this deck (0..{limit - 1})")
+    if len(set(cards)) != len(cards):
+        raise MalformedCommand("cards", "a card id is repeated")
+    held = set(s.hands[seat].cards)
+    for c in cards:
+        if c not in held:
+            raise RuleViolation("CARD_NOT_HELD", "手牌", f"seat {seat} does not hold card {c}")
+    return tuple(sorted(cards))
+
+
+def verse_ok(text: str | None) -> bool:
+    """The opening verse, simplified or traditional; spaces and punctuation are ignored."""
+    if not text:
+        return False
+
+    def norm(v: str) -> str:
+        return "".join(ch for ch in v if ch.isalnum())
+
+    return norm(text) in (norm(OPENING_VERSE), norm(OPENING_VERSE_TRADITIONAL))
+
+
+def _decide_play(s: HuaniaoState, cmd: Play) -> list[Any]:
+    seat = cmd.seat
+    _check_turn(s, seat)
+    ids = _card_ids(s, seat, cmd.cards)
+    if cmd.combo is not None and not isinstance(cmd.combo, Combo):
+        raise MalformedCommand("combo", "unknown combo")
+    rules = play_rules(s, seat)
+    shape = classify(kind_counts(ids), cmd.combo, rules, s.need, s.reference)
+    n = s.seat_count
+
+    verse = None
+    if shape.kind == PlayKind.OPENING and s.verse_due:
+        if not verse_ok(cmd.verse):
+            raise RuleViolation(
+                "VERSE_REQUIRED",
+                "起始",
+                f"出牌前需吟诵: the first play recites 「{OPENING_VERSE}」",
+            )
+        verse = cmd.verse
+
+    season = None
+    if has_seasons(s.options):
+        season = declared_season(s, seat)
+        if cmd.season is None:
+            raise RuleViolation(
+                "SEASON_NOT_DECLARED", "四季更替", "出牌前声明自己经历的季节: declare your season"
+            )
+        if cmd.season != season:
+            raise RuleViolation(
+                "WRONG_SEASON", "四季更替", f"you are playing in {season.name if season else '-'}"
+            )
+
+    target = None
+    if shape.single in (I_WIND, I_MOON):
+        if cmd.target is None:
+            raise RuleViolation(
+                "TARGET_REQUIRED",
+                "风" if shape.single == I_WIND else "月",
+                "name the seat the card is aimed at",
+            )
+        if not isinstance(cmd.target, int) or not 0 <= cmd.target < n:
+            raise MalformedCommand("target", f"no seat {cmd.target!r} at this table")
+        if cmd.target == seat:
+            raise RuleViolation(
+                "TARGET_SELF",
+                "风" if shape.single == I_WIND else "月",
+                "指定对象不可以是自己: the target cannot be yourself",
+            )
+        target = cmd.target
+    elif shape.combo == Combo.LIANG_FENG_YOU_XING:
+        nxt = (seat + 1) % n
+        if cmd.target is not None and cmd.target != nxt:
+            raise RuleViolation(
+                "TARGET_MUST_BE_NEXT", "凉风有幸", f"凉风有幸 names the 下家 (seat {nxt})"
+            )
+        target = nxt
+
+    announce = None
+    if shape.combo == Combo.TIANSHANG_TIANXIA:
+        if cmd.announce not in (1, 2, 3):
+            raise RuleViolation("ANNOUNCE_REQUIRED", "天上天下", "宣言1-3张: announce 1, 2 or 3")
+        announce = cmd.announce
+
+    chosen = None
+    if shape.combo in (Combo.FENG_HUA_XUE_YUE, Combo.WAN_ZI_QIAN_HONG):
+        if not isinstance(cmd.chosen_season, Season):
+            raise RuleViolation(
+                "CHOSEN_SEASON_REQUIRED",
+                "风花雪月" if shape.combo == Combo.FENG_HUA_XUE_YUE else "万紫千红",
+                "choose the season",
+            )
+        chosen = cmd.chosen_season
+
+    b = _Builder(s)
+    b.emit(
+        Played(
+            seat,
+            cards_of(ids),
+            shape.kind,
+            shape.count,
+            shape.combo,
+            target,
+            announce,
+            verse,
+            season,
+            chosen,
+        )
+    )
+    if not b.state.hands[seat].cards:
+        _end_song(b, "HAND_EMPTIED", seat)
+        return b.events
+
+    seasons = seasons_of(s, seat)
+    draws: list[tuple[int, int, Cause]] = []
+    discards: dict[int, tuple[int, list[Cause]]] = {}
+    if shape.single == I_WIND and target is not None:
+        discards[target] = (2 if Season.WINTER in seasons else 1, [Cause.WIND])
+    elif shape.single == I_MOON and target is not None:
+        draws.append((target, 2 if Season.AUTUMN in seasons else 1, Cause.MOON))
+    combo = shape.combo
+    if combo is not None and combo in LIMIT_DELTA and b.state.hand_limit is not None:
+        old = b.state.hand_limit
+        new = max(MIN_LIMIT, min(MAX_LIMIT, old + LIMIT_DELTA[combo]))
+        if new != old:
+            b.emit(HandLimitChanged(new, new - old, combo))
+    if combo == Combo.HUA_NIAO_FENG_YUE:
+        _exchange(b)
+    elif combo == Combo.QUE_WU_MAN_SHAN:
+        for i in range(n):
+            draws.append(((seat + i) % n, 3, Cause.QUE_WU_MAN_SHAN))
+    if s.options.spring_snow and s.season is not None:
+        # 阳春白雪: after every play all seats draw (春/夏) or discard (秋/冬) one card
+        if s.season in (Season.SPRING, Season.SUMMER):
+            for i in range(1, n + 1):
+                draws.append(((seat + i) % n, 1, Cause.SPRING_SNOW))
+        else:
+            for other in range(n):
+                k, causes = discards.get(other, (0, []))
+                discards[other] = (k + 1, causes + [Cause.SPRING_SNOW])
+    for who, count, cause in draws:
+        _draw(b, who, count, cause)
+    _open_discards(b, discards)
+    _settle(b)
+    return b.events
+
+
+def _draw(b: _Builder, seat: int, count: int, cause: Cause) -> None:
+    """当牌堆的数量不够摸牌时，停止摸牌并继续进行对局."""
+    top = b.state.deck[:count]
+    if top:
+        b.emit(Drew(seat, cards_of(top), len(top), cause))
+
+
+def _exchange(b: _Builder) -> None:
+    """花鸟风月: 全员按照逆时针交换1张随机手牌 -- each seat gives a random card to its 下家."""
+    s = b.state
+    rng = b.rng()
+    transfers = []
+    for seat in range(s.seat_count):
+        hand = s.hands[seat].cards
+        if hand:
+            transfers.append(
+                Transfer(seat, (seat + 1) % s.seat_count, CARDS[hand[rng.randrange(len(hand))]])
+            )
+    b.emit(CardsExchanged(tuple(transfers)))
+
+
+def _open_discards(b: _Builder, owed: dict[int, tuple[int, list[Cause]]]) -> None:
+    """Effect discards plus whatever exceeds the hand limit, one window per seat."""
+    s = b.state
+    for seat in range(s.seat_count):
+        size = len(s.hands[seat].cards)
+        k, causes = owed.get(seat, (0, []))
+        k = min(k, size)
+        causes = list(causes) if k else []
+        if s.hand_limit is not None and size - k > s.hand_limit:
+            k = size - s.hand_limit
+            causes.append(Cause.HAND_LIMIT)
+        if k > 0:
+            b.emit(DiscardRequired(seat, k, tuple(causes)))
+
+
+def _settle(b: _Builder) -> None:
+    """After the discards: open a 曲高和寡 guess if a hand is down to one card."""
+    s = b.state
+    if s.end_reason or s.pending_discards or s.guess_target is not None:
+        return
+    if s.options.lofty_tune:
+        for i in range(s.seat_count):
+            seat = (s.turn + i) % s.seat_count
+            if len(s.hands[seat].cards) == 1 and not s.guessed_at_one[seat]:
+                b.emit(GuessingOpened(seat))
+                return
+
+
+def has_legal_play(s: HuaniaoState, seat: int) -> bool:
+    return bool(shapes_for(s, seat))
+
+
+def _decide_perch(s: HuaniaoState, cmd: Perch) -> list[Any]:
+    seat = cmd.seat
+    _check_turn(s, seat)
+    if has_legal_play(s, seat):
+        raise RuleViolation("MUST_PLAY", "栖", "栖 is only for a seat that cannot 吟, 诵 or 舞")
+    b = _Builder(s)
+    b.emit(Perched(seat))
+    if not s.deck:
+        # 待有新的玩家需要栖时，进入一曲终了阶段
+        _end_song(b, "DECK_EXHAUSTED", None)
+        return b.events
+    _draw(b, seat, 2 if s.options.continuo else 1, Cause.PERCH)
+    if daylight_rule3(s.options) and b.state.consecutive_perches >= s.seat_count:
+        b.emit(PlayRestarted(seat))
+    _open_discards(b, {})
+    _settle(b)
+    return b.events
+
+
+def _decide_discard(s: HuaniaoState, cmd: Discard) -> list[Any]:
+    seat = cmd.seat
+    owed = next((p.count for p in s.pending_discards if p.seat == seat), None)
+    if s.phase != Phase.DISCARDING or owed is None:
+        raise NotYourTurn(seat, f"seat {seat} owes no discard")
+    ids = _card_ids(s, seat, cmd.cards)
+    if len(ids) != owed:
+        raise RuleViolation("WRONG_DISCARD_COUNT", "弃牌", f"discard exactly {owed} card(s)")
+    if kind_counts(ids) not in discard_choices(hand_vec(s, seat), owed):
+        raise RuleViolation(
+            "DISCARD_ORDER",
+            "弃牌保护",
+            "after the first card, discards go 鸟→数量→功能 (a single discard too)",
+        )
+    b = _Builder(s)
+    b.emit(Discarded(seat, cards_of(ids)))
+    _settle(b)
+    return b.events
+
+
+def _decide_guess(s: HuaniaoState, cmd: Guess) -> list[Any]:
+    seat = cmd.seat
+    if s.phase != Phase.GUESSING or seat not in to_act(s) or s.guess_target is None:
+        raise NotYourTurn(seat, f"seat {seat} has no guess to make")
+    if not isinstance(cmd.card_class, CardClass):
+        raise MalformedCommand("card_class", "guess 鸟牌, 数量牌 or 功能牌")
+    b = _Builder(s)
+    b.emit(GuessMade(seat, cmd.card_class))
+    if to_act(b.state):
+        return b.events
+    target = s.guess_target
+    (only,) = s.hands[target].cards
+    cls = card_class(only)
+    guesses = tuple(SeatGuess(g.seat, g.card_class) for g in b.state.guesses)
+    correct = sum(1 for g in guesses if g.card_class == cls)
+    b.emit(GuessesRevealed(target, cls, guesses, correct))
+    _draw(b, target, correct, Cause.LOFTY_TUNE)
+    short = correct - min(correct, len(s.deck))
+    for _ in range(short):  # 若不够就从BCD手中随机取
+        st = b.state
+        others = [(o, c) for o in range(st.seat_count) if o != target for c in st.hands[o].cards]
+        if not others:
+            break
+        giver, cid = others[b.rng().randrange(len(others))]
+        b.emit(CardTaken(Transfer(giver, target, CARDS[cid])))
+    _open_discards(b, {})
+    _settle(b)
+    return b.events
+
+
+def _decide_change_season(s: HuaniaoState, cmd: ChangeSeason) -> list[Any]:
+    seat = cmd.seat
+    if s.phase != Phase.CHANGING_SEASON or s.season_change_by != seat or s.season is None:
+        raise NotYourTurn(seat, f"seat {seat} does not close the round")
+    b = _Builder(s)
+    b.emit(SeasonChanged(seat, next_season(s.season), s.round + 1))
+    _settle(b)
+    return b.events
+
+
+# ==========================================================================================
+# 一曲终了 and settlement
+
+
+def _end_song(b: _Builder, reason: str, emptied: int | None) -> None:
+    b.emit(SongEnded(reason, CLOSING_VERSE))
+    s = b.state
+    scores = tuple(sum(SCORE[INDEX_OF[c]] for c in h.cards) for h in s.hands)
+    if emptied is not None:
+        b.emit(GameEnded((emptied,), scores, "EMPTIED_HAND"))  # 率先打完手牌的人胜利
+        return
+    best = min(scores)
+    tied = [seat for seat in range(s.seat_count) if scores[seat] == best]
+    if len(tied) == 1:
+        b.emit(GameEnded((tied[0],), scores, "LOWEST_SCORE"))  # 剩余牌面分值小者胜利
+        return
+    # （三）其余情况判定胜利：功能牌者→数量牌者 -- more function cards, then more number cards
+    keys = {seat: _tie_key(s.hands[seat].cards) for seat in tied}
+    top = max(keys.values())
+    tied = [seat for seat in tied if keys[seat] == top]
+    if len(tied) == 1:
+        b.emit(GameEnded((tied[0],), scores, "TIE_BREAK"))
+        return
+    _showdown(b, tied, scores)
+
+
+def _tie_key(cards: tuple[int, ...]) -> tuple[int, int]:
+    v = kind_counts(cards)
+    return (v[5] + v[6] + v[7], sum(v[i] for i in NUMBER_INDEXES))
+
+
+def showdown_pattern(vec: Vec) -> ShowdownPattern:
+    """花鸟风月大对决 patterns (part 2 line 95-100)."""
+    if vec[5] == 4 or vec[6] == 4 or vec[7] == 4:
+        return ShowdownPattern.SI_SHI_GUI_FAN
+    if vec == (0, 1, 1, 1, 1, 0, 0, 0):
+        return ShowdownPattern.TIANSHANG_TIANXIA
+    if any(vec[i] == 4 for i in NUMBER_INDEXES):
+        return ShowdownPattern.QIU_YUE_WU_BIAN
+    if vec == (1, 0, 0, 0, 0, 1, 1, 1):
+        return ShowdownPattern.HUA_HAO_YUE_YUAN
+    if vec[I_BIRD] == 4:
+        return ShowdownPattern.BAI_NIAO_ZHENG_MING
+    return ShowdownPattern.SAN_PAI
+
+
+def _showdown(b: _Builder, contenders: list[int], scores: tuple[int, ...]) -> None:
+    """花鸟风月大对决 among the seats still tied (part 2 line 88-106)."""
+    b.emit(HandsRecovered(cards_of(sorted(c for h in b.state.hands for c in h.cards))))
+    totals = dict.fromkeys(contenders, 0)
+    rnd = 1
+    while True:
+        s = b.state
+        needed = SHOWDOWN_HAND * len(contenders)
+        pool = s.pool
+        refilled = len(pool) < needed
+        if refilled:
+            previous = tuple(c.id for h in s.showdown for c in h.cards)
+            pool = tuple(sorted(pool + s.discarded + previous + s.played))
+        order = list(pool)
+        b.rng().shuffle(order)
+        hands = []
+        for i, seat in enumerate(contenders):
+            ids = tuple(sorted(order[i * SHOWDOWN_HAND : (i + 1) * SHOWDOWN_HAND]))
+            score = sum(SCORE[INDEX_OF[c]] for c in ids)
+            totals[seat] += score
+            pattern = showdown_pattern(kind_counts(ids))
+            hands.append(ShowdownHand(seat, cards_of(ids), pattern, score, totals[seat]))
+        b.emit(ShowdownDealt(rnd, tuple(hands), refilled))
+        best = min(PATTERN_PRIORITY[h.pattern] for h in hands)
+        leaders = [h for h in hands if PATTERN_PRIORITY[h.pattern] == best]
+        if len(leaders) > 1 and (rnd > 1 or best == PATTERN_PRIORITY[ShowdownPattern.SAN_PAI]):
+            # 全是散牌: 分数高者胜; 第二轮起仍然相同: 累加之前所有到手牌的分数, 高者胜
+            key = (lambda h: h.total) if rnd > 1 else (lambda h: h.score)
+            high = max(key(h) for h in leaders)
+            leaders = [h for h in leaders if key(h) == high]
+        if len(leaders) == 1 or rnd >= MAX_SHOWDOWN_ROUNDS:
+            b.emit(GameEnded(tuple(h.seat for h in leaders), scores, "SHOWDOWN"))
+            return
+        contenders = [h.seat for h in leaders]
+        rnd += 1
+
+
+# ==========================================================================================
+# legal commands
+
+
+def legal_commands(s: HuaniaoState, seat: int) -> list[Any]:
+    if s.phase == Phase.PLAYING:
+        if seat != s.turn:
+            return []
+        plays = _legal_plays(s, seat)
+        return plays if plays else [Perch(seat)]
+    if s.phase == Phase.DISCARDING:
+        owed = next((p.count for p in s.pending_discards if p.seat == seat), None)
+        if owed is None:
+            return []
+        buckets = _buckets(s.hands[seat].cards)
+        return [
+            Discard(seat, _pick(buckets, vec))
+            for vec in sorted(discard_choices(hand_vec(s, seat), owed))
+        ]
+    if s.phase == Phase.GUESSING:
+        if seat in to_act(s):
+            return [Guess(seat, c) for c in CardClass]
+        return []
+    if s.phase == Phase.CHANGING_SEASON and seat == s.season_change_by:
+        return [ChangeSeason(seat)]
+    return []
+
+
+def _buckets(hand: tuple[int, ...]) -> list[list[int]]:
+    buckets: list[list[int]] = [[] for _ in range(8)]
+    for c in hand:
+        buckets[INDEX_OF[c]].append(c)
+    return buckets
+
+
+def _pick(buckets: list[list[int]], vec: Vec) -> tuple[int, ...]:
+    out: list[int] = []
+    for k in range(8):
+        if vec[k]:
+            out.extend(buckets[k][: vec[k]])
+    return tuple(sorted(out))
+
+
+def _legal_plays(s: HuaniaoState, seat: int) -> list[Play]:
+    shapes = shapes_for(s, seat)
+    if not shapes:
+        return []
+    buckets = _buckets(s.hands[seat].cards)
+    season = declared_season(s, seat)
+    n = s.seat_count
+    out: list[Play] = []
+    for shape in shapes:
+        ids = _pick(buckets, shape.vec)
+        if shape.kind == PlayKind.OPENING:
+            verse = OPENING_VERSE if s.verse_due else None
+            out.append(Play(seat, ids, verse=verse, season=season))
+        elif shape.single in (I_WIND, I_MOON):
+            for t in range(n):
+                if t != seat:
+                    out.append(Play(seat, ids, target=t, season=season))
+        elif shape.combo == Combo.TIANSHANG_TIANXIA:
+            for a in (1, 2, 3):
+                out.append(Play(seat, ids, combo=shape.combo, announce=a, season=season))
+        elif shape.combo == Combo.LIANG_FENG_YOU_XING:
+            out.append(Play(seat, ids, combo=shape.combo, target=(seat + 1) % n, season=season))
+        elif shape.combo in (Combo.FENG_HUA_XUE_YUE, Combo.WAN_ZI_QIAN_HONG):
+            for cs in Season:
+                out.append(Play(seat, ids, combo=shape.combo, season=season, chosen_season=cs))
+        else:
+            out.append(Play(seat, ids, combo=shape.combo, season=season))
+    return out
+
+
+# re-exported for tests and docs
+__all__ = [
+    "I_HUNDRED",
+    "I_TEN",
+    "I_THOUSAND",
+    "I_WAN",
+    "Mode",
+    "deal",
+    "decide",
+    "evolve",
+    "initial_state",
+    "legal_commands",
+    "new_deck",
+    "seat_counts",
+    "to_act",
+]

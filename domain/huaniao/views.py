@@ -1,0 +1,280 @@
+"""What a viewer may see (view, redact) and how facts read (describe).
+
+A seat sees its own hand, the other seats' hand counts and the public table; a spectator the
+public table; an arbiter everything (and everyone, once the game is over). Hidden cards are
+dropped whole -- never a Card with its id -- so no stable identity leaks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from domain.engine import Role, Viewer, effective_viewer
+from domain.huaniao.cards import CLASS_NAME, NAME, Card, CardClass, cards_of
+from domain.huaniao.events import (
+    CardsExchanged,
+    CardTaken,
+    Dealt,
+    Discarded,
+    DiscardRequired,
+    Drew,
+    GameEnded,
+    GuessesRevealed,
+    GuessingOpened,
+    GuessMade,
+    HandLimitChanged,
+    HandsRecovered,
+    LeaderChosen,
+    Perched,
+    Played,
+    PlayRestarted,
+    SeasonChanged,
+    ShowdownDealt,
+    ShowdownHand,
+    SongEnded,
+    Transfer,
+)
+from domain.huaniao.options import COMBO_NAME, Combo, Options
+from domain.huaniao.rules import seasons_of, to_act
+from domain.huaniao.state import HuaniaoState
+from domain.huaniao.terms import (
+    CAUSE_NAME,
+    PATTERN_NAME,
+    PLAY_KIND_NAME,
+    SEASON_NAME,
+    Need,
+    Phase,
+    PlayKind,
+    Season,
+)
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """One seat as the viewer sees it."""
+
+    seat: int
+    hand_count: int
+    cards: tuple[Card, ...]  # empty unless the viewer may see this hand
+    turns_taken: int
+    seasons: tuple[Season, ...]  # seasons this seat follows now (四季更替 modes)
+    dance_banned: bool  # 天上天下: no 舞 on this seat's current/next turn
+    cool_banned: bool  # 凉风有幸: nothing with 花/鸟/风/月 on its current/next turn
+    owes_discard: int  # cards it must discard now
+    has_guessed: bool  # 曲高和寡: guessed in the open guess
+    guess: CardClass | None  # its own guess (only to itself / the arbiter)
+
+
+@dataclass(frozen=True)
+class TablePlay:
+    """The last play on the table."""
+
+    seat: int
+    cards: tuple[Card, ...]
+    kind: PlayKind
+    count: int
+    combo: Combo | None
+
+
+@dataclass(frozen=True)
+class View:
+    """What one viewer may see of a game."""
+
+    viewer_seat: int | None
+    options: Options
+    seat_count: int
+    phase: Phase
+    to_act: tuple[int, ...]
+    turn: int
+    leader: int
+    need: Need
+    reference: int
+    last_play: TablePlay | None
+    verse_due: bool
+    deck_count: int
+    deck: tuple[Card, ...]  # arbiter only, top first
+    played: tuple[Card, ...]
+    discarded: tuple[Card, ...]
+    hand_limit: int | None
+    season: Season | None
+    round: int
+    turn_in_round: int
+    consecutive_perches: int
+    extra_actions: int
+    seats: tuple[SeatView, ...]
+    guess_target: int | None
+    pool_count: int
+    showdown: tuple[ShowdownHand, ...]
+    winners: tuple[int, ...]
+    scores: tuple[int, ...]
+    end_reason: str
+
+
+def view(s: HuaniaoState, viewer: Viewer) -> View:
+    viewer = effective_viewer(viewer, s.phase == Phase.ENDED)
+    arbiter = viewer.role == Role.ARBITER
+    me = viewer.seat if viewer.role == Role.SEAT else None
+    owed = {p.seat: p.count for p in s.pending_discards}
+    guesses = {g.seat: g.card_class for g in s.guesses}
+    seats = tuple(
+        SeatView(
+            seat=seat,
+            hand_count=len(h.cards),
+            cards=cards_of(h.cards) if arbiter or seat == me else (),
+            turns_taken=s.turns_taken[seat],
+            seasons=seasons_of(s, seat),
+            dance_banned=s.dance_ban_at[seat] == s.turns_taken[seat],
+            cool_banned=s.cool_ban_at[seat] == s.turns_taken[seat],
+            owes_discard=owed.get(seat, 0),
+            has_guessed=seat in guesses,
+            guess=guesses.get(seat) if arbiter or seat == me else None,
+        )
+        for seat, h in enumerate(s.hands)
+    )
+    lp = s.last_play
+    return View(
+        viewer_seat=me,
+        options=s.options,
+        seat_count=s.seat_count,
+        phase=s.phase,
+        to_act=to_act(s),
+        turn=s.turn,
+        leader=s.leader,
+        need=s.need,
+        reference=s.reference,
+        last_play=TablePlay(lp.seat, cards_of(lp.cards), lp.kind, lp.count, lp.combo)
+        if lp
+        else None,
+        verse_due=s.verse_due,
+        deck_count=len(s.deck),
+        deck=cards_of(s.deck) if arbiter else (),
+        played=cards_of(s.played),
+        discarded=cards_of(s.discarded),
+        hand_limit=s.hand_limit,
+        season=s.season,
+        round=s.round,
+        turn_in_round=s.turn_in_round,
+        consecutive_perches=s.consecutive_perches,
+        extra_actions=s.extra_actions,
+        seats=seats,
+        guess_target=s.guess_target,
+        pool_count=len(s.pool),
+        showdown=s.showdown,
+        winners=s.winners,
+        scores=s.scores,
+        end_reason=s.end_reason,
+    )
+
+
+def _sees(viewer: Viewer, *seats: int) -> bool:
+    return viewer.role == Role.ARBITER or (viewer.role == Role.SEAT and viewer.seat in seats)
+
+
+def _transfer(t: Transfer, viewer: Viewer) -> Transfer:
+    return t if _sees(viewer, t.from_seat, t.to_seat) else replace(t, card=None)
+
+
+def redact(event: Any, viewer: Viewer) -> Any:
+    t = type(event)
+    if t is Dealt or t is Drew:
+        return event if _sees(viewer, event.seat) else replace(event, cards=())
+    if t is CardsExchanged:
+        return replace(event, transfers=tuple(_transfer(x, viewer) for x in event.transfers))
+    if t is CardTaken:
+        return replace(event, transfer=_transfer(event.transfer, viewer))
+    if t is GuessMade:
+        return event if _sees(viewer, event.seat) else replace(event, card_class=None)
+    return event  # everything else is public (discards are face up; showdown is after the end)
+
+
+# --- describe -------------------------------------------------------------------------------
+
+
+def _cards(cards: tuple[Card, ...]) -> str:
+    return "+".join(NAME[c.kind] for c in cards)
+
+
+def _hidden(cards: tuple[Card, ...], count: int) -> str:
+    return _cards(cards) if cards else f"{count} 张"
+
+
+def describe(event: Any) -> str:  # noqa: C901 - one line per fact
+    t = type(event)
+    if t is Dealt:
+        return f"seat {event.seat} 发牌 {_hidden(event.cards, event.count)}"
+    if t is LeaderChosen:
+        return f"seat {event.seat} 鸟牌最多，先手"
+    if t is Played:
+        return _describe_play(event)
+    if t is Perched:
+        return f"seat {event.seat} 栖"
+    if t is Drew:
+        return (
+            f"seat {event.seat} 摸 {_hidden(event.cards, event.count)} ({CAUSE_NAME[event.cause]})"
+        )
+    if t is DiscardRequired:
+        why = "+".join(CAUSE_NAME[c] for c in event.causes)
+        return f"seat {event.seat} 须弃 {event.count} 张 ({why})"
+    if t is Discarded:
+        return f"seat {event.seat} 弃 {_cards(event.cards)}"
+    if t is HandLimitChanged:
+        return f"手牌上限 {event.limit} ({event.delta:+d}, {COMBO_NAME[event.combo]})"
+    if t is CardsExchanged:
+        parts = [
+            f"{x.from_seat}→{x.to_seat} {NAME[x.card.kind] if x.card else '?'}"
+            for x in event.transfers
+        ]
+        return "花鸟风月 交换: " + ", ".join(parts)
+    if t is CardTaken:
+        x = event.transfer
+        card = NAME[x.card.kind] if x.card else "?"
+        return f"seat {x.to_seat} 从 seat {x.from_seat} 取 {card} (曲高和寡)"
+    if t is PlayRestarted:
+        return f"白昼: 全员栖, seat {event.seat} 以鸟牌重新开始"
+    if t is GuessingOpened:
+        return f"曲高和寡: seat {event.seat} 只剩1张"
+    if t is GuessMade:
+        guess = CLASS_NAME[event.card_class] if event.card_class else "?"
+        return f"seat {event.seat} 猜 {guess}"
+    if t is GuessesRevealed:
+        return f"seat {event.seat} 的牌是{CLASS_NAME[event.card_class]}, 猜对 {event.correct} 人"
+    if t is SeasonChanged:
+        return f"seat {event.seat} 换季 → {SEASON_NAME[event.season]} (第 {event.round} 回合)"
+    if t is SongEnded:
+        why = "手牌打完" if event.reason == "HAND_EMPTIED" else "牌堆打完"
+        return f"一曲终了 ({why}) 「{event.verse}」"
+    if t is HandsRecovered:
+        return f"大对决: 回收手牌 {len(event.cards)} 张"
+    if t is ShowdownDealt:
+        hands = "; ".join(
+            f"seat {h.seat} {_cards(h.cards)} {PATTERN_NAME[h.pattern]} {h.score}/{h.total}"
+            for h in event.hands
+        )
+        refill = " (重洗)" if event.refilled else ""
+        return f"大对决 第{event.round}轮{refill}: {hands}"
+    if t is GameEnded:
+        winners = ",".join(str(w) for w in event.winners)
+        scores = " ".join(str(x) for x in event.scores)
+        return f"终局 {event.reason}: 胜者 seat {winners}; 分值 {scores}"
+    return repr(event)
+
+
+def _describe_play(e: Played) -> str:
+    head = f"seat {e.seat} {PLAY_KIND_NAME[e.kind]}"
+    if e.season is not None:
+        head += f" [{SEASON_NAME[e.season]}]"
+    body = _cards(e.cards)
+    if e.combo is not None:
+        body = f"{COMBO_NAME[e.combo]} {body}"
+    if e.kind != PlayKind.WU:
+        body += f" ({e.count})"
+    if e.target is not None:
+        body += f" → seat {e.target}"
+    if e.announce is not None:
+        body += f" 宣言 {e.announce}"
+    if e.chosen_season is not None:
+        body += f" 选{SEASON_NAME[e.chosen_season]}"
+    if e.verse:
+        body += f" 「{e.verse}」"
+    return f"{head} {body}"

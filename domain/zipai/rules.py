@@ -1,0 +1,907 @@
+"""decide / evolve / legal commands of 川南字牌 (one hand).
+
+The hand runs as a small state machine (``state.Phase``). ``decide`` validates a command,
+returns its facts, then keeps adding the facts that follow automatically (拢 at the deal, 补张,
+flips, claim windows opening and resolving, 荒庄) until some seat must act or the hand is over.
+Every automatic step is a pure function of the state, so replaying the facts rebuilds it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from domain.engine import MalformedCommand, NotYourTurn, RuleViolation
+from domain.zipai.cards import CARD_COUNT, card, cards, kind_of
+from domain.zipai.claims import check_chi, chi_choices, choose_seat, claim_of
+from domain.zipai.commands import (
+    BiGroup,
+    Chi,
+    DeclareBao,
+    DeclineBao,
+    Discard,
+    Hu,
+    Long,
+    PassClaim,
+    Peng,
+    Zhao,
+)
+from domain.zipai.events import (
+    BaoDeclared,
+    BaoDeclined,
+    CardDiscarded,
+    CardDrawn,
+    CardFlipped,
+    Chied,
+    Claim,
+    ClaimKind,
+    ClaimMade,
+    Dealt,
+    DrawReason,
+    HandStarted,
+    HuangZhuang,
+    Hued,
+    LongLaidDown,
+    NobodyClaimed,
+    Penged,
+    Prompted,
+    PromptKind,
+    WinKind,
+    Zhaoed,
+)
+from domain.zipai.hu import best_grouping, counts_of, is_ready, is_winning
+from domain.zipai.melds import Group, GroupKind, Meld, MeldKind, classify
+from domain.zipai.options import DealerRule, Options, ScoringProfile, Variant
+from domain.zipai.scoring import fan_of, hand_points, meld_points, settle
+from domain.zipai.state import PendingClaim, Phase, SeatState, State
+
+HAND_SIZE = 20
+
+
+# ---------------------------------------------------------------------------- seats
+
+
+def active_seats(state: State) -> tuple[int, ...]:
+    return tuple(s.seat for s in state.seats if s.active)
+
+
+def next_active(state: State, seat: int) -> int:
+    """The 下家 of ``seat`` among the seats dealt in."""
+    n = state.seat_count
+    for step in range(1, n + 1):
+        s = (seat + step) % n
+        if state.seats[s].active:
+            return s
+    return seat
+
+
+def order_from(state: State, seat: int) -> tuple[int, ...]:
+    """Active seats in turn order starting at ``seat``."""
+    n = state.seat_count
+    return tuple(
+        (seat + i) % n for i in range(n) if state.seats[(seat + i) % n].active
+    )
+
+
+def precedence(state: State) -> tuple[int, ...]:
+    """Claim precedence on the shown card: its flipper first (自摸), then 上家 onwards."""
+    order = order_from(state, state.shown_by)
+    return order if state.shown_flipped else order[1:]
+
+
+def sitting_out(seat_count: int, dealer: int) -> int | None:
+    """With four players the dealer's opposite seat sits the hand out (80 = 4 × 20)."""
+    return (dealer + 2) % 4 if seat_count == 4 else None
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _set(obj: Any, **changes: Any) -> Any:
+    """``dataclasses.replace`` without re-running ``__init__`` (a hot path of self-play).
+
+    The state classes are plain frozen dataclasses without ``__post_init__``, so copying the
+    instance dictionary is equivalent and several times faster.
+    """
+    new = object.__new__(type(obj))
+    d = new.__dict__
+    d.update(obj.__dict__)
+    d.update(changes)
+    return new
+
+
+def _replace_seat(state: State, seat: SeatState) -> State:
+    seats = list(state.seats)
+    seats[seat.seat] = seat
+    return _set(state, seats=tuple(seats))
+
+
+def _without(hand: tuple[int, ...], ids: tuple[int, ...] | list[int]) -> tuple[int, ...]:
+    gone = set(ids)
+    return tuple(i for i in hand if i not in gone)
+
+
+def _add_kind(kinds: tuple[int, ...], k: int) -> tuple[int, ...]:
+    return kinds if k in kinds else tuple(sorted((*kinds, k)))
+
+
+def _ids_of_kind(hand: tuple[int, ...], k: int) -> tuple[int, ...]:
+    return tuple(i for i in hand if kind_of(i) == k)
+
+
+def _kan_kinds(hand: tuple[int, ...]) -> set[int]:
+    c = counts_of(hand)
+    return {k for k, n in enumerate(c) if n >= 3}
+
+
+def _win_kind(state: State, seat: int) -> WinKind:
+    if state.shown_flipped:
+        return WinKind.ZI_MO if seat == state.shown_by else WinKind.FAN_PAI
+    return WinKind.DIAN_PAO
+
+
+def _all_cards(seat: SeatState, extra: int | None) -> list[int]:
+    out = list(seat.hand)
+    for m in seat.melds:
+        out.extend(m.cards)
+    if extra is not None:
+        out.append(extra)
+    return out
+
+
+def win_fan(state: State, seat: int, extra: int | None, win_kind: WinKind) -> int:
+    s = state.seats[seat]
+    return fan_of(_all_cards(s, extra), win_kind, s.bao)
+
+
+def _hu_allowed(state: State, seat: int, hand: tuple[int, ...], extra: int | None, wk: WinKind) -> bool:
+    """Is this a complete hand that the 过张升番胡 memory lets the seat take?"""
+    if not is_winning(hand, extra):
+        return False
+    s = state.seats[seat]
+    o = state.options
+    if o.guo_hu and o.guo_zhang_sheng_fan and s.guo_hu_fan is not None:
+        return win_fan(state, seat, extra, wk) > s.guo_hu_fan
+    return True
+
+
+# ---------------------------------------------------------------------------- claim options
+
+
+_OPTIONS_CACHE: dict[tuple[Any, ...], tuple[SeatState, Options, list[Any]]] = {}
+
+
+def claim_options(state: State, seat: int) -> list[Any]:
+    """What ``seat`` may claim on the shown card (PassClaim not included).
+
+    Memoized on what the answer depends on: the seat's own (immutable) record, the options
+    object, the shown card and the table layout. Entries keep their objects alive and are
+    checked by identity, so a reused ``id`` never returns another seat's options.
+    """
+    s = state.seats[seat]
+    key = (
+        id(s),
+        id(state.options),
+        state.shown,
+        state.shown_by,
+        state.shown_flipped,
+        state.seat_count,
+        tuple(x.active for x in state.seats),
+    )
+    hit = _OPTIONS_CACHE.get(key)
+    if hit is not None and hit[0] is s and hit[1] is state.options:
+        return list(hit[2])
+    opts = _claim_options(state, seat)
+    if len(_OPTIONS_CACHE) > 512:
+        _OPTIONS_CACHE.clear()
+    _OPTIONS_CACHE[key] = (s, state.options, opts)
+    return list(opts)
+
+
+def _claim_options(state: State, seat: int) -> list[Any]:
+    if state.shown is None or not state.seats[seat].active:
+        return []
+    c = state.shown
+    by = state.shown_by
+    own = seat == by
+    if own and not state.shown_flipped:
+        return []  # nobody claims their own discard
+    s = state.seats[seat]
+    k = kind_of(c)
+    opts: list[Any] = []
+    if _hu_allowed(state, seat, s.hand, c, _win_kind(state, seat)):
+        opts.append(Hu(seat))
+        if not state.options.guo_hu:
+            return opts  # 过胡 not allowed: 胡 is compulsory
+    n = counts_of(s.hand)[k]
+    if n == 3:
+        rest = _without(s.hand, _ids_of_kind(s.hand, k))
+        if s.bao:
+            if is_ready(rest):  # 爆: 招 freely as long as the hand stays ready
+                opts.append(Zhao(seat))
+        elif own:
+            opts.append(Long(seat))  # one's own flip onto a 坎 before 爆 is a 拢
+        else:
+            opts.append(Zhao(seat))
+    if not s.bao:
+        if n == 2 and len(s.hand) >= 3:
+            opts.append(Peng(seat))
+        if (own or seat == next_active(state, by)) and k not in s.guo_zhang and k not in s.played:
+            for ch in chi_choices(s.hand, c):
+                opts.append(Chi(seat, ch.cards, tuple(BiGroup(g) for g in ch.bi)))
+    return opts
+
+
+def _chi_possible(state: State, seat: int) -> bool:
+    return any(isinstance(o, Chi) for o in claim_options(state, seat))
+
+
+def claim_seats(state: State) -> tuple[int, ...]:
+    """Seats that may claim the shown card, in precedence order."""
+    return tuple(s for s in precedence(state) if claim_options(state, s))
+
+
+# ---------------------------------------------------------------------------- queries
+
+
+def to_act(state: State) -> tuple[int, ...]:
+    if state.phase is Phase.DISCARD:
+        return (state.turn,)
+    if state.phase in (Phase.CLAIM, Phase.BAO, Phase.PROMPT_HU):
+        return state.pending
+    return ()
+
+
+def discardable(seat: SeatState) -> tuple[int, ...]:
+    """Hand cards the seat may play: a 坎 is greyed out unless nothing else is left."""
+    kans = _kan_kinds(seat.hand)
+    free = tuple(i for i in seat.hand if kind_of(i) not in kans)
+    return free or seat.hand
+
+
+def _hu_compulsory(state: State) -> bool:
+    return not state.options.guo_hu
+
+
+def legal_commands(state: State, seat: int) -> list[Any]:
+    if seat not in to_act(state):
+        return []
+    if state.phase is Phase.DISCARD:
+        return [Discard(seat, i) for i in discardable(state.seats[seat])]
+    if state.phase is Phase.BAO:
+        return [DeclareBao(seat), DeclineBao(seat)]
+    if state.phase is Phase.PROMPT_HU:
+        second: Any = Long(seat) if state.prompt is PromptKind.HU_OR_LONG else PassClaim(seat)
+        return [Hu(seat)] if _hu_compulsory(state) else [Hu(seat), second]
+    if state.phase is Phase.CLAIM:
+        opts = claim_options(state, seat)
+        if opts and isinstance(opts[0], Hu) and _hu_compulsory(state):
+            return [opts[0]]
+        return [*opts, PassClaim(seat)]
+    return []
+
+
+# ---------------------------------------------------------------------------- evolve
+
+
+def evolve(state: State, event: Any) -> State:
+    handler = _EVOLVERS.get(type(event))
+    if handler is None:
+        raise TypeError(f"not a zipai event: {event!r}")
+    return handler(state, event)
+
+
+def _ev_hand_started(state: State, e: HandStarted) -> State:
+    seats = tuple(
+        SeatState(seat=i, active=i in e.seats) for i in range(e.seat_count)
+    )
+    return _set(state, dealer=e.dealer, seats=seats, phase=Phase.OPENING)
+
+
+def _ev_dealt(state: State, e: Dealt) -> State:
+    ids = tuple(c.id for c in e.cards)
+    s = state.seats[e.seat]
+    state = _replace_seat(state, _set(s, hand=tuple(sorted(s.hand + ids))))
+    gone = set(ids)
+    return _set(state, stock=tuple(i for i in state.stock if i not in gone))
+
+
+def _ev_long(state: State, e: LongLaidDown) -> State:
+    s = state.seats[e.seat]
+    hidden = tuple(c.id for c in e.hidden)
+    if e.taken:
+        hand = _without(s.hand, hidden)
+        meld = Meld(MeldKind.LONG, GroupKind.FOUR, (*hidden, e.face_up.id), e.face_up.id, e.seat)
+    else:
+        hand = _without(s.hand, (*hidden, e.face_up.id))
+        meld = Meld(MeldKind.LONG, GroupKind.FOUR, (*hidden, e.face_up.id))
+    state = _replace_seat(state, _set(s, hand=hand, melds=(*s.melds, meld)))
+    if not e.taken:
+        return _set(state, phase=Phase.OPENING, prompt=None, pending=())
+    return _after_take(state, e.seat, e.discard_required)
+
+
+def _after_take(state: State, seat: int, discard: bool) -> State:
+    """The shown card went into ``seat``'s 列: it discards, or its 下家 flips (八块 / 爆)."""
+    state = _set(state, shown=None, claims=(), pending=(), prompt=None)
+    if discard:
+        return _set(state, phase=Phase.DISCARD, turn=seat)
+    return _set(state, phase=Phase.FLIP, turn=next_active(state, seat))
+
+
+def _ev_drawn(state: State, e: CardDrawn) -> State:
+    cid = e.card.id if e.card is not None else state.stock[0]
+    s = state.seats[e.seat]
+    s = _set(s, hand=tuple(sorted((*s.hand, cid))))
+    if e.reason is DrawReason.REPLACEMENT:
+        s = _set(s, replacements=s.replacements + 1)
+    state = _replace_seat(state, s)
+    state = _set(state, stock=tuple(i for i in state.stock if i != cid))
+    if e.reason is DrawReason.DEALER_21ST:
+        state = _set(state, dealer_card=cid)
+    return state
+
+
+def _resume_phase(state: State) -> Phase:
+    return Phase.OPENING if state.shown is None else Phase.SHOWN
+
+
+def _ev_prompted(state: State, e: Prompted) -> State:
+    p = e.prompt
+    if p is PromptKind.CLAIM:
+        return _set(state, phase=Phase.CLAIM, prompt=p, pending=e.seats, claims=())
+    if p is PromptKind.BAO:
+        state = _set(state, bao_round=state.bao_round + 1)
+        if not e.seats:
+            return _set(state, phase=_resume_phase(state), prompt=None, pending=())
+        return _set(state, phase=Phase.BAO, prompt=p, pending=e.seats)
+    if p is PromptKind.DISCARD:
+        return _set(state, phase=Phase.DISCARD, prompt=None, turn=e.seats[0])
+    if p is PromptKind.HU_OR_PASS:
+        s = state.seats[e.seats[0]]
+        state = _replace_seat(state, _set(s, san_long_offered=True))
+    else:
+        state = _set(state, hu_or_long_offered=True)
+    return _set(state, phase=Phase.PROMPT_HU, prompt=p, pending=e.seats)
+
+
+def _answer_bao(state: State, seat: int, declared: bool) -> State:
+    s = state.seats[seat]
+    if declared:
+        state = _replace_seat(state, _set(s, bao=True))
+    pending = tuple(x for x in state.pending if x != seat)
+    state = _set(state, pending=pending)
+    if not pending:
+        state = _set(state, phase=_resume_phase(state), prompt=None)
+    return state
+
+
+def _ev_bao_declared(state: State, e: BaoDeclared) -> State:
+    return _answer_bao(state, e.seat, True)
+
+
+def _ev_bao_declined(state: State, e: BaoDeclined) -> State:
+    return _answer_bao(state, e.seat, False)
+
+
+def _ev_discarded(state: State, e: CardDiscarded) -> State:
+    s = state.seats[e.seat]
+    s = _set(
+        s, hand=_without(s.hand, (e.card.id,)), played=_add_kind(s.played, kind_of(e.card.id))
+    )
+    state = _replace_seat(state, s)
+    return _set(
+        state, phase=Phase.SHOWN, shown=e.card.id, shown_by=e.seat, shown_flipped=False
+    )
+
+
+def _ev_flipped(state: State, e: CardFlipped) -> State:
+    return _set(
+        state,
+        stock=tuple(i for i in state.stock if i != e.card.id),
+        phase=Phase.SHOWN,
+        shown=e.card.id,
+        shown_by=e.seat,
+        shown_flipped=True,
+    )
+
+
+def _ev_claim_made(state: State, e: ClaimMade) -> State:
+    s = state.seats[e.seat]
+    if e.guo_zhang and state.shown is not None:
+        s = _set(s, guo_zhang=_add_kind(s.guo_zhang, kind_of(state.shown)))
+    if e.guo_hu_fan is not None:
+        prev = s.guo_hu_fan
+        s = _set(s, guo_hu_fan=e.guo_hu_fan if prev is None else max(prev, e.guo_hu_fan))
+    if s is not state.seats[e.seat]:
+        state = _replace_seat(state, s)
+    pending = tuple(x for x in state.pending if x != e.seat)
+    if state.phase is Phase.PROMPT_HU:  # an offered 胡 at the deal was declined
+        return _set(state, phase=Phase.OPENING, prompt=None, pending=())
+    claim = e.claim
+    assert claim is not None, "ClaimMade must be evolved unredacted"
+    pc = PendingClaim(
+        e.seat,
+        claim.kind,
+        tuple(c.id for c in claim.cards),
+        tuple(BiGroup(tuple(c.id for c in g.cards)) for g in claim.bi),
+    )
+    return _set(state, pending=pending, claims=(*state.claims, pc))
+
+
+def _ev_chied(state: State, e: Chied) -> State:
+    s = state.seats[e.seat]
+    used = [c.id for c in e.cards] + [c.id for g in e.bi for c in g.cards]
+    melds = [Meld(MeldKind.CHI, e.group, (*(c.id for c in e.cards), e.card.id), e.card.id, e.from_seat)]
+    for g in e.bi:
+        melds.append(Meld(MeldKind.BI, g.kind, tuple(c.id for c in g.cards)))
+    s = _set(s, hand=_without(s.hand, used), melds=(*s.melds, *melds))
+    return _after_take(_replace_seat(state, s), e.seat, True)
+
+
+def _ev_penged(state: State, e: Penged) -> State:
+    s = state.seats[e.seat]
+    ids = tuple(c.id for c in e.cards)
+    meld = Meld(MeldKind.PENG, GroupKind.TRIPLE, (*ids, e.card.id), e.card.id, e.from_seat)
+    s = _set(s, hand=_without(s.hand, ids), melds=(*s.melds, meld))
+    return _after_take(_replace_seat(state, s), e.seat, True)
+
+
+def _ev_zhaoed(state: State, e: Zhaoed) -> State:
+    s = state.seats[e.seat]
+    ids = tuple(c.id for c in e.cards)
+    meld = Meld(MeldKind.ZHAO, GroupKind.FOUR, (*ids, e.card.id), e.card.id, e.from_seat)
+    s = _set(s, hand=_without(s.hand, ids), melds=(*s.melds, meld))
+    return _after_take(_replace_seat(state, s), e.seat, e.discard_required)
+
+
+def _ev_nobody(state: State, e: NobodyClaimed) -> State:
+    s = state.seats[e.seat]
+    played = _add_kind(s.played, kind_of(e.card.id)) if e.flipped else s.played
+    s = _set(s, discards=(*s.discards, e.card.id), played=played)
+    state = _replace_seat(state, s)
+    return _set(
+        state,
+        shown=None,
+        claims=(),
+        pending=(),
+        prompt=None,
+        phase=Phase.FLIP,
+        turn=next_active(state, e.seat),
+    )
+
+
+def _ev_hued(state: State, e: Hued) -> State:
+    return _set(
+        state,
+        phase=Phase.OVER,
+        prompt=None,
+        pending=(),
+        winner=e.seat,
+        win_kind=e.win_kind,
+        scores=e.scores,
+    )
+
+
+def _ev_huang(state: State, e: HuangZhuang) -> State:
+    return _set(
+        state, phase=Phase.OVER, prompt=None, pending=(), huang_zhuang=True, scores=e.scores
+    )
+
+
+_EVOLVERS: dict[type, Any] = {
+    HandStarted: _ev_hand_started,
+    Dealt: _ev_dealt,
+    LongLaidDown: _ev_long,
+    CardDrawn: _ev_drawn,
+    Prompted: _ev_prompted,
+    BaoDeclared: _ev_bao_declared,
+    BaoDeclined: _ev_bao_declined,
+    CardDiscarded: _ev_discarded,
+    CardFlipped: _ev_flipped,
+    ClaimMade: _ev_claim_made,
+    Chied: _ev_chied,
+    Penged: _ev_penged,
+    Zhaoed: _ev_zhaoed,
+    NobodyClaimed: _ev_nobody,
+    Hued: _ev_hued,
+    HuangZhuang: _ev_huang,
+}
+
+
+# ---------------------------------------------------------------------------- automatic facts
+
+
+def _opening_step(state: State) -> Any:
+    """The next automatic fact of the deal (拢, 补张, offers, the dealer's 21st card)."""
+    order = order_from(state, state.dealer)
+    # 若有拢牌先拢牌，庄家和闲家的都需要先拢
+    for seat in order:
+        s = state.seats[seat]
+        counts = counts_of(s.hand)
+        fours = [k for k, n in enumerate(counts) if n == 4]
+        if not fours:
+            continue
+        k = fours[0]
+        dc = state.dealer_card
+        if (
+            seat == state.dealer
+            and dc is not None
+            and kind_of(dc) == k
+            and dc in s.hand
+            and state.options.variant is Variant.LUZHOU
+            and not state.hu_or_long_offered
+            and _hu_allowed(state, seat, _without(s.hand, (dc,)), dc, WinKind.ZI_MO)
+        ):
+            return Prompted(PromptKind.HU_OR_LONG, (seat,))  # 泸州: 先提示胡
+        ids = _ids_of_kind(s.hand, k)
+        return LongLaidDown(seat, card(ids[-1]), cards(ids[:-1]), 3, False, False)
+    for seat in order:
+        s = state.seats[seat]
+        if (
+            s.long_count >= 3
+            and len(s.hand) % 3 == 0
+            and not s.san_long_offered
+            and _hu_allowed(state, seat, s.hand, None, WinKind.ZI_MO)
+        ):
+            return Prompted(PromptKind.HU_OR_PASS, (seat,))  # 三拢可提示胡
+        if s.replacements < s.long_count - 1 and state.stock:
+            return CardDrawn(seat, card(state.stock[0]), DrawReason.REPLACEMENT)
+    if state.bao_round == 0:
+        ready = tuple(s for s in order[1:] if is_ready(state.seats[s].hand))
+        return Prompted(PromptKind.BAO, ready)
+    if state.dealer_card is None:
+        return CardDrawn(state.dealer, card(state.stock[0]), DrawReason.DEALER_21ST)
+    return Prompted(PromptKind.DISCARD, (state.dealer,))
+
+
+def _shown_step(state: State) -> Any:
+    if state.bao_round == 1 and not state.shown_flipped and state.shown_by == state.dealer:
+        d = state.seats[state.dealer]
+        # 庄家…打一张出去检查是否可爆牌
+        return Prompted(PromptKind.BAO, (d.seat,) if not d.bao and is_ready(d.hand) else ())
+    return Prompted(PromptKind.CLAIM, claim_seats(state))
+
+
+def _hued(
+    state: State,
+    seat: int,
+    extra: int | None,
+    from_seat: int | None,
+    wk: WinKind,
+    hand: tuple[int, ...],
+) -> Hued:
+    s = state.seats[seat]
+    grouping = best_grouping(hand, extra)
+    assert grouping is not None, "胡 on an incomplete hand"
+    ek = None if extra is None else kind_of(extra)
+    hc = counts_of(hand)
+    pts = sum(meld_points(m) for m in s.melds) + hand_points(
+        grouping, ek, 0 if ek is None else hc[ek], wk is WinKind.ZI_MO
+    )
+    s_for_fan = _set(s, hand=hand)
+    fan = fan_of(_all_cards(s_for_fan, extra), wk, s.bao)
+    scores = settle(
+        state.options.scoring,
+        state.seat_count,
+        active_seats(state),
+        seat,
+        wk,
+        from_seat,
+        pts,
+        fan,
+    )
+    groups = _concrete_groups(grouping, hand, extra)
+    return Hued(
+        seat,
+        None if extra is None else card(extra),
+        from_seat,
+        wk,
+        cards(hand),
+        groups,
+        pts,
+        fan,
+        scores,
+    )
+
+
+def _concrete_groups(
+    grouping: tuple[tuple[tuple[int, ...], GroupKind], ...], hand: tuple[int, ...], extra: int | None
+) -> tuple[Group, ...]:
+    """Give a kind grouping concrete cards (a 坎, listed first, keeps its own hand cards)."""
+    pool = list(hand) + ([] if extra is None else [extra])
+    out: list[Group] = []
+    for kinds, gk in grouping:
+        ids: list[int] = []
+        for k in kinds:
+            cands = [i for i in pool if kind_of(i) == k]
+            pick = next((i for i in cands if i != extra), cands[0])
+            pool.remove(pick)
+            ids.append(pick)
+        out.append(Group(gk, cards(tuple(ids))))
+    return tuple(out)
+
+
+def _resolve(state: State) -> Any:
+    """Close the claim window: first the seat by priority, then that seat's full claim."""
+    assert state.shown is not None
+    c = state.shown
+    seat = choose_seat(state.claims, precedence(state))
+    if seat is None:
+        return NobodyClaimed(state.shown_by, card(c), state.shown_flipped)
+    claim = claim_of(state.claims, seat)
+    s = state.seats[seat]
+    k = kind_of(c)
+    by = state.shown_by
+    if claim.kind is ClaimKind.HU:
+        return _hued(state, seat, c, by, _win_kind(state, seat), s.hand)
+    if claim.kind is ClaimKind.LONG:
+        ids = _ids_of_kind(s.hand, k)
+        return LongLaidDown(seat, card(c), cards(ids), 3, True, _first_long_zhao(s))
+    if claim.kind is ClaimKind.ZHAO:
+        ids = _ids_of_kind(s.hand, k)
+        return Zhaoed(seat, card(c), by, cards(ids), _first_long_zhao(s))
+    if claim.kind is ClaimKind.PENG:
+        ids = _ids_of_kind(s.hand, k)
+        return Penged(seat, card(c), by, cards(ids))
+    gk = classify((*claim.cards, c))
+    assert gk is not None
+    bi = tuple(Group(classify(g.cards) or GroupKind.RUN, cards(g.cards)) for g in claim.bi)
+    return Chied(seat, card(c), by, gk, cards(claim.cards), bi)
+
+
+def _first_long_zhao(s: SeatState) -> bool:
+    """Discard after this 招/拢? Only the first one, and never after 爆 (八块 from the second)."""
+    return not s.bao and s.long_zhao_count == 0
+
+
+def next_auto(state: State) -> Any:
+    """The fact that follows automatically from ``state``, or None if a seat must act."""
+    ph = state.phase
+    if ph is Phase.OPENING:
+        return _opening_step(state)
+    if ph is Phase.SHOWN:
+        return _shown_step(state)
+    if ph is Phase.CLAIM and not state.pending:
+        return _resolve(state)
+    if ph is Phase.FLIP:
+        if not state.stock:
+            return HuangZhuang(state.dealer, tuple(0 for _ in range(state.seat_count)))
+        return CardFlipped(state.turn, card(state.stock[0]), len(state.stock) - 1)
+    return None
+
+
+def advance(state: State, events: list[Any]) -> list[Any]:
+    """Append automatic facts to ``events`` (already applied to ``state``) until a seat acts."""
+    while True:
+        e = next_auto(state)
+        if e is None:
+            return events
+        events.append(e)
+        state = evolve(state, e)
+
+
+# ---------------------------------------------------------------------------- setup
+
+
+def initial_state(options: Options, seat_count: int, deal: tuple[int, ...], seed: int) -> State:
+    if sorted(deal) != list(range(CARD_COUNT)):
+        raise MalformedCommand("deal", "the deal must be the 80 card ids in some order")
+    return State(
+        options=options,
+        seat_count=seat_count,
+        seed=seed,
+        deck=tuple(deal),
+        stock=tuple(deal),
+        dealer=options.dealer % seat_count,
+    )
+
+
+def deal(state: State) -> list[Any]:
+    dealer = state.dealer
+    out = sitting_out(state.seat_count, dealer)
+    order = tuple(
+        (dealer + i) % state.seat_count
+        for i in range(state.seat_count)
+        if (dealer + i) % state.seat_count != out
+    )
+    events: list[Any] = [
+        HandStarted(dealer, state.seat_count, order, out, CARD_COUNT - HAND_SIZE * len(order))
+    ]
+    for j, seat in enumerate(order):
+        events.append(Dealt(seat, cards(tuple(sorted(state.deck[j * HAND_SIZE : (j + 1) * HAND_SIZE]))), HAND_SIZE))
+    s = state
+    for e in events:
+        s = evolve(s, e)
+    return advance(s, events)
+
+
+# ---------------------------------------------------------------------------- decide
+
+
+def _check_seat(state: State, command: Any) -> int:
+    seat = getattr(command, "seat", None)
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.seat_count:
+        raise MalformedCommand("seat", f"no seat {seat!r} at this table")
+    return seat
+
+
+def decide(state: State, command: Any) -> list[Any]:
+    if state.phase is Phase.OVER:
+        raise RuleViolation("HAND_OVER", "荒庄" if state.huang_zhuang else "胡", "the hand is over")
+    if not isinstance(command, (Discard, Chi, Peng, Zhao, Long, Hu, PassClaim, DeclareBao, DeclineBao)):
+        raise MalformedCommand("command", f"not a zipai command: {type(command).__name__}")
+    seat = _check_seat(state, command)
+    if seat not in to_act(state):
+        raise NotYourTurn(seat)
+    ph = state.phase
+    if ph is Phase.DISCARD:
+        first = _decide_discard(state, seat, command)
+    elif ph is Phase.BAO:
+        first = _decide_bao(seat, command)
+    elif ph is Phase.PROMPT_HU:
+        first = _decide_opening_hu(state, seat, command)
+    elif ph is Phase.CLAIM:
+        first = _decide_claim(state, seat, command)
+    else:  # pragma: no cover - to_act is empty in the automatic phases
+        raise NotYourTurn(seat)
+    s = state
+    for e in first:
+        s = evolve(s, e)
+    return advance(s, list(first))
+
+
+def _wrong(command: Any, expected: str) -> RuleViolation:
+    return RuleViolation(
+        "NOT_NOW", "turn order", f"{type(command).__name__} is not possible now; expected {expected}"
+    )
+
+
+def _decide_discard(state: State, seat: int, command: Any) -> list[Any]:
+    if not isinstance(command, Discard):
+        raise _wrong(command, "Discard")
+    cid = command.card
+    if not isinstance(cid, int) or isinstance(cid, bool) or not 0 <= cid < CARD_COUNT:
+        raise MalformedCommand("card", f"{cid!r} is not a card id")
+    s = state.seats[seat]
+    if cid not in s.hand:
+        raise RuleViolation("NOT_IN_HAND", "出牌", f"card {cid} is not in the hand")
+    if cid not in discardable(s):
+        raise RuleViolation("KAN_UNBREAKABLE", "一坎牌", "a 坎 may not be broken up to discard")
+    return [CardDiscarded(seat, card(cid))]
+
+
+def _decide_bao(seat: int, command: Any) -> list[Any]:
+    if isinstance(command, DeclareBao):
+        return [BaoDeclared(seat)]
+    if isinstance(command, DeclineBao):
+        return [BaoDeclined(seat)]
+    raise _wrong(command, "DeclareBao or DeclineBao")
+
+
+def _decide_opening_hu(state: State, seat: int, command: Any) -> list[Any]:
+    s = state.seats[seat]
+    if state.prompt is PromptKind.HU_OR_LONG:
+        dc = state.dealer_card
+        assert dc is not None
+        hand = _without(s.hand, (dc,))
+        if isinstance(command, Hu):
+            return [_hued(state, seat, dc, None, WinKind.ZI_MO, hand)]
+        if isinstance(command, Long):
+            if _hu_compulsory(state):
+                raise RuleViolation("HU_COMPULSORY", "过胡", "过胡 is not allowed at this table")
+            ids = _ids_of_kind(s.hand, kind_of(dc))
+            return [LongLaidDown(seat, card(ids[-1]), cards(ids[:-1]), 3, False, False)]
+        raise _wrong(command, "Hu or Long")
+    if isinstance(command, Hu):
+        return [_hued(state, seat, None, None, WinKind.ZI_MO, s.hand)]
+    if isinstance(command, PassClaim):
+        if _hu_compulsory(state):
+            raise RuleViolation("HU_COMPULSORY", "过胡", "过胡 is not allowed at this table")
+        return [ClaimMade(seat, Claim(ClaimKind.PASS), False, _guo_hu_fan(state, seat, None, WinKind.ZI_MO))]
+    raise _wrong(command, "Hu or PassClaim")
+
+
+def _guo_hu_fan(state: State, seat: int, extra: int | None, wk: WinKind) -> int | None:
+    o = state.options
+    if o.guo_hu and o.guo_zhang_sheng_fan:
+        return win_fan(state, seat, extra, wk)
+    return None
+
+
+def _decide_claim(state: State, seat: int, command: Any) -> list[Any]:
+    assert state.shown is not None
+    c = state.shown
+    k = kind_of(c)
+    s = state.seats[seat]
+    opts = claim_options(state, seat)
+    hu_open = bool(opts) and isinstance(opts[0], Hu)
+    wk = _win_kind(state, seat)
+    if hu_open and _hu_compulsory(state) and not isinstance(command, Hu):
+        raise RuleViolation("HU_COMPULSORY", "过胡", "this hand wins: 过胡 is not allowed at this table")
+    forgone_hu = _guo_hu_fan(state, seat, c, wk) if hu_open and not isinstance(command, Hu) else None
+    n = counts_of(s.hand)[k]
+    own_flip = state.shown_flipped and seat == state.shown_by
+    if isinstance(command, PassClaim):
+        chi_open = any(isinstance(o, Chi) for o in opts)
+        return [ClaimMade(seat, Claim(ClaimKind.PASS), chi_open, forgone_hu)]
+    if isinstance(command, Hu):
+        if not is_winning(s.hand, c):
+            raise RuleViolation("NOT_A_WINNING_HAND", "胡", "the card does not complete the hand")
+        if not hu_open:
+            raise RuleViolation("GUO_HU", "过张升番胡", "after passing a 胡 only a higher-fan 胡 may be taken")
+        return [ClaimMade(seat, Claim(ClaimKind.HU), False, None)]
+    if isinstance(command, Long):
+        if not own_flip:
+            raise RuleViolation("NOT_OWN_FLIP", "拢牌", "拢 takes one's own flipped card; use 招")
+        if s.bao:
+            raise RuleViolation("BAO_LONG_IS_ZHAO", "爆牌", "after 爆 the fourth card is a 招")
+        if n != 3:
+            raise RuleViolation("NO_KAN", "拢牌", "拢 needs a 坎 of this card in the hand")
+        return [ClaimMade(seat, Claim(ClaimKind.LONG), False, forgone_hu)]
+    if isinstance(command, Zhao):
+        if any(m.kind is MeldKind.PENG and kind_of(m.cards[0]) == k for m in s.melds):
+            raise RuleViolation("PENG_THEN_NO_ZHAO", "碰牌", "a ponged card cannot be konged")
+        if n != 3:
+            raise RuleViolation("NO_KAN", "招牌", "招 needs a 坎 of this card in the hand")
+        if own_flip and not s.bao:
+            raise RuleViolation("OWN_FLIP_IS_LONG", "拢牌", "one's own flip onto a 坎 is a 拢")
+        if not any(isinstance(o, Zhao) for o in opts):
+            raise RuleViolation("BAO_MUST_STAY_READY", "爆牌", "after 爆 a 招 must keep the hand ready")
+        return [ClaimMade(seat, Claim(ClaimKind.ZHAO), False, forgone_hu)]
+    if isinstance(command, Peng):
+        if s.bao:
+            raise RuleViolation("BAO_NO_PENG", "爆牌", "after 爆 a seat may not 碰")
+        if n == 3:
+            raise RuleViolation("KAN_UNBREAKABLE", "一坎牌", "the hand holds a 坎 of this card: 招 it")
+        if n != 2:
+            raise RuleViolation("NO_PAIR", "碰牌", "碰 needs a pair of this card in the hand")
+        if len(s.hand) < 3:
+            raise RuleViolation("NOTHING_TO_DISCARD", "进牌", "a card must be left to discard")
+        return [ClaimMade(seat, Claim(ClaimKind.PENG), False, forgone_hu)]
+    if isinstance(command, Chi):
+        if s.bao:
+            raise RuleViolation("BAO_NO_CHI", "爆牌", "after 爆 a seat may not 吃")
+        if not (own_flip or seat == next_active(state, state.shown_by)):
+            raise RuleViolation("CHI_NOT_FROM_UPPER", "吃牌", "only one's own flip or 上家's card may be eaten")
+        if k in s.played:
+            raise RuleViolation("OWN_DISCARD", "吃牌", "自己打过的牌不能再吃")
+        if k in s.guo_zhang:
+            raise RuleViolation("GUO_ZHANG", "过张", "a card passed up may never be eaten again")
+        if not isinstance(command.cards, tuple) or not isinstance(command.bi, tuple):
+            raise MalformedCommand("cards", "cards and bi must be lists")
+        bi: list[tuple[int, ...]] = []
+        for g in command.bi:
+            if not isinstance(g, BiGroup) or not isinstance(g.cards, tuple):
+                raise MalformedCommand("bi", "each 比牌 group is a BiGroup of card ids")
+            bi.append(g.cards)
+        check_chi(s.hand, c, command.cards, tuple(bi))
+        claim = Claim(
+            ClaimKind.CHI,
+            cards(command.cards),
+            tuple(Group(classify(g) or GroupKind.RUN, cards(g)) for g in bi),
+        )
+        return [ClaimMade(seat, claim, False, forgone_hu)]
+    raise _wrong(command, "a claim (Hu, Long, Zhao, Peng, Chi) or PassClaim")
+
+
+# ---------------------------------------------------------------------------- outcome
+
+
+def next_dealer(options: Options, state: State) -> int:
+    """The dealer of the next hand of a match (游戏流程 1).
+
+    WINNER: the winner deals; after 荒庄 the dealer keeps the deal.
+    ROTATE: the dealer keeps the deal on winning; otherwise (another seat wins, or 荒庄) the
+    dealer's 下家 deals.
+    """
+    n = state.seat_count
+    if options.dealer_rule is DealerRule.WINNER:
+        return state.winner if state.winner is not None else state.dealer
+    if state.winner == state.dealer:
+        return state.dealer
+    return (state.dealer + 1) % n
+
+
+def scoring_enabled(options: Options) -> bool:
+    return options.scoring is not ScoringProfile.NONE

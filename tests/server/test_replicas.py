@@ -1,0 +1,253 @@
+"""Two replicas in one process on one PostgreSQL database, and sharded stores.
+
+Each "replica" is a ``TableServer`` with its own ``Store`` (its own connection pool, group
+committer and subscription), which is all a replica process shares with another. The
+cross-process versions of these tests, through gRPC, are in tests/e2e/.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from domain import table as tables
+from domain.engine import Viewer
+from domain.registry import register
+from server.service import Aborted, TableServer
+from server.storage import Store, parse_shards, shard_envs
+from server.store import GameAggregate, StoredEvent
+from tests.support import fakegame
+from tests.support.pgfixtures import PG
+from tests.support.pgserver import PgServer
+
+register(fakegame.RULES)
+
+
+async def seated(server: TableServer, hand: int = 6) -> str:
+    game_id, _version, _arbiter = await server.create_game(
+        "fake", fakegame.Options(hand_size=hand), 2, seed=1
+    )
+    for seat in range(2):
+        await server.join_game(game_id, seat, f"p{seat}")
+    await server.start_game(game_id, Viewer.of_seat(0))
+    return game_id
+
+
+async def next_move(server: TableServer, game_id: str) -> tuple[Viewer, Any, int]:
+    snap = await server.snapshot(game_id, Viewer.of_seat(0), None)
+    state = snap.table.game
+    (command, *_rest) = fakegame.RULES.legal_commands(state, state.turn)
+    return Viewer.of_seat(state.turn), command, snap.version
+
+
+async def eventually(check: Callable[[], bool], timeout: float = 5.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not check():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.01)
+
+
+def replica(env: dict[str, str]) -> TableServer:
+    return TableServer(Store.open([dict(env, CREATE_TABLE="n")]))
+
+
+@PG
+def test_moves_on_one_replica_reach_watchers_and_cache_of_the_other(
+    pg_env: dict[str, str],
+) -> None:
+    async def scenario() -> None:
+        a = TableServer(Store.open([pg_env]))
+        b = replica(pg_env)
+        try:
+            game_id = await seated(a)
+            gid = uuid.UUID(game_id)
+            received: list[int] = []
+
+            async def watch() -> None:
+                async for events, _viewer, _batch in b.watch(game_id, Viewer.of_seat(1), 0):
+                    received.extend(e.version for e in events)
+
+            watcher = asyncio.create_task(watch())
+            await eventually(lambda: b.hub.watching(gid) and len(received) >= 4)
+            for _move in range(8):
+                viewer, command, version = await next_move(a, game_id)
+                await a.play(game_id, viewer, version, command)
+            final = (await a.snapshot(game_id, Viewer.of_seat(0), None)).version
+            await eventually(lambda: bool(received) and received[-1] == final)
+            assert received == list(range(1, final + 1))  # no gap, no duplicate
+            # B's cached game moved forward from the feed, without a store read
+            assert b._latest[gid].version == final
+            assert b._latest[gid].table == a._latest[gid].table
+            # A recognised its own events by notification id (all of them, unless its
+            # subscription overtook its committer's bookkeeping; the hub drops those)
+            own = a.store.feeds[0]
+            assert own.skipped_own + own.received == final and own.skipped_own > 0
+            watcher.cancel()
+        finally:
+            a.close()
+            b.close()
+
+    asyncio.run(scenario())
+
+
+@PG
+def test_a_race_between_replicas_has_exactly_one_winner(pg_env: dict[str, str]) -> None:
+    async def scenario() -> None:
+        a = TableServer(Store.open([pg_env]))
+        b = replica(pg_env)
+        try:
+            game_id = await seated(a)
+            for _round in range(5):
+                viewer, command, version = await next_move(a, game_id)
+                await b.snapshot(game_id, viewer, None)  # B has the game cached too
+                results = await asyncio.gather(
+                    a.play(game_id, viewer, version, command),
+                    b.play(game_id, viewer, version, command),
+                    return_exceptions=True,
+                )
+                won = [r for r in results if isinstance(r, list)]
+                lost = [r for r in results if isinstance(r, Aborted)]
+                assert len(won) == 1 and len(lost) == 1, results
+                assert lost[0].expected == version
+                assert lost[0].current == won[0][-1].version
+                # the loser re-reads: its next view is the winner's version
+                for server in (a, b):
+                    await eventually(lambda s=server: s._latest.get(uuid.UUID(game_id)) is not None)
+                    snap = await server.snapshot(game_id, viewer, None)
+                    assert snap.version == won[0][-1].version
+        finally:
+            a.close()
+            b.close()
+
+    asyncio.run(scenario())
+
+
+@PG
+def test_stale_cache_is_never_trusted_for_a_move(pg_env: dict[str, str]) -> None:
+    """B's feed is stopped, so its cache is stale: its Play must still be judged by the store."""
+
+    async def scenario() -> None:
+        a = TableServer(Store.open([pg_env]))
+        b = replica(pg_env)
+        try:
+            game_id = await seated(a)
+            await b.snapshot(game_id, Viewer.of_seat(0), None)
+            for feed in b.store.feeds:
+                feed.stop()
+            viewer, command, version = await next_move(a, game_id)
+            won = await a.play(game_id, viewer, version, command)
+            # B still believes ``version`` is current; its store write must lose
+            with pytest.raises(Aborted) as lost:
+                await b.play(game_id, viewer, version, command)
+            assert lost.value.current == won[-1].version
+            snap = await b.snapshot(game_id, viewer, None)
+            assert snap.version == won[-1].version
+        finally:
+            a.close()
+            b.close()
+
+    asyncio.run(scenario())
+
+
+# --- sharding --------------------------------------------------------------------------
+
+
+def test_shard_specs_parse() -> None:
+    assert parse_shards("") == []
+    assert parse_shards("s0, s1") == [{"POSTGRES_SCHEMA": "s0"}, {"POSTGRES_SCHEMA": "s1"}]
+    (url,) = parse_shards("postgresql://u:p%40ss@db1:6543/games?schema=g&pool_size=3")
+    assert url == {
+        "POSTGRES_HOST": "db1",
+        "POSTGRES_PORT": "6543",
+        "POSTGRES_USER": "u",
+        "POSTGRES_PASSWORD": "p@ss",
+        "POSTGRES_DBNAME": "games",
+        "POSTGRES_SCHEMA": "g",
+        "POSTGRES_POOL_SIZE": "3",
+    }
+    envs = shard_envs({"PERSISTENCE_MODULE": "eventsourcing.postgres"}, "a;b")
+    assert [e["TABLETOP_POSTGRES_SCHEMA"] for e in envs] == ["a", "b"]
+    assert shard_envs({"X": "1"}, "") == [{"X": "1"}]
+
+
+@pytest.mark.parametrize("layout", ["databases", "schemas"])
+@PG
+def test_games_spread_over_shards_and_read_back_from_theirs(
+    layout: str, pg_server: PgServer, new_database: Callable[[], str]
+) -> None:
+    from server.migrate import migrate_shard
+
+    base = dict(pg_server.env(new_database()), PERSISTENCE_MODULE="eventsourcing.postgres")
+    if layout == "databases":
+        spec = ",".join(pg_server.url(new_database()) for _ in range(2))
+    else:
+        spec = "shard_a,shard_b"
+    envs = shard_envs(dict(base, CREATE_TABLE="n"), spec)
+    for env in envs * 2:  # idempotent
+        migrate_shard(env)
+
+    async def scenario() -> None:
+        a = TableServer(Store.open(envs))
+        b = TableServer(Store.open(envs))
+        try:
+            game_ids = [await seated(a, hand=3) for _ in range(12)]
+            shards = {a.store.shard_of(uuid.UUID(g)) for g in game_ids}
+            assert shards == {0, 1}
+            for game_id in game_ids:
+                gid = uuid.UUID(game_id)
+                home = a.store.app_for(gid)
+                other = a.store.shards[1 - a.store.shard_of(gid)]
+                assert [e.originator_version for e in home.events.get(gid)] == [1, 2, 3, 4, 5, 6]
+                assert list(other.events.get(gid)) == []
+            # play one game per shard to the end on A while B watches; history from B
+            for game_id in game_ids[:4]:
+                received: list[StoredEvent] = []
+
+                async def watch(gid: str = game_id, out: list[StoredEvent] = received) -> None:
+                    async for events, _v, _b in b.watch(gid, Viewer.of_seat(0), 0):
+                        out.extend(events)
+
+                watcher = asyncio.create_task(watch())
+                while True:
+                    snap = await a.snapshot(game_id, Viewer.of_seat(0), None)
+                    version = snap.version
+                    if snap.table.phase is tables.Phase.FINISHED:
+                        break
+                    viewer, command, version = await next_move(a, game_id)
+                    await a.play(game_id, viewer, version, command)
+                await asyncio.wait_for(watcher, 10)  # ends once the game is over
+                history = await b.history(game_id, Viewer.of_seat(0), 0, 1000)
+                assert [e.version for e in received] == [e.version for e in history[1]]
+                assert history[2] == version
+        finally:
+            a.close()
+            b.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_store_without_postgres_runs_no_feed(tmp_path: Any) -> None:
+    async def scenario() -> None:
+        server = TableServer(
+            Store.open(
+                [
+                    {
+                        "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                        "SQLITE_DBNAME": str(tmp_path / "g.sqlite"),
+                    }
+                ]
+            )
+        )
+        try:
+            assert not server.store.shared and server.store.feeds == []
+            game_id = await seated(server)
+            assert isinstance(server._latest[uuid.UUID(game_id)], GameAggregate)
+        finally:
+            server.close()
+
+    asyncio.run(scenario())
