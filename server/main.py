@@ -122,6 +122,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     probe.cancel()
     for name in ("", SERVICE):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+    await asyncio.sleep(0.1)  # let health watchers (load balancers) receive NOT_SERVING
     # Watch streams end with UNAVAILABLE and a resume hint; unary calls in flight get the
     # grace period to finish (a move is appended whole or not at all), new calls are refused.
     streams = interceptor.close_streams()

@@ -127,16 +127,17 @@ class TableServer:
             try:
                 for _attempt in range(3):
                     try:
-                        agg = await asyncio.to_thread(self.store.get, game_id)
+                        read: GameAggregate = await asyncio.to_thread(self.store.get, game_id)
                     except AggregateNotFoundError:
                         raise NotFound(f"no game {game_id}") from None
-                    if loading[1] <= agg.version:
+                    if loading[1] <= read.version:
                         break  # else another replica moved while we read: read again
                 cached = self._latest.get(game_id)
-                if loading[1] > agg.version:
+                agg = read
+                if loading[1] > read.version:
                     pass  # still behind: serve it, but do not cache it
-                elif cached is None or cached.version <= agg.version:
-                    self._latest[game_id] = agg
+                elif cached is None or cached.version <= read.version:
+                    self._latest[game_id] = read
                 else:  # the feed brought the cache further meanwhile
                     agg = cached
             finally:
@@ -310,7 +311,9 @@ class TableServer:
                 latest = await self._load(gid)
                 if stored:
                     last = stored[-1].version
-                    yield stored, tables.viewer_for(latest.table, viewer), None
+                    ends_game = last >= latest.version
+                    seen_as = tables.viewer_for(latest.table, viewer) if ends_game else viewer
+                    yield stored, seen_as, None
                 if latest.table.phase is tables.Phase.FINISHED and last >= latest.version:
                     return
                 sub.lagging = False
@@ -323,7 +326,10 @@ class TableServer:
                         break  # a gap: re-read from the store
                     last = fresh[-1].version
                     latest = await self._load(gid)
-                    seen_as = tables.viewer_for(latest.table, viewer)
+                    # A live batch opens up only if it is the one that ended the game, so
+                    # what a watcher sees does not depend on how fast it reads.
+                    ends_game = fresh[-1].version >= latest.version
+                    seen_as = tables.viewer_for(latest.table, viewer) if ends_game else viewer
                     yield fresh, seen_as, (batch if len(fresh) == len(batch.events) else None)
                     if latest.table.phase is tables.Phase.FINISHED and last >= latest.version:
                         return

@@ -164,6 +164,7 @@ class GroupCommitter:
         )
         self.batches = 0
         self.saved_events = 0
+        self.snapshot_interval = SNAPSHOT_INTERVAL
         # Told the recordings (with notification ids) of every successful save, from the
         # writer thread, before any caller learns of it (the store feed uses this).
         self.on_saved: Callable[[list[Any]], None] | None = None
@@ -202,7 +203,7 @@ class GroupCommitter:
             recordings = self.app.save(*[e for _, events, _ in pending for e in events])
         except IntegrityError:
             done = [p for p in pending if self._save_one(*p)]
-            self._snapshot([agg for agg, events, _ in done if _crosses_snapshot(events)])
+            self._snapshot([a for a, events, _ in done if self._crosses(events)])
             return
         except Exception as exc:  # the store is down: every caller learns it
             for _, _, fut in pending:
@@ -213,7 +214,7 @@ class GroupCommitter:
         for _agg, events, fut in pending:
             self.saved_events += len(events)
             fut.set_result(None)
-        self._snapshot([agg for agg, events, _ in pending if _crosses_snapshot(events)])
+        self._snapshot([a for a, events, _ in pending if self._crosses(events)])
 
     def _save_one(
         self, agg: GameAggregate, events: list[Any], fut: concurrent.futures.Future[None]
@@ -236,6 +237,9 @@ class GroupCommitter:
             except Exception:
                 log.exception("on_saved failed")
 
+    def _crosses(self, events: list[Any]) -> bool:
+        return _crosses_snapshot(events, self.snapshot_interval)
+
     def _snapshot(self, aggregates: list[GameAggregate]) -> None:
         """Snapshots after the callers were answered, in one write; losing one is harmless."""
         if not aggregates or self.app.snapshots is None:
@@ -246,7 +250,7 @@ class GroupCommitter:
             log.warning("taking %d snapshots failed", len(aggregates), exc_info=True)
 
 
-def _crosses_snapshot(events: list[Any]) -> bool:
-    """Whether these events end at or pass a multiple of SNAPSHOT_INTERVAL."""
+def _crosses_snapshot(events: list[Any], interval: int) -> bool:
+    """Whether these events end at or pass a multiple of ``interval``."""
     first, last = events[0].originator_version, events[-1].originator_version
-    return last // SNAPSHOT_INTERVAL > (first - 1) // SNAPSHOT_INTERVAL
+    return last // interval > (first - 1) // interval

@@ -330,7 +330,7 @@ def legal_shapes(hand: Vec, rules: PlayRules, need: Need, reference: int) -> tup
             shapes.append(
                 PlayShape((1, 0, 0, 0, 0, 0, 0, 0), PlayKind.OPENING, 1 + rules.bird_bonus)
             )
-        if hand[I_FLOWER] and rules.flowers_are_units:
+        elif hand[I_FLOWER] and rules.flowers_are_units:  # a flower only stands in for a bird
             shapes.append(PlayShape((0, 0, 0, 0, 0, 1, 0, 0), PlayKind.OPENING, 1))
         return tuple(shapes)
 

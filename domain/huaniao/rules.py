@@ -85,6 +85,7 @@ from domain.huaniao.state import (
     PendingDiscard,
     PendingGuess,
     SeatSeasons,
+    update,
 )
 from domain.huaniao.terms import (
     CLOSING_VERSE,
@@ -272,7 +273,7 @@ def _put(t: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
 def _hands_changed(s: HuaniaoState, hands: tuple[Hand, ...], **changes: Any) -> HuaniaoState:
     """Replace the hands; a seat no longer at one card may be guessed again (曲高和寡)."""
     guessed = tuple(g and len(h.cards) == 1 for g, h in zip(s.guessed_at_one, hands, strict=True))
-    return replace(s, hands=hands, guessed_at_one=guessed, **changes)
+    return update(s, hands=hands, guessed_at_one=guessed, **changes)
 
 
 def _end_action(s: HuaniaoState, seat: int) -> HuaniaoState:
@@ -280,12 +281,12 @@ def _end_action(s: HuaniaoState, seat: int) -> HuaniaoState:
     if s.extra_actions > 0:
         left = s.extra_actions - 1
         if left > 0:
-            return replace(s, extra_actions=left)
-        s = replace(s, extra_actions=0)
+            return update(s, extra_actions=left)
+        s = update(s, extra_actions=0)
     n = s.seat_count
     turn_in_round = s.turn_in_round + 1
     closer = seat if has_seasons(s.options) and turn_in_round >= n else s.season_change_by
-    return replace(
+    return update(
         s,
         turns_taken=_put(s.turns_taken, seat, s.turns_taken[seat] + 1),
         turn_in_round=turn_in_round,
@@ -306,7 +307,7 @@ def _next_need(s: HuaniaoState, kind: PlayKind) -> Need:
 def evolve(s: HuaniaoState, e: Any) -> HuaniaoState:
     s = _apply(s, e)
     phase = _phase(s) if s.phase != Phase.DEALING else s.phase
-    return s if phase == s.phase else replace(s, phase=phase)
+    return s if phase == s.phase else update(s, phase=phase)
 
 
 def _apply(s: HuaniaoState, e: Any) -> HuaniaoState:  # noqa: C901 - one branch per fact
@@ -314,14 +315,14 @@ def _apply(s: HuaniaoState, e: Any) -> HuaniaoState:  # noqa: C901 - one branch 
     if t is Played:
         return _apply_played(s, e)
     if t is Perched:
-        s = replace(s, consecutive_perches=s.consecutive_perches + 1)
+        s = update(s, consecutive_perches=s.consecutive_perches + 1)
         return _end_action(s, e.seat)
     if t is Drew:
         ids = tuple(c.id for c in e.cards)
         hands = _set_hand(s.hands, e.seat, s.hands[e.seat].cards + ids)
         return _hands_changed(s, hands, deck=s.deck[len(ids) :])
     if t is DiscardRequired:
-        return replace(s, pending_discards=s.pending_discards + (PendingDiscard(e.seat, e.count),))
+        return update(s, pending_discards=s.pending_discards + (PendingDiscard(e.seat, e.count),))
     if t is Discarded:
         ids = tuple(c.id for c in e.cards)
         hands = _set_hand(s.hands, e.seat, _without(s.hands[e.seat].cards, ids))
@@ -332,9 +333,9 @@ def _apply(s: HuaniaoState, e: Any) -> HuaniaoState:  # noqa: C901 - one branch 
         hands = _set_hand(s.hands, e.seat, ids)
         return _hands_changed(s, hands, deck=s.deck[len(ids) :])
     if t is LeaderChosen:
-        return replace(s, phase=Phase.PLAYING, turn=e.seat, leader=e.seat, need=Need.OPENING)
+        return update(s, phase=Phase.PLAYING, turn=e.seat, leader=e.seat, need=Need.OPENING)
     if t is HandLimitChanged:
-        return replace(s, hand_limit=e.limit)
+        return update(s, hand_limit=e.limit)
     if t is CardsExchanged or t is CardTaken:
         transfers = e.transfers if t is CardsExchanged else (e.transfer,)
         hands = s.hands
@@ -345,7 +346,7 @@ def _apply(s: HuaniaoState, e: Any) -> HuaniaoState:  # noqa: C901 - one branch 
             hands = _set_hand(hands, tr.to_seat, hands[tr.to_seat].cards + (tr.card.id,))
         return _hands_changed(s, hands, rng_counter=s.rng_counter + 1)
     if t is PlayRestarted:
-        return replace(
+        return update(
             s,
             turn=e.seat,
             leader=e.seat,
@@ -356,18 +357,18 @@ def _apply(s: HuaniaoState, e: Any) -> HuaniaoState:  # noqa: C901 - one branch 
             turn_in_round=0,
         )
     if t is GuessingOpened:
-        return replace(
+        return update(
             s,
             guess_target=e.seat,
             guesses=(),
             guessed_at_one=_put(s.guessed_at_one, e.seat, True),
         )
     if t is GuessMade:
-        return replace(s, guesses=s.guesses + (PendingGuess(e.seat, e.card_class),))
+        return update(s, guesses=s.guesses + (PendingGuess(e.seat, e.card_class),))
     if t is GuessesRevealed:
-        return replace(s, guess_target=None, guesses=())
+        return update(s, guess_target=None, guesses=())
     if t is SeasonChanged:
-        return replace(s, season=e.season, round=e.round, turn_in_round=0, season_change_by=None)
+        return update(s, season=e.season, round=e.round, turn_in_round=0, season_change_by=None)
     if t is SongEnded:
         return s
     if t is HandsRecovered:
@@ -376,9 +377,7 @@ def _apply(s: HuaniaoState, e: Any) -> HuaniaoState:  # noqa: C901 - one branch 
     if t is ShowdownDealt:
         return _apply_showdown(s, e)
     if t is GameEnded:
-        return replace(
-            s, winners=e.winners, scores=e.scores, end_reason=e.reason, phase=Phase.ENDED
-        )
+        return update(s, winners=e.winners, scores=e.scores, end_reason=e.reason, phase=Phase.ENDED)
     raise TypeError(f"not a huaniao event: {e!r}")
 
 
@@ -394,31 +393,31 @@ def _apply_played(s: HuaniaoState, e: Played) -> HuaniaoState:
         consecutive_perches=0,
     )
     if e.kind != PlayKind.WU:
-        s = replace(s, reference=e.count, need=_next_need(s, e.kind))
+        s = update(s, reference=e.count, need=_next_need(s, e.kind))
         if e.kind == PlayKind.OPENING:
-            s = replace(s, verse_due=False)
+            s = update(s, verse_due=False)
         return _end_action(s, seat)
     combo = e.combo
     if combo == Combo.TIANSHANG_TIANXIA and e.announce is not None:
-        s = replace(s, reference=e.announce)
+        s = update(s, reference=e.announce)
     elif combo == Combo.LIANG_FENG_YOU_XING:
         nxt = (seat + 1) % s.seat_count
-        s = replace(s, cool_ban_at=_put(s.cool_ban_at, nxt, s.turns_taken[nxt]))
+        s = update(s, cool_ban_at=_put(s.cool_ban_at, nxt, s.turns_taken[nxt]))
     elif combo == Combo.FENG_HUA_XUE_YUE and e.chosen_season is not None:
         ss = replace(s.seat_seasons[seat], override=e.chosen_season, override_until=s.round + 2)
-        s = replace(s, seat_seasons=_put(s.seat_seasons, seat, ss))
+        s = update(s, seat_seasons=_put(s.seat_seasons, seat, ss))
     elif combo == Combo.WAN_ZI_QIAN_HONG and e.chosen_season is not None:
         ss = replace(s.seat_seasons[seat], extra=e.chosen_season, extra_until=s.round + 1)
-        s = replace(s, seat_seasons=_put(s.seat_seasons, seat, ss))
+        s = update(s, seat_seasons=_put(s.seat_seasons, seat, ss))
     if combo is None and s.options.blossoms and any(INDEX_OF[i] == I_FLOWER for i in ids):
         # 繁花似锦: a single flower gives 2 more actions this turn (3 in 春)
         extra = 3 if Season.SPRING in seasons_of(s, seat) else 2
-        return replace(s, extra_actions=extra)
+        return update(s, extra_actions=extra)
     before = s.turns_taken[seat]
     s = _end_action(s, seat)
     if combo == Combo.TIANSHANG_TIANXIA:
         # 使用者下回合不可出功能牌和特殊牌组: banned while turns_taken equals its next turn's number
-        s = replace(s, dance_ban_at=_put(s.dance_ban_at, seat, before + 1))
+        s = update(s, dance_ban_at=_put(s.dance_ban_at, seat, before + 1))
     return s
 
 
@@ -431,7 +430,7 @@ def _apply_showdown(s: HuaniaoState, e: ShowdownDealt) -> HuaniaoState:
         pool = tuple(sorted(pool + discarded + played))
         discarded, played = (), ()
     dealt = tuple(c.id for h in e.hands for c in h.cards)
-    return replace(
+    return update(
         s,
         pool=_without(pool, dealt),
         discarded=discarded,
@@ -527,6 +526,10 @@ def _decide_play(s: HuaniaoState, cmd: Play) -> list[Any]:
     shape = classify(kind_counts(ids), cmd.combo, rules, s.need, s.reference)
     n = s.seat_count
 
+    if shape.kind == PlayKind.OPENING and shape.vec[I_BIRD] == 0 and hand_vec(s, seat)[I_BIRD]:
+        raise RuleViolation(
+            "OPENING_NEEDS_BIRD", "起始", "出1张鸟牌: a flower only opens for a seat without birds"
+        )
     verse = None
     if shape.kind == PlayKind.OPENING and s.verse_due:
         if not verse_ok(cmd.verse):

@@ -8,6 +8,7 @@ during the 花鸟风月大对决 at the very end).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from domain.huaniao.cards import CardClass
 from domain.huaniao.events import ShowdownHand
@@ -94,3 +95,21 @@ class HuaniaoState:
     winners: tuple[int, ...] = ()
     scores: tuple[int, ...] = ()
     end_reason: str = ""
+
+
+_STATE_FIELDS = frozenset(HuaniaoState.__dataclass_fields__)
+
+
+def update(s: HuaniaoState, **changes: Any) -> HuaniaoState:
+    """``dataclasses.replace`` for the state, without re-running ``__init__``.
+
+    The state is replaced after every fact, and ``replace`` on a 40-field dataclass dominated
+    the engine's profile. The result is an ordinary (frozen, equal-comparable) instance.
+    """
+    if not _STATE_FIELDS.issuperset(changes):
+        raise TypeError(f"unknown state fields: {set(changes) - _STATE_FIELDS}")
+    new = object.__new__(HuaniaoState)
+    d = new.__dict__
+    d.update(s.__dict__)
+    d.update(changes)
+    return new

@@ -326,6 +326,7 @@ def _play_forever(seats: list[SeatClient]) -> Iterator[tuple[int, pb.PlayRespons
                 try:
                     move = bot.rng.choice(list(legal.moves))
                     yield seat, bot.seat.play(move, legal.version)
+                    time.sleep(0.02)  # a human pace: the game must outlive the shutdown
                 except grpc.RpcError as err:
                     if err.code() != grpc.StatusCode.ABORTED:
                         raise

@@ -128,41 +128,28 @@ def test_watch_across_replicas_and_the_play_race(
         seen: list[int] = []
         stop = threading.Event()
         reader = collect(b.target, game_id, players[1].token or "", 0, seen, stop)
-        version = play_random(players, rng, 8)
+        version = play_random(players, rng, 100)  # to the end of the game
+        assert not to_act(players[0])
         wait_for(lambda: bool(seen) and seen[-1] == version)
+        reader.join(5)  # the stream ends with the game
         assert seen == list(range(1, version + 1))  # no gap, no duplicate
-
         # B serves the fresh game at once (its cache followed the feed)
         assert on_b.as_viewer(game_id, players[0].token).view().version == version
 
         # the race: the same move at the same version on both replicas
-        for _round in range(3):
+        for round_ in range(4):
+            game_id, players, _arbiter = seated_game(on_a, seed=30 + round_)
+            play_random(players, rng, round_)
             waiting = to_act(players[0])
-            assert waiting
             token = players[waiting[0]].token
             seat_a = on_a.as_viewer(game_id, token)
             seat_b = on_b.as_viewer(game_id, token)
+            if round_ % 2:
+                seat_b.view()  # B has the game cached too (else it reads it fresh)
             legal = seat_a.legal_moves()
-            move = legal.moves[0]
-            results: dict[str, object] = {}
-            barrier = threading.Barrier(2)
-
-            def send(name: str, seat: SeatClient) -> None:
-                barrier.wait()
-                try:
-                    results[name] = seat.play(move, legal.version)
-                except grpc.RpcError as err:
-                    results[name] = err
-
-            threads = [
-                threading.Thread(target=send, args=(n, s)) for n, s in (("a", seat_a), ("b", seat_b))
-            ]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join(10)
-            won = [r for r in results.values() if isinstance(r, pb.PlayResponse)]
-            lost = [r for r in results.values() if isinstance(r, grpc.RpcError)]
+            results = race(seat_a, seat_b, legal.moves[0], legal.version)
+            won = [r for r in results if isinstance(r, pb.PlayResponse)]
+            lost = [r for r in results if isinstance(r, grpc.RpcError)]
             assert len(won) == 1 and len(lost) == 1, results
             err = lost[0]
             assert isinstance(err, grpc.Call) and err.code() == grpc.StatusCode.ABORTED
@@ -172,11 +159,29 @@ def test_watch_across_replicas_and_the_play_race(
             assert any(d.Unpack(info) for d in status.details)
             assert info.metadata["expected_version"] == str(legal.version)
             assert info.metadata["current_version"] == str(won[0].version)
-            version = won[0].version
-        wait_for(lambda: seen[-1] == version)
-        assert seen == list(range(1, version + 1))
+            for seat in (seat_a, seat_b):  # neither replica trusts its old memory
+                assert seat.view().version == won[0].version
         stop.set()
-        reader.join(5)
+
+
+def race(seat_a: SeatClient, seat_b: SeatClient, move: pb.Move, version: int) -> list[object]:
+    """Send the same Play to both at once; the replies or errors."""
+    results: list[object] = [None, None]
+    barrier = threading.Barrier(2)
+
+    def send(i: int, seat: SeatClient) -> None:
+        barrier.wait()
+        try:
+            results[i] = seat.play(move, version)
+        except grpc.RpcError as err:
+            results[i] = err
+
+    threads = [threading.Thread(target=send, args=(i, s)) for i, s in enumerate((seat_a, seat_b))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    return results
 
 
 def test_a_killed_replica_loses_nothing(replicas: tuple[ServerProcess, ServerProcess]) -> None:
@@ -187,7 +192,7 @@ def test_a_killed_replica_loses_nothing(replicas: tuple[ServerProcess, ServerPro
         seen: list[int] = []
         stop = threading.Event()
         collect(a.target, game_id, arbiter, 0, seen, stop)
-        version = play_random(players, rng, 15)
+        version = play_random(players, rng, 3)
         wait_for(lambda: bool(seen) and seen[-1] == version)
         a.stop(kill=True)  # SIGKILL: no graceful anything
         stop.set()
@@ -200,7 +205,7 @@ def test_a_killed_replica_loses_nothing(replicas: tuple[ServerProcess, ServerPro
         resumed: list[int] = []
         stop_b = threading.Event()
         reader = collect(b.target, game_id, arbiter, last_seen, resumed, stop_b)
-        version = play_random(moved, rng, 15)
+        version = play_random(moved, rng, 100)  # to the end of the game
         wait_for(lambda: bool(resumed) and resumed[-1] == version)
         assert resumed == list(range(last_seen + 1, version + 1))  # resumed: no gap, no dup
         history = [e.version for e in on_b.as_viewer(game_id, arbiter).history()]
@@ -235,7 +240,7 @@ def test_shards_serve_history_and_watch_alike(
                 seen: list[int] = []
                 stop = threading.Event()
                 reader = collect(b.target, game_id, arbiter, 0, seen, stop)
-                version = play_random(players, rng, 6)
+                version = play_random(players, rng, 100)
                 wait_for(lambda v=version, s=seen: bool(s) and s[-1] == v)
                 assert seen == list(range(1, version + 1))
                 history = [e.version for e in on_b.as_viewer(game_id, arbiter).history()]

@@ -17,13 +17,11 @@ from domain.huaniao.cards import CARDS
 from domain.huaniao.commands import Discard
 from domain.huaniao.events import (
     Dealt,
-    DiscardRequired,
     Discarded,
-    Drew,
+    DiscardRequired,
     GameEnded,
     HandsRecovered,
     LeaderChosen,
-    Perched,
     Played,
     PlayRestarted,
     ShowdownDealt,
@@ -154,9 +152,13 @@ def test_part1_53_opening_refuses_a_function_card() -> None:
     assert isinstance(err, RuleViolation) and err.reason == "OPENING_NEEDS_BIRD"
 
 
-def test_part1_41_a_flower_may_open_in_place_of_a_bird() -> None:
-    """part1:41 花牌通常情况下可替代鸟牌作基础单位 -- so one flower may open."""
+def test_part1_41_a_flower_opens_only_for_a_seat_without_birds() -> None:
+    """part1:53 出1张鸟牌 and part1:41 花牌可替代鸟牌作基础单位 -- reading: a flower stands in
+    for the opening bird only when the seat holds no bird."""
     state = table(["花鸟鸟鸟鸟鸟鸟鸟", "鸟" * 8])
+    err = refusal(state, play(state, 0, "花", verse=V))
+    assert isinstance(err, RuleViolation) and err.reason == "OPENING_NEEDS_BIRD"
+    state = table(["花十十十十十十十", "鸟" * 8])
     state, events = run(state, play(state, 0, "花", verse=V))
     assert events[0].kind == PlayKind.OPENING
 
@@ -244,7 +246,9 @@ def test_part1_71_wu_does_not_change_what_the_next_seat_answers() -> None:
 
 def test_part1_45_wind_makes_the_target_discard_one() -> None:
     """part1:45 风牌：指定一家弃1张手牌."""
-    state = table(["风鸟鸟鸟鸟鸟鸟鸟", "鸟十" + "鸟" * 6], verse_due=False, need=Need.ANY, reference=1)
+    state = table(
+        ["风鸟鸟鸟鸟鸟鸟鸟", "鸟十" + "鸟" * 6], verse_due=False, need=Need.ANY, reference=1
+    )
     state, events = run(state, play(state, 0, "风", target=1))
     assert types(events) == ["Played", "DiscardRequired"]
     assert events[1] == DiscardRequired(1, 1, (Cause.WIND,))
@@ -523,9 +527,7 @@ def test_legal_shapes_are_exactly_the_accepted_plays() -> None:
         legal = RULES.legal_commands(state, 0)
         for command in legal:
             RULES.decide(state, command)
-        vecs = {
-            tuple(sorted(c.cards)) for c in legal if isinstance(c, Play)
-        }
+        vecs = {tuple(sorted(c.cards)) for c in legal if isinstance(c, Play)}
         ids = list(state.hands[0].cards)
         for _ in range(10):
             subset = tuple(sorted(rng.sample(ids, rng.randint(1, len(ids)))))

@@ -110,11 +110,13 @@ def table(
     options: Options | None = None,
     melds: dict[int, list[tuple[MeldKind, str]]] | None = None,
     bao: tuple[int, ...] = (),
+    full_stock: bool = True,
     **seat_fields: dict[int, Any],
 ) -> State:
     """A hand in play: ``turn`` must discard; hands and stock top as named.
 
-    The unnamed cards fill the rest of the stock, so all 80 cards are accounted for.
+    The unnamed cards fill the rest of the stock (unless ``full_stock`` is False, when the
+    stock is exactly ``stock``), so all 80 cards are accounted for.
     ``seat_fields`` sets SeatState fields per seat, e.g. ``guo_zhang={1: (2,)}``.
     """
     opts = dataclasses.replace(options or Options(), dealer=dealer)
@@ -148,7 +150,7 @@ def table(
         seat_count=seat_count,
         seed=7,
         deck=tuple(range(80)),
-        stock=top + ids.rest(),
+        stock=top + ids.rest() if full_stock else top,
         dealer=dealer,
         seats=tuple(seats),
         phase=Phase.DISCARD,

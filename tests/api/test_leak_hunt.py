@@ -1,0 +1,26 @@
+"""Leak hunt over at least 200 random games through a real server (four chunks of 50)."""
+
+from __future__ import annotations
+
+import pytest
+
+from clients.python.client import TableClient
+from tests.api.helpers import huaniao_options
+from tests.api.leakhunt import hunt
+
+GAMES_PER_CHUNK = 50
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_no_seat_ever_receives_a_card_it_may_not_see(client: TableClient, chunk: int) -> None:
+    checks = 0
+    leaks: list[str] = []
+    for i in range(GAMES_PER_CHUNK):
+        seed = 10_000 + chunk * GAMES_PER_CHUNK + i
+        mode = "SIMPLE" if seed % 2 else "BASIC"
+        result = hunt(client, huaniao_options(mode), 4, seed)
+        checks += result.checks
+        leaks += result.leaks
+    print(f"chunk {chunk}: {GAMES_PER_CHUNK} games, {checks} messages checked, {len(leaks)} leaks")
+    assert checks > GAMES_PER_CHUNK * 20
+    assert not leaks, "\n".join(leaks[:20])

@@ -1,0 +1,51 @@
+"""The CLI and the demo as a person would run them, against a real server."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from clients.python.serverproc import ServerProcess
+
+
+def run(*args: str, timeout: float = 120) -> str:
+    out = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=timeout, check=True
+    )
+    return out.stdout
+
+
+def test_demo_plays_a_whole_game_and_prints_the_stream_and_winner() -> None:
+    with ServerProcess() as server:
+        out = run("-m", "clients.python.demo", "--target", server.target, "--seed", "5")
+    assert "seat 0's live stream" in out
+    assert re.search(r"v\s+7\s+seat 0 发牌 [鸟十百千万花风月+]+", out), (
+        "seat 0 sees its own cards by name"
+    )
+    assert re.search(r"seat 1 发牌 8 张", out), "seat 0 sees only a count of seat 1's cards"
+    assert re.search(r"winner\(s\): seat \d", out)
+    assert re.search(r"game id: [0-9a-f-]{36}", out)
+
+
+def test_bots_then_replay_every_version() -> None:
+    with ServerProcess() as server:
+        out = run("-m", "clients.python.cli", "--target", server.target, "bots", "--seed", "3")
+        game_id = re.search(r"game ([0-9a-f-]{36})", out).group(1)  # type: ignore[union-attr]
+        replay = run(
+            "-m", "clients.python.cli", "--target", server.target, "replay", game_id, "--all"
+        )
+        single = run(
+            "-m",
+            "clients.python.cli",
+            "--target",
+            server.target,
+            "replay",
+            game_id,
+            "--version",
+            "6",
+        )
+    versions = [int(v) for v in re.findall(r"version (\d+) of (\d+)", replay) for v in v[:1]]
+    assert versions == list(range(1, versions[-1] + 1)) and len(versions) > 10
+    assert "GAME_PHASE_FINISHED" in replay
+    assert "version 6 of" in single and "version 7 of" not in single
