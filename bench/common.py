@@ -36,10 +36,10 @@ def pg_env(pg: PgServer, create: bool = True) -> dict[str, str]:
 
 def pass_game(length: int, seats: int = 2) -> GameAggregate:
     """A started pass game (not yet saved): 3 + seats events, then ``length`` moves to go."""
-    (created,) = tables.create(passgame.RULES, passgame.Options(length), seats, "h", 1)
+    (created,) = tables.create(passgame.RULES, passgame.Options(length), seats, "h", "s1")
     agg = GameAggregate.open(uuid.uuid4(), created)
     for seat in range(seats):
-        agg.record(tables.SeatTaken(seat, f"p{seat}", f"t{seat}"))
+        agg.record(tables.SeatTaken(seat, f"p{seat}", f"t{seat}", ""))
     for fact in tables.start(agg.table):
         agg.record(fact)
     return agg

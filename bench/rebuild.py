@@ -10,11 +10,14 @@ the 100-event game in the same run; full replay without snapshots is shown for c
 
 from __future__ import annotations
 
+import statistics
 import tempfile
+import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
-from bench.common import median_ms, pass_game, pass_move, pg_env, postgres
+from bench.common import pass_game, pass_move, pg_env, postgres
 from server.store import SNAPSHOT_INTERVAL, GameAggregate, GroupCommitter, TableApplication
 
 SIZES = (100, 1000, 5000)
@@ -41,46 +44,66 @@ def _replay(app: TableApplication, agg: GameAggregate, version: int) -> GameAggr
     return rebuilt
 
 
+def _interleaved_ms(fns: list[Callable[[], object]], repeat: int) -> list[float]:
+    """Median ms of each fn, measured in interleaved rounds so drift hits all alike."""
+    samples: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            fn()
+            samples[i].append(time.perf_counter() - t0)
+    return [statistics.median(s) * 1000 for s in samples]
+
+
 def _rows(app: TableApplication, label: str, repeat: int) -> list[str]:
     committer = GroupCommitter(app)
-    rows = []
-    base = None
     try:
-        for n in SIZES:
-            agg = _store_game(committer, n)
-            worst = (agg.version // SNAPSHOT_INTERVAL) * SNAPSHOT_INTERVAL - 1
-            ms = median_ms(lambda a=agg, v=worst: app.repository.get(a.id, version=v), repeat)
-            latest = median_ms(lambda a=agg: app.repository.get(a.id), repeat)
-            full = median_ms(lambda a=agg, v=worst: _replay(app, a, v), max(3, repeat // 10))
-            base = base or ms
-            rows.append(
-                f"| {label} | {agg.version} | {worst} | {ms:.2f} | {ms / base:.2f} | "
-                f"{latest:.2f} | {full:.1f} |"
-            )
-            print(rows[-1], flush=True)
+        games = [_store_game(committer, n) for n in SIZES]
     finally:
         committer.close()
+    get = app.repository.get
+    worst = [(g.version // SNAPSHOT_INTERVAL) * SNAPSHOT_INTERVAL - 1 for g in games]
+    pairs = list(zip(games, worst, strict=True))
+    at_worst = _interleaved_ms([lambda g=g, v=v: get(g.id, version=v) for g, v in pairs], repeat)
+    latest = _interleaved_ms([lambda g=g: get(g.id) for g in games], repeat)
+    full = _interleaved_ms(
+        [lambda g=g, v=v: _replay(app, g, v) for g, v in pairs], max(3, repeat // 10)
+    )
+    rows = []
+    for i, g in enumerate(games):
+        rows.append(
+            f"| {label} | {g.version} | {worst[i]} | {at_worst[i]:.2f} | "
+            f"{at_worst[i] / at_worst[0]:.2f} | {latest[i]:.2f} | {full[i]:.1f} |"
+        )
+        print(rows[-1], flush=True)
     return rows
 
 
 def _tuning(app: TableApplication, repeat: int) -> list[str]:
     """Worst-case rebuild at 5,000 events and snapshot storage, per snapshot interval."""
-    rows = []
-    for interval in (10, 25, 50, 100):
+    intervals = (10, 25, 50, 100)
+    games = []
+    for interval in intervals:
         committer = GroupCommitter(app)
         committer.snapshot_interval = interval
         try:
-            agg = _store_game(committer, SIZES[-1], step=1)
+            games.append(_store_game(committer, SIZES[-1], step=1))
         finally:
             committer.close()
-        worst = (agg.version // interval) * interval - 1
-        ms = median_ms(lambda a=agg, v=worst: app.repository.get(a.id, version=v), repeat)
-        assert app.snapshots is not None
-        snaps = list(app.snapshots.get(agg.id))
+    worst = [(g.version // i) * i - 1 for g, i in zip(games, intervals, strict=True)]
+    pairs = list(zip(games, worst, strict=True))
+    get = app.repository.get
+    ms = _interleaved_ms([lambda g=g, v=v: get(g.id, version=v) for g, v in pairs], repeat)
+    assert app.snapshots is not None
+    rows = []
+    for i, interval in enumerate(intervals):
+        snaps = list(app.snapshots.get(games[i].id))
         snap_bytes = sum(len(app.mapper.to_stored_event(x).state) for x in snaps)
-        event_bytes = sum(len(app.mapper.to_stored_event(e).state) for e in app.events.get(agg.id))
+        event_bytes = sum(
+            len(app.mapper.to_stored_event(e).state) for e in app.events.get(games[i].id)
+        )
         rows.append(
-            f"| {interval} | {ms:.2f} | {len(snaps)} | {snap_bytes / event_bytes:.0%} |"
+            f"| {interval} | {ms[i]:.2f} | {len(snaps)} | {snap_bytes / event_bytes:.0%} |"
         )
         print(rows[-1], flush=True)
     return rows

@@ -13,6 +13,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from domain import audit
 from domain.codec import from_data, to_data
 from domain.engine import (
     ARBITER,
@@ -36,6 +37,7 @@ class Phase(enum.Enum):
 class Seat:
     player_name: str
     token_hash: str  # sha256 of the seat token; the token itself is never stored
+    contribution: str  # the seat's share of the shuffle seed (audit)
 
 
 # --- table facts -------------------------------------------------------------------------
@@ -49,8 +51,9 @@ class GameCreated:
     options: Any  # the game's options_type
     seat_count: int
     arbiter_token_hash: str
-    seed: int  # secret until the game ends
-    prepared_deck: tuple[int, ...]  # a prepared deal, or () to shuffle from the seed
+    secret: str  # the server's shuffle secret: hidden until the game ends
+    commitment: str  # public: audit.commitment(secret, prepared_deck)
+    prepared_deck: tuple[int, ...]  # a prepared deal, or () to shuffle
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,7 @@ class SeatTaken:
     seat: int
     player_name: str
     token_hash: str
+    contribution: str  # the seat's share of the shuffle seed, public
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,16 @@ class GameStarted:
     seed: int
 
 
-TABLE_EVENT_TYPES: dict[str, type] = {t.__name__: t for t in (GameCreated, SeatTaken, GameStarted)}
+@dataclass(frozen=True)
+class ShuffleRevealed:
+    """The game ended; the shuffle secret is revealed so anyone can check the deal."""
+
+    secret: str
+
+
+TABLE_EVENT_TYPES: dict[str, type] = {
+    t.__name__: t for t in (GameCreated, SeatTaken, GameStarted, ShuffleRevealed)
+}
 
 
 @dataclass(frozen=True)
@@ -79,10 +92,12 @@ class Table:
     options: Any
     seat_count: int
     arbiter_token_hash: str
-    seed: int
+    secret: str
+    commitment: str
     prepared_deck: tuple[int, ...]
     seats: tuple[Seat | None, ...]
     game: Any = None  # the game's state once started
+    revealed: bool = False
 
     @property
     def phase(self) -> Phase:
@@ -109,7 +124,7 @@ def create(
     options: Any,
     seat_count: int,
     arbiter_token_hash: str,
-    seed: int,
+    secret: str,
     prepared_deck: tuple[int, ...] = (),
 ) -> list[Any]:
     options = rules.check_options(options)
@@ -119,7 +134,17 @@ def create(
         )
     if prepared_deck and sorted(prepared_deck) != sorted(rules.new_deck(options)):
         raise MalformedCommand("deck", "must be a permutation of the mode's deck")
-    return [GameCreated(rules.name, options, seat_count, arbiter_token_hash, seed, prepared_deck)]
+    return [
+        GameCreated(
+            kind=rules.name,
+            options=options,
+            seat_count=seat_count,
+            arbiter_token_hash=arbiter_token_hash,
+            secret=secret,
+            commitment=audit.commitment(secret, prepared_deck),
+            prepared_deck=prepared_deck,
+        )
+    ]
 
 
 def shuffle(deck: tuple[int, ...], seed: int) -> tuple[int, ...]:
@@ -129,16 +154,20 @@ def shuffle(deck: tuple[int, ...], seed: int) -> tuple[int, ...]:
     return tuple(cards)
 
 
-def take_seat(table: Table, seat: int, player_name: str, token_hash: str) -> list[Any]:
+def take_seat(
+    table: Table, seat: int, player_name: str, token_hash: str, contribution: str = ""
+) -> list[Any]:
     if not 0 <= seat < table.seat_count:
         raise MalformedCommand("seat", f"seat must be 0..{table.seat_count - 1}")
     if len(player_name) > 64:
         raise MalformedCommand("player_name", "at most 64 characters")
+    if len(contribution) > 128:
+        raise MalformedCommand("contribution", "at most 128 characters")
     if table.phase is not Phase.WAITING:
         raise RuleViolation("GAME_ALREADY_STARTED", "table", "seats are fixed once dealt")
     if table.seats[seat] is not None:
         raise RuleViolation("SEAT_TAKEN", "table", f"seat {seat} is taken")
-    return [SeatTaken(seat, player_name, token_hash)]
+    return [SeatTaken(seat, player_name, token_hash, contribution)]
 
 
 def start(table: Table) -> list[Any]:
@@ -148,8 +177,10 @@ def start(table: Table) -> list[Any]:
         raise RuleViolation("GAME_ALREADY_STARTED", "table", "the game was already dealt")
     if any(s is None for s in table.seats):
         raise RuleViolation("SEATS_NOT_FILLED", "table", "every seat must be taken first")
-    deck = table.prepared_deck or shuffle(rules.new_deck(table.options), table.seed)
-    started = GameStarted(deck, table.seed)
+    contributions = tuple(s.contribution for s in table.seats if s is not None)
+    seed = audit.shuffle_seed(table.secret, contributions)
+    deck = table.prepared_deck or shuffle(rules.new_deck(table.options), seed)
+    started = GameStarted(deck, seed)
     state = evolve(table, started).game
     return [started, *rules.deal(state)]
 
@@ -159,7 +190,26 @@ def play(table: Table, command: Any) -> list[Any]:
         raise RuleViolation("GAME_NOT_STARTED", "table", "the game has not been dealt")
     if table.phase is Phase.FINISHED:
         raise RuleViolation("GAME_OVER", "table", "the game has ended")
-    return registry_rules(table.kind).decide(table.game, command)
+    return with_reveal(table, registry_rules(table.kind).decide(table.game, command))
+
+
+def with_reveal(table: Table, facts: list[Any]) -> list[Any]:
+    """Append ShuffleRevealed to the facts that end the game."""
+    after = table
+    for fact in facts:
+        after = evolve(after, fact)
+    if after.phase is Phase.FINISHED and not after.revealed:
+        return [*facts, ShuffleRevealed(table.secret)]
+    return facts
+
+
+def cause(action: str, seat: int | None = None, command: Any = None) -> dict[str, Any]:
+    """What made a move's facts, stored with its first fact: the audit re-decides from it."""
+    return {
+        "action": action,
+        "seat": seat,
+        "command": None if command is None else encode_event(command),
+    }
 
 
 # --- evolve ------------------------------------------------------------------------------
@@ -172,15 +222,18 @@ def evolve(table: Table | None, event: Any) -> Table:
             options=event.options,
             seat_count=event.seat_count,
             arbiter_token_hash=event.arbiter_token_hash,
-            seed=event.seed,
+            secret=event.secret,
+            commitment=event.commitment,
             prepared_deck=event.prepared_deck,
             seats=(None,) * event.seat_count,
         )
     assert table is not None
     if isinstance(event, SeatTaken):
         seats = list(table.seats)
-        seats[event.seat] = Seat(event.player_name, event.token_hash)
+        seats[event.seat] = Seat(event.player_name, event.token_hash, event.contribution)
         return dataclasses.replace(table, seats=tuple(seats))
+    if isinstance(event, ShuffleRevealed):
+        return dataclasses.replace(table, revealed=True)
     rules = registry_rules(table.kind)
     if isinstance(event, GameStarted):
         game = rules.initial_state(table.options, table.seat_count, event.deck, event.seed)
@@ -200,7 +253,7 @@ def redact(table_kind: str, event: Any, viewer: Viewer) -> Any:
     if isinstance(event, GameStarted):
         return event if viewer == ARBITER else GameStarted((), 0)
     if isinstance(event, GameCreated):
-        return dataclasses.replace(event, arbiter_token_hash="", seed=0, prepared_deck=())
+        return dataclasses.replace(event, arbiter_token_hash="", secret="", prepared_deck=())
     if isinstance(event, SeatTaken):
         return dataclasses.replace(event, token_hash="")
     return registry_rules(table_kind).redact(event, viewer)
@@ -213,6 +266,8 @@ def describe(table_kind: str, event: Any) -> str:
         return f"seat {event.seat} taken by {event.player_name or 'anonymous'}"
     if isinstance(event, GameStarted):
         return "game started: cards dealt" + ("" if event.deck else " (deck hidden)")
+    if isinstance(event, ShuffleRevealed):
+        return f"shuffle secret revealed: {event.secret}"
     return registry_rules(table_kind).describe(event)
 
 
@@ -254,8 +309,10 @@ def decode_table(data: dict[str, Any]) -> Table:
         options=from_data(rules.options_type, data["options"]),
         seat_count=data["seat_count"],
         arbiter_token_hash=data["arbiter_token_hash"],
-        seed=data["seed"],
+        secret=data["secret"],
+        commitment=data["commitment"],
         prepared_deck=tuple(data["prepared_deck"]),
         seats=from_data(tuple[Seat | None, ...], data["seats"]),
         game=None if data["game"] is None else from_data(rules.state_type, data["game"]),
+        revealed=data["revealed"],
     )

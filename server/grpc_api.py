@@ -74,7 +74,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @unary
     async def JoinGame(self, request: pb.JoinGameRequest, context: Any) -> pb.JoinGameResponse:
         token, version = await self.server.join_game(
-            request.game_id, request.seat, request.player_name
+            request.game_id, request.seat, request.player_name, request.contribution
         )
         return pb.JoinGameResponse(seat_token=token, seat=request.seat, version=version)
 

@@ -12,8 +12,9 @@ from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from domain import audit
 from domain import table as tables
-from domain.engine import MalformedCommand, Role, Viewer
+from domain.engine import ARBITER, MalformedCommand, Role, Viewer
 from domain.registry import rules_for
 from server.protoconv import fill, fill_oneof, read, read_oneof
 from server.service import Snapshot
@@ -60,15 +61,23 @@ def event_proto(kind: str, stored: StoredEvent, viewer: Viewer) -> pb.GameEvent:
     ts = Timestamp()
     ts.FromDatetime(stored.recorded_at)
     msg = pb.GameEvent(version=stored.version, recorded_at=ts, text=tables.describe(kind, fact))
+    msg.hash = stored.hash
+    if viewer == ARBITER and stored.stored is not None:
+        msg.stored_json = audit.canonical({"fact": stored.stored, "cause": stored.cause})
     if isinstance(fact, tables.GameCreated):
         msg.table.game_created.options.CopyFrom(options_proto(fact.kind, fact.options))
         msg.table.game_created.seat_count = fact.seat_count
+        msg.table.game_created.commitment = fact.commitment
     elif isinstance(fact, tables.SeatTaken):
         msg.table.seat_taken.seat = fact.seat
         msg.table.seat_taken.player_name = fact.player_name
+        msg.table.seat_taken.contribution = fact.contribution
     elif isinstance(fact, tables.GameStarted):
         msg.table.game_started.deck.extend(fact.deck)
         msg.table.game_started.deck_hidden = not fact.deck
+        msg.table.game_started.seed = fact.seed
+    elif isinstance(fact, tables.ShuffleRevealed):
+        msg.table.shuffle_revealed.secret = fact.secret
     else:
         fill_oneof(getattr(msg, kind), fact)
     return msg
@@ -92,6 +101,8 @@ def view_proto(snap: Snapshot) -> pb.GameView:
         phase=_PHASE[table.phase],
         role=_ROLE[viewer.role],
         options=options_proto(table.kind, table.options),
+        head_hash=snap.head_hash,
+        commitment=table.commitment,
     )
     if viewer.seat is not None:
         msg.seat = viewer.seat

@@ -20,6 +20,7 @@ from typing import Any
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
+from domain import audit
 from domain import table as tables
 from domain.engine import ARBITER, SPECTATOR, MalformedCommand, Role, Viewer
 from domain.registry import rules_for
@@ -57,6 +58,7 @@ class Snapshot:
     version: int
     table: tables.Table
     viewer: Viewer  # already opened up if the game is over
+    head_hash: str = ""
 
 
 class TableServer:
@@ -175,13 +177,18 @@ class TableServer:
     def _lock(self, game_id: uuid.UUID) -> asyncio.Lock:
         return self._locks.setdefault(game_id, asyncio.Lock())
 
-    async def _append(self, agg: GameAggregate, facts: list[Any]) -> list[StoredEvent]:
-        """Append facts to a fork of ``agg``, wait until durable, then publish."""
+    async def _append(
+        self, agg: GameAggregate, facts: list[Any], cause: dict[str, Any]
+    ) -> list[StoredEvent]:
+        """Append facts to a fork of ``agg``, wait until durable, then publish.
+
+        ``cause`` (the action and command, see domain.table.cause) is stored with the first
+        fact so an auditor can re-decide every move."""
         fork = agg.fork()
-        for fact in facts:
-            fork.record(fact)
+        for i, fact in enumerate(facts):
+            fork.record(fact, cause if i == 0 else None)
         stored = [
-            StoredEvent(e.originator_version, e.timestamp, fact, e.hash)
+            StoredEvent(e.originator_version, e.timestamp, fact, e.hash, e.fact, e.cause)
             for e, fact in zip(fork.pending_events, facts, strict=True)
         ]
         try:
@@ -207,27 +214,31 @@ class TableServer:
         seed: int | None = None,
         deck: tuple[int, ...] = (),
     ) -> tuple[str, int, str]:
-        """Open a table. Returns the game id, its version and the arbiter token."""
+        """Open a table. Returns the game id, its version and the arbiter token.
+
+        The shuffle secret is random, or derived from ``seed`` for reproducible tables."""
         rules = rules_for(kind)
         arbiter_token = secrets.token_urlsafe(24)
-        seed = seed if seed is not None else secrets.randbits(63)
+        secret = audit.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
         (created,) = tables.create(
-            rules, options, seat_count, token_hash(arbiter_token), seed, tuple(deck)
+            rules, options, seat_count, token_hash(arbiter_token), secret, tuple(deck)
         )
         game_id = uuid.uuid4()
-        agg = GameAggregate.open(game_id, created)
+        agg = GameAggregate.open(game_id, created, tables.cause("create"))
         await asyncio.wrap_future(self.store.submit(agg))
         self._latest[game_id] = agg
         return str(game_id), agg.version, arbiter_token
 
-    async def join_game(self, game_id: str, seat: int, player_name: str) -> tuple[str, int]:
+    async def join_game(
+        self, game_id: str, seat: int, player_name: str, contribution: str = ""
+    ) -> tuple[str, int]:
         """Take a seat. Returns the seat token (shown once) and the new version."""
         gid = self.parse_id(game_id)
         token = secrets.token_urlsafe(24)
         async with self._lock(gid):
             agg = await self._load(gid)
-            facts = tables.take_seat(agg.table, seat, player_name, token_hash(token))
-            stored = await self._append(agg, facts)
+            facts = tables.take_seat(agg.table, seat, player_name, token_hash(token), contribution)
+            stored = await self._append(agg, facts, tables.cause("join", seat))
         return token, stored[-1].version
 
     async def start_game(self, game_id: str, viewer: Viewer) -> int:
@@ -236,7 +247,7 @@ class TableServer:
             raise PermissionDenied("a seat or the arbiter starts the game")
         async with self._lock(gid):
             agg = await self._load(gid)
-            stored = await self._append(agg, tables.start(agg.table))
+            stored = await self._append(agg, tables.start(agg.table), tables.cause("start"))
         return stored[-1].version
 
     async def play(
@@ -255,7 +266,7 @@ class TableServer:
             if expected_version != agg.version:
                 raise Aborted(expected_version, agg.version)
             facts = tables.play(agg.table, command)
-            return await self._append(agg, facts)
+            return await self._append(agg, facts, tables.cause("play", command.seat, command))
 
     def with_seat(self, command: Any, viewer: Viewer) -> Any:
         """Fill the command's seat from the token when the client left it unset (0)."""
@@ -281,7 +292,7 @@ class TableServer:
         agg = await self._load_at(gid, version)
         latest = await self._load(gid)
         seen_as = tables.viewer_for(latest.table, viewer)
-        return Snapshot(gid, agg.version, agg.table, seen_as)
+        return Snapshot(gid, agg.version, agg.table, seen_as, agg.head_hash)
 
     async def history(
         self, game_id: str, viewer: Viewer, after: int, limit: int

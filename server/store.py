@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import copy
-import hashlib
-import json
 import logging
 import queue
 import threading
@@ -26,16 +24,23 @@ from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
 
+from domain import audit
 from domain import table as tables
 
-SNAPSHOT_INTERVAL = 50
+SNAPSHOT_INTERVAL = 25  # worst-case rebuild: 1 snapshot + 24 events (bench P3, docs)
 log = logging.getLogger("tabletop.store")
 
 
-def chain_hash(prev_hash: str, version: int, fact: dict[str, Any]) -> str:
-    """The hash of one stored event: it covers its predecessor, its version and its fact."""
-    body = json.dumps(fact, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(f"{prev_hash}|{version}|{body}".encode()).hexdigest()
+def chain_hash(
+    table: tables.Table,
+    prev_hash: str,
+    version: int,
+    fact: dict[str, Any],
+    cause: dict[str, Any] | None,
+) -> str:
+    """The keyed hash of one stored event (domain/audit.py): it covers its predecessor, its
+    version, its fact and the command that caused it."""
+    return audit.chain_hash(audit.chain_key(table.secret), prev_hash, version, fact, cause)
 
 
 class GameAggregate(Aggregate):
@@ -44,6 +49,7 @@ class GameAggregate(Aggregate):
     class Opened(Aggregate.Created):
         fact: dict[str, Any]
         hash: str
+        cause: dict[str, Any] | None
 
         def apply(self, aggregate: Any) -> None:
             aggregate.table = tables.evolve(None, tables.decode_event("", self.fact))
@@ -52,6 +58,7 @@ class GameAggregate(Aggregate):
     class Recorded(Aggregate.Event):
         fact: dict[str, Any]
         hash: str
+        cause: dict[str, Any] | None  # the command behind the first fact of a move
 
         def apply(self, aggregate: Any) -> None:
             event = tables.decode_event(aggregate.table.kind, self.fact)
@@ -67,15 +74,18 @@ class GameAggregate(Aggregate):
         pass
 
     @classmethod
-    def open(cls, game_id: UUID, created: tables.GameCreated) -> GameAggregate:
+    def open(
+        cls, game_id: UUID, created: tables.GameCreated, cause: dict[str, Any] | None = None
+    ) -> GameAggregate:
         fact = tables.encode_event(created)
-        return cls._create(cls.Opened, id=game_id, fact=fact, hash=chain_hash("", 1, fact))
+        table = tables.evolve(None, created)
+        digest = chain_hash(table, "", 1, fact, cause)
+        return cls._create(cls.Opened, id=game_id, fact=fact, hash=digest, cause=cause)
 
-    def record(self, event: Any) -> None:
+    def record(self, event: Any, cause: dict[str, Any] | None = None) -> None:
         fact = tables.encode_event(event)
-        self.trigger_event(
-            self.Recorded, fact=fact, hash=chain_hash(self.head_hash, self.version + 1, fact)
-        )
+        digest = chain_hash(self.table, self.head_hash, self.version + 1, fact, cause)
+        self.trigger_event(self.Recorded, fact=fact, hash=digest, cause=cause)
 
     def fork(self) -> GameAggregate:
         """A copy to append tentative facts to; the original stays as committed.
@@ -108,6 +118,8 @@ class StoredEvent:
     recorded_at: datetime
     fact: Any
     hash: str
+    stored: dict[str, Any] | None = None  # the fact's stored JSON form (audit, export)
+    cause: dict[str, Any] | None = None  # the command behind a move's first fact
 
 
 class TableApplication(Application[UUID]):
@@ -133,7 +145,12 @@ class TableApplication(Application[UUID]):
                     kind = self.kind_of(game_id)
             out.append(
                 StoredEvent(
-                    e.originator_version, e.timestamp, tables.decode_event(kind, e.fact), e.hash
+                    e.originator_version,
+                    e.timestamp,
+                    tables.decode_event(kind, e.fact),
+                    e.hash,
+                    e.fact,
+                    e.cause,
                 )
             )
         return out

@@ -46,6 +46,7 @@ class PlayRules:
     flower_cap: int = 2  # ... a flower may carry (3 in 春)
     bird_bonus: int = 0  # 夏: every bird counts one more
     combos: tuple[Combo, ...] = ()  # special combos available (mode minus 静夜)
+    banned: tuple[Combo, ...] = ()  # 静夜: combos banned at this table
     twin_swallows: bool = False  # 双飞燕: a single function card needs 2 birds with it
     flower_dance: bool = False  # 繁花似锦: a single flower is a 舞 giving extra actions
     continuo: bool = False  # 连奏: no 吟
@@ -163,6 +164,12 @@ def classify(
             "凉风有幸",
             "this turn you may not play any combination containing 花, 鸟, 风 or 月",
         )
+    if rules.dance_banned and (combo is not None or vec[I_FLOWER]):
+        raise RuleViolation(
+            "DANCE_BANNED",
+            "天上天下",
+            "after 天上天下 you may not play function cards (花, 风, 月) or special combos",
+        )
     if need == Need.OPENING and combo is not None:
         raise RuleViolation("OPENING_NEEDS_BIRD", "起始", "the opening play is one bird card")
     if combo is not None:
@@ -254,11 +261,13 @@ def _classify_combo(vec: Vec, combo: Combo, rules: PlayRules) -> PlayShape:
             "错误宣告特效",
             f"these cards are not {COMBO_NAME[combo]}",
         )
+    if combo in rules.banned:
+        raise RuleViolation(
+            "COMBO_BANNED", "静夜", f"{COMBO_NAME[combo]} is banned at this table (禁手)"
+        )
     if combo not in rules.combos:
         raise RuleViolation(
-            "ILLEGAL_COMBO",
-            "非法组合",
-            f"{COMBO_NAME[combo]} is not allowed at this table (mode or 静夜)",
+            "ILLEGAL_COMBO", "非法组合", f"{COMBO_NAME[combo]} does not exist in this mode"
         )
     if rules.dance_banned:
         raise RuleViolation(
@@ -286,7 +295,7 @@ def _multisets(caps: tuple[int, ...], size: int) -> Iterator[tuple[int, ...]]:
 
 def _unit_plays(hand: Vec, rules: PlayRules, lo: int, hi: int) -> list[PlayShape]:
     out: list[PlayShape] = []
-    max_flowers = hand[I_FLOWER] if rules.flowers_are_units else 0
+    max_flowers = hand[I_FLOWER] if rules.flowers_are_units and not rules.dance_banned else 0
     n1, n2, n3, n4 = hand[I_TEN], hand[I_HUNDRED], hand[I_THOUSAND], hand[I_WAN]
     for b in range(hand[I_BIRD] + 1):
         for f in range(max_flowers + 1):
@@ -330,7 +339,8 @@ def legal_shapes(hand: Vec, rules: PlayRules, need: Need, reference: int) -> tup
             shapes.append(
                 PlayShape((1, 0, 0, 0, 0, 0, 0, 0), PlayKind.OPENING, 1 + rules.bird_bonus)
             )
-        elif hand[I_FLOWER] and rules.flowers_are_units:  # a flower only stands in for a bird
+        elif hand[I_FLOWER] and rules.flowers_are_units and not rules.dance_banned:
+            # a flower only stands in for the opening bird when there is no bird
             shapes.append(PlayShape((0, 0, 0, 0, 0, 1, 0, 0), PlayKind.OPENING, 1))
         return tuple(shapes)
 

@@ -18,11 +18,7 @@ from domain.huaniao.cards import (
     CARDS,
     I_BIRD,
     I_FLOWER,
-    I_HUNDRED,
     I_MOON,
-    I_TEN,
-    I_THOUSAND,
-    I_WAN,
     I_WIND,
     INDEX_OF,
     NUMBER_INDEXES,
@@ -59,7 +55,6 @@ from domain.huaniao.events import (
 )
 from domain.huaniao.options import (
     Combo,
-    Mode,
     Options,
     available_combos,
     check_options,
@@ -201,6 +196,7 @@ def _play_rules(
         flower_cap=UNLIMITED if options.continuo else (3 if spring else 2),
         bird_bonus=1 if summer else 0,
         combos=available_combos(options),
+        banned=options.silent_night,
         twin_swallows=options.twin_swallows,
         flower_dance=options.blossoms,
         continuo=options.continuo,
@@ -932,21 +928,3 @@ def _legal_plays(s: HuaniaoState, seat: int) -> list[Play]:
         else:
             out.append(Play(seat, ids, combo=shape.combo, season=season))
     return out
-
-
-# re-exported for tests and docs
-__all__ = [
-    "I_HUNDRED",
-    "I_TEN",
-    "I_THOUSAND",
-    "I_WAN",
-    "Mode",
-    "deal",
-    "decide",
-    "evolve",
-    "initial_state",
-    "legal_commands",
-    "new_deck",
-    "seat_counts",
-    "to_act",
-]

@@ -35,7 +35,9 @@ class ZipaiRules:
     def new_deck(self, options: Any) -> tuple[int, ...]:
         return full_deck()
 
-    def initial_state(self, options: Any, seat_count: int, deal: tuple[int, ...], seed: int) -> State:
+    def initial_state(
+        self, options: Any, seat_count: int, deal: tuple[int, ...], seed: int
+    ) -> State:
         from domain.engine import InvalidOptions
 
         opts = check_options(options)

@@ -169,9 +169,7 @@ def check_chi(
         raise RuleViolation("NOTHING_TO_DISCARD", "进牌", "a card must be left to discard")
     if is_mixed_size(gk):
         if bi:
-            raise RuleViolation(
-                "BI_NOT_NEEDED", "比牌", "大大小 / 小小大 eat without 比牌"
-            )
+            raise RuleViolation("BI_NOT_NEEDED", "比牌", "大大小 / 小小大 eat without 比牌")
         return gk
     for g in bi:
         bgk = classify(g)
@@ -182,7 +180,9 @@ def check_chi(
     left = [i for i in hand if i not in set(every)]
     if any(kind_of(i) == k for i in left):
         raise RuleViolation(
-            "BI_REQUIRED", "比牌", "a copy of the eaten card is left in the hand: 比牌 is compulsory"
+            "BI_REQUIRED",
+            "比牌",
+            "a copy of the eaten card is left in the hand: 比牌 is compulsory",
         )
     return gk
 

@@ -119,7 +119,9 @@ def _counts_cached(hand: tuple[int, ...]) -> Counts:
     return _counts(hand)
 
 
-def _split_locked(hand_counts: Counts | list[int], extra_kind: int | None) -> tuple[Counts, list[int]]:
+def _split_locked(
+    hand_counts: Counts | list[int], extra_kind: int | None
+) -> tuple[Counts, list[int]]:
     """Set every 坎 (three alike in the hand) aside and add the extra card.
 
     Four alike in the hand (only the dealer's 21st card, offered 胡 before 拢) keep three as
@@ -148,6 +150,11 @@ def is_winning(hand: tuple[int, ...] | list[int], extra: int | None = None) -> b
 
 
 def is_winning_counts(hand_counts: Counts | list[int], extra_kind: int | None) -> bool:
+    return _is_winning_counts(tuple(hand_counts), extra_kind)
+
+
+@lru_cache(maxsize=1 << 16)
+def _is_winning_counts(hand_counts: Counts, extra_kind: int | None) -> bool:
     n = sum(hand_counts) + (0 if extra_kind is None else 1)
     if n % 3 == 1:
         return False

@@ -8,7 +8,6 @@ Every automatic step is a pure function of the state, so replaying the facts reb
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from domain.engine import MalformedCommand, NotYourTurn, RuleViolation
@@ -78,9 +77,7 @@ def next_active(state: State, seat: int) -> int:
 def order_from(state: State, seat: int) -> tuple[int, ...]:
     """Active seats in turn order starting at ``seat``."""
     n = state.seat_count
-    return tuple(
-        (seat + i) % n for i in range(n) if state.seats[(seat + i) % n].active
-    )
+    return tuple((seat + i) % n for i in range(n) if state.seats[(seat + i) % n].active)
 
 
 def precedence(state: State) -> tuple[int, ...]:
@@ -154,7 +151,9 @@ def win_fan(state: State, seat: int, extra: int | None, win_kind: WinKind) -> in
     return fan_of(_all_cards(s, extra), win_kind, s.bao)
 
 
-def _hu_allowed(state: State, seat: int, hand: tuple[int, ...], extra: int | None, wk: WinKind) -> bool:
+def _hu_allowed(
+    state: State, seat: int, hand: tuple[int, ...], extra: int | None, wk: WinKind
+) -> bool:
     """Is this a complete hand that the 过张升番胡 memory lets the seat take?"""
     if not is_winning(hand, extra):
         return False
@@ -292,9 +291,7 @@ def evolve(state: State, event: Any) -> State:
 
 
 def _ev_hand_started(state: State, e: HandStarted) -> State:
-    seats = tuple(
-        SeatState(seat=i, active=i in e.seats) for i in range(e.seat_count)
-    )
+    seats = tuple(SeatState(seat=i, active=i in e.seats) for i in range(e.seat_count))
     return _set(state, dealer=e.dealer, seats=seats, phase=Phase.OPENING)
 
 
@@ -386,13 +383,9 @@ def _ev_bao_declined(state: State, e: BaoDeclined) -> State:
 
 def _ev_discarded(state: State, e: CardDiscarded) -> State:
     s = state.seats[e.seat]
-    s = _set(
-        s, hand=_without(s.hand, (e.card.id,)), played=_add_kind(s.played, kind_of(e.card.id))
-    )
+    s = _set(s, hand=_without(s.hand, (e.card.id,)), played=_add_kind(s.played, kind_of(e.card.id)))
     state = _replace_seat(state, s)
-    return _set(
-        state, phase=Phase.SHOWN, shown=e.card.id, shown_by=e.seat, shown_flipped=False
-    )
+    return _set(state, phase=Phase.SHOWN, shown=e.card.id, shown_by=e.seat, shown_flipped=False)
 
 
 def _ev_flipped(state: State, e: CardFlipped) -> State:
@@ -432,7 +425,9 @@ def _ev_claim_made(state: State, e: ClaimMade) -> State:
 def _ev_chied(state: State, e: Chied) -> State:
     s = state.seats[e.seat]
     used = [c.id for c in e.cards] + [c.id for g in e.bi for c in g.cards]
-    melds = [Meld(MeldKind.CHI, e.group, (*(c.id for c in e.cards), e.card.id), e.card.id, e.from_seat)]
+    melds = [
+        Meld(MeldKind.CHI, e.group, (*(c.id for c in e.cards), e.card.id), e.card.id, e.from_seat)
+    ]
     for g in e.bi:
         melds.append(Meld(MeldKind.BI, g.kind, tuple(c.id for c in g.cards)))
     s = _set(s, hand=_without(s.hand, used), melds=(*s.melds, *melds))
@@ -606,7 +601,9 @@ def _hued(
 
 
 def _concrete_groups(
-    grouping: tuple[tuple[tuple[int, ...], GroupKind], ...], hand: tuple[int, ...], extra: int | None
+    grouping: tuple[tuple[tuple[int, ...], GroupKind], ...],
+    hand: tuple[int, ...],
+    extra: int | None,
 ) -> tuple[Group, ...]:
     """Give a kind grouping concrete cards (a 坎, listed first, keeps its own hand cards)."""
     pool = list(hand) + ([] if extra is None else [extra])
@@ -709,7 +706,13 @@ def deal(state: State) -> list[Any]:
         HandStarted(dealer, state.seat_count, order, out, CARD_COUNT - HAND_SIZE * len(order))
     ]
     for j, seat in enumerate(order):
-        events.append(Dealt(seat, cards(tuple(sorted(state.deck[j * HAND_SIZE : (j + 1) * HAND_SIZE]))), HAND_SIZE))
+        events.append(
+            Dealt(
+                seat,
+                cards(tuple(sorted(state.deck[j * HAND_SIZE : (j + 1) * HAND_SIZE]))),
+                HAND_SIZE,
+            )
+        )
     s = state
     for e in events:
         s = evolve(s, e)
@@ -729,7 +732,9 @@ def _check_seat(state: State, command: Any) -> int:
 def decide(state: State, command: Any) -> list[Any]:
     if state.phase is Phase.OVER:
         raise RuleViolation("HAND_OVER", "荒庄" if state.huang_zhuang else "胡", "the hand is over")
-    if not isinstance(command, (Discard, Chi, Peng, Zhao, Long, Hu, PassClaim, DeclareBao, DeclineBao)):
+    if not isinstance(
+        command, (Discard, Chi, Peng, Zhao, Long, Hu, PassClaim, DeclareBao, DeclineBao)
+    ):
         raise MalformedCommand("command", f"not a zipai command: {type(command).__name__}")
     seat = _check_seat(state, command)
     if seat not in to_act(state):
@@ -753,7 +758,9 @@ def decide(state: State, command: Any) -> list[Any]:
 
 def _wrong(command: Any, expected: str) -> RuleViolation:
     return RuleViolation(
-        "NOT_NOW", "turn order", f"{type(command).__name__} is not possible now; expected {expected}"
+        "NOT_NOW",
+        "turn order",
+        f"{type(command).__name__} is not possible now; expected {expected}",
     )
 
 
@@ -798,7 +805,11 @@ def _decide_opening_hu(state: State, seat: int, command: Any) -> list[Any]:
     if isinstance(command, PassClaim):
         if _hu_compulsory(state):
             raise RuleViolation("HU_COMPULSORY", "过胡", "过胡 is not allowed at this table")
-        return [ClaimMade(seat, Claim(ClaimKind.PASS), False, _guo_hu_fan(state, seat, None, WinKind.ZI_MO))]
+        return [
+            ClaimMade(
+                seat, Claim(ClaimKind.PASS), False, _guo_hu_fan(state, seat, None, WinKind.ZI_MO)
+            )
+        ]
     raise _wrong(command, "Hu or PassClaim")
 
 
@@ -818,8 +829,12 @@ def _decide_claim(state: State, seat: int, command: Any) -> list[Any]:
     hu_open = bool(opts) and isinstance(opts[0], Hu)
     wk = _win_kind(state, seat)
     if hu_open and _hu_compulsory(state) and not isinstance(command, Hu):
-        raise RuleViolation("HU_COMPULSORY", "过胡", "this hand wins: 过胡 is not allowed at this table")
-    forgone_hu = _guo_hu_fan(state, seat, c, wk) if hu_open and not isinstance(command, Hu) else None
+        raise RuleViolation(
+            "HU_COMPULSORY", "过胡", "this hand wins: 过胡 is not allowed at this table"
+        )
+    forgone_hu = (
+        _guo_hu_fan(state, seat, c, wk) if hu_open and not isinstance(command, Hu) else None
+    )
     n = counts_of(s.hand)[k]
     own_flip = state.shown_flipped and seat == state.shown_by
     if isinstance(command, PassClaim):
@@ -829,7 +844,9 @@ def _decide_claim(state: State, seat: int, command: Any) -> list[Any]:
         if not is_winning(s.hand, c):
             raise RuleViolation("NOT_A_WINNING_HAND", "胡", "the card does not complete the hand")
         if not hu_open:
-            raise RuleViolation("GUO_HU", "过张升番胡", "after passing a 胡 only a higher-fan 胡 may be taken")
+            raise RuleViolation(
+                "GUO_HU", "过张升番胡", "after passing a 胡 only a higher-fan 胡 may be taken"
+            )
         return [ClaimMade(seat, Claim(ClaimKind.HU), False, None)]
     if isinstance(command, Long):
         if not own_flip:
@@ -847,13 +864,17 @@ def _decide_claim(state: State, seat: int, command: Any) -> list[Any]:
         if own_flip and not s.bao:
             raise RuleViolation("OWN_FLIP_IS_LONG", "拢牌", "one's own flip onto a 坎 is a 拢")
         if not any(isinstance(o, Zhao) for o in opts):
-            raise RuleViolation("BAO_MUST_STAY_READY", "爆牌", "after 爆 a 招 must keep the hand ready")
+            raise RuleViolation(
+                "BAO_MUST_STAY_READY", "爆牌", "after 爆 a 招 must keep the hand ready"
+            )
         return [ClaimMade(seat, Claim(ClaimKind.ZHAO), False, forgone_hu)]
     if isinstance(command, Peng):
         if s.bao:
             raise RuleViolation("BAO_NO_PENG", "爆牌", "after 爆 a seat may not 碰")
         if n == 3:
-            raise RuleViolation("KAN_UNBREAKABLE", "一坎牌", "the hand holds a 坎 of this card: 招 it")
+            raise RuleViolation(
+                "KAN_UNBREAKABLE", "一坎牌", "the hand holds a 坎 of this card: 招 it"
+            )
         if n != 2:
             raise RuleViolation("NO_PAIR", "碰牌", "碰 needs a pair of this card in the hand")
         if len(s.hand) < 3:
@@ -863,7 +884,9 @@ def _decide_claim(state: State, seat: int, command: Any) -> list[Any]:
         if s.bao:
             raise RuleViolation("BAO_NO_CHI", "爆牌", "after 爆 a seat may not 吃")
         if not (own_flip or seat == next_active(state, state.shown_by)):
-            raise RuleViolation("CHI_NOT_FROM_UPPER", "吃牌", "only one's own flip or 上家's card may be eaten")
+            raise RuleViolation(
+                "CHI_NOT_FROM_UPPER", "吃牌", "only one's own flip or 上家's card may be eaten"
+            )
         if k in s.played:
             raise RuleViolation("OWN_DISCARD", "吃牌", "自己打过的牌不能再吃")
         if k in s.guo_zhang:

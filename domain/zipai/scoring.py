@@ -48,19 +48,16 @@ def group_points(kinds: tuple[int, ...], gk: GroupKind) -> int:
 
 
 def hand_points(
-    grouping: tuple[KindGroup, ...], win_kind_of_card: int | None, hand_count_of_win: int, self_drawn: bool
+    grouping: tuple[KindGroup, ...],
+    win_kind_of_card: int | None,
+    hand_count_of_win: int,
+    self_drawn: bool,
 ) -> int:
     """胡 of the hand's grouping at 胡; a three-alike made by another seat's card is a 碰."""
     total = 0
-    as_peng_left = (
-        win_kind_of_card is not None and hand_count_of_win == 2 and not self_drawn
-    )
+    as_peng_left = win_kind_of_card is not None and hand_count_of_win == 2 and not self_drawn
     for kinds, gk in grouping:
-        if (
-            as_peng_left
-            and gk is GroupKind.TRIPLE
-            and kinds[0] == win_kind_of_card
-        ):
+        if as_peng_left and gk is GroupKind.TRIPLE and kinds[0] == win_kind_of_card:
             total += _pick(_TABLE[MeldKind.PENG], kinds[0])
             as_peng_left = False
         else:
@@ -68,9 +65,7 @@ def hand_points(
     return total
 
 
-def fan_of(
-    all_cards: list[int], win_kind: WinKind, bao: bool
-) -> int:
+def fan_of(all_cards: list[int], win_kind: WinKind, bao: bool) -> int:
     """Fan of a win: 自摸, 爆, all black, ten red, and one per 归."""
     counts = [0] * KIND_COUNT
     for c in all_cards:

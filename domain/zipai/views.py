@@ -102,7 +102,9 @@ def _sees_seat(viewer: Viewer, seat: int) -> bool:
 
 def _meld_view(m: Meld, visible: bool) -> MeldView:
     if m.kind is MeldKind.LONG and not visible:
-        return MeldView(m.kind, m.group, (card(m.cards[-1]),), len(m.cards) - 1, _opt(m.taken), m.from_seat)
+        return MeldView(
+            m.kind, m.group, (card(m.cards[-1]),), len(m.cards) - 1, _opt(m.taken), m.from_seat
+        )
     return MeldView(m.kind, m.group, cards(m.cards), 0, _opt(m.taken), m.from_seat)
 
 

@@ -27,6 +27,8 @@ def _body(event: pb.GameEvent) -> bytes:
     body = pb.GameEvent()
     body.CopyFrom(event)
     body.ClearField("recorded_at")
+    body.ClearField("hash")  # keyed by the random shuffle secret
+    body.ClearField("stored_json")  # holds the random token hashes
     return body.SerializeToString(deterministic=True)
 
 

@@ -89,3 +89,40 @@ def test_every_rpc_is_in_the_integration_guide() -> None:
     methods = pb.DESCRIPTOR.services_by_name["TableService"].methods
     missing = [m.name for m in methods if f"`{m.name}`" not in doc]
     assert not missing, f"RPCs missing from docs/api.md: {missing}"
+
+
+# --- names that generated code in other languages would mangle ------------------------------
+
+
+def _messages(descriptors):  # type: ignore[no-untyped-def]
+    for message in descriptors:
+        yield message
+        yield from _messages(message.nested_types)
+
+
+def test_generated_accessors_do_not_collide() -> None:
+    """Java and Kotlin derive accessors from field names: a repeated field `deck` makes
+    getDeckCount() and getDeckList(), so a sibling field `deck_count` or `deck_list` would
+    collide and protoc would rename both to numbered accessors. C# properties may not share
+    their message's name."""
+    files = [pb.DESCRIPTOR, *pb.DESCRIPTOR.dependencies]
+    problems = []
+    for file in files:
+        if file.name.startswith("google/"):
+            continue
+        for message in _messages(file.message_types_by_name.values()):
+            names = {f.name for f in message.fields}
+            for field in message.fields:
+                suffixes = ("_count", "_list", "_or_builder_list") if field.is_repeated else ()
+                if field.enum_type is not None:
+                    suffixes += ("_value",)
+                for suffix in suffixes:
+                    if field.name + suffix in names:
+                        problems.append(
+                            f"{file.name}: {message.full_name}.{field.name} and "
+                            f"{field.name + suffix} (Java/Kotlin accessors collide)"
+                        )
+                pascal = "".join(part.capitalize() for part in field.name.split("_"))
+                if pascal == message.name:
+                    problems.append(f"{file.name}: {message.full_name}.{field.name} (C# property)")
+    assert not problems, "rename these fields:\n" + "\n".join(problems)

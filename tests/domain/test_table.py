@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain import audit
 from domain import table as tables
 from domain.engine import ARBITER, SPECTATOR, MalformedCommand, RuleViolation, Viewer
 from domain.registry import register
@@ -20,9 +21,9 @@ def given(*facts: object) -> tables.Table:
     return table
 
 
-CREATED = tables.GameCreated("fake", fakegame.Options(), 2, "arbiter-hash", 42, ())
-SEAT0 = tables.SeatTaken(0, "ann", "h0")
-SEAT1 = tables.SeatTaken(1, "bob", "h1")
+CREATED = tables.create(fakegame.RULES, fakegame.Options(), 2, "arbiter-hash", "s42")[0]
+SEAT0 = tables.SeatTaken(0, "ann", "h0", "c0")
+SEAT1 = tables.SeatTaken(1, "bob", "h1", "")
 
 
 def test_create_checks_the_seat_count() -> None:
@@ -39,6 +40,7 @@ def test_create_checks_a_prepared_deck_is_the_modes_deck() -> None:
 
 def test_a_free_seat_can_be_taken() -> None:
     assert tables.take_seat(given(CREATED), 1, "bob", "h1") == [SEAT1]
+    assert tables.take_seat(given(CREATED), 0, "ann", "h0", "c0") == [SEAT0]
 
 
 def test_a_taken_seat_cannot_be_taken_again() -> None:
@@ -59,16 +61,20 @@ def test_start_needs_every_seat() -> None:
     assert e.value.reason == "SEATS_NOT_FILLED"
 
 
-def test_start_shuffles_from_the_seed_and_deals() -> None:
+def test_start_shuffles_from_the_secret_and_every_contribution() -> None:
     started, *deal = tables.start(given(CREATED, SEAT0, SEAT1))
-    assert started == tables.GameStarted(tables.shuffle(tuple(range(9)), 42), 42)
+    seed = audit.shuffle_seed("s42", ("c0", ""))
+    assert started == tables.GameStarted(tables.shuffle(tuple(range(9)), seed), seed)
+    other, *_ = tables.start(given(CREATED, tables.SeatTaken(0, "ann", "h0", "c1"), SEAT1))
+    assert other.seed != started.seed, "a seat's contribution changes the deal"
     assert sorted(started.deck) == list(range(9))
     assert deal == fakegame.RULES.deal(tables.evolve(given(CREATED, SEAT0, SEAT1), started).game)
 
 
 def test_a_prepared_deck_is_dealt_as_given() -> None:
     deck = tuple(reversed(range(9)))
-    created = tables.GameCreated("fake", fakegame.Options(), 2, "h", 42, deck)
+    (created,) = tables.create(fakegame.RULES, fakegame.Options(), 2, "h", "s42", deck)
+    assert created.commitment == audit.commitment("s42", deck)
     started, *_ = tables.start(given(created, SEAT0, SEAT1))
     assert started.deck == deck
 
@@ -93,10 +99,10 @@ def test_no_move_before_the_start_or_after_the_end() -> None:
 def test_seed_deck_and_token_hashes_never_reach_a_seat_or_spectator(viewer: Viewer) -> None:
     started = tables.GameStarted((3, 1, 2), 99)
     assert tables.redact("fake", started, viewer) == tables.GameStarted((), 0)
-    created = tables.redact(
-        "fake", tables.GameCreated("fake", fakegame.Options(), 2, "a", 5, (1, 2)), viewer
-    )
-    assert (created.seed, created.prepared_deck, created.arbiter_token_hash) == (0, (), "")
+    (prepared,) = tables.create(fakegame.RULES, fakegame.Options(), 2, "a", "s5", tuple(range(9)))
+    created = tables.redact("fake", prepared, viewer)
+    assert (created.secret, created.prepared_deck, created.arbiter_token_hash) == ("", (), "")
+    assert created.commitment == prepared.commitment, "the commitment is public"
     assert tables.redact("fake", SEAT0, viewer).token_hash == ""
 
 
@@ -112,8 +118,10 @@ def test_everything_opens_once_the_game_is_over() -> None:
         table = tables.evolve(table, fact)
     while table.phase is tables.Phase.PLAYING:
         (cmd, *_r) = fakegame.RULES.legal_commands(table.game, table.game.turn)
-        for fact in tables.play(table, cmd):
+        facts = tables.play(table, cmd)
+        for fact in facts:
             table = tables.evolve(table, fact)
+    assert facts[-1] == tables.ShuffleRevealed("s42"), "the move that ends the game reveals"
     assert tables.viewer_for(table, Viewer.of_seat(0)) == ARBITER
 
 

@@ -55,9 +55,7 @@ def replicas(
 ) -> Iterator[tuple[ServerProcess, ServerProcess]]:
     env = pg_server.env(new_database())
     migrate(env)
-    servers = [
-        ServerProcess(tmp_path / name, store="postgres", env=env).start() for name in "ab"
-    ]
+    servers = [ServerProcess(tmp_path / name, store="postgres", env=env).start() for name in "ab"]
     try:
         yield servers[0], servers[1]
     finally:
@@ -82,8 +80,9 @@ def play_random(players: list[SeatClient], rng: random.Random, moves: int) -> in
     return version
 
 
-def collect(stub_target: str, game_id: str, token: str, after: int, out: list[int],
-            stop: threading.Event) -> threading.Thread:
+def collect(
+    stub_target: str, game_id: str, token: str, after: int, out: list[int], stop: threading.Event
+) -> threading.Thread:
     """Read a raw Watch stream (no client-side dedupe) into ``out`` until cancelled."""
     channel = grpc.insecure_channel(stub_target)
     from tabletop.v1 import tabletop_pb2_grpc as pb_grpc

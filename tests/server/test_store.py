@@ -42,10 +42,10 @@ def app(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TableApplica
 
 
 def new_game(seed: int = 7) -> GameAggregate:
-    (created,) = tables.create(fakegame.RULES, fakegame.Options(), 2, "h", seed)
+    (created,) = tables.create(fakegame.RULES, fakegame.Options(), 2, "h", f"s{seed}")
     agg = GameAggregate.open(uuid.uuid4(), created)
     for seat in range(2):
-        agg.record(tables.SeatTaken(seat, f"p{seat}", f"t{seat}"))
+        agg.record(tables.SeatTaken(seat, f"p{seat}", f"t{seat}", ""))
     for fact in tables.start(agg.table):
         agg.record(fact)
     return agg
@@ -60,19 +60,18 @@ def play_out(agg: GameAggregate) -> None:
 
 def test_every_version_rebuilds_to_the_live_state(app: TableApplication) -> None:
     agg = new_game()
-    live = [agg.table]
+    live = {agg.version: agg.table}
     while agg.table.phase is tables.Phase.PLAYING:
         (command, *_rest) = fakegame.RULES.legal_commands(agg.table.game, agg.table.game.turn)
         for fact in tables.play(agg.table, command):
             agg.record(fact)
-        live.append(agg.table)
+            live[agg.version] = agg.table
     app.save(agg)
     rebuilt = app.repository.get(agg.id)
     assert rebuilt.table == agg.table
     assert rebuilt.table.outcome is not None
-    first_play = agg.version - len(live) + 1
-    for i, table in enumerate(live):
-        assert app.repository.get(agg.id, version=first_play + i).table == table
+    for version, table in live.items():
+        assert app.repository.get(agg.id, version=version).table == table
 
 
 def test_snapshots_are_taken_and_used(app: TableApplication) -> None:
@@ -97,7 +96,9 @@ def test_hash_chain_links_every_event(app: TableApplication) -> None:
     app.save(agg)
     prev = ""
     for event in app.events.get(agg.id):
-        assert event.hash == chain_hash(prev, event.originator_version, event.fact)
+        assert event.hash == chain_hash(
+            agg.table, prev, event.originator_version, event.fact, event.cause
+        )
         prev = event.hash
     assert prev == app.repository.get(agg.id).head_hash
 

@@ -540,3 +540,25 @@ def test_legal_shapes_are_exactly_the_accepted_plays() -> None:
             listed = any(sorted(CARDS[c].kind.value for c in v) == kinds for v in vecs)
             assert accepted == listed, (hand, subset, state.need, state.reference)
     assert legal_shapes((0,) * 8, PlayRules(), Need.ANY, 1) == ()
+
+
+def test_a_leader_without_birds_perches_and_the_opening_passes_on() -> None:
+    """part1:53 出1张鸟牌 -- reading: a leader with neither bird nor flower must 栖, and the
+    next seat owes the opening (still a single bird, still with the verse)."""
+    state = table(["十十十十十十十十", "鸟" * 8], "百")
+    assert RULES.legal_commands(state, 0) == [Perch(0)]
+    state, _ = run(state, Perch(0))
+    assert state.turn == 1 and state.need == Need.OPENING and state.verse_due
+    state, events = run(state, play(state, 1, "鸟", verse=V))
+    assert events[0].kind == PlayKind.OPENING
+
+
+def test_a_hand_emptied_by_a_discard_does_not_win() -> None:
+    """part2:77 率先打完手牌的人胜利 -- reading: 打完 means played out; a seat whose last card
+    is discarded (风) keeps playing and draws when it has to 栖."""
+    state = table(["风鸟鸟", "鸟", "鸟鸟"], "十", verse_due=False, need=Need.ANY, reference=1)
+    state, _ = run(state, play(state, 0, "风", target=1), discard(state, 1, "鸟"))
+    assert state.hands[1].cards == () and RULES.outcome(state) is None
+    assert RULES.legal_commands(state, 1) == [Perch(1)]
+    state, events = run(state, Perch(1))
+    assert types(events) == ["Perched", "Drew"]

@@ -11,7 +11,9 @@ from domain.zipai.cards import BIG_NAMES, SMALL_NAMES, kind_of
 from domain.zipai.melds import GroupKind, Meld, MeldKind, classify
 from domain.zipai.state import Phase, SeatState, State
 
-NAME_TO_KIND = {n: i for i, n in enumerate(SMALL_NAMES)} | {n: 10 + i for i, n in enumerate(BIG_NAMES)}
+NAME_TO_KIND = {n: i for i, n in enumerate(SMALL_NAMES)} | {
+    n: 10 + i for i, n in enumerate(BIG_NAMES)
+}
 
 
 def kinds(text: str) -> list[int]:
@@ -58,7 +60,9 @@ def prepared_deck(
     """
     ids = Ids()
     out = R.sitting_out(seat_count, dealer)
-    order = [(dealer + i) % seat_count for i in range(seat_count) if (dealer + i) % seat_count != out]
+    order = [
+        (dealer + i) % seat_count for i in range(seat_count) if (dealer + i) % seat_count != out
+    ]
     given = {s: ids.take(t) for s, t in hands.items()}
     for s, cs in given.items():
         assert len(cs) == 20, f"seat {s} needs 20 cards, got {len(cs)}"

@@ -77,9 +77,11 @@ def test_a_claim_is_hidden_from_other_seats_until_resolved() -> None:
     s, ev = play(s, Peng(2))
     made = ev[0]
     assert RULES.redact(made, Viewer.of_seat(1)).claim is None
-    assert RULES.redact(made, Viewer.of_seat(2)).claim.kind is ClaimKind.PENG
+    own = RULES.redact(made, Viewer.of_seat(2)).claim
+    assert own is not None and own.kind is ClaimKind.PENG
     assert RULES.view(s, Viewer.of_seat(1)).my_claim is None
-    assert RULES.view(s, Viewer.of_seat(2)).my_claim.kind is ClaimKind.PENG
+    mine = RULES.view(s, Viewer.of_seat(2)).my_claim
+    assert mine is not None and mine.kind is ClaimKind.PENG
 
 
 def test_nobody_can_claim_so_the_card_stays_and_the_next_seat_flips() -> None:

@@ -25,25 +25,97 @@ from tests.domain.zipai.helpers import Ids, kinds
 # (hand, winning card or "", expected grouping or None)
 WIN = [
     # seven 列 of 21 cards
-    ("一二三 四五六 七八九 二七十 壹贰叁 肆伍陆 柒捌玖", "", "一二三 四五六 七八九 二七十 壹贰叁 肆伍陆 柒捌玖"),
-    ("一二三 一二三 四五六 四五六 七八九 七八九 十十十", "", "一二三 一二三 四五六 四五六 七八九 七八九 十十十"),
-    ("贰柒拾 贰柒拾 叁肆伍 陆陆六 八九十 一一壹 四五六", "", "贰柒拾 贰柒拾 叁肆伍 陆陆六 八九十 一一壹 四五六"),
-    ("三三叁 四肆肆 五五伍 六陆陆 七七柒 八捌捌 九九玖", "", "三三叁 四肆肆 五五伍 六陆陆 七七柒 八捌捌 九九玖"),
-    ("二七十 二七十 贰柒拾 贰柒拾 三四五 叁肆伍 四五六", "", "二七十 二七十 贰柒拾 贰柒拾 三四五 叁肆伍 四五六"),
-    ("一一一 二二二 三三三 四四四 五五五 六六六 七七七", "", "一一一 二二二 三三三 四四四 五五五 六六六 七七七"),
-    ("壹壹壹 贰贰贰 叁叁叁 肆肆肆 伍伍伍 陆陆陆 柒柒柒", "", "壹壹壹 贰贰贰 叁叁叁 肆肆肆 伍伍伍 陆陆陆 柒柒柒"),
-    ("八九十 捌玖拾 六七八 陆柒捌 四五六 肆伍陆 二三四", "", "八九十 捌玖拾 六七八 陆柒捌 四五六 肆伍陆 二三四"),
+    (
+        "一二三 四五六 七八九 二七十 壹贰叁 肆伍陆 柒捌玖",
+        "",
+        "一二三 四五六 七八九 二七十 壹贰叁 肆伍陆 柒捌玖",
+    ),
+    (
+        "一二三 一二三 四五六 四五六 七八九 七八九 十十十",
+        "",
+        "一二三 一二三 四五六 四五六 七八九 七八九 十十十",
+    ),
+    (
+        "贰柒拾 贰柒拾 叁肆伍 陆陆六 八九十 一一壹 四五六",
+        "",
+        "贰柒拾 贰柒拾 叁肆伍 陆陆六 八九十 一一壹 四五六",
+    ),
+    (
+        "三三叁 四肆肆 五五伍 六陆陆 七七柒 八捌捌 九九玖",
+        "",
+        "三三叁 四肆肆 五五伍 六陆陆 七七柒 八捌捌 九九玖",
+    ),
+    (
+        "二七十 二七十 贰柒拾 贰柒拾 三四五 叁肆伍 四五六",
+        "",
+        "二七十 二七十 贰柒拾 贰柒拾 三四五 叁肆伍 四五六",
+    ),
+    (
+        "一一一 二二二 三三三 四四四 五五五 六六六 七七七",
+        "",
+        "一一一 二二二 三三三 四四四 五五五 六六六 七七七",
+    ),
+    (
+        "壹壹壹 贰贰贰 叁叁叁 肆肆肆 伍伍伍 陆陆陆 柒柒柒",
+        "",
+        "壹壹壹 贰贰贰 叁叁叁 肆肆肆 伍伍伍 陆陆陆 柒柒柒",
+    ),
+    (
+        "八九十 捌玖拾 六七八 陆柒捌 四五六 肆伍陆 二三四",
+        "",
+        "八九十 捌玖拾 六七八 陆柒捌 四五六 肆伍陆 二三四",
+    ),
     # the winning card completes the seventh 列
-    ("一二三 四五六 七八九 二七十 壹贰叁 肆伍陆 柒捌", "玖", "一二三 四五六 七八九 二七十 壹贰叁 肆伍陆 柒捌玖"),
-    ("一二三 四五六 七八九 二七十 壹贰叁 肆伍陆 柒玖", "捌", "一二三 四五六 七八九 二七十 壹贰叁 肆伍陆 柒捌玖"),
-    ("一二三 四五六 七八九 二七十 壹贰叁 肆伍陆 捌玖", "柒", "一二三 四五六 七八九 二七十 壹贰叁 肆伍陆 柒捌玖"),
-    ("一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 二七", "十", "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 二七十"),
-    ("一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 贰拾", "柒", "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 贰柒拾"),
-    ("一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 十十", "拾", "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 十十拾"),
-    ("一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 拾拾", "十", "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 十拾拾"),
-    ("一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 五伍", "伍", "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 五伍伍"),
-    ("一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 十十", "十", "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 十十十"),
-    ("一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 拾拾", "拾", "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 拾拾拾"),
+    (
+        "一二三 四五六 七八九 二七十 壹贰叁 肆伍陆 柒捌",
+        "玖",
+        "一二三 四五六 七八九 二七十 壹贰叁 肆伍陆 柒捌玖",
+    ),
+    (
+        "一二三 四五六 七八九 二七十 壹贰叁 肆伍陆 柒玖",
+        "捌",
+        "一二三 四五六 七八九 二七十 壹贰叁 肆伍陆 柒捌玖",
+    ),
+    (
+        "一二三 四五六 七八九 二七十 壹贰叁 肆伍陆 捌玖",
+        "柒",
+        "一二三 四五六 七八九 二七十 壹贰叁 肆伍陆 柒捌玖",
+    ),
+    (
+        "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 二七",
+        "十",
+        "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 二七十",
+    ),
+    (
+        "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 贰拾",
+        "柒",
+        "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 贰柒拾",
+    ),
+    (
+        "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 十十",
+        "拾",
+        "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 十十拾",
+    ),
+    (
+        "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 拾拾",
+        "十",
+        "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 十拾拾",
+    ),
+    (
+        "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 五伍",
+        "伍",
+        "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 五伍伍",
+    ),
+    (
+        "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 十十",
+        "十",
+        "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 十十十",
+    ),
+    (
+        "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 拾拾",
+        "拾",
+        "一二三 四五六 七八九 壹贰叁 肆伍陆 柒捌玖 拾拾拾",
+    ),
     # a pair completes the hand (one 拢 or 招 on the table: 17 cards in hand)
     ("一二三 四五六 七八九 壹贰叁 肆伍陆 十", "十", "一二三 四五六 七八九 壹贰叁 肆伍陆 十十"),
     ("一二三 四五六 七八九 壹贰叁 肆伍陆 拾", "拾", "一二三 四五六 七八九 壹贰叁 肆伍陆 拾拾"),
@@ -85,8 +157,16 @@ WIN = [
     ("三四五 三四五 三四五", "", "三三三 四四四 五五五"),
     ("六七八 六七八 六七八", "", "六六六 七七七 八八八"),
     # longer mixes
-    ("一二三 一二三 壹贰叁 壹贰叁 五六七 伍陆柒 四四", "", "一二三 一二三 壹贰叁 壹贰叁 五六七 伍陆柒 四四"),
-    ("五六七 伍陆柒 八八捌 九玖玖 十十拾 拾拾十", "", "五六七 伍陆柒 八八捌 九玖玖 十十十 拾拾拾"),  # two 坎
+    (
+        "一二三 一二三 壹贰叁 壹贰叁 五六七 伍陆柒 四四",
+        "",
+        "一二三 一二三 壹贰叁 壹贰叁 五六七 伍陆柒 四四",
+    ),
+    (
+        "五六七 伍陆柒 八八捌 九玖玖 十十拾 拾拾十",
+        "",
+        "五六七 伍陆柒 八八捌 九玖玖 十十十 拾拾拾",
+    ),  # two 坎
     ("三四五 六七八 九十 贰贰", "八", "三四五 六七八 八九十 贰贰"),
     ("肆伍陆 柒捌玖 拾拾拾 三", "三", "肆伍陆 柒捌玖 拾拾拾 三三"),
     ("一二三 四五六 七八九 十十", "十", "一二三 四五六 七八九 十十十"),
@@ -171,7 +251,9 @@ def _hand(text: str, extra: str) -> tuple[tuple[int, ...], int | None]:
     return hand, win
 
 
-@pytest.mark.parametrize(("hand", "extra", "expected"), WIN, ids=[f"win:{h}+{e}" for h, e, _ in WIN])
+@pytest.mark.parametrize(
+    ("hand", "extra", "expected"), WIN, ids=[f"win:{h}+{e}" for h, e, _ in WIN]
+)
 def test_winning_hand_table(hand: str, extra: str, expected: str | None) -> None:
     ids, win = _hand(hand, extra)
     got = best_grouping(ids, win)
@@ -213,7 +295,9 @@ _THREE = [g for g in ALL_GROUPS]
 
 
 @st.composite
-def winning_counts(draw: st.DrawFn) -> tuple[list[int], list[tuple[tuple[int, ...], GroupKind]], bool]:
+def winning_counts(
+    draw: st.DrawFn,
+) -> tuple[list[int], list[tuple[tuple[int, ...], GroupKind]], bool]:
     n = draw(st.integers(min_value=0, max_value=7))
     counts = [0] * 20
     groups = []
@@ -238,7 +322,9 @@ def _ids(counts: list[int]) -> tuple[int, ...]:
     return tuple(k * 4 + j for k in range(20) for j in range(counts[k]))
 
 
-@settings(derandomize=True, max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    derandomize=True, max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(winning_counts())
 def test_every_generated_winning_hand_is_detected(
     sample: tuple[list[int], list[tuple[tuple[int, ...], GroupKind]], bool],
@@ -251,7 +337,9 @@ def test_every_generated_winning_hand_is_detected(
         assert is_winning(_ids(counts)), f"坎-respecting hand not detected: {groups}"
 
 
-@settings(derandomize=True, max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    derandomize=True, max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(winning_counts(), st.integers(min_value=0, max_value=19), st.booleans())
 def test_no_hand_with_a_wrong_card_count_wins(
     sample: tuple[list[int], list[tuple[tuple[int, ...], GroupKind]], bool], k: int, add: bool

@@ -199,7 +199,7 @@ def test_with_guo_hu_a_win_may_be_passed_and_taken_later() -> None:
 def test_guo_zhang_sheng_fan_remembers_the_fan_passed_up() -> None:
     s = table({0: "五九", 1: "二", 2: "五五 六七八"}, options=SHENG_FAN)
     s, _ = discard(s, 0, "五")
-    fan = win_fan(s, 2, ids_of(s, 0, "")[0] if False else s.shown, WinKind.DIAN_PAO)
+    fan = win_fan(s, 2, s.shown, WinKind.DIAN_PAO)
     s, ev = play(s, PassClaim(2))
     assert first(ev, ClaimMade).guo_hu_fan == fan
     assert s.seats[2].guo_hu_fan == fan
@@ -242,7 +242,8 @@ def test_the_last_card_can_still_win() -> None:
     s, ev = discard(s, 0, "九")
     s, ev = play(s, Hu(1))
     assert first(ev, Hued).win_kind is WinKind.ZI_MO
-    assert RULES.outcome(s).reason == "HU"
+    out = RULES.outcome(s)
+    assert out is not None and out.reason == "HU"
 
 
 # ---------------------------------------------------------------------------- refusals
@@ -293,3 +294,31 @@ def test_decide_never_mutates_the_state() -> None:
 
 def test_kinds_helper_sanity() -> None:
     assert kinds("一拾") == [0, 19]
+
+
+# ---------------------------------------------------------------------------- 7列21张, 八块拢牌除外
+
+
+def test_with_a_long_the_hand_wins_with_a_pair() -> None:
+    # one 拢 on the table: 17 cards in hand (5 列 + a single) win on the single's pair
+    s = table(
+        {0: "十九", 1: "一", 2: "一二三 四五六 七八九 壹贰叁 肆伍陆 十"},
+        melds={2: [(MeldKind.LONG, "捌捌捌捌")]},
+    )
+    s, _ = discard(s, 0, "十")
+    s, ev = play(s, Hu(2))
+    won = first(ev, Hued)
+    assert [len(g.cards) for g in won.groups].count(2) == 1
+
+
+def test_three_zhao_is_no_win_by_itself() -> None:
+    # 不能三招胡: a third 招 after 爆 keeps the hand ready but does not win
+    s = table(
+        {0: "五九", 1: "二", 2: "五五五 七八 一二三"},
+        melds={2: [(MeldKind.ZHAO, "捌捌捌捌"), (MeldKind.ZHAO, "玖玖玖玖")]},
+        bao=(2,),
+    )
+    s, _ = discard(s, 0, "五")
+    assert RULES.legal_commands(s, 2) == [Zhao(2), PassClaim(2)]
+    s, ev = play(s, Zhao(2))
+    assert s.phase is not Phase.OVER and s.seats[2].long_zhao_count == 3

@@ -1,0 +1,320 @@
+"""P2: move-to-stream delivery latency at 100 and 1,000 open Watch streams.
+
+Streams are spread ten to a game (its 2 seats and 8 spectators), so 100 streams are 10
+games and 1,000 are 100. A driver plays random legal moves round-robin over the games at a
+fixed pace; the latency of a move is from just before its Play call to the arrival of its
+first event on each stream. Driver and streams are one grpc.aio client process, so both
+ends read one clock.
+
+Baseline, measured the same way in the same run: a raw grpc.aio fan-out server (a separate
+process, generic handlers, no proto) whose Publish call hands a 64-byte message to every
+stream subscribed to its topic, with the same number of topics, streams and pace.
+
+Layouts: one replica on SQLite, one replica on PostgreSQL, and two PostgreSQL replicas with
+every move played on A and every stream opened on B (the path through LISTEN/NOTIFY).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import AsyncIterator, Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+import grpc
+
+from bench.api import new_game
+from bench.common import quantile_ms
+from clients.python.client import TOKEN_HEADER
+from clients.python.serverproc import ServerProcess, is_serving
+from tabletop.v1 import tabletop_pb2 as pb
+from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
+
+PER_GAME = 10
+STREAMS_PER_CHANNEL = 100
+SUBSCRIBE = "/bench.Fanout/Subscribe"
+PUBLISH = "/bench.Fanout/Publish"
+
+
+def _identity(b: bytes) -> bytes:
+    return b
+
+
+# --- the baseline server (a separate process) ------------------------------------------
+
+
+async def _serve_baseline(port_file: Path) -> None:
+    topics: dict[bytes, set[asyncio.Queue[bytes]]] = defaultdict(set)
+
+    async def subscribe(request: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
+        q: asyncio.Queue[bytes] = asyncio.Queue()
+        topics[request].add(q)
+        try:
+            yield b"ready"
+            while True:
+                yield await q.get()
+        finally:
+            topics[request].discard(q)
+
+    async def publish(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        topic, payload = request[:16], request[16:]
+        for q in topics.get(topic, ()):
+            q.put_nowait(payload)
+        return b""
+
+    handler = grpc.method_handlers_generic_handler(
+        "bench.Fanout",
+        {
+            "Subscribe": grpc.unary_stream_rpc_method_handler(
+                subscribe, request_deserializer=_identity, response_serializer=_identity
+            ),
+            "Publish": grpc.unary_unary_rpc_method_handler(
+                publish, request_deserializer=_identity, response_serializer=_identity
+            ),
+        },
+    )
+    from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+    from server.main import GRPC_OPTIONS
+
+    server = grpc.aio.server(options=GRPC_OPTIONS)
+    server.add_generic_rpc_handlers((handler,))
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    port_file.write_text(str(port))
+    await server.wait_for_termination()
+
+
+@contextmanager
+def baseline_server() -> Iterator[str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        port_file = Path(tmp) / "port"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "bench.fanout", "serve-baseline", str(port_file)],
+            cwd=Path(__file__).resolve().parent.parent,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while not (port_file.exists() and port_file.read_text()):
+                assert proc.poll() is None and time.monotonic() < deadline, "baseline died"
+                time.sleep(0.05)
+            target = f"127.0.0.1:{port_file.read_text()}"
+            while not is_serving(target):
+                time.sleep(0.05)
+            yield target
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
+
+# --- the load generator ----------------------------------------------------------------
+
+
+def _channels(target: str, streams: int) -> list[grpc.aio.Channel]:
+    count = max(1, streams // STREAMS_PER_CHANNEL)
+    # a distinct argument per channel: separate HTTP/2 connections, not one shared one
+    return [
+        grpc.aio.insecure_channel(target, options=[("bench.channel", i)]) for i in range(count)
+    ]
+
+
+async def _measure_baseline(target: str, streams: int, rate: float, seconds: float) -> list[float]:
+    chans = _channels(target, streams)
+    topics = [os.urandom(16) for _ in range(streams // PER_GAME)]
+    sent: dict[bytes, float] = {}
+    latencies: list[float] = []
+    ready = 0
+
+    async def reader(i: int) -> None:
+        nonlocal ready
+        call = chans[i % len(chans)].unary_stream(
+            SUBSCRIBE, request_serializer=_identity, response_deserializer=_identity
+        )(topics[i // PER_GAME])
+        async for msg in call:
+            if msg == b"ready":
+                ready += 1
+                continue
+            latencies.append(time.perf_counter() - sent[msg[:8]])
+
+    readers = [asyncio.create_task(reader(i)) for i in range(streams)]
+    while ready < streams:
+        await asyncio.sleep(0.05)
+    publish = chans[0].unary_unary(
+        PUBLISH, request_serializer=_identity, response_deserializer=_identity
+    )
+    n = 0
+    stop = time.perf_counter() + seconds
+    pending: set[asyncio.Future[bytes]] = set()
+    while time.perf_counter() < stop:
+        topic = topics[n % len(topics)]
+        key = n.to_bytes(8, "big")
+        sent[key] = time.perf_counter()
+        pending.add(asyncio.ensure_future(publish(topic + key + b"x" * 56)))
+        n += 1
+        await asyncio.sleep(1 / rate)
+    await asyncio.gather(*pending)
+    await asyncio.sleep(0.5)
+    for r in readers:
+        r.cancel()
+    await asyncio.gather(*readers, return_exceptions=True)
+    for ch in chans:
+        await ch.close()
+    return latencies
+
+
+async def _measure_tabletop(
+    play_target: str, watch_target: str, streams: int, rate: float, seconds: float
+) -> list[float]:
+    games_count = streams // PER_GAME
+    async with grpc.aio.insecure_channel(play_target) as ch:
+        stub = pb_grpc.TableServiceStub(ch)
+        games = [await new_game(stub, 500 + i) for i in range(games_count)]
+        chans = _channels(watch_target, streams)
+        sent: dict[tuple[str, int], float] = {}
+        latencies: list[float] = []
+        opened = 0
+
+        async def watcher(i: int) -> None:
+            nonlocal opened
+            game_id, tokens = games[i // PER_GAME]
+            slot = i % PER_GAME
+            md = ((TOKEN_HEADER, tokens[slot]),) if slot < len(tokens) else ()
+            call = pb_grpc.TableServiceStub(chans[i % len(chans)]).Watch(
+                pb.WatchRequest(game_id=game_id, after_version=0), metadata=md
+            )
+            first = True
+            async for reply in call:
+                if first:
+                    opened += 1
+                    first = False
+                t0 = sent.get((game_id, reply.event.version - 1))
+                if t0 is not None:
+                    latencies.append(time.perf_counter() - t0)
+
+        watchers = [asyncio.create_task(watcher(i)) for i in range(streams)]
+        while opened < streams:
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)
+        busy: set[str] = set()
+        done: set[str] = set()
+
+        async def move(game_id: str, tokens: list[str], rng: random.Random) -> None:
+            try:
+                view = await stub.GetView(pb.GetViewRequest(game_id=game_id))
+                if not view.view.to_act:
+                    done.add(game_id)
+                    return
+                md = ((TOKEN_HEADER, tokens[view.view.to_act[0]]),)
+                legal = await stub.LegalMoves(pb.LegalMovesRequest(game_id=game_id), metadata=md)
+                sent[(game_id, legal.version)] = time.perf_counter()
+                await stub.Play(
+                    pb.PlayRequest(
+                        game_id=game_id,
+                        expected_version=legal.version,
+                        move=rng.choice(list(legal.moves)),
+                    ),
+                    metadata=md,
+                )
+            finally:
+                busy.discard(game_id)
+
+        rng = random.Random(1)
+        tasks = set()
+        stop = time.perf_counter() + seconds
+        n = 0
+        while time.perf_counter() < stop and len(done) < len(games):
+            game_id, tokens = games[n % len(games)]
+            n += 1
+            if game_id in busy or game_id in done:
+                continue
+            busy.add(game_id)
+            tasks.add(asyncio.create_task(move(game_id, tokens, rng)))
+            await asyncio.sleep(1 / rate)
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.sleep(0.5)
+        for w in watchers:
+            w.cancel()
+        await asyncio.gather(*watchers, return_exceptions=True)
+        for c in chans:
+            await c.close()
+        return latencies
+
+
+@contextmanager
+def replicas(layout: str, stack: ExitStack) -> Iterator[tuple[str, str]]:
+    """(target to play on, target to watch on) for a layout."""
+    if layout == "sqlite":
+        server = stack.enter_context(ServerProcess())
+        yield server.target, server.target
+        return
+    from bench.common import pg_env, postgres
+    from server.migrate import migrate_shard
+
+    pg = stack.enter_context(postgres())
+    env = pg_env(pg, create=False)
+    migrate_shard(env)
+    pg_vars = {k: v for k, v in env.items() if k.startswith("POSTGRES_")}
+    a = stack.enter_context(ServerProcess(store="postgres", env=pg_vars))
+    if layout == "postgres":
+        yield a.target, a.target
+        return
+    b = stack.enter_context(ServerProcess(store="postgres", env=pg_vars))
+    yield a.target, b.target
+
+
+LAYOUTS = {
+    "sqlite": "1 replica, SQLite",
+    "postgres": "1 replica, PostgreSQL",
+    "2-replicas": "2 replicas, PostgreSQL (play on A, watch on B)",
+}
+
+
+def fanout_section(quick: bool) -> list[str]:
+    seconds = 4.0 if quick else 10.0
+    plan = [(100, 20.0), (1000, 50.0)]
+    lines = [
+        "## P2: move-to-stream delivery latency",
+        "",
+        f"Streams ten to a game; moves at a fixed pace ({plan[0][1]:.0f}/s with 100 streams, "
+        f"{plan[1][1]:.0f}/s with 1,000); latency from just before Play to the move's first "
+        "event on each stream. Baseline: a raw grpc.aio fan-out of a 64-byte message to the "
+        "same streams at the same pace, same client. Target: p99 within 1.5x of the "
+        "baseline on one replica, within 2x across two replicas.",
+        "",
+        "| layout | streams | deliveries | p50 ms | p99 ms | baseline p50 ms | "
+        "baseline p99 ms | p99 ratio |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    baselines = {}
+    with baseline_server() as target:
+        for streams, rate in plan:
+            lat = asyncio.run(_measure_baseline(target, streams, rate, seconds))
+            baselines[streams] = (quantile_ms(lat, 50), quantile_ms(lat, 99))
+            print(f"baseline {streams}: {baselines[streams]}", flush=True)
+    for layout, label in LAYOUTS.items():
+        with ExitStack() as stack, replicas(layout, stack) as (play_on, watch_on):
+            for streams, rate in plan:
+                lat = asyncio.run(_measure_tabletop(play_on, watch_on, streams, rate, seconds))
+                b50, b99 = baselines[streams]
+                p50, p99 = quantile_ms(lat, 50), quantile_ms(lat, 99)
+                lines.append(
+                    f"| {label} | {streams:,} | {len(lat):,} | {p50:.1f} | {p99:.1f} | "
+                    f"{b50:.1f} | {b99:.1f} | {p99 / b99:.2f} |"
+                )
+                print(lines[-1], flush=True)
+    return lines
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["serve-baseline"]:
+        asyncio.run(_serve_baseline(Path(sys.argv[2])))
