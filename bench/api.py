@@ -19,6 +19,7 @@ from contextlib import ExitStack, contextmanager
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from bench import targets
 from bench.common import quantile_ms
 from clients.python.client import TOKEN_HEADER
 from clients.python.serverproc import ServerProcess
@@ -156,6 +157,11 @@ def api_section(quick: bool) -> list[str]:
                 noop = asyncio.run(noop_rate(server.target, concurrency, seconds))
                 pool = int(seconds * 2500 / 50) + concurrency
                 rate, lat = asyncio.run(play_rate(server.target, concurrency, seconds, pool))
+                if store == "sqlite" and concurrency == 200:
+                    targets.at_least("P1 SQLite moves/s vs no-op pairs/s, 200 games",
+                                     rate / noop, 0.6)
+                    targets.at_most("P1 SQLite Play p99 at 200 games", quantile_ms(lat, 99),
+                                    20, " ms", ".1f")
                 lines.append(
                     f"| {'SQLite' if store == 'sqlite' else 'PostgreSQL'} | {concurrency} | "
                     f"{noop:,.0f} | {rate:,.0f} | {rate / noop:.2f} | "

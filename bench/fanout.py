@@ -30,6 +30,7 @@ from pathlib import Path
 
 import grpc
 
+from bench import targets
 from bench.api import new_game
 from bench.common import quantile_ms
 from clients.python.client import TOKEN_HEADER
@@ -307,6 +308,12 @@ def fanout_section(quick: bool) -> list[str]:
                 lat = asyncio.run(_measure_tabletop(play_on, watch_on, streams, rate, seconds))
                 b50, b99 = baselines[streams]
                 p50, p99 = quantile_ms(lat, 50), quantile_ms(lat, 99)
+                if layout != "postgres":
+                    targets.at_most(
+                        f"P2 p99 vs baseline, {label.split(' (')[0]}, {streams:,} streams",
+                        p99 / b99,
+                        2.0 if layout == "2-replicas" else 1.5,
+                    )
                 lines.append(
                     f"| {label} | {streams:,} | {len(lat):,} | {p50:.1f} | {p99:.1f} | "
                     f"{b50:.1f} | {b99:.1f} | {p99 / b99:.2f} |"

@@ -10,6 +10,7 @@ every discard). Here the state is four integers whatever the length; the game en
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,12 +50,12 @@ class View:
 
 
 class PassRules:
-    name = "bench-pass"
-    command_types = (Pass,)
-    event_types = (Passed,)
-    state_type = State
-    view_type = View
-    options_type = Options
+    name: str = "bench-pass"
+    command_types: Sequence[type] = (Pass,)
+    event_types: Sequence[type] = (Passed,)
+    state_type: type = State
+    view_type: type = View
+    options_type: type = Options
 
     def check_options(self, options: Any) -> Any:
         return options

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
+from bench import targets
 from bench.common import pass_game, pass_move, pg_env, postgres
 from server.store import SNAPSHOT_INTERVAL, GameAggregate, GroupCommitter, TableApplication
 
@@ -69,6 +70,8 @@ def _rows(app: TableApplication, label: str, repeat: int) -> list[str]:
     full = _interleaved_ms(
         [lambda g=g, v=v: _replay(app, g, v) for g, v in pairs], max(3, repeat // 10)
     )
+    targets.at_most(f"P3 {label} worst-case rebuild at 5,000 events", at_worst[-1], 3, " ms")
+    targets.at_most(f"P3 {label} rebuild 5,000 vs 100 events", at_worst[-1] / at_worst[0], 1.5)
     rows = []
     for i, g in enumerate(games):
         rows.append(

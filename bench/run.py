@@ -10,6 +10,7 @@ import argparse
 import datetime
 import os
 import platform
+import sys
 from pathlib import Path
 
 from bench import engine
@@ -40,12 +41,21 @@ def engine_section(quick: bool) -> list[str]:
     return lines
 
 
+SECTIONS = ("engine", "api", "fanout", "rebuild", "writes")
+NOTES = Path(__file__).resolve().parent / "notes.md"
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--quick", action="store_true", help="fewer iterations (a smoke run)")
-    p.add_argument("--only", default="", help="comma-separated sections: engine,api,rebuild")
+    p.add_argument(
+        "--only", default="", help=f"comma-separated sections: {','.join(SECTIONS)}"
+    )
     args = p.parse_args(argv)
     only = set(filter(None, args.only.split(",")))
+    unknown = only - set(SECTIONS)
+    if unknown:
+        p.error(f"unknown sections {sorted(unknown)}; choose from {SECTIONS}")
     sections: list[list[str]] = []
     if not only or "engine" in only:
         sections.append(engine_section(args.quick))
@@ -53,20 +63,50 @@ def main(argv: list[str] | None = None) -> None:
         from bench.api import api_section
 
         sections.append(api_section(args.quick))
+    if not only or "fanout" in only:
+        from bench.fanout import fanout_section
+
+        sections.append(fanout_section(args.quick))
     if not only or "rebuild" in only:
         from bench.rebuild import rebuild_section
 
         sections.append(rebuild_section(args.quick))
+    if not only or "writes" in only:
+        from bench.writes import writes_sections
+
+        sections += writes_sections(args.quick)
+    from bench import targets
+
+    given = sys.argv[1:] if argv is None else argv
+    command = "make bench" + (f" ARGS='{' '.join(given)}'" if given else "")
     head = [
         "# Benchmarks",
         "",
-        f"Written by `make bench` on {datetime.date.today()} on {platform.machine()} with "
-        f"{os.cpu_count()} cores, Python {platform.python_version()}. The load generator "
-        "shares the machine with the server, as the baselines do.",
+        f"Written by `{command}` (`python -m bench.run`) on {datetime.date.today()} on "
+        f"{platform.machine()} with {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}, {_pg_version()}. The load generator shares the "
+        "machine with the server and the database, as the baselines do. Each figure is "
+        "read against a baseline measured in the same run.",
         "",
     ]
-    DOC.write_text("\n".join(head + [line for s in sections for line in s + [""]]))
+    notes = NOTES.read_text().splitlines() if NOTES.exists() else []
+    body = targets.render() + [""] + [line for s in sections for line in s + [""]] + notes
+    DOC.write_text("\n".join(head + body) + "\n")
     print(f"wrote {DOC}")
+
+
+def _pg_version() -> str:
+    try:
+        import subprocess
+
+        from tests.support.pgserver import bin_dir
+
+        out = subprocess.run(
+            [str(bin_dir() / "postgres"), "--version"], capture_output=True, text=True
+        ).stdout.strip()
+        return out.replace("postgres (PostgreSQL)", "PostgreSQL")
+    except Exception:
+        return "PostgreSQL not found"
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from typing import Any
 from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate
 
+from bench import targets
 from bench.common import pass_game, pass_move, pg_env, postgres
 from server.storage import Store
 from tests.support.pgserver import PgServer
@@ -162,6 +163,10 @@ def shards_section(quick: bool, pg: PgServer) -> list[str]:
         for shards in (1, 2):
             rate, per_tx = write_rate(envs[:shards], max_batch, seconds)
             one = one or rate
+            if shards == 2:
+                targets.at_least(
+                    f"P5 2 shards vs 1, up to {max_batch} games per transaction", rate / one, 1.8
+                )
             lines.append(
                 f"| {max_batch} | {shards} | {rate:,.0f} | {per_tx:.1f} | {rate / one:.2f}x |"
             )

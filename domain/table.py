@@ -212,6 +212,32 @@ def cause(action: str, seat: int | None = None, command: Any = None) -> dict[str
     }
 
 
+def redecide(table: Table, cause: dict[str, Any], first_fact: Any) -> list[Any]:
+    """The facts the engine decides for a recorded cause (the audit's replay).
+
+    A join is re-decided with the recorded token hash and contribution (inputs the engine
+    cannot know); everything else from the cause alone."""
+    action = cause["action"]
+    if action == "join" and isinstance(first_fact, SeatTaken):
+        f = first_fact
+        return take_seat(table, f.seat, f.player_name, f.token_hash, f.contribution)
+    if action == "start":
+        return start(table)
+    if action == "play":
+        rules = registry_rules(table.kind)
+        command = from_data(
+            _command_types(rules)[cause["command"]["type"]], cause["command"]["data"]
+        )
+        if command.seat != cause["seat"]:
+            raise MalformedCommand("cause", "the command's seat is not the cause's seat")
+        return play(table, command)
+    raise MalformedCommand("cause", f"unknown action {action!r}")
+
+
+def _command_types(rules: GameRules) -> dict[str, type]:
+    return {t.__name__: t for t in rules.command_types}
+
+
 # --- evolve ------------------------------------------------------------------------------
 
 

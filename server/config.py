@@ -17,6 +17,7 @@ class Settings:
     max_batch: int
     metrics_port: int | None = None  # None: no metrics endpoint; 0: a free port
     log_format: str = "text"  # text (key=value) | json
+    log_level: str = "info"  # debug logs every call; info logs writes, refusals, streams
     shutdown_grace: float = 5.0
     shards: str = ""  # postgres: TABLETOP_SHARDS, see server.storage.parse_shards
     create_tables: bool = False  # postgres: create missing tables at start (one process only)
@@ -97,6 +98,13 @@ def parser() -> argparse.ArgumentParser:
         help="log lines as key=value text or JSON objects (TABLETOP_LOG_FORMAT, default text)",
     )
     p.add_argument(
+        "--log-level",
+        choices=["debug", "info", "warning", "error"],
+        default=os.environ.get("TABLETOP_LOG_LEVEL", "info"),
+        help="debug logs every call, info every write, refusal and stream (TABLETOP_LOG_LEVEL, "
+        "default info)",
+    )
+    p.add_argument(
         "--shutdown-grace",
         type=float,
         default=float(os.environ.get("TABLETOP_SHUTDOWN_GRACE", "5")),
@@ -145,9 +153,10 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namespa
             a.store,
             a.data_dir,
             a.max_batch,
-            a.metrics_port,
-            a.log_format,
-            a.shutdown_grace,
+            metrics_port=a.metrics_port,
+            log_format=a.log_format,
+            log_level=a.log_level,
+            shutdown_grace=a.shutdown_grace,
             shards=a.shards,
             create_tables=a.create_tables,
             max_connection_age=a.max_connection_age,

@@ -135,7 +135,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     settings, args = from_args(argv)
-    configure_logging(settings.log_format)
+    configure_logging(settings.log_format, getattr(logging, settings.log_level.upper()))
     asyncio.run(serve(settings, args.port_file))
 
 

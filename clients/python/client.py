@@ -7,6 +7,7 @@ never sees a gap or a duplicate.
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -58,9 +59,17 @@ class TableClient:
             request.seed = seed
         return self.stub.CreateGame(request)
 
-    def join(self, game_id: str, seat: int, player_name: str = "") -> SeatClient:
+    def join(
+        self, game_id: str, seat: int, player_name: str = "", contribution: str | None = None
+    ) -> SeatClient:
+        """Take a seat. ``contribution`` is this seat's share of the shuffle seed; by default
+        a fresh random value, so no single party can choose the deal."""
+        if contribution is None:
+            contribution = secrets.token_hex(16)
         reply = self.stub.JoinGame(
-            pb.JoinGameRequest(game_id=game_id, seat=seat, player_name=player_name)
+            pb.JoinGameRequest(
+                game_id=game_id, seat=seat, player_name=player_name, contribution=contribution
+            )
         )
         return SeatClient(self.target, game_id, reply.seat, reply.seat_token, self.channel)
 

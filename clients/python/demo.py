@@ -43,7 +43,8 @@ def run(target: str, seed: int) -> None:
         created = client.create_game(options, seat_count=4, seed=seed)
         game_id = created.game_id
         print(f"game {game_id} (基本 mode, seed {seed})")
-        seats = [client.join(game_id, s, f"bot-{s}") for s in range(4)]
+        # no contributions: the printed seed reproduces the deal
+        seats = [client.join(game_id, s, f"bot-{s}", contribution="") for s in range(4)]
         watcher = threading.Thread(target=_print_stream, args=(seats[0],), daemon=True)
         watcher.start()
         seats[0].start()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from domain.engine import Outcome, Viewer
+from domain.engine import InvalidOptions, Outcome, Viewer
 from domain.zipai import rules as _rules
 from domain.zipai import views as _views
 from domain.zipai.cards import full_deck
@@ -38,8 +38,6 @@ class ZipaiRules:
     def initial_state(
         self, options: Any, seat_count: int, deal: tuple[int, ...], seed: int
     ) -> State:
-        from domain.engine import InvalidOptions
-
         opts = check_options(options)
         if seat_count not in SEAT_COUNTS:
             raise InvalidOptions("seat_count", "川南字牌 is played by 2, 3 or 4")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
 
 from domain.engine import MalformedCommand, RuleViolation
 from domain.zipai.cards import KIND_COUNT, kind_of
@@ -185,8 +184,3 @@ def check_chi(
             "a copy of the eaten card is left in the hand: 比牌 is compulsory",
         )
     return gk
-
-
-def pairs_of(hand: tuple[int, ...]) -> list[tuple[int, int]]:
-    """Helper for tests: every two-card combination of a hand."""
-    return [(a, b) for a, b in combinations(hand, 2)]

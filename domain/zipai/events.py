@@ -200,7 +200,7 @@ class Hued:
     win_kind: WinKind
     hand: tuple[Card, ...]  # the winner's hand cards (the winning card not included)
     groups: tuple[Group, ...]  # how hand and winning card split into 列 (and a pair)
-    hu_points: int  # 胡 under the 泸州 table (0 when the table has no scoring profile)
+    hu_points: int  # 胡 under the 泸州 table (reported whatever the scoring option)
     fan: int  # fan under the 泸州 profile
     scores: tuple[int, ...]  # per seat
 

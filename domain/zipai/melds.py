@@ -18,7 +18,7 @@ import enum
 from dataclasses import dataclass
 from functools import cache
 
-from domain.zipai.cards import KIND_COUNT, Card, big_of_kind, kind_of, rank_of_kind
+from domain.zipai.cards import KIND_COUNT, Card, kind_of
 
 
 class GroupKind(enum.Enum):
@@ -102,8 +102,3 @@ def groups_containing(kind: int) -> tuple[tuple[tuple[int, ...], GroupKind], ...
 def is_mixed_size(gk: GroupKind) -> bool:
     """大大小 / 小小大: the 吃 shapes that need no 比牌."""
     return gk in (GroupKind.DA_DA_XIAO, GroupKind.XIAO_XIAO_DA)
-
-
-def group_label(kinds: tuple[int, ...]) -> str:
-    """A short description like 'small 4-5-6' (for messages)."""
-    return "-".join(f"{'B' if big_of_kind(k) else 's'}{rank_of_kind(k)}" for k in kinds)

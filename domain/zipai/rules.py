@@ -50,7 +50,7 @@ from domain.zipai.events import (
 )
 from domain.zipai.hu import best_grouping, counts_of, is_ready, is_winning
 from domain.zipai.melds import Group, GroupKind, Meld, MeldKind, classify
-from domain.zipai.options import DealerRule, Options, ScoringProfile, Variant
+from domain.zipai.options import DealerRule, Options, Variant
 from domain.zipai.scoring import fan_of, hand_points, meld_points, settle
 from domain.zipai.state import PendingClaim, Phase, SeatState, State
 
@@ -229,10 +229,6 @@ def _claim_options(state: State, seat: int) -> list[Any]:
             for ch in chi_choices(s.hand, c):
                 opts.append(Chi(seat, ch.cards, tuple(BiGroup(g) for g in ch.bi)))
     return opts
-
-
-def _chi_possible(state: State, seat: int) -> bool:
-    return any(isinstance(o, Chi) for o in claim_options(state, seat))
 
 
 def claim_seats(state: State) -> tuple[int, ...]:
@@ -924,7 +920,3 @@ def next_dealer(options: Options, state: State) -> int:
     if state.winner == state.dealer:
         return state.dealer
     return (state.dealer + 1) % n
-
-
-def scoring_enabled(options: Options) -> bool:
-    return options.scoring is not ScoringProfile.NONE

@@ -16,7 +16,7 @@
 
 from __future__ import annotations
 
-from domain.zipai.cards import KIND_COUNT, is_red_kind, kind_of, rank_of_kind
+from domain.zipai.cards import KIND_COUNT, is_red_kind, kind_of
 from domain.zipai.events import WinKind
 from domain.zipai.hu import KindGroup, concealed_points
 from domain.zipai.melds import GroupKind, Meld, MeldKind
@@ -121,7 +121,3 @@ def settle(
         scores[p] -= value
         scores[winner] += value
     return tuple(scores)
-
-
-def describe_points(kinds: tuple[int, ...]) -> str:
-    return "".join(str(rank_of_kind(k)) for k in kinds)

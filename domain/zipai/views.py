@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.engine import Role, Viewer
-from domain.zipai.cards import Card, card, card_name, cards, kind_name
+from domain.zipai.cards import Card, card, card_name, cards
 from domain.zipai.events import (
     BaoDeclared,
     BaoDeclined,
@@ -270,7 +270,3 @@ def describe(event: Any) -> str:
     if isinstance(e, HuangZhuang):
         return "荒庄: the stock ran out"
     return repr(e)
-
-
-def kind_label(kind: int) -> str:
-    return kind_name(kind)

@@ -17,7 +17,8 @@ def seated_game(
     client: TableClient, seed: int, mode: str = "BASIC", seats: int = 4, start: bool = True
 ) -> tuple[str, list[SeatClient], str]:
     created = client.create_game(huaniao_options(mode), seats, seed=seed)
-    players = [client.join(created.game_id, s, f"p{s}") for s in range(seats)]
+    # no contribution: a seeded table then deals the same every run (reproducible tests)
+    players = [client.join(created.game_id, s, f"p{s}", contribution="") for s in range(seats)]
     if start:
         players[0].start()
     return created.game_id, players, created.arbiter_token

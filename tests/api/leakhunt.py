@@ -62,7 +62,7 @@ class HuntResult:
 def hunt(client: TableClient, options: pb.GameOptions, seats: int, seed: int) -> HuntResult:
     created = client.create_game(options, seats, seed=seed)
     gid = created.game_id
-    players = [client.join(gid, s, f"p{s}") for s in range(seats)]
+    players = [client.join(gid, s, f"p{s}", contribution="") for s in range(seats)]  # reproducible
     arbiter = client.as_viewer(gid, created.arbiter_token)
     spectator = client.as_viewer(gid)
     recorders = [Recorder(p) for p in players] + [Recorder(spectator)]  # spectator: last

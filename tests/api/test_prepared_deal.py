@@ -12,7 +12,7 @@ from tests.api.helpers import huaniao_options
 def play_prepared(client: TableClient, deck: list[int], seed: int) -> list[tuple[int, str, bytes]]:
     # the same seed gives the same shuffle secret, so the commitment and reveal match too
     created = client.create_game(huaniao_options("BASIC"), 4, deck=deck, seed=1)
-    seats = [client.join(created.game_id, s, f"p{s}") for s in range(4)]
+    seats = [client.join(created.game_id, s, f"p{s}", contribution="") for s in range(4)]
     seats[0].start()
     rng = random.Random(seed)
     to_act = list(client.as_viewer(created.game_id).view().to_act)

@@ -21,7 +21,7 @@ from domain.zipai.events import (
 from domain.zipai.melds import MeldKind
 from domain.zipai.rules import win_fan
 from domain.zipai.state import Phase
-from tests.domain.zipai.helpers import discard, first, ids_of, kinds, play, table
+from tests.domain.zipai.helpers import discard, first, ids_of, play, table
 
 GUO_HU = Options(guo_hu=True)
 SHENG_FAN = Options(guo_hu=True, guo_zhang_sheng_fan=True)
@@ -290,10 +290,6 @@ def test_decide_never_mutates_the_state() -> None:
     before = copy.deepcopy(s)
     RULES.decide(s, Discard(0, ids_of(s, 0, "五")[0]))
     assert s == before
-
-
-def test_kinds_helper_sanity() -> None:
-    assert kinds("一拾") == [0, 19]
 
 
 # ---------------------------------------------------------------------------- 7列21张, 八块拢牌除外

@@ -38,7 +38,9 @@ PLAYTHROUGHS: dict[str, tuple[Options, int]] = {
 }
 
 
-def _render(options: Options, seats: int, deal: tuple[int, ...], seed: int, commands: list[Any]) -> str:
+def _render(
+    options: Options, seats: int, deal: tuple[int, ...], seed: int, commands: list[Any]
+) -> str:
     lines = [
         f"# 川南字牌 playthrough: {json.dumps(encode_tagged(options)['data'], ensure_ascii=False)}",
         "# regenerate: UPDATE_PLAYTHROUGHS=1 .venv/bin/pytest tests/domain/zipai/test_zipai_playthroughs.py",
@@ -79,7 +81,11 @@ def _generate(options: Options, seats: int) -> str:
     for seed in range(500):
         game = play_random_game(RULES, options, seats, seed, roundtrip=False)
         kinds = {type(e).__name__ for e in game.events}
-        if isinstance(game.events[-1], Hued) and ({"Zhaoed", "Penged"} & kinds) and "Chied" in kinds:
+        if (
+            isinstance(game.events[-1], Hued)
+            and ({"Zhaoed", "Penged"} & kinds)
+            and "Chied" in kinds
+        ):
             rng = random.Random(seed)  # the shuffle play_random_game made
             deck = list(RULES.new_deck(options))
             rng.shuffle(deck)

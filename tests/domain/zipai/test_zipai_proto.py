@@ -152,3 +152,10 @@ def test_every_message_and_field_is_commented() -> None:
             r"^(optional |repeated )?\w+ \w+ = \d+;$", stripped
         ):
             assert text[i - 1].strip().startswith("//"), f"line {i + 1} has no comment: {stripped}"
+
+
+def test_the_proto_file_is_rendered_from_the_dataclasses() -> None:
+    from tests.domain.zipai.proto_gen import render
+
+    committed = (ROOT / "protos" / PROTO).read_text(encoding="utf-8")
+    assert committed == render(), "regenerate: python -m tests.domain.zipai.proto_gen > protos/…"

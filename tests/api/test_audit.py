@@ -1,0 +1,134 @@
+"""Audit over the API: export, verify, and tampered copies that must fail."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+
+import pytest
+
+from clients.python.audit import export_lines, verify_lines
+from clients.python.bot import RandomBot, play_to_end
+from clients.python.client import TableClient
+from domain import audit
+from domain import table as tables
+from domain.audit import AuditFailure
+from domain.registry import rules_for
+from tests.api.helpers import huaniao_options, seated_game
+
+
+@pytest.fixture(scope="module")
+def finished(server) -> tuple[str, list[str]]:  # type: ignore[no-untyped-def]
+    with TableClient(server.target) as client:
+        created = client.create_game(huaniao_options("BASIC"), 4)
+        seats = [client.join(created.game_id, s, f"p{s}", contribution=f"c{s}") for s in range(4)]
+        seats[0].start()
+        play_to_end([RandomBot(s, i) for i, s in enumerate(seats)])
+        lines = list(export_lines(client.as_viewer(created.game_id).history()))
+    return created.game_id, lines
+
+
+def test_a_real_history_verifies(finished: tuple[str, list[str]]) -> None:
+    _, lines = finished
+    report = verify_lines(lines)
+    assert report.kind == "huaniao" and report.events == len(lines)
+    assert report.moves_redecided > 5 and report.winners
+
+
+def test_the_deck_is_recomputable_from_the_revealed_inputs(finished: tuple[str, list[str]]) -> None:
+    _, lines = finished
+    records = [json.loads(line) for line in lines]
+    created = records[0]["fact"]["data"]
+    contributions = tuple(
+        r["fact"]["data"]["contribution"] for r in records if r["fact"]["type"] == "SeatTaken"
+    )
+    assert contributions == ("c0", "c1", "c2", "c3")
+    secret = next(
+        r["fact"]["data"]["secret"] for r in records if r["fact"]["type"] == "ShuffleRevealed"
+    )
+    assert (
+        hashlib.sha256(f"tabletop-commit|{secret}|".encode()).hexdigest() == created["commitment"]
+    )
+    started = next(r["fact"]["data"] for r in records if r["fact"]["type"] == "GameStarted")
+    seed = audit.shuffle_seed(secret, contributions)
+    options = tables.decode_event("huaniao", records[0]["fact"]).options
+    assert tuple(started["deck"]) == tables.shuffle(rules_for("huaniao").new_deck(options), seed)
+
+
+def test_any_single_altered_byte_fails(finished: tuple[str, list[str]]) -> None:
+    _, lines = finished
+    text = "\n".join(lines)
+    rng = random.Random(7)
+    positions = rng.sample(range(len(text)), 300)
+    for pos in positions:
+        replacement = rng.choice([c for c in '0123456789abcdef{}[]":, x' if c != text[pos]])
+        tampered = text[:pos] + replacement + text[pos + 1 :]
+        with pytest.raises(AuditFailure):
+            verify_lines(tampered.split("\n"))
+
+
+def test_a_dropped_event_fails(finished: tuple[str, list[str]]) -> None:
+    _, lines = finished
+    for i in (1, len(lines) // 2, len(lines) - 2):
+        with pytest.raises(AuditFailure):
+            verify_lines(lines[:i] + lines[i + 1 :])
+
+
+def test_two_swapped_events_fail(finished: tuple[str, list[str]]) -> None:
+    _, lines = finished
+    i = len(lines) // 2
+    swapped = lines[:i] + [lines[i + 1], lines[i]] + lines[i + 2 :]
+    with pytest.raises(AuditFailure):
+        verify_lines(swapped)
+    # even with their versions swapped back into order the chain breaks
+    a, b = json.loads(lines[i]), json.loads(lines[i + 1])
+    a["version"], b["version"] = b["version"], a["version"]
+    renumbered = lines[:i] + [audit.canonical(b), audit.canonical(a)] + lines[i + 2 :]
+    with pytest.raises(AuditFailure):
+        verify_lines(renumbered)
+
+
+def test_a_forged_reveal_fails(finished: tuple[str, list[str]]) -> None:
+    _, lines = finished
+    records = [json.loads(line) for line in lines]
+    forged_secret = "f" * 64
+    for r in records:
+        if r["fact"]["type"] == "ShuffleRevealed":
+            r["fact"]["data"]["secret"] = forged_secret
+    with pytest.raises(AuditFailure, match="secret"):
+        verify_lines([audit.canonical(r) for r in records])
+    # a forger who also rewrites the creation and recomputes every hash is caught by the
+    # commitment published before the game
+    records[0]["fact"]["data"]["secret"] = forged_secret
+    key, prev = audit.chain_key(forged_secret), ""
+    for r in records:
+        r["hash"] = audit.chain_hash(key, prev, r["version"], r["fact"], r["cause"])
+        prev = r["hash"]
+    with pytest.raises(AuditFailure, match="commitment"):
+        verify_lines([audit.canonical(r) for r in records])
+
+
+def test_a_forged_move_with_a_recomputed_chain_fails(finished: tuple[str, list[str]]) -> None:
+    """An insider with the secret rewrites a card and recomputes every hash: the engine's
+    re-decision of the moves still catches it."""
+    _, lines = finished
+    records = [json.loads(line) for line in lines]
+    secret = records[0]["fact"]["data"]["secret"]
+    started = next(r for r in records if r["fact"]["type"] == "GameStarted")
+    deck = started["fact"]["data"]["deck"]
+    deck[0], deck[-1] = deck[-1], deck[0]
+    key, prev = audit.chain_key(secret), ""
+    for r in records:
+        r["hash"] = audit.chain_hash(key, prev, r["version"], r["fact"], r["cause"])
+        prev = r["hash"]
+    with pytest.raises(AuditFailure, match="differ|refuses"):
+        verify_lines([audit.canonical(r) for r in records])
+
+
+def test_a_running_game_exports_redacted_and_does_not_verify(client: TableClient) -> None:
+    game_id, seats, _ = seated_game(client, seed=3)
+    lines = list(export_lines(seats[1].history()))
+    assert all("redacted" in json.loads(line) for line in lines)
+    with pytest.raises(AuditFailure):
+        verify_lines(lines)
