@@ -91,6 +91,15 @@ def verify(records: list[Record]) -> AuditReport:
        secret and the seats' contributions included) and must give exactly the recorded
        facts, ending in the recorded outcome.
     """
+    try:
+        return _verify(records)
+    except AuditFailure:
+        raise
+    except Exception as exc:  # a malformed history fails loudly, never crashes the verifier
+        raise AuditFailure(f"malformed history: {exc!r}") from exc
+
+
+def _verify(records: list[Record]) -> AuditReport:
     from domain import table as tables  # late: table imports this module
 
     if not records:

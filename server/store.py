@@ -61,7 +61,10 @@ class GameAggregate(Aggregate):
         cause: dict[str, Any] | None  # the command behind the first fact of a move
 
         def apply(self, aggregate: Any) -> None:
-            event = tables.decode_event(aggregate.table.kind, self.fact)
+            # record() hands over the fact it just encoded; replays decode the stored form
+            event = aggregate.__dict__.pop("_recording", None)
+            if event is None:
+                event = tables.decode_event(aggregate.table.kind, self.fact)
             aggregate.table = tables.evolve(aggregate.table, event)
             aggregate.head_hash = self.hash
 
@@ -85,7 +88,11 @@ class GameAggregate(Aggregate):
     def record(self, event: Any, cause: dict[str, Any] | None = None) -> None:
         fact = tables.encode_event(event)
         digest = chain_hash(self.table, self.head_hash, self.version + 1, fact, cause)
-        self.trigger_event(self.Recorded, fact=fact, hash=digest, cause=cause)
+        self.__dict__["_recording"] = event  # saves Recorded.apply decoding ``fact`` again
+        try:
+            self.trigger_event(self.Recorded, fact=fact, hash=digest, cause=cause)
+        finally:
+            self.__dict__.pop("_recording", None)
 
     def fork(self) -> GameAggregate:
         """A copy to append tentative facts to; the original stays as committed.
