@@ -134,6 +134,23 @@ class TableServicer(pb_grpc.TableServiceServicer):
             version=latest,
         )
 
+    async def Replay(
+        self, request: pb.ReplayRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.ReplayResponse]:
+        try:
+            viewer = await self._viewer(request.game_id, context)
+            async for event, snap in self.server.replay(
+                request.game_id, viewer, request.from_version, request.to_version
+            ):
+                yield pb.ReplayResponse(
+                    event=render.event_proto(snap.table.kind, event, snap.viewer),
+                    view=render.view_proto(snap),
+                )
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:
+            await _abort(context, exc)
+
     async def Watch(
         self, request: pb.WatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.WatchResponse]:

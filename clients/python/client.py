@@ -133,6 +133,15 @@ class SeatClient:
             if not token:
                 return
 
+    def replay(self, from_version: int = 0, to_version: int = 0) -> Iterator[pb.ReplayResponse]:
+        """Each version's event and view as this viewer may see it (see the Replay RPC)."""
+        yield from self.stub.Replay(
+            pb.ReplayRequest(
+                game_id=self.game_id, from_version=from_version, to_version=to_version
+            ),
+            metadata=self.metadata,
+        )
+
     def watch(
         self, after_version: int = 0, retries: int = 20, backoff: float = 0.2
     ) -> Iterator[pb.GameEvent]:

@@ -185,7 +185,14 @@ def redact(event: Any, viewer: Viewer) -> Any:
         return replace(event, transfer=_transfer(event.transfer, viewer))
     if t is GuessMade:
         return event if _sees(viewer, event.seat) else replace(event, card_class=None)
-    return event  # everything else is public (discards are face up; showdown is after the end)
+    if viewer.role != Role.ARBITER:
+        # The 大对决 facts come in the game's last batch, just before GameEnded; once the game is
+        # over the server renders them for everyone as for the arbiter (effective_viewer).
+        if t is HandsRecovered:
+            return replace(event, cards=())
+        if t is ShowdownDealt:
+            return replace(event, hands=tuple(replace(h, cards=()) for h in event.hands))
+    return event  # everything else is public (discards are face up)
 
 
 # --- describe -------------------------------------------------------------------------------
@@ -245,10 +252,10 @@ def describe(event: Any) -> str:  # noqa: C901 - one line per fact
         why = "手牌打完" if event.reason == "HAND_EMPTIED" else "牌堆打完"
         return f"一曲终了 ({why}) 「{event.verse}」"
     if t is HandsRecovered:
-        return f"大对决: 回收手牌 {len(event.cards)} 张"
+        return "大对决: 回收手牌" + (f" {len(event.cards)} 张" if event.cards else "")
     if t is ShowdownDealt:
         hands = "; ".join(
-            f"seat {h.seat} {_cards(h.cards)} {PATTERN_NAME[h.pattern]} {h.score}/{h.total}"
+            f"seat {h.seat} {_cards(h.cards) or '?'} {PATTERN_NAME[h.pattern]} {h.score}/{h.total}"
             for h in event.hands
         )
         refill = " (重洗)" if event.refilled else ""

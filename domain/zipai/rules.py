@@ -794,7 +794,11 @@ def _decide_opening_hu(state: State, seat: int, command: Any) -> list[Any]:
             if _hu_compulsory(state):
                 raise RuleViolation("HU_COMPULSORY", "过胡", "过胡 is not allowed at this table")
             ids = _ids_of_kind(s.hand, kind_of(dc))
-            return [LongLaidDown(seat, card(ids[-1]), cards(ids[:-1]), 3, False, False)]
+            fan = _guo_hu_fan(state, seat, dc, WinKind.ZI_MO)  # 拢 instead of 胡 passes the 胡
+            return [
+                ClaimMade(seat, Claim(ClaimKind.LONG), False, fan),
+                LongLaidDown(seat, card(ids[-1]), cards(ids[:-1]), 3, False, False),
+            ]
         raise _wrong(command, "Hu or Long")
     if isinstance(command, Hu):
         return [_hued(state, seat, None, None, WinKind.ZI_MO, s.hand)]

@@ -85,6 +85,10 @@ def hunt(client: TableClient, options: pb.GameOptions, seats: int, seed: int) ->
         hidden[version] = hidden_sets(arbiter.view(), seats)
         moves_at.append(version)
         to_act = list(reply.to_act)
+        if len(moves_at) == 8 and to_act:  # mid-game: replay everything so far, per seat
+            for s in range(seats):
+                for step in players[s].replay():
+                    view_checks.append((step.view.version, s, step))
     for t in threads:
         t.join(timeout=30)
     assert not any(t.is_alive() for t in threads), f"seed={seed}: a stream did not end"
