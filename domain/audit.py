@@ -135,14 +135,17 @@ def _verify(records: list[Record]) -> AuditReport:
 
 
 def _replay(tables: Any, records: list[Record], facts: list[Any]) -> tuple[Any, int]:
+    from domain.tribunal import LastMove, is_game_move
+
     table = tables.evolve(None, facts[0])
     i, redecided = 1, 0
+    last_move = None
     while i < len(records):
         cause = records[i].cause
         if cause is None:
             raise AuditFailure(f"version {records[i].version} has no cause")
         try:
-            expected = tables.redecide(table, cause, facts[i])
+            expected = tables.redecide(table, cause, facts[i], last_move)
         except Exception as exc:  # a refused command is a forged history
             raise AuditFailure(
                 f"version {records[i].version}: the engine refuses it: {exc}"
@@ -152,8 +155,14 @@ def _replay(tables: Any, records: list[Record], facts: list[Any]) -> tuple[Any, 
             raise AuditFailure(
                 f"version {records[i].version}: recorded facts differ from the engine's"
             )
+        before = table.game
         for fact in got:
             table = tables.evolve(table, fact)
+        last_move = (
+            LastMove(cause["seat"], records[i].version, table.version, tuple(got), before)
+            if is_game_move(cause)
+            else None
+        )
         i += len(expected)
         redecided += 1
     return table, redecided

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain import audit
+from domain import justice as J
 from domain.codec import from_data, to_data
 from domain.engine import (
     ARBITER,
@@ -54,6 +55,8 @@ class GameCreated:
     secret: str  # the server's shuffle secret: hidden until the game ends
     commitment: str  # public: audit.commitment(secret, prepared_deck)
     prepared_deck: tuple[int, ...]  # a prepared deal, or () to shuffle
+    enforcement: J.Enforcement = J.Enforcement.REJECT
+    time_limit_ms: int = 0  # per action; 0 = no clock
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,8 @@ class ShuffleRevealed:
 
 
 TABLE_EVENT_TYPES: dict[str, type] = {
-    t.__name__: t for t in (GameCreated, SeatTaken, GameStarted, ShuffleRevealed)
+    t.__name__: t
+    for t in (GameCreated, SeatTaken, GameStarted, ShuffleRevealed, *J.JUSTICE_EVENT_TYPES)
 }
 
 
@@ -98,6 +102,17 @@ class Table:
     seats: tuple[Seat | None, ...]
     game: Any = None  # the game's state once started
     revealed: bool = False
+    version: int = 0  # facts applied so far (= the stream version)
+    enforcement: J.Enforcement = J.Enforcement.REJECT
+    time_limit_ms: int = 0
+    cases: tuple[J.Case, ...] = ()  # reports and appeals
+    penalties: tuple[J.PenaltyRecord, ...] = ()
+    misplays: tuple[int, ...] = ()  # 误操作 used, per seat
+    violations: tuple[int, ...] = ()  # the violation record, per seat
+    warnings: tuple[int, ...] = ()  # 弃牌违规 warnings, per seat
+    forfeited: tuple[int, ...] = ()  # seats declared lost (判负)
+    redeals: int = 0  # 重新洗牌发牌 so far
+    penalty_facts_pending: int = 0  # game facts still to come for the last penalty
 
     @property
     def phase(self) -> Phase:
@@ -107,7 +122,18 @@ class Table:
 
     @property
     def outcome(self) -> Outcome | None:
-        return None if self.game is None else registry_rules(self.kind).outcome(self.game)
+        if self.game is None:
+            return None
+        if self.forfeited:  # 判负: the game ends; every other seat wins
+            winners = tuple(s for s in range(self.seat_count) if s not in self.forfeited)
+            scores = tuple(-1 if s in self.forfeited else 0 for s in range(self.seat_count))
+            return Outcome(winners, scores, "FORFEIT")
+        return registry_rules(self.kind).outcome(self.game)
+
+    @property
+    def paused(self) -> bool:
+        """A report or appeal is open: no game move until it is settled."""
+        return any(c.status is J.CaseStatus.OPEN for c in self.cases)
 
 
 def registry_rules(kind: str) -> GameRules:
@@ -126,6 +152,8 @@ def create(
     arbiter_token_hash: str,
     secret: str,
     prepared_deck: tuple[int, ...] = (),
+    enforcement: J.Enforcement = J.Enforcement.REJECT,
+    time_limit_ms: int = 0,
 ) -> list[Any]:
     options = rules.check_options(options)
     if seat_count not in rules.seat_counts(options):
@@ -134,6 +162,10 @@ def create(
         )
     if prepared_deck and sorted(prepared_deck) != sorted(rules.new_deck(options)):
         raise MalformedCommand("deck", "must be a permutation of the mode's deck")
+    if not 0 <= time_limit_ms <= 3_600_000:
+        raise MalformedCommand("turn_time_limit_ms", "0 (no clock) up to one hour")
+    if enforcement is not J.Enforcement.REJECT and not isinstance(rules, J.PenaltyRules):
+        raise MalformedCommand("enforcement", f"{rules.name} supports REJECT only")
     return [
         GameCreated(
             kind=rules.name,
@@ -143,6 +175,8 @@ def create(
             secret=secret,
             commitment=audit.commitment(secret, prepared_deck),
             prepared_deck=prepared_deck,
+            enforcement=enforcement,
+            time_limit_ms=time_limit_ms,
         )
     ]
 
@@ -190,7 +224,73 @@ def play(table: Table, command: Any) -> list[Any]:
         raise RuleViolation("GAME_NOT_STARTED", "table", "the game has not been dealt")
     if table.phase is Phase.FINISHED:
         raise RuleViolation("GAME_OVER", "table", "the game has ended")
+    if table.paused:
+        raise RuleViolation("GAME_PAUSED", "仲裁", "a report or appeal must be settled first")
     return with_reveal(table, registry_rules(table.kind).decide(table.game, command))
+
+
+def act(table: Table, command: Any, last_move: Any = None) -> list[Any]:
+    """Decide a table command (justice) or a game move. ``last_move`` (a
+    tribunal.LastMove read from the history) is needed only for a retraction."""
+    from domain import tribunal
+
+    if isinstance(command, J.Retract):
+        return tribunal.retract(table, command, last_move, table.version)
+    if isinstance(command, J.Report):
+        return tribunal.report(table, command, table.version)
+    if isinstance(command, J.CastVote):
+        return tribunal.vote(table, command)
+    if isinstance(command, J.Appeal):
+        return tribunal.appeal(table, command)
+    if isinstance(command, J.Rule):
+        return tribunal.rule(table, command)
+    if isinstance(command, J.Redeal):
+        return tribunal.redeal(table)
+    return play(table, command)
+
+
+ARBITER_COMMANDS = (J.Rule, J.Redeal)
+
+
+def to_act(table: Table) -> tuple[int, ...]:
+    """Seats the table waits for: the voters of an open case, else the game's."""
+    from domain import tribunal
+
+    if table.phase is not Phase.PLAYING:
+        return ()
+    case = tribunal.open_case(table)
+    if case is not None:
+        voted = {v.seat for v in tribunal.votes_with_reporter(case)}
+        return tuple(s for s in tribunal.voters(table, case) if s not in voted)
+    return registry_rules(table.kind).to_act(table.game)
+
+
+def legal_commands(table: Table, seat: int, last_move: Any = None) -> list[Any]:
+    """Everything ``seat`` may send now: votes on an open case; else the game's moves, a
+    retraction of its own last move and an appeal of a fresh penalty."""
+    from domain import tribunal
+
+    if table.phase is not Phase.PLAYING:
+        return []
+    case = tribunal.open_case(table)
+    if case is not None:
+        if seat in to_act(table):
+            return [J.CastVote(seat, case.id, True), J.CastVote(seat, case.id, False)]
+        return []
+    legal = list(registry_rules(table.kind).legal_commands(table.game, seat))
+    extra: list[Any] = [
+        J.Appeal(seat, p.case_id, "")
+        for p in table.penalties
+        if p.seat == seat and p.before is not None and not p.revoked
+    ]
+    retract = J.Retract(seat, J.MISPLAY_PHRASES[0])
+    if last_move is not None and last_move.seat == seat:
+        try:
+            tribunal.retract(table, retract, last_move, table.version)
+            extra.append(retract)
+        except RuleViolation:
+            pass
+    return legal + extra
 
 
 def with_reveal(table: Table, facts: list[Any]) -> list[Any]:
@@ -212,7 +312,9 @@ def cause(action: str, seat: int | None = None, command: Any = None) -> dict[str
     }
 
 
-def redecide(table: Table, cause: dict[str, Any], first_fact: Any) -> list[Any]:
+def redecide(
+    table: Table, cause: dict[str, Any], first_fact: Any, last_move: Any = None
+) -> list[Any]:
     """The facts the engine decides for a recorded cause (the audit's replay).
 
     A join is re-decided with the recorded token hash and contribution (inputs the engine
@@ -224,14 +326,19 @@ def redecide(table: Table, cause: dict[str, Any], first_fact: Any) -> list[Any]:
     if action == "start":
         return start(table)
     if action == "play":
-        rules = registry_rules(table.kind)
-        command = from_data(
-            _command_types(rules)[cause["command"]["type"]], cause["command"]["data"]
-        )
-        if command.seat != cause["seat"]:
+        types = {**_command_types(registry_rules(table.kind)), **TABLE_COMMAND_TYPES}
+        command = from_data(types[cause["command"]["type"]], cause["command"]["data"])
+        if cause["seat"] is not None and command.seat != cause["seat"]:
             raise MalformedCommand("cause", "the command's seat is not the cause's seat")
-        return play(table, command)
+        return act(table, command, last_move)
+    if action == "timeout":
+        from domain import tribunal
+
+        return tribunal.timed_out(table, cause["seat"], table.version)
     raise MalformedCommand("cause", f"unknown action {action!r}")
+
+
+TABLE_COMMAND_TYPES: dict[str, type] = {t.__name__: t for t in J.TABLE_COMMAND_TYPES}
 
 
 def _command_types(rules: GameRules) -> dict[str, type]:
@@ -242,8 +349,17 @@ def _command_types(rules: GameRules) -> dict[str, type]:
 
 
 def evolve(table: Table | None, event: Any) -> Table:
+    if table is not None:
+        table = dataclasses.replace(table, version=table.version + 1)
+    return _apply(table, event)
+
+
+def _apply(table: Table | None, event: Any) -> Table:
     if isinstance(event, GameCreated):
         return Table(
+            version=1,
+            enforcement=event.enforcement,
+            time_limit_ms=event.time_limit_ms,
             kind=event.kind,
             options=event.options,
             seat_count=event.seat_count,
@@ -263,8 +379,26 @@ def evolve(table: Table | None, event: Any) -> Table:
     rules = registry_rules(table.kind)
     if isinstance(event, GameStarted):
         game = rules.initial_state(table.options, table.seat_count, event.deck, event.seed)
-        return dataclasses.replace(table, game=game)
+        zeros = (0,) * table.seat_count
+        return dataclasses.replace(
+            table, game=game, misplays=zeros, violations=zeros, warnings=zeros
+        )
+    if isinstance(event, J.MoveRetracted):
+        return dataclasses.replace(
+            table, game=event.restored, misplays=_bump(table.misplays, event.seat)
+        )
+    if type(event) in J.JUSTICE_EVENT_TYPES:
+        from domain import tribunal
+
+        return tribunal.apply(table, event)
+    from domain import tribunal
+
+    table = tribunal.after_game_fact(table)
     return dataclasses.replace(table, game=rules.evolve(table.game, event))
+
+
+def _bump(counts: tuple[int, ...], seat: int) -> tuple[int, ...]:
+    return tuple(n + 1 if i == seat else n for i, n in enumerate(counts))
 
 
 # --- views -------------------------------------------------------------------------------
@@ -282,6 +416,12 @@ def redact(table_kind: str, event: Any, viewer: Viewer) -> Any:
         return dataclasses.replace(event, arbiter_token_hash="", secret="", prepared_deck=())
     if isinstance(event, SeatTaken):
         return dataclasses.replace(event, token_hash="")
+    if isinstance(event, J.MoveRetracted):
+        return event if viewer == ARBITER else dataclasses.replace(event, restored=None)
+    if isinstance(event, J.GameRedealt):
+        return event if viewer == ARBITER else J.GameRedealt((), 0, event.round)
+    if type(event) in J.JUSTICE_EVENT_TYPES or isinstance(event, ShuffleRevealed):
+        return event
     return registry_rules(table_kind).redact(event, viewer)
 
 
@@ -294,6 +434,10 @@ def describe(table_kind: str, event: Any) -> str:
         return "game started: cards dealt" + ("" if event.deck else " (deck hidden)")
     if isinstance(event, ShuffleRevealed):
         return f"shuffle secret revealed: {event.secret}"
+    if type(event) in J.JUSTICE_EVENT_TYPES:
+        from domain.tribunal import describe as describe_justice
+
+        return describe_justice(event)
     return registry_rules(table_kind).describe(event)
 
 
@@ -314,6 +458,10 @@ def decode_event(kind: str, data: dict[str, Any]) -> Any:
         created: GameCreated = from_data(GameCreated, data["data"])  # options still raw data
         options_type = registry_rules(created.kind).options_type
         return dataclasses.replace(created, options=from_data(options_type, created.options))
+    if name == "MoveRetracted":
+        retracted: J.MoveRetracted = from_data(J.MoveRetracted, data["data"])  # state raw
+        state_type = registry_rules(kind).state_type
+        return dataclasses.replace(retracted, restored=from_data(state_type, retracted.restored))
     if name in TABLE_EVENT_TYPES:
         return from_data(TABLE_EVENT_TYPES[name], data["data"])
     rules = registry_rules(kind)
@@ -329,16 +477,23 @@ def encode_table(table: Table) -> dict[str, Any]:
 
 
 def decode_table(data: dict[str, Any]) -> Table:
+    """The inverse of encode_table: the game-typed fields are decoded with the game's types."""
     rules = registry_rules(data["kind"])
-    return Table(
-        kind=data["kind"],
-        options=from_data(rules.options_type, data["options"]),
-        seat_count=data["seat_count"],
-        arbiter_token_hash=data["arbiter_token_hash"],
-        secret=data["secret"],
-        commitment=data["commitment"],
-        prepared_deck=tuple(data["prepared_deck"]),
-        seats=from_data(tuple[Seat | None, ...], data["seats"]),
-        game=None if data["game"] is None else from_data(rules.state_type, data["game"]),
-        revealed=data["revealed"],
+    generic = {k: v for k, v in data.items() if k not in _GAME_TYPED}
+    plain: Table = from_data(Table, {**generic, "options": None, "game": None, "penalties": []})
+    penalties = tuple(
+        dataclasses.replace(
+            from_data(J.PenaltyRecord, {**p, "before": None}),
+            before=None if p["before"] is None else from_data(rules.state_type, p["before"]),
+        )
+        for p in data["penalties"]
     )
+    return dataclasses.replace(
+        plain,
+        options=from_data(rules.options_type, data["options"]),
+        game=None if data["game"] is None else from_data(rules.state_type, data["game"]),
+        penalties=penalties,
+    )
+
+
+_GAME_TYPED = ("options", "game", "penalties")

@@ -7,6 +7,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from server.limits import LimitSettings
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -22,6 +24,7 @@ class Settings:
     shards: str = ""  # postgres: TABLETOP_SHARDS, see server.storage.parse_shards
     create_tables: bool = False  # postgres: create missing tables at start (one process only)
     max_connection_age: float = 0.0  # seconds; 0 = never (see docs/operations.md)
+    limits: LimitSettings = LimitSettings()  # server/limits.py (docs/reliability.md)
 
     def store_env(self) -> dict[str, str]:
         """The eventsourcing settings for the chosen store."""
@@ -134,6 +137,7 @@ def parser() -> argparse.ArgumentParser:
         "and resume elsewhere), spreading long Watch streams over replicas "
         "(TABLETOP_MAX_CONNECTION_AGE, default 0 = never)",
     )
+    _limit_arguments(p)
     p.add_argument(
         "--port-file",
         type=Path,
@@ -160,8 +164,69 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namespa
             shards=a.shards,
             create_tables=a.create_tables,
             max_connection_age=a.max_connection_age,
+            limits=LimitSettings(
+                max_message_bytes=a.max_message_bytes,
+                max_streams_per_connection=a.max_streams_per_connection,
+                max_streams_per_client=a.max_streams_per_client,
+                move_rate=a.move_rate,
+                move_burst=a.move_burst,
+                max_open_games_per_client=a.max_open_games_per_client,
+                client_id_header=a.client_id_header.lower(),
+            ),
         ),
         a,
+    )
+
+
+def _limit_arguments(p: argparse.ArgumentParser) -> None:
+    """The limits of server/limits.py; each refuses with RESOURCE_EXHAUSTED and a detail."""
+    d = LimitSettings()
+    env = os.environ.get
+    p.add_argument(
+        "--max-message-bytes",
+        type=int,
+        default=int(env("TABLETOP_MAX_MESSAGE_BYTES", str(d.max_message_bytes))),
+        help=f"largest request accepted (TABLETOP_MAX_MESSAGE_BYTES, default {d.max_message_bytes})",
+    )
+    p.add_argument(
+        "--max-streams-per-connection",
+        type=int,
+        default=int(env("TABLETOP_MAX_STREAMS_PER_CONNECTION", str(d.max_streams_per_connection))),
+        help="open Watch/Replay streams per connection (TABLETOP_MAX_STREAMS_PER_CONNECTION, "
+        f"default {d.max_streams_per_connection})",
+    )
+    p.add_argument(
+        "--max-streams-per-client",
+        type=int,
+        default=int(env("TABLETOP_MAX_STREAMS_PER_CLIENT", str(d.max_streams_per_client))),
+        help="open streams per client, see --client-id-header (TABLETOP_MAX_STREAMS_PER_CLIENT, "
+        f"default {d.max_streams_per_client})",
+    )
+    p.add_argument(
+        "--move-rate",
+        type=float,
+        default=float(env("TABLETOP_MOVE_RATE", str(d.move_rate))),
+        help="Play calls per second per seat, 0 = unlimited (TABLETOP_MOVE_RATE, "
+        f"default {d.move_rate:g})",
+    )
+    p.add_argument(
+        "--move-burst",
+        type=int,
+        default=int(env("TABLETOP_MOVE_BURST", str(d.move_burst))),
+        help=f"Play calls a seat may make at once (TABLETOP_MOVE_BURST, default {d.move_burst})",
+    )
+    p.add_argument(
+        "--max-open-games-per-client",
+        type=int,
+        default=int(env("TABLETOP_MAX_OPEN_GAMES_PER_CLIENT", str(d.max_open_games_per_client))),
+        help="unfinished games one client may have created in the last hour "
+        f"(TABLETOP_MAX_OPEN_GAMES_PER_CLIENT, default {d.max_open_games_per_client})",
+    )
+    p.add_argument(
+        "--client-id-header",
+        default=env("TABLETOP_CLIENT_ID_HEADER", ""),
+        help="call metadata naming the client for the per-client limits, set by a trusted "
+        "gateway (TABLETOP_CLIENT_ID_HEADER, default: the peer's IP address)",
     )
 
 

@@ -8,6 +8,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from domain.engine import MalformedCommand, RuleViolation
+from server.limits import Exhausted
 from server.service import Aborted, NotFound, PermissionDenied
 
 DOMAIN = "tabletop.v1"
@@ -70,6 +71,8 @@ def to_status(exc: BaseException) -> grpc.Status | None:
             str(exc),
             error_details_pb2.ErrorInfo(reason="PERMISSION_DENIED", domain=DOMAIN),
         )
+    if isinstance(exc, Exhausted):  # a limit of server/limits.py
+        return exc.status()
     if isinstance(exc, NotFound):
         return _status(
             code_pb2.NOT_FOUND,

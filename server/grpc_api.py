@@ -12,6 +12,7 @@ import grpc
 from domain.engine import MalformedCommand, Viewer
 from server import render
 from server.errors import to_status
+from server.limits import Limits
 from server.service import TableServer
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
@@ -51,8 +52,9 @@ def unary(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 class TableServicer(pb_grpc.TableServiceServicer):
-    def __init__(self, server: TableServer) -> None:
+    def __init__(self, server: TableServer, limits: Limits | None = None) -> None:
         self.server = server
+        self.limits = limits  # server/limits.py: the per-seat move rate is checked here
 
     async def _viewer(self, game_id: str, context: grpc.aio.ServicerContext) -> Viewer:
         return await self.server.authenticate(game_id, _token(context))
@@ -68,6 +70,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
             request.seat_count,
             request.seed if request.HasField("seed") else None,
             tuple(request.deck),
+            render.read_enforcement(request.enforcement),
+            request.turn_time_limit_ms,
         )
         return pb.CreateGameResponse(game_id=game_id, version=version, arbiter_token=arbiter)
 
@@ -87,14 +91,19 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @unary
     async def Play(self, request: pb.PlayRequest, context: Any) -> pb.PlayResponse:
         viewer = await self._viewer(request.game_id, context)
+        if self.limits is not None and viewer.seat is not None:
+            self.limits.take_move(request.game_id, viewer.seat)
         snap = await self.server.snapshot(request.game_id, viewer, None)
         command = self.server.with_seat(render.read_move(snap.table.kind, request.move), viewer)
-        stored = await self.server.play(request.game_id, viewer, request.expected_version, command)
-        after = await self.server.snapshot(request.game_id, viewer, None)
+        stored = await self.server.play(
+            request.game_id, viewer, request.expected_version, command, request.request_id
+        )
+        # the game right after this move (a retried request_id gets its original reply)
+        after = await self.server.snapshot(request.game_id, viewer, stored[-1].version)
         return pb.PlayResponse(
             version=stored[-1].version,
             events=render.events_proto(snap.table.kind, stored, viewer),
-            to_act=render.to_act(after.table),
+            to_act=render.to_act(after.table, after.viewer),
         )
 
     @unary

@@ -13,6 +13,7 @@ from grpc_reflection.v1alpha import reflection
 
 from server.config import Settings, from_args
 from server.grpc_api import TableServicer
+from server.limits import Limits, LimitsInterceptor
 from server.metrics import (
     RpcInterceptor,
     configure_logging,
@@ -56,6 +57,10 @@ def build_store(settings: Settings) -> Store:
 def grpc_options(settings: Settings) -> list[tuple[str, int]]:
     """GRPC_OPTIONS plus the connection age that rebalances long streams over replicas."""
     options = list(GRPC_OPTIONS)
+    # the limits check requests up to their size limit (to refuse with a detail); the
+    # transport refuses anything much larger before reading it whole (server/limits.py)
+    options = [o for o in options if o[0] != "grpc.max_receive_message_length"]
+    options.append(("grpc.max_receive_message_length", settings.limits.transport_max_bytes))
     if settings.max_connection_age > 0:
         options += [
             ("grpc.max_connection_age_ms", int(settings.max_connection_age * 1000)),
@@ -71,8 +76,11 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         instrument_store(shard, metrics)
     tables = TableServer(store)
     interceptor = RpcInterceptor(metrics)
-    server = grpc.aio.server(options=grpc_options(settings), interceptors=[interceptor])
-    tabletop_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(tables), server)
+    limits = Limits(settings.limits, is_open=tables.is_open)
+    server = grpc.aio.server(
+        options=grpc_options(settings), interceptors=[interceptor, LimitsInterceptor(limits)]
+    )
+    tabletop_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(tables, limits), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(

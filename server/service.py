@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import hashlib
 import hmac
+import itertools
 import secrets
 import uuid
 from collections.abc import AsyncIterator
@@ -21,12 +22,16 @@ from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
 from domain import audit
+from domain import justice as J
 from domain import table as tables
 from domain.engine import ARBITER, SPECTATOR, MalformedCommand, Role, Viewer
 from domain.registry import rules_for
+from domain.tribunal import LastMove, is_game_move
 from server.hub import Batch, Hub
 from server.storage import Store
 from server.store import GameAggregate, StoredEvent, TableApplication
+
+MAX_REQUEST_ID = 64  # characters of a Play request_id (idempotency key)
 
 
 class NotFound(Exception):
@@ -69,6 +74,7 @@ class TableServer:
         self.hub = Hub()
         self._latest: dict[uuid.UUID, GameAggregate] = {}
         self._locks: dict[uuid.UUID, asyncio.Lock] = {}
+        self._last_moves: dict[uuid.UUID, LastMove] = {}  # 误操作 needs the latest move
         self._loading: dict[uuid.UUID, list[int]] = {}
         try:  # other processes' events (PostgreSQL): one subscription per shard
             loop = asyncio.get_running_loop()
@@ -203,8 +209,18 @@ class TableServer:
         elif cached is not None and cached.version < fork.version:
             # the store feed moved or dropped the entry meanwhile: re-read on next use
             self._latest.pop(agg.id, None)
+        if is_game_move(cause):
+            self._last_moves[agg.id] = LastMove(
+                cause["seat"], stored[0].version, stored[-1].version, tuple(facts), agg.table.game
+            )
+        else:
+            self._last_moves.pop(agg.id, None)
         self.hub.publish(agg.id, stored)
+        self.after_append(agg.id, fork)
         return stored
+
+    def after_append(self, game_id: uuid.UUID, agg: GameAggregate) -> None:
+        """Hook for the turn clock (server/timers.py); nothing by default."""
 
     async def create_game(
         self,
@@ -213,6 +229,8 @@ class TableServer:
         seat_count: int,
         seed: int | None = None,
         deck: tuple[int, ...] = (),
+        enforcement: J.Enforcement = J.Enforcement.REJECT,
+        time_limit_ms: int = 0,
     ) -> tuple[str, int, str]:
         """Open a table. Returns the game id, its version and the arbiter token.
 
@@ -221,7 +239,14 @@ class TableServer:
         arbiter_token = secrets.token_urlsafe(24)
         secret = audit.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
         (created,) = tables.create(
-            rules, options, seat_count, token_hash(arbiter_token), secret, tuple(deck)
+            rules,
+            options,
+            seat_count,
+            token_hash(arbiter_token),
+            secret,
+            tuple(deck),
+            enforcement,
+            time_limit_ms,
         )
         game_id = uuid.uuid4()
         agg = GameAggregate.open(game_id, created, tables.cause("create"))
@@ -251,22 +276,72 @@ class TableServer:
         return stored[-1].version
 
     async def play(
-        self, game_id: str, viewer: Viewer, expected_version: int, command: Any
+        self,
+        game_id: str,
+        viewer: Viewer,
+        expected_version: int,
+        command: Any,
+        request_id: str = "",
     ) -> list[StoredEvent]:
-        """Decide ``command`` for the viewer's seat against ``expected_version``."""
+        """Decide ``command`` for the viewer's seat against ``expected_version``.
+
+        ``request_id`` is the client's idempotency key: it is stored in the move's cause, and
+        a Play whose seat and request_id were already accepted is not decided again; the
+        original move's events come back, whatever the game's version is now.
+        """
         gid = self.parse_id(game_id)
-        if viewer.role is not Role.SEAT:
+        if isinstance(command, tables.ARBITER_COMMANDS):
+            if viewer.role is not Role.ARBITER:
+                raise PermissionDenied("only the table's arbiter rules on a case")
+        elif viewer.role is not Role.SEAT:
             raise PermissionDenied("only a seated player plays moves")
-        if command.seat != viewer.seat:
+        elif command.seat != viewer.seat:
             raise PermissionDenied(f"the token is for seat {viewer.seat}, not {command.seat}")
+        if len(request_id) > MAX_REQUEST_ID:
+            raise MalformedCommand("request_id", f"at most {MAX_REQUEST_ID} characters")
         async with self._lock(gid):
             agg = await self._load(gid)
+            if request_id and (done := await self._played(agg, command, request_id)):
+                return done
             if expected_version != agg.version:
                 agg = await self._load(gid, refresh=True)  # another replica may have moved
+                if request_id and (done := await self._played(agg, command, request_id)):
+                    return done
             if expected_version != agg.version:
                 raise Aborted(expected_version, agg.version)
-            facts = tables.play(agg.table, command)
-            return await self._append(agg, facts, tables.cause("play", command.seat, command))
+            last = await self._last_move(agg) if isinstance(command, J.Retract) else None
+            facts = tables.act(agg.table, command, last)
+            seat = None if isinstance(command, tables.ARBITER_COMMANDS) else command.seat
+            cause = tables.cause("play", seat, command)
+            if request_id:
+                cause["request_id"] = request_id
+            try:
+                return await self._append(agg, facts, cause)
+            except Aborted:  # another replica stored a move first: this very request?
+                if request_id:
+                    latest = await self._load(gid)
+                    if done := await self._played(latest, command, request_id):
+                        return done
+                raise
+
+    async def _played(
+        self, agg: GameAggregate, command: Any, request_id: str
+    ) -> list[StoredEvent] | None:
+        """The stored events of the move this seat already made with ``request_id``."""
+        first = agg.request_version(command.seat, request_id)
+        if first is None:
+            return None
+        events = await asyncio.to_thread(self.store.stored_events, agg.id, first - 1, None, 256)
+        move = events[:1] + list(itertools.takewhile(lambda e: e.cause is None, events[1:]))
+        original = (move[0].cause or {}).get("command") if move else None
+        if audit.canonical(original) != audit.canonical(tables.encode_event(command)):
+            raise MalformedCommand("request_id", "was already used for a different move")
+        return move
+
+    def is_open(self, game_id: str) -> bool:
+        """Whether a game is not known to have finished (the open-games limit asks)."""
+        agg = self._latest.get(uuid.UUID(game_id))
+        return agg is None or agg.table.phase is not tables.Phase.FINISHED
 
     def with_seat(self, command: Any, viewer: Viewer) -> Any:
         """Fill the command's seat from the token when the client left it unset (0)."""
@@ -280,7 +355,29 @@ class TableServer:
         if viewer.role is not Role.SEAT or table.phase is not tables.Phase.PLAYING:
             return agg.version, []
         assert viewer.seat is not None
-        return agg.version, rules_for(table.kind).legal_commands(table.game, viewer.seat)
+        last = await self._last_move(agg)
+        return agg.version, tables.legal_commands(table, viewer.seat, last)
+
+    async def _last_move(self, agg: GameAggregate) -> LastMove | None:
+        """The latest game move if it is the last thing that happened (for 误操作)."""
+        known = self._last_moves.get(agg.id)
+        if known is not None and known.last_version == agg.version:
+            return known
+        if agg.table.phase is not tables.Phase.PLAYING:
+            return None
+        recent = await asyncio.to_thread(
+            self.store.stored_events, agg.id, max(0, agg.version - 64), None, None
+        )
+        caused = [i for i, e in enumerate(recent) if e.cause is not None]
+        if not caused or not is_game_move(recent[caused[-1]].cause):
+            return None
+        move = recent[caused[-1] :]
+        first = move[0].version
+        before = (await self._load_at(agg.id, first - 1)).table.game
+        seat = (move[0].cause or {})["seat"]
+        found = LastMove(seat, first, move[-1].version, tuple(e.fact for e in move), before)
+        self._last_moves[agg.id] = found
+        return found
 
     async def snapshot(self, game_id: str, viewer: Viewer, version: int | None) -> Snapshot:
         """The game at ``version`` (latest if None) as ``viewer`` may see it.
@@ -365,6 +462,8 @@ class TableServer:
                     seen_as = tables.viewer_for(latest.table, viewer) if ends_game else viewer
                     yield fresh, seen_as, (batch if len(fresh) == len(batch.events) else None)
                     if latest.table.phase is tables.Phase.FINISHED and last >= latest.version:
-                        return
+                        # the end, as far as this replica knows: a last store read picks up
+                        # the rest of the final move if the feed split it over two batches
+                        break
         finally:
             sub.close()

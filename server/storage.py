@@ -119,9 +119,7 @@ class Feed:
         self.position: int = app.recorder.max_notification_id() or 0
         self._own: set[int] = set()
         self._own_lock = threading.Lock()
-        self._pending: collections.deque[tuple[UUID, Any, StoredEvent | None]] = (
-            collections.deque()
-        )
+        self._pending: collections.deque[tuple[UUID, Any, StoredEvent | None]] = collections.deque()
         self._scheduled = False
         self._kinds: collections.OrderedDict[UUID, str] = collections.OrderedDict()
         self._stop = threading.Event()

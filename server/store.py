@@ -67,6 +67,8 @@ class GameAggregate(Aggregate):
                 event = tables.decode_event(aggregate.table.kind, self.fact)
             aggregate.table = tables.evolve(aggregate.table, event)
             aggregate.head_hash = self.hash
+            if self.cause is not None and self.cause.get("request_id"):
+                _index_request(aggregate, self.cause, self.originator_version)
 
     # Set by Opened.apply: ``table`` (domain.table.Table) and ``head_hash`` (str). Not class
     # annotations, which eventsourcing would turn into constructor arguments.
@@ -94,6 +96,13 @@ class GameAggregate(Aggregate):
         finally:
             self.__dict__.pop("_recording", None)
 
+    def request_version(self, seat: int, request_id: str) -> int | None:
+        """The version of the first fact of the move ``seat`` sent with this Play request_id
+        (its idempotency key), or None. The index is part of the state, so snapshots and
+        rebuilds after a restart keep it."""
+        found = self.__dict__.get("requests", {}).get(f"{seat}:{request_id}")
+        return None if found is None else int(found)
+
     def fork(self) -> GameAggregate:
         """A copy to append tentative facts to; the original stays as committed.
 
@@ -102,6 +111,13 @@ class GameAggregate(Aggregate):
         clone = copy.copy(self)
         clone.__dict__["_pending_events"] = []
         return clone
+
+
+def _index_request(aggregate: Any, cause: dict[str, Any], version: int) -> None:
+    """Remember which version a seat's Play request_id produced (a new dict: forks share the
+    committed aggregate's)."""
+    key = f"{cause.get('seat')}:{cause['request_id']}"
+    aggregate.requests = {**aggregate.__dict__.get("requests", {}), key: version}
 
 
 class TableAsData(Transcoding):

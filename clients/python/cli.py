@@ -454,27 +454,35 @@ def cmd_export(args: argparse.Namespace) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> None:
-    """Step through a game version by version, each as this viewer could see it then."""
+    """Step through a game version by version, each as this viewer could see it then.
+
+    ``--all`` and ``--version`` stream the steps from the server's Replay RPC; without them
+    it is interactive: enter for the next version, b for back, a number to jump.
+    """
     with TableClient(args.target) as client:
         viewer = client.as_viewer(args.game_id, args.token)
+        latest = viewer.view().version
+        if args.all or args.version:
+            first, last = (args.version, args.version) if args.version else (1, latest)
+            if not 1 <= first <= latest:
+                raise SystemExit(f"version must be 1..{latest}")
+            with progress(args) as bar:
+                task = bar.add_task("replaying", total=last - first + 1)
+                steps = []
+                for step in viewer.replay(first, last):
+                    steps.append(step)
+                    bar.advance(task)
+            for step in steps:
+                has_event = step.HasField("event")
+                _replay_step(
+                    args, step.view.version, latest, step.event if has_event else None, step.view
+                )
+            return
         with progress(args) as bar:
             events = {e.version: e for e in paged_history(viewer, bar, "loading history")}
-        latest = max(events) if events else viewer.view().version
-        version = args.version or 1
-        if args.all and not args.version:
-            with progress(args) as bar:
-                task = bar.add_task("rendering versions", total=latest)
-                views = []
-                for v in range(1, latest + 1):
-                    views.append(viewer.view(v))
-                    bar.advance(task)
-            for v, view in enumerate(views, start=1):
-                _replay_step(args, v, latest, events.get(v), view)
-            return
+        version = 1
         while 1 <= version <= latest:
             _replay_step(args, version, latest, events.get(version), viewer.view(version))
-            if args.version:
-                return
             step = input("[enter] next, [b] back, [q] quit, or a version> ").strip()
             if step == "q":
                 return

@@ -115,10 +115,25 @@ class SeatClient:
             pb.LegalMovesRequest(game_id=self.game_id), metadata=self.metadata
         )
 
-    def play(self, move: pb.Move, expected_version: int) -> pb.PlayResponse:
+    def play(
+        self,
+        move: pb.Move,
+        expected_version: int,
+        request_id: str = "",
+        timeout: float | None = None,
+    ) -> pb.PlayResponse:
+        """Play a move. With a ``request_id`` (e.g. ``uuid.uuid4().hex``) the same call may be
+        retried after a timeout or a lost connection: it is never played twice, and a retry
+        of an accepted move returns the original reply."""
         return self.stub.Play(
-            pb.PlayRequest(game_id=self.game_id, expected_version=expected_version, move=move),
+            pb.PlayRequest(
+                game_id=self.game_id,
+                expected_version=expected_version,
+                move=move,
+                request_id=request_id,
+            ),
             metadata=self.metadata,
+            timeout=timeout,
         )
 
     def history(self, page_size: int = 500) -> Iterator[pb.GameEvent]:

@@ -268,7 +268,9 @@ def _put(t: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
 
 def _hands_changed(s: HuaniaoState, hands: tuple[Hand, ...], **changes: Any) -> HuaniaoState:
     """Replace the hands; a seat no longer at one card may be guessed again (曲高和寡)."""
-    guessed = tuple(g and len(h.cards) == 1 for g, h in zip(s.guessed_at_one, hands, strict=True))
+    guessed = s.guessed_at_one
+    if True in guessed:
+        guessed = tuple(g and len(h.cards) == 1 for g, h in zip(guessed, hands, strict=True))
     return update(s, hands=hands, guessed_at_one=guessed, **changes)
 
 

@@ -146,8 +146,17 @@ def _all_cards(seat: SeatState, extra: int | None) -> list[int]:
     return out
 
 
-def win_fan(state: State, seat: int, extra: int | None, win_kind: WinKind) -> int:
+def win_fan(
+    state: State,
+    seat: int,
+    extra: int | None,
+    win_kind: WinKind,
+    hand: tuple[int, ...] | None = None,
+) -> int:
+    """Fan of ``seat`` winning with ``hand`` (default: its hand) plus the card ``extra``."""
     s = state.seats[seat]
+    if hand is not None:
+        s = _set(s, hand=hand)
     return fan_of(_all_cards(s, extra), win_kind, s.bao)
 
 
@@ -160,7 +169,7 @@ def _hu_allowed(
     s = state.seats[seat]
     o = state.options
     if o.guo_hu and o.guo_zhang_sheng_fan and s.guo_hu_fan is not None:
-        return win_fan(state, seat, extra, wk) > s.guo_hu_fan
+        return win_fan(state, seat, extra, wk, hand) > s.guo_hu_fan
     return True
 
 
@@ -794,7 +803,7 @@ def _decide_opening_hu(state: State, seat: int, command: Any) -> list[Any]:
             if _hu_compulsory(state):
                 raise RuleViolation("HU_COMPULSORY", "过胡", "过胡 is not allowed at this table")
             ids = _ids_of_kind(s.hand, kind_of(dc))
-            fan = _guo_hu_fan(state, seat, dc, WinKind.ZI_MO)  # 拢 instead of 胡 passes the 胡
+            fan = _guo_hu_fan(state, seat, dc, WinKind.ZI_MO, hand)  # 拢 instead of 胡: a 过胡
             return [
                 ClaimMade(seat, Claim(ClaimKind.LONG), False, fan),
                 LongLaidDown(seat, card(ids[-1]), cards(ids[:-1]), 3, False, False),
@@ -813,10 +822,13 @@ def _decide_opening_hu(state: State, seat: int, command: Any) -> list[Any]:
     raise _wrong(command, "Hu or PassClaim")
 
 
-def _guo_hu_fan(state: State, seat: int, extra: int | None, wk: WinKind) -> int | None:
+def _guo_hu_fan(
+    state: State, seat: int, extra: int | None, wk: WinKind, hand: tuple[int, ...] | None = None
+) -> int | None:
+    """The fan of a 胡 passed up, remembered only under 过张升番胡."""
     o = state.options
     if o.guo_hu and o.guo_zhang_sheng_fan:
-        return win_fan(state, seat, extra, wk)
+        return win_fan(state, seat, extra, wk, hand)
     return None
 
 

@@ -86,7 +86,7 @@ def test_moves_on_one_replica_reach_watchers_and_cache_of_the_other(
             # A recognised its own events by notification id (all of them, unless its
             # subscription overtook its committer's bookkeeping; the hub drops those)
             own = a.store.feeds[0]
-            assert own.skipped_own + own.received == final and own.skipped_own > 0
+            assert own.skipped_own > 0 and own.skipped_own + own.received <= final
             watcher.cancel()
         finally:
             a.close()

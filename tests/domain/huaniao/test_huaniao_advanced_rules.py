@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 
 from domain.engine import InvalidOptions, NotYourTurn, RuleViolation, Viewer
-from domain.huaniao import RULES, CardClass, Combo, Mode, Options, Perch
+from domain.huaniao import RULES, CardClass, Combo, Mode, Options, Perch, Play
 from domain.huaniao.commands import ChangeSeason, Guess
 from domain.huaniao.events import (
     CardsExchanged,
@@ -537,3 +537,65 @@ def test_modes_choose_their_mechanisms() -> None:
     assert full_state.hand_limit == 8 and full_state.season == SP
     basic_state = initial_state(Options(mode=Mode.BASIC), 4, deck, 1)
     assert basic_state.hand_limit is None and basic_state.season is None
+
+
+OPTION_SETS = [
+    Options(mode=Mode.REGULAR),
+    Options(mode=Mode.REGULAR, silent_night=(Combo.QUE_WU_MAN_SHAN,)),
+    Options(mode=Mode.FULL),
+    Options(mode=Mode.PRO, continuo=True),
+    Options(mode=Mode.PRO, twin_swallows=True),
+    Options(mode=Mode.PRO, blossoms=True, twin_swallows=True),
+]
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: f"{o.mode.name}")
+def test_legal_plays_are_exactly_the_accepted_plays_in_every_mode(options: Options) -> None:
+    """One classifier: a (cards, combo) pair is accepted by decide iff legal_commands lists a
+    play with the same kinds and combo -- across needs, seasons, bans and optional rules."""
+    import random
+
+    from domain.huaniao.cards import CARDS
+    from domain.huaniao.rules import declared_season
+
+    rng = random.Random(options.mode.value)
+    kinds = "鸟鸟鸟鸟鸟十十百百千千万万花花风风月月"
+    for _ in range(100):
+        hand = "".join(rng.choice(kinds) for _ in range(rng.randint(2, 11)))
+        state = table(
+            [hand, "鸟鸟", "鸟鸟"],
+            options=options,
+            verse_due=False,
+            need=rng.choice([Need.ANY, Need.YIN, Need.SONG, Need.OPENING]),
+            reference=rng.randint(1, 9),
+        )
+        if state.season is not None:
+            state = replace(state, season=rng.choice(list(Season)))
+        bans = rng.random()
+        if bans < 0.15:
+            state = replace(state, dance_ban_at=(0, -1, -1))
+        elif bans < 0.3:
+            state = replace(state, cool_ban_at=(0, -1, -1))
+        season = declared_season(state, 0)
+        legal = RULES.legal_commands(state, 0)
+        listed = {
+            (tuple(sorted(CARDS[c].kind.value for c in p.cards)), p.combo)
+            for p in legal
+            if isinstance(p, Play)
+        }
+        for command in legal:
+            RULES.decide(state, command)
+        ids = list(state.hands[0].cards)
+        for _ in range(12):
+            subset = tuple(rng.sample(ids, rng.randint(1, len(ids))))
+            combo = rng.choice([None, None, *Combo])
+            command = Play(
+                0, subset, combo=combo, target=1, announce=2, season=season, chosen_season=SP
+            )
+            try:
+                RULES.decide(state, command)
+                accepted = True
+            except RuleViolation:
+                accepted = False
+            key = (tuple(sorted(CARDS[c].kind.value for c in subset)), combo)
+            assert accepted == (key in listed), (hand, key, state.need, state.reference)

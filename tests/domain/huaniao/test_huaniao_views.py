@@ -11,13 +11,14 @@ import pytest
 
 from domain.codec import from_data, to_data
 from domain.engine import ARBITER, SPECTATOR, Role, Viewer
-from domain.huaniao import RULES, Card, CardClass, CardKind, Mode, Options
+from domain.huaniao import RULES, Card, CardClass, CardKind, Mode, Options, Perch
 from domain.huaniao.events import (
     CardsExchanged,
     Dealt,
     Drew,
     GuessMade,
     HandsRecovered,
+    ShowdownDealt,
     Transfer,
 )
 from domain.huaniao.state import HuaniaoState
@@ -151,3 +152,27 @@ def test_state_and_views_survive_the_codec(options: Options) -> None:
         for viewer in (Viewer.of_seat(0), SPECTATOR, ARBITER):
             v = RULES.view(s, viewer)
             assert from_data(View, to_data(v)) == v
+
+
+def test_showdown_cards_are_for_the_arbiter_until_the_game_is_over() -> None:
+    """The 大对决 facts precede GameEnded in the same batch; a seat sees them in full only
+    once the game is over (effective_viewer), so redact hides their cards from non-arbiters."""
+    state = table(["鸟鸟", "鸟", "万"], "", more_deck=False, verse_due=False)
+    state = dataclasses.replace(state, need=Need.ANY, reference=40)
+    _, events = run(state, Perch(0))
+    recovered = next(e for e in events if isinstance(e, HandsRecovered))
+    dealt = next(e for e in events if isinstance(e, ShowdownDealt))
+    assert RULES.redact(recovered, Viewer.of_seat(0)).cards == ()
+    assert all(h.cards == () for h in RULES.redact(dealt, SPECTATOR).hands)
+    assert RULES.redact(dealt, ARBITER) == dealt
+    assert "?" in RULES.describe(RULES.redact(dealt, Viewer.of_seat(1)))
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=[o.mode.name for o in OPTIONS])
+def test_every_fact_has_a_readable_line(options: Options) -> None:
+    for seed in range(10):
+        game = play_random_game(TIMID, options, 4, seed, roundtrip=False)
+        for event in game.events:
+            for viewer in (ARBITER, Viewer.of_seat(0), SPECTATOR):
+                line = RULES.describe(RULES.redact(event, viewer))
+                assert line and "(" not in line[:1] and "Card(" not in line, line

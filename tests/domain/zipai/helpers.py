@@ -8,6 +8,7 @@ from typing import Any
 from domain.zipai import RULES, Options
 from domain.zipai import rules as R
 from domain.zipai.cards import BIG_NAMES, SMALL_NAMES, kind_of
+from domain.zipai.commands import Discard
 from domain.zipai.melds import GroupKind, Meld, MeldKind, classify
 from domain.zipai.state import Phase, SeatState, State
 
@@ -166,7 +167,7 @@ def table(
 
 def discard(state: State, seat: int, name: str) -> tuple[State, list[Any]]:
     (cid,) = ids_of(state, seat, name)
-    return play(state, R.Discard(seat, cid))
+    return play(state, Discard(seat, cid))
 
 
 def types_of(events: list[Any]) -> list[str]:

@@ -16,6 +16,8 @@ from domain.zipai.commands import DeclareBao, DeclineBao, Discard, Hu, Long, Pas
 from domain.zipai.events import (
     BaoDeclared,
     CardDrawn,
+    ClaimKind,
+    ClaimMade,
     Dealt,
     DrawReason,
     HandStarted,
@@ -241,4 +243,15 @@ def test_the_21st_card_completing_a_kan_without_a_win_is_a_plain_long() -> None:
     hand = "四四四 五九 七八九 壹贰叁 肆伍陆 柒捌玖 二七十"
     s, ev = dealt({0: hand, 1: JUNK}, "四", seat_count=2)
     assert not any(isinstance(e, Prompted) and e.prompt is PromptKind.HU_OR_LONG for e in ev)
+    assert first(ev, LongLaidDown).seat == 0
+
+
+def test_luzhou_choosing_long_over_hu_is_a_guo_hu_under_sheng_fan() -> None:
+    opts = Options(guo_hu=True, guo_zhang_sheng_fan=True)
+    s, _ = dealt({0: HU_OR_LONG, 1: JUNK}, "四", seat_count=2, options=opts)
+    s, ev = play(s, Long(0))
+    made = first(ev, ClaimMade)
+    # 自摸 with 四 ×4 in hand: 自摸 + 归 = 2 fan (red 七, 二, 十, 柒 — not all black)
+    assert made.claim is not None and made.claim.kind is ClaimKind.LONG
+    assert made.guo_hu_fan == 2 and s.seats[0].guo_hu_fan == 2
     assert first(ev, LongLaidDown).seat == 0

@@ -1,0 +1,60 @@
+"""Shared pieces of the hardening tests: servers with chosen limits, rich-status details."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import grpc
+from google.protobuf.message import Message
+from grpc_status import rpc_status
+
+from clients.python.serverproc import ServerProcess
+
+BAD_CODES = (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN)
+
+
+def env_int(name: str, default: int) -> int:
+    """An iteration count a developer may raise (``HARDENING_FUZZ_REQUESTS=100000``)."""
+    value = os.environ.get(name, "")
+    return int(value) if value else default
+
+
+@contextmanager
+def server(data_dir: Path | None = None, *flags: str, **kw: Any) -> Iterator[ServerProcess]:
+    proc = ServerProcess(data_dir, extra=list(flags), **kw).start()
+    try:
+        yield proc
+    finally:
+        proc.cleanup()
+
+
+def details(err: grpc.RpcError) -> list[Message]:
+    """The google.rpc details of a failed call, unpacked (empty if it had none)."""
+    from google.rpc import error_details_pb2
+
+    status = rpc_status.from_call(err)  # type: ignore[arg-type]
+    if status is None:
+        return []
+    out: list[Message] = []
+    for any_detail in status.details:
+        for name in (
+            "BadRequest", "ErrorInfo", "QuotaFailure", "RetryInfo", "PreconditionFailure",
+            "ResourceInfo",
+        ):
+            cls = getattr(error_details_pb2, name)
+            if any_detail.Is(cls.DESCRIPTOR):
+                msg = cls()
+                any_detail.Unpack(msg)
+                out.append(msg)
+    return out
+
+
+def detail(err: grpc.RpcError, cls: type) -> Any:
+    for d in details(err):
+        if isinstance(d, cls):
+            return d
+    raise AssertionError(f"no {cls.__name__} in the status of {err.code()}: {err.details()}")

@@ -1,0 +1,285 @@
+"""The authorisation matrix: every RPC x every role, with the status each must get.
+
+Roles: no token, an empty token, a forged token, each of the four seats (the one whose turn
+it is and the three others), the table's arbiter, and a seat token and the arbiter token of
+*another* game. Every cell runs against a fresh game, checks the status (and for OK cells
+what the reply says about the caller's role), and checks that a refused cell appended
+nothing. A new RPC without a row fails the test: add its row.
+
+Below the matrix: tokens are unguessable (``secrets.token_urlsafe``, 192 bits), stored only
+as SHA-256 hashes, and compared in constant time (``hmac.compare_digest``): shown by reading
+the code path and by watching it run.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import inspect
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from clients.python.client import TOKEN_HEADER, TableClient
+from clients.python.serverproc import ServerProcess
+from server import service as service_module
+from tabletop.v1 import tabletop_pb2 as pb
+from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
+from tests.api.helpers import huaniao_options
+from tests.hardening.common import server
+
+OK = grpc.StatusCode.OK
+PD = grpc.StatusCode.PERMISSION_DENIED
+FP = grpc.StatusCode.FAILED_PRECONDITION
+
+ROLES = (
+    "none", "empty", "forged", "seat0", "seat1", "seat2", "seat3", "arbiter",
+    "other_seat", "other_arbiter",
+)
+# For Play the seat whose turn it is gets OK and the others FAILED_PRECONDITION (NOT_YOUR_TURN):
+ACTOR = "actor"
+READ = {  # reads: anyone with no or a valid token of this game; a bad token is refused
+    "none": OK, "empty": OK, "forged": PD, "seat0": OK, "seat1": OK, "seat2": OK,
+    "seat3": OK, "arbiter": OK, "other_seat": PD, "other_arbiter": PD,
+}
+MATRIX: dict[str, dict[str, Any]] = {
+    "CreateGame": dict.fromkeys(ROLES, OK),  # anyone may open a table; tokens are ignored
+    "JoinGame": dict.fromkeys(ROLES, FP),  # a taken seat stays taken, whatever the token
+    "StartGame": {
+        "none": PD, "empty": PD, "forged": PD, "seat0": OK, "seat1": OK, "seat2": OK,
+        "seat3": OK, "arbiter": OK, "other_seat": PD, "other_arbiter": PD,
+    },
+    "Play": {
+        "none": PD, "empty": PD, "forged": PD, "seat0": ACTOR, "seat1": ACTOR, "seat2": ACTOR,
+        "seat3": ACTOR, "arbiter": PD, "other_seat": PD, "other_arbiter": PD,
+    },
+    "LegalMoves": READ,
+    "GetView": READ,
+    "GetView@past": READ,
+    "GetHistory": READ,
+    "Watch": READ,
+    "Replay": READ,
+}
+EXPECTED_ROLE = {"none": pb.ROLE_SPECTATOR, "empty": pb.ROLE_SPECTATOR, "arbiter": pb.ROLE_ARBITER}
+
+
+@dataclass
+class Game:
+    game_id: str
+    seat_tokens: list[str]
+    arbiter: str
+    actor: int  # the seat to act (-1 before the start)
+
+
+@pytest.fixture(scope="module")
+def proc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with server(tmp_path_factory.mktemp("authz")) as p:
+        yield p
+
+
+def new_game(client: TableClient, seed: int, start: bool = True) -> Game:
+    created = client.create_game(huaniao_options("BASIC"), 4, seed=seed)
+    seats = [client.join(created.game_id, s, f"p{s}", contribution="") for s in range(4)]
+    actor = -1
+    if start:
+        seats[0].start()
+        actor = client.as_viewer(created.game_id, created.arbiter_token).view().to_act[0]
+    return Game(created.game_id, [s.token or "" for s in seats], created.arbiter_token, actor)
+
+
+def token_of(role: str, game: Game, other: Game) -> str | None:
+    return {
+        "none": None,
+        "empty": "",
+        "forged": "f" * 32,
+        "arbiter": game.arbiter,
+        "other_seat": other.seat_tokens[0],
+        "other_arbiter": other.arbiter,
+    }.get(role, game.seat_tokens[int(role[-1])] if role.startswith("seat") else None)
+
+
+def call(stub: pb_grpc.TableServiceStub, rpc: str, game: Game, token: str | None,
+         client: TableClient) -> Any:
+    md = () if token is None else ((TOKEN_HEADER, token),)
+    gid = game.game_id
+    if rpc == "CreateGame":
+        return stub.CreateGame(
+            pb.CreateGameRequest(options=huaniao_options(), seat_count=4), metadata=md
+        )
+    if rpc == "JoinGame":
+        return stub.JoinGame(pb.JoinGameRequest(game_id=gid, seat=2, player_name="x"), metadata=md)
+    if rpc == "StartGame":
+        return stub.StartGame(pb.StartGameRequest(game_id=gid), metadata=md)
+    if rpc == "Play":
+        actor = client.as_viewer(gid, game.seat_tokens[game.actor])
+        legal = actor.legal_moves()
+        move = pb.Move()
+        move.CopyFrom(legal.moves[0])
+        getattr(move.huaniao, move.huaniao.WhichOneof("kind")).seat = 0  # "my seat"
+        return stub.Play(
+            pb.PlayRequest(game_id=gid, expected_version=legal.version, move=move), metadata=md
+        )
+    if rpc == "LegalMoves":
+        return stub.LegalMoves(pb.LegalMovesRequest(game_id=gid), metadata=md)
+    if rpc == "GetView":
+        return stub.GetView(pb.GetViewRequest(game_id=gid), metadata=md).view
+    if rpc == "GetView@past":
+        return stub.GetView(pb.GetViewRequest(game_id=gid, version=2), metadata=md).view
+    if rpc == "GetHistory":
+        return stub.GetHistory(pb.GetHistoryRequest(game_id=gid), metadata=md)
+    if rpc == "Watch":
+        stream = stub.Watch(pb.WatchRequest(game_id=gid), metadata=md)
+        first = next(stream)
+        stream.cancel()
+        return first
+    if rpc == "Replay":
+        return list(stub.Replay(pb.ReplayRequest(game_id=gid, to_version=3), metadata=md))
+    raise AssertionError(f"no way to call {rpc}")
+
+
+def check_reply(rpc: str, role: str, game: Game, reply: Any) -> None:
+    seat = int(role[-1]) if role.startswith("seat") else None
+    if rpc in ("GetView", "GetView@past"):
+        want = EXPECTED_ROLE.get(role, pb.ROLE_SEAT)
+        assert reply.role == want, f"{rpc} as {role}: role {reply.role}"
+        if seat is not None:
+            assert reply.seat == seat
+    if rpc == "LegalMoves":
+        assert bool(reply.moves) == (seat == game.actor), f"LegalMoves as {role}"
+    if rpc == "Replay":
+        assert [r.event.version for r in reply] == [1, 2, 3]
+
+
+def test_the_service_has_a_row_for_every_rpc() -> None:
+    methods = {m.name for m in pb.DESCRIPTOR.services_by_name["TableService"].methods}
+    rows = {r.split("@")[0] for r in MATRIX}
+    assert methods <= rows, f"add rows to MATRIX for {sorted(methods - rows)}"
+
+
+def test_authorisation_matrix(proc: ServerProcess) -> None:
+    problems: list[str] = []
+    cells = 0
+    with TableClient(proc.target) as client:
+        stub = pb_grpc.TableServiceStub(client.channel)
+        other = new_game(client, 9_999)
+        seed = 1_000
+        for rpc, row in MATRIX.items():
+            for role in ROLES:
+                seed += 1
+                game = new_game(client, seed, start=rpc != "StartGame")
+                expected = row[role]
+                if expected == ACTOR:
+                    expected = OK if int(role[-1]) == game.actor else FP
+                arbiter = client.as_viewer(game.game_id, game.arbiter)
+                before = arbiter.view().version
+                try:
+                    reply = call(stub, rpc, game, token_of(role, game, other), client)
+                    got = OK
+                except grpc.RpcError as err:
+                    got, reply = err.code(), None
+                cells += 1
+                if got != expected:
+                    problems.append(f"{rpc} as {role}: {got.name}, expected {expected.name}")
+                    continue
+                if got == OK:
+                    check_reply(rpc, role, game, reply)
+                elif arbiter.view().version != before:
+                    problems.append(f"{rpc} as {role} was refused but appended events")
+    print(f"authorisation matrix: {cells} cells")
+    assert cells == len(MATRIX) * len(ROLES)
+    assert not problems, "\n".join(problems)
+
+
+def test_joining_a_free_seat_needs_no_token_and_a_token_grants_none(proc: ServerProcess) -> None:
+    with TableClient(proc.target) as client:
+        created = client.create_game(huaniao_options(), 4, seed=5)
+        stub = pb_grpc.TableServiceStub(client.channel)
+        reply = stub.JoinGame(
+            pb.JoinGameRequest(game_id=created.game_id, seat=1),
+            metadata=((TOKEN_HEADER, created.arbiter_token),),
+        )
+        assert reply.seat == 1 and reply.seat_token != created.arbiter_token
+        # the seat token of seat 1 is not a token of seat 0, nor the arbiter's
+        as_seat = client.as_viewer(created.game_id, reply.seat_token).view()
+        assert as_seat.role == pb.ROLE_SEAT and as_seat.seat == 1
+
+
+# --- tokens ---------------------------------------------------------------------------
+
+
+def test_tokens_are_unguessable_and_never_stored(proc: ServerProcess) -> None:
+    """Tokens come from ``secrets.token_urlsafe(24)``: 192 random bits, 32 url-safe
+    characters, all distinct; the store holds only their SHA-256."""
+    src = inspect.getsource(service_module.TableServer.create_game)
+    src += inspect.getsource(service_module.TableServer.join_game)
+    assert src.count("secrets.token_urlsafe(24)") == 2, "tokens must come from secrets"
+    tokens: list[str] = []
+    with TableClient(proc.target) as client:
+        for seed in range(20):
+            game = new_game(client, 50_000 + seed, start=False)
+            tokens += [game.arbiter, *game.seat_tokens]
+    assert len(set(tokens)) == len(tokens)
+    for t in tokens:
+        assert len(t) == 32 and len(base64.urlsafe_b64decode(t + "==")) == 24
+    stored = b"".join(
+        bytes(str(row), "utf-8")
+        for row in sqlite3.connect(Path(proc.data_dir) / "games.sqlite").execute(
+            "SELECT * FROM stored_events"
+        )
+    )
+    leaked = [t for t in tokens if t.encode() in stored]
+    assert not leaked, "a token was stored in the clear"
+    hashed = [t for t in tokens if hashlib.sha256(t.encode()).hexdigest().encode() in stored]
+    assert hashed or b"token_hash" in stored
+
+
+def test_tokens_are_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """authenticate() compares the presented token's hash with every stored hash through
+    hmac.compare_digest, and never with ``==`` (the code path, read and run)."""
+    import asyncio
+
+    from domain.engine import Role
+    from server.service import TableServer
+    from server.store import TableApplication
+
+    src = inspect.getsource(TableServer.authenticate)
+    assert "hmac.compare_digest" in src
+    assert "== agg" not in src and "token_hash ==" not in src and "== info" not in src
+
+    compared: list[tuple[str, str]] = []
+    real: Callable[..., bool] = hmac.compare_digest
+
+    def spy(a: Any, b: Any) -> bool:
+        compared.append((a, b))
+        return real(a, b)
+
+    monkeypatch.setattr(service_module.hmac, "compare_digest", spy)
+
+    async def run() -> None:
+        ts = TableServer(TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}))
+        try:
+            from domain.huaniao.options import Mode, Options
+
+            gid, _, arbiter = await ts.create_game("huaniao", Options(mode=Mode.BASIC), 4, 1)
+            seat_tokens = [(await ts.join_game(gid, s, f"p{s}"))[0] for s in range(4)]
+            compared.clear()
+            viewer = await ts.authenticate(gid, seat_tokens[3])
+            assert viewer.role is Role.SEAT and viewer.seat == 3
+            assert len(compared) >= 4  # the arbiter's hash and seats 0..3, each in constant time
+            compared.clear()
+            from server.service import PermissionDenied
+
+            with pytest.raises(PermissionDenied):
+                await ts.authenticate(gid, "x" * 32)
+            assert len(compared) == 5  # a forged token is compared with every hash
+            assert (await ts.authenticate(gid, arbiter)).role is Role.ARBITER
+        finally:
+            ts.close()
+
+    asyncio.run(run())
