@@ -149,25 +149,28 @@ def redeal(table: Table) -> list[Any]:
 
 
 def timed_out(table: Table, seat: int, version: int) -> list[Any]:
-    """出牌超时: the seed's penalty (摸1张), then the game decides what becomes of the turn."""
+    """出牌超时: the seed's penalty (摸1张), then the game decides what becomes of the turn.
+
+    A game without penalty rules only has its turn played for it (its first legal
+    command), with no penalty."""
     _must_be_running(table)
     rules = registry_rules(table.kind)
     if table.time_limit_ms <= 0 or seat not in rules.to_act(table.game) or open_case(table):
         raise RuleViolation("NO_TIMER", "出牌超时", f"seat {seat} is not on the clock")
-    facts: list[Any] = [J.TurnTimedOut(seat, table.time_limit_ms)]
+    timed = J.TurnTimedOut(seat, table.time_limit_ms)
+    if not isinstance(rules, J.PenaltyRules):
+        return with_reveal(
+            table, [timed, *rules.decide(table.game, rules.legal_commands(table.game, seat)[0])]
+        )
     penalty = J.Penalty(J.PenaltyKind.DRAW, 1)
     state = table.game
-    if isinstance(rules, J.PenaltyRules):
-        penalty_facts = rules.penalty_facts(state, seat, penalty)
-        for f in penalty_facts:
-            state = rules.evolve(state, f)
-        turn_facts = rules.timeout_facts(state, seat)
-    else:  # a game without penalties: the turn is played as its first legal command
-        penalty_facts = []
-        turn_facts = rules.decide(state, rules.legal_commands(state, seat)[0])
-    applied = J.PenaltyApplied(version + 1, seat, penalty, len(penalty_facts))  # the case id
-    # is the TurnTimedOut's version, so the seat may appeal it like any penalty
-    return with_reveal(table, [*facts, applied, *penalty_facts, *turn_facts])
+    penalty_facts = rules.penalty_facts(state, seat, penalty)
+    for f in penalty_facts:
+        state = rules.evolve(state, f)
+    turn_facts = rules.timeout_facts(state, seat)
+    # the case id is the TurnTimedOut's version, so the seat may appeal it like any penalty
+    applied = J.PenaltyApplied(version + 1, seat, penalty, len(penalty_facts))
+    return with_reveal(table, [timed, applied, *penalty_facts, *turn_facts])
 
 
 # --- settling a case ---------------------------------------------------------------------

@@ -25,6 +25,7 @@ from server.metrics import (
 from server.service import TableServer
 from server.storage import Store, check_tables
 from server.store import TableApplication
+from server.timers import TurnClock
 from tabletop.v1 import tabletop_pb2, tabletop_pb2_grpc
 
 log = logging.getLogger("tabletop.server")
@@ -75,6 +76,8 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     for shard in store.shards:
         instrument_store(shard, metrics)
     tables = TableServer(store)
+    clock = TurnClock(tables)  # per-action time limits, durable through restarts
+    clock.install()
     interceptor = RpcInterceptor(metrics)
     limits = Limits(settings.limits, is_open=tables.is_open)
     server = grpc.aio.server(
@@ -99,6 +102,9 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         if port_file is not None:
             Path(f"{port_file}.metrics").write_text(str(metrics_port))
     await server.start()
+    armed = await clock.recover()
+    if armed:
+        log.info("turn clocks re-armed for %d running games", armed)
     stopping = False
 
     async def readiness() -> None:
@@ -135,6 +141,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     # grace period to finish (a move is appended whole or not at all), new calls are refused.
     streams = interceptor.close_streams()
     await server.stop(grace=settings.shutdown_grace)
+    clock.close()
     tables.close()
     if httpd is not None:
         httpd.shutdown()

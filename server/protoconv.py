@@ -115,9 +115,18 @@ def read(msg: Message, cls: type, path: str = "") -> Any:
                     raise MalformedCommand(where, "is required")
             else:
                 kwargs[f.name] = None
+        elif _unset_enum_with_default(fd, getattr(msg, f.name), f):
+            continue  # UNSPECIFIED means the dataclass default, where it declares one
         else:
             kwargs[f.name] = _read_value(fd, _strip_optional(tp), getattr(msg, f.name), where)
     return cls(**kwargs)
+
+
+def _unset_enum_with_default(fd: Any, value: Any, f: dataclasses.Field[Any]) -> bool:
+    has_default = (
+        f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+    )
+    return fd.enum_type is not None and value == 0 and has_default
 
 
 def _read_value(fd: Any, tp: Any, v: Any, where: str) -> Any:

@@ -53,8 +53,16 @@ class TableClient:
         seat_count: int,
         seed: int | None = None,
         deck: list[int] | None = None,
+        enforcement: int = pb.ENFORCEMENT_REJECT,
+        turn_time_limit_ms: int = 0,
     ) -> pb.CreateGameResponse:
-        request = pb.CreateGameRequest(options=options, seat_count=seat_count, deck=deck or [])
+        request = pb.CreateGameRequest(
+            options=options,
+            seat_count=seat_count,
+            deck=deck or [],
+            enforcement=enforcement,  # type: ignore[arg-type]
+            turn_time_limit_ms=turn_time_limit_ms,
+        )
         if seed is not None:
             request.seed = seed
         return self.stub.CreateGame(request)

@@ -37,7 +37,13 @@ def test_buf_lint_is_clean() -> None:
 def test_nothing_breaks_the_released_contract() -> None:
     assert RELEASED.exists(), f"no released contract at {RELEASED.relative_to(ROOT)}"
     result = run_buf("breaking", "--against", str(RELEASED))
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.returncode == 0, (
+        result.stdout
+        + result.stderr
+        + "\nA released field, message or RPC changed. Add instead of changing; only a "
+        "contract that was never released may be re-recorded, with "
+        "`buf build -o protos/released/tabletop-v1.binpb`."
+    )
 
 
 def test_the_breaking_check_catches_a_breaking_change(tmp_path: Path) -> None:

@@ -1,0 +1,114 @@
+"""The turn clock: durable per-action time limits.
+
+A deadline is never kept only in memory: it is the recorded time of a game's latest event
+plus the table's limit, both in the store. The clock schedules a wake-up after every append
+and, at start-up, for every running game with a limit (found from the store), so a deadline
+that passed while the server was down fires as soon as it is back.
+
+On expiry the server appends the table's timeout (domain.tribunal.timed_out: the seed's
+penalty, then the game's reading of what becomes of the turn) against the version the
+deadline belonged to; a move that came first simply makes the wake-up stale.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from domain import table as tables
+from domain import tribunal
+from domain.engine import DomainError
+from server.service import Aborted, TableServer
+from server.store import GameAggregate
+
+log = logging.getLogger("tabletop.timers")
+
+
+class TurnClock:
+    def __init__(self, server: TableServer) -> None:
+        self.server = server
+        self._handles: dict[uuid.UUID, asyncio.TimerHandle] = {}
+        self.fired = 0
+
+    def install(self) -> None:
+        self.server.after_append = self.schedule  # type: ignore[method-assign]
+
+    def close(self) -> None:
+        for handle in self._handles.values():
+            handle.cancel()
+        self._handles.clear()
+
+    def schedule(self, game_id: uuid.UUID, agg: GameAggregate) -> None:
+        """(Re)arm the game's wake-up for the deadline of its latest version."""
+        old = self._handles.pop(game_id, None)
+        if old is not None:
+            old.cancel()
+        deadline = deadline_of(agg)
+        if deadline is None:
+            return
+        delay = max(0.0, (deadline - datetime.now(UTC)).total_seconds())
+        loop = asyncio.get_running_loop()
+        self._handles[game_id] = loop.call_later(
+            delay, lambda: asyncio.ensure_future(self.expire(game_id, agg.version))
+        )
+
+    async def expire(self, game_id: uuid.UUID, version: int) -> None:
+        self._handles.pop(game_id, None)
+        server = self.server
+        try:
+            async with server._lock(game_id):
+                agg = await server._load(game_id)
+                if agg.version != version or deadline_of(agg) is None:
+                    return  # someone moved in time, or the clock stopped
+                seat = tables.to_act(agg.table)[0]
+                facts = tribunal.timed_out(agg.table, seat, agg.version)
+                self.fired += 1
+                await server._append(
+                    agg, facts, {"action": "timeout", "seat": seat, "command": None}
+                )
+        except (Aborted, DomainError) as exc:  # another replica moved, or nothing to time
+            log.info("timer for %s at v%d not applied: %s", game_id, version, exc)
+        except Exception:
+            log.exception("timer for %s at v%d failed", game_id, version)
+
+    async def recover(self) -> int:
+        """Arm the clock of every running game with a time limit (after a restart)."""
+        ids = await asyncio.to_thread(self._clocked_games)
+        armed = 0
+        for game_id in ids:
+            agg = await self.server._load(game_id)
+            if deadline_of(agg) is not None:
+                self.schedule(game_id, agg)
+                armed += 1
+        return armed
+
+    def _clocked_games(self) -> list[uuid.UUID]:
+        found = []
+        topic = f"{GameAggregate.__module__}:{GameAggregate.Opened.__qualname__}"
+        for app in self.server.store.shards:
+            start = 1
+            while True:
+                page = app.recorder.select_notifications(start, 500, topics=[topic])
+                for n in page:
+                    event: Any = app.mapper.to_domain_event(n)
+                    if event.fact["data"].get("time_limit_ms", 0) > 0:
+                        found.append(n.originator_id)
+                if len(page) < 500:
+                    break
+                start = page[-1].id + 1
+        return [g if isinstance(g, uuid.UUID) else uuid.UUID(str(g)) for g in found]
+
+
+def deadline_of(agg: GameAggregate) -> datetime | None:
+    """When the awaited seat's time runs out, or None when no clock runs."""
+    table = agg.table
+    if table.time_limit_ms <= 0 or table.phase is not tables.Phase.PLAYING or table.paused:
+        return None
+    if not tables.to_act(table):
+        return None
+    from datetime import timedelta
+
+    return agg.modified_on + timedelta(milliseconds=table.time_limit_ms)
