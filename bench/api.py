@@ -20,7 +20,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bench import targets
-from bench.common import quantile_ms
+from bench.common import SERVER_FLAGS, quantile_ms
 from clients.python.client import TOKEN_HEADER
 from clients.python.serverproc import ServerProcess
 from tabletop.huaniao.v1 import huaniao_pb2
@@ -123,7 +123,7 @@ async def play_rate(
 @contextmanager
 def server_for(store: str, stack: ExitStack) -> Iterator[ServerProcess]:
     if store == "sqlite":
-        with ServerProcess() as server:
+        with ServerProcess(extra=SERVER_FLAGS) as server:
             yield server
         return
     from bench.common import pg_env, postgres
@@ -133,7 +133,7 @@ def server_for(store: str, stack: ExitStack) -> Iterator[ServerProcess]:
     env = pg_env(pg, create=False)
     migrate_shard(env)
     pg_vars = {k: v for k, v in env.items() if k.startswith("POSTGRES_")}
-    with ServerProcess(store="postgres", env=pg_vars) as server:
+    with ServerProcess(store="postgres", env=pg_vars, extra=SERVER_FLAGS) as server:
         yield server
 
 

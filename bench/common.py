@@ -16,6 +16,14 @@ from tests.support.pgserver import PgServer
 
 register(passgame.RULES)
 
+# The per-client limits (server/limits.py) guard a public server; one load generator is one
+# client opening thousands of games and streams, so benchmarks lift them.
+SERVER_FLAGS = [
+    "--max-open-games-per-client", "100000000",
+    "--max-streams-per-client", "1000000",
+    "--move-rate", "0",
+]
+
 
 @contextmanager
 def postgres() -> Iterator[PgServer]:

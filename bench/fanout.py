@@ -32,7 +32,7 @@ import grpc
 
 from bench import targets
 from bench.api import new_game
-from bench.common import quantile_ms
+from bench.common import SERVER_FLAGS, quantile_ms
 from clients.python.client import TOKEN_HEADER
 from clients.python.serverproc import ServerProcess, is_serving
 from tabletop.v1 import tabletop_pb2 as pb
@@ -255,7 +255,7 @@ async def _measure_tabletop(
 def replicas(layout: str, stack: ExitStack) -> Iterator[tuple[str, str]]:
     """(target to play on, target to watch on) for a layout."""
     if layout == "sqlite":
-        server = stack.enter_context(ServerProcess())
+        server = stack.enter_context(ServerProcess(extra=SERVER_FLAGS))
         yield server.target, server.target
         return
     from bench.common import pg_env, postgres
@@ -265,11 +265,11 @@ def replicas(layout: str, stack: ExitStack) -> Iterator[tuple[str, str]]:
     env = pg_env(pg, create=False)
     migrate_shard(env)
     pg_vars = {k: v for k, v in env.items() if k.startswith("POSTGRES_")}
-    a = stack.enter_context(ServerProcess(store="postgres", env=pg_vars))
+    a = stack.enter_context(ServerProcess(store="postgres", env=pg_vars, extra=SERVER_FLAGS))
     if layout == "postgres":
         yield a.target, a.target
         return
-    b = stack.enter_context(ServerProcess(store="postgres", env=pg_vars))
+    b = stack.enter_context(ServerProcess(store="postgres", env=pg_vars, extra=SERVER_FLAGS))
     yield a.target, b.target
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import statistics
 import tempfile
 import time
 from contextlib import ExitStack
@@ -146,7 +147,7 @@ def shards_section(quick: bool, pg: PgServer, pg2: PgServer) -> list[str]:
         "",
         f"{WRITERS} writer processes (like {WRITERS} replicas), {CONCURRENCY} games moving at "
         "once, one event per move, each awaited until durable, through `Store` (group "
-        "commit, snapshots). Two layouts of 2 shards: two databases on one PostgreSQL server "
+        "commit, snapshots); the median of 3 interleaved runs of each layout. Two layouts of 2 shards: two databases on one PostgreSQL server "
         "(one WAL, one fsync stream), and two PostgreSQL servers (as a real deployment "
         "would place them; here on the same disk and the same 2 cores). Target: 2 shards "
         ">= 1.8x of 1 shard.",
@@ -165,10 +166,16 @@ def shards_section(quick: bool, pg: PgServer, pg2: PgServer) -> list[str]:
         ("2 (databases on one server)", [first, same_server]),
         ("2 (two servers)", [first, other_server]),
     ]
+    rounds = 1 if quick else 3  # interleaved, median: drift hits every layout alike
     for max_batch in (1, 64):
+        runs: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in layouts}
+        for _ in range(rounds):
+            for label, envs in layouts:
+                runs[label].append(write_rate(envs, max_batch, seconds))
         one = 0.0
         for label, envs in layouts:
-            rate, per_tx = write_rate(envs, max_batch, seconds)
+            rate = statistics.median(r[0] for r in runs[label])
+            per_tx = statistics.median(r[1] for r in runs[label])
             one = one or rate
             if len(envs) == 2:
                 targets.at_least(

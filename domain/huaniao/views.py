@@ -92,7 +92,7 @@ class View:
     reference: int
     last_play: TablePlay | None
     verse_due: bool
-    deck_count: int
+    deck_size: int
     deck: tuple[Card, ...]  # arbiter only, top first
     played: tuple[Card, ...]
     discarded: tuple[Card, ...]
@@ -147,7 +147,7 @@ def view(s: HuaniaoState, viewer: Viewer) -> View:
         if lp
         else None,
         verse_due=s.verse_due,
-        deck_count=len(s.deck),
+        deck_size=len(s.deck),
         deck=cards_of(s.deck) if arbiter else (),
         played=cards_of(s.played),
         discarded=cards_of(s.discarded),

@@ -1,7 +1,7 @@
 """Facts of a hand, in the past tense, with concrete cards.
 
 For a viewer who may not see them, hidden cards are removed from tuples (a ``count`` or
-``hidden_count`` field says how many there were) and single hidden cards become None.
+``hidden_size`` field says how many there were) and single hidden cards become None.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class HandStarted:
     seat_count: int
     seats: tuple[int, ...]  # seats dealt in, in turn order from the dealer
     sitting_out: int | None  # with four players the dealer's opposite sits the hand out
-    stock_count: int
+    stock_size: int
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ class LongLaidDown:
     seat: int
     face_up: Card  # the card shown face up (all four are of this face)
     hidden: tuple[Card, ...]  # the three face-down cards (empty for other viewers)
-    hidden_count: int
+    hidden_size: int
     taken: bool  # True when the face-up card is the seat's own flip (拢 during play)
     discard_required: bool  # the seat must now discard (its first 招/拢 during play)
 

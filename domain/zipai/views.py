@@ -50,7 +50,7 @@ class MeldView:
     kind: MeldKind
     group: GroupKind
     cards: tuple[Card, ...]  # the cards this viewer may see
-    hidden_count: int  # face-down cards this viewer may not see (3 for another seat's 拢)
+    hidden_size: int  # face-down cards this viewer may not see (3 for another seat's 拢)
     taken: Card | None  # the claimed card, if any
     from_seat: int | None
 
@@ -62,7 +62,7 @@ class SeatView:
     seat: int
     active: bool  # False for the seat sitting the hand out
     hand: tuple[Card, ...]  # only for the seat itself (and arbiters)
-    hand_count: int  # cards in the hand (public)
+    hand_size: int  # cards in the hand (public)
     melds: tuple[MeldView, ...]  # the seat's 列 on the table
     discards: tuple[Card, ...]  # cards left in front of the seat (played, or flipped and not taken)
     bao: bool  # the seat declared 爆
@@ -85,7 +85,7 @@ class View:
     shown: Card | None  # the card face up awaiting claims
     shown_by: int | None  # who played or flipped the shown card
     shown_flipped: bool  # the shown card was flipped from the stock (not discarded)
-    stock_count: int
+    stock_size: int
     seats: tuple[SeatView, ...]
     awaiting: tuple[int, ...]  # seats the hand waits for (a seat sees only itself in claims)
     my_claim: Claim | None  # the viewer's own claim in the open window
@@ -122,7 +122,7 @@ def view(state: State, viewer: Viewer) -> View:
                 seat=s.seat,
                 active=s.active,
                 hand=cards(s.hand) if mine else (),
-                hand_count=len(s.hand),
+                hand_size=len(s.hand),
                 melds=tuple(_meld_view(m, mine) for m in s.melds),
                 discards=cards(s.discards),
                 bao=s.bao,
@@ -159,7 +159,7 @@ def view(state: State, viewer: Viewer) -> View:
         shown=_opt(state.shown),
         shown_by=state.shown_by if state.shown is not None else None,
         shown_flipped=state.shown_flipped if state.shown is not None else False,
-        stock_count=len(state.stock),
+        stock_size=len(state.stock),
         seats=tuple(seats),
         awaiting=awaiting,
         my_claim=my_claim,
@@ -217,7 +217,7 @@ def describe(event: Any) -> str:
     e = event
     if isinstance(e, HandStarted):
         out = f"; seat {e.sitting_out} sits out" if e.sitting_out is not None else ""
-        return f"hand started: seat {e.dealer} deals, {e.stock_count} cards in the stock{out}"
+        return f"hand started: seat {e.dealer} deals, {e.stock_size} cards in the stock{out}"
     if isinstance(e, Dealt):
         shown = _names(e.cards) if e.cards else f"{e.count} cards"
         return f"seat {e.seat} was dealt {shown}"

@@ -33,7 +33,7 @@ def test_a_seat_replays_only_what_it_saw_and_the_arbiter_everything(client: Tabl
     arbiter_steps = list(client.as_viewer(game_id, arbiter_token).replay(8, 10))
     assert [s.view.version for s in arbiter_steps] == [8, 9, 10]
     assert all(n > 0 for n in hands_shown(arbiter_steps[-1]))
-    assert len(arbiter_steps[-1].view.huaniao.deck) == arbiter_steps[-1].view.huaniao.deck_count
+    assert len(arbiter_steps[-1].view.huaniao.deck) == arbiter_steps[-1].view.huaniao.deck_size
 
 
 def test_after_the_end_everyone_replays_everything(client: TableClient) -> None:

@@ -251,3 +251,39 @@ def test_a_store_without_postgres_runs_no_feed(tmp_path: Any) -> None:
             server.close()
 
     asyncio.run(scenario())
+
+
+@PG
+def test_replicas_ride_out_a_database_restart() -> None:
+    """Moves fail at worst while the database is down; subscriptions come back on their own."""
+    with PgServer() as pg:
+        env = dict(
+            pg.env(pg.create_database("restart")),
+            PERSISTENCE_MODULE="eventsourcing.postgres",
+            CREATE_TABLE="y",
+        )
+
+        async def scenario() -> None:
+            a = TableServer(Store.open([env]))
+            b = replica(env)
+            try:
+                game_id = await seated(a)
+                received: list[int] = []
+
+                async def watch() -> None:
+                    async for events, _v, _b in b.watch(game_id, Viewer.of_seat(1), 0):
+                        received.extend(e.version for e in events)
+
+                watcher = asyncio.create_task(watch())
+                await eventually(lambda: len(received) >= 6)
+                await asyncio.to_thread(pg.restart, 0.5)
+                viewer, command, version = await next_move(a, game_id)
+                stored = await a.play(game_id, viewer, version, command)
+                await eventually(lambda: received[-1] == stored[-1].version, timeout=15)
+                assert received == list(range(1, stored[-1].version + 1))
+                watcher.cancel()
+            finally:
+                a.close()
+                b.close()
+
+        asyncio.run(scenario())

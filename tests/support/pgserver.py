@@ -110,6 +110,19 @@ class PgServer:
         )
 
     def start(self, timeout: float = 60.0) -> PgServer:
+        self._initdb(timeout)
+        return self._launch(timeout)
+
+    def restart(self, down_for: float = 0.0, timeout: float = 60.0) -> None:
+        """Stop the server (fast shutdown: sessions are cut) and start it on the same port."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGINT)
+        self.proc.wait(timeout=30)
+        self.proc = None
+        time.sleep(down_for)
+        self._launch(timeout, port=self.port)
+
+    def _initdb(self, timeout: float) -> None:
         init = self._run_as(
             [str(self.bin / "initdb"), "-D", str(self.data), "-U", USER, "--auth=trust",
              "-E", "UTF8", "--locale=C", "--no-sync"],
@@ -119,6 +132,8 @@ class PgServer:
         out, _ = init.communicate(timeout=timeout)
         if init.returncode != 0:
             raise PostgresUnavailable(f"initdb failed: {out.decode(errors='replace')[-2000:]}")
+
+    def _launch(self, timeout: float, port: int = 0) -> PgServer:
         options = {
             "listen_addresses": "127.0.0.1",
             "unix_socket_directories": str(self.dir),
@@ -131,7 +146,7 @@ class PgServer:
         options.update(self.settings)
         last_error = ""
         for _attempt in range(5):
-            self.port = free_port()
+            self.port = port or free_port()
             args = [str(self.bin / "postgres"), "-D", str(self.data), "-p", str(self.port)]
             for key, value in options.items():
                 args += ["-c", f"{key}={value}"]

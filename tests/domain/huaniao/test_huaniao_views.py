@@ -96,7 +96,7 @@ def test_seat_view_shows_own_hand_and_counts_only() -> None:
     assert [sv.hand_count for sv in v.seats] == [3, 4, 1]
     assert v.seats[0].cards == () and v.seats[2].cards == ()
     assert len(v.seats[1].cards) == 4
-    assert v.deck == () and v.deck_count == len(state.deck)
+    assert v.deck == () and v.deck_size == len(state.deck)
     assert v.viewer_seat == 1 and v.to_act == (0,)
 
 

@@ -40,12 +40,12 @@ DEFAULT: dict[str, str] = {
     "scores": "score of each seat, indexed by seat (zero-sum)",
     "group": "the shape of the 列",
     "bi": "the 比牌 列 laid down with it",
-    "stock_count": "cards in the stock",
+    "stock_size": "cards in the stock",
     "reason": "why",
     "prompt": "what is asked",
     "seats": "the seats concerned",
     "flipped": "true if it was flipped from the stock, false if discarded from a hand",
-    "hidden_count": "how many cards are not shown to this viewer",
+    "hidden_size": "how many cards are not shown to this viewer",
     "win_kind": "how the winning card came",
 }
 

@@ -51,7 +51,7 @@ def test_twenty_cards_each_and_the_rest_is_the_stock(seats: int, stock: int) -> 
     state = RULES.initial_state(Options(), seats, tuple(deck), 1)
     events = RULES.deal(state)
     started = first(events, HandStarted)
-    assert started.stock_count == stock
+    assert started.stock_size == stock
     assert [e.count for e in events if isinstance(e, Dealt)] == [20] * (3 if seats == 4 else seats)
     if seats == 4:
         assert started.sitting_out == 2  # the dealer's opposite sits the hand out
@@ -97,7 +97,7 @@ def test_long_shows_one_card_and_hides_three() -> None:
     _s, ev = dealt({0: JUNK, 1: "二二二二 四六八十 壹叁伍柒玖 四六八十 壹叁伍"}, seat_count=2)
     laid = first(ev, LongLaidDown)
     other = RULES.redact(laid, Viewer.of_seat(0))
-    assert other.hidden == () and other.hidden_count == 3 and other.face_up == laid.face_up
+    assert other.hidden == () and other.hidden_size == 3 and other.face_up == laid.face_up
 
 
 def test_a_non_dealer_with_two_long_draws_one_and_does_not_discard() -> None:

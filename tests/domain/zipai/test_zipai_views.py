@@ -63,7 +63,7 @@ def test_a_seat_sees_its_own_hand_and_the_others_counts() -> None:
     s = table({0: "五九", 1: "四六八", 2: "五五一"})
     v = RULES.view(s, Viewer.of_seat(1))
     assert [c.rank for c in v.seats[1].hand] == [4, 6, 8]
-    assert v.seats[0].hand == () and v.seats[0].hand_count == 2
+    assert v.seats[0].hand == () and v.seats[0].hand_size == 2
     assert v.stock == ()
 
 
@@ -78,8 +78,8 @@ def test_a_long_shows_one_face_to_others_and_all_to_its_owner() -> None:
     s = table({0: "五九", 1: "一", 2: "二"}, melds={2: [(MeldKind.LONG, "八八八八")]})
     other = RULES.view(s, Viewer.of_seat(0)).seats[2].melds[0]
     own = RULES.view(s, Viewer.of_seat(2)).seats[2].melds[0]
-    assert len(other.cards) == 1 and other.hidden_count == 3
-    assert len(own.cards) == 4 and own.hidden_count == 0
+    assert len(other.cards) == 1 and other.hidden_size == 3
+    assert len(own.cards) == 4 and own.hidden_size == 0
 
 
 def test_guo_zhang_memory_is_private() -> None:
