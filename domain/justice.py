@@ -230,6 +230,18 @@ class GameRedealt:
 
 
 @dataclass(frozen=True)
+class AttemptRefereed:
+    """REFEREE enforcement: ``seat`` attempted a move the rules forbid; the server took it as
+    the attempt it was and penalises it (the penalty facts follow)."""
+
+    seat: int
+    violation: ViolationKind
+    cards: tuple[int, ...]
+    rule: str  # the rule the attempt broke (RuleViolation.rule)
+    reason: str  # its stable code (RuleViolation.reason)
+
+
+@dataclass(frozen=True)
 class TurnTimedOut:
     """``seat`` did not act within the table's time limit (出牌超时)."""
 
@@ -248,6 +260,7 @@ JUSTICE_EVENT_TYPES: tuple[type, ...] = (
     PenaltyRevoked,
     GameRedealt,
     TurnTimedOut,
+    AttemptRefereed,
 )
 
 
@@ -318,3 +331,17 @@ class PenaltyRules(Protocol):
 
     def timeout_facts(self, state: Any, seat: int) -> list[Any]:
         """What happens to the turn of a seat that timed out, after its penalty."""
+
+    def violation_of(
+        self, state: Any, command: Any, error: Any
+    ) -> tuple[ViolationKind, tuple[int, ...]] | None:
+        """Which of the seed's violations a refused command is, and the cards it involves;
+        None for protocol problems (not your turn, cards not held, malformed), which are
+        refused in every enforcement mode."""
+
+    def penalised_turn_facts(self, state: Any, seat: int) -> list[Any]:
+        """REFEREE: what becomes of the turn after an attempt was penalised."""
+
+    def play_as_attempt(self, state: Any, command: Any) -> list[Any]:
+        """PLAYERS: the facts of ``command`` as played, though the rules forbid it (only for
+        commands ``violation_of`` classifies); a later report can penalise it."""

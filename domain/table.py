@@ -226,7 +226,20 @@ def play(table: Table, command: Any) -> list[Any]:
         raise RuleViolation("GAME_OVER", "table", "the game has ended")
     if table.paused:
         raise RuleViolation("GAME_PAUSED", "仲裁", "a report or appeal must be settled first")
-    return with_reveal(table, registry_rules(table.kind).decide(table.game, command))
+    rules = registry_rules(table.kind)
+    try:
+        return with_reveal(table, rules.decide(table.game, command))
+    except RuleViolation as error:
+        if table.enforcement is J.Enforcement.REJECT or not isinstance(rules, J.PenaltyRules):
+            raise
+        found = rules.violation_of(table.game, command, error)
+        if found is None:  # protocol-level: refused in every mode
+            raise
+        if table.enforcement is J.Enforcement.PLAYERS:  # honour system: stands as played
+            return with_reveal(table, rules.play_as_attempt(table.game, command))
+        from domain import tribunal
+
+        return tribunal.referee(table, command.seat, found, error)
 
 
 def act(table: Table, command: Any, last_move: Any = None) -> list[Any]:

@@ -173,6 +173,31 @@ def timed_out(table: Table, seat: int, version: int) -> list[Any]:
     return with_reveal(table, [timed, applied, *penalty_facts, *turn_facts])
 
 
+def referee(
+    table: Table, seat: int, found: tuple[J.ViolationKind, tuple[int, ...]], error: RuleViolation
+) -> list[Any]:
+    """REFEREE enforcement: the forbidden attempt is recorded and the seed's penalty applied
+    at once (illegal combo: discard + 摸1; wrong declaration: discard + 摸2; season rule: no
+    舞 next turn; discard order: a warning first, then the forced discard)."""
+    rules = registry_rules(table.kind)
+    assert isinstance(rules, J.PenaltyRules)
+    kind, cards = found
+    warned = table.warnings[seat] > 0
+    penalty = J.seed_penalty(kind, cards, warned) or J.Penalty(
+        J.PenaltyKind.FORCED_DISCARD, max(1, len(cards)), cards
+    )
+    attempt = J.AttemptRefereed(seat, kind, cards, error.rule, error.reason)
+    state = table.game
+    game_facts = (
+        [] if penalty.kind is J.PenaltyKind.WARNING else rules.penalty_facts(state, seat, penalty)
+    )
+    for f in game_facts:
+        state = rules.evolve(state, f)
+    turn = rules.penalised_turn_facts(state, seat)
+    applied = J.PenaltyApplied(table.version + 1, seat, penalty, len(game_facts))
+    return with_reveal(table, [attempt, applied, *game_facts, *turn])
+
+
 # --- settling a case ---------------------------------------------------------------------
 
 
@@ -350,6 +375,11 @@ def apply(table: Table, event: Any) -> Table:
             redeals=event.round,
             penalties=_close_appeal_windows(table.penalties),
         )
+    if isinstance(event, J.AttemptRefereed):
+        warnings = table.warnings
+        if event.violation is J.ViolationKind.DISCARD_ORDER:
+            warnings = _bump(warnings, event.seat)
+        return dataclasses.replace(table, warnings=warnings)
     if isinstance(event, J.TurnTimedOut):
         return table
     raise AssertionError(f"not a justice fact: {event!r}")
@@ -417,4 +447,6 @@ def describe(event: Any) -> str:
         return f"重新洗牌发牌: a new deal (round {event.round})"
     if isinstance(event, J.TurnTimedOut):
         return f"seat {event.seat} timed out ({event.limit_ms} ms)"
+    if isinstance(event, J.AttemptRefereed):
+        return f"seat {event.seat}: {event.violation.name} refereed ({event.rule}: {event.reason})"
     return repr(event)
