@@ -97,12 +97,26 @@ class Outcome:
 class GameRules(Protocol):
     """What the server needs from a game. One instance per game kind, registered by name."""
 
-    name: str  # registry key and proto package, e.g. "huaniao"
-    command_types: Sequence[type]  # dataclasses a seat may send
-    event_types: Sequence[type]  # dataclasses decide/deal may return
-    state_type: type
-    view_type: type
-    options_type: type
+    @property
+    def name(self) -> str:
+        """Registry key and proto package, e.g. "huaniao"."""
+
+    @property
+    def command_types(self) -> Sequence[type]:
+        """The dataclasses a seat may send."""
+
+    @property
+    def event_types(self) -> Sequence[type]:
+        """The dataclasses decide/deal may return."""
+
+    @property
+    def state_type(self) -> type: ...
+
+    @property
+    def view_type(self) -> type: ...
+
+    @property
+    def options_type(self) -> type: ...
 
     def check_options(self, options: Any) -> Any:
         """Validate an ``options_type`` value (the mode is one of its fields) and return it

@@ -173,9 +173,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 request.game_id, viewer, request.after_version
             ):
                 if batch is not None:  # a live batch: render once per viewer
-                    rendered = batch.render(
-                        seen_as, lambda evs, v=seen_as: render.events_proto(kind, evs, v)
-                    )
+                    rendered = batch.render(seen_as, functools.partial(_render, kind, seen_as))
                 else:
                     rendered = render.events_proto(kind, events, seen_as)
                 for msg in rendered:
@@ -184,6 +182,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
             raise
         except Exception as exc:
             await _abort(context, exc)
+
+
+def _render(kind: str, viewer: Viewer, events: list[Any]) -> list[pb.GameEvent]:
+    return render.events_proto(kind, events, viewer)
 
 
 def _page_start(token: str) -> int:

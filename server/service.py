@@ -193,9 +193,10 @@ class TableServer:
         fork = agg.fork()
         for i, fact in enumerate(facts):
             fork.record(fact, cause if i == 0 else None)
+        pending: list[Any] = list(fork.pending_events)
         stored = [
             StoredEvent(e.originator_version, e.timestamp, fact, e.hash, e.fact, e.cause)
-            for e, fact in zip(fork.pending_events, facts, strict=True)
+            for e, fact in zip(pending, facts, strict=True)
         ]
         try:
             await asyncio.wrap_future(self.store.submit(fork))
