@@ -5,12 +5,11 @@ through that shard's ``GroupCommitter`` and reads back through that shard's appl
 SQLite, one PostgreSQL database and several PostgreSQL shards share one code path.
 
 On PostgreSQL, every shard also runs one ``Feed``: a single LISTEN/NOTIFY subscription
-(eventsourcing's ``recorder.subscribe()``, the iterator ``ApplicationSubscription`` wraps)
-read by one thread, which hands the events other processes stored to the event loop in
-batches. That is how a move accepted on replica A reaches Watch streams on replica B, and how
-B's cached games stay current. It is one database connection (two with the puller) per shard
-per process, never one per stream. This process's own events are recognised by notification
-id and skipped before they are even decoded.
+on the event loop that delivers the events other processes stored, in batches. That is how a
+move accepted on replica A reaches Watch streams on replica B, and how B's cached games stay
+current. It is one database connection per shard per process, never one per stream. This
+process's own events are recognised by notification id and skipped before they are even
+decoded.
 """
 
 from __future__ import annotations
@@ -107,121 +106,152 @@ def is_postgres(app: TableApplication) -> bool:
 
 
 class Feed:
-    """One shard's events stored by other processes, handed to the event loop in batches."""
+    """One shard's events stored by other processes, delivered on the event loop.
+
+    One PostgreSQL connection of its own per shard and process: it LISTENs on the events
+    table's channel (eventsourcing NOTIFYs it in every insert transaction) and, on each
+    notification, reads the rows after the last one it saw, by notification id, exactly as
+    eventsourcing's ``ApplicationSubscription`` does. It runs on the event loop with
+    psycopg's async connection rather than in threads: with the loop busy serving streams,
+    each hand-over between threads waited for the GIL, which put tens of milliseconds on
+    the tail of cross-replica delivery (see docs/benchmarks.md, P2).
+    """
+
+    SELECT_LIMIT = 500
 
     def __init__(
         self, app: TableApplication, loop: asyncio.AbstractEventLoop, deliver: Deliver, wants: Wants
     ) -> None:
+        from psycopg import sql
+
         self.app = app
-        self.loop = loop
         self.deliver = deliver
         self.wants = wants
-        self.position: int = app.recorder.max_notification_id() or 0
+        recorder: Any = app.recorder
+        self.position: int = recorder.max_notification_id() or 0
+        datastore = recorder.datastore
+        self._connect_kwargs = dict(datastore.pool.kwargs)
+        self._get_password = getattr(datastore.pool, "get_password_func", None)
+        table = sql.Identifier(datastore.schema, recorder.events_table_name)
+        self._listen = sql.SQL("LISTEN {}").format(sql.Identifier(recorder.channel_name))
+        self._select = sql.SQL(
+            "SELECT notification_id, originator_id, originator_version, topic, state "
+            "FROM {} WHERE notification_id > %s ORDER BY notification_id LIMIT %s"
+        ).format(table)
         self._own: set[int] = set()
         self._own_lock = threading.Lock()
-        self._pending: collections.deque[tuple[UUID, Any, StoredEvent | None]] = collections.deque()
-        self._scheduled = False
         self._kinds: collections.OrderedDict[UUID, str] = collections.OrderedDict()
-        self._stop = threading.Event()
-        self._sub: Any = None
         self.received = 0  # events from other processes that this process cared about
         self.skipped_own = 0
-        self._thread = threading.Thread(target=self._run, name="store-feed", daemon=True)
-        self._thread.start()
+        self.connected = asyncio.Event()
+        self._task = loop.create_task(self._run(), name="store-feed")
 
     # --- called by the group committer thread -------------------------------------------
 
     def saved(self, recordings: list[Any]) -> None:
-        """This process stored these: the subscription need not decode or deliver them."""
+        """This process stored these: the feed need not decode or deliver them."""
         with self._own_lock:
             for r in recordings:
                 nid = r.notification.id
                 if nid is not None and nid > self.position:
                     self._own.add(nid)
 
-    # --- the subscription thread -------------------------------------------------------
+    # --- on the event loop -------------------------------------------------------------
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
+    async def _run(self) -> None:
+        import psycopg
+
+        while True:
             try:
-                with self.app.recorder.subscribe(gt=self.position) as sub:
-                    self._sub = sub
-                    if self._stop.is_set():
-                        return
-                    for notification in sub:
-                        self._handle(notification)
-            except Exception:  # the database went away: resubscribe from where we were
-                if self._stop.is_set():
-                    return
-                log.warning("store subscription failed; retrying in 1 s", exc_info=True)
-                self._stop.wait(1.0)
+                kwargs = dict(self._connect_kwargs)
+                if self._get_password is not None:
+                    kwargs["password"] = self._get_password()
+                conn = await psycopg.AsyncConnection.connect(autocommit=True, **kwargs)
+                async with conn:
+                    await conn.execute(self._listen)
+                    self.connected.set()
+                    while True:
+                        await self._pull(conn)  # everything after the last row seen
+                        # Wait for the next NOTIFY (one that came during the read is kept
+                        # by psycopg and returned at once). The generator holds the
+                        # connection, so it must end before the next read; the timeout is
+                        # a safety net, not the mechanism.
+                        async for _notify in conn.notifies(timeout=5.0, stop_after=1):
+                            pass
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the database went away: listen again from where we were
+                self.connected.clear()
+                log.warning("store feed lost its connection; retrying in 1 s", exc_info=True)
+                await asyncio.sleep(1.0)
 
-    def _handle(self, n: Notification) -> None:
-        self.position = n.id
+    async def _pull(self, conn: Any) -> None:
+        while True:
+            cur = await conn.execute(self._select, (self.position, self.SELECT_LIMIT))
+            rows = await cur.fetchall()
+            if not rows:
+                return
+            by_game: dict[UUID, tuple[list[Any], list[StoredEvent]]] = {}
+            for row in rows:
+                await self._handle(row, by_game)
+            for gid, (events, decoded) in by_game.items():
+                try:
+                    self.deliver(gid, events, decoded)
+                except Exception:
+                    log.exception("delivering events of game %s failed", gid)
+            if len(rows) < self.SELECT_LIMIT:
+                return
+
+    async def _handle(
+        self, row: Any, by_game: dict[UUID, tuple[list[Any], list[StoredEvent]]]
+    ) -> None:
+        nid = row["notification_id"]
+        self.position = nid
         with self._own_lock:
-            if n.id in self._own:
-                self._own.discard(n.id)
+            if nid in self._own:
+                self._own.discard(nid)
                 self.skipped_own += 1
                 return
             if len(self._own) > 10_000:  # ids this feed will never see again
-                self._own = {i for i in self._own if i > n.id}
-        gid = n.originator_id
-        assert isinstance(gid, UUID)
+                self._own = {i for i in self._own if i > nid}
+        gid = row["originator_id"]
         kind = self.wants(gid)
         if kind is None:
             return
-        event = self.app.mapper.to_domain_event(n)
-        stored = self._decode(gid, kind, event)
-        self._pending.append((gid, event, stored))
+        notification = Notification(
+            id=nid,
+            originator_id=gid,
+            originator_version=row["originator_version"],
+            topic=row["topic"],
+            state=bytes(row["state"]),
+        )
+        event = self.app.mapper.to_domain_event(notification)
+        stored = await self._decode(gid, kind, event)
+        events, decoded = by_game.setdefault(gid, ([], []))
+        events.append(event)
+        if stored is not None:
+            decoded.append(stored)
         self.received += 1
-        if not self._scheduled:
-            self._scheduled = True
-            try:
-                self.loop.call_soon_threadsafe(self._drain)
-            except RuntimeError:  # the loop is closed: we are shutting down
-                self._stop.set()
 
-    def _decode(self, gid: UUID, kind: str, event: Any) -> StoredEvent | None:
+    async def _decode(self, gid: UUID, kind: str, event: Any) -> StoredEvent | None:
         try:
             if isinstance(event, GameAggregate.Opened):
                 kind = str(event.fact["data"]["kind"])
             elif not kind:
-                kind = self._kinds.get(gid) or self.app.kind_of(gid)
+                known = self._kinds.get(gid)
+                kind = known if known else await asyncio.to_thread(self.app.kind_of, gid)
             self._kinds[gid] = kind
             self._kinds.move_to_end(gid)
             if len(self._kinds) > 100_000:
                 self._kinds.popitem(last=False)
             fact = tables.decode_event(kind, event.fact)
-            return StoredEvent(
-                event.originator_version, event.timestamp, fact, event.hash, event.fact, event.cause
-            )
+            return StoredEvent(event.originator_version, event.timestamp, fact, event.hash)
         except Exception:  # an unknown kind here (an older replica?): the cache still learns
             log.warning("cannot decode an event of game %s", gid, exc_info=True)
             return None
 
-    # --- on the event loop -------------------------------------------------------------
-
-    def _drain(self) -> None:
-        self._scheduled = False
-        by_game: dict[UUID, tuple[list[Any], list[StoredEvent]]] = {}
-        while self._pending:
-            gid, event, stored = self._pending.popleft()
-            events, decoded = by_game.setdefault(gid, ([], []))
-            events.append(event)
-            if stored is not None:
-                decoded.append(stored)
-        for gid, (events, decoded) in by_game.items():
-            try:
-                self.deliver(gid, events, decoded)
-            except Exception:
-                log.exception("delivering events of game %s failed", gid)
-
     def stop(self) -> None:
-        self._stop.set()
-        sub = self._sub
-        if sub is not None:
-            sub.stop()
-        self._thread.join(timeout=5)
+        self._task.cancel()
 
 
 class Store:

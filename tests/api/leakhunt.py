@@ -82,9 +82,10 @@ def hunt(client: TableClient, options: pb.GameOptions, seats: int, seed: int) ->
         reply = players[seat].play(rng.choice(list(legal.moves)), legal.version)
         view_checks.append((reply.version, seat, _events_message(reply.events)))
         version = reply.version
-        hidden[version] = hidden_sets(arbiter.view(), seats)
+        seen_all = arbiter.view()  # the arbiter knows every awaited seat (claims too)
+        hidden[version] = hidden_sets(seen_all, seats)
         moves_at.append(version)
-        to_act = list(reply.to_act)
+        to_act = list(seen_all.to_act)
         if len(moves_at) == 8 and to_act:  # mid-game: replay everything so far, per seat
             for s in range(seats):
                 for step in players[s].replay():

@@ -187,7 +187,7 @@ def test_every_error_path_has_its_code_and_detail(client: TableClient) -> None:
     field(lambda: stub.Watch(pb.WatchRequest(game_id=game_id, after_version=-1)), "after_version")
     # rule violations: ErrorInfo with the reason and the rule
     move = pb.Move()
-    move.CopyFrom(legal.moves[0])
+    move.CopyFrom(next(m for m in legal.moves if m.WhichOneof("game") == "huaniao"))
     getattr(move.huaniao, move.huaniao.WhichOneof("kind")).seat = 0
     info = _expect(lambda: idle.play(move, legal.version), FP, EI)
     assert info.reason == "NOT_YOUR_TURN" and info.metadata["rule"]  # type: ignore[attr-defined]

@@ -24,3 +24,19 @@ def test_no_seat_ever_receives_a_card_it_may_not_see(client: TableClient, chunk:
     print(f"chunk {chunk}: {GAMES_PER_CHUNK} games, {checks} messages checked, {len(leaks)} leaks")
     assert checks > GAMES_PER_CHUNK * 20
     assert not leaks, "\n".join(leaks[:20])
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_no_zipai_seat_ever_receives_a_card_it_may_not_see(client: TableClient, seats: int) -> None:
+    from tabletop.v1 import tabletop_pb2 as pb
+    from tabletop.zipai.v1 import zipai_pb2 as zp
+
+    checks, leaks = 0, []
+    for i in range(30):
+        seed = 20_000 + seats * 100 + i
+        result = hunt(client, pb.GameOptions(zipai=zp.Options()), seats, seed)
+        checks += result.checks
+        leaks += result.leaks
+    print(f"zipai {seats} seats: 30 games, {checks} messages checked, {len(leaks)} leaks")
+    assert checks > 30 * 20
+    assert not leaks, "\n".join(leaks[:20])

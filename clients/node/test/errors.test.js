@@ -58,7 +58,8 @@ test('rule violations and stale versions carry ErrorInfo reasons', withClient(as
   assert.equal(info.metadata.current_version, String(legal.version));
 
   // Out of turn: FAILED_PRECONDITION, ErrorInfo with a reason code and the rule's name.
-  const move = JSON.parse(JSON.stringify(legal.moves[0]));
+  // a game move (LegalMoves may also list table commands, e.g. a misplay undo)
+  const move = JSON.parse(JSON.stringify(legal.moves.find((m) => m.game === 'huaniao')));
   const command = move.huaniao[move.huaniao.kind];
   command.seat = 0; // "my seat": the server fills in the caller's seat from the token
   const turn = await failure(idle.play(move, legal.version));
