@@ -9,6 +9,7 @@ import argparse
 import random
 import threading
 
+from clients.python.audit import export_lines, verify_lines
 from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import TableClient
 from clients.python.serverproc import ServerProcess, is_serving
@@ -31,13 +32,13 @@ def main(argv: list[str] | None = None) -> None:
         own = ServerProcess().start()
         target = own.target
     try:
-        run(target, seed)
+        run(target, seed, own is None)
     finally:
         if own is not None:
             own.cleanup()
 
 
-def run(target: str, seed: int) -> None:
+def run(target: str, seed: int, server_stays: bool = True) -> None:
     with TableClient(target) as client:
         options = pb.GameOptions(huaniao=huaniao_pb2.Options(mode=huaniao_pb2.MODE_BASIC))
         created = client.create_game(options, seat_count=4, seed=seed)
@@ -54,7 +55,17 @@ def run(target: str, seed: int) -> None:
         print()
         print(view_text(final))
         print(f"\n{moves} moves. winner(s): seat {', '.join(map(str, final.outcome.winners))}")
-        print(f"game id: {game_id}   replay: .venv/bin/tabletop replay {game_id} --target {target}")
+        print(f"game id: {game_id}")
+        report = verify_lines(export_lines(client.as_viewer(game_id).history()))
+        print(
+            f"audit: verified {report.events} events, {report.moves_redecided} moves re-decided "
+            "through the engine, the shuffle commitment and the hash chain"
+        )
+        if server_stays:
+            print(f"step through it: .venv/bin/tabletop --target {target} replay {game_id}")
+            print(f"verify it:       .venv/bin/tabletop-audit --target {target} verify {game_id}")
+        else:
+            print("(the demo's own server stops now; `make run` first to keep games for replay)")
 
 
 def _print_stream(seat: object) -> None:
