@@ -77,12 +77,13 @@ async def open_games(
 
 
 async def play_rate(
-    target: str, concurrency: int, seconds: float, pool: int
+    target: str, concurrency: int, seconds: float, pool: int, errors: list[str] | None = None
 ) -> tuple[float, list[float]]:
     """Random legal moves in ``concurrency`` games at once: moves/s and Play latencies."""
     async with grpc.aio.insecure_channel(target) as ch:
         stub = pb_grpc.TableServiceStub(ch)
         games = await open_games(stub, max(pool, concurrency), 1000)
+        errors = [] if errors is None else errors
         moves = 0
         latencies: list[float] = []
 
@@ -100,16 +101,23 @@ async def play_rate(
                     to_act = list(view.view.to_act)
                     continue
                 md = ((TOKEN_HEADER, tokens[to_act[0]]),)
-                legal = await stub.LegalMoves(pb.LegalMovesRequest(game_id=game_id), metadata=md)
-                t0 = time.perf_counter()
-                reply = await stub.Play(
-                    pb.PlayRequest(
-                        game_id=game_id,
-                        expected_version=legal.version,
-                        move=rng.choice(list(legal.moves)),
-                    ),
-                    metadata=md,
-                )
+                try:
+                    legal = await stub.LegalMoves(
+                        pb.LegalMovesRequest(game_id=game_id), metadata=md
+                    )
+                    t0 = time.perf_counter()
+                    reply = await stub.Play(
+                        pb.PlayRequest(
+                            game_id=game_id,
+                            expected_version=legal.version,
+                            move=rng.choice(list(legal.moves)),
+                        ),
+                        metadata=md,
+                    )
+                except grpc.aio.AioRpcError as err:  # counted, and that game is left
+                    errors.append(f"{err.code().name}: {err.details()}")
+                    to_act = []
+                    continue
                 latencies.append(time.perf_counter() - t0)
                 moves += 1
                 to_act = list(reply.to_act)
@@ -151,12 +159,21 @@ def api_section(quick: bool) -> list[str]:
         "Play p99 ms |",
         "|---|---|---|---|---|---|---|",
     ]
+    failed: list[str] = []
     for store in ("sqlite", "postgres"):
         with ExitStack() as stack, server_for(store, stack) as server:
             for concurrency in CONCURRENCY:
                 noop = asyncio.run(noop_rate(server.target, concurrency, seconds))
                 pool = int(seconds * 2500 / 50) + concurrency
-                rate, lat = asyncio.run(play_rate(server.target, concurrency, seconds, pool))
+                errors: list[str] = []
+                rate, lat = asyncio.run(
+                    play_rate(server.target, concurrency, seconds, pool, errors)
+                )
+                if errors:
+                    failed.append(
+                        f"{len(errors)} moves failed at {concurrency} games on {store}, "
+                        f"e.g. {errors[0]}"
+                    )
                 if store == "sqlite" and concurrency == 200:
                     targets.at_least("P1 SQLite moves/s vs no-op pairs/s, 200 games",
                                      rate / noop, 0.6)
@@ -168,4 +185,7 @@ def api_section(quick: bool) -> list[str]:
                     f"{quantile_ms(lat, 50):.1f} | {quantile_ms(lat, 99):.1f} |"
                 )
                 print(lines[-1], flush=True)
+    if failed:
+        lines += ["", "Server errors during the run (those games were left, not retried):", ""]
+        lines += [f"- {f}" for f in failed]
     return lines

@@ -194,13 +194,19 @@ async def _measure_tabletop(
                 pb.WatchRequest(game_id=game_id, after_version=0), metadata=md
             )
             first = True
-            async for reply in call:
+            try:
+                async for reply in call:
+                    if first:
+                        opened += 1
+                        first = False
+                    t0 = sent.get((game_id, reply.event.version - 1))
+                    if t0 is not None:
+                        latencies.append(time.perf_counter() - t0)
+            except grpc.aio.AioRpcError:
+                pass  # cancelled at the end, or the server failed this stream
+            finally:
                 if first:
                     opened += 1
-                    first = False
-                t0 = sent.get((game_id, reply.event.version - 1))
-                if t0 is not None:
-                    latencies.append(time.perf_counter() - t0)
 
         watchers = [asyncio.create_task(watcher(i)) for i in range(streams)]
         while opened < streams:
@@ -226,6 +232,8 @@ async def _measure_tabletop(
                     ),
                     metadata=md,
                 )
+            except grpc.aio.AioRpcError:
+                done.add(game_id)  # a refused or failed move: leave that game
             finally:
                 busy.discard(game_id)
 

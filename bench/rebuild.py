@@ -25,14 +25,15 @@ SIZES = (100, 1000, 5000)
 
 
 def _store_game(committer: GroupCommitter, events: int, step: int = 25) -> GameAggregate:
-    agg = pass_game(events - 4)  # 4 table events (created, 2 seats, started) + passes
+    """A pass game stored up to exactly ``events`` events, ``step`` moves per transaction."""
+    agg = pass_game(events)  # long enough never to end here
     committer.submit(agg).result()
-    while agg.table.phase.name == "PLAYING":
+    while agg.version < events:
         agg = agg.fork()
-        for _ in range(step):
-            if not pass_move(agg):
-                break
+        for _ in range(min(step, events - agg.version)):
+            pass_move(agg)
         committer.submit(agg).result()
+    assert agg.version == events, agg.version
     return agg
 
 

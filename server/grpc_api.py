@@ -120,6 +120,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @unary
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
         viewer = await self._viewer(request.game_id, context)
+        if request.HasField("as_seat"):
+            viewer = await self.server.as_seat(request.game_id, viewer, request.as_seat)
         version = request.version if request.HasField("version") else None
         snap = await self.server.snapshot(request.game_id, viewer, version)
         return pb.GetViewResponse(view=render.view_proto(snap))
@@ -148,6 +150,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
     ) -> AsyncIterator[pb.ReplayResponse]:
         try:
             viewer = await self._viewer(request.game_id, context)
+            if request.HasField("as_seat"):
+                viewer = await self.server.as_seat(request.game_id, viewer, request.as_seat)
             async for event, snap in self.server.replay(
                 request.game_id, viewer, request.from_version, request.to_version
             ):

@@ -112,6 +112,10 @@ class TableServer:
                     self._latest[game_id] = moved
                 except Exception:
                     self._latest.pop(game_id, None)
+                else:
+                    # e.g. the turn clock: every replica holding the game arms its deadline;
+                    # should several fire, the store lets one timeout in (by version)
+                    self.after_append(game_id, moved)
             else:  # a gap: re-read on next use
                 self._latest.pop(game_id, None)
         self.hub.publish(game_id, stored)
@@ -198,8 +202,19 @@ class TableServer:
             StoredEvent(e.originator_version, e.timestamp, fact, e.hash, e.fact, e.cause)
             for e, fact in zip(pending, facts, strict=True)
         ]
+        done = asyncio.wrap_future(self.store.submit(fork))
         try:
-            await asyncio.wrap_future(self.store.submit(fork))
+            await asyncio.shield(done)
+        except asyncio.CancelledError:
+            # The caller went away mid-commit; the move may still be stored. Then forget
+            # the old version here and tell the watchers, as if it came from elsewhere.
+            def landed(f: asyncio.Future[None]) -> None:
+                self._latest.pop(agg.id, None)
+                if not f.cancelled() and f.exception() is None:
+                    self.hub.publish(agg.id, stored)
+
+            done.add_done_callback(landed)
+            raise
         except IntegrityError:
             self._latest.pop(agg.id, None)  # another writer won: never trust memory now
             current = (await self._load(agg.id)).version
@@ -391,6 +406,15 @@ class TableServer:
         latest = await self._load(gid)
         seen_as = tables.viewer_for(latest.table, viewer)
         return Snapshot(gid, agg.version, agg.table, seen_as, agg.head_hash)
+
+    async def as_seat(self, game_id: str, viewer: Viewer, seat: int) -> Viewer:
+        """The arbiter may look through a seat's eyes (disputes and appeals)."""
+        if viewer.role is not Role.ARBITER:
+            raise PermissionDenied("only the table's arbiter may view as a seat")
+        agg = await self._load(self.parse_id(game_id))
+        if not 0 <= seat < agg.table.seat_count:
+            raise MalformedCommand("as_seat", f"must be 0..{agg.table.seat_count - 1}")
+        return Viewer.of_seat(seat)
 
     async def replay(
         self, game_id: str, viewer: Viewer, first: int, last: int

@@ -245,7 +245,14 @@ class Feed:
             if len(self._kinds) > 100_000:
                 self._kinds.popitem(last=False)
             fact = tables.decode_event(kind, event.fact)
-            return StoredEvent(event.originator_version, event.timestamp, fact, event.hash)
+            return StoredEvent(
+                event.originator_version,
+                event.timestamp,
+                fact,
+                event.hash,
+                event.fact,
+                getattr(event, "cause", None),
+            )
         except Exception:  # an unknown kind here (an older replica?): the cache still learns
             log.warning("cannot decode an event of game %s", gid, exc_info=True)
             return None

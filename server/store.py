@@ -235,7 +235,17 @@ class GroupCommitter:
                     self._queue.put(None)
                     break
                 batch.append(nxt)
-            self._save(batch)
+            # A caller that gave up before its save began (a cancelled call) is not saved;
+            # once running, a future can no longer be cancelled, so resolving it is safe.
+            batch = [(agg, fut) for agg, fut in batch if fut.set_running_or_notify_cancel()]
+            if batch:
+                try:
+                    self._save(batch)
+                except Exception:  # never let the writer thread die: callers would hang
+                    log.exception("group commit failed")
+                    for _agg, fut in batch:
+                        if not fut.done():
+                            fut.set_exception(RuntimeError("group commit failed"))
 
     def _save(self, batch: list[tuple[GameAggregate, concurrent.futures.Future[None]]]) -> None:
         pending = [(agg, list(agg.collect_events()), fut) for agg, fut in batch]

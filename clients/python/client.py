@@ -112,10 +112,13 @@ class SeatClient:
             ).version
         )
 
-    def view(self, version: int | None = None) -> pb.GameView:
+    def view(self, version: int | None = None, as_seat: int | None = None) -> pb.GameView:
+        """The game now or at ``version``; the arbiter may ask ``as_seat``."""
         request = pb.GetViewRequest(game_id=self.game_id)
         if version is not None:
             request.version = version
+        if as_seat is not None:
+            request.as_seat = as_seat
         return self.stub.GetView(request, metadata=self.metadata).view
 
     def legal_moves(self) -> pb.LegalMovesResponse:
@@ -156,14 +159,17 @@ class SeatClient:
             if not token:
                 return
 
-    def replay(self, from_version: int = 0, to_version: int = 0) -> Iterator[pb.ReplayResponse]:
-        """Each version's event and view as this viewer may see it (see the Replay RPC)."""
-        yield from self.stub.Replay(
-            pb.ReplayRequest(
-                game_id=self.game_id, from_version=from_version, to_version=to_version
-            ),
-            metadata=self.metadata,
+    def replay(
+        self, from_version: int = 0, to_version: int = 0, as_seat: int | None = None
+    ) -> Iterator[pb.ReplayResponse]:
+        """Each version's event and view as this viewer may see it (see the Replay RPC);
+        the arbiter may replay ``as_seat``."""
+        request = pb.ReplayRequest(
+            game_id=self.game_id, from_version=from_version, to_version=to_version
         )
+        if as_seat is not None:
+            request.as_seat = as_seat
+        yield from self.stub.Replay(request, metadata=self.metadata)
 
     def watch(
         self, after_version: int = 0, retries: int = 20, backoff: float = 0.2

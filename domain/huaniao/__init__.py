@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.engine import Outcome, Viewer
-from domain.huaniao import rules, views
+from domain import justice as J
+from domain.engine import Outcome, RuleViolation, Viewer
+from domain.huaniao import penalties, rules, views
 from domain.huaniao.cards import CARDS, Card, CardClass, CardKind
 from domain.huaniao.commands import COMMAND_TYPES, ChangeSeason, Discard, Guess, Perch, Play
 from domain.huaniao.events import EVENT_TYPES
@@ -16,7 +17,8 @@ from domain.huaniao.views import View
 
 
 class HuaniaoRules:
-    """花鸟风月 as a :class:`domain.engine.GameRules`."""
+    """花鸟风月 as a :class:`domain.engine.GameRules` and a :class:`domain.justice.PenaltyRules`
+    (penalties touch the cards, so the REFEREE and PLAYERS enforcement modes work)."""
 
     name = "huaniao"
     command_types = COMMAND_TYPES
@@ -67,6 +69,25 @@ class HuaniaoRules:
         if not state.end_reason:
             return None
         return Outcome(state.winners, state.scores, state.end_reason)
+
+    # --- PenaltyRules (domain/huaniao/penalties.py) ---
+
+    def penalty_facts(self, state: HuaniaoState, seat: int, penalty: J.Penalty) -> list[Any]:
+        return penalties.penalty_facts(state, seat, penalty)
+
+    def timeout_facts(self, state: HuaniaoState, seat: int) -> list[Any]:
+        return penalties.timeout_facts(state, seat)
+
+    def violation_of(
+        self, state: HuaniaoState, command: Any, error: RuleViolation
+    ) -> tuple[J.ViolationKind, tuple[int, ...]] | None:
+        return penalties.violation_of(state, command, error)
+
+    def penalised_turn_facts(self, state: HuaniaoState, seat: int) -> list[Any]:
+        return penalties.penalised_turn_facts(state, seat)
+
+    def play_as_attempt(self, state: HuaniaoState, command: Any) -> list[Any]:
+        return penalties.play_as_attempt(state, command)
 
 
 RULES = HuaniaoRules()

@@ -50,12 +50,15 @@ class Perched:
 
 @dataclass(frozen=True)
 class Drew:
-    """``seat`` drew ``count`` cards from the deck (``cards`` empty if hidden from the viewer)."""
+    """``seat`` drew ``count`` cards from the deck (``cards`` empty if hidden from the viewer).
+
+    ``shown``: the seat's hand was open (公开手牌, a penalty), so everyone sees the cards."""
 
     seat: int
     cards: tuple[Card, ...]
     count: int
     cause: Cause
+    shown: bool = False
 
 
 @dataclass(frozen=True)
@@ -86,11 +89,13 @@ class HandLimitChanged:
 
 @dataclass(frozen=True)
 class Transfer:
-    """One card moving between hands; ``card`` is None for viewers who are neither side."""
+    """One card moving between hands; ``card`` is None for viewers who are neither side,
+    unless ``shown``: one side's hand was open (公开手牌), so everyone sees the card."""
 
     from_seat: int
     to_seat: int
     card: Card | None
+    shown: bool = False
 
 
 @dataclass(frozen=True)
@@ -140,9 +145,11 @@ class GuessesRevealed:
 
 @dataclass(frozen=True)
 class CardTaken:
-    """曲高和寡 with a short deck: ``to_seat`` took a random card from ``from_seat``."""
+    """A random card taken from another hand because the deck was short: 曲高和寡
+    (``LOFTY_TUNE``), or the forced-discard penalty's 补足 from the fullest hand (``PENALTY``)."""
 
     transfer: Transfer
+    cause: Cause = Cause.LOFTY_TUNE
 
 
 @dataclass(frozen=True)
@@ -199,6 +206,62 @@ class GameEnded:
     reason: str  # EMPTIED_HAND, LOWEST_SCORE, TIE_BREAK, SHOWDOWN
 
 
+# --- penalties (四、违规与仲裁; domain/huaniao/penalties.py) ------------------------------------
+
+
+@dataclass(frozen=True)
+class PenaltyDiscarded:
+    """A penalty discarded ``cards`` of ``seat`` face up: from its hand, or (``from_table``) the
+    cards of its forbidden play from the table. An owed discard is not settled by it."""
+
+    seat: int
+    cards: tuple[Card, ...]
+    from_table: bool
+
+
+@dataclass(frozen=True)
+class DanceBanned:
+    """未宣告或遵守季节规则: ``seat`` may not 舞 (function cards, special combos) on its turn
+    number ``turn`` (its next turn)."""
+
+    seat: int
+    turn: int
+
+
+@dataclass(frozen=True)
+class HandOpened:
+    """公开手牌1回合: ``seat``'s hand (``cards``) is open to every seat and spectator for the
+    next ``turns`` turns at the table (one round); the cards it draws meanwhile are shown."""
+
+    seat: int
+    cards: tuple[Card, ...]
+    turns: int
+
+
+@dataclass(frozen=True)
+class AttemptPlayed:
+    """PLAYERS enforcement: ``seat`` made a play the rules forbid (``reason``), and it stands
+    as played until reported: the cards lie on the table and the seat's action is over, but the
+    play has no effect and no count (the next seat answers the last legal 吟/诵)."""
+
+    seat: int
+    cards: tuple[Card, ...]
+    reason: str
+    combo: Combo | None = None
+    target: int | None = None
+    announce: int | None = None
+    season: Season | None = None
+    chosen_season: Season | None = None
+
+
+@dataclass(frozen=True)
+class GuessingCancelled:
+    """曲高和寡 lapsed: a penalty changed ``seat``'s single card before the guesses were
+    revealed."""
+
+    seat: int
+
+
 EVENT_TYPES: tuple[type, ...] = (
     Dealt,
     LeaderChosen,
@@ -219,4 +282,9 @@ EVENT_TYPES: tuple[type, ...] = (
     HandsRecovered,
     ShowdownDealt,
     GameEnded,
+    PenaltyDiscarded,
+    DanceBanned,
+    HandOpened,
+    AttemptPlayed,
+    GuessingCancelled,
 )

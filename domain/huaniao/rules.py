@@ -30,19 +30,24 @@ from domain.huaniao.cards import (
 )
 from domain.huaniao.commands import ChangeSeason, Discard, Guess, Perch, Play
 from domain.huaniao.events import (
+    AttemptPlayed,
     CardsExchanged,
     CardTaken,
+    DanceBanned,
     Dealt,
     Discarded,
     DiscardRequired,
     Drew,
     GameEnded,
     GuessesRevealed,
+    GuessingCancelled,
     GuessingOpened,
     GuessMade,
     HandLimitChanged,
+    HandOpened,
     HandsRecovered,
     LeaderChosen,
+    PenaltyDiscarded,
     Perched,
     Played,
     PlayRestarted,
@@ -147,6 +152,8 @@ def initial_state(
         hand_limit=BASE_LIMIT if has_hand_limit(options) else None,
         dance_ban_at=(-1,) * n,
         cool_ban_at=(-1,) * n,
+        wu_ban_at=(-1,) * n,
+        open_hand_until=(-1,) * n,
         guessed_at_one=(False,) * n,
     )
 
@@ -205,11 +212,28 @@ def _play_rules(
     )
 
 
+def dance_banned(s: HuaniaoState, seat: int) -> bool:
+    """No 舞 now: 天上天下's user on its next turn, or a seat penalised for the season rule
+    (下回合不可进行“舞”). Both bans forbid the same plays (function cards, special combos)."""
+    turn = s.turns_taken[seat]
+    return s.dance_ban_at[seat] == turn or bool(s.wu_ban_at) and s.wu_ban_at[seat] == turn
+
+
+def total_turns(s: HuaniaoState) -> int:
+    """Turns completed at the table so far (the clock of 公开手牌1回合)."""
+    return sum(s.turns_taken)
+
+
+def hand_open(s: HuaniaoState, seat: int) -> bool:
+    """公开手牌: ``seat``'s hand is open to everyone (a penalty, for one round)."""
+    return bool(s.open_hand_until) and total_turns(s) < s.open_hand_until[seat]
+
+
 def play_rules(s: HuaniaoState, seat: int) -> PlayRules:
     return _play_rules(
         s.options,
         seasons_of(s, seat),
-        s.dance_ban_at[seat] == s.turns_taken[seat],
+        dance_banned(s, seat),
         s.cool_ban_at[seat] == s.turns_taken[seat],
     )
 
@@ -267,10 +291,20 @@ def _put(t: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
 
 
 def _hands_changed(s: HuaniaoState, hands: tuple[Hand, ...], **changes: Any) -> HuaniaoState:
-    """Replace the hands; a seat no longer at one card may be guessed again (曲高和寡)."""
+    """Replace the hands; a seat no longer at one card may be guessed again (曲高和寡). An
+    owed discard never exceeds the hand (a penalty may take cards from a seat that owes)."""
     guessed = s.guessed_at_one
     if True in guessed:
         guessed = tuple(g and len(h.cards) == 1 for g, h in zip(guessed, hands, strict=True))
+    pending = changes.get("pending_discards", s.pending_discards)
+    if pending:
+        clamped = tuple(
+            PendingDiscard(p.seat, min(p.count, len(hands[p.seat].cards)))
+            for p in pending
+            if hands[p.seat].cards
+        )
+        if clamped != pending:
+            changes["pending_discards"] = clamped
     return update(s, hands=hands, guessed_at_one=guessed, **changes)
 
 
@@ -320,7 +354,10 @@ def _apply(s: HuaniaoState, e: Any) -> HuaniaoState:  # noqa: C901 - one branch 
         hands = _set_hand(s.hands, e.seat, s.hands[e.seat].cards + ids)
         return _hands_changed(s, hands, deck=s.deck[len(ids) :])
     if t is DiscardRequired:
-        return update(s, pending_discards=s.pending_discards + (PendingDiscard(e.seat, e.count),))
+        # one window per seat: a penalty's excess over the hand limit adds to a discard owed
+        owed = next((p.count for p in s.pending_discards if p.seat == e.seat), 0)
+        others = tuple(p for p in s.pending_discards if p.seat != e.seat)
+        return update(s, pending_discards=others + (PendingDiscard(e.seat, owed + e.count),))
     if t is Discarded:
         ids = tuple(c.id for c in e.cards)
         hands = _set_hand(s.hands, e.seat, _without(s.hands[e.seat].cards, ids))
@@ -376,6 +413,30 @@ def _apply(s: HuaniaoState, e: Any) -> HuaniaoState:  # noqa: C901 - one branch 
         return _apply_showdown(s, e)
     if t is GameEnded:
         return update(s, winners=e.winners, scores=e.scores, end_reason=e.reason, phase=Phase.ENDED)
+    if t is PenaltyDiscarded:
+        ids = tuple(c.id for c in e.cards)
+        if e.from_table:
+            return update(s, played=_without(s.played, ids), discarded=s.discarded + ids)
+        hands = _set_hand(s.hands, e.seat, _without(s.hands[e.seat].cards, ids))
+        return _hands_changed(s, hands, discarded=s.discarded + ids)
+    if t is DanceBanned:
+        bans = s.wu_ban_at or (-1,) * s.seat_count
+        return update(s, wu_ban_at=_put(bans, e.seat, e.turn))
+    if t is HandOpened:
+        until = s.open_hand_until or (-1,) * s.seat_count
+        return update(s, open_hand_until=_put(until, e.seat, total_turns(s) + e.turns))
+    if t is AttemptPlayed:
+        ids = tuple(c.id for c in e.cards)
+        hands = _set_hand(s.hands, e.seat, _without(s.hands[e.seat].cards, ids))
+        s = _hands_changed(s, hands, played=s.played + ids, consecutive_perches=0)
+        return _end_action(s, e.seat)
+    if t is GuessingCancelled:
+        return update(
+            s,
+            guess_target=None,
+            guesses=(),
+            guessed_at_one=_put(s.guessed_at_one, e.seat, False),
+        )
     raise TypeError(f"not a huaniao event: {e!r}")
 
 
@@ -648,7 +709,7 @@ def _draw(b: _Builder, seat: int, count: int, cause: Cause) -> None:
     """当牌堆的数量不够摸牌时，停止摸牌并继续进行对局."""
     top = b.state.deck[:count]
     if top:
-        b.emit(Drew(seat, cards_of(top), len(top), cause))
+        b.emit(Drew(seat, cards_of(top), len(top), cause, hand_open(b.state, seat)))
 
 
 def _exchange(b: _Builder) -> None:
@@ -659,9 +720,9 @@ def _exchange(b: _Builder) -> None:
     for seat in range(s.seat_count):
         hand = s.hands[seat].cards
         if hand:
-            transfers.append(
-                Transfer(seat, (seat + 1) % s.seat_count, CARDS[hand[rng.randrange(len(hand))]])
-            )
+            to = (seat + 1) % s.seat_count
+            shown = hand_open(s, seat) or hand_open(s, to)
+            transfers.append(Transfer(seat, to, CARDS[hand[rng.randrange(len(hand))]], shown))
     b.emit(CardsExchanged(tuple(transfers)))
 
 
@@ -760,7 +821,8 @@ def _decide_guess(s: HuaniaoState, cmd: Guess) -> list[Any]:
         if not others:
             break
         giver, cid = others[b.rng().randrange(len(others))]
-        b.emit(CardTaken(Transfer(giver, target, CARDS[cid])))
+        shown = hand_open(st, giver) or hand_open(st, target)
+        b.emit(CardTaken(Transfer(giver, target, CARDS[cid], shown)))
     _open_discards(b, {})
     _settle(b)
     return b.events
@@ -772,6 +834,7 @@ def _decide_change_season(s: HuaniaoState, cmd: ChangeSeason) -> list[Any]:
         raise NotYourTurn(seat, f"seat {seat} does not close the round")
     b = _Builder(s)
     b.emit(SeasonChanged(seat, next_season(s.season), s.round + 1))
+    _open_discards(b, {})  # a penalty drawn while the round was closing (penalties.py)
     _settle(b)
     return b.events
 

@@ -85,6 +85,8 @@ class HuaniaoState:
     hand_limit: int | None = None
     dance_ban_at: tuple[int, ...] = ()  # 天上天下: no 舞 while turns_taken == value
     cool_ban_at: tuple[int, ...] = ()  # 凉风有幸: no 花/鸟/风/月 while turns_taken == value
+    wu_ban_at: tuple[int, ...] = ()  # 季节规则 penalty: no 舞 while turns_taken == value
+    open_hand_until: tuple[int, ...] = ()  # 公开手牌: open while sum(turns_taken) < value
     pending_discards: tuple[PendingDiscard, ...] = ()
     guess_target: int | None = None
     guesses: tuple[PendingGuess, ...] = ()

@@ -71,6 +71,7 @@ class Cause(enum.Enum):
     SPRING_SNOW = 5  # 阳春白雪
     HAND_LIMIT = 6  # 手牌上限
     LOFTY_TUNE = 7  # 曲高和寡
+    PENALTY = 8  # 罚: a penalty (四、违规与仲裁)
 
 
 CAUSE_NAME = {
@@ -81,6 +82,7 @@ CAUSE_NAME = {
     Cause.SPRING_SNOW: "阳春白雪",
     Cause.HAND_LIMIT: "手牌上限",
     Cause.LOFTY_TUNE: "曲高和寡",
+    Cause.PENALTY: "罚",
 }
 
 

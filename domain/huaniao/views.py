@@ -13,19 +13,24 @@ from typing import Any
 from domain.engine import Role, Viewer, effective_viewer
 from domain.huaniao.cards import CLASS_NAME, NAME, Card, CardClass, cards_of
 from domain.huaniao.events import (
+    AttemptPlayed,
     CardsExchanged,
     CardTaken,
+    DanceBanned,
     Dealt,
     Discarded,
     DiscardRequired,
     Drew,
     GameEnded,
     GuessesRevealed,
+    GuessingCancelled,
     GuessingOpened,
     GuessMade,
     HandLimitChanged,
+    HandOpened,
     HandsRecovered,
     LeaderChosen,
+    PenaltyDiscarded,
     Perched,
     Played,
     PlayRestarted,
@@ -36,7 +41,7 @@ from domain.huaniao.events import (
     Transfer,
 )
 from domain.huaniao.options import COMBO_NAME, Combo, Options
-from domain.huaniao.rules import seasons_of, to_act
+from domain.huaniao.rules import dance_banned, hand_open, seasons_of, to_act
 from domain.huaniao.state import HuaniaoState
 from domain.huaniao.terms import (
     CAUSE_NAME,
@@ -59,11 +64,12 @@ class SeatView:
     cards: tuple[Card, ...]  # empty unless the viewer may see this hand
     turns_taken: int
     seasons: tuple[Season, ...]  # seasons this seat follows now (四季更替 modes)
-    dance_banned: bool  # 天上天下: no 舞 on this seat's current/next turn
+    dance_banned: bool  # 天上天下 or a 季节规则 penalty: no 舞 on this seat's current/next turn
     cool_banned: bool  # 凉风有幸: nothing with 花/鸟/风/月 on its current/next turn
     owes_discard: int  # cards it must discard now
     has_guessed: bool  # 曲高和寡: guessed in the open guess
     guess: CardClass | None  # its own guess (only to itself / the arbiter)
+    open_hand: bool = False  # 公开手牌 (a penalty): its hand is open to everyone this round
 
 
 @dataclass(frozen=True)
@@ -121,14 +127,15 @@ def view(s: HuaniaoState, viewer: Viewer) -> View:
         SeatView(
             seat=seat,
             hand_count=len(h.cards),
-            cards=cards_of(h.cards) if arbiter or seat == me else (),
+            cards=cards_of(h.cards) if arbiter or seat == me or hand_open(s, seat) else (),
             turns_taken=s.turns_taken[seat],
             seasons=seasons_of(s, seat),
-            dance_banned=s.dance_ban_at[seat] == s.turns_taken[seat],
+            dance_banned=dance_banned(s, seat),
             cool_banned=s.cool_ban_at[seat] == s.turns_taken[seat],
             owes_discard=owed.get(seat, 0),
             has_guessed=seat in guesses,
             guess=guesses.get(seat) if arbiter or seat == me else None,
+            open_hand=hand_open(s, seat),
         )
         for seat, h in enumerate(s.hands)
     )
@@ -172,13 +179,15 @@ def _sees(viewer: Viewer, *seats: int) -> bool:
 
 
 def _transfer(t: Transfer, viewer: Viewer) -> Transfer:
-    return t if _sees(viewer, t.from_seat, t.to_seat) else replace(t, card=None)
+    return t if t.shown or _sees(viewer, t.from_seat, t.to_seat) else replace(t, card=None)
 
 
 def redact(event: Any, viewer: Viewer) -> Any:
     t = type(event)
-    if t is Dealt or t is Drew:
+    if t is Dealt:
         return event if _sees(viewer, event.seat) else replace(event, cards=())
+    if t is Drew:  # a draw into an open hand (公开手牌) is shown to everyone
+        return event if event.shown or _sees(viewer, event.seat) else replace(event, cards=())
     if t is CardsExchanged:
         return replace(event, transfers=tuple(_transfer(x, viewer) for x in event.transfers))
     if t is CardTaken:
@@ -236,7 +245,7 @@ def describe(event: Any) -> str:  # noqa: C901 - one line per fact
     if t is CardTaken:
         x = event.transfer
         card = NAME[x.card.kind] if x.card else "?"
-        return f"seat {x.to_seat} 从 seat {x.from_seat} 取 {card} (曲高和寡)"
+        return f"seat {x.to_seat} 从 seat {x.from_seat} 取 {card} ({CAUSE_NAME[event.cause]})"
     if t is PlayRestarted:
         return f"白昼: 全员栖, seat {event.seat} 以鸟牌重新开始"
     if t is GuessingOpened:
@@ -264,6 +273,25 @@ def describe(event: Any) -> str:  # noqa: C901 - one line per fact
         winners = ",".join(str(w) for w in event.winners)
         scores = " ".join(str(x) for x in event.scores)
         return f"终局 {event.reason}: 胜者 seat {winners}; 分值 {scores}"
+    return _describe_penalty(event)
+
+
+def _describe_penalty(event: Any) -> str:
+    t = type(event)
+    if t is PenaltyDiscarded:
+        where = "桌上违规牌" if event.from_table else "手牌"
+        return f"seat {event.seat} 罚弃{where} {_cards(event.cards)}"
+    if t is DanceBanned:
+        return f"seat {event.seat} 下回合不可舞 (第 {event.turn + 1} 回合)"
+    if t is HandOpened:
+        return f"seat {event.seat} 公开手牌 {_cards(event.cards) or '0 张'} ({event.turns} 手)"
+    if t is AttemptPlayed:
+        body = _cards(event.cards)
+        if event.combo is not None:
+            body = f"{COMBO_NAME[event.combo]} {body}"
+        return f"seat {event.seat} 违规出牌 {body} [{event.reason}], 待举报"
+    if t is GuessingCancelled:
+        return f"曲高和寡取消: seat {event.seat} 的手牌因处罚而变"
     return repr(event)
 
 

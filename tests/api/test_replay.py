@@ -50,3 +50,18 @@ def test_a_replay_range_outside_the_game_is_invalid(client: TableClient) -> None
     with pytest.raises(grpc.RpcError) as e:
         list(seats[0].replay(5, 10_000))
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_the_arbiter_sees_the_disputed_moment_as_each_seat_saw_it(client: TableClient) -> None:
+    game_id, seats, arbiter_token = seated_game(client, seed=23)
+    arbiter = client.as_viewer(game_id, arbiter_token)
+    moment = arbiter.view().version
+    for seat in seats:
+        as_seen = arbiter.view(moment, as_seat=seat.seat)
+        own = seat.view(moment)
+        assert as_seen == own, f"seat {seat.seat}: the arbiter sees exactly what the seat saw"
+        steps = list(arbiter.replay(moment - 2, moment, as_seat=seat.seat))
+        assert [s.view for s in steps][-1] == own
+    with pytest.raises(grpc.RpcError) as e:
+        seats[0].view(moment, as_seat=1)
+    assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED

@@ -143,3 +143,34 @@ def test_a_refused_command_changes_nothing() -> None:
     with pytest.raises(RuleViolation):
         tables.play(agg.table, fakegame.Discard(wrong_seat, agg.table.game.hands[wrong_seat][0]))
     assert agg.table == before and agg.pending_events
+
+
+def test_a_cancelled_caller_is_not_saved_and_the_writer_survives(app: TableApplication) -> None:
+    """A call cancelled while queued is dropped; the writer thread keeps serving others."""
+    import threading
+
+    release = threading.Event()
+    real_save = app.save
+    calls = 0
+
+    def slow_save(*events: object, **kw: object) -> object:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            release.wait(10)
+        return real_save(*events, **kw)
+
+    app.save = slow_save  # type: ignore[method-assign]
+    committer = GroupCommitter(app)
+    first, dropped, later = new_game(1), new_game(2), new_game(3)
+    f1 = committer.submit(first)
+    while calls == 0:  # the writer is inside the first save
+        pass
+    f2 = committer.submit(dropped)
+    assert f2.cancel()
+    release.set()
+    f1.result(timeout=10)
+    committer.submit(later).result(timeout=10)
+    assert app.repository.get(later.id).version == later.version
+    assert list(app.events.get(dropped.id)) == []
+    committer.close()
