@@ -59,7 +59,29 @@ class HuntResult:
     leaks: list[str]
 
 
-def hunt(client: TableClient, options: pb.GameOptions, seats: int, seed: int) -> HuntResult:
+REPORT_EVERY = 7  # moves between reports a random seat files (penalties and appeals in play)
+
+
+def random_report(seat: SeatClient, seats: int, rng: random.Random, version: int) -> pb.Move:
+    """Seat reports another for 其他违规, proposing a forced discard (public cards only, so
+    the hunt's hidden sets stay exact; an open-hand penalty would show a hand by design)."""
+    accused = rng.choice([s for s in range(seats) if s != seat.seat])
+    return pb.Move(
+        table=pb.TableCommand(
+            report=pb.Report(
+                accused=accused,
+                violation=pb.VIOLATION_KIND_OTHER,
+                evidence=[version],
+                penalty=pb.Penalty(kind=pb.PENALTY_KIND_FORCED_DISCARD, count=1),
+                note="leak hunt",
+            )
+        )
+    )
+
+
+def hunt(
+    client: TableClient, options: pb.GameOptions, seats: int, seed: int, reports: bool = False
+) -> HuntResult:
     created = client.create_game(options, seats, seed=seed)
     gid = created.game_id
     players = [client.join(gid, s, f"p{s}", contribution="") for s in range(seats)]  # reproducible
@@ -74,12 +96,16 @@ def hunt(client: TableClient, options: pb.GameOptions, seats: int, seed: int) ->
     version = arbiter.view().version
     hidden[version] = hidden_sets(arbiter.view(), seats)
     moves_at: list[int] = [version]
-    to_act = list(arbiter.view().to_act)
+    seen_all = arbiter.view()
+    to_act = list(seen_all.to_act)
     while to_act:
         seat = rng.choice(to_act)
         view_checks.append((version, seat, players[seat].view()))
         legal = players[seat].legal_moves()
-        reply = players[seat].play(rng.choice(list(legal.moves)), legal.version)
+        move = rng.choice(list(legal.moves))
+        if reports and len(moves_at) % REPORT_EVERY == 0 and not seen_all.paused:
+            move = random_report(players[seat], seats, rng, legal.version)
+        reply = players[seat].play(move, legal.version)
         view_checks.append((reply.version, seat, _events_message(reply.events)))
         version = reply.version
         seen_all = arbiter.view()  # the arbiter knows every awaited seat (claims too)

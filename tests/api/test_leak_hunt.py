@@ -40,3 +40,20 @@ def test_no_zipai_seat_ever_receives_a_card_it_may_not_see(client: TableClient, 
     print(f"zipai {seats} seats: 30 games, {checks} messages checked, {len(leaks)} leaks")
     assert checks > 30 * 20
     assert not leaks, "\n".join(leaks[:20])
+
+
+def test_no_leak_with_retractions_reports_penalties_and_appeals(client: TableClient) -> None:
+    """Random bots retract and appeal when LegalMoves offers it; every 7th move a report with
+    a forced-discard penalty goes to a random vote (四、违规与仲裁 in the hunt)."""
+    checks, leaks, reported = 0, [], 0
+    for i in range(40):
+        seed = 30_000 + i
+        result = hunt(
+            client, huaniao_options("REGULAR" if i % 2 else "BASIC"), 4, seed, reports=True
+        )
+        checks += result.checks
+        leaks += result.leaks
+        history = [e.text for e in client.as_viewer(result.game_id).history()]
+        reported += sum("reports seat" in t for t in history)
+    assert reported >= 10, "the hunt really filed reports"
+    assert not leaks, "\n".join(leaks[:20])

@@ -1,0 +1,398 @@
+"""Tables of 花鸟风月 with justice: a harness that keeps the history like the server does
+(facts with versions, the batches that made them, the last move for 误操作), and a random
+self-play driver whose bots also retract, report, vote, appeal and time out.
+
+Everything is pure domain: no store, no grpc.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from domain import justice as J
+from domain import table as tables
+from domain import tribunal
+from domain.engine import RuleViolation
+from domain.huaniao import RULES, Discard, Options, Play
+from domain.huaniao.cards import KIND_OF, CardKind
+from domain.huaniao.options import Combo
+from domain.huaniao.state import HuaniaoState
+from domain.huaniao.terms import Phase, Season
+
+from .tables import KIND_BY_CHAR
+
+ARBITER_HASH = "arbiter-hash"
+
+
+def prepared_deck(options: Options, hands: list[str], top: str = "") -> tuple[int, ...]:
+    """A deck whose deal gives seat i the eight cards ``hands[i]`` (kind names), followed by
+    ``top`` and then the rest of the mode's deck."""
+    deck = RULES.new_deck(RULES.check_options(options))
+    free = {k: [i for i in deck if KIND_OF[i] == k] for k in CardKind}
+    out: list[int] = []
+    for spec in [*hands, top]:
+        for ch in spec:
+            if not ch.isspace():
+                out.append(free[KIND_BY_CHAR[ch]].pop(0))
+    rest = sorted(i for ids in free.values() for i in ids)
+    return tuple(out + rest)
+
+
+@dataclass
+class Batch:
+    cause: dict[str, Any]
+    first: int
+    last: int
+    facts: tuple[Any, ...]
+    before: Any  # the game state before the batch
+
+
+@dataclass
+class Harness:
+    """A table and its stored history. ``act`` decides a command like the server: table or
+    game command, with the last move for a retraction; every fact goes through the storage
+    codec and is folded into a second table rebuilt from the stored form (``check``)."""
+
+    table: tables.Table
+    stored: list[dict[str, Any]] = field(default_factory=list)
+    batches: list[Batch] = field(default_factory=list)
+    rebuilt: tables.Table | None = None
+    check: Callable[[tables.Table, Any], None] | None = None
+    roundtrip: bool = True
+
+    @classmethod
+    def open(
+        cls,
+        options: Options,
+        seats: int,
+        enforcement: J.Enforcement,
+        deck: tuple[int, ...] = (),
+        time_limit_ms: int = 0,
+        secret: str = "s3cret",
+        check: Callable[[tables.Table, Any], None] | None = None,
+        roundtrip: bool = True,
+    ) -> Harness:
+        (created,) = tables.create(
+            RULES, options, seats, ARBITER_HASH, secret, deck, enforcement, time_limit_ms
+        )
+        h = cls(tables.evolve(None, created), check=check, roundtrip=roundtrip)
+        h._store(created)
+        h.rebuilt = h.table if roundtrip else None
+        for seat in range(seats):
+            h._append(
+                {"action": "join", "seat": seat, "command": None},
+                tables.take_seat(h.table, seat, f"p{seat}", f"h{seat}", f"c{seat}{secret}"),
+            )
+        h._append({"action": "start", "seat": None, "command": None}, tables.start(h.table))
+        return h
+
+    # --- reading ---
+
+    @property
+    def game(self) -> HuaniaoState:
+        return self.table.game  # type: ignore[no-any-return]
+
+    @property
+    def version(self) -> int:
+        return self.table.version
+
+    def fact(self, version: int) -> Any:
+        return tables.decode_event("huaniao", self.stored[version - 1])
+
+    def last_move(self) -> tribunal.LastMove | None:
+        """The latest batch if it is a game move and nothing happened since (as the server's
+        ``_last_move``)."""
+        if not self.batches or self.table.phase is not tables.Phase.PLAYING:
+            return None
+        b = self.batches[-1]
+        if not tribunal.is_game_move(b.cause) or b.last != self.version:
+            return None
+        return tribunal.LastMove(b.cause["seat"], b.first, b.last, b.facts, b.before)
+
+    # --- acting ---
+
+    def act(self, command: Any) -> list[Any]:
+        """Decide and append; a refusal raises and appends nothing."""
+        last = self.last_move() if isinstance(command, J.Retract) else None
+        facts = tables.act(self.table, command, last)
+        seat = None if isinstance(command, J.Rule | J.Redeal) else command.seat
+        self._append(tables.cause("play", seat, command), facts)
+        return facts
+
+    def timeout(self, seat: int) -> list[Any]:
+        facts = tribunal.timed_out(self.table, seat, self.version)
+        self._append({"action": "timeout", "seat": seat, "command": None}, facts)
+        return facts
+
+    def _append(self, cause: dict[str, Any], facts: list[Any]) -> None:
+        before = self.table.game
+        first = self.version + 1
+        for fact in facts:
+            self._store(fact)
+            self.table = tables.evolve(self.table, fact)
+            if self.roundtrip:
+                stored = tables.decode_event("huaniao", self.stored[-1])
+                assert stored == fact, f"{fact} does not survive storage"
+                self.rebuilt = tables.evolve(self.rebuilt, stored)
+                assert self.rebuilt == self.table, f"rebuilt table differs after {fact}"
+            if self.check:
+                self.check(self.table, fact)
+        self.batches.append(Batch(cause, first, self.version, tuple(facts), before))
+
+    def _store(self, fact: Any) -> None:
+        self.stored.append(tables.encode_event(fact))
+
+
+def cards_in_play(s: HuaniaoState) -> list[int]:
+    zones = list(s.deck) + list(s.played) + list(s.discarded) + list(s.pool)
+    for h in s.hands:
+        zones.extend(h.cards)
+    for sh in s.showdown:
+        zones.extend(c.id for c in sh.cards)
+    return sorted(zones)
+
+
+def conserved(table: tables.Table, fact: Any) -> None:
+    """Every card of the mode's deck is in exactly one zone (108 cards, 90 in 简易)."""
+    if table.game is None:
+        return
+    full = list(RULES.new_deck(table.options))
+    assert cards_in_play(table.game) == full, f"cards not conserved after {fact}"
+    for p in table.game.pending_discards:
+        assert 0 < p.count <= len(table.game.hands[p.seat].cards), f"discard {p} after {fact}"
+
+
+# --- random self-play with table commands ----------------------------------------------------
+
+
+@dataclass
+class Stats:
+    games: int = 0
+    kinds: dict[str, int] = field(default_factory=dict)
+
+    def count(self, name: str) -> None:
+        self.kinds[name] = self.kinds.get(name, 0) + 1
+
+
+def illegal_candidates(s: HuaniaoState, seat: int, rng: random.Random) -> list[Any]:
+    """Random commands for ``seat`` that are likely to break a rule."""
+    hand = s.hands[seat].cards
+    out: list[Any] = []
+    if s.phase == Phase.DISCARDING:
+        owed = next((p.count for p in s.pending_discards if p.seat == seat), 0)
+        if owed and hand:
+            for _ in range(4):
+                k = min(len(hand), max(1, owed + rng.choice((0, 0, 0, 1, -1))))
+                out.append(Discard(seat, tuple(rng.sample(hand, k))))
+        return out
+    if s.phase != Phase.PLAYING or s.turn != seat or not hand:
+        return out
+    plays = [c for c in RULES.legal_commands(s, seat) if isinstance(c, Play)]
+    for legal in rng.sample(plays, min(3, len(plays))):  # a legal play, spoilt
+        spoilt = rng.choice(
+            [
+                {"season": None},
+                {"season": rng.choice(list(Season))},
+                {"target": seat},
+                {"target": None},
+                {"announce": 5},
+                {"combo": rng.choice(list(Combo))},
+                {"chosen_season": None},
+                {"cards": tuple(sorted({*legal.cards, rng.choice(hand)}))},
+            ]
+        )
+        out.append(replace(legal, **spoilt))
+    for _ in range(4):
+        cards = tuple(rng.sample(hand, rng.randint(1, min(4, len(hand)))))
+        out.append(
+            Play(
+                seat,
+                cards,
+                verse=None,
+                combo=rng.choice([None, None, *Combo]),
+                target=rng.choice([None, seat, (seat + 1) % s.seat_count]),
+                announce=rng.choice([None, 0, 2, 4]),
+                season=rng.choice([None, *Season]),
+                chosen_season=rng.choice([None, Season.WINTER]),
+            )
+        )
+    return out
+
+
+def play_justice_game(
+    options: Options,
+    seats: int,
+    seed: int,
+    enforcement: J.Enforcement,
+    stats: Stats | None = None,
+    roundtrip: bool = True,
+    max_actions: int = 4000,
+    timid: bool = False,
+) -> Harness:
+    """One random game at a table with table commands mixed in. Bots mostly play legal
+    moves; sometimes they try a forbidden one, retract their last move, report a seat
+    (pointing at its forbidden play if there is one, else at random), vote at random,
+    appeal a fresh penalty, or let the clock run out. ``timid`` bots play the fewest cards
+    they can, so games run long (deck exhaustion, 大对决)."""
+    rng = random.Random(seed)
+    stats = stats or Stats()
+    h = Harness.open(
+        options,
+        seats,
+        enforcement,
+        time_limit_ms=rng.choice((0, 30_000)),
+        secret=f"seed{seed}",
+        check=conserved,
+        roundtrip=roundtrip,
+    )
+    attempts: list[tuple[int, int, J.ViolationKind, tuple[int, ...]]] = []  # version, seat, ...
+    for _ in range(max_actions):
+        t = h.table
+        if t.phase is not tables.Phase.PLAYING:
+            break
+        case = tribunal.open_case(t)
+        if case is not None:
+            _settle_case(h, case, rng, stats)
+            continue
+        if any(p.before is not None for p in t.penalties) and rng.random() < 0.3:
+            if _appeal(h, rng, stats):
+                continue
+        roll = rng.random()
+        if roll < 0.02 and t.redeals < 2 and _report(h, rng, attempts, stats):
+            continue
+        if roll < 0.04 and _appeal(h, rng, stats):
+            continue
+        if roll < 0.06 and _retract(h, stats):
+            continue
+        if roll < 0.08 and t.time_limit_ms:
+            seat = tables.to_act(t)[0]
+            h.timeout(seat)
+            stats.count("timeout")
+            continue
+        seat = rng.choice(tables.to_act(t))
+        if roll < 0.25 and _attempt(h, seat, rng, attempts, stats):
+            continue
+        legal = RULES.legal_commands(h.game, seat)
+        if timid:  # the plays with the fewest cards: long games, down to the deck's end
+            plays = [c for c in legal if isinstance(c, Play)]
+            fewest = min((len(p.cards) for p in plays), default=0)
+            legal = [p for p in plays if len(p.cards) == fewest] or legal
+        h.act(rng.choice(legal))
+    else:
+        raise AssertionError(f"seed={seed}: the game did not end in {max_actions} actions")
+    assert h.table.outcome is not None, f"seed={seed}: no outcome"
+    stats.games += 1
+    stats.count("outcome:" + h.table.outcome.reason)
+    return h
+
+
+def _attempt(
+    h: Harness,
+    seat: int,
+    rng: random.Random,
+    attempts: list[tuple[int, int, J.ViolationKind, tuple[int, ...]]],
+    stats: Stats,
+) -> bool:
+    """Try a forbidden command; REJECT must refuse it with nothing appended."""
+    s = h.game
+    for command in illegal_candidates(s, seat, rng):
+        try:
+            RULES.decide(s, command)
+            continue  # legal after all
+        except RuleViolation as error:
+            found = RULES.violation_of(s, command, error)
+        if found is None:
+            continue
+        version = h.version
+        if h.table.enforcement is J.Enforcement.REJECT:
+            try:
+                h.act(command)
+            except RuleViolation:
+                assert h.version == version, "a refusal appended facts"
+                stats.count("refused:" + found[0].name)
+                return False
+            raise AssertionError(f"REJECT accepted {command}")
+        h.act(command)
+        stats.count(f"{h.table.enforcement.name}:{found[0].name}")
+        attempts.append((version + 1, seat, *found))
+        return True
+    return False
+
+
+def _report(
+    h: Harness,
+    rng: random.Random,
+    attempts: list[tuple[int, int, J.ViolationKind, tuple[int, ...]]],
+    stats: Stats,
+) -> bool:
+    t = h.table
+    fresh = [a for a in attempts if a[0] <= t.version]
+    if fresh and rng.random() < 0.8:
+        version, accused, kind, cards = fresh.pop(rng.randrange(len(fresh)))
+        attempts[:] = [a for a in attempts if a[0] != version]
+    else:
+        accused = rng.randrange(t.seat_count)
+        kind = rng.choice(list(J.ViolationKind))
+        version, cards = rng.randint(1, t.version), ()
+    reporter = rng.choice([s for s in range(t.seat_count) if s != accused])
+    graded = [
+        J.Penalty(J.PenaltyKind.WARNING),
+        J.Penalty(J.PenaltyKind.FORCED_DISCARD, rng.randint(1, 3)),
+        J.Penalty(J.PenaltyKind.OPEN_HAND),
+        J.Penalty(J.PenaltyKind.DRAW, 2),
+        J.Penalty(J.PenaltyKind.NO_WU_NEXT_TURN),
+    ]
+    if rng.random() < 0.05:
+        graded.append(J.Penalty(J.PenaltyKind.FORFEIT))
+    proposed = rng.choice(graded)
+    penalty = J.Penalty(proposed.kind, proposed.count, cards)
+    try:
+        h.act(J.Report(reporter, accused, kind, (version,), penalty, "seen it"))
+    except RuleViolation:
+        return False
+    stats.count("report")
+    return True
+
+
+def _settle_case(h: Harness, case: J.Case, rng: random.Random, stats: Stats) -> None:
+    waiting = tables.to_act(h.table)
+    if not waiting or rng.random() < 0.1:
+        h.act(J.Rule(0, case.id, rng.random() < 0.5))
+        stats.count("ruled")
+        return
+    seat = rng.choice(waiting)
+    h.act(J.CastVote(seat, case.id, rng.random() < 0.5))
+    closed = [f for f in h.batches[-1].facts if isinstance(f, J.CaseClosed)]
+    for f in closed:
+        stats.count(f"{case.kind.name}:{f.status.name}")
+    if any(isinstance(f, J.GameRedealt) for f in h.batches[-1].facts):
+        stats.count("redealt")
+
+
+def _appeal(h: Harness, rng: random.Random, stats: Stats) -> bool:
+    open_ = [p for p in h.table.penalties if p.before is not None and not p.revoked]
+    if not open_:
+        return False
+    p = rng.choice(open_)
+    try:
+        h.act(J.Appeal(p.seat, p.case_id, "I did not"))
+    except RuleViolation:
+        return False
+    stats.count("appeal")
+    return True
+
+
+def _retract(h: Harness, stats: Stats) -> bool:
+    last = h.last_move()
+    if last is None:
+        return False
+    try:
+        h.act(J.Retract(last.seat, J.MISPLAY_PHRASES[0]))
+    except RuleViolation as e:
+        stats.count("retract-refused:" + e.reason)
+        return False
+    stats.count("retracted")
+    return True

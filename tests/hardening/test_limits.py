@@ -1,0 +1,182 @@
+"""The limits of server/limits.py, each set low, each refusing with RESOURCE_EXHAUSTED and a
+detail, and each leaving the games untouched.
+
+The server runs with ``--client-id-header x-client-id`` so that one test process can act
+as several clients; without the flag a client is its IP address (see server/limits.py).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from google.rpc import error_details_pb2
+
+from clients.python.bot import RandomBot, play_to_end
+from clients.python.client import TOKEN_HEADER, TableClient
+from clients.python.serverproc import ServerProcess
+from server.limits import Limits, LimitSettings, peer_host
+from tabletop.v1 import tabletop_pb2 as pb
+from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
+from tests.api.helpers import history_versions, huaniao_options, seated_game
+from tests.hardening.common import detail, server
+
+RE = grpc.StatusCode.RESOURCE_EXHAUSTED
+FLAGS = (
+    "--max-message-bytes", "4096",
+    "--max-streams-per-connection", "3",
+    "--max-streams-per-client", "5",
+    "--max-open-games-per-client", "3",
+    "--client-id-header", "x-client-id",
+    "--move-rate", "0",
+)
+
+
+@pytest.fixture(scope="module")
+def proc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with server(tmp_path_factory.mktemp("limits"), *FLAGS) as p:
+        yield p
+
+
+def exhausted(err: grpc.RpcError, reason: str) -> error_details_pb2.QuotaFailure:
+    assert err.code() == RE, f"{err.code()}: {err.details()}"
+    info = detail(err, error_details_pb2.ErrorInfo)
+    assert info.reason == reason and info.metadata["limit"]
+    quota: error_details_pb2.QuotaFailure = detail(err, error_details_pb2.QuotaFailure)
+    assert quota.violations[0].subject and quota.violations[0].description
+    return quota
+
+
+def md(client: str, token: str | None = None) -> tuple[tuple[str, str], ...]:
+    out = (("x-client-id", client),)
+    return out + ((TOKEN_HEADER, token),) if token else out
+
+
+def test_request_size(proc: ServerProcess) -> None:
+    with TableClient(proc.target) as client:
+        game_id, seats, arbiter = seated_game(client, seed=3)
+        before = history_versions(client, game_id, arbiter)
+        stub = pb_grpc.TableServiceStub(client.channel)
+        with pytest.raises(grpc.RpcError) as e:  # over the limit: refused with a detail
+            stub.JoinGame(pb.JoinGameRequest(game_id=game_id, seat=1, player_name="x" * 5000))
+        exhausted(e.value, "MESSAGE_TOO_LARGE")
+        with pytest.raises(grpc.RpcError) as e:  # far over it: the transport refuses it
+            stub.GetView(pb.GetViewRequest(game_id="x" * 20_000))
+        assert e.value.code() == RE
+        assert history_versions(client, game_id, arbiter) == before
+        assert stub.GetView(pb.GetViewRequest(game_id=game_id)).view.version == before[-1]
+
+
+def test_streams_per_connection_and_per_client(proc: ServerProcess) -> None:
+    with TableClient(proc.target) as client:
+        game_id, _, _ = seated_game(client, seed=4)
+        stub = pb_grpc.TableServiceStub(client.channel)
+        open_ = [stub.Watch(pb.WatchRequest(game_id=game_id), metadata=md("a")) for _ in range(3)]
+        for s in open_:
+            next(s)  # each stream is open and answering
+        with pytest.raises(grpc.RpcError) as e:
+            next(stub.Watch(pb.WatchRequest(game_id=game_id), metadata=md("b")))
+        quota = exhausted(e.value, "TOO_MANY_STREAMS")
+        assert quota.violations[0].subject.startswith("connection:")
+        open_.pop().cancel()
+        time.sleep(0.2)
+        again = stub.Watch(pb.WatchRequest(game_id=game_id), metadata=md("a"))
+        next(again)  # a slot freed by a closed stream is reusable
+        # per client: client "a" has 3 streams; two more on other connections, then refused
+        channels = [grpc.insecure_channel(proc.target, options=[("x.c", i)]) for i in range(3)]
+        try:
+            stubs = [pb_grpc.TableServiceStub(c) for c in channels]
+            more = [stubs[i].Watch(pb.WatchRequest(game_id=game_id), metadata=md("a")) for i in (0, 1)]
+            for s in more:
+                next(s)
+            with pytest.raises(grpc.RpcError) as e:
+                next(stubs[2].Watch(pb.WatchRequest(game_id=game_id), metadata=md("a")))
+            quota = exhausted(e.value, "TOO_MANY_STREAMS")
+            assert quota.violations[0].subject == "client:id:a"
+            other = stubs[2].Watch(pb.WatchRequest(game_id=game_id), metadata=md("c"))
+            next(other)  # another client is not affected
+            for s in [*open_, again, *more, other]:
+                s.cancel()
+        finally:
+            for c in channels:
+                c.close()
+
+
+def test_open_games_per_client(proc: ServerProcess) -> None:
+    with TableClient(proc.target) as client:
+        stub = pb_grpc.TableServiceStub(client.channel)
+
+        def create(who: str) -> pb.CreateGameResponse:
+            return stub.CreateGame(
+                pb.CreateGameRequest(options=huaniao_options("SIMPLE"), seat_count=4, seed=9),
+                metadata=md(who),
+            )
+
+        games = [create("g") for _ in range(3)]
+        with pytest.raises(grpc.RpcError) as e:
+            create("g")
+        exhausted(e.value, "TOO_MANY_OPEN_GAMES")
+        create("h")  # another client may
+        # finishing one of its games frees a slot
+        gid = games[0].game_id
+        seats = [client.join(gid, s, f"p{s}") for s in range(4)]
+        seats[0].start()
+        play_to_end([RandomBot(s, i) for i, s in enumerate(seats)])
+        assert client.as_viewer(gid).view().phase == pb.GAME_PHASE_FINISHED
+        create("g")
+        with pytest.raises(grpc.RpcError) as e:
+            create("g")
+        exhausted(e.value, "TOO_MANY_OPEN_GAMES")
+
+
+def test_move_rate_per_seat(tmp_path: Path) -> None:
+    with server(tmp_path, "--move-rate", "10", "--move-burst", "3") as proc, TableClient(
+        proc.target
+    ) as client:
+        game_id, seats, arbiter = seated_game(client, seed=6)
+        actor = seats[client.as_viewer(game_id).view().to_act[0]]
+        legal = actor.legal_moves()
+        before = history_versions(client, game_id, arbiter)
+        codes = []
+        for _ in range(3):  # the burst: stale moves, refused by the rules but counted
+            with pytest.raises(grpc.RpcError) as e:
+                actor.play(legal.moves[0], legal.version - 1)
+            codes.append(e.value.code())
+        assert codes == [grpc.StatusCode.ABORTED] * 3
+        with pytest.raises(grpc.RpcError) as e:  # the fourth at once: the bucket is empty
+            actor.play(legal.moves[0], legal.version)
+        exhausted(e.value, "MOVE_RATE_EXCEEDED")
+        retry = detail(e.value, error_details_pb2.RetryInfo)
+        wait = retry.retry_delay.ToMilliseconds() / 1000
+        assert 0 < wait <= 0.1 + 1e-9
+        assert history_versions(client, game_id, arbiter) == before  # nothing appended
+        other = next(s for s in seats if s is not actor)
+        other.legal_moves()  # other calls and other seats are not limited
+        with pytest.raises(grpc.RpcError) as e:
+            other.play(legal.moves[0], legal.version - 1)
+        assert e.value.code() == grpc.StatusCode.ABORTED
+        time.sleep(wait + 0.02)
+        assert actor.play(legal.moves[0], legal.version).version > legal.version
+
+
+def test_limit_bookkeeping_in_process() -> None:
+    """Unit checks: peers, bucket refill, pruning, stream counting by connection."""
+    assert peer_host("ipv4:127.0.0.1:5555") == "127.0.0.1"
+    assert peer_host("ipv6:[::1]:5555") == "::1"
+    assert peer_host("unix:/tmp/x") == "unix:/tmp/x"
+    now = [0.0]
+    limits = Limits(LimitSettings(move_rate=2, move_burst=2), clock=lambda: now[0])
+    limits.take_move("g", 1)
+    limits.take_move("g", 1)
+    with pytest.raises(Exception) as e:
+        limits.take_move("g", 1)
+    assert getattr(e.value, "reason", "") == "MOVE_RATE_EXCEEDED"
+    limits.take_move("g", 2)  # another seat has its own bucket
+    now[0] = 0.5
+    limits.take_move("g", 1)  # half a second refills one move
+    now[0] = 100.0
+    limits._prune_buckets(now[0])
+    assert not limits._buckets  # idle buckets are forgotten (they would be full anyway)
