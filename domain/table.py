@@ -347,7 +347,7 @@ def redecide(
     if action == "timeout":
         from domain import tribunal
 
-        return tribunal.timed_out(table, cause["seat"], table.version)
+        return tribunal.time_out_all(table)
     raise MalformedCommand("cause", f"unknown action {action!r}")
 
 

@@ -159,9 +159,12 @@ def timed_out(table: Table, seat: int, version: int) -> list[Any]:
         raise RuleViolation("NO_TIMER", "出牌超时", f"seat {seat} is not on the clock")
     timed = J.TurnTimedOut(seat, table.time_limit_ms)
     if not isinstance(rules, J.PenaltyRules):
-        return with_reveal(
-            table, [timed, *rules.decide(table.game, rules.legal_commands(table.game, seat)[0])]
+        default = getattr(rules, "default_command", None)
+        command = (
+            default(table.game, seat) if default else rules.legal_commands(table.game, seat)[0]
         )
+        return with_reveal(table, [timed, *rules.decide(table.game, command)])
+
     penalty = J.Penalty(J.PenaltyKind.DRAW, 1)
     state = table.game
     penalty_facts = rules.penalty_facts(state, seat, penalty)
@@ -196,6 +199,23 @@ def referee(
     turn = rules.penalised_turn_facts(state, seat)
     applied = J.PenaltyApplied(table.version + 1, seat, penalty, len(game_facts))
     return with_reveal(table, [attempt, applied, *game_facts, *turn])
+
+
+def time_out_all(table: Table) -> list[Any]:
+    """Every awaited seat runs out of time at once (a claim window waits on several): each
+    is timed out in turn, on the state the previous one left."""
+    facts: list[Any] = []
+    current = table
+    for seat in registry_rules(table.kind).to_act(table.game):
+        if current.phase is not Phase.PLAYING or seat not in registry_rules(table.kind).to_act(
+            current.game
+        ):
+            continue
+        step = timed_out(current, seat, current.version)
+        for fact in step:
+            current = evolve(current, fact)
+        facts += step
+    return facts
 
 
 # --- settling a case ---------------------------------------------------------------------

@@ -63,11 +63,10 @@ class TurnClock:
                 agg = await server._load(game_id)
                 if agg.version != version or deadline_of(agg) is None:
                     return  # someone moved in time, or the clock stopped
-                seat = tables.to_act(agg.table)[0]
-                facts = tribunal.timed_out(agg.table, seat, agg.version)
+                facts = tribunal.time_out_all(agg.table)  # every awaited seat at once
                 self.fired += 1
                 await server._append(
-                    agg, facts, {"action": "timeout", "seat": seat, "command": None}
+                    agg, facts, {"action": "timeout", "seat": None, "command": None}
                 )
         except (Aborted, DomainError) as exc:  # another replica moved, or nothing to time
             log.info("timer for %s at v%d not applied: %s", game_id, version, exc)

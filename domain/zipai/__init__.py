@@ -9,7 +9,7 @@ from domain.engine import InvalidOptions, Outcome, Viewer
 from domain.zipai import rules as _rules
 from domain.zipai import views as _views
 from domain.zipai.cards import full_deck
-from domain.zipai.commands import COMMAND_TYPES
+from domain.zipai.commands import COMMAND_TYPES, DeclineBao, PassClaim
 from domain.zipai.events import EVENT_TYPES
 from domain.zipai.options import SEAT_COUNTS, Options, check_options
 from domain.zipai.state import Phase, State
@@ -59,6 +59,16 @@ class ZipaiRules:
 
     def to_act(self, state: State) -> tuple[int, ...]:
         return _rules.to_act(state)
+
+    def default_command(self, state: State, seat: int) -> Any:
+        """What a seat that ran out of time does: pass a claim or a 爆 offer (过); when it
+        must discard, its first legal discard."""
+        legal = _rules.legal_commands(state, seat)
+        for kind in (PassClaim, DeclineBao):
+            for command in legal:
+                if isinstance(command, kind):
+                    return command
+        return legal[0]
 
     def view(self, state: State, viewer: Viewer) -> View:
         return _views.view(state, viewer)

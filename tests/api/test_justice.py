@@ -218,3 +218,25 @@ def test_a_turn_timer_fires_after_a_server_restart(tmp_path) -> None:  # type: i
             assert view.version > started.version
     finally:
         server.cleanup()
+
+
+def test_a_table_nobody_plays_is_finished_by_its_clock(client: TableClient) -> None:
+    """出牌超时 keeps the game moving: a 川南字牌 hand whose seats never act (claims and 爆
+    offers pass, discards are made for them) ends on the clock alone."""
+    from tabletop.zipai.v1 import zipai_pb2 as zp
+
+    created = client.create_game(
+        pb.GameOptions(zipai=zp.Options()), 3, seed=48, turn_time_limit_ms=40
+    )
+    seats = [client.join(created.game_id, s, contribution="") for s in range(3)]
+    seats[0].start()
+    deadline = time.monotonic() + 60
+    view = client.as_viewer(created.game_id).view()
+    while view.phase != pb.GAME_PHASE_FINISHED and time.monotonic() < deadline:
+        time.sleep(0.2)
+        view = client.as_viewer(created.game_id).view()
+    assert view.phase == pb.GAME_PHASE_FINISHED
+    texts = [e.text for e in client.as_viewer(created.game_id).history()]
+    assert sum("timed out" in t for t in texts) > 5
+    lines = list(export_lines(client.as_viewer(created.game_id).history()))
+    assert verify_lines(lines).events == view.version, "timeouts re-decide in the audit"

@@ -69,6 +69,7 @@ class Attempt:
     seat: int
     request: pb.PlayRequest
     bad: bool  # sent to be refused
+    at: int  # the game's version when it was sent
     outcome: str = "pending"  # ok | error | unknown -> ok/error once resolved
     code: str = ""
     versions: list[int] = field(default_factory=list)
@@ -81,6 +82,7 @@ class CrashReport:
     seed: int
     kills: int = 0
     rounds: int = 0
+    games: int = 0
     plays_ok: int = 0
     plays_refused: int = 0
     unknown: int = 0
@@ -101,7 +103,8 @@ class CrashReport:
 
     def summary(self) -> str:
         return (
-            f"seed={self.seed}: {self.kills} kills over {self.rounds} rounds; {self.plays_ok} "
+            f"seed={self.seed}: {self.kills} kills over {self.rounds} rounds of {self.games} "
+            f"games; {self.plays_ok} "
             f"Plays OK, {self.plays_refused} refused, {self.unknown} in flight at a kill "
             f"({self.unknown_stored} of them had been stored); lost {len(self.lost)}, refused "
             f"but stored {len(self.kept_refused)}, unexplained {len(self.unexplained)}, played "
@@ -127,8 +130,8 @@ class CrashRun:
         self.open_store = open_store
         self.rng = random.Random(seed)
         self.report = CrashReport(seed)
-        self.games_wanted = games
-        self.kill_rounds = set(self.rng.sample(range(3, 3 + kills * 6), kills))
+        self.games_wanted = games  # played at once; a finished game is replaced while kills remain
+        self.kill_rounds = set(self.rng.sample(range(2, 2 + kills * 5), kills))
         self.attempts: list[Attempt] = []
         self.games: list[Game] = []
         self._connect()
@@ -179,17 +182,12 @@ class CrashRun:
             request = pb.PlayRequest(
                 game_id=g.game_id, expected_version=legal.version, move=move, request_id=uuid.uuid4().hex
             )
-            if self.rng.random() < 0.08:  # a Play that must be refused, sent alone this round
-                bad = pb.PlayRequest()
-                bad.CopyFrom(request)
-                if self.rng.random() < 0.5:
-                    bad.expected_version -= 1  # stale
-                    batch.append(Attempt(g, seat, bad, True))
-                else:
-                    other = (seat + 1) % len(g.seats)
-                    batch.append(Attempt(g, other, bad, True))  # another seat's move
+            if self.rng.random() < 0.08:  # a Play that must be refused (a stale or a future
+                # version), sent instead of this game's move this round
+                request.expected_version += self.rng.choice((-1, 1))
+                batch.append(Attempt(g, seat, request, True, legal.version))
                 continue
-            batch.append(Attempt(g, seat, request, False))
+            batch.append(Attempt(g, seat, request, False, legal.version))
         if not batch:
             return
         futures = [
@@ -238,7 +236,7 @@ class CrashRun:
         """An in-flight Play after a kill: history says whether it was stored; a retry with
         the same request_id then gives its original reply or decides it now."""
         now = self.view(a.game).version
-        a.resolved_from_history = "stored" if now > a.request.expected_version else "absent"
+        a.resolved_from_history = "stored" if now > a.at else "absent"
         try:
             reply = self.stub.Play(a.request, metadata=self.md(a.game.seats[a.seat]), timeout=20)
         except grpc.RpcError as err:
@@ -263,10 +261,16 @@ class CrashRun:
         try:
             self.games = [self.new_game(i) for i in range(self.games_wanted)]
             number = 0
-            while any(not g.done for g in self.games) and number < max_rounds:
+            while number < max_rounds:
+                live = sum(not g.done for g in self.games)
+                if self.report.kills < len(self.kill_rounds):
+                    self.games += [self.new_game(len(self.games)) for _ in range(self.games_wanted - live)]
+                elif not live:
+                    break
                 self.round(number)
                 number += 1
             self.report.rounds = number
+            self.report.games = len(self.games)
         finally:
             self.channel.close()
             self.proc.stop()
