@@ -41,7 +41,7 @@ def engine_section(quick: bool) -> list[str]:
     return lines
 
 
-SECTIONS = ("engine", "api", "fanout", "rebuild", "writes")
+SECTIONS = ("engine", "api", "fanout", "rebuild", "writes", "soak")
 NOTES = Path(__file__).resolve().parent / "notes.md"
 
 
@@ -51,7 +51,15 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--only", default="", help=f"comma-separated sections: {','.join(SECTIONS)}"
     )
+    p.add_argument(
+        "--merge",
+        action="store_true",
+        help="replace only this run's sections in docs/benchmarks.md and keep the others",
+    )
     args = p.parse_args(argv)
+    # benchmarks measure capacity, not policy: servers they start (which read TABLETOP_*
+    # from this environment) do not rate-limit moves (server/limits.py, docs/reliability.md)
+    os.environ.setdefault("TABLETOP_MOVE_RATE", "0")
     only = set(filter(None, args.only.split(",")))
     unknown = only - set(SECTIONS)
     if unknown:
@@ -75,6 +83,10 @@ def main(argv: list[str] | None = None) -> None:
         from bench.writes import writes_sections
 
         sections += writes_sections(args.quick)
+    if not only or "soak" in only:
+        from bench.soak import soak_section
+
+        sections.append(soak_section(args.quick))
     from bench import targets
 
     given = sys.argv[1:] if argv is None else argv
@@ -91,8 +103,29 @@ def main(argv: list[str] | None = None) -> None:
     ]
     notes = NOTES.read_text().splitlines() if NOTES.exists() else []
     body = targets.render() + [""] + [line for s in sections for line in s + [""]] + notes
+    if args.merge and DOC.exists() and not targets.CHECKS:
+        body = _merged(DOC.read_text().splitlines(), sections)
+        head = []
     DOC.write_text("\n".join(head + body) + "\n")
     print(f"wrote {DOC}")
+
+
+def _merged(old: list[str], sections: list[list[str]]) -> list[str]:
+    """``old`` with each of ``sections`` in place of the section of the same ``## `` title,
+    or before the first section not written by a run (the notes) if it is new."""
+    out = list(old)
+    for section in sections:
+        title = section[0]
+        starts = [i for i, line in enumerate(out) if line.startswith("## ")]
+        if title in out:
+            i = out.index(title)
+            end = next((j for j in starts if j > i), len(out))
+            out[i:end] = [*section, ""]
+        else:
+            notes = NOTES.read_text().splitlines() if NOTES.exists() else []
+            at = next((j for j in starts if out[j] in notes), len(out))
+            out[at:at] = [*section, ""]
+    return out
 
 
 def _pg_version() -> str:

@@ -306,9 +306,15 @@ def penalised_turn_facts(s: HuaniaoState, seat: int) -> list[Any]:
       penalty drew already), so each attempt moves the game on; with the deck empty that 栖
       ends the song, as any 栖 would.
     * A discard attempt leaves the discard owed: the seat must still make it, correctly (a
-      warning the first time; each later attempt forces a discard, so the hand shrinks).
+      warning the first time; each later attempt forces a discard, so the hand shrinks). A
+      forced discard that took the whole hand settles it; a turn of its own still comes.
     """
     if any(p.seat == seat for p in s.pending_discards):
+        return []
+    if not s.hands[seat].cards and s.deck:
+        # only a forced discard leaves an empty hand while the deck has cards (a play
+        # attempt's penalty draws): the discard attempt's seat owes nothing more, and a
+        # turn of its own that comes next is still to be played
         return []
     if s.phase in (Phase.PLAYING, Phase.GUESSING) and s.turn == seat:
         return _perch_without_draw(s, seat)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import collections
 import random
-import sqlite3
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -38,7 +37,6 @@ from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from clients.python.client import TOKEN_HEADER
-from clients.python.serverproc import ServerProcess
 from tabletop.huaniao.v1 import huaniao_pb2
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc

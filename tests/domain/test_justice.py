@@ -1,0 +1,517 @@
+"""Justice at a 花鸟风月 table, through domain.table.act / play and domain.tribunal
+(given/when/then): every violation kind in each enforcement mode, misplay retraction,
+reports, votes, the arbiter, forfeit, redeal, appeals and timeouts -- with the real game,
+whose penalties touch the cards (domain/huaniao/penalties.py).
+
+``part2:N`` is line N of huaniao-rules-part2-decoded.txt (四、违规与仲裁, lines 29-72). Every
+fact also goes through storage and a table rebuilt from the stored facts (the harness).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import Any
+
+import pytest
+
+from domain import justice as J
+from domain import table as tables
+from domain import tribunal
+from domain.engine import SPECTATOR, RuleViolation
+from domain.huaniao import RULES, Combo, Discard, Mode, Options, Play
+from domain.huaniao.cards import CARDS, CardKind
+from domain.huaniao.events import (
+    AttemptPlayed,
+    DanceBanned,
+    Dealt,
+    Drew,
+    PenaltyDiscarded,
+    Perched,
+)
+from domain.huaniao.rules import dance_banned, initial_state
+from domain.huaniao.terms import Cause, Phase, Season
+from tests.domain.huaniao.justice_support import (
+    Harness,
+    Stats,
+    cards_in_play,
+    conserved,
+    play_justice_game,
+    prepared_deck,
+)
+
+E = J.Enforcement
+K = J.ViolationKind
+P = J.PenaltyKind
+
+HANDS = [
+    "鸟鸟鸟鸟鸟十十十",  # seat 0: most birds, opens
+    "花风月风十百千万",  # seat 1: four function cards and 十百千万, no bird
+    "鸟鸟鸟鸟百百千千",
+    "鸟鸟鸟鸟十十百百",
+]
+TOP = "万万十百千鸟鸟鸟月月"
+
+
+def opened(
+    mode: Mode = Mode.REGULAR, enforcement: E = E.REJECT, seats: int = 3, time_limit_ms: int = 0
+) -> Harness:
+    """Given a table dealt ``HANDS`` where seat 0 has opened with one bird: seat 1 to act."""
+    options = Options(mode=mode)
+    deck = prepared_deck(options, HANDS[:seats], TOP)
+    h = Harness.open(
+        options, seats, enforcement, deck, time_limit_ms=time_limit_ms, check=conserved
+    )
+    (opening, *_) = RULES.legal_commands(h.game, 0)
+    h.act(opening)
+    assert h.game.turn == 1
+    return h
+
+
+def cards(h: Harness, seat: int, spec: str) -> tuple[int, ...]:
+    free = list(h.game.hands[seat].cards)
+    out = []
+    for ch in spec:
+        kind = {
+            "鸟": CardKind.BIRD,
+            "十": CardKind.TEN,
+            "百": CardKind.HUNDRED,
+            "千": CardKind.THOUSAND,
+            "万": CardKind.TEN_THOUSAND,
+            "花": CardKind.FLOWER,
+            "风": CardKind.WIND,
+            "月": CardKind.MOON,
+        }[ch]
+        c = next(i for i in free if CARDS[i].kind is kind)
+        free.remove(c)
+        out.append(c)
+    return tuple(sorted(out))
+
+
+def names(facts: list[Any]) -> list[str]:
+    return [type(f).__name__ for f in facts]
+
+
+# The four violations a command can commit, each set up at an opened table (seat 1 to act,
+# or seat 2 owing a discard), with the seat that commits it.
+
+
+def illegal_combo(h: Harness) -> tuple[int, Any]:
+    """part2:38 在不启用四季更替模式时打出“风花雪月” (常规模式)."""
+    return 1, Play(
+        1, cards(h, 1, "花风月风"), combo=Combo.FENG_HUA_XUE_YUE, chosen_season=Season.WINTER
+    )
+
+
+def wrong_declaration(h: Harness) -> tuple[int, Any]:
+    """part2:35 错误宣告其效果: 天上天下 announcing 4 (宣言1-3张)."""
+    return 1, Play(1, cards(h, 1, "十百千万"), combo=Combo.TIANSHANG_TIANXIA, announce=4)
+
+
+def season_rule(h: Harness) -> tuple[int, Any]:
+    """part2:41 未按照当前季节规则出牌: 风 declared in winter while it is spring."""
+    return 1, Play(1, cards(h, 1, "风"), target=2, season=Season.WINTER)
+
+
+def discard_order(h: Harness) -> tuple[int, Any]:
+    """part2:44 未按照规定的顺序（鸟→数量→功能）弃牌: seat 2, hit by 风, throws a 百 while
+    holding birds."""
+    h.act(Play(1, cards(h, 1, "风"), target=2))
+    assert h.game.phase == Phase.DISCARDING and tables.to_act(h.table) == (2,)
+    return 2, Discard(2, cards(h, 2, "百"))
+
+
+KINDS = {
+    K.ILLEGAL_COMBO: (Mode.REGULAR, illegal_combo, "ILLEGAL_COMBO"),
+    K.WRONG_DECLARATION: (Mode.REGULAR, wrong_declaration, "ANNOUNCE_REQUIRED"),
+    K.SEASON_RULE: (Mode.FULL, season_rule, "WRONG_SEASON"),
+    K.DISCARD_ORDER: (Mode.REGULAR, discard_order, "DISCARD_ORDER"),
+}
+
+
+# --- REJECT ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", list(KINDS), ids=[k.name for k in KINDS])
+def test_reject_refuses_every_violation_and_appends_nothing(kind: J.ViolationKind) -> None:
+    """Enforcement REJECT (apps): a forbidden move is refused (FAILED_PRECONDITION)."""
+    mode, setup, reason = KINDS[kind]
+    h = opened(mode)
+    seat, command = setup(h)
+    version, game = h.version, h.game
+    with pytest.raises(RuleViolation) as e:
+        h.act(command)
+    assert e.value.reason == reason
+    assert (h.version, h.game) == (version, game)
+
+
+def test_create_allows_referee_and_players_for_huaniao() -> None:
+    """domain.table.create takes REFEREE/PLAYERS only for games with PenaltyRules."""
+    assert isinstance(RULES, J.PenaltyRules)
+    for enforcement in E:
+        (created,) = tables.create(RULES, Options(), 4, "a", "s", (), enforcement)
+        assert created.enforcement is enforcement
+
+
+# --- REFEREE ---------------------------------------------------------------------------------
+
+
+def test_referee_illegal_combo_is_discarded_from_the_hand_and_one_drawn() -> None:
+    """part2:39 棄掉違規組合中的所有牌，並(摸)1張牌; the attempt was seat 1's action (栖,
+    without its draw)."""
+    h = opened(enforcement=E.REFEREE)
+    seat, command = illegal_combo(h)
+    facts = h.act(command)
+    assert names(facts) == [
+        "AttemptRefereed",
+        "PenaltyApplied",
+        "PenaltyDiscarded",
+        "Drew",
+        "Perched",
+    ]
+    assert facts[0] == J.AttemptRefereed(
+        1, K.ILLEGAL_COMBO, command.cards, "非法组合", "ILLEGAL_COMBO"
+    )
+    penalty = J.Penalty(P.DISCARD_AND_DRAW, 1, command.cards)
+    assert facts[1] == J.PenaltyApplied(h.version - 4, 1, penalty, 2)
+    assert facts[2] == PenaltyDiscarded(1, tuple(CARDS[c] for c in command.cards), False)
+    assert facts[3].count == 1 and facts[3].cause is Cause.PENALTY
+    assert set(command.cards) <= set(h.game.discarded) and h.game.turn == 2
+    assert len(h.game.hands[1].cards) == 5
+
+
+def test_referee_wrong_declaration_is_discarded_and_two_drawn() -> None:
+    """part2:36 棄掉違規牌組中的所有牌，並(摸)2張牌作為懲罰."""
+    h = opened(enforcement=E.REFEREE)
+    _, command = wrong_declaration(h)
+    facts = h.act(command)
+    assert names(facts)[:4] == ["AttemptRefereed", "PenaltyApplied", "PenaltyDiscarded", "Drew"]
+    assert facts[1].penalty == J.Penalty(P.DISCARD_AND_DRAW, 2, command.cards)
+    assert facts[3].count == 2 and len(h.game.hands[1].cards) == 6
+
+
+def test_referee_season_rule_bans_wu_on_the_next_turn() -> None:
+    """part2:42 下回合不可进行“舞”."""
+    h = opened(Mode.FULL, E.REFEREE)
+    _, command = season_rule(h)
+    facts = h.act(command)
+    assert names(facts) == ["AttemptRefereed", "PenaltyApplied", "DanceBanned", "Perched"]
+    assert facts[2] == DanceBanned(1, 1) and facts[3] == Perched(1)
+    while h.game.turn != 1:
+        h.act(RULES.legal_commands(h.game, tables.to_act(h.table)[0])[0])
+    assert dance_banned(h.game, 1)
+    assert all(getattr(c, "combo", None) is None for c in RULES.legal_commands(h.game, 1))
+
+
+def test_referee_discard_order_warns_first_then_forces_the_discard() -> None:
+    """part2:45 警告一次，若再次违规，则强制按正确顺序弃…的数量; the owed discard stays owed."""
+    h = opened(enforcement=E.REFEREE)
+    seat, wrong = discard_order(h)
+    facts = h.act(wrong)
+    assert names(facts) == ["AttemptRefereed", "PenaltyApplied"]
+    assert facts[1].penalty == J.Penalty(P.WARNING) and facts[1].game_facts == 0
+    assert h.table.warnings[2] == 1 and tables.to_act(h.table) == (2,)
+    facts = h.act(wrong)
+    assert names(facts) == ["AttemptRefereed", "PenaltyApplied", "PenaltyDiscarded"]
+    assert facts[1].penalty == J.Penalty(P.FORCED_DISCARD, 1, wrong.cards)
+    assert facts[2].cards[0].kind is CardKind.BIRD, "the right order: a bird first"
+    assert tables.to_act(h.table) == (2,), "the discard owed is still owed"
+    facts = h.act(Discard(2, cards(h, 2, "鸟")))
+    assert names(facts) == ["Discarded"] and h.game.phase == Phase.PLAYING
+
+
+# --- PLAYERS ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kind, penalty_facts",
+    [
+        (K.ILLEGAL_COMBO, ["PenaltyDiscarded", "Drew"]),
+        (K.WRONG_DECLARATION, ["PenaltyDiscarded", "Drew"]),
+        (K.SEASON_RULE, ["DanceBanned"]),
+    ],
+    ids=["ILLEGAL_COMBO", "WRONG_DECLARATION", "SEASON_RULE"],
+)
+def test_players_a_forbidden_play_stands_until_reported_and_voted(
+    kind: J.ViolationKind, penalty_facts: list[str]
+) -> None:
+    """PLAYERS (the honour system): the move is recorded as played; a report with evidence
+    pauses the game (part2:54-55); the seats confirm it (part2:57) and the penalty is
+    executed at once (part2:58)."""
+    mode, setup, reason = KINDS[kind]
+    h = opened(mode, E.PLAYERS)
+    seat, command = setup(h)
+    (attempt,) = h.act(command)
+    assert isinstance(attempt, AttemptPlayed) and attempt.reason == reason
+    assert set(command.cards) <= set(h.game.played) and h.game.turn == 2
+    evidence = h.version
+    (reported,) = h.act(
+        J.Report(0, 1, kind, (evidence,), J.Penalty(P.WARNING, 0, command.cards), "")
+    )
+    assert h.table.paused and tables.to_act(h.table) == (2,)
+    with pytest.raises(RuleViolation) as e:
+        h.act(RULES.legal_commands(h.game, 2)[0])
+    assert e.value.reason == "GAME_PAUSED"
+    facts = h.act(J.CastVote(2, evidence + 1, True))
+    assert names(facts) == ["VoteCast", "CaseClosed", "PenaltyApplied", *penalty_facts]
+    assert facts[1] == J.CaseClosed(evidence + 1, J.CaseStatus.UPHELD)
+    assert h.table.violations == (0, 1, 0) and not h.table.paused
+    if kind is not K.SEASON_RULE:
+        assert not set(command.cards) & set(h.game.played), "discarded from the table"
+        assert set(command.cards) <= set(h.game.discarded)
+    assert reported.penalty == J.seed_penalty(kind, command.cards, False)
+
+
+def test_players_discard_order_warning_then_forced_discard() -> None:
+    """part2:45-48: the wrong discard stands; the first report is a warning; the second one
+    (the reporter proposes the count) forces the discard in the right order."""
+    h = opened(enforcement=E.PLAYERS)
+    _, wrong = discard_order(h)
+    assert names(h.act(wrong)) == ["Discarded"]
+    first = h.version
+    h.act(J.Report(0, 2, K.DISCARD_ORDER, (first,), None, "百 before 鸟"))
+    facts = h.act(J.CastVote(1, first + 1, True))
+    assert names(facts) == ["VoteCast", "CaseClosed", "PenaltyApplied"]
+    assert facts[2].penalty == J.Penalty(P.WARNING) and h.table.warnings[2] == 1
+    with pytest.raises(Exception) as e:  # a repeat needs the graded count proposed
+        h.act(J.Report(0, 2, K.DISCARD_ORDER, (first,), None, "again"))
+    assert "penalty" in str(e.value)
+    h.act(J.Report(0, 2, K.DISCARD_ORDER, (first,), J.Penalty(P.FORCED_DISCARD, 1), "again"))
+    facts = h.act(J.CastVote(1, h.version, True))
+    assert names(facts) == ["VoteCast", "CaseClosed", "PenaltyApplied", "PenaltyDiscarded"]
+    assert facts[3].cards[0].kind is CardKind.BIRD
+
+
+# --- misplay (part2:64-68) ---------------------------------------------------------------------
+
+
+def test_part2_66_a_misplay_is_retracted_once_and_the_second_is_refused() -> None:
+    """part2:65-68 误操作: 「風過無痕，月照無意」 (or 「且慢」) undoes the last move before anyone
+    else acts; once per game; the move stays in the history, absent from the state."""
+    h = opened(enforcement=E.PLAYERS)
+    before = h.game
+    _, command = illegal_combo(h)
+    (attempt,) = h.act(command)
+    last = h.last_move()
+    assert last is not None and last.facts == (attempt,) and last.before == before
+    retracted = tribunal.retract(h.table, J.Retract(1, "風過無痕，月照無意"), last, h.version)
+    assert retracted == [J.MoveRetracted(1, h.version, h.version, "風過無痕，月照無意", before)]
+    h.act(J.Retract(1, "且慢"))
+    assert h.game == before and h.table.misplays == (0, 1, 0)
+    assert any(e["type"] == "AttemptPlayed" for e in h.stored), "kept in the history"
+    h.act(Play(1, cards(h, 1, "风"), target=2))
+    with pytest.raises(RuleViolation) as e:
+        h.act(J.Retract(1, "且慢"))
+    assert e.value.reason == "MISPLAY_ALREADY_USED"
+
+
+def test_a_move_that_drew_a_card_cannot_be_retracted() -> None:
+    h = opened(enforcement=E.REFEREE)
+    _, command = illegal_combo(h)
+    h.act(command)  # the penalty drew a hidden card
+    with pytest.raises(RuleViolation) as e:
+        h.act(J.Retract(1, "且慢"))
+    assert e.value.reason == "MOVE_REVEALED_CARDS"
+
+
+def test_a_second_misplay_can_be_reported_as_repeated_misplay() -> None:
+    """part2:68 若再次出现误操作，则按正常违规处理: a graded penalty, here open hand."""
+    h = opened(enforcement=E.REJECT)
+    h.act(Play(1, cards(h, 1, "风"), target=2))
+    h.act(J.Report(0, 1, K.REPEATED_MISPLAY, (h.version,), J.Penalty(P.OPEN_HAND), "again"))
+    facts = h.act(J.CastVote(2, h.version, True))
+    assert names(facts)[-1] == "HandOpened"
+    seen = RULES.view(h.game, SPECTATOR)
+    assert seen.seats[1].open_hand and len(seen.seats[1].cards) == 7
+
+
+# --- votes, the arbiter, forfeit, redeal (part2:53-58, 69-72) --------------------------------
+
+
+def test_a_report_the_seats_reject_changes_nothing() -> None:
+    """Four seats: three voters, the reporter counts for; two against reject it."""
+    h = opened(seats=4)
+    game = h.game
+    h.act(J.Report(0, 1, K.ILLEGAL_COMBO, (h.version,), None, "?"))
+    case = h.version
+    assert h.act(J.CastVote(2, case, False)) == [J.VoteCast(2, case, False)]
+    facts = h.act(J.CastVote(3, case, False))
+    assert facts[-1] == J.CaseClosed(case, J.CaseStatus.REJECTED)
+    assert h.game == game and not h.table.paused and h.table.violations == (0, 0, 0, 0)
+
+
+def test_part2_57_the_arbiter_settles_a_case_at_once() -> None:
+    """part2:57 若有争议，可由第三方（如裁判或旁观者）介入仲裁."""
+    h = opened(enforcement=E.PLAYERS)
+    _, command = wrong_declaration(h)
+    h.act(command)
+    h.act(
+        J.Report(
+            0, 1, K.WRONG_DECLARATION, (h.version,), J.Penalty(P.WARNING, 0, command.cards), ""
+        )
+    )
+    facts = h.act(J.Rule(0, h.version, True))
+    assert names(facts) == [
+        "ArbiterRuled",
+        "CaseClosed",
+        "PenaltyApplied",
+        "PenaltyDiscarded",
+        "Drew",
+    ]
+
+
+def test_part2_72_forfeit_ends_the_game() -> None:
+    """part2:72 经仲裁确认后，可直接判该玩家负 (其他违规 with the graded penalty 判负)."""
+    h = opened()
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.FORFEIT), "cheating"))
+    facts = h.act(J.Rule(0, h.version, True))
+    assert names(facts) == ["ArbiterRuled", "CaseClosed", "PenaltyApplied", "ShuffleRevealed"]
+    outcome = h.table.outcome
+    assert outcome is not None and outcome.reason == "FORFEIT" and outcome.winners == (0, 2)
+
+
+def test_part2_70_a_tie_among_three_seats_redeals() -> None:
+    """part2:70 无法通过仲裁解决的争议 → 重新洗牌发牌: two voters, the reporter for, the other
+    against: a deadlock; a new deal at the same table, the old game kept in the history."""
+    h = opened(seats=3)
+    old_events = len(h.stored)
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "stalling"))
+    facts = h.act(J.CastVote(2, h.version, False))
+    assert names(facts)[:3] == ["VoteCast", "CaseClosed", "GameRedealt"]
+    assert facts[1].status is J.CaseStatus.DEADLOCKED
+    redealt = facts[2]
+    assert names(facts)[3:] == ["Dealt", "Dealt", "Dealt", "LeaderChosen"]
+    fresh = initial_state(h.table.options, 3, redealt.deck, redealt.seed)
+    for f in facts[3:]:
+        fresh = RULES.evolve(fresh, f)
+    assert h.game == fresh and h.table.redeals == 1
+    assert sum(isinstance(f, Dealt) for f in facts) == 3 and len(h.stored) > old_events
+    assert h.stored[old_events - 1]["type"] == "Played", "the old game stays in the history"
+
+
+# --- appeals (part2:61-62) ----------------------------------------------------------------------
+
+
+def penalised(h: Harness) -> tuple[Any, int]:
+    """Seat 1's illegal combo stands (PLAYERS), is reported and confirmed; returns the game
+    state just before the penalty and the case id."""
+    _, command = illegal_combo(h)
+    h.act(command)
+    h.act(J.Report(0, 1, K.ILLEGAL_COMBO, (h.version,), J.Penalty(P.WARNING, 0, command.cards), ""))
+    case = h.version
+    before = h.game
+    h.act(J.CastVote(2, case, True))
+    assert h.game != before
+    return before, case
+
+
+def test_part2_62_an_upheld_appeal_restores_the_exact_prior_state() -> None:
+    """part2:61-62 处罚执行后立即提出申诉 … 若申诉成立，撤销处罚."""
+    h = opened(enforcement=E.PLAYERS)
+    before, case = penalised(h)
+    assert J.Appeal(1, case, "") in tables.legal_commands(h.table, 1)
+    h.act(J.Appeal(1, case, "it was 花鸟风月 plus two"))
+    appeal = h.version
+    assert tables.to_act(h.table) == (0, 2)
+    h.act(J.CastVote(0, appeal, True))
+    facts = h.act(J.CastVote(2, appeal, True))
+    assert names(facts) == ["VoteCast", "CaseClosed", "PenaltyRevoked"]
+    assert h.game == before, "restored exactly"
+    assert h.table.violations == (0, 0, 0)
+
+
+def test_part2_62_a_rejected_appeal_keeps_the_penalty() -> None:
+    """若申诉不成立，维持原处罚决定 (a tie keeps it too)."""
+    h = opened(enforcement=E.PLAYERS)
+    _, case = penalised(h)
+    after = h.game
+    h.act(J.Appeal(1, case, "no"))
+    h.act(J.CastVote(0, h.version, True))
+    facts = h.act(J.CastVote(2, h.version - 1, False))
+    assert facts[-1].status is J.CaseStatus.REJECTED and h.game == after
+
+
+def test_an_appeal_comes_too_late_after_the_next_move() -> None:
+    h = opened(enforcement=E.PLAYERS)
+    _, case = penalised(h)
+    h.act(RULES.legal_commands(h.game, h.game.turn)[0])
+    with pytest.raises(RuleViolation) as e:
+        h.act(J.Appeal(1, case, "late"))
+    assert e.value.reason == "APPEAL_TOO_LATE"
+
+
+# --- timeouts (part2:31-33) -------------------------------------------------------------------
+
+
+def test_part2_33_a_timeout_draws_one_and_the_turn_is_taken_as_perch() -> None:
+    """part2:32-33 出牌超时 → 摸1张; reading: the turn counts as 栖 without 栖's own draw. Seat
+    1 held 8 (the limit), so after the 栖 it discards one (先摸牌，后弃牌)."""
+    h = opened(time_limit_ms=20_000)
+    hand = h.game.hands[1].cards
+    facts = h.timeout(1)
+    assert names(facts) == ["TurnTimedOut", "PenaltyApplied", "Drew", "Perched", "DiscardRequired"]
+    assert facts[0] == J.TurnTimedOut(1, 20_000)
+    assert facts[1].penalty == J.Penalty(P.DRAW, 1) and facts[1].game_facts == 1
+    assert isinstance(facts[2], Drew) and facts[2].cause is Cause.PENALTY
+    assert len(h.game.hands[1].cards) == len(hand) + 1 and h.game.turn == 2
+    assert h.table.violations == (0, 1, 0) and tables.to_act(h.table) == (1,)
+
+
+def test_a_table_where_nobody_ever_acts_still_ends() -> None:
+    """The server fires the timer again and again: each timeout draws one and passes the
+    turn; once the deck is out the next timed-out 栖 ends the song."""
+    h = opened(time_limit_ms=1000)
+    for _ in range(500):
+        if h.table.phase is not tables.Phase.PLAYING:
+            break
+        h.timeout(tables.to_act(h.table)[0])
+    assert h.table.outcome is not None and h.table.revealed
+    assert cards_in_play(h.game) == list(range(108))
+
+
+def test_a_timed_out_discard_is_made_for_the_seat() -> None:
+    h = opened(time_limit_ms=1000)
+    h.act(Play(1, cards(h, 1, "风"), target=2))
+    facts = h.timeout(2)
+    assert names(facts) == ["TurnTimedOut", "PenaltyApplied", "Drew", "Discarded"]
+    assert [c.kind for c in facts[-1].cards] == [CardKind.BIRD], "in the order 鸟→数量→功能"
+    assert h.game.phase == Phase.PLAYING and len(h.game.hands[2].cards) == 8
+
+
+# --- random self-play with table commands ------------------------------------------------------
+
+SELFPLAY_OPTIONS = [
+    Options(mode=Mode.SIMPLE),
+    Options(mode=Mode.BASIC),
+    Options(mode=Mode.REGULAR),
+    Options(mode=Mode.REGULAR, silent_night=(Combo.TIANSHANG_TIANXIA,)),
+    Options(mode=Mode.FULL),
+    Options(mode=Mode.PRO, lofty_tune=True, blossoms=True),
+    Options(mode=Mode.PRO, spring_snow=True, continuo=True, twin_swallows=True),
+]
+GAMES = int(os.environ.get("JUSTICE_SELFPLAY_GAMES", "300"))
+
+
+@pytest.mark.parametrize("enforcement", list(E), ids=[e.name for e in E])
+def test_random_games_with_table_commands_end_and_rebuild(enforcement: J.Enforcement) -> None:
+    """≥300 games per enforcement mode, over every mode: bots sometimes try forbidden moves,
+    retract, report (random kinds), vote, appeal and time out. After every fact: the mode's
+    cards are conserved and the table rebuilt from the stored facts (encode/decode + evolve)
+    equals the live one. Every game ends. A failure names its seed."""
+    stats = Stats()
+    base = random.Random(enforcement.name).randrange(1 << 30)
+    for i in range(GAMES):
+        seed = base + i
+        options = SELFPLAY_OPTIONS[i % len(SELFPLAY_OPTIONS)]
+        try:
+            play_justice_game(
+                options, (4, 4, 3, 2)[i % 4], seed, enforcement, stats, timid=i % 3 == 0
+            )
+        except Exception as error:
+            raise AssertionError(f"seed={seed} options={options}: {error}") from error
+    assert stats.games == GAMES
+    seen = set(stats.kinds)
+    assert {"report", "retracted", "timeout", "appeal", "redealt"} <= seen, seen
+    assert {"REPORT:UPHELD", "REPORT:REJECTED", "APPEAL:UPHELD"} <= seen, seen
+    made = {k.split(":")[1] for k in seen if k.startswith(("refused:", "REFEREE:", "PLAYERS:"))}
+    assert made == {"ILLEGAL_COMBO", "WRONG_DECLARATION", "SEASON_RULE", "DISCARD_ORDER"}, seen

@@ -1,0 +1,414 @@
+"""Leak hunt at the server's render layer, in process: the same code path as the gRPC API
+(``server.service.TableServer`` for every use case, ``server.render`` for every message,
+``server.errors.to_status`` for every refusal) minus the transport, so that thousands of
+random games fit in a test run. tests/api/leakhunt.py hunts the same way over real gRPC.
+
+At every version the arbiter's view of the game gives what is hidden from each seat (the
+other seats' hands and the deck) and from a spectator (every hand and the deck). Seats
+play random legal moves, and the hunt renders, per viewer, what the API would send it:
+
+* **streams and replies**: every event, for every seat and the spectator, as Watch,
+  GetHistory and PlayResponse render it, and each PlayResponse the acting seat gets;
+* **views**: the acting seat's GetView and LegalMoves before each move; at two random
+  versions every viewer's GetView; at two random versions every viewer's GetView of a
+  *past* version (replay); one Replay stream and one GetHistory per game, mid-game;
+* **secrets**: no message holds the table's shuffle secret, or its shuffle seed as a
+  number or in a text, before the game ends;
+* **who is awaited**: after every move, each viewer's ``to_act``: a seat may be told only
+  of seats the game awaits in public (in a 川南字牌 claim window or 爆 prompt, at most
+  itself: who may claim gives hands away);
+* **error messages**: three times a game, the acting seat and an idle seat play a card
+  hidden in another seat's hand, and a card of the same face hidden in the deck: both must
+  be refused with the same status, message and details up to the card id, so a refusal
+  never tells where a hidden card is.
+
+A card hidden from a viewer both before and after the move that produced an event must not
+be in it; the final move's events are exempt (the game is over: everything is open).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import dataclasses
+import random
+import re
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.protobuf import text_format
+from google.protobuf.message import Message
+from google.rpc import status_pb2
+
+from domain import table as tables
+from domain.engine import ARBITER, SPECTATOR, DomainError, Viewer
+from domain.registry import rules_for
+from server import render
+from server.errors import to_status
+from server.service import TableServer
+from server.store import TableApplication
+from tabletop.v1 import tabletop_pb2 as pb
+
+PROBES = 3
+SPOT_VIEWS = 2
+PAST_VIEWS = 2
+
+
+@dataclass
+class HuntResult:
+    games: int = 0
+    moves: int = 0
+    checks: int = 0
+    probes: int = 0
+    leaks: list[str] = field(default_factory=list)
+
+    def add(self, other: HuntResult) -> None:
+        self.games += other.games
+        self.moves += other.moves
+        self.checks += other.checks
+        self.probes += other.probes
+        self.leaks += other.leaks
+
+
+CARD_FIELDS = frozenset(("card", "cards", "deck", "card_id", "card_ids"))
+
+
+def walk(msg: Message, cards: set[int], values: list[Any]) -> None:
+    """Collect a message's card ids (tests.api.helpers.card_ids: any Card's ``id`` and any
+    integer field named like a card) and every other scalar, in one pass."""
+    for fd, value in msg.ListFields():
+        if fd.message_type is None:
+            if fd.name in CARD_FIELDS:
+                cards.update(value if fd.is_repeated else (value,))
+            elif fd.is_repeated:
+                values.extend(value)
+            else:
+                values.append(value)
+        elif fd.message_type.name == "Card":
+            for item in value if fd.is_repeated else (value,):
+                cards.add(item.id)
+        else:
+            for item in value if fd.is_repeated else (value,):
+                walk(item, cards, values)
+
+
+def hands_and_deck(table: tables.Table) -> tuple[list[set[int]], set[int]]:
+    """Every seat's hand and the undealt cards, from the game's own arbiter view (any game
+    whose seat views list ``cards`` or ``hand`` and whose view lists ``deck`` or ``stock``)."""
+    view = rules_for(table.kind).view(table.game, ARBITER)
+    hands = []
+    for sv in view.seats:
+        held = sv.cards if hasattr(sv, "cards") else sv.hand
+        hands.append({c.id for c in held})
+    deck = getattr(view, "deck", None) or getattr(view, "stock", ())
+    return hands, {c.id for c in deck}
+
+
+def faces(table: tables.Table) -> dict[int, tuple[Any, ...]]:
+    """Each card's public look (its Card without the id), from the arbiter's view."""
+    out: dict[int, tuple[Any, ...]] = {}
+
+    def walk(value: Any) -> None:
+        if isinstance(value, tuple):
+            for v in value:
+                walk(v)
+        elif dataclasses.is_dataclass(value):
+            if type(value).__name__ == "Card":
+                out[value.id] = tuple(
+                    getattr(value, f.name) for f in dataclasses.fields(value) if f.name != "id"
+                )
+                return
+            for f in dataclasses.fields(value):
+                walk(getattr(value, f.name))
+
+    walk(rules_for(table.kind).view(table.game, ARBITER))
+    return out
+
+
+def same_but_card(x: tuple[str, str], y: tuple[str, str], a: int, b: int) -> bool:
+    """Two refusals are alike if they differ only where one names card ``a`` and the other
+    card ``b``."""
+    if x[0] != y[0]:
+        return False
+    xs, ys = re.split(r"(\d+)", x[1]), re.split(r"(\d+)", y[1])
+    return len(xs) == len(ys) and all(
+        p == q or (p == str(a) and q == str(b)) for p, q in zip(xs, ys, strict=True)
+    )
+
+
+def card_fields(command: Any) -> list[str]:
+    return [f.name for f in dataclasses.fields(command) if f.name in ("cards", "card")]
+
+
+def is_table_command(command: Any) -> bool:
+    return not type(command).__module__.startswith(("domain.huaniao", "domain.zipai"))
+
+
+class GameHunt:
+    """One random game, hunted. ``run`` plays it to the end and returns what it found."""
+
+    def __init__(self, ts: TableServer, kind: str, options: Any, seats: int, seed: int) -> None:
+        self.ts = ts
+        self.kind = kind
+        self.options = options
+        self.n = seats
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.result = HuntResult(games=1)
+        self.viewers = [Viewer.of_seat(s) for s in range(seats)] + [SPECTATOR]
+        self.hidden: dict[int, list[set[int]]] = {}  # version -> ids hidden per viewer
+        self.moves_at: list[int] = []
+        self.pending: list[tuple[int, int, Message, str]] = []  # (version, viewer, msg, what)
+
+    def leak(self, text: str) -> None:
+        self.result.leaks.append(f"{self.kind} {self.n} seats seed={self.seed}: {text}")
+
+    def record(self, v: int, who: int, msg: Message, what: str) -> None:
+        self.pending.append((v, who, msg, what))
+
+    def table(self) -> tables.Table:
+        return self.ts._latest[self.uid].table
+
+    def note_hidden(self, version: int) -> None:
+        hands, deck = hands_and_deck(self.table())
+        everything = deck.union(*hands)
+        self.hidden[version] = [everything - hands[s] for s in range(self.n)] + [everything]
+        self.moves_at.append(version)
+
+    async def run(self) -> HuntResult:
+        ts = self.ts
+        gid, _, _ = await ts.create_game(self.kind, self.options, self.n, self.seed)
+        self.gid, self.uid = gid, uuid.UUID(gid)
+        for s in range(self.n):
+            await ts.join_game(gid, s, f"p{s}")
+        version = await ts.start_game(gid, ARBITER)
+        table = self.table()
+        self.secret = table.secret
+        started = [e.fact for e in await self.events(0, version)]
+        self.shuffle_seed = next(f.seed for f in started if isinstance(f, tables.GameStarted))
+        self.face = faces(table)
+        await self.stream(0, version)
+        self.note_hidden(version)
+        rng = self.rng
+        spots = set(rng.sample(range(40), SPOT_VIEWS))
+        pasts = set(rng.sample(range(3, 40), PAST_VIEWS))
+        probes = set(rng.sample(range(30), PROBES))
+        midway = rng.randrange(4, 25)
+        rules = rules_for(self.kind)
+        move_no = 0
+        while (awaited := rules.to_act(self.table().game)) and move_no < 5000:
+            seat = rng.choice(list(awaited))
+            viewer = self.viewers[seat]
+            await self.view(seat, version, None)
+            v, commands = await ts.legal_moves(gid, viewer)
+            for c in commands:
+                self.record(v, seat, render.move_proto(self.kind, c), "LegalMoves")
+            if move_no in probes:
+                await self.probe_errors(seat, commands, version)
+            if move_no in spots:
+                for who in range(self.n + 1):
+                    await self.view(who, version, None)
+            if move_no in pasts:
+                past = rng.randrange(1, version)
+                for who in range(self.n + 1):
+                    await self.view(who, past, past)
+            if move_no == midway:
+                await self.replay(version)
+                await self.history()
+            command = rng.choice([c for c in commands if not is_table_command(c)] or commands)
+            stored = await ts.play(gid, viewer, v, command)
+            version = stored[-1].version
+            after = await ts.snapshot(gid, viewer, version)
+            reply = pb.PlayResponse(
+                version=version,
+                events=render.events_proto(self.kind, stored, viewer),
+                to_act=render.to_act(after.table, after.viewer),
+            )
+            self.record(version, seat, reply, "PlayResponse")
+            await self.stream(stored[0].version - 1, version)
+            self.note_hidden(version)
+            self.check_to_act(version)
+            move_no += 1
+        if self.table().phase is not tables.Phase.FINISHED:
+            self.leak(f"the game did not end in {move_no} moves")
+        self.result.moves = move_no
+        self.check_all()
+        self.ts._latest.pop(self.uid, None)  # keep the hunt's memory flat
+        return self.result
+
+    async def events(self, after: int, upto: int) -> list[Any]:
+        return (await self.ts.history(self.gid, ARBITER, after, upto - after))[1]
+
+    async def stream(self, after: int, upto: int) -> None:
+        """Events (after, upto] as every seat's and the spectator's Watch renders them (a
+        live batch opens up only if it ended the game, as server.service.watch does)."""
+        events = await self.events(after, upto)
+        ended = self.table().phase is tables.Phase.FINISHED
+        for who, vw in enumerate(self.viewers):
+            seen_as = ARBITER if ended else vw
+            for e in render.events_proto(self.kind, events, seen_as):
+                self.record(e.version, who, e, "stream")
+
+    async def view(self, who: int, at: int, version: int | None) -> None:
+        snap = await self.ts.snapshot(self.gid, self.viewers[who], version)
+        what = "GetView" if version is None else f"GetView(version={version})"
+        self.record(at, who, render.view_proto(snap), what)
+
+    async def replay(self, version: int) -> None:
+        who = self.rng.randrange(self.n + 1)
+        first = self.rng.randrange(1, version)
+        async for event, snap in self.ts.replay(self.gid, self.viewers[who], first, version):
+            step = pb.ReplayResponse(
+                event=render.event_proto(self.kind, event, snap.viewer),
+                view=render.view_proto(snap),
+            )
+            self.record(step.view.version, who, step, "Replay")
+
+    async def history(self) -> None:
+        for who in (self.rng.randrange(self.n), self.n):
+            _, evs, _, seen_as = await self.ts.history(self.gid, self.viewers[who], 0, 1000)
+            for e in render.events_proto(self.kind, evs, seen_as):
+                self.record(e.version, who, e, "GetHistory")
+
+    def check_to_act(self, version: int) -> None:
+        """Each viewer's to_act: public waits in full; private ones (a 川南字牌 claim window,
+        a 爆 or 胡 prompt) at most the viewer itself."""
+        table = self.table()
+        if table.phase is tables.Phase.FINISHED:
+            return
+        rules = rules_for(self.kind)
+        awaited = set(rules.to_act(table.game))
+        private = self.kind == "zipai" and table.game.phase.name in ("CLAIM", "BAO", "PROMPT_HU")
+        for who, vw in enumerate(self.viewers):
+            shown = set(render.to_act(table, vw))
+            self.result.checks += 1
+            if not shown <= awaited:
+                self.leak(f"v{version}: viewer {who} told of seats {sorted(shown)} not awaited")
+            elif private and not shown <= {who}:
+                self.leak(
+                    f"v{version}: viewer {who} is told seats {sorted(shown)} are awaited in a "
+                    f"{table.game.phase.name} window (who may claim gives hands away)"
+                )
+            elif not private and shown != awaited:
+                self.leak(f"v{version}: viewer {who} is not told who the game waits for")
+
+    async def probe_errors(self, seat: int, commands: list[Any], version: int) -> None:
+        """A card in another seat's hand and a card of the same face in the deck, played by
+        the awaited seat and by the next seat: each pair must be refused alike."""
+        hands, deck = hands_and_deck(self.table())
+        others = set().union(*(h for t, h in enumerate(hands) if t != seat))
+        pairs = [
+            (a, b) for a in sorted(others) for b in sorted(deck) if self.face[a] == self.face[b]
+        ]
+        with_cards = [c for c in commands if card_fields(c)]
+        if not pairs or not with_cards:
+            return
+        base = self.rng.choice(with_cards)
+        name = card_fields(base)[0]
+        a, b = self.rng.choice(pairs)
+        for actor in {seat, (seat + 1) % self.n}:
+            if a in hands[actor]:
+                continue
+            outs = []
+            for card in (a, b):
+                value = getattr(base, name)
+                probe = dataclasses.replace(
+                    base,
+                    seat=actor,
+                    **{name: (card, *value[1:]) if isinstance(value, tuple) else card},
+                )
+                try:
+                    await self.ts.play(self.gid, self.viewers[actor], version, probe)
+                except DomainError as exc:
+                    status = to_status(exc)
+                    assert status is not None
+                    rich = status_pb2.Status.FromString(
+                        dict(status.trailing_metadata)["grpc-status-details-bin"]
+                    )
+                    self.record(version, actor, rich, "error status")
+                    outs.append((status.code.name, text_format.MessageToString(rich, as_utf8=True)))
+                    continue
+                self.leak(f"v{version}: seat {actor} played a card it does not hold: {probe}")
+                return
+            self.result.probes += 1
+            if not same_but_card(outs[0], outs[1], a, b):
+                self.leak(
+                    f"v{version}: seat {actor} is refused differently for a card in another "
+                    f"hand ({a}) and one of the same face in the deck ({b}): {outs}"
+                )
+
+    def check_all(self) -> None:
+        moves_at = self.moves_at
+        final_start = moves_at[-2] if len(moves_at) > 1 else moves_at[-1]
+        seed_text = str(self.shuffle_seed)
+
+        def forbidden(who: int, v: int) -> set[int]:
+            """Hidden from the viewer both before and after the move that made version v."""
+            if v <= moves_at[0]:
+                return self.hidden[moves_at[0]][who]
+            i = bisect.bisect_left(moves_at, v)
+            before, after = moves_at[i - 1], moves_at[min(i, len(moves_at) - 1)]
+            return self.hidden[before][who] & self.hidden[after][who]
+
+        for v, who, msg, what in self.pending:
+            if v > final_start:
+                continue
+            self.result.checks += 1
+            cards: set[int] = set()
+            values: list[Any] = []
+            walk(msg, cards, values)
+            extra = cards & forbidden(who, v)
+            if extra:
+                self.leak(f"viewer {who} got hidden cards {sorted(extra)} in a {what} at v{v}")
+            for value in values:
+                if isinstance(value, int) and value == self.shuffle_seed:
+                    self.leak(f"viewer {who} got the shuffle seed in a {what} at v{v}")
+                elif isinstance(value, str) and (self.secret in value or seed_text in value):
+                    self.leak(f"viewer {who} got the shuffle secret or seed in a {what} at v{v}")
+
+
+def options_for(kind: str, i: int, rng: random.Random) -> tuple[Any, int]:
+    """A random table of ``kind``: every 花鸟风月 mode (PRO with a random optional rule) at
+    four seats, and 川南字牌 at 2, 3 and 4 seats over its variants and scorings."""
+    if kind == "huaniao":
+        from domain.huaniao.options import PRO_RULES, Mode, Options
+
+        mode = list(Mode)[i % len(Mode)]
+        extra = {rng.choice(PRO_RULES): True} if mode is Mode.PRO else {}
+        return Options(mode=mode, **extra), rng.choice((2, 3, 4, 4))
+    from domain.zipai.options import DealerRule, ScoringProfile, Variant
+    from domain.zipai.options import Options as ZOptions
+
+    return (
+        ZOptions(
+            variant=rng.choice(list(Variant)),
+            dealer_rule=rng.choice(list(DealerRule)),
+            scoring=rng.choice(list(ScoringProfile)),
+        ),
+        (2, 3, 4)[i % 3],
+    )
+
+
+def hunt_many(kind: str, first_seed: int, games: int) -> HuntResult:
+    """``games`` random games of ``kind`` on one in-memory TableServer."""
+
+    async def run() -> HuntResult:
+        ts = TableServer(TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}))
+        total = HuntResult()
+        try:
+            for i in range(games):
+                seed = first_seed + i
+                options, seats = options_for(kind, seed, random.Random(seed))
+                try:
+                    options = rules_for(kind).check_options(options)
+                    if seats not in rules_for(kind).seat_counts(options):
+                        seats = rules_for(kind).seat_counts(options)[-1]
+                    total.add(await GameHunt(ts, kind, options, seats, seed).run())
+                except Exception as exc:
+                    raise AssertionError(f"{kind} seed={seed}: the hunt failed: {exc!r}") from exc
+        finally:
+            ts.close()
+        return total
+
+    return asyncio.run(run())

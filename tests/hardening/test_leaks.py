@@ -1,0 +1,239 @@
+"""Cheating attempts: 1,000 random games of each kind hunted for leaks (tests/hardening/
+leaks.py, at the render layer in process), the hunter's self-test against planted leaks,
+and the size/timing side channel. tests/api/test_leak_hunt.py hunts over real gRPC, and
+test_grpc_hunt below adds 川南字牌 to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from clients.python.client import TableClient
+from clients.python.serverproc import ServerProcess
+from domain import table as tables
+from domain.engine import ARBITER, SPECTATOR, Viewer
+from domain.registry import rules_for
+from server import render
+from server.service import TableServer
+from server.store import TableApplication
+from tabletop.v1 import tabletop_pb2 as pb
+from tabletop.zipai.v1 import zipai_pb2
+from tests.api.leakhunt import hunt
+from tests.hardening.common import env_int, server
+from tests.hardening.leaks import HuntResult, faces, hands_and_deck, hunt_many, options_for
+
+GAMES = env_int("HARDENING_HUNT_GAMES", 1000)  # of each kind
+CHUNK = 100
+
+
+@pytest.mark.parametrize("kind", ["huaniao", "zipai"])
+@pytest.mark.parametrize("chunk", range((GAMES + CHUNK - 1) // CHUNK))
+def test_no_viewer_ever_learns_a_hidden_card(kind: str, chunk: int) -> None:
+    first = 100_000 + chunk * CHUNK
+    games = min(CHUNK, GAMES - chunk * CHUNK)
+    started = time.monotonic()
+    result = hunt_many(kind, first, games)
+    print(
+        f"{kind} seeds {first}..{first + games - 1}: {result.games} games, {result.moves} moves, "
+        f"{result.checks} messages checked, {result.probes} error probes, "
+        f"{len(result.leaks)} leaks, {time.monotonic() - started:.1f} s"
+    )
+    assert result.games == games and result.checks > games * 100 and result.probes > games
+    assert not result.leaks, "\n".join(result.leaks[:20])
+
+
+# --- the hunter finds planted leaks ------------------------------------------------------
+
+
+def test_the_hunt_catches_a_to_act_that_names_claimants(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bug this hunt found (fixed in server/render.py): GameView.to_act and
+    PlayResponse.to_act listed the seats the game awaited to every viewer, and in a 川南字牌
+    claim window those are the seats whose hands can claim the shown card. Reproducer:
+    the old rendering, planted back, is caught."""
+
+    def old_to_act(table: tables.Table, viewer: Viewer = ARBITER, game_view: Any = None) -> list[int]:
+        return [] if table.game is None else list(rules_for(table.kind).to_act(table.game))
+
+    monkeypatch.setattr(render, "to_act", old_to_act)
+    result = hunt_many("zipai", 7_000, 6)
+    assert any("claim" in leak or "CLAIM" in leak for leak in result.leaks), result.leaks[:3]
+
+
+def test_the_hunt_catches_an_unredacted_deal(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = tables.redact
+    monkeypatch.setattr(
+        tables, "redact",
+        lambda kind, event, viewer: event if isinstance(event, tables.GameStarted) else real(kind, event, viewer),
+    )
+    result = hunt_many("huaniao", 7_100, 2)
+    assert any("hidden cards" in leak for leak in result.leaks)
+    assert any("shuffle seed" in leak for leak in result.leaks)
+
+
+def test_the_hunt_catches_an_error_that_says_where_a_card_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from domain.engine import RuleViolation
+
+    real = tables.play
+
+    def telling(table: tables.Table, command: Any) -> list[Any]:
+        cards = getattr(command, "cards", None) or [getattr(command, "card", None)]
+        hands, _ = hands_and_deck(table)
+        for seat, hand in enumerate(hands):
+            if seat != command.seat and cards[0] in hand:
+                raise RuleViolation("CARD_NOT_HELD", "手牌", f"card {cards[0]} is in another hand")
+        return real(table, command)
+
+    monkeypatch.setattr(tables, "play", telling)
+    result = HuntResult()
+    for kind in ("huaniao", "zipai"):
+        result.add(hunt_many(kind, 7_200, 8))
+    assert any("refused differently" in leak for leak in result.leaks), result.leaks[:3]
+
+
+# --- real gRPC: 川南字牌 beside the huaniao hunt of tests/api ------------------------------
+
+
+@pytest.fixture(scope="module")
+def proc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with server(tmp_path_factory.mktemp("hunt"), "--move-rate", "0") as p:
+        yield p
+
+
+def test_grpc_hunt_zipai(proc: ServerProcess) -> None:
+    """Every message every seat and the spectator received over real gRPC (streams, views,
+    replies, Replay), 20 川南字牌 games at 2, 3 and 4 seats."""
+    checks, leaks = 0, []
+    with TableClient(proc.target) as client:
+        for i in range(20):
+            options = pb.GameOptions(zipai=zipai_pb2.Options())
+            result = hunt(client, options, (2, 3, 4)[i % 3], 30_000 + i)
+            checks += result.checks
+            leaks += result.leaks
+    print(f"gRPC zipai hunt: 20 games, {checks} messages checked, {len(leaks)} leaks")
+    assert checks > 20 * 20
+    assert not leaks, "\n".join(leaks[:20])
+
+
+# --- side channels: sizes and timing ----------------------------------------------------
+
+
+def _swapped(deck: tuple[int, ...], a: int, b: int) -> tuple[int, ...]:
+    out = list(deck)
+    i, j = out.index(a), out.index(b)
+    out[i], out[j] = out[j], out[i]
+    return tuple(out)
+
+
+@pytest.mark.parametrize("kind", ["huaniao", "zipai"])
+def test_responses_do_not_depend_on_hidden_cards(kind: str) -> None:
+    """Two tables dealt from prepared decks that differ only in hidden cards of different
+    faces (two undealt cards swapped; or two cards swapped between two *other* seats'
+    hands): what seat 0 and a spectator get (GetView, LegalMoves, the deal's events) is the
+    same, byte for byte once the game id, hashes and commitment are set aside, so the
+    response sizes cannot depend on the hidden cards; and rendering takes about as long."""
+
+    async def run() -> list[str]:
+        ts = TableServer(TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}))
+        notes: list[str] = []
+        try:
+            options, seats = options_for(kind, 3, random.Random(3))
+            options = rules_for(kind).check_options(options)
+            seats = 3
+            base = tables.shuffle(rules_for(kind).new_deck(options), 12345)
+
+            async def deal(deck: tuple[int, ...]) -> tuple[str, tables.Table]:
+                gid, _, _ = await ts.create_game(kind, options, seats, 1, deck)
+                for s in range(seats):
+                    await ts.join_game(gid, s, f"p{s}")
+                await ts.start_game(gid, ARBITER)
+                return gid, ts._latest[uuid.UUID(gid)].table
+
+            gid0, table0 = await deal(base)
+            hands, undealt = hands_and_deck(table0)
+            face = faces(table0)
+            variants = []
+            pool = sorted(undealt)
+            pair = next(((a, b) for a in pool for b in pool if face[a] != face[b]), None)
+            if pair:
+                variants.append(("two undealt cards", _swapped(base, *pair)))
+            pair = next(
+                ((a, b) for a in sorted(hands[1]) for b in sorted(hands[2]) if face[a] != face[b]),
+                None,
+            )
+            if pair:
+                variants.append(("a card of seat 1 and one of seat 2", _swapped(base, *pair)))
+            assert variants
+            for what, deck in variants:
+                gid1, table1 = await deal(deck)
+                for viewer in (Viewer.of_seat(0), SPECTATOR):
+                    msgs = []
+                    for gid in (gid0, gid1):
+                        view = render.view_proto(await ts.snapshot(gid, viewer, None))
+                        for name in ("game_id", "head_hash", "commitment"):
+                            view.ClearField(name)
+                        _, cmds = await ts.legal_moves(gid, viewer)
+                        moves = [render.move_proto(kind, c) for c in cmds]
+                        _, evs, _, seen = await ts.history(gid, viewer, 0, 1000)
+                        events = []
+                        for e in render.events_proto(kind, evs, seen):
+                            e.ClearField("recorded_at")
+                            e.ClearField("hash")
+                            if e.HasField("table"):
+                                e.table.game_created.ClearField("commitment")
+                            events.append(e)
+                        msgs.append((view, moves, events))
+                    (v0, m0, e0), (v1, m1, e1) = msgs
+                    if view_differs := (v0.to_act != v1.to_act):
+                        notes.append(f"{what}: to_act differs ({list(v0.to_act)} vs {list(v1.to_act)})")
+                    if not view_differs:
+                        assert v0 == v1, f"{kind}, {what}: {viewer} sees a different view"
+                        assert m0 == m1, f"{kind}, {what}: {viewer} gets different legal moves"
+                        assert e0 == e1, f"{kind}, {what}: {viewer} gets different deal events"
+                        assert v0.ByteSize() == v1.ByteSize()
+                # timing, coarse: rendering seat 0's view of either table takes about as long
+                timings = []
+                for gid in (gid0, gid1):
+                    samples = []
+                    for _ in range(200):
+                        t0 = time.perf_counter()
+                        render.view_proto(await ts.snapshot(gid, Viewer.of_seat(0), None))
+                        samples.append(time.perf_counter() - t0)
+                    timings.append(statistics.median(samples))
+                ratio = max(timings) / min(timings)
+                notes.append(f"{what}: median render {timings[0]*1e6:.0f} vs {timings[1]*1e6:.0f} µs")
+                assert ratio < 2.0, f"{kind}, {what}: rendering time differs {ratio:.2f}x"
+        finally:
+            ts.close()
+        return notes
+
+    print(kind, asyncio.run(run()))
+
+
+def test_a_seat_gains_nothing_by_also_watching_as_a_spectator(proc: ServerProcess) -> None:
+    """A seated player who opens a second, token-less connection sees the public table
+    only: the spectator's stream never holds a card that is hidden from every seat (the
+    in-process hunt checks every spectator message; here one seat's view and the spectator's
+    together are checked against the seat's hidden set)."""
+    from tests.api.helpers import card_ids, seated_game
+    from tests.api.leakhunt import hidden_sets
+
+    with TableClient(proc.target) as client:
+        game_id, seats, arbiter = seated_game(client, seed=404)
+        spectator = client.as_viewer(game_id)
+        arbiter_view = client.as_viewer(game_id, arbiter).view()
+        hidden = hidden_sets(arbiter_view, 4)
+        seen = card_ids(seats[1].view()) | set().union(*(card_ids(e) for e in spectator.history()))
+        seen |= card_ids(spectator.view())
+        assert not seen & hidden[1]
+        assert spectator.view().role == pb.ROLE_SPECTATOR
+        assert not spectator.legal_moves().moves
