@@ -358,7 +358,12 @@ class LimitsInterceptor(grpc.aio.ServerInterceptor):
             if inspect.isasyncgenfunction(stream):
                 return grpc.unary_stream_rpc_method_handler(self._counted(stream), **ser)
             return grpc.unary_stream_rpc_method_handler(self._counted_writer(stream), **ser)
-        return handler  # client-streaming requests (reflection): left to gRPC
+        if handler.stream_stream is not None and inspect.isasyncgenfunction(handler.stream_stream):
+            # reflection: each request message is decoded safely, a bad one ends the call
+            return grpc.stream_stream_rpc_method_handler(
+                _checked_requests(handler.stream_stream), **ser
+            )
+        return handler  # other client-streaming shapes: none are served
 
     def _creating(self, behavior: Callable[..., Awaitable[Any]]) -> Callable[..., Any]:
         limits = self.limits
@@ -413,6 +418,20 @@ class LimitsInterceptor(grpc.aio.ServerInterceptor):
                 close()
 
         return stream
+
+
+def _checked_requests(behavior: Callable[..., AsyncGenerator[Any, None]]) -> Callable[..., Any]:
+    async def stream(requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> Any:
+        async def checked() -> AsyncIterator[Any]:
+            async for request in requests:
+                if isinstance(request, _Refused):
+                    await context.abort_with_status(request.status)
+                yield request
+
+        async for msg in behavior(checked(), context):
+            yield msg
+
+    return stream
 
 
 def _checked(behavior: Callable[..., Awaitable[Any]]) -> Callable[..., Any]:

@@ -25,6 +25,7 @@ from domain.huaniao.events import (
     AttemptPlayed,
     DanceBanned,
     Dealt,
+    Discarded,
     Drew,
     PenaltyDiscarded,
     Perched,
@@ -36,6 +37,7 @@ from tests.domain.huaniao.justice_support import (
     Stats,
     cards_in_play,
     conserved,
+    no_leaks,
     play_justice_game,
     prepared_deck,
 )
@@ -448,7 +450,7 @@ def test_part2_33_a_timeout_draws_one_and_the_turn_is_taken_as_perch() -> None:
     1 held 8 (the limit), so after the 栖 it discards one (先摸牌，后弃牌)."""
     h = opened(time_limit_ms=20_000)
     hand = h.game.hands[1].cards
-    facts = h.timeout(1)
+    facts = h.timeout()
     assert names(facts) == ["TurnTimedOut", "PenaltyApplied", "Drew", "Perched", "DiscardRequired"]
     assert facts[0] == J.TurnTimedOut(1, 20_000)
     assert facts[1].penalty == J.Penalty(P.DRAW, 1) and facts[1].game_facts == 1
@@ -464,7 +466,7 @@ def test_a_table_where_nobody_ever_acts_still_ends() -> None:
     for _ in range(500):
         if h.table.phase is not tables.Phase.PLAYING:
             break
-        h.timeout(tables.to_act(h.table)[0])
+        h.timeout()
     assert h.table.outcome is not None and h.table.revealed
     assert cards_in_play(h.game) == list(range(108))
 
@@ -472,10 +474,35 @@ def test_a_table_where_nobody_ever_acts_still_ends() -> None:
 def test_a_timed_out_discard_is_made_for_the_seat() -> None:
     h = opened(time_limit_ms=1000)
     h.act(Play(1, cards(h, 1, "风"), target=2))
-    facts = h.timeout(2)
+    facts = h.timeout()
     assert names(facts) == ["TurnTimedOut", "PenaltyApplied", "Drew", "Discarded"]
     assert [c.kind for c in facts[-1].cards] == [CardKind.BIRD], "in the order 鸟→数量→功能"
     assert h.game.phase == Phase.PLAYING and len(h.game.hands[2].cards) == 8
+
+
+def test_every_seat_owing_a_discard_times_out_at_once() -> None:
+    """雀舞满山 (all draw 3, limit -1) leaves seats 0 and 2 over the limit; the clock runs out
+    for both (server/timers.py: time_out_all): each draws its penalty card, which adds to
+    what it owes, and the discard is made for it in order."""
+    options = Options(mode=Mode.REGULAR)
+    hands = ["鸟鸟鸟鸟鸟鸟鸟十", "鸟鸟鸟鸟鸟鸟十十", "鸟鸟鸟鸟十十十十"]
+    h = Harness.open(
+        options, 3, E.REJECT, prepared_deck(options, hands), time_limit_ms=1000, check=conserved
+    )
+    h.act(RULES.legal_commands(h.game, 0)[0])
+    h.act(Play(1, cards(h, 1, "鸟鸟鸟鸟鸟鸟"), combo=Combo.QUE_WU_MAN_SHAN))
+    assert tables.to_act(h.table) == (0, 2) and h.game.hand_limit == 7
+    facts = h.timeout()
+    assert names(facts) == 2 * [
+        "TurnTimedOut",
+        "PenaltyApplied",
+        "Drew",
+        "DiscardRequired",
+        "Discarded",
+    ]
+    assert [len(f.cards) for f in facts if isinstance(f, Discarded)] == [4, 5]
+    assert [len(hand.cards) for hand in h.game.hands] == [7, 5, 7]
+    assert h.game.phase == Phase.PLAYING and h.game.turn == 2
 
 
 # --- random self-play with table commands ------------------------------------------------------
@@ -515,3 +542,19 @@ def test_random_games_with_table_commands_end_and_rebuild(enforcement: J.Enforce
     assert {"REPORT:UPHELD", "REPORT:REJECTED", "APPEAL:UPHELD"} <= seen, seen
     made = {k.split(":")[1] for k in seen if k.startswith(("refused:", "REFEREE:", "PLAYERS:"))}
     assert made == {"ILLEGAL_COMBO", "WRONG_DECLARATION", "SEASON_RULE", "DISCARD_ORDER"}, seen
+
+
+@pytest.mark.parametrize("enforcement", list(E), ids=[e.name for e in E])
+def test_no_redacted_fact_or_view_leaks_a_hidden_card_in_games_with_justice(
+    enforcement: J.Enforcement,
+) -> None:
+    """Hidden information with penalties, open hands, retractions and redeals in the games:
+    a seat or spectator never gets a card hidden from it, by a fact or a view."""
+    base = random.Random("leaks-" + enforcement.name).randrange(1 << 30)
+    for i in range(30):
+        seed = base + i
+        options = SELFPLAY_OPTIONS[i % len(SELFPLAY_OPTIONS)]
+        try:
+            play_justice_game(options, 4, seed, enforcement, roundtrip=False, check=no_leaks())
+        except Exception as error:
+            raise AssertionError(f"seed={seed} options={options}: {error}") from error

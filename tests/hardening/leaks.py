@@ -188,7 +188,7 @@ class GameHunt:
         started = [e.fact for e in await self.events(0, version)]
         self.shuffle_seed = next(f.seed for f in started if isinstance(f, tables.GameStarted))
         self.face = faces(table)
-        await self.stream(0, version)
+        self.stream(await self.events(0, version))
         self.note_hidden(version)
         rng = self.rng
         spots = set(rng.sample(range(40), SPOT_VIEWS))
@@ -226,7 +226,7 @@ class GameHunt:
                 to_act=render.to_act(after.table, after.viewer),
             )
             self.record(version, seat, reply, "PlayResponse")
-            await self.stream(stored[0].version - 1, version)
+            self.stream(stored)
             self.note_hidden(version)
             self.check_to_act(version)
             move_no += 1
@@ -240,10 +240,9 @@ class GameHunt:
     async def events(self, after: int, upto: int) -> list[Any]:
         return (await self.ts.history(self.gid, ARBITER, after, upto - after))[1]
 
-    async def stream(self, after: int, upto: int) -> None:
-        """Events (after, upto] as every seat's and the spectator's Watch renders them (a
-        live batch opens up only if it ended the game, as server.service.watch does)."""
-        events = await self.events(after, upto)
+    def stream(self, events: list[Any]) -> None:
+        """Stored events as every seat's and the spectator's Watch renders a live batch (it
+        opens up only if it ended the game, as server.service.watch does)."""
         ended = self.table().phase is tables.Phase.FINISHED
         for who, vw in enumerate(self.viewers):
             seen_as = ARBITER if ended else vw
@@ -280,7 +279,10 @@ class GameHunt:
         rules = rules_for(self.kind)
         awaited = set(rules.to_act(table.game))
         private = self.kind == "zipai" and table.game.phase.name in ("CLAIM", "BAO", "PROMPT_HU")
-        for who, vw in enumerate(self.viewers):
+        # every viewer when the wait may be private, else one at random (public: all alike)
+        who_all = range(self.n + 1) if private else [self.rng.randrange(self.n + 1)]
+        for who in who_all:
+            vw = self.viewers[who]
             shown = set(render.to_act(table, vw))
             self.result.checks += 1
             if not shown <= awaited:

@@ -240,10 +240,34 @@ class Fuzzer:
         return out
 
     def case_noise(self) -> None:
+        if self.rng.random() < 0.1:
+            self.other_services()
+            return
         method = self.rng.choice([*SERVICE.methods_by_name, "NoSuchMethod"])
         data = noise(self.rng)
         token = self.rng.choice((None, None, "x" * 40, *self.known_strings()[:3]))
         self.raw(method, data, token, "noise")
+
+    def other_services(self) -> None:
+        """Noise and mutations for the health and reflection services beside ours."""
+        rng = self.rng
+        which = rng.choice(("check", "watch", "reflection"))
+        valid = health_pb2.HealthCheckRequest(service=rng.choice(("", SERVICE.full_name, "x")))
+        data = rng.choice((noise(rng), mutate(valid.SerializeToString(), rng)))
+        try:
+            if which == "check":
+                self.channel.unary_unary("/grpc.health.v1.Health/Check")(data, timeout=5)
+            elif which == "watch":
+                for _ in self.channel.unary_stream("/grpc.health.v1.Health/Watch")(data, timeout=0.3):
+                    break
+            else:
+                path = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
+                for _ in self.channel.stream_stream(path)(iter([data]), timeout=2):
+                    break
+            code = grpc.StatusCode.OK
+        except grpc.RpcError as err:
+            code = err.code()
+        self.note("other-services", which, code)
 
     def case_mutated(self) -> None:
         method, request = self.some_request()
@@ -303,9 +327,10 @@ class Fuzzer:
                 g.seats[0] + "=",
                 g.seats[0].upper(),
                 " " + g.arbiter,
-                "a" * 9000,  # over gRPC's metadata limit: RESOURCE_EXHAUSTED from the transport
             )
         )
+        if rng.random() < 0.03:  # over gRPC's metadata limit: RESOURCE_EXHAUSTED from the
+            token = "a" * 9000  # transport, which also drops the connection (slow: rare)
         method = rng.choice(("StartGame", "Play", "LegalMoves", "GetView", "GetHistory", "Watch", "Replay"))
         cls = getattr(pb, SERVICE.methods_by_name[method].input_type.name)
         request = cls(game_id=g.game_id)

@@ -7,6 +7,7 @@ Everything is pure domain: no store, no grpc.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -15,10 +16,11 @@ from typing import Any
 from domain import justice as J
 from domain import table as tables
 from domain import tribunal
-from domain.engine import RuleViolation
+from domain.engine import SPECTATOR, Role, RuleViolation, Viewer
 from domain.huaniao import RULES, Discard, Options, Play
-from domain.huaniao.cards import KIND_OF, CardKind
+from domain.huaniao.cards import KIND_OF, Card, CardKind
 from domain.huaniao.options import Combo
+from domain.huaniao.rules import hand_open
 from domain.huaniao.state import HuaniaoState
 from domain.huaniao.terms import Phase, Season
 
@@ -122,9 +124,10 @@ class Harness:
         self._append(tables.cause("play", seat, command), facts)
         return facts
 
-    def timeout(self, seat: int) -> list[Any]:
-        facts = tribunal.timed_out(self.table, seat, self.version)
-        self._append({"action": "timeout", "seat": seat, "command": None}, facts)
+    def timeout(self) -> list[Any]:
+        """The clock ran out: every awaited seat times out at once (as server/timers.py)."""
+        facts = tribunal.time_out_all(self.table)
+        self._append({"action": "timeout", "seat": None, "command": None}, facts)
         return facts
 
     def _append(self, cause: dict[str, Any], facts: list[Any]) -> None:
@@ -231,6 +234,7 @@ def play_justice_game(
     roundtrip: bool = True,
     max_actions: int = 4000,
     timid: bool = False,
+    check: Callable[[tables.Table, Any], None] = conserved,
 ) -> Harness:
     """One random game at a table with table commands mixed in. Bots mostly play legal
     moves; sometimes they try a forbidden one, retract their last move, report a seat
@@ -245,7 +249,7 @@ def play_justice_game(
         enforcement,
         time_limit_ms=rng.choice((0, 30_000)),
         secret=f"seed{seed}",
-        check=conserved,
+        check=check,
         roundtrip=roundtrip,
     )
     attempts: list[tuple[int, int, J.ViolationKind, tuple[int, ...]]] = []  # version, seat, ...
@@ -268,8 +272,7 @@ def play_justice_game(
         if roll < 0.06 and _retract(h, stats):
             continue
         if roll < 0.08 and t.time_limit_ms:
-            seat = tables.to_act(t)[0]
-            h.timeout(seat)
+            h.timeout()
             stats.count("timeout")
             continue
         seat = rng.choice(tables.to_act(t))
@@ -396,3 +399,61 @@ def _retract(h: Harness, stats: Stats) -> bool:
         return False
     stats.count("retracted")
     return True
+
+
+# --- hidden information ----------------------------------------------------------------------
+
+
+def card_ids(value: Any) -> set[int]:
+    """Every Card id anywhere inside a dataclass / tuple tree."""
+    found: set[int] = set()
+
+    def walk(v: Any) -> None:
+        if isinstance(v, Card):
+            found.add(v.id)
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+            for f in dataclasses.fields(v):
+                walk(getattr(v, f.name))
+        elif isinstance(v, tuple | list):
+            for x in v:
+                walk(x)
+
+    walk(value)
+    return found
+
+
+def hidden_from(s: HuaniaoState, viewer: Viewer) -> set[int]:
+    """The deck, the 大对决 pool, and the hands of other seats that are not open (公开手牌)."""
+    hidden = set(s.deck) | set(s.pool)
+    for seat, h in enumerate(s.hands):
+        mine = viewer.role is Role.SEAT and seat == viewer.seat
+        if not mine and not hand_open(s, seat):
+            hidden.update(h.cards)
+    return hidden
+
+
+def no_leaks(every_view: int = 7) -> Callable[[tables.Table, Any], None]:
+    """A harness check: cards conserved, and no redacted fact (table or game) nor view shows
+    a seat or a spectator a card hidden from it both before and after the fact."""
+    previous: list[Any] = [None]
+    count = [0]
+
+    def check(table: tables.Table, fact: Any) -> None:
+        conserved(table, fact)
+        before, after = previous[0], table.game
+        previous[0] = after
+        if before is None or after is None or table.phase is not tables.Phase.PLAYING:
+            return
+        if isinstance(fact, J.GameRedealt | J.MoveRetracted | J.PenaltyRevoked):
+            before = after  # a state replaced whole: judge by what is hidden now
+        viewers = [Viewer.of_seat(s) for s in range(table.seat_count)] + [SPECTATOR]
+        count[0] += 1
+        for viewer in viewers:
+            secret = hidden_from(before, viewer) & hidden_from(after, viewer)
+            shown = card_ids(tables.redact(table.kind, fact, viewer))
+            assert not shown & secret, f"{fact} shows {shown & secret} to {viewer}"
+            if count[0] % every_view == 0:
+                seen = card_ids(RULES.view(after, viewer))
+                assert not seen & hidden_from(after, viewer), f"view leaks to {viewer}"
+
+    return check
