@@ -89,16 +89,17 @@ def report(table: Table, command: J.Report, version: int) -> list[Any]:
         if command.penalty is None:
             raise MalformedCommand("penalty", "this violation needs a proposed graded penalty")
         penalty = command.penalty
-    return [
-        J.ViolationReported(
-            command.seat,
-            command.accused,
-            command.violation,
-            tuple(command.evidence),
-            penalty,
-            command.note,
-        )
-    ]
+    reported = J.ViolationReported(
+        command.seat,
+        command.accused,
+        command.violation,
+        tuple(command.evidence),
+        penalty,
+        command.note,
+    )
+    # with two seats the reporter is the only voter: its report settles the case at once
+    after = evolve(table, reported)
+    return [reported, *_settle(after, after.cases[-1])]
 
 
 def _evidence_cards(command: J.Report) -> tuple[int, ...]:
@@ -171,8 +172,9 @@ def timed_out(table: Table, seat: int, version: int) -> list[Any]:
     for f in penalty_facts:
         state = rules.evolve(state, f)
     turn_facts = rules.timeout_facts(state, seat)
-    # the case id is the TurnTimedOut's version, so the seat may appeal it like any penalty
-    applied = J.PenaltyApplied(version + 1, seat, penalty, len(penalty_facts))
+    # The case id is the TurnTimedOut's version, so the seat may appeal it like any penalty;
+    # the turn taken for it counts as part of the penalty, so an upheld appeal gives it back.
+    applied = J.PenaltyApplied(version + 1, seat, penalty, len(penalty_facts) + len(turn_facts))
     return with_reveal(table, [timed, applied, *penalty_facts, *turn_facts])
 
 
@@ -197,7 +199,8 @@ def referee(
     for f in game_facts:
         state = rules.evolve(state, f)
     turn = rules.penalised_turn_facts(state, seat)
-    applied = J.PenaltyApplied(table.version + 1, seat, penalty, len(game_facts))
+    # the turn taken after the attempt belongs to the penalty: an upheld appeal gives it back
+    applied = J.PenaltyApplied(table.version + 1, seat, penalty, len(game_facts) + len(turn))
     return with_reveal(table, [attempt, applied, *game_facts, *turn])
 
 

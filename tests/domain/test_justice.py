@@ -175,7 +175,7 @@ def test_referee_illegal_combo_is_discarded_from_the_hand_and_one_drawn() -> Non
         1, K.ILLEGAL_COMBO, command.cards, "非法组合", "ILLEGAL_COMBO"
     )
     penalty = J.Penalty(P.DISCARD_AND_DRAW, 1, command.cards)
-    assert facts[1] == J.PenaltyApplied(h.version - 4, 1, penalty, 2)
+    assert facts[1] == J.PenaltyApplied(h.version - 4, 1, penalty, 3)  # + the turn (栖)
     assert facts[2] == PenaltyDiscarded(1, tuple(CARDS[c] for c in command.cards), False)
     assert facts[3].count == 1 and facts[3].cause is Cause.PENALTY
     assert set(command.cards) <= set(h.game.discarded) and h.game.turn == 2
@@ -453,7 +453,9 @@ def test_part2_33_a_timeout_draws_one_and_the_turn_is_taken_as_perch() -> None:
     facts = h.timeout()
     assert names(facts) == ["TurnTimedOut", "PenaltyApplied", "Drew", "Perched", "DiscardRequired"]
     assert facts[0] == J.TurnTimedOut(1, 20_000)
-    assert facts[1].penalty == J.Penalty(P.DRAW, 1) and facts[1].game_facts == 1
+    assert (
+        facts[1].penalty == J.Penalty(P.DRAW, 1) and facts[1].game_facts == len(facts) - 2
+    )  # the draw and the turn
     assert isinstance(facts[2], Drew) and facts[2].cause is Cause.PENALTY
     assert len(h.game.hands[1].cards) == len(hand) + 1 and h.game.turn == 2
     assert h.table.violations == (0, 1, 0) and tables.to_act(h.table) == (1,)
@@ -558,3 +560,30 @@ def test_no_redacted_fact_or_view_leaks_a_hidden_card_in_games_with_justice(
             play_justice_game(options, 4, seed, enforcement, roundtrip=False, check=no_leaks())
         except Exception as error:
             raise AssertionError(f"seed={seed} options={options}: {error}") from error
+
+
+def test_a_refereed_penalty_can_be_appealed_and_the_turn_comes_back() -> None:
+    """part2 申诉 (「處罰執行後立即提出申訴」): the turn taken for a refereed attempt is part of
+    its penalty, so an upheld appeal restores the game exactly as before the attempt."""
+    h = opened(enforcement=E.REFEREE)
+    before = h.game
+    _seat, command = illegal_combo(h)
+    facts = h.act(command)
+    case_id = facts[1].case_id
+    h.act(J.Appeal(1, case_id, "it was legal"))
+    appeal_case = h.table.cases[-1]
+    assert appeal_case.kind is J.CaseKind.APPEAL
+    h.act(J.CastVote(0, appeal_case.id, True))
+    h.act(J.CastVote(2, appeal_case.id, True))
+    assert h.game == before and h.game.turn == 1, "seat 1 has its turn back"
+    assert h.table.penalties[-1].revoked
+
+
+def test_with_two_seats_the_report_settles_at_once() -> None:
+    """四、2 所有玩家共同确认: with two seats the reporter is the only voter."""
+    h = opened(seats=2)
+    facts = h.act(
+        J.Report(0, 1, J.ViolationKind.OTHER, (h.version,), J.Penalty(P.WARNING), "stalling")
+    )
+    assert names(facts)[:3] == ["ViolationReported", "CaseClosed", "PenaltyApplied"]
+    assert not h.table.paused and h.table.violations == (0, 1)
