@@ -106,8 +106,13 @@ class TableServer:
             fresh = [e for e in events if e.originator_version > cached.version]
             if fresh[0].originator_version == cached.version + 1:
                 moved = cached.fork()
+                decoded = {e.version: e.fact for e in stored}
                 try:
                     for event in fresh:
+                        # the feed decoded the fact already: let apply() use it (store.py)
+                        fact = decoded.get(event.originator_version)
+                        if fact is not None:
+                            moved.__dict__["_recording"] = fact
                         event.mutate(moved)
                     self._latest[game_id] = moved
                 except Exception:
