@@ -469,7 +469,7 @@ def cmd_replay(args: argparse.Namespace) -> None:
             with progress(args) as bar:
                 task = bar.add_task("replaying", total=last - first + 1)
                 steps = []
-                for step in viewer.replay(first, last):
+                for step in viewer.replay(first, last, as_seat=args.as_seat):
                     steps.append(step)
                     bar.advance(task)
             for step in steps:
@@ -482,7 +482,8 @@ def cmd_replay(args: argparse.Namespace) -> None:
             events = {e.version: e for e in paged_history(viewer, bar, "loading history")}
         version = 1
         while 1 <= version <= latest:
-            _replay_step(args, version, latest, events.get(version), viewer.view(version))
+            seen = viewer.view(version, as_seat=args.as_seat)
+            _replay_step(args, version, latest, events.get(version), seen)
             step = input("[enter] next, [b] back, [q] quit, or a version> ").strip()
             if step == "q":
                 return
@@ -586,11 +587,94 @@ def parser() -> argparse.ArgumentParser:
     game_arg(r, "replays")
     r.add_argument("--version", type=int, help="show this version only")
     r.add_argument("--all", action="store_true", help="print every version without pausing")
+    r.add_argument(
+        "--as-seat", type=int, help="with the arbiter token: exactly as this seat saw it"
+    )
     r.set_defaults(func=cmd_replay)
+    add_justice_commands(sub, game_arg)
     hc = sub.add_parser("health", help="ask the server's standard health service")
     hc.add_argument("--service", default="", help="a service name (default: the whole server)")
     hc.set_defaults(func=cmd_health)
     return p
+
+
+VIOLATIONS = [n.removeprefix("VIOLATION_KIND_") for n in pb.ViolationKind.keys()[1:]]
+PENALTIES = [n.removeprefix("PENALTY_KIND_") for n in pb.PenaltyKind.keys()[1:]]
+
+
+def add_justice_commands(sub: Any, game_arg: Any) -> None:
+    """误操作 undo, reports, votes, appeals and the arbiter's rulings (docs/api.md#justice)."""
+    rt = sub.add_parser("retract", help="误操作: take back your last move (once per game)")
+    game_arg(rt, "acts in")
+    rt.add_argument("--phrase", default="風過無痕，月照無意", help="or 且慢 in simplified play")
+    rt.set_defaults(
+        func=cmd_table, build=lambda a: pb.TableCommand(retract=pb.Retract(phrase=a.phrase))
+    )
+    rp = sub.add_parser("report", help="report a violation; the game pauses for the vote")
+    game_arg(rp, "acts in")
+    rp.add_argument("--accused", type=int, required=True)
+    rp.add_argument("--violation", choices=VIOLATIONS, required=True)
+    rp.add_argument("--evidence", type=int, nargs="+", required=True, help="event versions")
+    rp.add_argument("--penalty", choices=PENALTIES, help="the graded penalty (OTHER)")
+    rp.add_argument("--count", type=int, default=0, help="cards for the penalty")
+    rp.add_argument("--note", default="")
+    rp.set_defaults(func=cmd_table, build=_report)
+    for name, help_text in (
+        ("vote", "vote on the open case"),
+        ("rule", "the arbiter's ruling on the open case"),
+    ):
+        c = sub.add_parser(name, help=help_text)
+        game_arg(c, "acts in")
+        c.add_argument("--case", type=int, required=True, help="the case id (CaseView.id)")
+        side = c.add_mutually_exclusive_group(required=True)
+        side.add_argument("--uphold", action="store_true")
+        side.add_argument("--reject", action="store_true")
+        c.set_defaults(func=cmd_table, build=_vote if name == "vote" else _rule)
+    ap = sub.add_parser("appeal", help="appeal a penalty you received, right after it")
+    game_arg(ap, "acts in")
+    ap.add_argument("--case", type=int, required=True)
+    ap.add_argument("--reason", required=True)
+    ap.set_defaults(
+        func=cmd_table,
+        build=lambda a: pb.TableCommand(appeal=pb.Appeal(case_id=a.case, reason=a.reason)),
+    )
+    rd = sub.add_parser("redeal", help="the arbiter: 重新洗牌发牌 after a deadlock")
+    game_arg(rd, "acts in")
+    rd.set_defaults(func=cmd_table, build=lambda a: pb.TableCommand(redeal=pb.Redeal()))
+
+
+def _report(a: argparse.Namespace) -> pb.TableCommand:
+    report = pb.Report(
+        accused=a.accused,
+        violation=pb.ViolationKind.Value(f"VIOLATION_KIND_{a.violation}"),
+        evidence=a.evidence,
+        note=a.note,
+    )
+    if a.penalty:
+        report.penalty.kind = pb.PenaltyKind.Value(f"PENALTY_KIND_{a.penalty}")
+        report.penalty.count = a.count
+    return pb.TableCommand(report=report)
+
+
+def _vote(a: argparse.Namespace) -> pb.TableCommand:
+    return pb.TableCommand(cast_vote=pb.CastVote(case_id=a.case, uphold=a.uphold))
+
+
+def _rule(a: argparse.Namespace) -> pb.TableCommand:
+    return pb.TableCommand(rule=pb.Rule(case_id=a.case, uphold=a.uphold))
+
+
+def cmd_table(args: argparse.Namespace) -> None:
+    """Send one table command against the game's current version; print what it caused."""
+    with TableClient(args.target) as client:
+        actor = client.as_viewer(args.game_id, args.token)
+        version = actor.view().version
+        reply = actor.play(pb.Move(table=args.build(args)), version)
+        if args.json:
+            emit_json([as_dict(e) for e in reply.events])
+        else:
+            for event in reply.events:
+                console.print(f"v{event.version:>4}  {event.text}")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -25,6 +25,17 @@ def is_serving(target: str, timeout: float = 1.0) -> bool:
         channel.close()
 
 
+def _die_with_parent() -> None:
+    """In the child: SIGTERM it if the process that started it dies (a killed test run)."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
 class ServerProcess:
     """``python -m server.main`` on 127.0.0.1 with a free port, SQLite in ``data_dir``."""
 
@@ -66,7 +77,11 @@ class ServerProcess:
         ]
         self.log = open(self.data_dir / "server.log", "ab")  # noqa: SIM115
         self.proc = subprocess.Popen(
-            cmd, stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, **self.env}
+            cmd,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **self.env},
+            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
