@@ -58,3 +58,14 @@ def detail(err: grpc.RpcError, cls: type) -> Any:
         if isinstance(d, cls):
             return d
     raise AssertionError(f"no {cls.__name__} in the status of {err.code()}: {err.details()}")
+
+
+def record_figure(name: str, **values: Any) -> None:
+    """Append a test's figures to $HARDENING_FIGURES (JSON lines), when set: how the
+    numbers of docs/reliability.md are collected from a run (xdist hides prints)."""
+    path = os.environ.get("HARDENING_FIGURES")
+    if path:
+        import json
+
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"figure": name, **values}, ensure_ascii=False) + "\n")

@@ -111,6 +111,16 @@ class CrashReport:
             f"twice {len(self.twice)}, unfinished games {len(self.unfinished)}"
         )
 
+    def figures(self) -> dict[str, int]:
+        return {
+            "seed": self.seed, "kills": self.kills, "rounds": self.rounds, "games": self.games,
+            "plays_ok": self.plays_ok, "plays_refused": self.plays_refused,
+            "in_flight_at_kill": self.unknown, "in_flight_stored": self.unknown_stored,
+            "lost": len(self.lost), "refused_but_stored": len(self.kept_refused),
+            "unexplained": len(self.unexplained), "twice": len(self.twice),
+            "unfinished": len(self.unfinished),
+        }
+
     def failures(self) -> str:
         parts = [*self.problems, *self.lost, *self.kept_refused, *self.unexplained, *self.twice,
                  *self.unfinished]

@@ -32,7 +32,7 @@ from server import service as service_module
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 from tests.api.helpers import huaniao_options
-from tests.hardening.common import server
+from tests.hardening.common import record_figure, server
 
 OK = grpc.StatusCode.OK
 PD = grpc.StatusCode.PERMISSION_DENIED
@@ -192,6 +192,7 @@ def test_authorisation_matrix(proc: ServerProcess) -> None:
                 elif arbiter.view().version != before:
                     problems.append(f"{rpc} as {role} was refused but appended events")
     print(f"authorisation matrix: {cells} cells")
+    record_figure("authz", cells=cells, problems=len(problems))
     assert cells == len(MATRIX) * len(ROLES)
     assert not problems, "\n".join(problems)
 

@@ -10,7 +10,7 @@ import pytest
 from clients.python.serverproc import ServerProcess
 from server.migrate import migrate_shard
 from server.store import TableApplication
-from tests.hardening.common import env_int
+from tests.hardening.common import env_int, record_figure
 from tests.hardening.crash import CrashRun
 from tests.support.pgfixtures import PG
 from tests.support.pgserver import PgServer
@@ -36,6 +36,7 @@ def test_sigkill_under_load_loses_nothing_sqlite(tmp_path: Path) -> None:
     finally:
         proc.cleanup()
     print("SQLite:", report.summary())
+    record_figure("crash", store="sqlite", **report.figures())
     assert report.kills == KILLS, report.summary()
     assert report.ok, report.failures()
 
@@ -59,5 +60,6 @@ def test_sigkill_under_load_loses_nothing_postgres(
     finally:
         proc.cleanup()
     print("PostgreSQL:", report.summary())
+    record_figure("crash", store="postgres", **report.figures())
     assert report.kills == max(4, KILLS // 2), report.summary()
     assert report.ok, report.failures()

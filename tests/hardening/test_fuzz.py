@@ -42,7 +42,7 @@ from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 from tabletop.zipai.v1 import zipai_pb2
 from tests.api.leakhunt import hidden_sets
-from tests.hardening.common import BAD_CODES, env_int, server
+from tests.hardening.common import BAD_CODES, env_int, record_figure, server
 from tests.hardening.fuzzgen import mutate, noise, random_message
 
 REQUESTS = env_int("HARDENING_FUZZ_REQUESTS", 10_000)
@@ -578,6 +578,11 @@ def test_ten_thousand_hostile_requests(tmp_path: Path) -> None:
         f"{len(stored)} stored moves with a request_id, all from OK Plays: {not unexplained}"
     )
     print({k: round(v, 2) for k, v in fuzzer.spent.items()})
+    record_figure(
+        "fuzz", seed=SEED, requests=fuzzer.sent, statuses=dict(by_code),
+        games=len(fuzzer.games) + len(fuzzer.finished), stored_moves=len(stored),
+        problems=len(fuzzer.problems), unexplained=len(unexplained),
+    )
     assert fuzzer.sent >= REQUESTS
     assert health.status == health_pb2.HealthCheckResponse.SERVING and alive
     assert not fuzzer.problems, f"seed={SEED}:\n" + "\n".join(fuzzer.problems[:30])

@@ -27,11 +27,12 @@ from server.store import TableApplication
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
 from tests.api.leakhunt import hunt
-from tests.hardening.common import env_int, server
+from tests.hardening.common import env_int, record_figure, server
 from tests.hardening.leaks import HuntResult, faces, hands_and_deck, hunt_many, options_for
 
 GAMES = env_int("HARDENING_HUNT_GAMES", 1000)  # of each kind
 CHUNK = 100
+GRPC_GAMES = 12
 
 
 @pytest.mark.parametrize("kind", ["huaniao", "zipai"])
@@ -45,6 +46,10 @@ def test_no_viewer_ever_learns_a_hidden_card(kind: str, chunk: int) -> None:
         f"{kind} seeds {first}..{first + games - 1}: {result.games} games, {result.moves} moves, "
         f"{result.checks} messages checked, {result.probes} error probes, "
         f"{len(result.leaks)} leaks, {time.monotonic() - started:.1f} s"
+    )
+    record_figure(
+        "hunt", kind=kind, games=result.games, moves=result.moves, checks=result.checks,
+        probes=result.probes, leaks=len(result.leaks),
     )
     assert result.games == games and result.checks > games * 100 and result.probes > games
     assert not result.leaks, "\n".join(result.leaks[:20])
@@ -111,16 +116,17 @@ def proc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 def test_grpc_hunt_zipai(proc: ServerProcess) -> None:
     """Every message every seat and the spectator received over real gRPC (streams, views,
-    replies, Replay), 20 川南字牌 games at 2, 3 and 4 seats."""
+    replies, Replay), 12 川南字牌 games at 2, 3 and 4 seats."""
     checks, leaks = 0, []
     with TableClient(proc.target) as client:
-        for i in range(20):
+        for i in range(GRPC_GAMES):
             options = pb.GameOptions(zipai=zipai_pb2.Options())
             result = hunt(client, options, (2, 3, 4)[i % 3], 30_000 + i)
             checks += result.checks
             leaks += result.leaks
-    print(f"gRPC zipai hunt: 20 games, {checks} messages checked, {len(leaks)} leaks")
-    assert checks > 20 * 20
+    print(f"gRPC zipai hunt: {GRPC_GAMES} games, {checks} messages checked, {len(leaks)} leaks")
+    record_figure("grpc_hunt", kind="zipai", games=GRPC_GAMES, checks=checks, leaks=len(leaks))
+    assert checks > GRPC_GAMES * 20
     assert not leaks, "\n".join(leaks[:20])
 
 
@@ -211,6 +217,7 @@ def test_responses_do_not_depend_on_hidden_cards(kind: str) -> None:
                     timings.append(statistics.median(samples))
                 ratio = max(timings) / min(timings)
                 notes.append(f"{what}: median render {timings[0]*1e6:.0f} vs {timings[1]*1e6:.0f} µs")
+                record_figure("timing", kind=kind, swap=what, us=[t * 1e6 for t in timings])
                 assert ratio < 2.0, f"{kind}, {what}: rendering time differs {ratio:.2f}x"
         finally:
             ts.close()
