@@ -118,8 +118,17 @@ def _writer(envs: list[dict[str, str]], max_batch: int, games: int, seconds: flo
         store.close()
 
 
-def write_rate(envs: list[dict[str, str]], max_batch: int, seconds: float) -> tuple[float, float]:
-    """Events/s over WRITERS processes, and mean events per transaction."""
+def _cpu_times() -> tuple[int, int]:
+    """(busy, total) jiffies of the whole machine, from /proc/stat."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def write_rate(
+    envs: list[dict[str, str]], max_batch: int, seconds: float
+) -> tuple[float, float, float]:
+    """Events/s over WRITERS processes, mean events per transaction, machine CPU busy."""
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
     start_at = time.time() + 3.0  # after every writer has opened its pools
@@ -131,13 +140,17 @@ def write_rate(envs: list[dict[str, str]], max_batch: int, seconds: float) -> tu
     ]
     for p in procs:
         p.start()
+    time.sleep(max(0.0, start_at - time.time()))
+    busy0, total0 = _cpu_times()
     results = [out.get(timeout=seconds + 120) for _ in procs]
+    busy1, total1 = _cpu_times()
     for p in procs:
         p.join(30)
     moves = sum(r[0] for r in results)
     elapsed = max(r[1] for r in results)
     batches = sum(r[2] for r in results)
-    return moves / elapsed, moves / max(1, batches)
+    cpu = (busy1 - busy0) / max(1, total1 - total0)
+    return moves / elapsed, moves / max(1, batches), cpu
 
 
 def shards_section(quick: bool, pg: PgServer, pg2: PgServer) -> list[str]:
@@ -153,8 +166,8 @@ def shards_section(quick: bool, pg: PgServer, pg2: PgServer) -> list[str]:
         ">= 1.8x of 1 shard.",
         "",
         "| games per transaction (max) | shards | events/s | events per transaction | "
-        "vs 1 shard |",
-        "|---|---|---|---|---|",
+        "vs 1 shard | machine CPU busy |",
+        "|---|---|---|---|---|---|",
     ]
     from server.migrate import migrate_shard
 
@@ -168,7 +181,7 @@ def shards_section(quick: bool, pg: PgServer, pg2: PgServer) -> list[str]:
     ]
     rounds = 1 if quick else 3  # interleaved, median: drift hits every layout alike
     for max_batch in (1, 64):
-        runs: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in layouts}
+        runs: dict[str, list[tuple[float, float, float]]] = {label: [] for label, _ in layouts}
         for _ in range(rounds):
             for label, envs in layouts:
                 runs[label].append(write_rate(envs, max_batch, seconds))
@@ -176,6 +189,7 @@ def shards_section(quick: bool, pg: PgServer, pg2: PgServer) -> list[str]:
         for label, envs in layouts:
             rate = statistics.median(r[0] for r in runs[label])
             per_tx = statistics.median(r[1] for r in runs[label])
+            cpu = statistics.median(r[2] for r in runs[label])
             one = one or rate
             if len(envs) == 2:
                 targets.at_least(
@@ -184,7 +198,8 @@ def shards_section(quick: bool, pg: PgServer, pg2: PgServer) -> list[str]:
                     1.8,
                 )
             lines.append(
-                f"| {max_batch} | {label} | {rate:,.0f} | {per_tx:.1f} | {rate / one:.2f}x |"
+                f"| {max_batch} | {label} | {rate:,.0f} | {per_tx:.1f} | {rate / one:.2f}x | "
+                f"{cpu:.0%} |"
             )
             print(lines[-1], flush=True)
     return lines

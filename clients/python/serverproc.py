@@ -25,15 +25,24 @@ def is_serving(target: str, timeout: float = 1.0) -> bool:
         channel.close()
 
 
-def _die_with_parent() -> None:
-    """In the child: SIGTERM it if the process that started it dies (a killed test run)."""
-    try:
-        import ctypes
-        import signal
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except Exception:
-        pass
+# The server is started through this trampoline rather than a ``preexec_fn``: a preexec_fn
+# (or close_fds=True) makes subprocess fork(), and fork() runs gRPC's atfork handlers, which
+# can hang forever in a process that has used gRPC (grpc/grpc#37259: seen here as a test
+# worker stuck in ServerProcess.start). Without them subprocess uses posix_spawn, which
+# runs no atfork handlers. The trampoline asks for SIGTERM when the process that started
+# it dies (a killed test run), checks that it is still alive, then becomes the server
+# (exec keeps the pid and the death signal).
+_TRAMPOLINE = (
+    "import os, signal, sys\n"
+    "try:\n"
+    "    import ctypes\n"
+    "    ctypes.CDLL('libc.so.6', use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG\n"
+    "except Exception:\n"
+    "    pass\n"
+    "if os.getppid() != int(sys.argv[1]):\n"
+    "    sys.exit('the process that started the server is gone')\n"
+    "os.execv(sys.executable, [sys.executable, *sys.argv[2:]])\n"
+)
 
 
 class ServerProcess:
@@ -76,12 +85,14 @@ class ServerProcess:
             *self.extra,
         ]
         self.log = open(self.data_dir / "server.log", "ab")  # noqa: SIM115
+        if sys.platform == "linux":
+            cmd = [sys.executable, "-c", _TRAMPOLINE, str(os.getpid()), *cmd[1:]]
         self.proc = subprocess.Popen(
             cmd,
             stdout=self.log,
             stderr=subprocess.STDOUT,
             env={**os.environ, **self.env},
-            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+            close_fds=False,  # with no preexec_fn: posix_spawn, no fork (see _TRAMPOLINE)
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
