@@ -216,7 +216,10 @@ class GameHunt:
             if move_no == midway:
                 await self.replay(version)
                 await self.history()
-            command = rng.choice([c for c in commands if not is_table_command(c)] or commands)
+            # mostly the game's own moves; now and then a table command LegalMoves offers
+            # (a 误操作 retraction, an appeal): the hidden sets follow the arbiter's view
+            game_moves = [c for c in commands if not is_table_command(c)]
+            command = rng.choice(game_moves if game_moves and rng.random() > 0.05 else commands)
             stored = await ts.play(gid, viewer, v, command)
             version = stored[-1].version
             after = await ts.snapshot(gid, viewer, version)

@@ -25,14 +25,11 @@ from server import render
 from server.service import TableServer
 from server.store import TableApplication
 from tabletop.v1 import tabletop_pb2 as pb
-from tabletop.zipai.v1 import zipai_pb2
-from tests.api.leakhunt import hunt
 from tests.hardening.common import env_int, record_figure, server
 from tests.hardening.leaks import HuntResult, faces, hands_and_deck, hunt_many, options_for
 
 GAMES = env_int("HARDENING_HUNT_GAMES", 1000)  # of each kind
 CHUNK = 100
-GRPC_GAMES = 12
 
 
 @pytest.mark.parametrize("kind", ["huaniao", "zipai"])
@@ -105,29 +102,10 @@ def test_the_hunt_catches_an_error_that_says_where_a_card_is(
     assert any("refused differently" in leak for leak in result.leaks), result.leaks[:3]
 
 
-# --- real gRPC: 川南字牌 beside the huaniao hunt of tests/api ------------------------------
-
-
 @pytest.fixture(scope="module")
 def proc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with server(tmp_path_factory.mktemp("hunt"), "--move-rate", "0") as p:
         yield p
-
-
-def test_grpc_hunt_zipai(proc: ServerProcess) -> None:
-    """Every message every seat and the spectator received over real gRPC (streams, views,
-    replies, Replay), 12 川南字牌 games at 2, 3 and 4 seats."""
-    checks, leaks = 0, []
-    with TableClient(proc.target) as client:
-        for i in range(GRPC_GAMES):
-            options = pb.GameOptions(zipai=zipai_pb2.Options())
-            result = hunt(client, options, (2, 3, 4)[i % 3], 30_000 + i)
-            checks += result.checks
-            leaks += result.leaks
-    print(f"gRPC zipai hunt: {GRPC_GAMES} games, {checks} messages checked, {len(leaks)} leaks")
-    record_figure("grpc_hunt", kind="zipai", games=GRPC_GAMES, checks=checks, leaks=len(leaks))
-    assert checks > GRPC_GAMES * 20
-    assert not leaks, "\n".join(leaks[:20])
 
 
 # --- side channels: sizes and timing ----------------------------------------------------
