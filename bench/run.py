@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> None:
         help="replace only this run's sections in docs/benchmarks.md and keep the others",
     )
     args = p.parse_args(argv)
+    load_start = os.getloadavg()[0]
     # benchmarks measure capacity, not policy: servers they start (which read TABLETOP_*
     # from this environment) do not rate-limit moves (server/limits.py, docs/reliability.md)
     os.environ.setdefault("TABLETOP_MOVE_RATE", "0")
@@ -98,7 +99,9 @@ def main(argv: list[str] | None = None) -> None:
         f"{platform.machine()} with {os.cpu_count()} cores, Python "
         f"{platform.python_version()}, {_pg_version()}. The load generator shares the "
         "machine with the server and the database, as the baselines do. Each figure is "
-        "read against a baseline measured in the same run.",
+        "read against a baseline measured in the same run. The machine's 1-minute load "
+        f"average was {load_start:.1f} at the start and {os.getloadavg()[0]:.1f} at the end "
+        f"(above {os.cpu_count()}, other work was sharing the cores).",
         "",
     ]
     notes = NOTES.read_text().splitlines() if NOTES.exists() else []

@@ -67,7 +67,13 @@ class Snapshot:
 
 
 class TableServer:
-    def __init__(self, store: Store | TableApplication, max_batch: int = 64) -> None:
+    def __init__(
+        self,
+        store: Store | TableApplication,
+        max_batch: int = 64,
+        max_cached_games: int = 10_000,
+    ) -> None:
+        self.max_cached_games = max_cached_games
         self.store = store if isinstance(store, Store) else Store([store], max_batch=max_batch)
         self.app = self.store.shards[0]  # the first (often only) shard
         self.committer = self.store.committers[0]
@@ -161,7 +167,29 @@ class TableServer:
                 loading[0] -= 1
                 if loading[0] == 0:
                     del self._loading[game_id]
+            self._trim()
         return agg
+
+    def _trim(self) -> None:
+        """Keep memory bounded: games in memory are only a cache of the store. Past the cap,
+        forget finished games first, then the earliest cached, never a game in a move, down
+        to 90% of the cap (so a full cache is not scanned on every new game)."""
+        excess = len(self._latest) - self.max_cached_games
+        if excess <= 0:
+            return
+        excess += self.max_cached_games // 10
+        finished = [g for g, a in self._latest.items() if a.table.phase is tables.Phase.FINISHED]
+        rest = [g for g in self._latest if g not in set(finished)]
+        for gid in finished + rest:
+            if excess <= 0:
+                break
+            lock = self._locks.get(gid)
+            if (lock is not None and lock.locked()) or gid in self._loading:
+                continue
+            self._latest.pop(gid, None)
+            self._locks.pop(gid, None)
+            self._last_moves.pop(gid, None)
+            excess -= 1
 
     async def _load_at(self, game_id: uuid.UUID, version: int | None) -> GameAggregate:
         if version is None:
@@ -273,6 +301,7 @@ class TableServer:
         agg = GameAggregate.open(game_id, created, tables.cause("create"))
         await asyncio.wrap_future(self.store.submit(agg))
         self._latest[game_id] = agg
+        self._trim()
         return str(game_id), agg.version, arbiter_token
 
     async def join_game(

@@ -234,6 +234,8 @@ def test_shards_serve_history_and_watch_alike(
 
         with TableClient(a.target) as on_a, TableClient(b.target) as on_b:
             games = [seated_game(on_a, seed=20 + i) for i in range(6)]
+            while {uuid.UUID(g).int % 2 for g, _p, _t in games} != {0, 1}:  # ids are random:
+                games.append(seated_game(on_a, seed=20 + len(games)))  # until both shards
             assert {uuid.UUID(g).int % 2 for g, _p, _t in games} == {0, 1}
             for game_id, players, arbiter in games:
                 seen: list[int] = []
