@@ -8,7 +8,7 @@ PROTOS := $(shell find protos -name '*.proto')
 ARGS   ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install gen run test test-fast lint demo bench clean
+.PHONY: help install gen run test test-fast lint migrate demo bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -43,6 +43,9 @@ test: gen lint ## the whole suite (lint included)
 
 test-fast: gen ## the suite without lint, stop at the first failure
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q -x $(ARGS)
+
+migrate: gen ## create the PostgreSQL tables once, before starting replicas (POSTGRES_* settings)
+	$(BIN)/python -m server.migrate --store postgres $(ARGS)
 
 demo: gen ## four bots play a 基本-mode game over gRPC while one seat's stream is printed
 	$(BIN)/python -m clients.python.demo $(ARGS)
