@@ -21,7 +21,6 @@ from domain.engine import (
     GameRules,
     MalformedCommand,
     Outcome,
-    Role,
     RuleViolation,
     Viewer,
     effective_viewer,
@@ -452,10 +451,6 @@ def describe(table_kind: str, event: Any) -> str:
 
         return describe_justice(event)
     return registry_rules(table_kind).describe(event)
-
-
-def is_seat(viewer: Viewer) -> bool:
-    return viewer.role is Role.SEAT
 
 
 # --- storage -----------------------------------------------------------------------------
