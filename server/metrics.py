@@ -20,8 +20,10 @@ Metric names (see docs/api.md, Observability):
     tabletop_events_appended_total
     tabletop_store_seconds{op}             histogram; op: save, load, load_version, read, probe
     tabletop_store_errors_total{op}
+    tabletop_store_faults_total{op}        store faults (full disk, lock, lost database); op:
+                                           save, probe (server/health.py)
     tabletop_commit_batch_events           histogram of events per group-commit transaction
-    tabletop_store_up                      gauge, 1 while the store answers the health probe
+    tabletop_store_up                      gauge, 1 while every shard works (server/health.py)
 """
 
 from __future__ import annotations
@@ -71,7 +73,8 @@ BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 # Calls that change a game: logged at INFO. Reads are logged at DEBUG unless they fail.
 WRITES = frozenset({"CreateGame", "JoinGame", "StartGame", "Play"})
 SHUTDOWN = "the server is shutting down; reconnect"
-SHUTDOWN_WATCH = SHUTDOWN + " with after_version={last}"
+STALLED = "the stream was not read for {seconds} s; reconnect"
+STALL_TIMEOUT = 30.0  # seconds a stream may wait for its reader (--stream-stall-timeout)
 
 
 class Metrics:
@@ -134,8 +137,14 @@ class Metrics:
             buckets=BATCH_BUCKETS,
             registry=r,
         )
+        self.store_faults = Counter(
+            "tabletop_store_faults_total",
+            "Store faults (full disk, locked file, lost database), by operation.",
+            ["op"],
+            registry=r,
+        )
         self.store_up = Gauge(
-            "tabletop_store_up", "1 while the event store answers the health probe.", registry=r
+            "tabletop_store_up", "1 while every shard of the event store works.", registry=r
         )
 
 
@@ -199,21 +208,6 @@ def instrument_store(app: Any, metrics: Metrics) -> None:
 
     app.repository.get = timed_get
     app.stored_events = _timed(metrics, "read", app.stored_events)
-
-
-def probe_store(app: Any, metrics: Metrics) -> bool:
-    """One cheap read of the store (blocking): True when it answers. Records its latency."""
-    start = time.perf_counter()
-    try:
-        app.recorder.max_notification_id()
-    except Exception:
-        metrics.store_errors.labels("probe").inc()
-        metrics.store_up.set(0)
-        return False
-    finally:
-        metrics.store.labels("probe").observe(time.perf_counter() - start)
-    metrics.store_up.set(1)
-    return True
 
 
 def serve_metrics(port: int, host: str, metrics: Metrics) -> tuple[Any, int]:
@@ -291,8 +285,9 @@ class _Stream:
 class RpcInterceptor(grpc.aio.ServerInterceptor):
     """Metrics, structured logs and shutdown draining for every RPC of a grpc.aio server."""
 
-    def __init__(self, metrics: Metrics | None = None) -> None:
+    def __init__(self, metrics: Metrics | None = None, stall_timeout: float = STALL_TIMEOUT) -> None:
         self.metrics = metrics or default_metrics()
+        self.stall_timeout = stall_timeout
         self.closing = False
         self._streams: set[_Stream] = set()
         self._cache: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
@@ -446,14 +441,17 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
 
     def _stream(
         self, service: str, method: str, behavior: Callable[..., AsyncGenerator[Any, None]]
-    ) -> Callable[..., AsyncIterator[Any]]:
+    ) -> Callable[..., Awaitable[None]]:
+        """A server stream, sent here with ``context.write`` so that a send can be bounded:
+        a client that stops reading holds the stream for ``stall_timeout`` seconds at most
+        (the transport's buffers and one page of events), then the stream ends with
+        UNAVAILABLE and the version to resume from."""
         labels = (service, method, "server_stream")
         started = self.metrics.started.labels(*labels)
         sent = self.metrics.sent.labels(*labels)
         gauge = self.metrics.open_streams.labels(service, method)
-        resumable = method == "Watch"  # its requests carry after_version
 
-        async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> None:
             started.inc()
             start = time.perf_counter()
             stream = _Stream(asyncio.current_task())
@@ -474,15 +472,24 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
                         break
                     finally:
                         stream.waiting = False
+                    try:
+                        async with asyncio.timeout(self.stall_timeout):
+                            await context.write(msg)
+                    except TimeoutError:
+                        code = "UNAVAILABLE"
+                        await agen.aclose()
+                        stalled = STALLED.format(seconds=f"{self.stall_timeout:g}")
+                        await context.abort_with_status(
+                            resume_status(method, stalled, "STREAM_STALLED", stream.last)
+                        )
                     count += 1
                     sent.inc()
                     event = getattr(msg, "event", None)
                     if event is not None:
                         stream.last = int(event.version)
-                    yield msg
                 code = "OK"
             except grpc.aio.AbortError:
-                code = _code_name(context.code())
+                code = _code_name(context.code()) if code == "UNKNOWN" else code
                 raise
             except asyncio.CancelledError:
                 if not self.closing or context.cancelled():
@@ -490,11 +497,9 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
                     raise
                 code = "UNAVAILABLE"
                 await agen.aclose()
-                message = SHUTDOWN_WATCH.format(last=stream.last) if resumable else SHUTDOWN
-                await context.abort(grpc.StatusCode.UNAVAILABLE, message)
-            except GeneratorExit:  # the client went away while a message was being sent
-                code = "CANCELLED"
-                raise
+                await context.abort_with_status(
+                    resume_status(method, SHUTDOWN, "SHUTTING_DOWN", stream.last)
+                )
             finally:
                 await agen.aclose()  # the servicer's own cleanup (unsubscribe) runs now
                 self._streams.discard(stream)
@@ -503,6 +508,27 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
                 self._finish(labels, start, code, context, request, None, extra)
 
         return wrapper
+
+
+def resume_status(method: str, why: str, reason: str, last: int) -> grpc.Status:
+    """UNAVAILABLE for a stream the server ends, saying where to resume: ``Watch`` with
+    ``after_version`` = the last version sent, ``Replay`` from the version after it."""
+    from google.protobuf import any_pb2
+    from google.rpc import code_pb2, error_details_pb2, status_pb2
+    from grpc_status import rpc_status
+
+    metadata = {}
+    if method == "Watch":
+        metadata["after_version"] = str(last)
+        why += f" with after_version={last}"
+    elif method == "Replay" and last:
+        metadata["from_version"] = str(last + 1)
+        why += f" with from_version={last + 1}"
+    info = any_pb2.Any()
+    info.Pack(error_details_pb2.ErrorInfo(reason=reason, domain="tabletop.v1", metadata=metadata))
+    return rpc_status.to_status(
+        status_pb2.Status(code=code_pb2.UNAVAILABLE, message=why, details=[info])
+    )
 
 
 # --- logs -----------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from server.metrics import Metrics, StructuredFormatter, instrument_store, probe_store
+from server.health import StoreHealth
+from server.metrics import Metrics, StructuredFormatter, instrument_store
 
 
 class FakeRecorder:
@@ -62,12 +63,14 @@ def test_store_calls_are_timed_and_events_counted() -> None:
 def test_the_probe_reports_a_store_that_stops_answering() -> None:
     metrics = Metrics(CollectorRegistry())
     app = FakeApp()
-    assert probe_store(app, metrics) is True
-    assert value(metrics, "tabletop_store_up") == 1
+    health = StoreHealth([app], metrics)
+    assert health.probe(0) is True and health.ok
     app.recorder.up = False
-    assert probe_store(app, metrics) is False
-    assert value(metrics, "tabletop_store_up") == 0
-    assert value(metrics, "tabletop_store_errors_total", op="probe") == 1
+    assert health.probe(0) is False and not health.ok
+    assert value(metrics, "tabletop_store_faults_total", op="probe") == 1
+    app.recorder.up = True
+    assert health.probe(0) is True and health.ok
+    assert value(metrics, "tabletop_store_seconds_count", op="probe") == 3
 
 
 def record(**fields: Any) -> logging.LogRecord:
