@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import logging
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -34,11 +35,8 @@ def is_store_fault(exc: BaseException) -> bool:
         return False
     if isinstance(exc, PersistenceError | sqlite3.Error):
         return True
-    try:
-        import psycopg
-    except ImportError:  # pragma: no cover - psycopg is a dependency
-        return False
-    return isinstance(exc, psycopg.Error)
+    psycopg = sys.modules.get("psycopg")  # loaded once PostgreSQL is used; importing costs
+    return psycopg is not None and isinstance(exc, psycopg.Error)
 
 
 class StoreHealth:
