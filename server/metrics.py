@@ -461,6 +461,12 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
             code = "UNKNOWN"
             count = 0
             agen = behavior(request, context)
+
+            def release() -> None:
+                if stream in self._streams:
+                    self._streams.discard(stream)
+                    gauge.dec()
+
             try:
                 while True:
                     if self.closing:
@@ -476,8 +482,12 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
                         async with asyncio.timeout(self.stall_timeout):
                             await context.write(msg)
                     except TimeoutError:
+                        # Release what the stream holds (its page, its subscription, its
+                        # place in the stream limits) now; the status is queued behind the
+                        # message in flight, and the client reads it when it reads again.
                         code = "UNAVAILABLE"
                         await agen.aclose()
+                        release()
                         stalled = STALLED.format(seconds=f"{self.stall_timeout:g}")
                         await context.abort_with_status(
                             resume_status(method, stalled, "STREAM_STALLED", stream.last)
@@ -502,8 +512,7 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
                 )
             finally:
                 await agen.aclose()  # the servicer's own cleanup (unsubscribe) runs now
-                self._streams.discard(stream)
-                gauge.dec()
+                release()
                 extra = {"sent": count, "last_version": stream.last}
                 self._finish(labels, start, code, context, request, None, extra)
 
