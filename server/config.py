@@ -77,7 +77,7 @@ def _option(flag: str, help: str, **kw: Any) -> click.Option:
     return click.Option([flag], envvar=env, show_envvar=True, help=help, **kw)
 
 
-OPTIONS = [
+OPTIONS: list[click.Parameter] = [
     _option("--host", "address to listen on", default="127.0.0.1"),
     _option("--port", "port to listen on, 1-65535; 0 picks a free one", type=PORT, default=50051),
     _option(

@@ -7,7 +7,6 @@ import errno
 import logging
 import signal
 import socket
-import sys
 from pathlib import Path
 
 import grpc
@@ -158,7 +157,10 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         log.info("turn clocks re-armed for %d running games", armed)
     stopping = False
     changed = asyncio.Event()  # a save failed or worked again: re-check at once
-    store_health.on_change = lambda: loop.call_soon_threadsafe(changed.set)
+    def wake() -> None:  # from the writer thread
+        loop.call_soon_threadsafe(changed.set)
+
+    store_health.on_change = wake
 
     async def readiness() -> None:
         # SERVING only while every shard works (server/health.py); NOT_SERVING once shutting
