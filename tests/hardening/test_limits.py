@@ -11,6 +11,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -134,14 +135,21 @@ def test_open_games_per_client(proc: ServerProcess) -> None:
         exhausted(e.value, "TOO_MANY_OPEN_GAMES")
 
 
+def seat_to_act(client: TableClient) -> tuple[str, list[Any], str, Any, Any, list[int]]:
+    """A started table: its id, seats, arbiter token, the seat to act, its legal moves and
+    the history's versions."""
+    game_id, seats, arbiter = seated_game(client, seed=6)
+    actor = seats[client.as_viewer(game_id).view().to_act[0]]
+    return game_id, seats, arbiter, actor, actor.legal_moves(), history_versions(
+        client, game_id, arbiter
+    )
+
+
 def test_move_rate_per_seat(tmp_path: Path) -> None:
     with server(tmp_path, "--move-rate", "10", "--move-burst", "3") as proc, TableClient(
         proc.target
     ) as client:
-        game_id, seats, arbiter = seated_game(client, seed=6)
-        actor = seats[client.as_viewer(game_id).view().to_act[0]]
-        legal = actor.legal_moves()
-        before = history_versions(client, game_id, arbiter)
+        game_id, seats, arbiter, actor, legal, before = seat_to_act(client)
         codes = []
         for _ in range(3):  # the burst: stale moves, refused by the rules but counted
             with pytest.raises(grpc.RpcError) as e:
@@ -176,10 +184,7 @@ def test_every_spelling_of_a_game_id_shares_one_move_bucket(tmp_path: Path) -> N
     with server(tmp_path, "--move-rate", "1", "--move-burst", "4") as proc, TableClient(
         proc.target
     ) as client:
-        game_id, seats, arbiter = seated_game(client, seed=6)
-        actor = seats[client.as_viewer(game_id).view().to_act[0]]
-        legal = actor.legal_moves()
-        before = history_versions(client, game_id, arbiter)
+        game_id, seats, arbiter, actor, legal, before = seat_to_act(client)
         stub = pb_grpc.TableServiceStub(client.channel)
         codes = []
         for spelling in spellings(game_id):  # stale moves: refused by the rules, but counted
