@@ -175,7 +175,10 @@ def zipai_choice(view: pb.GameView, moves: Sequence[pb.Move], rng: random.Random
             return kinds.index(wanted)
     if all(k == "discard" for k in kinds):
         feed = _feed_risk(g, me)
-        scores = [_after_discard(counts, hand[m.zipai.discard.card]) - feed[hand[m.zipai.discard.card]] for m in moves]
+        scores = [
+            _after_discard(counts, hand[m.zipai.discard.card]) - feed[hand[m.zipai.discard.card]]
+            for m in moves
+        ]
         return _best(scores, rng)
     scores = [_claim_value(m.zipai, kind, counts, g) for m, kind in zip(moves, kinds, strict=True)]
     return _best(scores, rng)
