@@ -82,6 +82,7 @@ def play(
         legal = rules.legal_commands(state, seat)
         protos = [move_proto(kind, c) for c in legal]
         pick = policies[seat](seat_view(kind, rules, state, seat), protos, rng)
+        assert pick is not None, "a game move is always offered to the seat to act"
         for event in rules.decide(state, legal[pick]):
             state = rules.evolve(state, event)
         moves += 1

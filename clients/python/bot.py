@@ -45,8 +45,10 @@ class PolicyBot(RandomBot):
         legal = self.seat.legal_moves()
         if not legal.moves:
             return False
-        view = self.seat.view()
-        move = legal.moves[self.policy(view, list(legal.moves), self.rng)]
+        pick = self.policy(self.seat.view(), list(legal.moves), self.rng)
+        if pick is None:
+            return False
+        move = legal.moves[pick]
         try:
             self.seat.play(move, legal.version)
         except grpc.RpcError as err:

@@ -14,7 +14,7 @@ so a bot can never play on a card it may not see (tests/api/test_bots.py checks 
   cards the next seat cannot eat (kinds it discarded itself) or that are dead (all copies
   seen).
 
-``random_choice`` is the old uniform random policy (``--bot random``).
+``random_choice`` is the old uniform random policy (``--bot random``), table moves included.
 """
 
 from __future__ import annotations
@@ -27,19 +27,20 @@ from google.protobuf.message import Message
 
 from tabletop.v1 import tabletop_pb2 as pb
 
-Policy = Callable[[pb.GameView, Sequence[pb.Move], random.Random], int]
+Policy = Callable[[pb.GameView, Sequence[pb.Move], random.Random], int | None]
 
 
 def random_choice(view: pb.GameView, moves: Sequence[pb.Move], rng: random.Random) -> int:
     return rng.randrange(len(moves))
 
 
-def heuristic_choice(view: pb.GameView, moves: Sequence[pb.Move], rng: random.Random) -> int:
-    """The heuristic of the view's game; table moves (votes, appeals) are left to people."""
+def heuristic_choice(view: pb.GameView, moves: Sequence[pb.Move], rng: random.Random) -> int | None:
+    """The heuristic of the view's game, or None when only table moves are offered: it never
+    retracts, reports, votes or appeals (those are for people)."""
     game = view.WhichOneof("game")
     game_moves = [i for i, m in enumerate(moves) if m.WhichOneof("game") == game]
     if not game_moves:
-        return random_choice(view, moves, rng)
+        return None
     inner = [moves[i] for i in game_moves]
     choose = {"huaniao": huaniao_choice, "zipai": zipai_choice}.get(game or "")
     pick = choose(view, inner, rng) if choose else rng.randrange(len(inner))

@@ -400,10 +400,28 @@ def cmd_export(game_id: str, token: str | None, output: str | None) -> None:
 
 @command("replay")
 @game_argument
-@option("--from", "start", type=int, help="the first version to show [default: 1]")
-@option("--to", "end", type=int, help="the last version to show [default: the latest]")
+@option(
+    "--from",
+    "start",
+    type=int,
+    envvar="TABLETOP_REPLAY_FROM",
+    help="the first version to show [default: 1]",
+)
+@option(
+    "--to",
+    "end",
+    type=int,
+    envvar="TABLETOP_REPLAY_TO",
+    help="the last version to show [default: the latest]",
+)
 @option("--version", type=int, help="show this version only (same as --from N --to N)")
-@option("--all", "show_all", is_flag=True, help="print every version without pausing")
+@option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    envvar="TABLETOP_REPLAY_ALL",
+    help="print every version without pausing",
+)
 @option("--full", is_flag=True, help="the full state at each version, not only what changed")
 @option(
     "--as-seat", type=click.IntRange(0), help="with the arbiter token: exactly as this seat saw it"
@@ -441,7 +459,8 @@ def cmd_replay(
             return
         latest = viewer.view().version
         try:
-            r = replaying.check_range(latest, start, end)
+            names = ("--version", "--version") if version is not None else ("--from", "--to")
+            r = replaying.check_range(latest, start, end, names)
         except ValueError as exc:
             raise CliError(str(exc)) from None
         if not (show_all or start is not None or end is not None):

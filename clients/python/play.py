@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -439,6 +441,17 @@ def your_move(
             return True
         except grpc.RpcError as err:
             console.print(Text(error_line(err), "red"))
+
+
+def program(name: str) -> str:
+    """How to call one of the project's commands from here (.venv/bin/tabletop in the repo)."""
+    path = Path(sys.executable).parent / name
+    if not path.exists():
+        return name
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path) if shutil.which(name) != str(path) else name
 
 
 def summary_panel(

@@ -36,6 +36,13 @@ HUANIAO_CARD = re.compile(rf"(?<![{CJK}])[鸟十百千万花风月](?![{CJK}])")
 ZIPAI_CARDS = re.compile(rf"(?<![{CJK}])[{ZIPAI_SMALL}{ZIPAI_BIG}]+(?![{CJK}])")
 
 
+ZIPAI_KIND_FIELDS = ("played", "guo_zhang")  # card kinds 0..19, not ids
+
+
+def zipai_kind_name(kind: int) -> str:
+    return (ZIPAI_BIG if kind >= 10 else ZIPAI_SMALL)[kind % 10] if 0 <= kind < 20 else "?"
+
+
 def card_style(name: str) -> str:
     if name in HUANIAO_STYLES:
         return HUANIAO_STYLES[name]
@@ -111,6 +118,11 @@ def value_text(field: Any, value: Any) -> Text:
     if field.enum_type is not None:
         items = list(value) if field.is_repeated else [value]
         return Text(", ".join(enum_name(field, v) for v in items))
+    if (
+        field.name in ZIPAI_KIND_FIELDS
+        and field.containing_type.full_name == "tabletop.zipai.v1.SeatView"
+    ):
+        return coloured(" ".join(zipai_kind_name(k) for k in value), "zipai")
     if field.is_repeated:
         return Text(", ".join(str(v) for v in value))
     if isinstance(value, bool):

@@ -26,11 +26,13 @@ class ReplayRange:
     latest: int
 
 
-def check_range(latest: int, start: int | None, end: int | None) -> ReplayRange:
+def check_range(
+    latest: int, start: int | None, end: int | None, names: tuple[str, str] = ("--from", "--to")
+) -> ReplayRange:
     """``--from``/``--to`` within 1..latest; a version past the end says so."""
     first = start if start is not None else 1
     last = end if end is not None else latest
-    for name, v in (("--from", first), ("--to", last)):
+    for name, v in zip(names, (first, last), strict=True):
         if v < 1:
             raise ValueError(f"{name} {v}: versions start at 1")
         if v > latest:

@@ -89,6 +89,14 @@ _ZIPAI_VERBS = [
     (re.compile(r"^(seat \d+ )declared 爆"), "爆"),
     (re.compile(r"^(seat \d+ )declined 爆"), "不爆"),
 ]
+_ZIPAI_PROMPT = re.compile(r"^(claim|bao|hu or pass|hu or long|discard) prompt for (.+)$")
+_PROMPT_WORDS = {
+    "claim": "claim window (胡 > 拢 > 招 > 碰 > 吃)",
+    "bao": "爆 (ready hand) offered",
+    "hu or pass": "胡 (win) offered",
+    "hu or long": "胡 (win) or 拢 (four alike) offered",
+    "discard": "打 (discard)",
+}
 _ZIPAI_CLAIM = re.compile(r"^(seat \d+ claims )(胡|拢|招|碰|吃|过)")
 
 
@@ -105,6 +113,14 @@ def gloss_line(text: str, kind: str | None) -> str:
         claim = _ZIPAI_CLAIM.match(text)
         if claim:
             return claim.group(1) + term(claim.group(2)) + text[claim.end() :]
+        if re.fullmatch(r"seat \d+ answered", text):
+            return text + " (what it claimed shows when the window closes)"
+        prompt = _ZIPAI_PROMPT.match(text)
+        if prompt:
+            what, who = prompt.groups()
+            if who == "no seat":
+                return f"{_PROMPT_WORDS.get(what, what)}: no seat you may know is asked"
+            return f"{_PROMPT_WORDS.get(what, what)}: seat {who} to answer"
         if text.startswith("荒庄"):
             return term("荒庄") + text[2:]
     return text
