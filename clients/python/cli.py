@@ -446,8 +446,9 @@ def cmd_replay(
     """Step through a game version by version, each as this viewer could see it then.
 
     By default each step shows the event and what it changed; --full shows the whole state.
-    With --all, --version or --from/--to the steps are printed; otherwise it is interactive
-    (enter next, b back, a number jumps, f full state, q quit, ? keys).
+    With --all, --version or --from/--to (or when stdin is not a terminal) the steps are
+    printed; otherwise it is interactive (enter next, b back, a number jumps, f full state,
+    q quit, ? keys).
     """
     _colours()
     if version is not None:
@@ -463,7 +464,9 @@ def cmd_replay(
             r = replaying.check_range(latest, start, end, names)
         except ValueError as exc:
             raise CliError(str(exc)) from None
-        if not (show_all or start is not None or end is not None):
+        if r.note:
+            errors.print(r.note)
+        if not (show_all or start is not None or end is not None) and sys.stdin.isatty():
             replaying.interactive(console, viewer, r, as_seat, full)
             return
         with progress() as bar:

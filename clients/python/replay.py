@@ -24,6 +24,7 @@ class ReplayRange:
     first: int
     last: int
     latest: int
+    note: str = ""  # said on stderr: e.g. --to past the end was cut to the last version
 
 
 def check_range(
@@ -32,6 +33,10 @@ def check_range(
     """``--from``/``--to`` within 1..latest; a version past the end says so."""
     first = start if start is not None else 1
     last = end if end is not None else latest
+    note = ""
+    if names[1] == "--to" and last > latest >= first:
+        note = f"--to {last} is past the end: showing up to version {latest}, the last"
+        last = latest
     for name, v in zip(names, (first, last), strict=True):
         if v < 1:
             raise ValueError(f"{name} {v}: versions start at 1")
@@ -39,7 +44,7 @@ def check_range(
             raise ValueError(f"{name} {v} is past the end: this game has {latest} versions")
     if first > last:
         raise ValueError(f"--from {first} is after --to {last}")
-    return ReplayRange(first, last, latest)
+    return ReplayRange(first, last, latest, note)
 
 
 def print_step(
