@@ -7,7 +7,7 @@
 
 An export is per viewer while the game runs (redacted events, no stored form) and complete
 after it ends. Each complete line is canonical JSON {"cause","fact","hash","version"}; the
-verifier (the published engine) re-checks the chain, the commitment, the deck derivation
+verifier (domain/verify.py, the published engine) re-checks the chain, the commitment, the deck derivation
 and re-decides every command. Exit status 0 = verified, 1 = failed. Options work before or
 after the command and each has an environment variable (`--help` shows them).
 """
@@ -26,7 +26,8 @@ from google.protobuf.json_format import MessageToDict
 
 from clients.python.clibase import CONTEXT, CliError, option, run, shared, shared_options
 from clients.python.client import TableClient
-from domain.audit import AuditFailure, AuditReport, Record, canonical, verify
+from domain.table.records import canonical
+from domain.verify import AuditFailure, AuditReport, Record, verify
 from tabletop.v1 import tabletop_pb2 as pb
 
 MAKE_EXPORT = "make one after the game has ended with `tabletop-audit export GAME_ID -o game.jsonl`"
