@@ -114,7 +114,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
         snap = await self.server.snapshot(request.game_id, viewer, None)
         version, commands = await self.server.legal_moves(request.game_id, viewer)
         return pb.LegalMovesResponse(
-            version=version, moves=[render.move_proto(snap.table.kind, c) for c in commands]
+            version=version,
+            moves=[render.move_proto(snap.table.kind, c) for c in commands],
+            labels=[render.move_label(snap.table, c) for c in commands],
         )
 
     @unary

@@ -68,6 +68,19 @@ def move_proto(kind: str, command: Any) -> pb.Move:
     return msg
 
 
+def move_label(table: tables.Table, command: Any) -> str:
+    """The menu line of a legal command (LegalMovesResponse.labels)."""
+    if isinstance(command, J.CastVote):
+        return "投票 " + ("成立" if command.uphold else "不成立")
+    if isinstance(command, J.Retract):
+        return "误操作"
+    if isinstance(command, J.Appeal):
+        return "申诉"
+    if type(command) in J.TABLE_COMMAND_TYPES:
+        return type(command).__name__
+    return str(rules_for(table.kind).label(table.game, command))
+
+
 def event_proto(kind: str, stored: StoredEvent, viewer: Viewer) -> pb.GameEvent:
     fact = tables.redact(kind, stored.fact, viewer)
     ts = Timestamp()

@@ -65,6 +65,9 @@ class HuaniaoRules:
     def describe(self, event: Any) -> str:
         return views.describe(event)
 
+    def label(self, state: HuaniaoState, command: Any) -> str:
+        return views.label(state, command)
+
     def outcome(self, state: HuaniaoState) -> Outcome | None:
         if not state.end_reason:
             return None
