@@ -72,6 +72,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             tuple(request.deck),
             render.read_enforcement(request.enforcement),
             request.turn_time_limit_ms,
+            arbitrated=request.arbitrated,
         )
         return pb.CreateGameResponse(game_id=game_id, version=version, arbiter_token=arbiter)
 

@@ -179,6 +179,7 @@ def _justice_view(msg: pb.GameView, table: tables.Table) -> None:
     msg.turn_time_limit_ms = table.time_limit_ms
     msg.paused = table.paused
     msg.redeals = table.redeals
+    msg.arbitrated = table.arbitrated
     msg.misplays_used.extend(table.misplays)
     msg.violations.extend(table.violations)
     for case in table.cases:
@@ -191,6 +192,7 @@ def _justice_view(msg: pb.GameView, table: tables.Table) -> None:
             note=case.note,
             upheld_by=[v.seat for v in case.votes if v.uphold],
             rejected_by=[v.seat for v in case.votes if not v.uphold],
+            redeal_agreed=case.redeal_agreed,
         )
         view.violation = pb.ViolationKind.Value(f"VIOLATION_KIND_{case.violation.name}")
         view.status = pb.CaseStatus.Value(f"CASE_STATUS_{case.status.name}")

@@ -55,6 +55,7 @@ class TableClient:
         deck: list[int] | None = None,
         enforcement: int = pb.ENFORCEMENT_REJECT,
         turn_time_limit_ms: int = 0,
+        arbitrated: bool = False,
     ) -> pb.CreateGameResponse:
         request = pb.CreateGameRequest(
             options=options,
@@ -62,6 +63,7 @@ class TableClient:
             deck=deck or [],
             enforcement=enforcement,  # type: ignore[arg-type]
             turn_time_limit_ms=turn_time_limit_ms,
+            arbitrated=arbitrated,
         )
         if seed is not None:
             request.seed = seed
