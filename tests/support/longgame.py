@@ -1,7 +1,8 @@
 """A long game written straight into a SQLite store, for the stream memory tests.
 
-A 4-seat 花鸟风月 table plays random legal moves, and whenever a move would end the game
-its arbiter redeals instead (重新洗牌发牌), so one game's history grows as long as wanted.
+A 4-seat arbitrated 花鸟风月 table plays random legal moves, and whenever a move would end
+the game a seat reports another (其他违规, a warning) and the arbiter settles the case with
+重新洗牌发牌 instead, so one game's history grows as long as wanted.
 The facts are decided by the domain and saved a few hundred per transaction: 10,000 events
 take a few seconds.
 """
@@ -13,15 +14,15 @@ import secrets
 import uuid
 from pathlib import Path
 
-from domain import audit
-from domain import justice as J
 from domain import table as tables
 from domain.engine import MalformedCommand
 from domain.huaniao import Options
 from domain.huaniao.options import Mode
 from domain.registry import rules_for
+from domain.table import deal
+from domain.table.justice import facts as J
+from server.eventstore import GameAggregate, TableApplication
 from server.service import token_hash
-from server.store import GameAggregate, TableApplication
 
 
 def write_long_game(data_dir: Path, events: int, seed: int = 1) -> tuple[str, str]:
@@ -37,7 +38,7 @@ def write_long_game(data_dir: Path, events: int, seed: int = 1) -> tuple[str, st
     arbiter = secrets.token_urlsafe(24)
     (created,) = tables.create(
         rules_for("huaniao"), Options(mode=Mode.BASIC), 4, token_hash(arbiter),
-        audit.secret_from_seed(seed), (), J.Enforcement.REJECT, 0,
+        deal.secret_from_seed(seed), (), J.Enforcement.REJECT, 0, arbitrated=True,
     )
     agg = GameAggregate.open(uuid.uuid4(), created, tables.cause("create"))
     for s in range(4):
@@ -54,6 +55,9 @@ def write_long_game(data_dir: Path, events: int, seed: int = 1) -> tuple[str, st
         trial = agg.fork()
         _record(trial, facts, None)
         if trial.table.phase is tables.Phase.FINISHED:  # keep the game going: redeal
+            warning = J.Penalty(J.PenaltyKind.WARNING, 0)
+            report = J.Report(0, 1, J.ViolationKind.OTHER, (agg.version,), warning, "")
+            _record(agg, tables.act(agg.table, report, None), tables.cause("play", 0, report))
             command, seat = J.Redeal(seat=0), None
             facts = tables.act(agg.table, command, None)
         _record(agg, facts, tables.cause("play", seat, command))
