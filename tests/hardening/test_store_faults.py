@@ -22,14 +22,18 @@ from pathlib import Path
 
 import grpc
 import pytest
+from eventsourcing.persistence import OperationalError
 from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from clients.python.client import SeatClient, TableClient
 from clients.python.serverproc import ServerProcess
+from server.eventstore import TableApplication
+from server.health import StoreHealth
 from tests.api.helpers import history_versions, huaniao_options, seated_game
 from tests.api.test_ecosystem import scrape
 from tests.hardening.common import BAD_CODES, detail, server
+from tests.support.pgfixtures import PG
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
@@ -180,3 +184,17 @@ LOCK_HOLDER = (
     "sys.stdin.read()\n"
     "db.execute('ROLLBACK')\n"
 )
+
+
+@PG
+def test_health_recovers_through_the_write_probe_on_postgres(pg_env: dict[str, str]) -> None:
+    """The write probe of a failing PostgreSQL shard commits a transaction with an id (so
+    its commit writes WAL); a failed save marks the shard failing until it succeeds."""
+    app = TableApplication(env=pg_env)
+    try:
+        store_health = StoreHealth([app])
+        store_health.failed(0, "save", OperationalError("the connection was lost"))
+        assert not store_health.ok
+        assert store_health.probe(0) and store_health.ok
+    finally:
+        app.close()
