@@ -14,9 +14,9 @@ from grpc_reflection.v1alpha import reflection
 from server.config import Settings, from_args
 from server.grpc_api import TableServicer
 from server.limits import Limits, LimitsInterceptor
+from server.logs import configure_logging
 from server.metrics import (
     RpcInterceptor,
-    configure_logging,
     default_metrics,
     instrument_store,
     probe_store,
@@ -145,7 +145,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     tables.close()
     if httpd is not None:
         httpd.shutdown()
-    log.info("stopped", extra={"fields": {"streams_ended": streams}})
+    log.info("stopped", extra={"streams_ended": streams})
 
 
 def main(argv: list[str] | None = None) -> None:
