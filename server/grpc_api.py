@@ -58,7 +58,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     async def _viewer(self, game_id: str, context: grpc.aio.ServicerContext) -> Viewer:
         viewer = await self.server.authenticate(game_id, _token(context))
-        logs.note(role=viewer.role.name.lower(), seat=viewer.seat)  # for the call's log line
+        role = None if viewer.seat is not None else viewer.role.name.lower()
+        logs.note(seat=viewer.seat, role=role)  # the call's log line names who made it
         return viewer
 
     @unary

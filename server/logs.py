@@ -8,39 +8,39 @@ from __future__ import annotations
 
 import logging
 from contextvars import ContextVar
-from typing import IO, Any
+from typing import Any
 
 import grpc
 import structlog
 from google.rpc import error_details_pb2, status_pb2
 from structlog import processors, stdlib
 
-# What the servicer adds to the line of the call it serves (each call runs in its own task).
-CALL: ContextVar[dict[str, Any] | None] = ContextVar("tabletop_rpc_fields", default=None)
-SERIOUS = frozenset({"INTERNAL", "UNKNOWN", "DATA_LOSS"})  # logged at ERROR
+# The fields the servicer adds to the line of the call it serves (each call is its own task).
+CALL: ContextVar[dict[str, Any]] = ContextVar("tabletop_rpc_fields")
+WRITES = frozenset({"CreateGame", "JoinGame", "StartGame", "Play"})
+SERIOUS = frozenset({"INTERNAL", "UNKNOWN", "DATA_LOSS"})
 std = logging.getLogger("tabletop.rpc")
-log = structlog.wrap_logger(
-    std, [stdlib.ProcessorFormatter.wrap_for_formatter], wrapper_class=stdlib.BoundLogger
-)
+log = structlog.wrap_logger(std, [stdlib.ProcessorFormatter.wrap_for_formatter], stdlib.BoundLogger)
 
 
 def note(**fields: Any) -> None:
     """Add fields (who is calling) to the log line of the RPC being served."""
-    call = CALL.get()
-    if call is not None:
-        call.update(fields)
+    CALL.get({}).update(fields)  # (outside a call: into a dict nobody reads)
 
 
-def rpc(level: int, method: str, code: str, elapsed: float, *call: Any) -> None:
-    """Log one finished RPC: ``call`` is its request, response, context and noted fields."""
-    request, response, context, noted = call
-    view = getattr(response, "view", None)
+def rpc(method: str, code: str, elapsed: float, stream: bool, *call: Any) -> None:
+    """Log a finished RPC (``call``: request, response, context): reads at DEBUG, others INFO."""
+    level = logging.INFO if stream or method in WRITES or code != "OK" else logging.DEBUG
+    level = logging.ERROR if code in SERIOUS else level
+    if not std.isEnabledFor(level):
+        return
+    request, response, context = call
     fields = {
         "game_id": getattr(request, "game_id", "") or getattr(response, "game_id", ""),
-        "version": getattr(response, "version", None) if view is None else view.version,
+        "version": getattr(getattr(response, "view", response), "version", None),  # GetView
         "expected_version": getattr(request, "expected_version", None),
         "seat": getattr(request, "seat", None),  # JoinGame: the seat asked for
-        **noted,
+        **CALL.get({}),
         **(refusal(context) if code != "OK" else {}),
         "peer": context.peer(),
     }
@@ -61,27 +61,15 @@ def refusal(context: grpc.aio.ServicerContext) -> dict[str, Any]:
     return out
 
 
-def configure_logging(
-    style: str = "text", level: int = logging.INFO, stream: IO[str] | None = None
-) -> None:
-    """Send every log record to stderr (or ``stream``) as ``key=value`` text or JSON lines."""
-    order = ["ts", "level", "logger", "msg"]
-    render = processors.LogfmtRenderer(key_order=order, drop_missing=True)
+def configure_logging(style: str = "text", level: int = logging.INFO) -> None:
+    """Send every log record to stderr as ``key=value`` text (default) or JSON lines."""
+    render: Any = processors.LogfmtRenderer(key_order=["ts", "level", "logger", "msg"])
     if style == "json":
-        render = processors.JSONRenderer(ensure_ascii=False, default=str)  # type: ignore[assignment]
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(
-        stdlib.ProcessorFormatter(
-            foreign_pre_chain=[stdlib.ExtraAdder()],  # other modules' extra={...} fields
-            processors=[
-                processors.TimeStamper(fmt="iso", key="ts"),
-                stdlib.add_log_level,
-                stdlib.add_logger_name,
-                stdlib.ProcessorFormatter.remove_processors_meta,
-                processors.EventRenamer("msg"),
-                processors.format_exc_info,
-                render,
-            ],
-        )
-    )
+        render = processors.JSONRenderer(ensure_ascii=False, default=str)
+    steps: list[Any] = [processors.TimeStamper(fmt="iso", key="ts"), stdlib.add_log_level]
+    steps += [stdlib.add_logger_name, stdlib.ProcessorFormatter.remove_processors_meta]
+    steps += [processors.EventRenamer("msg"), processors.format_exc_info, render]
+    extra = [stdlib.ExtraAdder()]  # the fields other modules pass with extra={...}
+    handler = logging.StreamHandler()
+    handler.setFormatter(stdlib.ProcessorFormatter(foreign_pre_chain=extra, processors=steps))
     logging.basicConfig(handlers=[handler], level=level, force=True)
