@@ -6,7 +6,6 @@ import asyncio
 import functools
 import inspect
 import time
-from collections.abc import Callable
 from typing import Any
 
 import grpc
@@ -15,8 +14,8 @@ from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histo
 
 from server import logs
 
-LATENCY = (5e-4, 1e-3, 2.5e-3, 5e-3, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
-STORE_LATENCY = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0)
+RPC_TIMES = (5e-4, 1e-3, 2.5e-3, 5e-3, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+STORE_TIMES = (1e-4, 2.5e-4, 5e-4, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0)
 BATCH = tuple(2**i for i in range(10))  # events per group commit: 1, 2, 4 ... 512
 RPC = ("grpc_service", "grpc_method", "grpc_type")
 SHUTDOWN = "the server is shutting down; reconnect"
@@ -30,26 +29,22 @@ class Metrics:
         r = self.registry = REGISTRY if registry is None else registry
         counter = functools.partial(Counter, registry=r)
         gauge = functools.partial(Gauge, registry=r)
-        histogram, coded = functools.partial(Histogram, registry=r), [*RPC, "grpc_code"]
+        hist, coded = functools.partial(Histogram, registry=r), [*RPC, "grpc_code"]
         self.started = counter("grpc_server_started_total", "RPCs started.", RPC)
         self.handled = counter("grpc_server_handled_total", "RPCs finished, by code.", coded)
-        self.latency = histogram(
-            "grpc_server_handling_seconds", "RPC start to status.", coded, buckets=LATENCY
-        )
+        self.latency = hist("grpc_server_handling_seconds", "RPC time.", coded, buckets=RPC_TIMES)
         self.sent = counter("grpc_server_msg_sent_total", "Stream messages sent.", RPC)
         self.open_streams = gauge("tabletop_open_streams", "Server streams open now.", RPC[:2])
         self.moves = counter("tabletop_moves_appended_total", "Moves durably appended.", ["kind"])
         self.games = counter("tabletop_games_created_total", "Tables opened.", ["kind"])
         self.events = counter("tabletop_events_appended_total", "Events durably saved.")
-        self.store = histogram(
-            "tabletop_store_seconds", "Event store call latency.", ["op"], buckets=STORE_LATENCY
-        )
+        self.store = hist("tabletop_store_seconds", "Store call time.", ["op"], buckets=STORE_TIMES)
         self.store_errors = counter("tabletop_store_errors_total", "Failed store calls.", ["op"])
-        self.batch = histogram("tabletop_commit_batch_events", "Events per commit.", buckets=BATCH)
+        self.batch = hist("tabletop_commit_batch_events", "Events per commit.", buckets=BATCH)
         self.store_up = gauge("tabletop_store_up", "1 while the event store answers.")
 
 
-def _timed(metrics: Metrics, op: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+def _timed(metrics: Metrics, op: str, fn: Any) -> Any:
     errors, latency = metrics.store_errors.labels(op), metrics.store.labels(op)
 
     @functools.wraps(fn)
@@ -133,7 +128,7 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
         self._cache[details.method] = (handler, wrapped)  # client streams (reflection): as is
         return wrapped
 
-    def _call(self, service: str, method: str, gauge: Any, behavior: Any) -> Callable[..., Any]:
+    def _call(self, service: str, method: str, gauge: Any, behavior: Any) -> Any:
         m, pump = self.metrics, inspect.isasyncgenfunction(behavior)
         labels = (service, method, "unary" if gauge is None else "server_stream")
         started, sent = m.started.labels(*labels), m.sent.labels(*labels)

@@ -106,12 +106,11 @@ def logged() -> Iterator[Callable[[str], io.StringIO]]:
     saved, level = root.handlers[:], root.level
 
     def configure(style: str) -> io.StringIO:
-        configure_logging(style, logging.DEBUG)
-        buffer = io.StringIO()
-        root.handlers[0].setStream(buffer)  # type: ignore[attr-defined]
+        configure_logging(style, logging.DEBUG, buffer := io.StringIO())
         return buffer
 
     yield configure
+    configure_logging()  # the rpc lines back on stderr
     root.handlers[:] = saved
     root.setLevel(level)
 
