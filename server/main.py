@@ -13,13 +13,13 @@ from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
 from server.config import Settings, from_args
+from server.eventstore import TableApplication
 from server.grpc_api import TableServicer
 from server.limits import Limits, LimitsInterceptor
 from server.logs import configure_logging
 from server.metrics import Metrics, RpcInterceptor, instrument_store, probe_store
 from server.service import TableServer
-from server.storage import Store, check_tables
-from server.store import TableApplication
+from server.shards import Store, check_tables
 from server.timers import TurnClock
 from tabletop.v1 import tabletop_pb2, tabletop_pb2_grpc
 

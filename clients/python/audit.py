@@ -6,7 +6,7 @@
 
 An export is per viewer while the game runs (redacted events, no stored form) and complete
 after it ends. Each complete line is canonical JSON {"cause","fact","hash","version"}; the
-verifier (domain/audit.py, the published engine) re-checks the chain, the commitment, the
+verifier (domain/verify.py, the published engine) re-checks the chain, the commitment, the
 deck derivation and re-decides every move. Exit status 0 = verified, 1 = failed.
 """
 
@@ -20,7 +20,8 @@ from collections.abc import Iterable, Iterator
 from google.protobuf.json_format import MessageToDict
 
 from clients.python.client import TableClient
-from domain.audit import AuditFailure, AuditReport, Record, canonical, verify
+from domain.table.records import canonical
+from domain.verify import AuditFailure, AuditReport, Record, verify
 from tabletop.v1 import tabletop_pb2 as pb
 
 
