@@ -12,6 +12,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+from prometheus_client import start_http_server
 
 from server import reflection as source_reflection
 from server.config import Settings, from_args
@@ -19,13 +20,8 @@ from server.eventstore import TableApplication
 from server.grpc_api import TableServicer
 from server.health import StoreHealth
 from server.limits import Limits, LimitsInterceptor
-from server.metrics import (
-    RpcInterceptor,
-    configure_logging,
-    default_metrics,
-    instrument_store,
-    serve_metrics,
-)
+from server.logs import configure_logging
+from server.metrics import Metrics, RpcInterceptor, instrument_store
 from server.service import TableServer
 from server.shards import Store, check_tables
 from server.timers import TurnClock
@@ -111,7 +107,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     if settings.metrics_port is not None:
         check_port_free(settings.host, settings.metrics_port, "metrics-port")
     store = build_store(settings)
-    metrics = default_metrics()
+    metrics = Metrics()  # in prometheus_client's default registry
     for shard in store.shards:
         instrument_store(shard, metrics)
     store_health = StoreHealth(store.shards, metrics)
@@ -142,12 +138,13 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     httpd = None
     if settings.metrics_port is not None:
         try:
-            httpd, metrics_port = serve_metrics(settings.metrics_port, settings.host, metrics)
+            httpd, _ = start_http_server(settings.metrics_port, settings.host, metrics.registry)
         except OSError as exc:
             tables.close()
             raise StartupError(
                 f"cannot serve metrics on {settings.host}:{settings.metrics_port}: {exc.strerror}"
             ) from None
+        metrics_port = httpd.server_port
         log.info("metrics on http://%s:%d/metrics", settings.host, metrics_port)
         if port_file is not None:
             Path(f"{port_file}.metrics").write_text(str(metrics_port))
@@ -209,7 +206,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     tables.close()
     if httpd is not None:
         httpd.shutdown()
-    log.info("stopped", extra={"fields": {"streams_ended": streams}})
+    log.info("stopped", extra={"streams_ended": streams})
 
 
 def main(argv: list[str] | None = None) -> None:
