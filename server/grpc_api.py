@@ -204,6 +204,8 @@ def _render(kind: str, viewer: Viewer, events: list[Any]) -> list[pb.GameEvent]:
 def _page_start(token: str) -> int:
     if not token:
         return 0
-    if not token.startswith("v") or not token[1:].isdigit():
+    digits = token[1:]
+    # versions are int64 in the contract: a longer number is no token this server gave
+    if not token.startswith("v") or not digits.isdigit() or len(digits) > 18:
         raise MalformedCommand("page_token", "is not a token this server gave")
-    return int(token[1:])
+    return int(digits)
