@@ -18,6 +18,7 @@ class Settings:
     data_dir: Path
     max_batch: int
     metrics_port: int | None = None  # None: no metrics endpoint; 0: a free port
+    http_port: int | None = None  # the live spectator viewer (server/webview.py); None: off
     log_format: str = "text"  # text (key=value) | json
     log_level: str = "info"  # debug logs every call; info logs writes, refusals, streams
     shutdown_grace: float = 5.0
@@ -95,6 +96,13 @@ def parser() -> argparse.ArgumentParser:
         "(TABLETOP_METRICS_PORT, default off)",
     )
     p.add_argument(
+        "--http-port",
+        type=int,
+        default=_optional_int(os.environ.get("TABLETOP_HTTP_PORT")),
+        help="serve the live spectator viewer (read-only, public view, no token) on "
+        "http://HOST:PORT/games/GAME_ID; 0 picks a free port (TABLETOP_HTTP_PORT, default off)",
+    )
+    p.add_argument(
         "--log-format",
         choices=["text", "json"],
         default=os.environ.get("TABLETOP_LOG_FORMAT", "text"),
@@ -143,7 +151,7 @@ def parser() -> argparse.ArgumentParser:
         type=Path,
         default=None,
         help="write the bound port to this file once serving (for tests and scripts); "
-        "the metrics port goes to the same path with .metrics appended",
+        "the metrics and HTTP viewer ports go to the same path with .metrics and .http appended",
     )
     return p
 
@@ -158,6 +166,7 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namespa
             a.data_dir,
             a.max_batch,
             metrics_port=a.metrics_port,
+            http_port=a.http_port,
             log_format=a.log_format,
             log_level=a.log_level,
             shutdown_grace=a.shutdown_grace,

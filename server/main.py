@@ -11,6 +11,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from server import webview
 from server.config import Settings, from_args
 from server.grpc_api import TableServicer
 from server.limits import Limits, LimitsInterceptor
@@ -102,6 +103,13 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         if port_file is not None:
             Path(f"{port_file}.metrics").write_text(str(metrics_port))
     await server.start()
+    live = None
+    if settings.http_port is not None:  # the live spectator viewer, on this same loop
+        viewer, runner, http_port = await webview.start(tables, settings.host, settings.http_port)
+        live = (viewer, runner)
+        log.info("live viewer on http://%s:%d/games/GAME_ID", settings.host, http_port)
+        if port_file is not None:
+            Path(f"{port_file}.http").write_text(str(http_port))
     armed = await clock.recover()
     if armed:
         log.info("turn clocks re-armed for %d running games", armed)
@@ -140,6 +148,8 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     # Watch streams end with UNAVAILABLE and a resume hint; unary calls in flight get the
     # grace period to finish (a move is appended whole or not at all), new calls are refused.
     streams = interceptor.close_streams()
+    if live is not None:
+        await webview.stop(*live)
     await server.stop(grace=settings.shutdown_grace)
     clock.close()
     tables.close()

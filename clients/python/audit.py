@@ -3,6 +3,7 @@
     export GAME_ID [--token T] [-o FILE]   JSON Lines, one stored event per line
     verify GAME_ID [--token T]             fetch over the API and verify
     verify --file FILE                     verify an exported file
+    verify ... --html PAGE                 also write the game's HTML replay page
 
 An export is per viewer while the game runs (redacted events, no stored form) and complete
 after it ends. Each complete line is canonical JSON {"cause","fact","hash","version"}; the
@@ -72,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     v.add_argument("game_id", nargs="?")
     v.add_argument("--token")
     v.add_argument("--file")
+    v.add_argument("--html", metavar="FILE", help="also write the HTML replay page of the game")
     args = p.parse_args(argv)
     if args.command == "export":
         with TableClient(args.target) as client:
@@ -85,9 +87,19 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.file:
             with open(args.file, encoding="utf-8") as f:
-                report = verify_lines(f)
+                lines = f.readlines()
+            if args.html:  # the page shows the verify result, failed or not
+                from clients.python.replay_html import write_replay_page
+
+                print(write_replay_page(args.html, export=lines, source=args.file), file=sys.stderr)
+            report = verify_lines(lines)
         elif args.game_id:
             with TableClient(args.target) as client:
+                if args.html:
+                    from clients.python.replay_html import write_replay_page
+
+                    game = client.as_viewer(args.game_id, args.token)
+                    print(write_replay_page(args.html, game=game), file=sys.stderr)
                 report = verify_lines(
                     export_lines(client.as_viewer(args.game_id, args.token).history())
                 )

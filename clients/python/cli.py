@@ -46,6 +46,7 @@ from rich.text import Text
 
 from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import SeatClient, TableClient
+from clients.python.replay_html import write_replay_page
 from clients.python.text import card_name, cards_by_id
 from tabletop.huaniao.v1 import huaniao_pb2
 from tabletop.v1 import tabletop_pb2 as pb
@@ -461,6 +462,9 @@ def cmd_replay(args: argparse.Namespace) -> None:
     """
     with TableClient(args.target) as client:
         viewer = client.as_viewer(args.game_id, args.token)
+        if args.html:  # the referee's console: a self-contained page (replay_html.py)
+            errors.print(write_replay_page(args.html, game=viewer, as_seat=args.as_seat))
+            return
         latest = viewer.view().version
         if args.all or args.version:
             first, last = (args.version, args.version) if args.version else (1, latest)
@@ -588,8 +592,11 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--version", type=int, help="show this version only")
     r.add_argument("--all", action="store_true", help="print every version without pausing")
     r.add_argument(
-        "--as-seat", type=int, help="with the arbiter token: exactly as this seat saw it"
+        "--as-seat",
+        type=int,
+        help="exactly as this seat saw it (the arbiter token before the end; anyone after)",
     )
+    r.add_argument("--html", metavar="FILE", help="write a self-contained HTML replay page")
     r.set_defaults(func=cmd_replay)
     add_justice_commands(sub, game_arg)
     hc = sub.add_parser("health", help="ask the server's standard health service")

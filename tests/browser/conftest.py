@@ -1,0 +1,36 @@
+"""Browser tests: a real headless Chromium (tests/support/browser.py) against the pages, and a
+server with the live viewer on (--http-port)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from clients.python.client import TableClient
+from clients.python.serverproc import ServerProcess
+from tests.support.browser import chromium
+
+# One worker runs every browser test (`--dist loadgroup`): one Chromium at a time.
+pytestmark = pytest.mark.xdist_group("browser")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    proc = ServerProcess(tmp_path_factory.mktemp("server"), extra=["--http-port", "0"]).start()
+    assert proc.http_port, "the server writes the live viewer's port"
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture()
+def client(server: ServerProcess) -> Iterator[TableClient]:
+    with TableClient(server.target) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium() as session:
+        yield session
