@@ -203,9 +203,7 @@ async def _errors(request: aio.Request, handler: Handler) -> aio.StreamResponse:
         return aio.json_response(body, status=400)
 
 
-async def start(
-    tables: TableServer, host: str, port: int
-) -> tuple[LiveViewer, aio.AppRunner, int]:
+async def start(tables: TableServer, host: str, port: int) -> tuple[LiveViewer, aio.AppRunner, int]:
     """Serve the live viewer on ``host:port`` (0: a free port); returns the bound port."""
     viewer = LiveViewer(tables)
     runner = aio.AppRunner(viewer.app(), access_log=None, shutdown_timeout=1.0)

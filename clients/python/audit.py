@@ -87,12 +87,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.file:
             with open(args.file, encoding="utf-8") as f:
-                lines = f.readlines()
+                exported = f.readlines()
             if args.html:  # the page shows the verify result, failed or not
                 from clients.python.replay_html import write_replay_page
 
-                print(write_replay_page(args.html, export=lines, source=args.file), file=sys.stderr)
-            report = verify_lines(lines)
+                summary = write_replay_page(args.html, export=exported, source=args.file)
+                print(summary, file=sys.stderr)
+            report = verify_lines(exported)
         elif args.game_id:
             with TableClient(args.target) as client:
                 if args.html:

@@ -188,8 +188,10 @@ def _verify(records: list[Record] | None, finished: bool) -> dict[str, Any]:
 
 def _report_fields(report: AuditReport) -> dict[str, Any]:
     fields = dataclasses.asdict(report)
-    return {k: v if isinstance(v, str | int | bool) else json.loads(json.dumps(v, default=str))
-            for k, v in fields.items()}
+    return {
+        k: v if isinstance(v, str | int | bool) else json.loads(json.dumps(v, default=str))
+        for k, v in fields.items()
+    }
 
 
 def _prepared(records: list[Record] | None) -> bool | None:

@@ -6,8 +6,6 @@ import json
 import re
 from typing import Any
 
-from google.protobuf.message import Message
-
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import card_ids
 
@@ -43,15 +41,18 @@ def shown(browser: Any) -> dict[str, Any]:
 
 def expected(view: pb.GameView) -> dict[str, Any]:
     """What the DOM must show for this API view: each seat's cards, the table's, the backs."""
-    game: Message = getattr(view, view.WhichOneof("game") or "huaniao")
-    seats = {str(s.seat): sorted(card_ids(s)) for s in game.seats}  # type: ignore[attr-defined]
+    game: Any = getattr(view, view.WhichOneof("game") or "huaniao")
+    by_seat = {s.seat: s for s in game.seats}
+    seats, backs = {}, {}
+    for info in view.seats:  # a panel per table seat, whatever the game shows of it
+        s = by_seat.get(info.seat)
+        seats[str(info.seat)] = sorted(card_ids(s)) if s is not None else []
+        count, hand = (s.hand_count, s.cards) if hasattr(s, "hand_count") else (0, [])
+        if s is not None and not hasattr(s, "hand_count"):
+            count, hand = s.hand_size, s.hand
+        backs[str(info.seat)] = min(count, 40) if count and not len(hand) else 0
     rest = type(game)()
     rest.CopyFrom(game)
     rest.ClearField("seats")
     rest.ClearField("options")
-    backs = {}
-    for s in game.seats:  # type: ignore[attr-defined]
-        count = getattr(s, "hand_count", None) if hasattr(s, "hand_count") else s.hand_size
-        hand = s.cards if hasattr(s, "hand_count") else s.hand
-        backs[str(s.seat)] = min(count, 40) if count and not len(hand) else 0
     return {"seats": seats, "board": sorted(card_ids(rest)), "backs": backs}

@@ -36,7 +36,9 @@ FLAGS = (
     "--disable-dev-shm-usage",  # small /dev/shm in containers
     "--window-size=1400,1000",
 )
-ARTIFACTS = Path(os.environ.get("TABLETOP_ARTIFACTS", Path(__file__).parents[2] / "tmp" / "artifacts"))
+ARTIFACTS = Path(
+    os.environ.get("TABLETOP_ARTIFACTS", Path(__file__).parents[2] / "tmp" / "artifacts")
+)
 
 
 class BrowserUnavailable(RuntimeError):

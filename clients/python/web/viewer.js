@@ -96,7 +96,7 @@
       return box;
     }
     if (Array.isArray(v)) {
-      const box = el("span");
+      const box = el("span", "groups");
       v.forEach((item, i) => {
         if (item && typeof item === "object") box.appendChild(groupEl(item, before));
         else box.appendChild(document.createTextNode((i ? ", " : "") + enumName(item)));
@@ -110,7 +110,7 @@
   function groupEl(obj, before) {
     const g = el("span", "group");
     for (const [k, v] of Object.entries(obj)) {
-      if (!(Array.isArray(v) && v.every(isCard)) && !isCard(v)) g.appendChild(el("span", "tag", label(k) + ":"));
+      if (k !== "cards") g.appendChild(el("span", "tag", label(k) + ":")); // the group's own cards go bare
       g.appendChild(valueEl(v, before));
     }
     return g;
@@ -223,7 +223,7 @@
     fact("seen as", enumName(view.role || "") + (view.seat !== undefined ? " " + view.seat : ""));
     if ((view.to_act || []).length) fact("to act", view.to_act.map((s) => "seat " + s).join(", "));
     if (view.outcome) {
-      fact("winners", (view.outcome.winners || [0]).map((s) => "seat " + s).join(", "));
+      fact("winners", (view.outcome.winners || []).map((s) => "seat " + s).join(", ") || "none");
       fact("scores", (view.outcome.scores || []).join(" · "));
       fact("reason", view.outcome.reason || "");
     }
@@ -238,7 +238,7 @@
     const prevGame = prevView ? prevView[kind] || {} : null;
     const gameSeats = game.seats || [];
     const prevSeats = prevGame ? prevGame.seats || [] : [];
-    const winners = view.outcome ? view.outcome.winners || [0] : [];
+    const winners = view.outcome ? view.outcome.winners || [] : []; // an empty list is omitted
     (view.seats || []).forEach((info, i) => {
       const seat = info.seat || 0;
       const gs = gameSeats.find((s, j) => (s.seat === undefined ? j : s.seat) === seat) || {};
