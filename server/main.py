@@ -13,6 +13,7 @@ from grpc_reflection.v1alpha import reflection
 
 from server import webview
 from server.config import Settings, from_args
+from server.eventstore import TableApplication
 from server.grpc_api import TableServicer
 from server.limits import Limits, LimitsInterceptor
 from server.metrics import (
@@ -24,8 +25,7 @@ from server.metrics import (
     serve_metrics,
 )
 from server.service import TableServer
-from server.storage import Store, check_tables
-from server.store import TableApplication
+from server.shards import Store, check_tables
 from server.timers import TurnClock
 from tabletop.v1 import tabletop_pb2, tabletop_pb2_grpc
 

@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from domain import table as tables
-from domain.audit import Record
 from domain.engine import Viewer
+from domain.verify import Record
 from server import render
+from server.eventstore import StoredEvent
 from server.service import seen_at
-from server.store import StoredEvent
 from tabletop.v1 import tabletop_pb2 as pb
 
 NO_GAME_ID = uuid.UUID(int=0)  # an export names no game id

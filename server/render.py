@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain import audit
-from domain import justice as J
 from domain import table as tables
 from domain.engine import ARBITER, MalformedCommand, Role, Viewer
 from domain.registry import rules_for
+from domain.table import records
+from domain.table.justice import facts as J
+from server.eventstore import StoredEvent
 from server.protoconv import fill, fill_oneof, read, read_oneof
 from server.service import Snapshot
-from server.store import StoredEvent
 from tabletop.v1 import tabletop_pb2 as pb
 
 _ROLE = {Role.SEAT: pb.ROLE_SEAT, Role.SPECTATOR: pb.ROLE_SPECTATOR, Role.ARBITER: pb.ROLE_ARBITER}
@@ -73,7 +73,7 @@ def event_proto(kind: str, stored: StoredEvent, viewer: Viewer) -> pb.GameEvent:
         msg.recorded_at.FromDatetime(stored.recorded_at)
     msg.hash = stored.hash
     if viewer == ARBITER and stored.stored is not None:
-        msg.stored_json = audit.canonical({"fact": stored.stored, "cause": stored.cause})
+        msg.stored_json = records.canonical({"fact": stored.stored, "cause": stored.cause})
     if isinstance(fact, tables.GameCreated):
         msg.table.game_created.options.CopyFrom(options_proto(fact.kind, fact.options))
         msg.table.game_created.seat_count = fact.seat_count

@@ -21,15 +21,15 @@ from typing import Any
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
-from domain import audit
-from domain import justice as J
 from domain import table as tables
 from domain.engine import ARBITER, SPECTATOR, MalformedCommand, Role, Viewer
 from domain.registry import rules_for
-from domain.tribunal import LastMove, is_game_move
+from domain.table import deal, records
+from domain.table.justice import facts as J
+from domain.table.justice.decide import LastMove, is_game_move
+from server.eventstore import GameAggregate, StoredEvent, TableApplication
 from server.hub import Batch, Hub
-from server.storage import Store
-from server.store import GameAggregate, StoredEvent, TableApplication
+from server.shards import Store
 
 MAX_REQUEST_ID = 64  # characters of a Play request_id (idempotency key)
 
@@ -126,7 +126,7 @@ class TableServer:
                 decoded = {e.version: e.fact for e in stored}
                 try:
                     for event in fresh:
-                        # the feed decoded the fact already: let apply() use it (store.py)
+                        # the feed decoded the fact already: let apply() use it (eventstore.py)
                         fact = decoded.get(event.originator_version)
                         if fact is not None:
                             moved.__dict__["_recording"] = fact
@@ -297,7 +297,7 @@ class TableServer:
         The shuffle secret is random, or derived from ``seed`` for reproducible tables."""
         rules = rules_for(kind)
         arbiter_token = secrets.token_urlsafe(24)
-        secret = audit.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
+        secret = deal.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
         (created,) = tables.create(
             rules,
             options,
@@ -395,7 +395,7 @@ class TableServer:
         events = await asyncio.to_thread(self.store.stored_events, agg.id, first - 1, None, 256)
         move = events[:1] + list(itertools.takewhile(lambda e: e.cause is None, events[1:]))
         original = (move[0].cause or {}).get("command") if move else None
-        if audit.canonical(original) != audit.canonical(tables.encode_event(command)):
+        if records.canonical(original) != records.canonical(tables.encode_event(command)):
             raise MalformedCommand("request_id", "was already used for a different move")
         return move
 

@@ -7,7 +7,7 @@
 
 An export is per viewer while the game runs (redacted events, no stored form) and complete
 after it ends. Each complete line is canonical JSON {"cause","fact","hash","version"}; the
-verifier (domain/audit.py, the published engine) re-checks the chain, the commitment, the
+verifier (domain/verify.py, the published engine) re-checks the chain, the commitment, the
 deck derivation and re-decides every move. Exit status 0 = verified, 1 = failed.
 """
 
@@ -21,7 +21,9 @@ from collections.abc import Iterable, Iterator
 from google.protobuf.json_format import MessageToDict
 
 from clients.python.client import TableClient
-from domain.audit import AuditFailure, AuditReport, Record, canonical, verify
+from clients.python.replay_html import write_replay_page
+from domain.table.records import canonical
+from domain.verify import AuditFailure, AuditReport, Record, verify
 from tabletop.v1 import tabletop_pb2 as pb
 
 
@@ -89,16 +91,13 @@ def main(argv: list[str] | None = None) -> int:
             with open(args.file, encoding="utf-8") as f:
                 exported = f.readlines()
             if args.html:  # the page shows the verify result, failed or not
-                from clients.python.replay_html import write_replay_page
-
-                summary = write_replay_page(args.html, export=exported, source=args.file)
+                records = parse_lines(exported)
+                summary = write_replay_page(args.html, export=records, source=args.file)
                 print(summary, file=sys.stderr)
             report = verify_lines(exported)
         elif args.game_id:
             with TableClient(args.target) as client:
                 if args.html:
-                    from clients.python.replay_html import write_replay_page
-
                     game = client.as_viewer(args.game_id, args.token)
                     print(write_replay_page(args.html, game=game), file=sys.stderr)
                 report = verify_lines(

@@ -20,12 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from clients.python import web
-from clients.python.audit import export_lines, parse_lines
 from clients.python.client import SeatClient
-from domain.audit import AuditFailure, AuditReport, Record, verify
+from domain.verify import AuditFailure, AuditReport, Record, verify
 from tabletop.v1 import tabletop_pb2 as pb
 
-# What a passing verify has checked (domain/audit.py, verify's steps 1-4).
+# What a passing verify has checked (domain/verify.py, verify's steps 1-4).
 CHECKS = ("chain", "commitment", "deck", "moves re-decided", "outcome")
 
 
@@ -45,14 +44,15 @@ def write_replay_page(
     *,
     game: SeatClient | None = None,
     as_seat: int | None = None,
-    export: Iterable[str] | None = None,
+    export: list[Record] | None = None,
     source: str = "",
 ) -> str:
     """Write the page for ``game`` (over the API, as its token allows; ``as_seat`` for one
-    seat's page) or for the lines of an ``export`` file. Returns a one-line summary."""
+    seat's page) or for the records of an ``export`` file (``audit.parse_lines``). Returns a
+    one-line summary."""
     if (game is None) == (export is None):
         raise ValueError("give either a game or an export")
-    data = _from_server(game, as_seat) if game is not None else _from_export(list(export or ()))
+    data = _from_server(game, as_seat) if game is not None else _from_export(export or [])
     data["source"] = source or data.get("source", "")
     data["generated_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     Path(path).write_text(web.page(data), encoding="utf-8")
@@ -80,7 +80,7 @@ def _from_server(game: SeatClient, as_seat: int | None) -> dict[str, Any]:
         viewers.append({"key": vp.key, "label": vp.label, "steps": steps})
     records = None  # the complete record: public after the end; before it, the arbiter's
     if finished or (now.role == pb.ROLE_ARBITER and as_seat is None):  # (not on a seat's page)
-        records = parse_lines(export_lines(game.history()))
+        records = _records(game.history())
     return {
         "game_id": game.game_id,
         "kind": now.options.WhichOneof("game") or "",
@@ -117,17 +117,21 @@ def _viewpoints(now: pb.GameView, as_seat: int | None) -> list[Viewpoint]:
 # --- from an export file --------------------------------------------------------------------
 
 
-def _from_export(lines: list[str]) -> dict[str, Any]:
+def _records(events: Iterable[pb.GameEvent]) -> list[Record]:
+    """The complete record from a history that carries the stored form of every event."""
+    out = []
+    for event in events:
+        if not event.stored_json:
+            raise AuditFailure(f"version {event.version} is redacted for this viewer")
+        stored = json.loads(event.stored_json)
+        out.append(Record(event.version, stored["fact"], stored["cause"], event.hash))
+    return out
+
+
+def _from_export(records: list[Record]) -> dict[str, Any]:
     from domain.engine import ARBITER, SPECTATOR, Viewer
     from server.offline import record_kind, replay_records
 
-    try:
-        records = parse_lines(lines)
-    except AuditFailure as exc:
-        raise AuditFailure(
-            f"{exc}; a page needs a complete export: `tabletop-audit export GAME_ID` after the "
-            "end, or with the arbiter token"
-        ) from exc
     if not records:
         raise AuditFailure("empty history")
     seat_count = int(records[0].fact["data"]["seat_count"])

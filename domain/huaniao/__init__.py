@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain import justice as J
+from domain import violations as V
 from domain.engine import Outcome, RuleViolation, Viewer
 from domain.huaniao import penalties, rules, views
 from domain.huaniao.cards import CARDS, Card, CardClass, CardKind
@@ -72,7 +72,7 @@ class HuaniaoRules:
 
     # --- PenaltyRules (domain/huaniao/penalties.py) ---
 
-    def penalty_facts(self, state: HuaniaoState, seat: int, penalty: J.Penalty) -> list[Any]:
+    def penalty_facts(self, state: HuaniaoState, seat: int, penalty: V.Penalty) -> list[Any]:
         return penalties.penalty_facts(state, seat, penalty)
 
     def timeout_facts(self, state: HuaniaoState, seat: int) -> list[Any]:
@@ -80,7 +80,7 @@ class HuaniaoRules:
 
     def violation_of(
         self, state: HuaniaoState, command: Any, error: RuleViolation
-    ) -> tuple[J.ViolationKind, tuple[int, ...]] | None:
+    ) -> tuple[V.ViolationKind, tuple[int, ...]] | None:
         return penalties.violation_of(state, command, error)
 
     def penalised_turn_facts(self, state: HuaniaoState, seat: int) -> list[Any]:

@@ -15,9 +15,7 @@ from typing import Any
 
 import pytest
 
-from domain import justice as J
 from domain import table as tables
-from domain import tribunal
 from domain.engine import SPECTATOR, RuleViolation
 from domain.huaniao import RULES, Combo, Discard, Mode, Options, Play
 from domain.huaniao.cards import CARDS, CardKind
@@ -32,6 +30,8 @@ from domain.huaniao.events import (
 )
 from domain.huaniao.rules import dance_banned, initial_state
 from domain.huaniao.terms import Cause, Phase, Season
+from domain.table.justice import decide as tribunal
+from domain.table.justice import facts as J
 from tests.domain.huaniao.justice_support import (
     Harness,
     Stats,
@@ -296,7 +296,7 @@ def test_part2_66_a_misplay_is_retracted_once_and_the_second_is_refused() -> Non
     (attempt,) = h.act(command)
     last = h.last_move()
     assert last is not None and last.facts == (attempt,) and last.before == before
-    retracted = tribunal.retract(h.table, J.Retract(1, "風過無痕，月照無意"), last, h.version)
+    retracted = tribunal.retract(tables.court(h.table), J.Retract(1, "風過無痕，月照無意"), last)
     assert retracted == [J.MoveRetracted(1, h.version, h.version, "風過無痕，月照無意", before)]
     h.act(J.Retract(1, "且慢"))
     assert h.game == before and h.table.misplays == (0, 1, 0)

@@ -13,9 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from domain import justice as J
 from domain import table as tables
-from domain import tribunal
 from domain.engine import SPECTATOR, Role, RuleViolation, Viewer
 from domain.huaniao import RULES, Discard, Options, Play
 from domain.huaniao.cards import KIND_OF, Card, CardKind
@@ -23,6 +21,8 @@ from domain.huaniao.options import Combo
 from domain.huaniao.rules import hand_open
 from domain.huaniao.state import HuaniaoState
 from domain.huaniao.terms import Phase, Season
+from domain.table.justice import decide as tribunal
+from domain.table.justice import facts as J
 
 from .tables import KIND_BY_CHAR
 
@@ -126,7 +126,7 @@ class Harness:
 
     def timeout(self) -> list[Any]:
         """The clock ran out: every awaited seat times out at once (as server/timers.py)."""
-        facts = tribunal.time_out_all(self.table)
+        facts = tables.time_out_all(self.table)
         self._append({"action": "timeout", "seat": None, "command": None}, facts)
         return facts
 
@@ -257,7 +257,7 @@ def play_justice_game(
         t = h.table
         if t.phase is not tables.Phase.PLAYING:
             break
-        case = tribunal.open_case(t)
+        case = t.justice.open_case
         if case is not None:
             _settle_case(h, case, rng, stats)
             continue
