@@ -8,12 +8,9 @@ from typing import Any
 
 import pytest
 
-from clients.python.client import TableClient
 from clients.python.serverproc import ServerProcess
+from tests.api.conftest import client  # noqa: F401  (on this module's server, below)
 from tests.support.browser import chromium
-
-# One worker runs every browser test (`--dist loadgroup`): one Chromium at a time.
-pytestmark = pytest.mark.xdist_group("browser")
 
 
 @pytest.fixture(scope="module")
@@ -22,12 +19,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     assert proc.http_port, "the server writes the live viewer's port"
     yield proc
     proc.stop()
-
-
-@pytest.fixture()
-def client(server: ServerProcess) -> Iterator[TableClient]:
-    with TableClient(server.target) as c:
-        yield c
 
 
 @pytest.fixture(scope="module")
