@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from clients.python import web
-from clients.python.client import SeatClient
+from clients.python.client import SeatClient, TableClient
 from domain.verify import AuditFailure, AuditReport, Record, verify
 from tabletop.v1 import tabletop_pb2 as pb
 
@@ -59,6 +59,18 @@ def write_replay_page(
     steps = len(data["viewers"][0]["steps"]) if data["viewers"] else 0
     names = ", ".join(v["label"] for v in data["viewers"])
     return f"wrote {path}: {steps} versions as {names}; verify {data['verify']['status']}"
+
+
+def write(
+    client: TableClient, game_id: str, token: str | None, as_seat: int | None, path: str
+) -> str:
+    """``tabletop replay GAME_ID --html FILE``: the page as this token may see the game."""
+    return write_replay_page(path, game=client.as_viewer(game_id, token), as_seat=as_seat)
+
+
+def write_from_records(records: list[Record], path: str, source: str = "") -> str:
+    """``tabletop-audit verify ... --html FILE``: the page of a complete record."""
+    return write_replay_page(path, export=records, source=source)
 
 
 # --- over the API ---------------------------------------------------------------------------
