@@ -112,7 +112,9 @@ class LiveViewer:
         game_id = request.match_info["game_id"]
         resume = request.headers.get("Last-Event-ID") or request.query.get("after", "0")
         after = _number(resume, "after")
-        await self.tables.snapshot(game_id, SPECTATOR, None)  # 404 before the stream opens
+        latest = await self.tables.snapshot(game_id, SPECTATOR, None)  # 404 before the stream
+        if after > latest.version:
+            raise MalformedCommand("after", f"must be 0..{latest.version}")
         client = request.remote or "unknown"
         if sum(self._streams.values()) >= MAX_STREAMS or (
             self._streams.get(client, 0) >= MAX_STREAMS_PER_CLIENT

@@ -115,6 +115,8 @@ def test_bad_requests_get_clear_http_errors(live: ServerProcess) -> None:
         game_id, _, _ = seated_game(client, seed=63)
     status, body = get_json(url(live, f"/games/{game_id}/steps.json?after=x"))
     assert status == 400 and body["field"] == "after"
+    status, body = get_json(url(live, f"/games/{game_id}/steps?after=999"))
+    assert status == 400 and body["field"] == "after", "a stream from beyond the end"
     with urllib.request.urlopen(url(live, f"/games/{game_id}"), timeout=10) as reply:
         page = reply.read().decode()
         assert reply.headers["Content-Type"].startswith("text/html")
