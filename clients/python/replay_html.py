@@ -96,7 +96,7 @@ def _from_server(game: SeatClient, as_seat: int | None) -> dict[str, Any]:
     return {
         "game_id": game.game_id,
         "kind": now.options.WhichOneof("game") or "",
-        "options": web.step(0, None, now.options)["view"],
+        "options": web.as_dict(now.options),
         "viewers": viewers,
         "default_viewer": viewers[0]["key"],
         "verify": _verify(records, finished),
@@ -126,9 +126,6 @@ def _viewpoints(now: pb.GameView, as_seat: int | None) -> list[Viewpoint]:
     return [Viewpoint("spectator", "spectator", spectator=True)]
 
 
-# --- from an export file --------------------------------------------------------------------
-
-
 def _records(events: Iterable[pb.GameEvent]) -> list[Record]:
     """The complete record from a history that carries the stored form of every event."""
     out = []
@@ -138,6 +135,9 @@ def _records(events: Iterable[pb.GameEvent]) -> list[Record]:
         stored = json.loads(event.stored_json)
         out.append(Record(event.version, stored["fact"], stored["cause"], event.hash))
     return out
+
+
+# --- from an export file --------------------------------------------------------------------
 
 
 def _from_export(records: list[Record]) -> dict[str, Any]:

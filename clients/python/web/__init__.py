@@ -79,13 +79,14 @@ def step(version: int, event: Message | None, view: Message) -> dict[str, Any]:
     """One version as the page shows it: the event that made it and the view then, both as
     the server rendered them for one viewer. Dropped: the arbiter's stored form of the
     event (the audit has it) and the options, which never change (``data["options"]``)."""
-    event_data = _as_dict(event) if event is not None else None
+    event_data = as_dict(event) if event is not None else None
     if event_data is not None:
         event_data.pop("stored_json", None)
-    view_data = _as_dict(view)
+    view_data = as_dict(view)
     view_data.pop("options", None)
     return {"version": version, "event": event_data, "view": view_data}
 
 
-def _as_dict(msg: Message) -> dict[str, Any]:
+def as_dict(msg: Message) -> dict[str, Any]:
+    """A message as the page reads it: proto JSON with the proto's own field names."""
     return MessageToDict(msg, preserving_proto_field_name=True)
