@@ -153,7 +153,17 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     await server.start()
     live = None
     if settings.http_port is not None:  # the live spectator viewer, on this same loop
-        viewer, runner, http_port = await webview.start(tables, settings.host, settings.http_port)
+        try:
+            viewer, runner, http_port = await webview.start(
+                tables, settings.host, settings.http_port
+            )
+        except OSError as exc:
+            await server.stop(None)
+            tables.close()
+            raise StartupError(
+                f"cannot serve the live viewer on {settings.host}:{settings.http_port}: "
+                f"{exc.strerror}"
+            ) from None
         live = (viewer, runner)
         log.info("live viewer on http://%s:%d/games/GAME_ID", settings.host, http_port)
         if port_file is not None:
