@@ -274,7 +274,9 @@ class Store:
         if not apps:
             raise ValueError("a store needs at least one shard")
         self.shards = apps
-        self.committers = [GroupCommitter(app, max_batch=max_batch) for app in apps]
+        self.committers = [
+            GroupCommitter(app, max_batch=max_batch, uncertain=is_postgres(app)) for app in apps
+        ]
         self.feeds: list[Feed] = []
 
     @classmethod
