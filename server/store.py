@@ -285,7 +285,7 @@ class GroupCommitter:
                     self._save([(agg, list(agg.collect_events()), fut) for agg, fut in batch])
                 except Exception:  # never let the writer thread die: callers would hang
                     log.exception("group commit failed")
-                    for _agg, _events, fut in batch:
+                    for _agg, fut in batch:
                         if not fut.done():
                             fut.set_exception(RuntimeError("group commit failed"))
 
