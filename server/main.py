@@ -75,6 +75,8 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     metrics = default_metrics()
     for shard in store.shards:
         instrument_store(shard, metrics)
+    for committer in store.committers:  # unknown outcomes settled (server/store.py)
+        committer.on_settled = lambda result: metrics.settled.labels(result).inc()
     tables = TableServer(store)
     clock = TurnClock(tables)  # per-action time limits, durable through restarts
     clock.install()

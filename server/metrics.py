@@ -128,6 +128,13 @@ class Metrics:
         self.store_errors = Counter(
             "tabletop_store_errors_total", "Event store calls that raised.", ["op"], registry=r
         )
+        self.settled = Counter(
+            "tabletop_writes_settled_total",
+            "Writes whose outcome the store did not report (or a conflict), settled by reading "
+            "the game back: stored, taken (by another writer), rewritten, unresolved.",
+            ["result"],
+            registry=r,
+        )
         self.batch = Histogram(
             "tabletop_commit_batch_events",
             "Events saved per group-commit transaction.",

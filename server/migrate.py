@@ -48,6 +48,7 @@ def migrate_shard(env: dict[str, str]) -> str:
         user=pg.get("POSTGRES_USER"),
         password=pg.get("POSTGRES_PASSWORD") or None,
         dbname=pg.get("POSTGRES_DBNAME"),
+        target_session_attrs=pg.get("POSTGRES_TARGET_SESSION_ATTRS") or None,
         autocommit=True,
     ) as conn:
         conn.execute("SELECT pg_advisory_lock(%s)", (LOCK_KEY,))

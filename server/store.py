@@ -147,6 +147,17 @@ def _index_request(aggregate: Any, cause: dict[str, Any], version: int) -> None:
     aggregate.requests = {**aggregate.__dict__.get("requests", {}), key: version}
 
 
+def _steady_reconnects() -> None:
+    """psycopg_pool retries a lost connection after 1, 2, 4, 8 ... s; after a failover that
+    doubling alone kept writes away for up to twice the promotion time (docs/reliability.md,
+    "Failover"). Trying again every second (with the pool's jitter) costs one refused
+    connect per second while the database is away, and finds a new primary within about a
+    second of its promotion."""
+    from psycopg_pool.base import AttemptWithBackoff
+
+    AttemptWithBackoff.DELAY_BACKOFF = 1.0
+
+
 class TableAsData(Transcoding):
     """Snapshots hold the table in its JSON form (domain/codec conventions)."""
 
@@ -177,6 +188,18 @@ class TableApplication(Application[UUID]):
 
     name = "Tabletop"
     is_snapshotting_enabled = True
+
+    def construct_recorder(self) -> Any:
+        """The library's recorder; on PostgreSQL, with ``POSTGRES_TARGET_SESSION_ATTRS``
+        (e.g. ``read-write`` with a host list: every connection, the store feed's too,
+        finds the current primary, so a replica follows a failover by itself)."""
+        datastore = getattr(self.factory, "datastore", None)
+        if datastore is not None:
+            attrs = self.env.get("POSTGRES_TARGET_SESSION_ATTRS")
+            if attrs:
+                datastore.pool.kwargs["target_session_attrs"] = attrs
+            _steady_reconnects()
+        return super().construct_recorder()
 
     def register_transcodings(self, transcoder: JSONTranscoder) -> None:
         super().register_transcodings(transcoder)

@@ -33,7 +33,7 @@ from clients.python.client import SeatClient, TableClient
 from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options
-from tests.hardening.common import env_int, record_figure
+from tests.hardening.common import counter, env_int, record_figure
 from tests.support.pgfixtures import PG
 from tests.support.pgproxy import PgProxy
 from tests.support.pgserver import PgServer
@@ -150,7 +150,9 @@ def test_lost_commits_are_resolved_and_retries_get_the_original_replies(
     log = Log()
     with PgProxy(pg_server.port, seed=seed) as proxy:
         env = dict(database, POSTGRES_PORT=str(proxy.port))
-        server = ServerProcess(tmp_path, store="postgres", env=env).start()
+        server = ServerProcess(
+            tmp_path, store="postgres", env=env, extra=["--metrics-port", "0"]
+        ).start()
         try:
             proxy.rate = LOSS_RATE
             started = time.monotonic()
@@ -210,8 +212,12 @@ def test_lost_commits_are_resolved_and_retries_get_the_original_replies(
                                 f"acknowledged v{event.version} is not stored: {where}"
                             )
                     moves += actions.count("play")
+            settled = counter(server, "tabletop_writes_settled")
+            # the server read back every write whose COMMIT reply it lost (snapshots aside)
+            assert settled.get("stored", 0) >= 1 and settled.get("unresolved", 0) == 0, settled
             record_figure(
                 "lost_commits",
+                settled=settled,
                 seed=seed,
                 commits=proxy.commits,
                 lost_before_postgres=lost["request"],
