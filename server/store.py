@@ -34,6 +34,15 @@ from domain import audit
 from domain import table as tables
 
 SNAPSHOT_INTERVAL = 25  # worst-case rebuild: 1 snapshot + 24 events (bench P3, docs)
+# libpq connection parameters read from POSTGRES_<NAME> (or a shard URL's query)
+LIBPQ_PARAMETERS = (
+    "target_session_attrs",
+    "keepalives",
+    "keepalives_idle",
+    "keepalives_interval",
+    "keepalives_count",
+    "tcp_user_timeout",
+)
 RESOLVE_SECONDS = 30.0  # how long a write of unknown outcome is worked on before giving up
 log = logging.getLogger("tabletop.store")
 
@@ -190,14 +199,16 @@ class TableApplication(Application[UUID]):
     is_snapshotting_enabled = True
 
     def construct_recorder(self) -> Any:
-        """The library's recorder; on PostgreSQL, with ``POSTGRES_TARGET_SESSION_ATTRS``
-        (e.g. ``read-write`` with a host list: every connection, the store feed's too,
-        finds the current primary, so a replica follows a failover by itself)."""
+        """The library's recorder; on PostgreSQL, with the libpq parameters of
+        ``LIBPQ_PARAMETERS`` that eventsourcing does not pass on. With a host list,
+        ``POSTGRES_TARGET_SESSION_ATTRS=read-write`` makes every connection, the store
+        feed's too, find the current primary, so a replica follows a failover by itself."""
         datastore = getattr(self.factory, "datastore", None)
         if datastore is not None:
-            attrs = self.env.get("POSTGRES_TARGET_SESSION_ATTRS")
-            if attrs:
-                datastore.pool.kwargs["target_session_attrs"] = attrs
+            for name in LIBPQ_PARAMETERS:
+                value = self.env.get(f"POSTGRES_{name.upper()}")
+                if value:
+                    datastore.pool.kwargs[name] = value
             _steady_reconnects()
         return super().construct_recorder()
 
