@@ -8,9 +8,9 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from domain.engine import MalformedCommand, RuleViolation
+from server.eventstore import OutcomeUnknown
 from server.limits import Exhausted
 from server.service import Aborted, NotFound, PermissionDenied
-from server.store import OutcomeUnknown
 
 DOMAIN = "tabletop.v1"
 

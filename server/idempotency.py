@@ -30,8 +30,8 @@ import hmac
 import uuid
 from typing import Any
 
-from domain import audit
 from domain.engine import MalformedCommand
+from domain.table import records
 
 
 def parse(request_id: str) -> str | None:
@@ -58,7 +58,7 @@ def digest(key: str) -> str:
 
 def check(key: str, action: str, content: dict[str, Any]) -> str:
     """Binds the key to the request: the same key with other content does not match."""
-    return _mac(key, "check", action, audit.canonical(content)).hex()
+    return _mac(key, "check", action, records.canonical(content)).hex()
 
 
 def cause_fields(key: str, action: str, content: dict[str, Any]) -> dict[str, str]:

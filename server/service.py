@@ -21,17 +21,17 @@ from typing import Any
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
-from domain import audit
-from domain import justice as J
 from domain import table as tables
 from domain.codec import to_data
 from domain.engine import ARBITER, SPECTATOR, MalformedCommand, Role, RuleViolation, Viewer
 from domain.registry import rules_for
-from domain.tribunal import LastMove, is_game_move
+from domain.table import deal, records
+from domain.table.justice import facts as J
+from domain.table.justice.decide import LastMove, is_game_move
 from server import idempotency
+from server.eventstore import GameAggregate, StoredEvent, TableApplication
 from server.hub import Batch, Hub
-from server.storage import Store
-from server.store import GameAggregate, StoredEvent, TableApplication
+from server.shards import Store
 
 MAX_REQUEST_ID = 64  # characters of a Play request_id (idempotency key)
 
@@ -126,7 +126,7 @@ class TableServer:
                 decoded = {e.version: e.fact for e in stored}
                 try:
                     for event in fresh:
-                        # the feed decoded the fact already: let apply() use it (store.py)
+                        # the feed decoded the fact already: let apply() use it (eventstore.py)
                         fact = decoded.get(event.originator_version)
                         if fact is not None:
                             moved.__dict__["_recording"] = fact
@@ -274,8 +274,9 @@ class TableServer:
             # the store feed moved or dropped the entry meanwhile: re-read on next use
             self._latest.pop(agg.id, None)
         if is_game_move(cause):
-            self._last_moves[agg.id] = LastMove(
-                cause["seat"], stored[0].version, stored[-1].version, tuple(facts), agg.table.game
+            versions = (stored[0].version, stored[-1].version)
+            self._last_moves[agg.id] = tables.last_move(
+                agg.table.kind, cause, versions, facts, agg.table.game
             )
         else:
             self._last_moves.pop(agg.id, None)
@@ -295,6 +296,7 @@ class TableServer:
         deck: tuple[int, ...] = (),
         enforcement: J.Enforcement = J.Enforcement.REJECT,
         time_limit_ms: int = 0,
+        arbitrated: bool = False,
         request_id: str = "",
     ) -> tuple[str, int, str]:
         """Open a table. Returns the game id, its version and the arbiter token.
@@ -309,7 +311,7 @@ class TableServer:
             content = {
                 "kind": kind, "options": to_data(options), "seat_count": seat_count,
                 "seed": seed, "deck": list(deck), "enforcement": enforcement.name,
-                "time_limit_ms": time_limit_ms,
+                "time_limit_ms": time_limit_ms, "arbitrated": arbitrated,
             }  # fmt: skip
             game_id = idempotency.game_id(key)
             arbiter_token = idempotency.token(key, "arbiter", game_id)
@@ -317,7 +319,7 @@ class TableServer:
         async with self._lock(game_id):  # duplicates sent to this replica at once
             if key is not None and await self._created(game_id, cause):
                 return str(game_id), 1, arbiter_token
-            secret = audit.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
+            secret = deal.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
             (created,) = tables.create(
                 rules,
                 options,
@@ -327,6 +329,7 @@ class TableServer:
                 tuple(deck),
                 enforcement,
                 time_limit_ms,
+                arbitrated,
             )
             agg = GameAggregate.open(game_id, created, cause)
             try:
@@ -455,7 +458,8 @@ class TableServer:
                     return done
             if expected_version != agg.version:
                 raise Aborted(expected_version, agg.version)
-            last = await self._last_move(agg) if isinstance(command, J.Retract) else None
+            needs_last = isinstance(command, J.Retract | J.Report)  # 误操作, a reported move
+            last = await self._last_move(agg) if needs_last else None
             facts = tables.act(agg.table, command, last)
             seat = None if isinstance(command, tables.ARBITER_COMMANDS) else command.seat
             cause = tables.cause("play", seat, command)
@@ -473,13 +477,15 @@ class TableServer:
     async def _played(
         self, agg: GameAggregate, command: Any, request_id: str
     ) -> list[StoredEvent] | None:
-        """The stored events of the move this seat already made with ``request_id``."""
-        first = agg.request_version(command.seat, request_id)
+        """The stored events of the move this seat (or the arbiter) already made with
+        ``request_id``: the arbiter's commands are indexed under no seat, as their cause is."""
+        seat = None if isinstance(command, tables.ARBITER_COMMANDS) else command.seat
+        first = agg.request_version(seat, request_id)
         if first is None:
             return None
         move = await self._move_from(agg.id, first)
         original = (move[0].cause or {}).get("command") if move else None
-        if audit.canonical(original) != audit.canonical(tables.encode_event(command)):
+        if records.canonical(original) != records.canonical(tables.encode_event(command)):
             raise MalformedCommand("request_id", "was already used for a different move")
         return move
 
@@ -519,8 +525,9 @@ class TableServer:
         move = recent[caused[-1] :]
         first = move[0].version
         before = (await self._load_at(agg.id, first - 1)).table.game
-        seat = (move[0].cause or {})["seat"]
-        found = LastMove(seat, first, move[-1].version, tuple(e.fact for e in move), before)
+        cause = move[0].cause or {}
+        facts = [e.fact for e in move]
+        found = tables.last_move(agg.table.kind, cause, (first, move[-1].version), facts, before)
         self._last_moves[agg.id] = found
         return found
 
