@@ -96,6 +96,7 @@ class GameAggregate(Aggregate):
                 self.cause.get("request_id") or self.cause.get("request_key")
             ):
                 _index_request(aggregate, self.cause, self.originator_version)
+            _count_clock_run(aggregate, self.cause)
 
     # Set by Opened.apply: ``table`` (domain.table.Table) and ``head_hash`` (str). Not class
     # annotations, which eventsourcing would turn into constructor arguments.
@@ -136,6 +137,12 @@ class GameAggregate(Aggregate):
         found = self.__dict__.get("requests", {}).get(f"key:{digest}")
         return None if found is None else int(found)
 
+    @property
+    def clock_run(self) -> int:
+        """Events the turn clock appended since the last move a client caused (state, so
+        snapshots and rebuilds keep it): the clock stops at a bound (server/timers.py)."""
+        return int(self.__dict__.get("clock_events", 0))
+
     def fork(self) -> GameAggregate:
         """A copy to append tentative facts to; the original stays as committed.
 
@@ -165,6 +172,15 @@ def _steady_reconnects() -> None:
     from psycopg_pool.base import AttemptWithBackoff
 
     AttemptWithBackoff.DELAY_BACKOFF = 1.0
+
+def _count_clock_run(aggregate: Any, cause: dict[str, Any] | None) -> None:
+    """A move's first fact carries its cause; the facts after it belong to the same move."""
+    if cause is not None:
+        aggregate.by_clock = cause.get("action") == "timeout"
+        if not aggregate.by_clock:
+            aggregate.clock_events = 0
+    if aggregate.__dict__.get("by_clock", False):
+        aggregate.clock_events = aggregate.__dict__.get("clock_events", 0) + 1
 
 
 class TableAsData(Transcoding):
