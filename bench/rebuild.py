@@ -18,7 +18,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from bench import targets
-from bench.common import pass_game, pass_move, pg_env, postgres
+from bench.common import pass_game, pass_move, pg_env, postgres, sized
 from server.eventstore import SNAPSHOT_INTERVAL, GameAggregate, GroupCommitter, TableApplication
 
 SIZES = (100, 1000, 5000)
@@ -127,7 +127,7 @@ def rebuild_section(quick: bool) -> list[str]:
         "full replay ms (no snapshot) |",
         "|---|---|---|---|---|---|---|",
     ]
-    repeat = 20 if quick else 100
+    repeat = sized(quick, 100, 20, 2)
     with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
         sqlite = TableApplication(
             env={
