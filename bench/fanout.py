@@ -291,7 +291,7 @@ LAYOUTS = {
 def fanout_section(quick: bool) -> list[str]:
     seconds = sized(quick, 10.0, 4.0, 0.5)
     full = [(100, 20.0), (1000, 50.0)]
-    plan = sized(quick, full, full, [(20, 20.0)])
+    plan = sized(quick, full, full, [(20, 20.0), (40, 20.0)])  # the text reads two
     lines = [
         "## P2: move-to-stream delivery latency",
         "",
