@@ -91,6 +91,24 @@ async def open_games(
     return games
 
 
+async def random_move(
+    stub: pb_grpc.TableServiceStub,
+    game_id: str,
+    md: tuple[tuple[str, str], ...],
+    rng: random.Random,
+) -> tuple[pb.PlayResponse, float]:
+    """LegalMoves, then Play of one of them at random: the reply and the Play's own seconds."""
+    legal = await stub.LegalMoves(pb.LegalMovesRequest(game_id=game_id), metadata=md)
+    t0 = time.perf_counter()
+    reply = await stub.Play(
+        pb.PlayRequest(
+            game_id=game_id, expected_version=legal.version, move=rng.choice(list(legal.moves))
+        ),
+        metadata=md,
+    )
+    return reply, time.perf_counter() - t0
+
+
 async def play_rate(
     target: str,
     concurrency: int,
@@ -122,23 +140,12 @@ async def play_rate(
                     continue
                 md = ((TOKEN_HEADER, tokens[to_act[0]]),)
                 try:
-                    legal = await stub.LegalMoves(
-                        pb.LegalMovesRequest(game_id=game_id), metadata=md
-                    )
-                    t0 = time.perf_counter()
-                    reply = await stub.Play(
-                        pb.PlayRequest(
-                            game_id=game_id,
-                            expected_version=legal.version,
-                            move=rng.choice(list(legal.moves)),
-                        ),
-                        metadata=md,
-                    )
+                    reply, took = await random_move(stub, game_id, md, rng)
                 except grpc.aio.AioRpcError as err:  # counted, and that game is left
                     errors.append(f"{err.code().name}: {err.details()}")
                     to_act = []
                     continue
-                latencies.append(time.perf_counter() - t0)
+                latencies.append(took)
                 moves += 1
                 to_act = list(reply.to_act)
 

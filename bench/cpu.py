@@ -25,7 +25,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bench import targets
-from bench.api import noop_rate, open_games, play_rate
+from bench.api import noop_rate, open_games, play_rate, random_move
 from bench.common import SERVER_FLAGS, quantile_ms, sized
 from clients.python.client import TOKEN_HEADER
 from clients.python.serverproc import ServerProcess
@@ -90,17 +90,8 @@ async def open_loop(target: str, rate: float, seconds: float, play: bool) -> lis
                     view = await stub.GetView(pb.GetViewRequest(game_id=game_id))
                     to_act = list(view.view.to_act)
                 md = ((TOKEN_HEADER, tokens[to_act[0]]),)
-                legal = await stub.LegalMoves(pb.LegalMovesRequest(game_id=game_id), metadata=md)
-                t0 = time.perf_counter()
-                reply = await stub.Play(
-                    pb.PlayRequest(
-                        game_id=game_id,
-                        expected_version=legal.version,
-                        move=rng.choice(list(legal.moves)),
-                    ),
-                    metadata=md,
-                )
-                latencies.append(time.perf_counter() - t0)
+                reply, took = await random_move(stub, game_id, md, rng)
+                latencies.append(took)
                 to_act = list(reply.to_act)
 
         await asyncio.gather(*(game(i) for i in range(GAMES)))
