@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import logging
+import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -21,6 +23,7 @@ from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 log = logging.getLogger("tabletop.api")
 TOKEN_HEADER = "x-seat-token"
 MAX_PAGE = 1000
+LEGAL_CACHE = 4096  # rendered legal-move answers kept: (game, version, seat) of recent turns
 
 
 def _token(context: grpc.aio.ServicerContext) -> str | None:
@@ -58,6 +61,46 @@ class TableServicer(pb_grpc.TableServiceServicer):
     def __init__(self, server: TableServer, limits: Limits | None = None) -> None:
         self.server = server
         self.limits = limits  # server/limits.py: the per-seat move rate is checked here
+        # LegalMoves, the Play reply and a seat's Watch all give the same answer for one seat
+        # at one version: it is decided and rendered once (issue 16)
+        self._legal: OrderedDict[tuple[uuid.UUID, int, Viewer], pb.LegalMovesResponse] = (
+            OrderedDict()
+        )
+
+    async def _legal_moves(self, game_id: str, viewer: Viewer) -> pb.LegalMovesResponse:
+        """What ``viewer`` may do at the game's latest version (nothing unless a seat)."""
+        gid = self.server.parse_id(game_id)
+        key = (gid, await self.server.version_of(gid), viewer)
+        if (known := self._legal.get(key)) is not None:
+            return known
+        table, version, commands = await self.server.legal_moves(game_id, viewer)
+        answer = pb.LegalMovesResponse(
+            version=version,
+            moves=[render.move_proto(table.kind, c) for c in commands],
+            labels=[render.move_label(table, c) for c in commands],
+        )
+        self._legal[(gid, version, viewer)] = answer
+        while len(self._legal) > LEGAL_CACHE:
+            self._legal.popitem(last=False)
+        return answer
+
+    async def _turn(
+        self, game_id: str, viewer: Viewer, version: int, to_act: list[int] | None = None
+    ) -> pb.LegalMovesResponse | None:
+        """The seat's legal moves if ``version`` is the latest and the game waits for it: what
+        a stream-driven client needs to move next without asking LegalMoves. (A seat that
+        the game does not wait for may still hold a table move, e.g. 误操作: it asks.)"""
+        if viewer.seat is None:
+            return None
+        if to_act is None:  # (a Play reply knows them already)
+            now = await self.server.snapshot(game_id, viewer, None)
+            if now.version != version:
+                return None
+            to_act = render.to_act(now.table, now.viewer)
+        if viewer.seat not in to_act:
+            return None
+        legal = await self._legal_moves(game_id, viewer)
+        return legal if legal.version == version and legal.moves else None
 
     async def _viewer(self, game_id: str, context: grpc.aio.ServicerContext) -> Viewer:
         viewer = await self.server.authenticate(game_id, _token(context))
@@ -125,10 +168,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
         )
         # the game right after this move (a retried request_id gets its original reply)
         after = await self.server.snapshot(request.game_id, viewer, stored[-1].version)
+        to_act = render.to_act(after.table, after.viewer)
         return pb.PlayResponse(
             version=stored[-1].version,
             events=render.events_proto(snap.table.kind, stored, viewer),
-            to_act=render.to_act(after.table, after.viewer),
+            to_act=to_act,
+            legal_moves=await self._turn(request.game_id, viewer, stored[-1].version, to_act),
         )
 
     @unary
@@ -136,13 +181,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self, request: pb.LegalMovesRequest, context: Any
     ) -> pb.LegalMovesResponse:
         viewer = await self._viewer(request.game_id, context)
-        snap = await self.server.snapshot(request.game_id, viewer, None)
-        version, commands = await self.server.legal_moves(request.game_id, viewer)
-        return pb.LegalMovesResponse(
-            version=version,
-            moves=[render.move_proto(snap.table.kind, c) for c in commands],
-            labels=[render.move_label(snap.table, c) for c in commands],
-        )
+        return await self._legal_moves(request.game_id, viewer)
 
     @unary
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
@@ -203,8 +242,16 @@ class TableServicer(pb_grpc.TableServiceServicer):
                     rendered = batch.render(seen_as, functools.partial(_render, kind, seen_as))
                 else:
                     rendered = render.events_proto(kind, events, seen_as)
-                for msg in rendered:
+                if not rendered:
+                    continue
+                # a seat's own stream says what it may do when it is its turn
+                turn = await self._turn(request.game_id, viewer, events[-1].version)
+                if request.batched:
+                    yield pb.WatchResponse(events=rendered, legal_moves=turn)
+                    continue
+                for msg in rendered[:-1]:
                     yield pb.WatchResponse(event=msg)
+                yield pb.WatchResponse(event=rendered[-1], legal_moves=turn)
         except grpc.aio.AbortError:
             raise
         except Exception as exc:

@@ -106,7 +106,9 @@ class TableServer:
         self.hub = Hub()
         self._latest: dict[uuid.UUID, GameAggregate] = {}
         self._locks: dict[uuid.UUID, asyncio.Lock] = {}
-        self._last_moves: dict[uuid.UUID, LastMove] = {}  # 误操作 needs the latest move
+        # 误操作 needs the latest move: (the version it is known at, the move or None when the
+        # last thing that happened was no game move), so LegalMoves need not read the store
+        self._last_moves: dict[uuid.UUID, tuple[int, LastMove | None]] = {}
         self._loading: dict[uuid.UUID, list[int]] = {}
         try:  # other processes' events (PostgreSQL): one subscription per shard
             loop = asyncio.get_running_loop()
@@ -288,13 +290,13 @@ class TableServer:
         elif cached is not None and cached.version < fork.version:
             # the store feed moved or dropped the entry meanwhile: re-read on next use
             self._latest.pop(agg.id, None)
-        if is_game_move(cause):
-            versions = (stored[0].version, stored[-1].version)
-            self._last_moves[agg.id] = tables.last_move(
-                agg.table.kind, cause, versions, facts, agg.table.game
-            )
-        else:
-            self._last_moves.pop(agg.id, None)
+        versions = (stored[0].version, stored[-1].version)
+        self._last_moves[agg.id] = (
+            fork.version,
+            tables.last_move(agg.table.kind, cause, versions, facts, agg.table.game)
+            if is_game_move(cause)
+            else None,  # the last thing that happened is no game move: nothing to retract
+        )
         self.hub.publish(agg.id, stored)
         self.after_append(agg.id, fork)
         return stored
@@ -523,22 +525,35 @@ class TableServer:
             return dataclasses.replace(command, seat=viewer.seat)
         return command
 
-    async def legal_moves(self, game_id: str, viewer: Viewer) -> tuple[int, list[Any]]:
+    async def version_of(self, game_id: uuid.UUID) -> int:
+        """The game's latest version, as this replica knows it."""
+        return (await self._load(game_id)).version
+
+    async def legal_moves(
+        self, game_id: str, viewer: Viewer
+    ) -> tuple[tables.Table, int, list[Any]]:
+        """The viewer's legal commands at the latest version: the table, the version, them."""
         agg = await self._load(self.parse_id(game_id))
         table = agg.table
         if viewer.role is not Role.SEAT or table.phase is not tables.Phase.PLAYING:
-            return agg.version, []
+            return table, agg.version, []
         assert viewer.seat is not None
         last = await self._last_move(agg)
-        return agg.version, tables.legal_commands(table, viewer.seat, last)
+        return table, agg.version, tables.legal_commands(table, viewer.seat, last)
 
     async def _last_move(self, agg: GameAggregate) -> LastMove | None:
         """The latest game move if it is the last thing that happened (for 误操作)."""
         known = self._last_moves.get(agg.id)
-        if known is not None and known.last_version == agg.version:
-            return known
+        if known is not None and known[0] == agg.version:
+            return known[1]
         if agg.table.phase is not tables.Phase.PLAYING:
             return None
+        found = await self._read_last_move(agg)
+        self._last_moves[agg.id] = (agg.version, found)
+        return found
+
+    async def _read_last_move(self, agg: GameAggregate) -> LastMove | None:
+        """``_last_move`` from the store (after a restart, or a move another replica made)."""
         recent = await asyncio.to_thread(
             self.store.stored_events, agg.id, max(0, agg.version - 64), None, None
         )
@@ -550,9 +565,7 @@ class TableServer:
         before = (await self._load_at(agg.id, first - 1)).table.game
         cause = move[0].cause or {}
         facts = [e.fact for e in move]
-        found = tables.last_move(agg.table.kind, cause, (first, move[-1].version), facts, before)
-        self._last_moves[agg.id] = found
-        return found
+        return tables.last_move(agg.table.kind, cause, (first, move[-1].version), facts, before)
 
     async def snapshot(self, game_id: str, viewer: Viewer, version: int | None) -> Snapshot:
         """The game at ``version`` (latest if None) as ``viewer`` may see it.
@@ -681,8 +694,6 @@ class TableServer:
                     seen_as = tables.viewer_for(latest.table, viewer) if ends_game else viewer
                     yield fresh, seen_as, (batch if len(fresh) == len(batch.events) else None)
                     if latest.table.phase is tables.Phase.FINISHED and last >= latest.version:
-                        # the end, as far as this replica knows: a last store read picks up
-                        # the rest of the final move if the feed split it over two batches
-                        break
+                        return  # the end, and everything was sent
         finally:
             sub.close()

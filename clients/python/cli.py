@@ -39,7 +39,7 @@ from rich.text import Text
 from clients.python import play as playing
 from clients.python import replay as replaying
 from clients.python import replay_html
-from clients.python.bot import make_bot, play_to_end
+from clients.python.bot import make_bot, play_by_streams
 from clients.python.clibase import CONTEXT, CliError, emit_json, option, run, shared, shared_options
 from clients.python.client import SeatClient, TableClient
 from clients.python.render import event_body, event_text, view_renderable
@@ -203,7 +203,7 @@ def cmd_bots(
             created = c.create_game(playing.game_options(kind, mode), n_seats, seed=seed + n)
             seated = [c.join(created.game_id, s, f"bot-{s}") for s in range(n_seats)]
             seated[0].start()
-            moves = play_to_end([make_bot(s, bot, seed + n * 31 + i) for i, s in enumerate(seated)])
+            moves = play_by_streams([make_bot(s, bot, seed + n * 31 + i) for i, s in enumerate(seated)])
             view = c.as_viewer(created.game_id).view()
             results.append(
                 {

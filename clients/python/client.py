@@ -213,6 +213,20 @@ class SeatClient:
         ``on_resume(last_version)`` once the server answers again (a GetView probe), so a
         caller can say so.
         """
+        for reply in self.watch_replies(after_version, retries, backoff, on_retry, on_resume):
+            yield from reply.events
+
+    def watch_replies(
+        self,
+        after_version: int = 0,
+        retries: int = 20,
+        backoff: float = 0.2,
+        on_retry: Callable[[grpc.RpcError, int, int], None] | None = None,
+        on_resume: Callable[[int], None] | None = None,
+    ) -> Iterator[pb.WatchResponse]:
+        """``watch``, whole batched messages (``events``: a move's events, or a page of the
+        stored ones): on a seat's own stream a message also carries the seat's
+        ``legal_moves`` when it is its turn (a stream-driven client plays from it)."""
         last = after_version
         failures = 0
         while True:
@@ -224,15 +238,19 @@ class SeatClient:
                     if on_resume is not None:
                         on_resume(last)
                 stream = self.stub.Watch(
-                    pb.WatchRequest(game_id=self.game_id, after_version=last),
+                    pb.WatchRequest(game_id=self.game_id, after_version=last, batched=True),
                     metadata=self.metadata,
                 )
                 for reply in stream:
                     failures = 0
-                    if reply.event.version <= last:
+                    fresh = [e for e in reply.events if e.version > last]
+                    if not fresh:
                         continue  # never hand a caller a duplicate
-                    last = reply.event.version
-                    yield reply.event
+                    if len(fresh) < len(reply.events):
+                        del reply.events[:]
+                        reply.events.extend(fresh)
+                    last = fresh[-1].version
+                    yield reply
                 return
             except grpc.RpcError as err:
                 if err.code() not in RETRYABLE or failures >= retries:
