@@ -24,6 +24,13 @@ class DealerRule(enum.Enum):
     ROTATE = 2  # 轮庄: the dealer keeps the deal on winning, else the dealer's 下家 deals
 
 
+class FirstDealer(enum.Enum):
+    """Who deals a table's first hand (游戏流程 1, zp:9)."""
+
+    FIRST_SEATED = 1  # 首进入房间的玩家坐庄: the first seat taken deals
+    GIVEN = 2  # the table says otherwise: the ``dealer`` option deals
+
+
 class ScoringProfile(enum.Enum):
     """How a finished hand is scored (the seed defines no scoring)."""
 
@@ -40,7 +47,8 @@ class Options:
     guo_hu: bool = False  # 过胡: a seat may pass up a 胡 (unchecked: 胡 is compulsory)
     guo_zhang_sheng_fan: bool = False  # 过张升番胡: after passing a 胡, only a higher-fan 胡
     scoring: ScoringProfile = ScoringProfile.NONE  # how a finished hand is scored
-    dealer: int = 0  # the dealer (庄家) seat of this hand
+    dealer: int = 0  # the dealer (庄家) seat of this hand, when first_dealer is GIVEN
+    first_dealer: FirstDealer = FirstDealer.FIRST_SEATED  # who deals the first hand
 
 
 SEAT_COUNTS = (2, 3, 4)
@@ -62,6 +70,7 @@ def check_options(options: Any) -> Options:
     for fname, tp in (
         ("variant", Variant),
         ("dealer_rule", DealerRule),
+        ("first_dealer", FirstDealer),
         ("scoring", ScoringProfile),
     ):
         if not isinstance(getattr(options, fname), tp):
