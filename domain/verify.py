@@ -207,6 +207,8 @@ def _verify_match(
     i = 1
     while i < len(facts):
         expected = _redecide_match(state, facts[i], finals, hands, reports)
+        if i + len(expected) > len(facts):
+            raise AuditFailure("the match record stops in the middle: the match has not ended")
         if facts[i : i + len(expected)] != expected:
             raise AuditFailure(f"match version {i + 1}: recorded facts differ from the engine's")
         for fact in expected:
