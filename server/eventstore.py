@@ -24,6 +24,7 @@ from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
 
+from domain import match as matches
 from domain import table as tables
 from domain.table import records
 
@@ -120,6 +121,65 @@ def _index_request(aggregate: Any, cause: dict[str, Any], version: int) -> None:
     aggregate.requests = {**aggregate.__dict__.get("requests", {}), key: version}
 
 
+class MatchAggregate(Aggregate):
+    """One match's stream (domain/match/): the record that links its hands in order and
+    carries the standings. ``match`` is the state rebuilt from its facts; every stored fact
+    carries its chain hash (domain/match/records.py)."""
+
+    class Opened(Aggregate.Created):
+        fact: dict[str, Any]
+        hash: str
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate.match = matches.evolve(None, matches.decode_fact(self.fact))
+            aggregate.head_hash = self.hash
+
+    class Recorded(Aggregate.Event):
+        fact: dict[str, Any]
+        hash: str
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate.match = matches.evolve(aggregate.match, matches.decode_fact(self.fact))
+            aggregate.head_hash = self.hash
+
+    match: matches.Match
+    head_hash: str
+
+    def __init__(self) -> None:
+        pass
+
+    @classmethod
+    def open(cls, match_id: UUID, facts: list[Any]) -> MatchAggregate:
+        """A new match from its opening facts (MatchCreated first)."""
+        fact = matches.encode_fact(facts[0])
+        digest = matches.fact_hash(str(match_id), "", 1, fact)
+        agg = cls._create(cls.Opened, id=match_id, fact=fact, hash=digest)
+        for more in facts[1:]:
+            agg.record(more)
+        return agg
+
+    def record(self, fact: Any) -> None:
+        data = matches.encode_fact(fact)
+        digest = matches.fact_hash(str(self.id), self.head_hash, self.version + 1, data)
+        self.trigger_event(self.Recorded, fact=data, hash=digest)
+
+    def fork(self) -> MatchAggregate:
+        clone = copy.copy(self)
+        clone.__dict__["_pending_events"] = []
+        return clone
+
+
+@dataclass(frozen=True)
+class StoredMatchFact:
+    """A match's stored fact, decoded, with its stored form and chain hash."""
+
+    version: int
+    recorded_at: datetime
+    fact: Any
+    hash: str
+    stored: dict[str, Any]
+
+
 class TableAsData(Transcoding):
     """Snapshots hold the table in its JSON form (domain/codec conventions)."""
 
@@ -178,6 +238,14 @@ class TableApplication(Application[UUID]):
             )
         return out
 
+    def match_facts(self, match_id: UUID, gt: int | None = None) -> list[StoredMatchFact]:
+        out = []
+        e: Any
+        for e in self.events.get(match_id, gt=gt):
+            fact = matches.decode_fact(e.fact)
+            out.append(StoredMatchFact(e.originator_version, e.timestamp, fact, e.hash, e.fact))
+        return out
+
     def kind_of(self, game_id: UUID) -> str:
         first: Any
         (first,) = list(self.events.get(game_id, limit=1))
@@ -199,7 +267,7 @@ class GroupCommitter:
     def __init__(self, app: TableApplication, max_batch: int = 64) -> None:
         self.app = app
         self.max_batch = max_batch
-        self._queue: queue.Queue[tuple[GameAggregate, concurrent.futures.Future[None]] | None] = (
+        self._queue: queue.Queue[tuple[Aggregate, concurrent.futures.Future[None]] | None] = (
             queue.Queue()
         )
         self.batches = 0
@@ -211,7 +279,7 @@ class GroupCommitter:
         self._thread = threading.Thread(target=self._run, name="group-commit", daemon=True)
         self._thread.start()
 
-    def submit(self, aggregate: GameAggregate) -> concurrent.futures.Future[None]:
+    def submit(self, aggregate: Aggregate) -> concurrent.futures.Future[None]:
         future: concurrent.futures.Future[None] = concurrent.futures.Future()
         self._queue.put((aggregate, future))
         return future
@@ -247,7 +315,7 @@ class GroupCommitter:
                         if not fut.done():
                             fut.set_exception(RuntimeError("group commit failed"))
 
-    def _save(self, batch: list[tuple[GameAggregate, concurrent.futures.Future[None]]]) -> None:
+    def _save(self, batch: list[tuple[Aggregate, concurrent.futures.Future[None]]]) -> None:
         pending = [(agg, list(agg.collect_events()), fut) for agg, fut in batch]
         try:
             recordings = self.app.save(*[e for _, events, _ in pending for e in events])
@@ -267,7 +335,7 @@ class GroupCommitter:
         self._snapshot([a for a, events, _ in pending if self._crosses(events)])
 
     def _save_one(
-        self, agg: GameAggregate, events: list[Any], fut: concurrent.futures.Future[None]
+        self, agg: Aggregate, events: list[Any], fut: concurrent.futures.Future[None]
     ) -> bool:
         try:
             recordings = self.app.save(*events)
@@ -290,12 +358,14 @@ class GroupCommitter:
     def _crosses(self, events: list[Any]) -> bool:
         return _crosses_snapshot(events, self.snapshot_interval)
 
-    def _snapshot(self, aggregates: list[GameAggregate]) -> None:
+    def _snapshot(self, aggregates: list[Aggregate]) -> None:
         """Snapshots after the callers were answered, in one write; losing one is harmless."""
-        if not aggregates or self.app.snapshots is None:
+        if not aggregates or self.app.snapshots is None:  # (matches are short: no snapshots)
             return
         try:
-            self.app.snapshots.put([GameAggregate.Snapshot.take(a) for a in aggregates])
+            self.app.snapshots.put(
+                [GameAggregate.Snapshot.take(a) for a in aggregates if isinstance(a, GameAggregate)]
+            )
         except Exception:
             log.warning("taking %d snapshots failed", len(aggregates), exc_info=True)
 

@@ -12,6 +12,7 @@ import dataclasses
 import hashlib
 import hmac
 import itertools
+import logging
 import secrets
 import uuid
 from collections.abc import AsyncIterator
@@ -21,17 +22,26 @@ from typing import Any
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
+from domain import match as matches
 from domain import table as tables
-from domain.engine import ARBITER, SPECTATOR, MalformedCommand, Role, Viewer
+from domain.engine import ARBITER, SPECTATOR, MalformedCommand, Role, RuleViolation, Viewer
 from domain.registry import rules_for
 from domain.table import deal, records
 from domain.table.justice import facts as J
 from domain.table.justice.decide import LastMove, is_game_move
-from server.eventstore import GameAggregate, StoredEvent, TableApplication
+from server.eventstore import (
+    GameAggregate,
+    MatchAggregate,
+    StoredEvent,
+    StoredMatchFact,
+    TableApplication,
+)
 from server.hub import Batch, Hub
 from server.shards import Store
 
 MAX_REQUEST_ID = 64  # characters of a Play request_id (idempotency key)
+NEXT_HAND_POLL = 1.0  # seconds between a following watcher's looks at another replica's match
+log = logging.getLogger("tabletop.service")
 
 
 class NotFound(Exception):
@@ -64,6 +74,31 @@ class Snapshot:
     table: tables.Table
     viewer: Viewer  # already opened up if the game is over
     head_hash: str = ""
+    match: matches.Match | None = None  # the table's match, when asked for and in one
+
+
+@dataclass(frozen=True)
+class HandEvents:
+    """Watch across a match: events of the hand ``game_id`` (see ``TableServer.watch``)."""
+
+    game_id: str
+    events: list[StoredEvent]
+    viewer: Viewer
+    batch: Batch | None
+
+
+@dataclass(frozen=True)
+class NextHand:
+    """Watch across a match: every event of the previous hand was sent; the stream goes on
+    with the hand ``game_id`` from its first event (``game_id`` is "" once the match has
+    ended and the stream ends)."""
+
+    game_id: str
+    match: matches.Match
+
+
+class _MatchMoved(Exception):
+    """Another writer appended to the match first; read it again."""
 
 
 class TableServer:
@@ -82,6 +117,7 @@ class TableServer:
         self._locks: dict[uuid.UUID, asyncio.Lock] = {}
         self._last_moves: dict[uuid.UUID, LastMove] = {}  # 误操作 needs the latest move
         self._loading: dict[uuid.UUID, list[int]] = {}
+        self._matches: dict[uuid.UUID, MatchAggregate] = {}  # a cache of the store, as games
         try:  # other processes' events (PostgreSQL): one subscription per shard
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -267,6 +303,9 @@ class TableServer:
             self._last_moves.pop(agg.id, None)
         self.hub.publish(agg.id, stored)
         self.after_append(agg.id, fork)
+        finished = tables.Phase.FINISHED
+        if fork.table.match_id and fork.table.phase is finished and agg.table.phase is not finished:
+            await self._hand_ended(fork.table.match_id)
         return stored
 
     def after_append(self, game_id: uuid.UUID, agg: GameAggregate) -> None:
@@ -286,6 +325,25 @@ class TableServer:
         """Open a table. Returns the game id, its version and the arbiter token.
 
         The shuffle secret is random, or derived from ``seed`` for reproducible tables."""
+        created, arbiter_token = self._created(
+            kind, options, seat_count, seed, deck, enforcement, time_limit_ms, arbitrated
+        )
+        game_id = uuid.uuid4()
+        version = await self._open_table(game_id, created)
+        return str(game_id), version, arbiter_token
+
+    def _created(
+        self,
+        kind: str,
+        options: Any,
+        seat_count: int,
+        seed: int | None,
+        deck: tuple[int, ...],
+        enforcement: J.Enforcement,
+        time_limit_ms: int,
+        arbitrated: bool,
+        match_id: str = "",
+    ) -> tuple[tables.GameCreated, str]:
         rules = rules_for(kind)
         arbiter_token = secrets.token_urlsafe(24)
         secret = deal.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
@@ -299,13 +357,17 @@ class TableServer:
             enforcement,
             time_limit_ms,
             arbitrated,
+            match_id=match_id,
+            hand=1 if match_id else 0,
         )
-        game_id = uuid.uuid4()
+        return created, arbiter_token
+
+    async def _open_table(self, game_id: uuid.UUID, created: tables.GameCreated) -> int:
         agg = GameAggregate.open(game_id, created, tables.cause("create"))
         await asyncio.wrap_future(self.store.submit(agg))
         self._latest[game_id] = agg
         self._trim()
-        return str(game_id), agg.version, arbiter_token
+        return int(agg.version)
 
     async def join_game(
         self, game_id: str, seat: int, player_name: str, contribution: str = ""
@@ -395,9 +457,15 @@ class TableServer:
         return move
 
     def is_open(self, game_id: str) -> bool:
-        """Whether a game is not known to have finished (the open-games limit asks)."""
+        """Whether a game is not known to have finished (the open-games limit asks); the
+        first hand of a match counts as open until its match is known to have ended."""
         agg = self._latest.get(uuid.UUID(game_id))
-        return agg is None or agg.table.phase is not tables.Phase.FINISHED
+        if agg is None or agg.table.phase is not tables.Phase.FINISHED:
+            return True
+        if not agg.table.match_id:
+            return False
+        match = self._matches.get(uuid.UUID(agg.table.match_id))
+        return match is None or not match.match.finished
 
     def with_seat(self, command: Any, viewer: Viewer) -> Any:
         """Fill the command's seat from the token when the client left it unset (0)."""
@@ -436,8 +504,11 @@ class TableServer:
         self._last_moves[agg.id] = found
         return found
 
-    async def snapshot(self, game_id: str, viewer: Viewer, version: int | None) -> Snapshot:
-        """The game at ``version`` (latest if None) as ``viewer`` may see it.
+    async def snapshot(
+        self, game_id: str, viewer: Viewer, version: int | None, with_match: bool = False
+    ) -> Snapshot:
+        """The game at ``version`` (latest if None) as ``viewer`` may see it, and, with
+        ``with_match``, the match it is a hand of as the match stands now.
 
         A past version is rendered for the viewer as they were then: seats replay what
         they could see at the time. Everything opens once the game is over.
@@ -446,7 +517,8 @@ class TableServer:
         agg = await self._load_at(gid, version)
         latest = await self._load(gid)
         seen_as = tables.viewer_for(latest.table, viewer)
-        return Snapshot(gid, agg.version, agg.table, seen_as, agg.head_hash)
+        match = await self.match_of(latest.table) if with_match else None
+        return Snapshot(gid, agg.version, agg.table, seen_as, agg.head_hash, match)
 
     async def as_seat(self, game_id: str, viewer: Viewer, seat: int) -> Viewer:
         """The arbiter may look through a seat's eyes (disputes and appeals)."""
@@ -533,3 +605,274 @@ class TableServer:
                         break
         finally:
             sub.close()
+
+    # --- matches (domain/match/): a series of hands at one table --------------------------
+
+    async def create_match(
+        self,
+        kind: str,
+        options: Any,
+        seat_count: int,
+        hands: int,
+        target_score: int = 0,
+        advance: matches.Advance = matches.Advance.AUTO,
+        seed: int | None = None,
+        deck: tuple[int, ...] = (),
+        enforcement: J.Enforcement = J.Enforcement.REJECT,
+        time_limit_ms: int = 0,
+        arbitrated: bool = False,
+    ) -> tuple[str, int, str, str]:
+        """Open a match and its first hand's table. Returns the first hand's game id and
+        version, the arbiter token and the match id. Seats join and start the first hand
+        as any table; the server deals the hands after it (``advance_match``). A seed or a
+        prepared deck fixes the first hand only: every later hand has a fresh secret."""
+        match_id = uuid.uuid4()
+        opening = matches.create(
+            rules_for(kind), str(match_id), seat_count, hands, target_score, advance
+        )
+        created, arbiter_token = self._created(
+            kind,
+            options,
+            seat_count,
+            seed,
+            deck,
+            enforcement,
+            time_limit_ms,
+            arbitrated,
+            match_id=str(match_id),
+        )
+        agg = MatchAggregate.open(match_id, opening)
+        await asyncio.wrap_future(self.store.submit(agg))
+        self._matches[match_id] = agg
+        game_id = uuid.UUID(matches.hand_id(str(match_id), 1))
+        version = await self._open_table(game_id, created)
+        return str(game_id), version, arbiter_token, str(match_id)
+
+    async def _load_match(self, match_id: uuid.UUID, refresh: bool = False) -> MatchAggregate:
+        agg = self._matches.get(match_id)
+        if agg is None or refresh:
+            try:
+                agg = await asyncio.to_thread(self.store.get_match, match_id)
+            except AggregateNotFoundError:
+                raise NotFound(f"no match {match_id}") from None
+            self._matches[match_id] = agg
+            self._trim_matches()
+        return agg
+
+    def _trim_matches(self) -> None:
+        """Bounded like the games: past the cap, forget finished matches first."""
+        excess = len(self._matches) - self.max_cached_games
+        if excess <= 0:
+            return
+        finished = [m for m, a in self._matches.items() if a.match.finished]
+        for mid in (finished + list(self._matches))[: excess + self.max_cached_games // 10]:
+            self._matches.pop(mid, None)
+
+    async def _append_match(self, agg: MatchAggregate, facts: list[Any]) -> None:
+        """Append to a fork of the match; a writer that came first makes it _MatchMoved."""
+        if not facts:
+            return
+        fork = agg.fork()
+        for fact in facts:
+            fork.record(fact)
+        try:
+            await asyncio.wrap_future(self.store.submit(fork))
+        except IntegrityError:
+            self._matches.pop(agg.id, None)
+            raise _MatchMoved from None
+        if self._matches.get(agg.id) is agg:
+            self._matches[agg.id] = fork
+        else:
+            self._matches.pop(agg.id, None)
+        self.hub.wake(("match", agg.id))  # watchers waiting between hands look again
+
+    async def _hand_ended(self, match_id: str) -> None:
+        """A hand of a match ended here: move the match on. The hand's own facts are already
+        durable, so a failure here loses nothing: the next look (a ready, a watcher between
+        hands, the start-up recovery) moves the match on instead."""
+        try:
+            await self.advance_match(match_id)
+        except Exception:
+            log.exception("match %s did not move on after its hand ended", match_id)
+
+    async def advance_match(self, match_id: str) -> None:
+        """Bring the match forward from what is stored: record the hand that ended (and the
+        end of the match after its last hand), then, when the next hand is due, open and
+        deal it through the table's own path and link it. Idempotent, safe from any replica
+        at any time: each step is an append the store lets in once (the next hand's id is
+        derived from the match, so only one table can be that hand)."""
+        mid = uuid.UUID(match_id)
+        async with self._lock(mid):
+            for _attempt in range(8 + 4 * matches.MAX_HANDS):
+                agg = await self._load_match(mid)
+                try:
+                    if not await self._advance_step(agg):
+                        return
+                except _MatchMoved:
+                    continue
+
+    async def _advance_step(self, agg: MatchAggregate) -> bool:
+        """One step of ``advance_match``; True when it wrote something."""
+        state = agg.match
+        current = state.current
+        if state.finished or current is None:
+            return False
+        hand = await self._load(uuid.UUID(current.game_id))
+        if current.ended is None:
+            if hand.table.phase is not tables.Phase.FINISHED:
+                return False
+            await self._append_match(agg, matches.end_hand(state, hand.table, hand.head_hash))
+            return True
+        if not matches.next_due(state):
+            return False
+        next_id = uuid.UUID(matches.hand_id(state.match_id, state.next_number))
+        if not await self._exists(next_id):
+            moves = matches.next_hand(state, hand.table, secrets.token_hex(32))
+            await self._open_hand(next_id, moves)
+        await self._append_match(agg, matches.open_hand(state))
+        return True
+
+    async def _exists(self, game_id: uuid.UUID) -> bool:
+        try:
+            await self._load(game_id)
+        except NotFound:
+            return False
+        return True
+
+    async def _open_hand(self, game_id: uuid.UUID, moves: list[Any]) -> None:
+        """Write a hand's opening moves (create, seats, deal) as one append; if another
+        writer opened the hand first, theirs stands."""
+        (first_cause, (created,)), *rest = moves
+        agg = GameAggregate.open(game_id, created, first_cause)
+        facts: list[Any] = [created]
+        for cause, move in rest:
+            for i, fact in enumerate(move):
+                agg.record(fact, cause if i == 0 else None)
+            facts += move
+        pending: list[Any] = list(agg.pending_events)
+        stored = [
+            StoredEvent(e.originator_version, e.timestamp, fact, e.hash, e.fact, e.cause)
+            for e, fact in zip(pending, facts, strict=True)
+        ]
+        try:
+            await asyncio.wrap_future(self.store.submit(agg))
+        except IntegrityError:
+            return
+        self._latest[game_id] = agg
+        self._trim()
+        self.hub.publish(game_id, stored)
+        self.after_append(game_id, agg)  # the turn clock of the new hand
+
+    async def ready_next_hand(
+        self, game_id: str, viewer: Viewer, contribution: str = ""
+    ) -> matches.Match:
+        """The viewer's seat is ready for the match's next hand (at any hand's id of the
+        match: the same token acts in every hand) and adds its contribution to that deal."""
+        if viewer.role is not Role.SEAT or viewer.seat is None:
+            raise PermissionDenied("only a seated player says it is ready")
+        table = (await self._load(self.parse_id(game_id))).table
+        if not table.match_id:
+            raise RuleViolation("NOT_A_MATCH", matches.decide.RULE, "this table plays one hand")
+        mid = uuid.UUID(table.match_id)
+        async with self._lock(mid):
+            for _attempt in range(8):
+                agg = await self._load_match(mid)
+                try:
+                    await self._append_match(
+                        agg, matches.ready(agg.match, viewer.seat, contribution)
+                    )
+                    break
+                except _MatchMoved:
+                    continue
+        await self.advance_match(table.match_id)
+        return (await self._load_match(mid)).match
+
+    async def match_of(self, table: tables.Table) -> matches.Match | None:
+        """The match ``table`` is a hand of, read again from the store once the hand has
+        ended or when the cached match is behind it (its standings may have moved)."""
+        if not table.match_id:
+            return None
+        mid = uuid.UUID(table.match_id)
+        cached = self._matches.get(mid)
+        stale = cached is None or len(cached.match.hands) < table.hand
+        refresh = stale or table.phase is tables.Phase.FINISHED
+        return (await self._load_match(mid, refresh=refresh)).match
+
+    async def match_record(self, match_id: str) -> tuple[matches.Match, list[StoredMatchFact]]:
+        """A match and its stored facts (public: a match's facts hide nothing)."""
+        mid = self.parse_id(match_id)
+        agg = await self._load_match(mid, refresh=True)
+        facts = await asyncio.to_thread(self.store.match_facts, mid)
+        return agg.match, facts
+
+    async def watch_match(
+        self, game_id: str, viewer: Viewer, after_version: int
+    ) -> AsyncIterator[HandEvents | NextHand]:
+        """``watch``, going on into the match's next hands: each hand's events, then a
+        NextHand once the next hand is dealt (its events follow from version 1), and a last
+        NextHand without a game id when the match has ended. The viewer is the same in
+        every hand (the same token)."""
+        current = game_id
+        after = after_version
+        while True:
+            async for events, seen_as, batch in self.watch(current, viewer, after):
+                yield HandEvents(current, events, seen_as, batch)
+            table = (await self._load(self.parse_id(current))).table
+            if not table.match_id:
+                return
+            following = await self._following_hand(table)
+            if following is None:
+                match = (await self._load_match(uuid.UUID(table.match_id), refresh=True)).match
+                yield NextHand("", match)
+                return
+            then = await self.match_of(following.table)
+            assert then is not None
+            current, after = str(following.id), 0
+            yield NextHand(current, then)
+
+    async def _following_hand(self, table: tables.Table) -> GameAggregate | None:
+        """The hand after ``table`` once it is dealt, or None when the match ended first.
+        Waits on this process's hub (the next hand's id is known in advance) and looks at
+        the store every NEXT_HAND_POLL seconds (another replica may deal it)."""
+        mid = uuid.UUID(table.match_id)
+        next_id = uuid.UUID(matches.hand_id(table.match_id, table.hand + 1))
+        hand_sub = self.hub.subscribe(next_id)
+        match_sub = self.hub.subscribe(("match", mid))
+        nudged = False
+        try:
+            while True:
+                try:
+                    return await self._load(next_id, refresh=True)
+                except NotFound:
+                    pass
+                state = (await self._load_match(mid, refresh=True)).match
+                if state.finished:
+                    return None
+                if not nudged:  # a match whose last writer died moves on from here
+                    nudged = True
+                    await self._hand_ended(table.match_id)
+                    continue
+                waits = [asyncio.ensure_future(sub.next_batch()) for sub in (hand_sub, match_sub)]
+                try:
+                    await asyncio.wait(
+                        waits, timeout=NEXT_HAND_POLL, return_when=asyncio.FIRST_COMPLETED
+                    )
+                finally:
+                    for waiting in waits:
+                        waiting.cancel()
+        finally:
+            hand_sub.close()
+            match_sub.close()
+
+    async def recover_matches(self) -> int:
+        """After a restart: move on every match that was left between two steps (a hand
+        ended but not recorded, a next hand due but not dealt). Returns how many moved."""
+        moved = 0
+        for match_id in await asyncio.to_thread(self.store.match_ids):
+            agg = await self._load_match(match_id, refresh=True)
+            if agg.match.finished:
+                continue
+            before = agg.version
+            await self.advance_match(str(match_id))
+            moved += (await self._load_match(match_id)).version > before
+        return moved
