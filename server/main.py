@@ -106,6 +106,9 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     armed = await clock.recover()
     if armed:
         log.info("turn clocks re-armed for %d running games", armed)
+    moved = await tables.recover_matches()  # matches left between a hand's end and the next
+    if moved:
+        log.info("%d matches moved on to their next hand", moved)
     stopping = False
 
     async def readiness() -> None:

@@ -94,6 +94,7 @@ class NextHand:
     ended and the stream ends)."""
 
     game_id: str
+    hand: int  # its number (0 once the match has ended)
     match: matches.Match
 
 
@@ -800,7 +801,10 @@ class TableServer:
 
     async def match_record(self, match_id: str) -> tuple[matches.Match, list[StoredMatchFact]]:
         """A match and its stored facts (public: a match's facts hide nothing)."""
-        mid = self.parse_id(match_id)
+        try:
+            mid = uuid.UUID(match_id)
+        except ValueError:
+            raise MalformedCommand("match_id", "is not a match id") from None
         agg = await self._load_match(mid, refresh=True)
         facts = await asyncio.to_thread(self.store.match_facts, mid)
         return agg.match, facts
@@ -823,12 +827,12 @@ class TableServer:
             following = await self._following_hand(table)
             if following is None:
                 match = (await self._load_match(uuid.UUID(table.match_id), refresh=True)).match
-                yield NextHand("", match)
+                yield NextHand("", 0, match)
                 return
             then = await self.match_of(following.table)
             assert then is not None
             current, after = str(following.id), 0
-            yield NextHand(current, then)
+            yield NextHand(current, following.table.hand, then)
 
     async def _following_hand(self, table: tables.Table) -> GameAggregate | None:
         """The hand after ``table`` once it is dealt, or None when the match ended first.

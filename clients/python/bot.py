@@ -10,6 +10,7 @@ import grpc
 
 from clients.python.bots import POLICIES, Policy
 from clients.python.client import SeatClient
+from tabletop.v1 import tabletop_pb2 as pb
 
 
 class RandomBot:
@@ -87,3 +88,26 @@ def play_to_end(bots: list[RandomBot], max_moves: int = 20_000) -> int:
             if not acted:
                 raise RuntimeError("nobody to act and no outcome")
     raise RuntimeError(f"game did not end in {max_moves} moves")
+
+
+def play_match(bots: list[RandomBot], max_moves: int = 20_000) -> tuple[int, pb.MatchView]:
+    """Drive bots through every hand of their match; returns the moves played and the
+    final match view.
+
+    After each hand the bots' clients move to the next hand (the same tokens act there);
+    at a READY table every bot says it is ready, with a fresh contribution for the deal.
+    """
+    viewer = bots[0].seat
+    moves = 0
+    while True:
+        moves += play_to_end(bots, max_moves)
+        match = viewer.view().match
+        if match.finished:
+            return moves, match
+        if match.advance == pb.HAND_ADVANCE_READY:
+            for bot in bots:
+                match = bot.seat.ready_next_hand()
+        if match.current_game_id == viewer.game_id:
+            raise RuntimeError(f"the match did not deal hand {match.current_hand + 1}")
+        for bot in bots:
+            bot.seat.game_id = match.current_game_id

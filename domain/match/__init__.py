@@ -7,6 +7,7 @@ It stands on the table (``domain/table/``): each hand is a table of its own.
 
 from domain.match.decide import (
     create,
+    describe,
     end_hand,
     hand_id,
     next_due,
@@ -42,6 +43,7 @@ __all__ = [
     "Standing",
     "create",
     "decode_fact",
+    "describe",
     "decode_match",
     "encode_fact",
     "encode_match",

@@ -176,3 +176,22 @@ def next_hand(match: Match, previous: tables.Table, secret: str) -> list[Move]:
             table = tables.evolve(table, fact)
     moves.append((tables.cause("start"), tables.start(table)))
     return moves
+
+
+def describe(fact: Any) -> str:
+    """One readable line for a match fact."""
+    if isinstance(fact, MatchCreated):
+        length = f"{fact.hands} hands" if fact.hands else f"up to {MAX_HANDS} hands"
+        target = f", to {fact.target_score} points" if fact.target_score else ""
+        return f"match opened: {fact.kind}, {fact.seat_count} seats, {length}{target}"
+    if isinstance(fact, HandOpened):
+        return f"hand {fact.hand} dealt: game {fact.game_id}"
+    if isinstance(fact, SeatReady):
+        return f"seat {fact.seat} ready for hand {fact.hand}"
+    if isinstance(fact, HandEnded):
+        won = ", ".join(map(str, fact.winners)) or "nobody"
+        return f"hand {fact.hand} ended ({fact.reason}): won by {won}, scores {list(fact.scores)}"
+    if isinstance(fact, MatchEnded):
+        totals = ", ".join(f"seat {s.seat} {s.total} (#{s.rank})" for s in fact.standings)
+        return f"match ended: {totals}"
+    raise TypeError(f"not a match fact: {type(fact).__name__}")

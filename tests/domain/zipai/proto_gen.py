@@ -116,6 +116,7 @@ def _enum(cls: type[enum.Enum], lines: list[str]) -> None:
 ENUMS: list[type[enum.Enum]] = [
     O.Variant,
     O.DealerRule,
+    O.FirstDealer,
     O.ScoringProfile,
     M.GroupKind,
     M.MeldKind,
