@@ -169,11 +169,13 @@ def test_watch_follows_the_match_into_every_hand_without_a_gap(tmp_path: Path) -
         )
         seen: list[tuple[str, int]] = []
         markers: list[NextHand] = []
+        viewers: dict[str, list[Viewer]] = {}
 
         async def watcher() -> None:
             async for item in server.watch_match(first, Viewer.of_seat(0), 0):
                 if isinstance(item, HandEvents):
                     seen.extend((item.game_id, e.version) for e in item.events)
+                    viewers.setdefault(item.game_id, []).append(item.viewer)
                 else:
                     markers.append(item)
 
@@ -189,6 +191,12 @@ def test_watch_follows_the_match_into_every_hand_without_a_gap(tmp_path: Path) -
         assert seen == expected
         assert [m.game_id for m in markers] == [h.game_id for h in state.hands[1:]] + [""]
         assert markers[-1].match.finished
+        # every hand is rendered for seat 0 (its token carries over), opened up only by the
+        # batch that ends the hand
+        for h in state.hands:
+            *running, last = viewers[h.game_id]
+            assert running and all(v == Viewer.of_seat(0) for v in running)
+            assert last == ARBITER
         server.close()
 
     asyncio.run(scenario())
