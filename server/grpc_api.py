@@ -154,6 +154,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @unary
     async def GetMatch(self, request: pb.GetMatchRequest, context: Any) -> pb.GetMatchResponse:
         match, facts = await self.server.match_record(request.match_id)
+        if _token(context) is not None and match.current is not None:
+            await self._viewer(match.current.game_id, context)  # a bad token is refused
         return pb.GetMatchResponse(
             match=render.match_proto(match), facts=[render.match_fact_proto(f) for f in facts]
         )

@@ -326,8 +326,17 @@ class TableServer:
         """Open a table. Returns the game id, its version and the arbiter token.
 
         The shuffle secret is random, or derived from ``seed`` for reproducible tables."""
-        created, arbiter_token = self._created(
-            kind, options, seat_count, seed, deck, enforcement, time_limit_ms, arbitrated
+        arbiter_token = secrets.token_urlsafe(24)
+        created = self._created(
+            kind,
+            options,
+            seat_count,
+            arbiter_token,
+            seed,
+            deck,
+            enforcement,
+            time_limit_ms,
+            arbitrated,
         )
         game_id = uuid.uuid4()
         version = await self._open_table(game_id, created)
@@ -338,15 +347,17 @@ class TableServer:
         kind: str,
         options: Any,
         seat_count: int,
+        arbiter_token: str,
         seed: int | None,
         deck: tuple[int, ...],
         enforcement: J.Enforcement,
         time_limit_ms: int,
         arbitrated: bool,
         match_id: str = "",
-    ) -> tuple[tables.GameCreated, str]:
+    ) -> tables.GameCreated:
+        """The GameCreated of a new table (hand 1 of ``match_id``, if given). The shuffle
+        secret is random, or derived from ``seed`` for reproducible tables."""
         rules = rules_for(kind)
-        arbiter_token = secrets.token_urlsafe(24)
         secret = deal.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
         (created,) = tables.create(
             rules,
@@ -361,7 +372,7 @@ class TableServer:
             match_id=match_id,
             hand=1 if match_id else 0,
         )
-        return created, arbiter_token
+        return created
 
     async def _open_table(self, game_id: uuid.UUID, created: tables.GameCreated) -> int:
         agg = GameAggregate.open(game_id, created, tables.cause("create"))
@@ -631,10 +642,12 @@ class TableServer:
         opening = matches.create(
             rules_for(kind), str(match_id), seat_count, hands, target_score, advance
         )
-        created, arbiter_token = self._created(
+        arbiter_token = secrets.token_urlsafe(24)
+        created = self._created(
             kind,
             options,
             seat_count,
+            arbiter_token,
             seed,
             deck,
             enforcement,
