@@ -198,3 +198,25 @@ def test_a_match_continues_after_a_server_restart(tmp_path) -> None:  # type: ig
     finally:
         proc.stop()
         proc.cleanup()
+
+
+def test_seats_say_ready_from_the_cli_and_a_watcher_follows_the_match(
+    server: ServerProcess, client: TableClient
+) -> None:
+    settings = pb.MatchSettings(hands=2, advance=pb.HAND_ADVANCE_READY)
+    created, seats = seated_match(client, huaniao_options("BASIC"), 2, settings)
+    play_to_end([make_bot(s, "heuristic", SEED + i) for i, s in enumerate(seats)])
+    first = cli(server, "ready", created.game_id, "--token", seats[0].token or "")
+    assert "ready for the next hand: seat 0" in first and "hand 1 of 2" in first
+    second = cli(server, "--json", "ready", created.game_id, "--token", seats[1].token or "")
+    dealt = json.loads(second)
+    assert dealt["current_hand"] == 2 and dealt["current_game_id"] != created.game_id
+    for s in seats:
+        s.game_id = dealt["current_game_id"]
+    play_to_end([make_bot(s, "heuristic", SEED + i) for i, s in enumerate(seats)])
+    lines = cli(server, "--json", "watch", created.game_id, "--follow-match").splitlines()
+    replies = [json.loads(line) for line in lines]
+    moved = [r["next_hand"] for r in replies if "next_hand" in r]
+    assert [m.get("hand", 0) for m in moved] == [2, 0]
+    hands = {r["game_id"] for r in replies if "event" in r}
+    assert hands == {created.game_id, dealt["current_game_id"]}
