@@ -8,7 +8,8 @@ domain's ``redact``; nothing is rendered for a viewer without it.
 
 from __future__ import annotations
 
-from typing import Any
+import enum
+from typing import Any, TypeVar
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
@@ -23,6 +24,7 @@ from server.protoconv import fill, fill_oneof, read, read_oneof
 from server.service import Snapshot
 from tabletop.v1 import tabletop_pb2 as pb
 
+E = TypeVar("E", bound=enum.Enum)
 _ROLE = {Role.SEAT: pb.ROLE_SEAT, Role.SPECTATOR: pb.ROLE_SPECTATOR, Role.ARBITER: pb.ROLE_ARBITER}
 _PHASE = {
     tables.Phase.WAITING: pb.GAME_PHASE_WAITING,
@@ -39,21 +41,21 @@ def read_options(msg: pb.GameOptions) -> tuple[str, Any]:
 
 
 def read_enforcement(value: int) -> J.Enforcement:
-    if value == pb.ENFORCEMENT_UNSPECIFIED:
-        return J.Enforcement.REJECT
-    name = pb.Enforcement.Name(value) if value in pb.Enforcement.values() else ""
-    if not name:
-        raise MalformedCommand("enforcement", f"unknown value {value}")
-    return J.Enforcement[name.removeprefix("ENFORCEMENT_")]
+    return _read_enum(value, pb.Enforcement, J.Enforcement, "enforcement", J.Enforcement.REJECT)
 
 
 def read_advance(value: int) -> matches.Advance:
-    if value == pb.HAND_ADVANCE_UNSPECIFIED:
-        return matches.Advance.AUTO
-    name = pb.HandAdvance.Name(value) if value in pb.HandAdvance.values() else ""
-    if not name:
-        raise MalformedCommand("match.advance", f"unknown value {value}")
-    return matches.Advance[name.removeprefix("HAND_ADVANCE_")]
+    return _read_enum(value, pb.HandAdvance, matches.Advance, "match.advance", matches.Advance.AUTO)
+
+
+def _read_enum(value: int, proto: Any, domain: type[E], field: str, unset: E) -> E:
+    """A proto enum value as the domain enum member of the same name (0: ``unset``)."""
+    if value == 0:
+        return unset
+    if value not in proto.values():
+        raise MalformedCommand(field, f"unknown value {value}")
+    prefix = proto.Name(0).removesuffix("UNSPECIFIED")  # e.g. "ENFORCEMENT_"
+    return domain[proto.Name(value).removeprefix(prefix)]
 
 
 def read_move(kind: str, msg: pb.Move) -> Any:

@@ -98,6 +98,16 @@ class NextHand:
     match: matches.Match
 
 
+@dataclass(frozen=True)
+class MatchPlan:
+    """A match asked for at CreateGame: its length, how it moves on, and its id."""
+
+    hands: int
+    target_score: int = 0
+    advance: matches.Advance = matches.Advance.AUTO
+    match_id: uuid.UUID = dataclasses.field(default_factory=uuid.uuid4)
+
+
 class _MatchMoved(Exception):
     """Another writer appended to the match first; read it again."""
 
@@ -322,43 +332,16 @@ class TableServer:
         enforcement: J.Enforcement = J.Enforcement.REJECT,
         time_limit_ms: int = 0,
         arbitrated: bool = False,
+        match: MatchPlan | None = None,
     ) -> tuple[str, int, str]:
-        """Open a table. Returns the game id, its version and the arbiter token.
+        """Open a table. Returns the game id, its version and the arbiter token. With
+        ``match``, the table is the first hand of that new match (see ``create_match``).
 
         The shuffle secret is random, or derived from ``seed`` for reproducible tables."""
-        arbiter_token = secrets.token_urlsafe(24)
-        created = self._created(
-            kind,
-            options,
-            seat_count,
-            arbiter_token,
-            seed,
-            deck,
-            enforcement,
-            time_limit_ms,
-            arbitrated,
-        )
-        game_id = uuid.uuid4()
-        version = await self._open_table(game_id, created)
-        return str(game_id), version, arbiter_token
-
-    def _created(
-        self,
-        kind: str,
-        options: Any,
-        seat_count: int,
-        arbiter_token: str,
-        seed: int | None,
-        deck: tuple[int, ...],
-        enforcement: J.Enforcement,
-        time_limit_ms: int,
-        arbitrated: bool,
-        match_id: str = "",
-    ) -> tables.GameCreated:
-        """The GameCreated of a new table (hand 1 of ``match_id``, if given). The shuffle
-        secret is random, or derived from ``seed`` for reproducible tables."""
         rules = rules_for(kind)
+        arbiter_token = secrets.token_urlsafe(24)
         secret = deal.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
+        match_id = str(match.match_id) if match is not None else ""
         (created,) = tables.create(
             rules,
             options,
@@ -370,9 +353,19 @@ class TableServer:
             time_limit_ms,
             arbitrated,
             match_id=match_id,
-            hand=1 if match_id else 0,
+            hand=1 if match is not None else 0,
         )
-        return created
+        game_id = uuid.uuid4()
+        if match is not None:
+            opening = matches.create(
+                rules, match_id, seat_count, match.hands, match.target_score, match.advance
+            )
+            opened = MatchAggregate.open(match.match_id, opening)
+            await asyncio.wrap_future(self.store.submit(opened))
+            self._matches[match.match_id] = opened
+            game_id = uuid.UUID(matches.hand_id(match_id, 1))
+        version = await self._open_table(game_id, created)
+        return str(game_id), version, arbiter_token
 
     async def _open_table(self, game_id: uuid.UUID, created: tables.GameCreated) -> int:
         agg = GameAggregate.open(game_id, created, tables.cause("create"))
@@ -628,39 +621,18 @@ class TableServer:
         hands: int,
         target_score: int = 0,
         advance: matches.Advance = matches.Advance.AUTO,
-        seed: int | None = None,
-        deck: tuple[int, ...] = (),
-        enforcement: J.Enforcement = J.Enforcement.REJECT,
-        time_limit_ms: int = 0,
-        arbitrated: bool = False,
+        **table: Any,
     ) -> tuple[str, int, str, str]:
-        """Open a match and its first hand's table. Returns the first hand's game id and
-        version, the arbiter token and the match id. Seats join and start the first hand
-        as any table; the server deals the hands after it (``advance_match``). A seed or a
-        prepared deck fixes the first hand only: every later hand has a fresh secret."""
-        match_id = uuid.uuid4()
-        opening = matches.create(
-            rules_for(kind), str(match_id), seat_count, hands, target_score, advance
+        """Open a match and its first hand's table (``table``: create_game's settings).
+        Returns the first hand's game id and version, the arbiter token and the match id.
+        Seats join and start the first hand as any table; the server deals the hands after
+        it (``advance_match``). A seed or a prepared deck fixes the first hand only: every
+        later hand has a fresh secret."""
+        plan = MatchPlan(hands, target_score, advance)
+        game_id, version, arbiter = await self.create_game(
+            kind, options, seat_count, match=plan, **table
         )
-        arbiter_token = secrets.token_urlsafe(24)
-        created = self._created(
-            kind,
-            options,
-            seat_count,
-            arbiter_token,
-            seed,
-            deck,
-            enforcement,
-            time_limit_ms,
-            arbitrated,
-            match_id=str(match_id),
-        )
-        agg = MatchAggregate.open(match_id, opening)
-        await asyncio.wrap_future(self.store.submit(agg))
-        self._matches[match_id] = agg
-        game_id = uuid.UUID(matches.hand_id(str(match_id), 1))
-        version = await self._open_table(game_id, created)
-        return str(game_id), version, arbiter_token, str(match_id)
+        return game_id, version, arbiter, str(plan.match_id)
 
     async def _load_match(self, match_id: uuid.UUID, refresh: bool = False) -> MatchAggregate:
         agg = self._matches.get(match_id)

@@ -22,7 +22,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from google.protobuf.json_format import MessageToDict
@@ -80,14 +80,10 @@ def _record(data: dict[str, Any], n: int) -> Record | None:
     return Record(data["version"], data["fact"], data["cause"], data["hash"])
 
 
-def parse_lines(lines: Iterable[str]) -> list[Record]:
-    """Either export form, line by line. The content is what the chain hashes (canonical JSON
-    of each fact and cause), so a re-formatted file still verifies and an altered one fails
-    on its hash, never on its layout."""
-    records = []
+def json_objects(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each non-blank line as a JSON object, with its line number."""
     for n, line in enumerate(lines, start=1):
-        line = line.strip()
-        if not line:
+        if not line.strip():
             continue
         try:
             data = json.loads(line)
@@ -95,6 +91,15 @@ def parse_lines(lines: Iterable[str]) -> list[Record]:
             raise AuditFailure(f"line {n} is not JSON ({exc.msg}); {MAKE_EXPORT}") from exc
         if not isinstance(data, dict):
             raise AuditFailure(f"line {n} is not a JSON object; {MAKE_EXPORT}")
+        yield n, data
+
+
+def parse_lines(lines: Iterable[str]) -> list[Record]:
+    """Either export form, line by line. The content is what the chain hashes (canonical JSON
+    of each fact and cause), so a re-formatted file still verifies and an altered one fails
+    on its hash, never on its layout."""
+    records = []
+    for n, data in json_objects(lines):
         record = _record(data, n)
         if record is not None:
             records.append(record)
@@ -158,15 +163,7 @@ def parse_match_lines(
     match_id = ""
     records: list[MatchRecord] = []
     hands: dict[str, list[str]] = {}
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise AuditFailure(f"line {n} is not JSON ({exc.msg})") from exc
-        if not isinstance(data, dict):
-            raise AuditFailure(f"line {n} is not a JSON object")
+    for n, data in json_objects(lines):
         if "match" in data:
             match_id = str(data["match"])
             records.append(MatchRecord(data["version"], data["fact"], data["hash"]))
@@ -300,11 +297,7 @@ def cmd_verify(
                 records = parse_lines(lines)
         verified = verify_records(records)
     except AuditFailure as exc:
-        if shared().json:
-            print(json.dumps({"verified": False, "reason": str(exc)}, ensure_ascii=False))
-        else:
-            print(f"VERIFY FAILED: {exc}", file=sys.stderr)
-        raise SystemExit(1) from None
+        failed(exc)
     if html:
         write_html(path, records, html)
     if shared().json:
@@ -326,6 +319,15 @@ def cmd_verify(
         print(verified.line())
 
 
+def failed(exc: AuditFailure) -> NoReturn:
+    """Say why verification failed (JSON with --json) and exit with status 1."""
+    if shared().json:
+        print(json.dumps({"verified": False, "reason": str(exc)}, ensure_ascii=False))
+    else:
+        print(f"VERIFY FAILED: {exc}", file=sys.stderr)
+    raise SystemExit(1) from None
+
+
 def verify_whole_match(match_id: str | None, token: str | None, path: str | None) -> None:
     try:
         if path:
@@ -337,11 +339,7 @@ def verify_whole_match(match_id: str | None, token: str | None, path: str | None
             found, records, hands = parse_match_lines(lines)
         report = verify_match(found, records, hands)
     except AuditFailure as exc:
-        if shared().json:
-            print(json.dumps({"verified": False, "reason": str(exc)}, ensure_ascii=False))
-        else:
-            print(f"VERIFY FAILED: {exc}", file=sys.stderr)
-        raise SystemExit(1) from None
+        failed(exc)
     if shared().json:
         print(json.dumps(match_json(report), ensure_ascii=False))
     else:

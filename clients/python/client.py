@@ -233,12 +233,7 @@ class SeatClient:
                     yield reply.event
                 return
             except grpc.RpcError as err:
-                if err.code() not in RETRYABLE or failures >= retries:
-                    raise
-                failures += 1
-                if on_retry is not None:
-                    on_retry(err, failures, last)
-                time.sleep(backoff * failures)
+                failures = _wait_to_retry(err, failures, retries, backoff, on_retry, last)
 
     def watch_match(
         self,
@@ -273,9 +268,23 @@ class SeatClient:
                     yield reply
                 return
             except grpc.RpcError as err:
-                if err.code() not in RETRYABLE or failures >= retries:
-                    raise
-                failures += 1
-                if on_retry is not None:
-                    on_retry(err, failures, last)
-                time.sleep(backoff * failures)
+                failures = _wait_to_retry(err, failures, retries, backoff, on_retry, last)
+
+
+def _wait_to_retry(
+    err: grpc.RpcError,
+    failures: int,
+    retries: int,
+    backoff: float,
+    on_retry: Callable[[grpc.RpcError, int, int], None] | None,
+    last: int,
+) -> int:
+    """A stream dropped: raise ``err`` if it may not be retried (any more), else tell
+    ``on_retry`` and back off. Returns the new failure count."""
+    if err.code() not in RETRYABLE or failures >= retries:
+        raise err
+    failures += 1
+    if on_retry is not None:
+        on_retry(err, failures, last)
+    time.sleep(backoff * failures)
+    return failures
