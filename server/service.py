@@ -651,8 +651,9 @@ class TableServer:
         if excess <= 0:
             return
         finished = [m for m, a in self._matches.items() if a.match.finished]
-        for mid in (finished + list(self._matches))[: excess + self.max_cached_games // 10]:
-            self._matches.pop(mid, None)
+        running = [m for m in self._matches if m not in set(finished)]
+        for mid in (finished + running)[: excess + self.max_cached_games // 10]:
+            del self._matches[mid]
 
     async def _append_match(self, agg: MatchAggregate, facts: list[Any]) -> None:
         """Append to a fork of the match; a writer that came first makes it _MatchMoved."""
