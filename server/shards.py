@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 from uuid import UUID
 
+from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import Notification
 
@@ -311,7 +312,9 @@ class Store:
 
     def get(self, game_id: UUID, version: int | None = None) -> GameAggregate:
         """The game rebuilt from its nearest snapshot; AggregateNotFoundError if none."""
-        agg: GameAggregate = self.app_for(game_id).repository.get(game_id, version=version)
+        agg: Aggregate = self.app_for(game_id).repository.get(game_id, version=version)
+        if not isinstance(agg, GameAggregate):  # a match's id is no game's
+            raise AggregateNotFoundError(game_id)
         return agg
 
     def stored_events(
@@ -321,7 +324,9 @@ class Store:
 
     def get_match(self, match_id: UUID) -> MatchAggregate:
         """A match rebuilt from its facts; AggregateNotFoundError if none."""
-        agg: MatchAggregate = self.app_for(match_id).repository.get(match_id)
+        agg: Aggregate = self.app_for(match_id).repository.get(match_id)
+        if not isinstance(agg, MatchAggregate):  # a game's id is no match's
+            raise AggregateNotFoundError(match_id)
         return agg
 
     def match_facts(self, match_id: UUID) -> list[StoredMatchFact]:

@@ -165,6 +165,12 @@ def test_ready_and_match_errors_name_the_rule(server: ServerProcess, client: Tab
     with pytest.raises(grpc.RpcError) as e:
         client.match("not-an-id")
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    with pytest.raises(grpc.RpcError) as e:  # a game's id is no match's, and the other way
+        client.match(created.game_id)
+    assert e.value.code() == grpc.StatusCode.NOT_FOUND
+    with pytest.raises(grpc.RpcError) as e:
+        client.as_viewer(created.match_id).view()
+    assert e.value.code() == grpc.StatusCode.NOT_FOUND
 
 
 def test_a_match_continues_after_a_server_restart(tmp_path) -> None:  # type: ignore[no-untyped-def]
