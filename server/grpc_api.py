@@ -240,9 +240,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
 
 def _next_hand(item: NextHand) -> pb.NextHand:
-    return pb.NextHand(
-        hand=item.hand, game_id=item.game_id, match=render.match_proto(item.match)
-    )
+    match = render.match_proto(item.match)
+    if item.game_id:  # dealt, though its link in the match may still be being written
+        match.current_hand, match.current_game_id = item.hand, item.game_id
+    return pb.NextHand(hand=item.hand, game_id=item.game_id, match=match)
 
 
 def _render(kind: str, viewer: Viewer, events: list[Any]) -> list[pb.GameEvent]:

@@ -108,6 +108,7 @@ def test_a_huaniao_match_of_three_hands_is_watched_whole_and_verified(
     assert seen == expected, "every event of every hand, in order, no gap, no duplicate"
     assert [m.game_id for m in moved] == [*games[1:], ""]
     assert [m.hand for m in moved] == [2, 3, 0]
+    assert [m.match.current_game_id for m in moved[:-1]] == games[1:]
     assert moved[-1].match.finished
     # the standings after each hand, in the next_hand messages
     assert [len(m.match.results) for m in moved] == [1, 2, 3]
