@@ -88,7 +88,9 @@ async def verified(server: TableServer, match_id: str) -> matches.Match:
 def test_a_four_hand_zipai_match_passes_the_deal_by_its_rule(
     tmp_path: Path, rule: DealerRule
 ) -> None:
-    """zp:9–11: the first seat taken deals first; then 胡牌者当庄 or 轮庄 between hands."""
+    """zp:9–11: the first seat taken deals first; then 胡牌者当庄 or 轮庄 between hands. (The
+    deals are fresh each hand, so which branches of the rule a run meets varies; the seeded
+    domain test, tests/domain/test_match.py, is the one that meets every branch.)"""
 
     async def scenario() -> None:
         server = TableServer(sqlite(tmp_path / "m.sqlite"))
