@@ -27,8 +27,9 @@ from typing import Any, NoReturn
 import click
 from google.protobuf.json_format import MessageToDict
 
-from clients.python.clibase import CONTEXT, CliError, option, run, shared, shared_options
+from clients.python.clibase import CONTEXT, option, run, shared, shared_options
 from clients.python.client import TableClient
+from clients.python.replay_html import write_from_records
 from domain.table.records import canonical
 from domain.verify import (
     AuditFailure,
@@ -270,7 +271,7 @@ def cmd_export(
 @option(
     "--html",
     type=click.Path(dir_okay=False, writable=True),
-    help="also write the HTML replay page of the file",
+    help="also write the HTML replay page of the game (written even if it fails to verify)",
 )
 @option("--match", "match_id", help="verify this whole match (over the API)")
 def cmd_verify(
@@ -295,11 +296,11 @@ def cmd_verify(
             with TableClient(shared().target) as client:
                 lines = export_lines(client.as_viewer(game_id or "", token).history())
                 records = parse_lines(lines)
+        if html:  # before verifying: the page shows the verifier's finding, failed or not
+            print(write_from_records(records, html, path or game_id or ""), file=sys.stderr)
         verified = verify_records(records)
     except AuditFailure as exc:
         failed(exc)
-    if html:
-        write_html(path, records, html)
     if shared().json:
         r = verified.report
         print(
@@ -344,17 +345,6 @@ def verify_whole_match(match_id: str | None, token: str | None, path: str | None
         print(json.dumps(match_json(report), ensure_ascii=False))
     else:
         print(match_line(report))
-
-
-def write_html(path: str | None, records: list[Record], out: str) -> None:
-    """--html: the referee's page of an export (clients/python/replay_html.py, `web` branch)."""
-    try:
-        from clients.python import replay_html  # type: ignore[attr-defined]
-    except ImportError:
-        raise CliError(
-            "--html: this build has no HTML replay page (clients/python/replay_html.py)"
-        ) from None
-    replay_html.write_from_records(records, out)
 
 
 def main(argv: list[str] | None = None) -> int:
