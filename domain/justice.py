@@ -13,6 +13,9 @@ Readings (docs/rules/huaniao.md, section 四):
   the old game kept in the history.
 * A confirmed report applies the penalty the seed gives for its kind; for 其他违规 the
   reporter proposes one of the graded penalties and the vote (or arbiter) confirms it.
+* 弃牌违规 (p2:43-45): a warning the first time; each later one forces a discard of as
+  many cards as the seat owed at its previous discard violation (上个回合违规时需要丢弃的牌的
+  数量), which the table records at every discard violation (the game's ``discard_owed``).
 * The penalised seat may appeal until the next game move (「處罰執行後立即提出申訴」). The
   other seats (or the arbiter) review; an upheld appeal revokes the penalty by restoring the
   game exactly as it was before it; a tie keeps the penalty (维持原判).
@@ -345,3 +348,8 @@ class PenaltyRules(Protocol):
     def play_as_attempt(self, state: Any, command: Any) -> list[Any]:
         """PLAYERS: the facts of ``command`` as played, though the rules forbid it (only for
         commands ``violation_of`` classifies); a later report can penalise it."""
+
+    def discard_owed(self, state: Any, seat: int) -> int:
+        """How many cards ``seat``'s latest discard window asked for (what it owes now, or
+        owed at its last discard). A repeated 弃牌违规 forces the count owed at the previous
+        violation (p2:45), which the table reads from this at each discard violation."""

@@ -109,6 +109,8 @@ class Table:
     misplays: tuple[int, ...] = ()  # 误操作 used, per seat
     violations: tuple[int, ...] = ()  # the violation record, per seat
     warnings: tuple[int, ...] = ()  # 弃牌违规 warnings, per seat
+    # 弃牌违规 (p2:45), per seat: the discard it owed at its last discard violation (0: none)
+    discard_counts: tuple[int, ...] = ()
     forfeited: tuple[int, ...] = ()  # seats declared lost (判负)
     redeals: int = 0  # 重新洗牌发牌 so far
     penalty_facts_pending: int = 0  # game facts still to come for the last penalty
@@ -221,11 +223,14 @@ def start(table: Table) -> list[Any]:
 def play(table: Table, command: Any) -> list[Any]:
     if table.phase is Phase.WAITING:
         raise RuleViolation("GAME_NOT_STARTED", "table", "the game has not been dealt")
+    rules = registry_rules(table.kind)
     if table.phase is Phase.FINISHED:
-        raise RuleViolation("GAME_OVER", "table", "the game has ended")
+        # a game may take a few ritual commands after its end (花鸟风月's closing verse)
+        if not isinstance(command, tuple(getattr(rules, "after_end_command_types", ()))):
+            raise RuleViolation("GAME_OVER", "table", "the game has ended")
+        return rules.decide(table.game, command)
     if table.paused:
         raise RuleViolation("GAME_PAUSED", "仲裁", "a report or appeal must be settled first")
-    rules = registry_rules(table.kind)
     try:
         return with_reveal(table, rules.decide(table.game, command))
     except RuleViolation as error:
@@ -393,7 +398,12 @@ def _apply(table: Table | None, event: Any) -> Table:
         game = rules.initial_state(table.options, table.seat_count, event.deck, event.seed)
         zeros = (0,) * table.seat_count
         return dataclasses.replace(
-            table, game=game, misplays=zeros, violations=zeros, warnings=zeros
+            table,
+            game=game,
+            misplays=zeros,
+            violations=zeros,
+            warnings=zeros,
+            discard_counts=zeros,
         )
     if isinstance(event, J.MoveRetracted):
         return dataclasses.replace(

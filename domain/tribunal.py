@@ -85,6 +85,8 @@ def report(table: Table, command: J.Report, version: int) -> list[Any]:
         raise MalformedCommand("note", "at most 500 characters")
     warned = table.warnings[command.accused] > 0
     penalty = J.seed_penalty(command.violation, _evidence_cards(command), warned)
+    if penalty is None and command.violation is J.ViolationKind.DISCARD_ORDER:
+        penalty = _repeated_discard(table, command.accused, command.penalty)
     if penalty is None:
         if command.penalty is None:
             raise MalformedCommand("penalty", "this violation needs a proposed graded penalty")
@@ -188,9 +190,11 @@ def referee(
     assert isinstance(rules, J.PenaltyRules)
     kind, cards = found
     warned = table.warnings[seat] > 0
-    penalty = J.seed_penalty(kind, cards, warned) or J.Penalty(
-        J.PenaltyKind.FORCED_DISCARD, max(1, len(cards)), cards
-    )
+    penalty = J.seed_penalty(kind, cards, warned)
+    if penalty is None and kind is J.ViolationKind.DISCARD_ORDER:
+        penalty = _repeated_discard(table, seat, None)
+    if penalty is None:
+        penalty = J.Penalty(J.PenaltyKind.FORCED_DISCARD, max(1, len(cards)), cards)
     attempt = J.AttemptRefereed(seat, kind, cards, error.rule, error.reason)
     state = table.game
     game_facts = (
@@ -202,6 +206,27 @@ def referee(
     # the turn taken after the attempt belongs to the penalty: an upheld appeal gives it back
     applied = J.PenaltyApplied(table.version + 1, seat, penalty, len(game_facts) + len(turn))
     return with_reveal(table, [attempt, applied, *game_facts, *turn])
+
+
+def _repeated_discard(table: Table, seat: int, proposed: J.Penalty | None) -> J.Penalty | None:
+    """若再次违规，则强制按正确顺序弃上个回合违规时需要丢弃的牌的数量 (p2:45): the count the
+    seat owed at its previous discard violation, whatever the attempt or the reporter says
+    (a proposal only counts where no previous count is known)."""
+    count = table.discard_counts[seat] if table.discard_counts else 0
+    if count > 0:
+        return J.Penalty(J.PenaltyKind.FORCED_DISCARD, count)
+    return proposed
+
+
+def _note_discard_violation(table: Table, seat: int) -> Table:
+    """Remember what ``seat`` owed at this discard violation (for the next one)."""
+    owed = getattr(registry_rules(table.kind), "discard_owed", None)
+    if owed is None or not table.discard_counts:
+        return table
+    counts = tuple(
+        owed(table.game, seat) if i == seat else n for i, n in enumerate(table.discard_counts)
+    )
+    return dataclasses.replace(table, discard_counts=counts)
 
 
 def time_out_all(table: Table) -> list[Any]:
@@ -353,7 +378,10 @@ def apply(table: Table, event: Any) -> Table:
             warnings = table.warnings
             if case.penalty.kind is J.PenaltyKind.WARNING:
                 warnings = _bump(warnings, case.accused)
-            return dataclasses.replace(table, violations=violations, warnings=warnings)
+            table = dataclasses.replace(table, violations=violations, warnings=warnings)
+            if case.violation is J.ViolationKind.DISCARD_ORDER:
+                table = _note_discard_violation(table, case.accused)
+            return table
         return table
     if isinstance(event, J.PenaltyApplied):
         record = J.PenaltyRecord(event.case_id, event.seat, event.penalty, table.game)
@@ -399,10 +427,10 @@ def apply(table: Table, event: Any) -> Table:
             penalties=_close_appeal_windows(table.penalties),
         )
     if isinstance(event, J.AttemptRefereed):
-        warnings = table.warnings
-        if event.violation is J.ViolationKind.DISCARD_ORDER:
-            warnings = _bump(warnings, event.seat)
-        return dataclasses.replace(table, warnings=warnings)
+        if event.violation is not J.ViolationKind.DISCARD_ORDER:
+            return table
+        table = dataclasses.replace(table, warnings=_bump(table.warnings, event.seat))
+        return _note_discard_violation(table, event.seat)
     if isinstance(event, J.TurnTimedOut):
         return table
     raise AssertionError(f"not a justice fact: {event!r}")

@@ -16,7 +16,7 @@ import pytest
 
 from domain import justice as J
 from domain.engine import SPECTATOR, RuleViolation, Viewer
-from domain.huaniao import RULES, CardClass, Combo, Discard, Mode, Options, Perch, Play
+from domain.huaniao import RULES, Combo, Discard, Mode, Options, Perch, Play
 from domain.huaniao.cards import CARDS, DECK_SIZE, Card, CardKind, kind_counts
 from domain.huaniao.commands import ChangeSeason
 from domain.huaniao.events import (
