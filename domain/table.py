@@ -111,6 +111,7 @@ class Table:
     warnings: tuple[int, ...] = ()  # 弃牌违规 warnings, per seat
     # 弃牌违规 (p2:45), per seat: the discard it owed at its last discard violation (0: none)
     discard_counts: tuple[int, ...] = ()
+    first_seat: int | None = None  # the first seat taken (a game may deal from it)
     forfeited: tuple[int, ...] = ()  # seats declared lost (判负)
     redeals: int = 0  # 重新洗牌发牌 so far
     penalty_facts_pending: int = 0  # game facts still to come for the last penalty
@@ -390,15 +391,21 @@ def _apply(table: Table | None, event: Any) -> Table:
     if isinstance(event, SeatTaken):
         seats = list(table.seats)
         seats[event.seat] = Seat(event.player_name, event.token_hash, event.contribution)
-        return dataclasses.replace(table, seats=tuple(seats))
+        first = event.seat if table.first_seat is None else table.first_seat
+        return dataclasses.replace(table, seats=tuple(seats), first_seat=first)
     if isinstance(event, ShuffleRevealed):
         return dataclasses.replace(table, revealed=True)
     rules = registry_rules(table.kind)
     if isinstance(event, GameStarted):
-        game = rules.initial_state(table.options, table.seat_count, event.deck, event.seed)
+        options = table.options
+        at_start = getattr(rules, "options_at_start", None)  # e.g. 川南字牌's first dealer
+        if at_start is not None and table.first_seat is not None:
+            options = at_start(options, table.first_seat)
+        game = rules.initial_state(options, table.seat_count, event.deck, event.seed)
         zeros = (0,) * table.seat_count
         return dataclasses.replace(
             table,
+            options=options,
             game=game,
             misplays=zeros,
             violations=zeros,

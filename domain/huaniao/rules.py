@@ -442,7 +442,12 @@ def _apply(s: HuaniaoState, e: Any) -> HuaniaoState:  # noqa: C901 - one branch 
     if t is LeaderChosen:
         counter = s.rng_counter + (1 if e.tied else 0)
         return update(
-            s, phase=Phase.PLAYING, turn=e.seat, leader=e.seat, need=Need.OPENING, rng_counter=counter
+            s,
+            phase=Phase.PLAYING,
+            turn=e.seat,
+            leader=e.seat,
+            need=Need.OPENING,
+            rng_counter=counter,
         )
     if t is HandLimitChanged:
         return update(s, hand_limit=e.limit)
@@ -1010,7 +1015,9 @@ def _decide_recite(s: HuaniaoState, cmd: Recite) -> list[Any]:
     if verse is Verse.SHOWDOWN_CHANT and s.showdown_round < 1:
         raise RuleViolation("NO_SHOWDOWN", "花鸟风月大对决", "no 大对决 was played")
     if verse is Verse.SHOWDOWN_CHANT_SHORT and s.showdown_round < 2:
-        raise RuleViolation("NO_SECOND_ROUND", "花鸟风月大对决", "「雀舞」 is the later rounds' call")
+        raise RuleViolation(
+            "NO_SECOND_ROUND", "花鸟风月大对决", "「雀舞」 is the later rounds' call"
+        )
     if Recital(seat, verse) in s.recitals:
         raise RuleViolation("ALREADY_RECITED", "念诵", "each seat records each verse once")
     return [Recited(seat, verse, cmd.verse)]

@@ -11,7 +11,7 @@ from domain.zipai import views as _views
 from domain.zipai.cards import full_deck
 from domain.zipai.commands import COMMAND_TYPES, DeclineBao, PassClaim
 from domain.zipai.events import EVENT_TYPES
-from domain.zipai.options import SEAT_COUNTS, Options, check_options
+from domain.zipai.options import SEAT_COUNTS, Options, at_start, check_options
 from domain.zipai.state import Phase, State
 from domain.zipai.views import View
 
@@ -31,6 +31,10 @@ class ZipaiRules:
 
     def seat_counts(self, options: Any) -> tuple[int, ...]:
         return SEAT_COUNTS
+
+    def options_at_start(self, options: Any, first_seat: int) -> Options:
+        """首进入房间的玩家坐庄 (zp:9): the first seat taken deals, unless the table chose."""
+        return at_start(check_options(options), first_seat)
 
     def new_deck(self, options: Any) -> tuple[int, ...]:
         return full_deck()

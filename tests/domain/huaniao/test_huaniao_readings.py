@@ -357,7 +357,14 @@ def test_p1_163_wan_zi_qian_hong_follows_its_example() -> None:
     state = answering(["万万千千鸟鸟", "鸟" * 8], mode=Mode.FULL)
     state, _ = run(
         state,
-        play(state, 0, "万万千千", combo=Combo.WAN_ZI_QIAN_HONG, season=SP, chosen_season=Season.AUTUMN),
+        play(
+            state,
+            0,
+            "万万千千",
+            combo=Combo.WAN_ZI_QIAN_HONG,
+            season=SP,
+            chosen_season=Season.AUTUMN,
+        ),
     )
     summer = replace(state, round=2, season=Season.SUMMER)
     assert seasons_of(summer, 0) == (SP, Season.AUTUMN)
@@ -468,4 +475,3 @@ def test_the_table_takes_a_recital_after_the_end_but_no_move() -> None:
     with pytest.raises(RuleViolation) as e:
         tables.act(h.table, Perch(0))
     assert e.value.reason == "GAME_OVER"
-
