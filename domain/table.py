@@ -270,6 +270,17 @@ def act(table: Table, command: Any, last_move: Any = None) -> list[Any]:
 ARBITER_COMMANDS = (J.Rule, J.Redeal)
 
 
+def concurrent(kind: str, facts: list[Any], seat: int) -> bool:
+    """Whether ``facts``, appended after the version a client played against, leave ``seat``'s
+    move exactly as valid as it was: game facts only, each one the game calls independent of
+    ``seat``'s decision (``independent_of``; 川南字牌: another seat's answer in the same claim
+    window). The move is then decided on the current state instead of being ABORTED."""
+    hook = getattr(registry_rules(kind), "independent_of", None)
+    if hook is None or not facts:
+        return False
+    return all(type(f).__name__ not in TABLE_EVENT_TYPES and hook(f, seat) for f in facts)
+
+
 def to_act(table: Table) -> tuple[int, ...]:
     """Seats the table waits for: the voters of an open case, else the game's."""
     from domain import tribunal

@@ -10,7 +10,7 @@ from domain.zipai import rules as _rules
 from domain.zipai import views as _views
 from domain.zipai.cards import full_deck
 from domain.zipai.commands import COMMAND_TYPES, DeclineBao, PassClaim
-from domain.zipai.events import EVENT_TYPES
+from domain.zipai.events import EVENT_TYPES, ClaimMade
 from domain.zipai.options import SEAT_COUNTS, Options, at_start, check_options
 from domain.zipai.state import Phase, State
 from domain.zipai.views import View
@@ -89,6 +89,11 @@ class ZipaiRules:
         if state.winner is None:
             return Outcome((), state.scores, "HUANG_ZHUANG")
         return Outcome((state.winner,), state.scores, "HU")
+
+    def independent_of(self, event: Any, seat: int) -> bool:
+        """Claims inside one window are independent (claims are simultaneous): another seat's
+        answer leaves ``seat``'s own answer to the same card as it was."""
+        return isinstance(event, ClaimMade) and event.seat != seat
 
     def next_dealer(self, options: Options, state: State) -> int:
         return _rules.next_dealer(options, state)

@@ -26,12 +26,18 @@ from tests.hardening.common import detail, server
 
 RE = grpc.StatusCode.RESOURCE_EXHAUSTED
 FLAGS = (
-    "--max-message-bytes", "4096",
-    "--max-streams-per-connection", "3",
-    "--max-streams-per-client", "5",
-    "--max-open-games-per-client", "3",
-    "--client-id-header", "x-client-id",
-    "--move-rate", "0",
+    "--max-message-bytes",
+    "4096",
+    "--max-streams-per-connection",
+    "3",
+    "--max-streams-per-client",
+    "5",
+    "--max-open-games-per-client",
+    "3",
+    "--client-id-header",
+    "x-client-id",
+    "--move-rate",
+    "0",
 )
 
 
@@ -89,7 +95,9 @@ def test_streams_per_connection_and_per_client(proc: ServerProcess) -> None:
         channels = [grpc.insecure_channel(proc.target, options=[("x.c", i)]) for i in range(3)]
         try:
             stubs = [pb_grpc.TableServiceStub(c) for c in channels]
-            more = [stubs[i].Watch(pb.WatchRequest(game_id=game_id), metadata=md("a")) for i in (0, 1)]
+            more = [
+                stubs[i].Watch(pb.WatchRequest(game_id=game_id), metadata=md("a")) for i in (0, 1)
+            ]
             for s in more:
                 next(s)
             with pytest.raises(grpc.RpcError) as e:
@@ -133,9 +141,10 @@ def test_open_games_per_client(proc: ServerProcess) -> None:
 
 
 def test_move_rate_per_seat(tmp_path: Path) -> None:
-    with server(tmp_path, "--move-rate", "10", "--move-burst", "3") as proc, TableClient(
-        proc.target
-    ) as client:
+    with (
+        server(tmp_path, "--move-rate", "10", "--move-burst", "3") as proc,
+        TableClient(proc.target) as client,
+    ):
         game_id, seats, arbiter = seated_game(client, seed=6)
         actor = seats[client.as_viewer(game_id).view().to_act[0]]
         legal = actor.legal_moves()
