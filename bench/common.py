@@ -11,7 +11,7 @@ from typing import Any
 from bench import passgame
 from domain import table as tables
 from domain.registry import register
-from server.store import GameAggregate
+from server.eventstore import GameAggregate
 from tests.support.pgserver import PgServer
 
 register(passgame.RULES)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from bench import targets
 from bench.common import pass_game, pass_move, pg_env, postgres
-from server.store import SNAPSHOT_INTERVAL, GameAggregate, GroupCommitter, TableApplication
+from server.eventstore import SNAPSHOT_INTERVAL, GameAggregate, GroupCommitter, TableApplication
 
 SIZES = (100, 1000, 5000)
 

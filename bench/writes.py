@@ -29,7 +29,7 @@ from eventsourcing.domain import Aggregate
 
 from bench import targets
 from bench.common import pass_game, pass_move, pg_env, postgres
-from server.storage import Store
+from server.shards import Store
 from tests.support.pgserver import PgServer
 
 CONCURRENCY = 64

@@ -21,7 +21,7 @@ class Settings:
     log_format: str = "text"  # text (key=value) | json
     log_level: str = "info"  # debug logs every call; info logs writes, refusals, streams
     shutdown_grace: float = 5.0
-    shards: str = ""  # postgres: TABLETOP_SHARDS, see server.storage.parse_shards
+    shards: str = ""  # postgres: TABLETOP_SHARDS, see server.shards.parse_shards
     create_tables: bool = False  # postgres: create missing tables at start (one process only)
     max_connection_age: float = 0.0  # seconds; 0 = never (see docs/operations.md)
     limits: LimitSettings = LimitSettings()  # server/limits.py (docs/reliability.md)
@@ -47,7 +47,7 @@ class Settings:
         """One eventsourcing env per shard (a single one unless postgres has shards)."""
         if self.store != "postgres":
             return [self.store_env()]
-        from server.storage import shard_envs
+        from server.shards import shard_envs
 
         return shard_envs(self.store_env(), self.shards)
 

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from server.store import StoredEvent
+from server.eventstore import StoredEvent
 
 
 class Batch:

@@ -11,7 +11,9 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from server import reflection as source_reflection
 from server.config import Settings, from_args
+from server.eventstore import TableApplication
 from server.grpc_api import TableServicer
 from server.limits import Limits, LimitsInterceptor
 from server.metrics import (
@@ -23,8 +25,7 @@ from server.metrics import (
     serve_metrics,
 )
 from server.service import TableServer
-from server.storage import Store, check_tables
-from server.store import TableApplication
+from server.shards import Store, check_tables
 from server.timers import TurnClock
 from tabletop.v1 import tabletop_pb2, tabletop_pb2_grpc
 
@@ -86,7 +87,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     tabletop_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(tables, limits), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
+    source_reflection.enable(
         [
             SERVICE,
             health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,

@@ -17,7 +17,7 @@ import sys
 from eventsourcing.utils import Environment
 
 from server.config import Settings, from_args
-from server.store import TableApplication
+from server.eventstore import TableApplication
 
 LOCK_KEY = 0x7AB1E70  # pg_advisory_lock key: "tabletop migrate"
 

@@ -12,14 +12,14 @@ from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from domain import audit
-from domain import justice as J
 from domain import table as tables
 from domain.engine import ARBITER, MalformedCommand, Role, Viewer
 from domain.registry import rules_for
+from domain.table import records
+from domain.table.justice import facts as J
+from server.eventstore import StoredEvent
 from server.protoconv import fill, fill_oneof, read, read_oneof
 from server.service import Snapshot
-from server.store import StoredEvent
 from tabletop.v1 import tabletop_pb2 as pb
 
 _ROLE = {Role.SEAT: pb.ROLE_SEAT, Role.SPECTATOR: pb.ROLE_SPECTATOR, Role.ARBITER: pb.ROLE_ARBITER}
@@ -68,6 +68,19 @@ def move_proto(kind: str, command: Any) -> pb.Move:
     return msg
 
 
+def move_label(table: tables.Table, command: Any) -> str:
+    """The menu line of a legal command (LegalMovesResponse.labels)."""
+    if isinstance(command, J.CastVote):
+        return "投票 " + ("成立" if command.uphold else "不成立")
+    if isinstance(command, J.Retract):
+        return "误操作"
+    if isinstance(command, J.Appeal):
+        return "申诉"
+    if type(command) in J.TABLE_COMMAND_TYPES:
+        return type(command).__name__
+    return str(rules_for(table.kind).label(table.game, command))
+
+
 def event_proto(kind: str, stored: StoredEvent, viewer: Viewer) -> pb.GameEvent:
     fact = tables.redact(kind, stored.fact, viewer)
     ts = Timestamp()
@@ -75,7 +88,7 @@ def event_proto(kind: str, stored: StoredEvent, viewer: Viewer) -> pb.GameEvent:
     msg = pb.GameEvent(version=stored.version, recorded_at=ts, text=tables.describe(kind, fact))
     msg.hash = stored.hash
     if viewer == ARBITER and stored.stored is not None:
-        msg.stored_json = audit.canonical({"fact": stored.stored, "cause": stored.cause})
+        msg.stored_json = records.canonical({"fact": stored.stored, "cause": stored.cause})
     if isinstance(fact, tables.GameCreated):
         msg.table.game_created.options.CopyFrom(options_proto(fact.kind, fact.options))
         msg.table.game_created.seat_count = fact.seat_count
@@ -166,6 +179,7 @@ def _justice_view(msg: pb.GameView, table: tables.Table) -> None:
     msg.turn_time_limit_ms = table.time_limit_ms
     msg.paused = table.paused
     msg.redeals = table.redeals
+    msg.arbitrated = table.arbitrated
     msg.misplays_used.extend(table.misplays)
     msg.violations.extend(table.violations)
     for case in table.cases:
@@ -178,6 +192,7 @@ def _justice_view(msg: pb.GameView, table: tables.Table) -> None:
             note=case.note,
             upheld_by=[v.seat for v in case.votes if v.uphold],
             rejected_by=[v.seat for v in case.votes if not v.uphold],
+            redeal_agreed=case.redeal_agreed,
         )
         view.violation = pb.ViolationKind.Value(f"VIOLATION_KIND_{case.violation.name}")
         view.status = pb.CaseStatus.Value(f"CASE_STATUS_{case.status.name}")

@@ -21,15 +21,15 @@ from typing import Any
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
-from domain import audit
-from domain import justice as J
 from domain import table as tables
 from domain.engine import ARBITER, SPECTATOR, MalformedCommand, Role, Viewer
 from domain.registry import rules_for
-from domain.tribunal import LastMove, is_game_move
+from domain.table import deal, records
+from domain.table.justice import facts as J
+from domain.table.justice.decide import LastMove, is_game_move
+from server.eventstore import GameAggregate, StoredEvent, TableApplication
 from server.hub import Batch, Hub
-from server.storage import Store
-from server.store import GameAggregate, StoredEvent, TableApplication
+from server.shards import Store
 
 MAX_REQUEST_ID = 64  # characters of a Play request_id (idempotency key)
 MAX_CONCURRENT = 3  # facts a stale Play may be behind and still be decided (a claim window)
@@ -116,7 +116,7 @@ class TableServer:
                 decoded = {e.version: e.fact for e in stored}
                 try:
                     for event in fresh:
-                        # the feed decoded the fact already: let apply() use it (store.py)
+                        # the feed decoded the fact already: let apply() use it (eventstore.py)
                         fact = decoded.get(event.originator_version)
                         if fact is not None:
                             moved.__dict__["_recording"] = fact
@@ -260,8 +260,9 @@ class TableServer:
             # the store feed moved or dropped the entry meanwhile: re-read on next use
             self._latest.pop(agg.id, None)
         if is_game_move(cause):
-            self._last_moves[agg.id] = LastMove(
-                cause["seat"], stored[0].version, stored[-1].version, tuple(facts), agg.table.game
+            versions = (stored[0].version, stored[-1].version)
+            self._last_moves[agg.id] = tables.last_move(
+                agg.table.kind, cause, versions, facts, agg.table.game
             )
         else:
             self._last_moves.pop(agg.id, None)
@@ -281,13 +282,14 @@ class TableServer:
         deck: tuple[int, ...] = (),
         enforcement: J.Enforcement = J.Enforcement.REJECT,
         time_limit_ms: int = 0,
+        arbitrated: bool = False,
     ) -> tuple[str, int, str]:
         """Open a table. Returns the game id, its version and the arbiter token.
 
         The shuffle secret is random, or derived from ``seed`` for reproducible tables."""
         rules = rules_for(kind)
         arbiter_token = secrets.token_urlsafe(24)
-        secret = audit.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
+        secret = deal.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
         (created,) = tables.create(
             rules,
             options,
@@ -297,6 +299,7 @@ class TableServer:
             tuple(deck),
             enforcement,
             time_limit_ms,
+            arbitrated,
         )
         game_id = uuid.uuid4()
         agg = GameAggregate.open(game_id, created, tables.cause("create"))
@@ -362,7 +365,8 @@ class TableServer:
                 agg, expected_version, command
             ):
                 raise Aborted(expected_version, agg.version)
-            last = await self._last_move(agg) if isinstance(command, J.Retract) else None
+            needs_last = isinstance(command, J.Retract | J.Report)  # 误操作, a reported move
+            last = await self._last_move(agg) if needs_last else None
             facts = tables.act(agg.table, command, last)
             seat = None if isinstance(command, tables.ARBITER_COMMANDS) else command.seat
             cause = tables.cause("play", seat, command)
@@ -391,14 +395,16 @@ class TableServer:
     async def _played(
         self, agg: GameAggregate, command: Any, request_id: str
     ) -> list[StoredEvent] | None:
-        """The stored events of the move this seat already made with ``request_id``."""
-        first = agg.request_version(command.seat, request_id)
+        """The stored events of the move this seat (or the arbiter) already made with
+        ``request_id``: the arbiter's commands are indexed under no seat, as their cause is."""
+        seat = None if isinstance(command, tables.ARBITER_COMMANDS) else command.seat
+        first = agg.request_version(seat, request_id)
         if first is None:
             return None
         events = await asyncio.to_thread(self.store.stored_events, agg.id, first - 1, None, 256)
         move = events[:1] + list(itertools.takewhile(lambda e: e.cause is None, events[1:]))
         original = (move[0].cause or {}).get("command") if move else None
-        if audit.canonical(original) != audit.canonical(tables.encode_event(command)):
+        if records.canonical(original) != records.canonical(tables.encode_event(command)):
             raise MalformedCommand("request_id", "was already used for a different move")
         return move
 
@@ -438,8 +444,9 @@ class TableServer:
         move = recent[caused[-1] :]
         first = move[0].version
         before = (await self._load_at(agg.id, first - 1)).table.game
-        seat = (move[0].cause or {})["seat"]
-        found = LastMove(seat, first, move[-1].version, tuple(e.fact for e in move), before)
+        cause = move[0].cause or {}
+        facts = [e.fact for e in move]
+        found = tables.last_move(agg.table.kind, cause, (first, move[-1].version), facts, before)
         self._last_moves[agg.id] = found
         return found
 

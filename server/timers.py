@@ -5,7 +5,7 @@ plus the table's limit, both in the store. The clock schedules a wake-up after e
 and, at start-up, for every running game with a limit (found from the store), so a deadline
 that passed while the server was down fires as soon as it is back.
 
-On expiry the server appends the table's timeout (domain.tribunal.timed_out: the seed's
+On expiry the server appends the table's timeout (domain/table/justice/decide.py timed_out: the seed's
 penalty, then the game's reading of what becomes of the turn) against the version the
 deadline belonged to; a move that came first simply makes the wake-up stale.
 """
@@ -19,10 +19,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from domain import table as tables
-from domain import tribunal
 from domain.engine import DomainError
+from server.eventstore import GameAggregate
 from server.service import Aborted, TableServer
-from server.store import GameAggregate
 
 log = logging.getLogger("tabletop.timers")
 
@@ -63,7 +62,7 @@ class TurnClock:
                 agg = await server._load(game_id)
                 if agg.version != version or deadline_of(agg) is None:
                     return  # someone moved in time, or the clock stopped
-                facts = tribunal.time_out_all(agg.table)  # every awaited seat at once
+                facts = tables.time_out_all(agg.table)  # every awaited seat at once
                 self.fired += 1
                 await server._append(
                     agg, facts, {"action": "timeout", "seat": None, "command": None}
@@ -104,10 +103,10 @@ class TurnClock:
 def deadline_of(agg: GameAggregate) -> datetime | None:
     """When the awaited seat's time runs out, or None when no clock runs."""
     table = agg.table
-    if table.time_limit_ms <= 0 or table.phase is not tables.Phase.PLAYING or table.paused:
+    if table.time_limit_ms <= 0 or table.phase is not tables.Phase.PLAYING:
         return None
-    if not tables.to_act(table):
-        return None
+    if not table.paused and not tables.to_act(table):
+        return None  # an open case runs on the clock even while only the arbiter is awaited
     from datetime import timedelta
 
     return agg.modified_on + timedelta(milliseconds=table.time_limit_ms)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from domain import justice as J
+from domain import violations as V
 from domain.engine import Outcome, RuleViolation, Viewer
 from domain.huaniao import penalties, rules, views
 from domain.huaniao.cards import CARDS, Card, CardClass, CardKind
@@ -77,6 +78,9 @@ class HuaniaoRules:
     def describe(self, event: Any) -> str:
         return views.describe(event)
 
+    def label(self, state: HuaniaoState, command: Any) -> str:
+        return views.label(state, command)
+
     def outcome(self, state: HuaniaoState) -> Outcome | None:
         if not state.end_reason:
             return None
@@ -84,7 +88,7 @@ class HuaniaoRules:
 
     # --- PenaltyRules (domain/huaniao/penalties.py) ---
 
-    def penalty_facts(self, state: HuaniaoState, seat: int, penalty: J.Penalty) -> list[Any]:
+    def penalty_facts(self, state: HuaniaoState, seat: int, penalty: V.Penalty) -> list[Any]:
         return penalties.penalty_facts(state, seat, penalty)
 
     def timeout_facts(self, state: HuaniaoState, seat: int) -> list[Any]:
@@ -92,11 +96,17 @@ class HuaniaoRules:
 
     def violation_of(
         self, state: HuaniaoState, command: Any, error: RuleViolation
-    ) -> tuple[J.ViolationKind, tuple[int, ...]] | None:
+    ) -> tuple[V.ViolationKind, tuple[int, ...]] | None:
         return penalties.violation_of(state, command, error)
 
     def penalised_turn_facts(self, state: HuaniaoState, seat: int) -> list[Any]:
         return penalties.penalised_turn_facts(state, seat)
+
+    def deck_of(self, state: HuaniaoState) -> tuple[int, ...]:
+        return state.deck
+
+    def with_deck(self, state: HuaniaoState, deck: tuple[int, ...]) -> HuaniaoState:
+        return dataclasses.replace(state, deck=deck)
 
     def play_as_attempt(self, state: HuaniaoState, command: Any) -> list[Any]:
         return penalties.play_as_attempt(state, command)

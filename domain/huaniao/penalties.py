@@ -1,6 +1,6 @@
 """花鸟风月's penalties: :class:`domain.justice.PenaltyRules` for the seed's chapter 四、违规与仲裁.
 
-The table (domain/table.py, domain/tribunal.py) records reports, votes and appeals and says
+The table (domain/table/, its justice in domain/table/justice/) records reports, votes and appeals and says
 which penalty applies; this module turns a penalty into the game's own facts, classifies a
 refused command as one of the seed's violations, and says what becomes of a turn after a
 timeout or a refereed attempt. The readings (docs/rules/huaniao.md, 四、违规与仲裁):
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain import justice as J
+from domain import violations as V
 from domain.engine import RuleViolation
 from domain.huaniao.cards import (
     CARDS,
@@ -126,7 +126,7 @@ SPRING_FLOWER_CAP = 3  # 春: a flower carries up to three number cards
 
 def violation_of(
     s: HuaniaoState, command: Any, error: RuleViolation
-) -> tuple[J.ViolationKind, tuple[int, ...]] | None:
+) -> tuple[V.ViolationKind, tuple[int, ...]] | None:
     """Which of the seed's violations a refused command is, with the cards it involves."""
     reason = error.reason
     if not isinstance(command, Play | Discard) or not _held(s, command):
@@ -134,18 +134,18 @@ def violation_of(
     cards = tuple(sorted(command.cards))
     if isinstance(command, Discard):
         if reason in DISCARD_REASONS:
-            return J.ViolationKind.DISCARD_ORDER, cards
+            return V.ViolationKind.DISCARD_ORDER, cards
         return None
     if reason in SEASON_RULE_REASONS:
-        return J.ViolationKind.SEASON_RULE, cards
+        return V.ViolationKind.SEASON_RULE, cards
     if reason == "TOO_MANY_NUMBER_CARDS" and _only_spring_allows(s, command):
-        return J.ViolationKind.SEASON_RULE, cards
+        return V.ViolationKind.SEASON_RULE, cards
     if reason in ILLEGAL_COMBO_REASONS:
-        return J.ViolationKind.ILLEGAL_COMBO, cards
+        return V.ViolationKind.ILLEGAL_COMBO, cards
     if reason in WRONG_DECLARATION_REASONS:
-        return J.ViolationKind.WRONG_DECLARATION, cards
+        return V.ViolationKind.WRONG_DECLARATION, cards
     if reason in OTHER_REASONS:
-        return J.ViolationKind.OTHER, cards
+        return V.ViolationKind.OTHER, cards
     return None
 
 
@@ -171,7 +171,7 @@ def _only_spring_allows(s: HuaniaoState, command: Play) -> bool:
 # --- penalties ---------------------------------------------------------------------------
 
 
-def penalty_facts(s: HuaniaoState, seat: int, penalty: J.Penalty) -> list[Any]:
+def penalty_facts(s: HuaniaoState, seat: int, penalty: V.Penalty) -> list[Any]:
     """The facts executing ``penalty`` on ``seat`` (readings in the module docstring)."""
     kind = penalty.kind
     if kind not in SUPPORTED:
@@ -182,14 +182,14 @@ def penalty_facts(s: HuaniaoState, seat: int, penalty: J.Penalty) -> list[Any]:
         return []
     count = max(0, penalty.count)
     b = _Builder(s)
-    if kind is J.PenaltyKind.DRAW:
+    if kind is V.PenaltyKind.DRAW:
         _penalty_draw(b, seat, count)
-    elif kind is J.PenaltyKind.DISCARD_AND_DRAW:
+    elif kind is V.PenaltyKind.DISCARD_AND_DRAW:
         _discard_violating(b, seat, penalty.cards)
         _penalty_draw(b, seat, count)
-    elif kind is J.PenaltyKind.NO_WU_NEXT_TURN:
+    elif kind is V.PenaltyKind.NO_WU_NEXT_TURN:
         b.emit(DanceBanned(seat, s.turns_taken[seat] + (1 if _mid_turn(s, seat) else 0)))
-    elif kind is J.PenaltyKind.FORCED_DISCARD:
+    elif kind is V.PenaltyKind.FORCED_DISCARD:
         _forced_discard(b, seat, count)
     else:  # OPEN_HAND
         b.emit(HandOpened(seat, cards_of(s.hands[seat].cards), s.seat_count))
@@ -199,11 +199,11 @@ def penalty_facts(s: HuaniaoState, seat: int, penalty: J.Penalty) -> list[Any]:
 
 SUPPORTED = frozenset(
     {
-        J.PenaltyKind.DRAW,
-        J.PenaltyKind.DISCARD_AND_DRAW,
-        J.PenaltyKind.NO_WU_NEXT_TURN,
-        J.PenaltyKind.FORCED_DISCARD,
-        J.PenaltyKind.OPEN_HAND,
+        V.PenaltyKind.DRAW,
+        V.PenaltyKind.DISCARD_AND_DRAW,
+        V.PenaltyKind.NO_WU_NEXT_TURN,
+        V.PenaltyKind.FORCED_DISCARD,
+        V.PenaltyKind.OPEN_HAND,
     }
 )
 

@@ -11,10 +11,11 @@ import pytest
 from clients.python.audit import export_lines, verify_lines
 from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import TableClient
-from domain import audit
 from domain import table as tables
-from domain.audit import AuditFailure
 from domain.registry import rules_for
+from domain.table import deal
+from domain.table import records as rec
+from domain.verify import AuditFailure
 from tests.api.helpers import huaniao_options, seated_game
 
 
@@ -51,9 +52,9 @@ def test_the_deck_is_recomputable_from_the_revealed_inputs(finished: tuple[str, 
         hashlib.sha256(f"tabletop-commit|{secret}|".encode()).hexdigest() == created["commitment"]
     )
     started = next(r["fact"]["data"] for r in records if r["fact"]["type"] == "GameStarted")
-    seed = audit.shuffle_seed(secret, contributions)
+    seed = deal.shuffle_seed(secret, contributions)
     options = tables.decode_event("huaniao", records[0]["fact"]).options
-    assert tuple(started["deck"]) == tables.shuffle(rules_for("huaniao").new_deck(options), seed)
+    assert tuple(started["deck"]) == deal.shuffle(rules_for("huaniao").new_deck(options), seed)
 
 
 def test_any_single_altered_byte_fails(finished: tuple[str, list[str]]) -> None:
@@ -84,7 +85,7 @@ def test_two_swapped_events_fail(finished: tuple[str, list[str]]) -> None:
     # even with their versions swapped back into order the chain breaks
     a, b = json.loads(lines[i]), json.loads(lines[i + 1])
     a["version"], b["version"] = b["version"], a["version"]
-    renumbered = lines[:i] + [audit.canonical(b), audit.canonical(a)] + lines[i + 2 :]
+    renumbered = lines[:i] + [rec.canonical(b), rec.canonical(a)] + lines[i + 2 :]
     with pytest.raises(AuditFailure):
         verify_lines(renumbered)
 
@@ -97,16 +98,16 @@ def test_a_forged_reveal_fails(finished: tuple[str, list[str]]) -> None:
         if r["fact"]["type"] == "ShuffleRevealed":
             r["fact"]["data"]["secret"] = forged_secret
     with pytest.raises(AuditFailure, match="secret"):
-        verify_lines([audit.canonical(r) for r in records])
+        verify_lines([rec.canonical(r) for r in records])
     # a forger who also rewrites the creation and recomputes every hash is caught by the
     # commitment published before the game
     records[0]["fact"]["data"]["secret"] = forged_secret
-    key, prev = audit.chain_key(forged_secret), ""
+    key, prev = rec.chain_key(forged_secret), ""
     for r in records:
-        r["hash"] = audit.chain_hash(key, prev, r["version"], r["fact"], r["cause"])
+        r["hash"] = rec.chain_hash(key, prev, r["version"], r["fact"], r["cause"])
         prev = r["hash"]
     with pytest.raises(AuditFailure, match="commitment"):
-        verify_lines([audit.canonical(r) for r in records])
+        verify_lines([rec.canonical(r) for r in records])
 
 
 def test_a_forged_move_with_a_recomputed_chain_fails(finished: tuple[str, list[str]]) -> None:
@@ -118,12 +119,12 @@ def test_a_forged_move_with_a_recomputed_chain_fails(finished: tuple[str, list[s
     started = next(r for r in records if r["fact"]["type"] == "GameStarted")
     deck = started["fact"]["data"]["deck"]
     deck[0], deck[-1] = deck[-1], deck[0]
-    key, prev = audit.chain_key(secret), ""
+    key, prev = rec.chain_key(secret), ""
     for r in records:
-        r["hash"] = audit.chain_hash(key, prev, r["version"], r["fact"], r["cause"])
+        r["hash"] = rec.chain_hash(key, prev, r["version"], r["fact"], r["cause"])
         prev = r["hash"]
     with pytest.raises(AuditFailure, match="differ|refuses"):
-        verify_lines([audit.canonical(r) for r in records])
+        verify_lines([rec.canonical(r) for r in records])
 
 
 def test_a_running_game_exports_redacted_and_does_not_verify(client: TableClient) -> None:

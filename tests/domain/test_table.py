@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from domain import audit
 from domain import table as tables
 from domain.engine import ARBITER, SPECTATOR, MalformedCommand, RuleViolation, Viewer
 from domain.registry import register
+from domain.table import deal
 from tests.support import fakegame
 
 register(fakegame.RULES)
@@ -62,19 +62,19 @@ def test_start_needs_every_seat() -> None:
 
 
 def test_start_shuffles_from_the_secret_and_every_contribution() -> None:
-    started, *deal = tables.start(given(CREATED, SEAT0, SEAT1))
-    seed = audit.shuffle_seed("s42", ("c0", ""))
-    assert started == tables.GameStarted(tables.shuffle(tuple(range(9)), seed), seed)
+    started, *dealt = tables.start(given(CREATED, SEAT0, SEAT1))
+    seed = deal.shuffle_seed("s42", ("c0", ""))
+    assert started == tables.GameStarted(deal.shuffle(tuple(range(9)), seed), seed)
     other, *_ = tables.start(given(CREATED, tables.SeatTaken(0, "ann", "h0", "c1"), SEAT1))
     assert other.seed != started.seed, "a seat's contribution changes the deal"
     assert sorted(started.deck) == list(range(9))
-    assert deal == fakegame.RULES.deal(tables.evolve(given(CREATED, SEAT0, SEAT1), started).game)
+    assert dealt == fakegame.RULES.deal(tables.evolve(given(CREATED, SEAT0, SEAT1), started).game)
 
 
 def test_a_prepared_deck_is_dealt_as_given() -> None:
     deck = tuple(reversed(range(9)))
     (created,) = tables.create(fakegame.RULES, fakegame.Options(), 2, "h", "s42", deck)
-    assert created.commitment == audit.commitment("s42", deck)
+    assert created.commitment == deal.commitment("s42", deck)
     started, *_ = tables.start(given(created, SEAT0, SEAT1))
     assert started.deck == deck
 

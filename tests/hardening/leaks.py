@@ -46,8 +46,8 @@ from domain.engine import ARBITER, SPECTATOR, DomainError, Viewer
 from domain.registry import rules_for
 from server import render
 from server.errors import to_status
+from server.eventstore import TableApplication
 from server.service import TableServer
-from server.store import TableApplication
 from tabletop.v1 import tabletop_pb2 as pb
 
 PROBES = 3

@@ -279,8 +279,8 @@ def test_tokens_are_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch) -
     import asyncio
 
     from domain.engine import Role
+    from server.eventstore import TableApplication
     from server.service import TableServer
-    from server.store import TableApplication
 
     src = inspect.getsource(TableServer.authenticate)
     assert "hmac.compare_digest" in src

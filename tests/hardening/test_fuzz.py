@@ -579,7 +579,7 @@ class Fuzzer:
 
 def stored_request_ids(db: Path) -> list[tuple[int, str]]:
     """(seat, request_id) of every stored move that carried one, read from SQLite directly."""
-    from server.store import TableApplication
+    from server.eventstore import TableApplication
 
     app = TableApplication(
         env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(db)}

@@ -21,9 +21,10 @@ from clients.python.serverproc import ServerProcess
 from domain import table as tables
 from domain.engine import ARBITER, SPECTATOR, Viewer
 from domain.registry import rules_for
+from domain.table.deal import shuffle
 from server import render
+from server.eventstore import TableApplication
 from server.service import TableServer
-from server.store import TableApplication
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.hardening.common import env_int, record_figure, server
 from tests.hardening.leaks import HuntResult, faces, hands_and_deck, hunt_many, options_for
@@ -94,8 +95,9 @@ def test_the_hunt_catches_an_error_that_says_where_a_card_is(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from domain.engine import RuleViolation
+    from domain.table import decider
 
-    real = tables.play
+    real = decider._play  # the game-move path every table command reaches
 
     def telling(table: tables.Table, command: Any) -> list[Any]:
         cards = getattr(command, "cards", None) or [getattr(command, "card", None)]
@@ -105,7 +107,7 @@ def test_the_hunt_catches_an_error_that_says_where_a_card_is(
                 raise RuleViolation("CARD_NOT_HELD", "手牌", f"card {cards[0]} is in another hand")
         return real(table, command)
 
-    monkeypatch.setattr(tables, "play", telling)
+    monkeypatch.setattr(decider, "_play", telling)
     result = HuntResult()
     for kind in ("huaniao", "zipai"):
         result.add(hunt_many(kind, 7_200, 8))
@@ -143,7 +145,7 @@ def test_responses_do_not_depend_on_hidden_cards(kind: str) -> None:
             options, seats = options_for(kind, 3, random.Random(3))
             options = rules_for(kind).check_options(options)
             seats = 3
-            base = tables.shuffle(rules_for(kind).new_deck(options), 12345)
+            base = shuffle(rules_for(kind).new_deck(options), 12345)
 
             async def deal(deck: tuple[int, ...]) -> tuple[str, tables.Table]:
                 gid, _, _ = await ts.create_game(kind, options, seats, 1, deck)

@@ -17,9 +17,9 @@ import pytest
 from domain import table as tables
 from domain.engine import Viewer
 from domain.registry import register
+from server.eventstore import GameAggregate, StoredEvent
 from server.service import Aborted, TableServer
-from server.storage import Store, parse_shards, shard_envs
-from server.store import GameAggregate, StoredEvent
+from server.shards import Store, parse_shards, shard_envs
 from tests.support import fakegame
 from tests.support.pgfixtures import PG
 from tests.support.pgserver import PgServer

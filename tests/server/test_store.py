@@ -12,7 +12,7 @@ from eventsourcing.persistence import IntegrityError
 from domain import table as tables
 from domain.engine import RuleViolation
 from domain.registry import register
-from server.store import (
+from server.eventstore import (
     SNAPSHOT_INTERVAL,
     GameAggregate,
     GroupCommitter,

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from domain import justice as J
 from domain.engine import SPECTATOR, RuleViolation, Viewer
 from domain.huaniao import RULES, Combo, Discard, Mode, Options, Perch, Play
 from domain.huaniao.cards import CARDS, DECK_SIZE, Card, CardKind, kind_counts
@@ -41,6 +40,7 @@ from domain.huaniao.plays import discard_choices
 from domain.huaniao.rules import dance_banned, hand_open
 from domain.huaniao.state import HuaniaoState, PendingDiscard
 from domain.huaniao.terms import Cause, Need, Phase, Season
+from domain.table.justice import facts as J
 
 from .justice_support import cards_in_play
 from .tables import discard, hand_kinds, pick, play, refusal, run, table, types

@@ -41,6 +41,8 @@ from domain.huaniao.rules import (
     seasons_of,
 )
 from domain.huaniao.terms import CLOSING_VERSE, OPENING_VERSE, Cause, Need, Phase, Season, Verse
+from domain.table.justice.facts import Enforcement
+from domain.violations import ViolationKind
 from tests.support.selfplay import play_random_game
 
 from .justice_support import Harness
@@ -184,7 +186,7 @@ def test_a_prepared_deal_reaches_the_same_showdown_at_any_table() -> None:
     options, deck, commands = _showdown_game()
     showdowns = []
     for secret in ("one secret", "another secret"):
-        h = Harness.open(options, 4, tables.J.Enforcement.REJECT, deck, secret=secret)
+        h = Harness.open(options, 4, Enforcement.REJECT, deck, secret=secret)
         facts: list[Any] = []
         for command in commands:
             facts += h.act(command)
@@ -418,7 +420,7 @@ def test_p1_55_a_required_verse_is_a_violation_the_enforcement_mode_handles() ->
     command = play(state, 0, "鸟")
     err = refusal(state, command)
     assert reason(err) == "VERSE_REQUIRED"
-    assert violation_of(state, command, err)[0] is tables.J.ViolationKind.OTHER
+    assert violation_of(state, command, err)[0] is ViolationKind.OTHER
 
 
 def test_an_optional_verse_is_recorded_when_sent_and_never_owed() -> None:
@@ -466,7 +468,7 @@ def test_p2_92_after_a_showdown_a_seat_may_record_the_chant() -> None:
 def test_the_table_takes_a_recital_after_the_end_but_no_move() -> None:
     """The table lets the game's after-end commands through (``after_end_command_types``)."""
     options = Options(mode=Mode.BASIC)
-    h = Harness.open(options, 2, tables.J.Enforcement.REJECT)
+    h = Harness.open(options, 2, Enforcement.REJECT)
     while h.table.outcome is None:
         seat = tables.to_act(h.table)[0]
         h.act(tables.legal_commands(h.table, seat)[0])

@@ -27,7 +27,7 @@ from uuid import UUID
 from eventsourcing.persistence import Notification
 
 from domain import table as tables
-from server.store import GameAggregate, GroupCommitter, StoredEvent, TableApplication
+from server.eventstore import GameAggregate, GroupCommitter, StoredEvent, TableApplication
 
 log = logging.getLogger("tabletop.storage")
 

@@ -24,8 +24,8 @@ from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
 
-from domain import audit
 from domain import table as tables
+from domain.table import records
 
 SNAPSHOT_INTERVAL = 25  # worst-case rebuild: 1 snapshot + 24 events (bench P3, docs)
 log = logging.getLogger("tabletop.store")
@@ -38,9 +38,9 @@ def chain_hash(
     fact: dict[str, Any],
     cause: dict[str, Any] | None,
 ) -> str:
-    """The keyed hash of one stored event (domain/audit.py): it covers its predecessor, its
+    """The keyed hash of one stored event (domain/table/records.py): it covers its predecessor, its
     version, its fact and the command that caused it."""
-    return audit.chain_hash(audit.chain_key(table.secret), prev_hash, version, fact, cause)
+    return records.chain_hash(records.chain_key(table.secret), prev_hash, version, fact, cause)
 
 
 class GameAggregate(Aggregate):
@@ -96,7 +96,7 @@ class GameAggregate(Aggregate):
         finally:
             self.__dict__.pop("_recording", None)
 
-    def request_version(self, seat: int, request_id: str) -> int | None:
+    def request_version(self, seat: int | None, request_id: str) -> int | None:
         """The version of the first fact of the move ``seat`` sent with this Play request_id
         (its idempotency key), or None. The index is part of the state, so snapshots and
         rebuilds after a restart keep it."""

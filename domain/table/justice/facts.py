@@ -1,47 +1,59 @@
-"""Justice at the table: misplay undo, reports, votes, the arbiter, penalties, appeals.
+"""Justice at the table, its vocabulary: cases, facts and commands.
+
+Misplay undo, reports, votes, the arbiter, penalties, appeals.
 
 The seed's chapter 四、违规与仲裁 (huaniao-rules-part2-decoded.txt) read as table facts,
 shared by every game kind. What a penalty does to the cards is the game's business: a game
 that implements :class:`PenaltyRules` turns a :class:`Penalty` into its own facts; the table
 only records, pauses, counts votes and restores.
 
-Readings (docs/rules/huaniao.md, section 四):
+Readings (docs/rules/huaniao.md, section 四; THREATS.md: no one-sided procedure):
 
-* A report pauses the game. Every seat but the accused votes (the reporter's report is its
-  vote); a strict majority of those seats decides. An arbiter's ruling settles at once.
-  A tie with everyone voted is a deadlock: 重新洗牌发牌, a new deal at the same table, with
-  the old game kept in the history.
-* A confirmed report applies the penalty the seed gives for its kind; for 其他违规 the
-  reporter proposes one of the graded penalties and the vote (or arbiter) confirms it.
-* 弃牌违规 (p2:43-45): a warning the first time; each later one forces a discard of as
-  many cards as the seat owed at its previous discard violation (上个回合违规时需要丢弃的牌的
-  数量), which the table records at every discard violation (the game's ``discard_owed``).
-* The penalised seat may appeal until the next game move (「處罰執行後立即提出申訴」). The
-  other seats (or the arbiter) review; an upheld appeal revokes the penalty by restoring the
-  game exactly as it was before it; a tie keeps the penalty (维持原判).
-* Misplay (误操作): the seat that made the last game move may retract it once per game with
-  「風過無痕，月照無意」 (or 「且慢」 in simplified play), before anyone else moves, and only if
-  the move revealed nothing hidden (no card was drawn): the undone move is then exactly as
-  if it had not happened, and nobody learned anything from it.
+* A report pauses the game (p2:55 應立即暫停遊戲). 所有玩家共同確認 (p2:55, 57): every seat
+  but the reporter votes, the accused included; the report is the reporter's own vote. It
+  is upheld when the accused accepts it, or when every other seat confirms it (so the
+  accused cannot vote it down alone, and the reporter never upholds it alone). It is
+  rejected when every seat but the reporter rejects it and at least one of them is not the
+  accused. Anything else is a dispute (若有爭議): at an arbitrated table the arbiter rules
+  (可由第三方介入仲裁); at a table without an arbiter the case closes UNRESOLVED, nothing is
+  applied and the game goes on. With two seats the accused may accept; else only the
+  arbiter upholds.
+* 重新洗牌发牌 is a *may* (p2:70 可暫停遊戲，重新洗牌發牌): it happens only when every seat
+  agrees (AgreeRedeal) or when the arbiter rules it (Redeal), and only on an open case.
+* Penalties follow the seed's table for the kind (p2:31-51). Only 其他違規 leaves a choice
+  (警告、強制棄牌、公開手牌1回合或直接判負): the reporter proposes one of those four; the
+  cards are never the reporter's choice (a forced discard follows 鳥→數量→功能). 判負 comes
+  only from the arbiter (p2:72 經仲裁確認後，可直接判該玩家負).
+* What the server itself enforces is not reportable: at a REJECT or REFEREE table the engine
+  refused or refereed every rule violation, so only 其他違規 (and 出牌超時 at a table without
+  a clock) can be reported. At a PLAYERS table a rule violation is reported right after the
+  move (p2:55 立即), against the accused's last move; the engine then says whether it was
+  that violation and which cards it involved.
+* An open case has the table's clock: seats that never vote, or an arbiter that never
+  rules, time out and the case closes UNRESOLVED.
+* The penalised seat may appeal until the next game move (p2:61 處罰執行後立即提出申訴);
+  every other seat re-deliberates (p2:62 由所有玩家重新審議): all of them agree → revoked;
+  all disagree → 維持原處罰決定; split → the arbiter, or the penalty stands without one.
+  An upheld appeal restores the game as it was before the penalty, except that the deck is
+  reshuffled from the committed randomness (``deal.reshuffle_unseen``), so that cards the
+  penalised seat drew and put back tell it nothing about the next draws.
+* Misplay (误操作, p2:64-68): the seat that made the last game move may retract it once per
+  game with 「風過無痕，月照無意」 (or 「且慢」 in simplified play), before anyone else moves,
+  and only if the move revealed nothing hidden (no card was drawn): the undone move is then
+  exactly as if it had not happened, and nobody learned anything from it.
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
-
-class ViolationKind(enum.Enum):
-    """The seed's violation kinds (四、1)."""
-
-    TIMEOUT = 1  # 出牌超时
-    WRONG_DECLARATION = 2  # 错误宣告特效
-    ILLEGAL_COMBO = 3  # 非法组合
-    SEASON_RULE = 4  # 未宣告或遵守季节规则
-    DISCARD_ORDER = 5  # 弃牌违规
-    OTHER = 6  # 其他违规行为 (cheating, stalling, disturbing)
-    REPEATED_MISPLAY = 7  # a second 误操作 (每局仅有一次)
+# the ground vocabulary (domain/violations.py), re-exported so justice reads as one namespace
+from domain.violations import Penalty as Penalty
+from domain.violations import PenaltyKind as PenaltyKind
+from domain.violations import PenaltyRules as PenaltyRules
+from domain.violations import ViolationKind as ViolationKind
 
 
 class Enforcement(enum.Enum):
@@ -50,23 +62,6 @@ class Enforcement(enum.Enum):
     REJECT = 1  # a forbidden move is refused and nothing is appended (apps)
     REFEREE = 2  # the server referees: a forbidden combo is taken as the attempt, penalised
     PLAYERS = 3  # honour system: moves stand as played until a player reports them
-
-
-class PenaltyKind(enum.Enum):
-    WARNING = 1  # 警告
-    DRAW = 2  # 摸 N 张
-    DISCARD_AND_DRAW = 3  # 弃掉违规牌组中的所有牌，并摸 N 张
-    NO_WU_NEXT_TURN = 4  # 下回合不可进行「舞」
-    FORCED_DISCARD = 5  # 强制按正确顺序弃 N 张
-    OPEN_HAND = 6  # 公开手牌1回合
-    FORFEIT = 7  # 判负
-
-
-@dataclass(frozen=True)
-class Penalty:
-    kind: PenaltyKind
-    count: int = 0  # cards to draw or discard
-    cards: tuple[int, ...] = ()  # the violating cards (DISCARD_AND_DRAW)
 
 
 def seed_penalty(kind: ViolationKind, cards: tuple[int, ...], warned: bool) -> Penalty | None:
@@ -93,7 +88,27 @@ class CaseStatus(enum.Enum):
     OPEN = 1
     UPHELD = 2
     REJECTED = 3
-    DEADLOCKED = 4
+    DEADLOCKED = 4  # 重新洗牌发牌: every seat agreed, or the arbiter ruled it
+    UNRESOLVED = 5  # a dispute nobody could settle: nothing applied, the game goes on
+
+
+# bounds on what a seat may send (INVALID_ARGUMENT beyond them; nothing is appended)
+MAX_EVIDENCE = 16  # event versions a report points at
+MAX_TEXT = 500  # characters of a report's note or an appeal's reason
+MAX_FORCED_DISCARD = 12  # cards a proposed 强制弃牌 may take (the largest hand limit)
+GRADED_PENALTIES = (  # 其他违规: 警告、强制弃牌、公开手牌1回合或直接判负 (p2:51)
+    PenaltyKind.WARNING,
+    PenaltyKind.FORCED_DISCARD,
+    PenaltyKind.OPEN_HAND,
+    PenaltyKind.FORFEIT,
+)
+RULE_KINDS = (  # violations of the rules themselves, which the engine can judge
+    ViolationKind.WRONG_DECLARATION,
+    ViolationKind.ILLEGAL_COMBO,
+    ViolationKind.SEASON_RULE,
+    ViolationKind.DISCARD_ORDER,
+    ViolationKind.REPEATED_MISPLAY,
+)
 
 
 @dataclass(frozen=True)
@@ -118,6 +133,8 @@ class Case:
     votes: tuple[Vote, ...] = ()
     status: CaseStatus = CaseStatus.OPEN
     appeals_case: int | None = None  # for an appeal: the report whose penalty it contests
+    redeal_agreed: tuple[int, ...] = ()  # seats that agreed to 重新洗牌发牌 on this case
+    owed: int = 0  # 弃牌违规: the cards the accused owed at the reported discard
 
 
 @dataclass(frozen=True)
@@ -130,16 +147,6 @@ class PenaltyRecord:
     penalty: Penalty
     before: Any  # the game's state before the penalty (None once it can no longer be appealed)
     revoked: bool = False
-
-
-@dataclass(frozen=True)
-class UndoPoint:
-    """The last game move, while it may still be retracted."""
-
-    seat: int
-    first_version: int
-    last_version: int
-    before: Any  # the game's state before the move
 
 
 MISPLAY_PHRASES = ("風過無痕，月照無意", "风过无痕，月照无意", "且慢")
@@ -170,6 +177,7 @@ class ViolationReported:
     evidence: tuple[int, ...]
     penalty: Penalty
     note: str
+    owed: int = 0  # 弃牌违规: the cards the accused owed at the reported discard
 
 
 @dataclass(frozen=True)
@@ -216,10 +224,29 @@ class PenaltyApplied:
 @dataclass(frozen=True)
 class PenaltyRevoked:
     """An upheld appeal revoked the penalty of case ``case_id``: the game is restored to the
-    state before it."""
+    state before it, with its deck in the order ``deck`` (reshuffled from the committed
+    randomness, so the cards the seat drew for the penalty tell it nothing; hidden from
+    everyone but the arbiter while the game runs)."""
 
     case_id: int
     seat: int
+    deck: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class RedealAgreed:
+    """``seat`` agreed to 重新洗牌发牌 on case ``case_id``."""
+
+    seat: int
+    case_id: int
+
+
+@dataclass(frozen=True)
+class CaseTimedOut:
+    """The table's clock ran out on case ``case_id``; ``seats`` never voted."""
+
+    case_id: int
+    seats: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -242,6 +269,7 @@ class AttemptRefereed:
     cards: tuple[int, ...]
     rule: str  # the rule the attempt broke (RuleViolation.rule)
     reason: str  # its stable code (RuleViolation.reason)
+    owed: int = 0  # 弃牌违规: the cards the seat owed at this discard
 
 
 @dataclass(frozen=True)
@@ -264,6 +292,8 @@ JUSTICE_EVENT_TYPES: tuple[type, ...] = (
     GameRedealt,
     TurnTimedOut,
     AttemptRefereed,
+    RedealAgreed,
+    CaseTimedOut,
 )
 
 
@@ -316,40 +346,25 @@ class Rule:
 
 @dataclass(frozen=True)
 class Redeal:
-    """The arbiter declares the dispute unresolvable: 重新洗牌发牌."""
+    """The arbiter declares the dispute unresolvable: 重新洗牌发牌 (an open case only)."""
 
     seat: int
 
 
-TABLE_COMMAND_TYPES: tuple[type, ...] = (Retract, Report, CastVote, Appeal, Rule, Redeal)
+@dataclass(frozen=True)
+class AgreeRedeal:
+    """A seat agrees to 重新洗牌发牌 on the open case; when every seat agrees, it happens."""
+
+    seat: int
+    case_id: int
 
 
-@runtime_checkable
-class PenaltyRules(Protocol):
-    """What a game implements for its penalties to touch the cards."""
-
-    def penalty_facts(self, state: Any, seat: int, penalty: Penalty) -> list[Any]:
-        """The game's facts executing ``penalty`` on ``seat`` (must not raise for the kinds
-        the game supports; raise RuleViolation PENALTY_NOT_SUPPORTED for others)."""
-
-    def timeout_facts(self, state: Any, seat: int) -> list[Any]:
-        """What happens to the turn of a seat that timed out, after its penalty."""
-
-    def violation_of(
-        self, state: Any, command: Any, error: Any
-    ) -> tuple[ViolationKind, tuple[int, ...]] | None:
-        """Which of the seed's violations a refused command is, and the cards it involves;
-        None for protocol problems (not your turn, cards not held, malformed), which are
-        refused in every enforcement mode."""
-
-    def penalised_turn_facts(self, state: Any, seat: int) -> list[Any]:
-        """REFEREE: what becomes of the turn after an attempt was penalised."""
-
-    def play_as_attempt(self, state: Any, command: Any) -> list[Any]:
-        """PLAYERS: the facts of ``command`` as played, though the rules forbid it (only for
-        commands ``violation_of`` classifies); a later report can penalise it."""
-
-    def discard_owed(self, state: Any, seat: int) -> int:
-        """How many cards ``seat``'s latest discard window asked for (what it owes now, or
-        owed at its last discard). A repeated 弃牌违规 forces the count owed at the previous
-        violation (p2:45), which the table reads from this at each discard violation."""
+TABLE_COMMAND_TYPES: tuple[type, ...] = (
+    Retract,
+    Report,
+    CastVote,
+    Appeal,
+    Rule,
+    Redeal,
+    AgreeRedeal,
+)

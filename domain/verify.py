@@ -1,58 +1,18 @@
-"""Audit: the shuffle commitment, the deck derivation and the keyed hash chain.
+"""Verification: the one place that replays a stored record through the table and the engine.
 
-All published algorithms (docs/api.md, "Audit"):
-
-* The server draws a 256-bit ``secret`` per table and publishes ``commitment(secret,
-  prepared_deck)`` in GameCreated, before any seat joins.
-* Each seat may add a ``contribution`` when it joins (SeatTaken, public).
-* ``shuffle_seed(secret, contributions)`` seeds Python's Mersenne Twister, whose
-  ``shuffle`` (Fisher-Yates) orders the mode's deck (``domain.table.shuffle``). Neither the
-  server (committed before the contributions) nor any seat (blind to the secret) can
-  choose the deal.
-* Every stored event carries ``chain_hash``: HMAC-SHA256 keyed by ``chain_key(secret)``
-  over the previous hash, the version, the fact and its cause. Keyed, so a hash reveals
-  nothing about a hidden fact while the game runs and can be shown to everyone; verifiable
-  by anyone once the secret is revealed (ShuffleRevealed, at the end).
+The published algorithms are in ``domain/table/deal.py`` (commitment, deck derivation) and
+``domain/table/records.py`` (the keyed hash chain); docs/api.md, "Audit", specifies them.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
 from dataclasses import dataclass
 from typing import Any
 
-
-def canonical(data: Any) -> str:
-    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
-def commitment(secret: str, prepared_deck: tuple[int, ...] = ()) -> str:
-    body = f"tabletop-commit|{secret}|{','.join(map(str, prepared_deck))}"
-    return hashlib.sha256(body.encode()).hexdigest()
-
-
-def shuffle_seed(secret: str, contributions: tuple[str, ...]) -> int:
-    body = "tabletop-shuffle|" + "|".join((secret, *contributions))
-    return int(hashlib.sha256(body.encode()).hexdigest()[:16], 16)
-
-
-def secret_from_seed(seed: int) -> str:
-    """A reproducible secret for tables created with an explicit seed (tests, replays)."""
-    return hashlib.sha256(f"tabletop-seed|{seed}".encode()).hexdigest()
-
-
-def chain_key(secret: str) -> bytes:
-    return hashlib.sha256(f"tabletop-chain|{secret}".encode()).digest()
-
-
-def chain_hash(
-    key: bytes, prev_hash: str, version: int, fact: dict[str, Any], cause: dict[str, Any] | None
-) -> str:
-    body = f"{prev_hash}|{version}|{canonical(fact)}|{canonical(cause)}"
-    return hmac.new(key, body.encode(), hashlib.sha256).hexdigest()
-
+from domain import table as tables
+from domain.table.deal import commitment
+from domain.table.justice.decide import is_game_move
+from domain.table.records import chain_hash, chain_key
 
 # --- verification ------------------------------------------------------------------------
 
@@ -100,8 +60,6 @@ def verify(records: list[Record]) -> AuditReport:
 
 
 def _verify(records: list[Record]) -> AuditReport:
-    from domain import table as tables  # late: table imports this module
-
     if not records:
         raise AuditFailure("empty history")
     for i, r in enumerate(records, start=1):
@@ -127,16 +85,14 @@ def _verify(records: list[Record]) -> AuditReport:
         prev = r.hash
     kind = created["kind"]
     facts = [tables.decode_event(kind, r.fact) for r in records]
-    table, redecided = _replay(tables, records, facts)
+    table, redecided = _replay(records, facts)
     outcome = table.outcome
     if outcome is None or not table.revealed:
         raise AuditFailure("the replayed game has not ended")
     return AuditReport(kind, len(records), redecided, outcome.winners, outcome.reason)
 
 
-def _replay(tables: Any, records: list[Record], facts: list[Any]) -> tuple[Any, int]:
-    from domain.tribunal import LastMove, is_game_move
-
+def _replay(records: list[Record], facts: list[Any]) -> tuple[Any, int]:
     table = tables.evolve(None, facts[0])
     i, redecided = 1, 0
     last_move = None
@@ -159,7 +115,7 @@ def _replay(tables: Any, records: list[Record], facts: list[Any]) -> tuple[Any, 
         for fact in got:
             table = tables.evolve(table, fact)
         last_move = (
-            LastMove(cause["seat"], records[i].version, table.version, tuple(got), before)
+            tables.last_move(table.kind, cause, (records[i].version, table.version), got, before)
             if is_game_move(cause)
             else None
         )

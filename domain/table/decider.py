@@ -1,0 +1,398 @@
+"""The table around a game, as a Decider: seats, the start, moves, justice, redaction.
+
+Shared by every game kind. Table facts are the same for every kind (GameCreated,
+SeatTaken, GameStarted, ShuffleRevealed); after the start the table hands game commands to
+the game's rules and justice commands to justice (``justice/decide.py``), each of which
+sees only its own part of the state. Pure: the server supplies token hashes and the secret.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from domain.codec import from_data
+from domain.engine import ARBITER, MalformedCommand, RuleViolation, Viewer, effective_viewer
+from domain.registry import rules_for
+from domain.table import deal
+from domain.table.facts import (
+    TABLE_COMMAND_TYPES,
+    GameCreated,
+    GameStarted,
+    SeatTaken,
+    ShuffleRevealed,
+)
+from domain.table.justice import decide as justice
+from domain.table.justice import facts as J
+from domain.table.justice.decide import Court, LastMove
+from domain.table.justice.state import JusticeState, after_game_fact
+from domain.table.justice.state import evolve as evolve_justice
+from domain.table.state import Phase, Seat, Table
+
+ARBITER_COMMANDS = (J.Rule, J.Redeal)
+
+
+# --- decide ------------------------------------------------------------------------------
+
+
+def create(
+    rules: Any,
+    options: Any,
+    seat_count: int,
+    arbiter_token_hash: str,
+    secret: str,
+    prepared_deck: tuple[int, ...] = (),
+    enforcement: J.Enforcement = J.Enforcement.REJECT,
+    time_limit_ms: int = 0,
+    arbitrated: bool = False,
+) -> list[Any]:
+    options = rules.check_options(options)
+    if seat_count not in rules.seat_counts(options):
+        raise MalformedCommand(
+            "seat_count", f"{rules.name} is played by {rules.seat_counts(options)} seats"
+        )
+    if prepared_deck and sorted(prepared_deck) != sorted(rules.new_deck(options)):
+        raise MalformedCommand("deck", "must be a permutation of the mode's deck")
+    if not 0 <= time_limit_ms <= 3_600_000:
+        raise MalformedCommand("turn_time_limit_ms", "0 (no clock) up to one hour")
+    if enforcement is not J.Enforcement.REJECT and not isinstance(rules, J.PenaltyRules):
+        raise MalformedCommand("enforcement", f"{rules.name} supports REJECT only")
+    return [
+        GameCreated(
+            kind=rules.name,
+            options=options,
+            seat_count=seat_count,
+            arbiter_token_hash=arbiter_token_hash,
+            secret=secret,
+            commitment=deal.commitment(secret, prepared_deck),
+            prepared_deck=prepared_deck,
+            enforcement=enforcement,
+            time_limit_ms=time_limit_ms,
+            arbitrated=arbitrated,
+        )
+    ]
+
+
+def take_seat(
+    table: Table, seat: int, player_name: str, token_hash: str, contribution: str = ""
+) -> list[Any]:
+    if not 0 <= seat < table.seat_count:
+        raise MalformedCommand("seat", f"seat must be 0..{table.seat_count - 1}")
+    if len(player_name) > 64:
+        raise MalformedCommand("player_name", "at most 64 characters")
+    if len(contribution) > 128:
+        raise MalformedCommand("contribution", "at most 128 characters")
+    if table.phase is not Phase.WAITING:
+        raise RuleViolation("GAME_ALREADY_STARTED", "table", "seats are fixed once dealt")
+    if table.seats[seat] is not None:
+        raise RuleViolation("SEAT_TAKEN", "table", f"seat {seat} is taken")
+    return [SeatTaken(seat, player_name, token_hash, contribution)]
+
+
+def start(table: Table) -> list[Any]:
+    """The GameStarted fact followed by the game's opening facts (the deal)."""
+    if table.phase is not Phase.WAITING:
+        raise RuleViolation("GAME_ALREADY_STARTED", "table", "the game was already dealt")
+    if any(s is None for s in table.seats):
+        raise RuleViolation("SEATS_NOT_FILLED", "table", "every seat must be taken first")
+    seed = deal.shuffle_seed(table.secret, _contributions(table))
+    deck = table.prepared_deck or deal.shuffle(table.rules.new_deck(table.options), seed)
+    started = GameStarted(deck, seed)
+    return [started, *table.rules.deal(evolve(table, started).game)]
+
+
+def _contributions(table: Table) -> tuple[str, ...]:
+    return tuple(s.contribution for s in table.seats if s is not None)
+
+
+def _redeal_facts(table: Table) -> list[Any]:
+    """重新洗牌发牌: a fresh deck from the committed randomness, and the game's deal."""
+    rules = table.rules
+    n = table.justice.redeals + 1
+    seed = deal.redeal_seed(table.secret, _contributions(table), n)
+    redealt = J.GameRedealt(deal.shuffle(rules.new_deck(table.options), seed), seed, n)
+    return [redealt, *rules.deal(evolve(table, redealt).game)]
+
+
+def court(table: Table) -> Court:
+    """What justice may know of ``table`` to decide."""
+    return Court(
+        justice=table.justice,
+        rules=table.rules,
+        game=table.game,
+        seat_count=table.seat_count,
+        version=table.version,
+        running=table.phase is Phase.PLAYING,
+        time_limit_ms=table.time_limit_ms,
+        enforcement=table.enforcement,
+        arbitrated=table.arbitrated,
+        redeal=lambda: _redeal_facts(table),
+        reshuffle=lambda cards, label: deal.reshuffle_unseen(
+            cards, table.secret, _contributions(table), label
+        ),
+    )
+
+
+def play(table: Table, command: Any) -> list[Any]:
+    """A game move (no justice command), with the reveal if it ends the game."""
+    return with_reveal(table, _play(table, command))
+
+
+def _play(table: Table, command: Any) -> list[Any]:
+    if table.phase is Phase.WAITING:
+        raise RuleViolation("GAME_NOT_STARTED", "table", "the game has not been dealt")
+    rules = table.rules
+    if table.phase is Phase.FINISHED:
+        # a game may take a few ritual commands after its end (花鸟风月's closing verse)
+        if not isinstance(command, tuple(getattr(rules, "after_end_command_types", ()))):
+            raise RuleViolation("GAME_OVER", "table", "the game has ended")
+        return rules.decide(table.game, command)
+    if table.paused:
+        raise RuleViolation("GAME_PAUSED", "仲裁", "a report or appeal must be settled first")
+    try:
+        return rules.decide(table.game, command)
+    except RuleViolation as error:
+        if table.enforcement is J.Enforcement.REJECT or not isinstance(rules, J.PenaltyRules):
+            raise
+        found = rules.violation_of(table.game, command, error)
+        if found is None:  # protocol-level: refused in every mode
+            raise
+        if table.enforcement is J.Enforcement.PLAYERS:  # honour system: stands as played
+            return rules.play_as_attempt(table.game, command)
+        return justice.referee(court(table), command.seat, found, error)
+
+
+def act(table: Table, command: Any, last_move: LastMove | None = None) -> list[Any]:
+    """Decide a table command (justice) or a game move. ``last_move`` (read from the
+    history) is needed only for a retraction. The facts that end the game are followed by
+    the reveal of the shuffle secret."""
+    return with_reveal(table, _decide(table, command, last_move))
+
+
+def _decide(table: Table, command: Any, last_move: LastMove | None) -> list[Any]:
+    if isinstance(command, J.Retract):
+        return justice.retract(court(table), command, last_move)
+    if isinstance(command, J.Report):
+        return justice.report(court(table), command, last_move)
+    if isinstance(command, J.CastVote):
+        return justice.vote(court(table), command)
+    if isinstance(command, J.Appeal):
+        return justice.appeal(court(table), command)
+    if isinstance(command, J.Rule):
+        return justice.rule(court(table), command)
+    if isinstance(command, J.Redeal):
+        return justice.redeal(court(table))
+    if isinstance(command, J.AgreeRedeal):
+        return justice.agree_redeal(court(table), command)
+    return _play(table, command)
+
+
+def time_out_all(table: Table) -> list[Any]:
+    """Every awaited seat runs out of time at once (a claim window waits on several): each
+    is timed out in turn, on the state the previous one left. On an open case the case
+    itself runs out of time."""
+    if table.phase is Phase.PLAYING and table.justice.open_case is not None:
+        return justice.case_timed_out(court(table))
+    facts: list[Any] = []
+    current = table
+    for seat in table.rules.to_act(table.game):
+        if current.phase is not Phase.PLAYING or seat not in current.rules.to_act(current.game):
+            continue
+        step = justice.timed_out(court(current), seat)
+        for fact in step:
+            current = evolve(current, fact)
+        facts += step
+    return with_reveal(table, facts)
+
+
+def concurrent(kind: str, facts: list[Any], seat: int) -> bool:
+    """Whether ``facts``, appended after the version a client played against, leave ``seat``'s
+    move exactly as valid as it was: game facts only, each one the game calls independent of
+    ``seat``'s decision (``independent_of``; 川南字牌: another seat's answer in the same claim
+    window). The server then decides the move on the current state instead of ABORTING it."""
+    hook = getattr(rules_for(kind), "independent_of", None)
+    if hook is None or not facts:
+        return False
+    table_facts = (GameCreated, SeatTaken, GameStarted, ShuffleRevealed, *J.JUSTICE_EVENT_TYPES)
+    return all(not isinstance(f, table_facts) and hook(f, seat) for f in facts)
+
+
+def to_act(table: Table) -> tuple[int, ...]:
+    """Seats the table waits for: the voters of an open case, else the game's."""
+    if table.phase is not Phase.PLAYING:
+        return ()
+    awaited = justice.awaited_voters(table.justice, table.seat_count)
+    return awaited if awaited is not None else table.rules.to_act(table.game)
+
+
+def legal_commands(table: Table, seat: int, last_move: LastMove | None = None) -> list[Any]:
+    """Everything ``seat`` may send now: votes on an open case; else the game's moves, a
+    retraction of its own last move and an appeal of a fresh penalty."""
+    if table.phase is not Phase.PLAYING:
+        return []
+    case = table.justice.open_case
+    if case is not None:
+        if seat in to_act(table):
+            return [J.CastVote(seat, case.id, True), J.CastVote(seat, case.id, False)]
+        return []
+    legal = list(table.rules.legal_commands(table.game, seat))
+    extra: list[Any] = [
+        J.Appeal(seat, p.case_id, "")
+        for p in table.justice.penalties
+        if p.seat == seat and p.before is not None and not p.revoked
+    ]
+    retract = J.Retract(seat, J.MISPLAY_PHRASES[0])
+    if last_move is not None and last_move.seat == seat:
+        try:
+            justice.retract(court(table), retract, last_move)
+            extra.append(retract)
+        except RuleViolation:
+            pass
+    return legal + extra
+
+
+def with_reveal(table: Table, facts: list[Any]) -> list[Any]:
+    """Append ShuffleRevealed to the facts that end the game."""
+    after = table
+    for fact in facts:
+        after = evolve(after, fact)
+    if after.phase is Phase.FINISHED and not after.revealed:
+        return [*facts, ShuffleRevealed(table.secret)]
+    return facts
+
+
+def redecide(
+    table: Table, cause: dict[str, Any], first_fact: Any, last_move: LastMove | None = None
+) -> list[Any]:
+    """The facts the engine decides for a recorded cause (the audit's replay).
+
+    A join is re-decided with the recorded token hash and contribution (inputs the engine
+    cannot know); everything else from the cause alone."""
+    action = cause["action"]
+    if action == "join" and isinstance(first_fact, SeatTaken):
+        f = first_fact
+        return take_seat(table, f.seat, f.player_name, f.token_hash, f.contribution)
+    if action == "start":
+        return start(table)
+    if action == "play":
+        command = command_of(table.kind, cause)
+        if cause["seat"] is not None and command.seat != cause["seat"]:
+            raise MalformedCommand("cause", "the command's seat is not the cause's seat")
+        return act(table, command, last_move)
+    if action == "timeout":
+        return time_out_all(table)
+    raise MalformedCommand("cause", f"unknown action {action!r}")
+
+
+def command_of(kind: str, cause: dict[str, Any]) -> Any:
+    """The command a stored ``play`` cause names, decoded."""
+    types = {**{t.__name__: t for t in rules_for(kind).command_types}, **TABLE_COMMAND_TYPES}
+    return from_data(types[cause["command"]["type"]], cause["command"]["data"])
+
+
+def last_move(
+    kind: str, cause: dict[str, Any], versions: tuple[int, int], facts: Any, before: Any
+) -> LastMove:
+    """A stored game move as a retraction or a report of it needs it."""
+    first, last = versions
+    return LastMove(cause["seat"], first, last, tuple(facts), before, command_of(kind, cause))
+
+
+# --- evolve ------------------------------------------------------------------------------
+
+
+def evolve(table: Table | None, event: Any) -> Table:
+    if table is not None:
+        table = dataclasses.replace(table, version=table.version + 1)
+    return _apply(table, event)
+
+
+def _apply(table: Table | None, event: Any) -> Table:
+    if isinstance(event, GameCreated):
+        return Table(
+            version=1,
+            enforcement=event.enforcement,
+            time_limit_ms=event.time_limit_ms,
+            arbitrated=event.arbitrated,
+            kind=event.kind,
+            options=event.options,
+            seat_count=event.seat_count,
+            arbiter_token_hash=event.arbiter_token_hash,
+            secret=event.secret,
+            commitment=event.commitment,
+            prepared_deck=event.prepared_deck,
+            seats=(None,) * event.seat_count,
+        )
+    assert table is not None
+    if isinstance(event, SeatTaken):
+        seats = list(table.seats)
+        seats[event.seat] = Seat(event.player_name, event.token_hash, event.contribution)
+        first = event.seat if table.first_seat is None else table.first_seat
+        return dataclasses.replace(table, seats=tuple(seats), first_seat=first)
+    if isinstance(event, ShuffleRevealed):
+        return dataclasses.replace(table, revealed=True)
+    if isinstance(event, GameStarted):
+        at_start = getattr(table.rules, "options_at_start", None)  # 川南字牌's first dealer
+        if at_start is not None and table.first_seat is not None:
+            table = dataclasses.replace(table, options=at_start(table.options, table.first_seat))
+        return dataclasses.replace(
+            table,
+            game=_new_game(table, event.deck, event.seed),
+            justice=JusticeState.for_seats(table.seat_count),
+        )
+    if type(event) in J.JUSTICE_EVENT_TYPES:
+        justice_state, game = evolve_justice(table.justice, event, table.version, table.game)
+        if isinstance(event, J.GameRedealt):  # the table deals; justice only counts it
+            game = _new_game(table, event.deck, event.seed)
+        if isinstance(event, J.PenaltyRevoked) and event.deck:  # the reshuffled unseen deck
+            game = table.rules.with_deck(game, event.deck)  # type: ignore[attr-defined]
+        return dataclasses.replace(table, justice=justice_state, game=game)
+    return dataclasses.replace(
+        table,
+        justice=after_game_fact(table.justice),
+        game=table.rules.evolve(table.game, event),
+    )
+
+
+def _new_game(table: Table, deck: tuple[int, ...], seed: int) -> Any:
+    return table.rules.initial_state(table.options, table.seat_count, deck, seed)
+
+
+# --- views -------------------------------------------------------------------------------
+
+
+def viewer_for(table: Table, viewer: Viewer) -> Viewer:
+    return effective_viewer(viewer, table.phase is Phase.FINISHED)
+
+
+def redact(table_kind: str, event: Any, viewer: Viewer) -> Any:
+    """``event`` as ``viewer`` may see it. Table facts hide the deck, seed and token hashes."""
+    if isinstance(event, GameStarted):
+        return event if viewer == ARBITER else GameStarted((), 0)
+    if isinstance(event, GameCreated):
+        return dataclasses.replace(event, arbiter_token_hash="", secret="", prepared_deck=())
+    if isinstance(event, SeatTaken):
+        return dataclasses.replace(event, token_hash="")
+    if isinstance(event, J.MoveRetracted):
+        return event if viewer == ARBITER else dataclasses.replace(event, restored=None)
+    if isinstance(event, J.GameRedealt):
+        return event if viewer == ARBITER else J.GameRedealt((), 0, event.round)
+    if isinstance(event, J.PenaltyRevoked):
+        return event if viewer == ARBITER else dataclasses.replace(event, deck=())
+    if type(event) in J.JUSTICE_EVENT_TYPES or isinstance(event, ShuffleRevealed):
+        return event
+    return rules_for(table_kind).redact(event, viewer)
+
+
+def describe(table_kind: str, event: Any) -> str:
+    if isinstance(event, GameCreated):
+        return f"table opened: {event.kind}, {event.seat_count} seats"
+    if isinstance(event, SeatTaken):
+        return f"seat {event.seat} taken by {event.player_name or 'anonymous'}"
+    if isinstance(event, GameStarted):
+        return "game started: cards dealt" + ("" if event.deck else " (deck hidden)")
+    if isinstance(event, ShuffleRevealed):
+        return f"shuffle secret revealed: {event.secret}"
+    if type(event) in J.JUSTICE_EVENT_TYPES:
+        return justice.describe(event)
+    return rules_for(table_kind).describe(event)

@@ -1,0 +1,56 @@
+"""The table's own facts: the same for every game kind."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from domain.table.justice import facts as J
+
+
+@dataclass(frozen=True)
+class GameCreated:
+    """The table was opened for ``kind`` with these options and seats."""
+
+    kind: str
+    options: Any  # the game's options_type
+    seat_count: int
+    arbiter_token_hash: str
+    secret: str  # the server's shuffle secret: hidden until the game ends
+    commitment: str  # public: deal.commitment(secret, prepared_deck)
+    prepared_deck: tuple[int, ...]  # a prepared deal, or () to shuffle
+    enforcement: J.Enforcement = J.Enforcement.REJECT
+    time_limit_ms: int = 0  # per action; 0 = no clock
+    arbitrated: bool = False  # an arbiter rules on disputes (else they close UNRESOLVED)
+
+
+@dataclass(frozen=True)
+class SeatTaken:
+    """A player took ``seat``."""
+
+    seat: int
+    player_name: str
+    token_hash: str
+    contribution: str  # the seat's share of the shuffle seed, public
+
+
+@dataclass(frozen=True)
+class GameStarted:
+    """The deck was fixed (from chance or a prepared deal) and the game began."""
+
+    deck: tuple[int, ...]
+    seed: int
+
+
+@dataclass(frozen=True)
+class ShuffleRevealed:
+    """The game ended; the shuffle secret is revealed so anyone can check the deal."""
+
+    secret: str
+
+
+TABLE_EVENT_TYPES: dict[str, type] = {
+    t.__name__: t
+    for t in (GameCreated, SeatTaken, GameStarted, ShuffleRevealed, *J.JUSTICE_EVENT_TYPES)
+}
+TABLE_COMMAND_TYPES: dict[str, type] = {t.__name__: t for t in J.TABLE_COMMAND_TYPES}

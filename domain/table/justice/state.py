@@ -1,0 +1,228 @@
+"""Justice's own state at a table, and its ``evolve``.
+
+The table holds a :class:`JusticeState` beside the game's state. Justice facts change only
+this part, except where the seed makes them touch the game as a whole: a retraction and an
+upheld appeal put back a game state recorded earlier, and a penalty records the game state
+it changes so that an appeal can restore it. Justice never looks inside a game state.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from domain.table.justice import facts as J
+
+
+@dataclass(frozen=True)
+class JusticeState:
+    cases: tuple[J.Case, ...] = ()  # reports and appeals
+    penalties: tuple[J.PenaltyRecord, ...] = ()
+    misplays: tuple[int, ...] = ()  # 误操作 used, per seat
+    violations: tuple[int, ...] = ()  # the violation record, per seat
+    warnings: tuple[int, ...] = ()  # 弃牌违规 warnings, per seat
+    forfeited: tuple[int, ...] = ()  # seats declared lost (判负)
+    redeals: int = 0  # 重新洗牌发牌 so far
+    penalty_facts_pending: int = 0  # game facts still to come for the last penalty
+    # 弃牌违规 (p2:45), per seat: the discard owed at its last discard violation (0: none)
+    discard_counts: tuple[int, ...] = ()
+
+    @staticmethod
+    def for_seats(seat_count: int) -> JusticeState:
+        zeros = (0,) * seat_count
+        return JusticeState(misplays=zeros, violations=zeros, warnings=zeros, discard_counts=zeros)
+
+    @property
+    def open_case(self) -> J.Case | None:
+        return next((c for c in self.cases if c.status is J.CaseStatus.OPEN), None)
+
+    @property
+    def paused(self) -> bool:
+        """A report or appeal is open: no game move until it is settled."""
+        return self.open_case is not None
+
+
+def evolve(state: JusticeState, event: Any, version: int, game: Any) -> tuple[JusticeState, Any]:
+    """Apply one justice fact (``version`` is its version). Returns the new justice state and
+    the game state, which only a retraction or a revoked penalty replaces."""
+    if isinstance(event, J.MoveRetracted):
+        return dataclasses.replace(
+            state, misplays=_bump(state.misplays, event.seat)
+        ), event.restored
+    if isinstance(event, J.PenaltyApplied):
+        return _penalty_applied(state, event, game), game
+    if isinstance(event, J.PenaltyRevoked):
+        return _penalty_revoked(state, event)
+    return _EVOLVE[type(event)](state, event, version), game
+
+
+def after_game_fact(state: JusticeState) -> JusticeState:
+    """A game fact arrived: it is either part of a penalty (counting down) or a move, which
+    closes the appeal windows ("immediately after the penalty")."""
+    if state.penalty_facts_pending > 0:
+        return dataclasses.replace(state, penalty_facts_pending=state.penalty_facts_pending - 1)
+    if any(p.before is not None for p in state.penalties):
+        return dataclasses.replace(state, penalties=_close_appeal_windows(state.penalties))
+    return state
+
+
+def _reported(state: JusticeState, event: J.ViolationReported, version: int) -> JusticeState:
+    case = J.Case(
+        id=version,
+        kind=J.CaseKind.REPORT,
+        by=event.by,
+        accused=event.accused,
+        violation=event.violation,
+        evidence=event.evidence,
+        penalty=event.penalty,
+        note=event.note,
+        owed=event.owed,
+    )
+    return dataclasses.replace(state, cases=(*state.cases, case))
+
+
+def _appealed(state: JusticeState, event: J.AppealFiled, version: int) -> JusticeState:
+    record = next(p for p in state.penalties if p.case_id == event.case_id)
+    case = J.Case(
+        id=version,
+        kind=J.CaseKind.APPEAL,
+        by=event.seat,
+        accused=event.seat,
+        violation=_violation_of(state, event.case_id),
+        evidence=(event.case_id,),
+        penalty=record.penalty,
+        note=event.reason,
+        appeals_case=event.case_id,
+    )
+    return dataclasses.replace(state, cases=(*state.cases, case))
+
+
+def _voted(state: JusticeState, event: J.VoteCast, version: int) -> JusticeState:
+    vote = J.Vote(event.seat, event.uphold)
+    return _update_case(
+        state, event.case_id, lambda c: dataclasses.replace(c, votes=(*c.votes, vote))
+    )
+
+
+def _closed(state: JusticeState, event: J.CaseClosed, version: int) -> JusticeState:
+    state = _update_case(
+        state, event.case_id, lambda c: dataclasses.replace(c, status=event.status)
+    )
+    case = next(c for c in state.cases if c.id == event.case_id)
+    if case.kind is not J.CaseKind.REPORT or event.status is not J.CaseStatus.UPHELD:
+        return state
+    warnings = state.warnings
+    if case.penalty.kind is J.PenaltyKind.WARNING:
+        warnings = _bump(warnings, case.accused)
+    if case.violation is J.ViolationKind.DISCARD_ORDER:
+        state = _discard_violation(state, case.accused, case.owed)
+    return dataclasses.replace(
+        state, violations=_bump(state.violations, case.accused), warnings=warnings
+    )
+
+
+def _discard_violation(state: JusticeState, seat: int, owed: int) -> JusticeState:
+    """Remember what ``seat`` owed at this discard violation, for its next one."""
+    counts = state.discard_counts or (0,) * len(state.warnings)
+    counts = tuple(owed if i == seat else n for i, n in enumerate(counts))
+    return dataclasses.replace(state, discard_counts=counts)
+
+
+def _penalty_applied(state: JusticeState, event: J.PenaltyApplied, game: Any) -> JusticeState:
+    record = J.PenaltyRecord(event.case_id, event.seat, event.penalty, game)
+    violations = state.violations
+    if not any(c.id == event.case_id for c in state.cases):  # a timeout: no case
+        violations = _bump(violations, event.seat)
+    forfeited = state.forfeited
+    if event.penalty.kind is J.PenaltyKind.FORFEIT:
+        forfeited = (*forfeited, event.seat)
+    return dataclasses.replace(
+        state,
+        penalties=(*_close_appeal_windows(state.penalties), record),
+        penalty_facts_pending=event.game_facts,
+        forfeited=forfeited,
+        violations=violations,
+    )
+
+
+def _penalty_revoked(state: JusticeState, event: J.PenaltyRevoked) -> tuple[JusticeState, Any]:
+    record = next(p for p in state.penalties if p.case_id == event.case_id)
+    penalties = tuple(
+        dataclasses.replace(p, revoked=True, before=None) if p.case_id == event.case_id else p
+        for p in state.penalties
+    )
+    forfeited = tuple(
+        s
+        for s in state.forfeited
+        if not (record.penalty.kind is J.PenaltyKind.FORFEIT and s == record.seat)
+    )
+    after = dataclasses.replace(
+        state,
+        penalties=penalties,
+        forfeited=forfeited,
+        violations=_bump(state.violations, record.seat, -1),
+    )
+    return after, record.before
+
+
+def _redealt(state: JusticeState, event: J.GameRedealt, version: int) -> JusticeState:
+    """The table deals the new game; justice counts the redeal and closes appeal windows."""
+    return dataclasses.replace(
+        state, redeals=event.round, penalties=_close_appeal_windows(state.penalties)
+    )
+
+
+def _refereed(state: JusticeState, event: J.AttemptRefereed, version: int) -> JusticeState:
+    if event.violation is J.ViolationKind.DISCARD_ORDER:
+        state = dataclasses.replace(state, warnings=_bump(state.warnings, event.seat))
+        return _discard_violation(state, event.seat, event.owed)
+    return state
+
+
+def _redeal_agreed(state: JusticeState, event: J.RedealAgreed, version: int) -> JusticeState:
+    return _update_case(
+        state,
+        event.case_id,
+        lambda c: dataclasses.replace(c, redeal_agreed=(*c.redeal_agreed, event.seat)),
+    )
+
+
+def _unchanged(state: JusticeState, event: Any, version: int) -> JusticeState:
+    return state
+
+
+_EVOLVE: dict[type, Callable[[JusticeState, Any, int], JusticeState]] = {
+    J.ViolationReported: _reported,
+    J.AppealFiled: _appealed,
+    J.VoteCast: _voted,
+    J.ArbiterRuled: _unchanged,
+    J.CaseClosed: _closed,
+    J.GameRedealt: _redealt,
+    J.AttemptRefereed: _refereed,
+    J.TurnTimedOut: _unchanged,
+    J.RedealAgreed: _redeal_agreed,
+    J.CaseTimedOut: _unchanged,
+}
+
+
+def _close_appeal_windows(records: tuple[J.PenaltyRecord, ...]) -> tuple[J.PenaltyRecord, ...]:
+    return tuple(
+        dataclasses.replace(p, before=None) if p.before is not None else p for p in records
+    )
+
+
+def _violation_of(state: JusticeState, case_id: int) -> J.ViolationKind:
+    case = next((c for c in state.cases if c.id == case_id), None)
+    return case.violation if case is not None else J.ViolationKind.TIMEOUT
+
+
+def _update_case(state: JusticeState, case_id: int, change: Any) -> JusticeState:
+    return dataclasses.replace(
+        state, cases=tuple(change(c) if c.id == case_id else c for c in state.cases)
+    )
+
+
+def _bump(counts: tuple[int, ...], seat: int, by: int = 1) -> tuple[int, ...]:
+    return tuple(n + by if i == seat else n for i, n in enumerate(counts))

@@ -1,0 +1,100 @@
+"""The table's state: seats, settings, the game's state and justice's state side by side."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from domain.engine import GameRules, Outcome
+from domain.registry import rules_for
+from domain.table.justice import facts as J
+from domain.table.justice.state import JusticeState
+
+
+class Phase(enum.Enum):
+    WAITING = 1
+    PLAYING = 2
+    FINISHED = 3
+
+
+@dataclass(frozen=True)
+class Seat:
+    player_name: str
+    token_hash: str  # sha256 of the seat token; the token itself is never stored
+    contribution: str  # the seat's share of the shuffle seed (audit)
+
+
+@dataclass(frozen=True)
+class Table:
+    kind: str
+    options: Any
+    seat_count: int
+    arbiter_token_hash: str
+    secret: str
+    commitment: str
+    prepared_deck: tuple[int, ...]
+    seats: tuple[Seat | None, ...]
+    game: Any = None  # the game's state once started
+    revealed: bool = False
+    version: int = 0  # facts applied so far (= the stream version)
+    enforcement: J.Enforcement = J.Enforcement.REJECT
+    time_limit_ms: int = 0
+    arbitrated: bool = False
+    justice: JusticeState = JusticeState()
+    first_seat: int | None = None  # the first seat taken (川南字牌: 首进入房间的玩家坐庄)
+
+    @property
+    def rules(self) -> GameRules:
+        return rules_for(self.kind)
+
+    @property
+    def phase(self) -> Phase:
+        if self.game is None:
+            return Phase.WAITING
+        return Phase.PLAYING if self.outcome is None else Phase.FINISHED
+
+    @property
+    def outcome(self) -> Outcome | None:
+        if self.game is None:
+            return None
+        forfeited = self.justice.forfeited
+        if forfeited:  # 判负: the game ends; every other seat wins
+            winners = tuple(s for s in range(self.seat_count) if s not in forfeited)
+            scores = tuple(-1 if s in forfeited else 0 for s in range(self.seat_count))
+            return Outcome(winners, scores, "FORFEIT")
+        return self.rules.outcome(self.game)
+
+    @property
+    def paused(self) -> bool:
+        """A report or appeal is open: no game move until it is settled."""
+        return self.justice.paused
+
+    # justice's record, read through the table (views, tests)
+    @property
+    def cases(self) -> tuple[J.Case, ...]:
+        return self.justice.cases
+
+    @property
+    def penalties(self) -> tuple[J.PenaltyRecord, ...]:
+        return self.justice.penalties
+
+    @property
+    def misplays(self) -> tuple[int, ...]:
+        return self.justice.misplays
+
+    @property
+    def violations(self) -> tuple[int, ...]:
+        return self.justice.violations
+
+    @property
+    def warnings(self) -> tuple[int, ...]:
+        return self.justice.warnings
+
+    @property
+    def forfeited(self) -> tuple[int, ...]:
+        return self.justice.forfeited
+
+    @property
+    def redeals(self) -> int:
+        return self.justice.redeals
