@@ -934,7 +934,7 @@ def _decide_claim(state: State, seat: int, command: Any) -> list[Any]:
     k = kind_of(c)
     s = state.seats[seat]
     if not state.shown_flipped and seat == state.shown_by:
-        raise RuleViolation("OWN_DISCARD", "出牌", "a seat does not claim the card it played")
+        raise RuleViolation("OWN_CARD", "出牌", "a seat does not claim the card it played")
     opts = claim_options(state, seat)
     hu_open = bool(opts) and isinstance(opts[0], Hu)
     wk = _win_kind(state, seat)

@@ -120,7 +120,7 @@ def test_the_discarder_claiming_its_own_discard_hears_the_rule() -> None:
     s, _ = discard(s, 0, "五")
     with pytest.raises(RuleViolation) as e:
         play(s, Hu(0))
-    assert e.value.reason == "OWN_DISCARD" and not isinstance(e.value, NotYourTurn)
+    assert e.value.reason == "OWN_CARD" and not isinstance(e.value, NotYourTurn)
 
 
 # ---------------------------------------------------------------------------- priority
