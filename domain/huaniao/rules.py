@@ -620,24 +620,10 @@ def decide(s: HuaniaoState, command: Any) -> list[Any]:
         raise RuleViolation("GAME_OVER", "一曲终了", "the game is over")
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < s.seat_count:
         raise MalformedCommand("seat", f"no seat {seat!r} at this table")
-    t = type(command)
-    if t is Play:
-        return _decide_play(s, command)
-    if t is Perch:
-        return _decide_perch(s, command)
-    if t is Discard:
-        return _decide_discard(s, command)
-    if t is Guess:
-        return _decide_guess(s, command)
-    if t is ChangeSeason:
-        return _decide_change_season(s, command)
-    if t is EndTurn:
-        return _decide_end_turn(s, command)
-    if t is PassGuess:
-        return _decide_guess(s, command)
-    if t is Recite:
-        return _decide_recite(s, command)
-    raise MalformedCommand("command", f"not a huaniao command: {type(command).__name__}")
+    decider = _DECIDERS.get(type(command))
+    if decider is None:
+        raise MalformedCommand("command", f"not a huaniao command: {type(command).__name__}")
+    return decider(s, command)
 
 
 def _check_turn(s: HuaniaoState, seat: int) -> None:
@@ -1206,3 +1192,16 @@ def _legal_plays(s: HuaniaoState, seat: int) -> list[Play]:
         else:
             out.append(Play(seat, ids, combo=shape.combo, season=season))
     return out
+
+
+# decide's dispatch, once every _decide_* is defined
+_DECIDERS: dict[type, Any] = {
+    Play: _decide_play,
+    Perch: _decide_perch,
+    Discard: _decide_discard,
+    Guess: _decide_guess,
+    PassGuess: _decide_guess,
+    ChangeSeason: _decide_change_season,
+    EndTurn: _decide_end_turn,
+    Recite: _decide_recite,
+}
