@@ -113,10 +113,7 @@ def test_card_names_are_coloured() -> None:
 
 
 def test_options_work_after_the_command_and_from_the_environment(
-    server: ServerProcess,
-    game: dict,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,  # type: ignore[type-arg]
+    server: ServerProcess, game: dict, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch  # type: ignore[type-arg]
 ) -> None:
     gid = game["game_id"]
     after = json.loads(run(capsys, "view", gid, "--target", server.target, "--json"))
@@ -147,9 +144,7 @@ def test_every_option_shows_its_environment_variable(capsys: pytest.CaptureFixtu
 
 
 def test_replay_diff_full_and_past_the_end(
-    server: ServerProcess,
-    game: dict,
-    capsys: pytest.CaptureFixture[str],  # type: ignore[type-arg]
+    server: ServerProcess, game: dict, capsys: pytest.CaptureFixture[str]  # type: ignore[type-arg]
 ) -> None:
     t = ["--target", server.target, "-q"]
     gid = game["game_id"]
@@ -167,26 +162,14 @@ def test_create_prints_and_saves_every_token(
     server: ServerProcess, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     path = tmp_path / "tokens.json"
-    out = run(
-        capsys,
-        "--target",
-        server.target,
-        "create",
-        "--players",
-        "a,b,c,d",
-        "--tokens-file",
-        str(path),
-    )
+    out = run(capsys, "--target", server.target, "create", "--players", "a,b,c,d", "--tokens-file", str(path))
     saved = json.loads(path.read_text())
     assert saved["arbiter_token"] in out and len(saved["seats"]) == 4
     assert all(t in out for t in saved["seats"].values())
 
 
 def test_verify_reads_both_export_forms(
-    server: ServerProcess,
-    game: dict,
-    capsys: pytest.CaptureFixture[str],
-    tmp_path: Path,  # type: ignore[type-arg]
+    server: ServerProcess, game: dict, capsys: pytest.CaptureFixture[str], tmp_path: Path  # type: ignore[type-arg]
 ) -> None:
     from clients.python import audit
 
@@ -200,9 +183,7 @@ def test_verify_reads_both_export_forms(
         out = capsys.readouterr().out
         assert out.startswith("verified:") and "moves" in out, out
     reformatted = tmp_path / "pretty.jsonl"
-    reformatted.write_text(
-        "\n".join(json.dumps(json.loads(ln)) for ln in canonical.read_text().splitlines())
-    )
+    reformatted.write_text("\n".join(json.dumps(json.loads(ln)) for ln in canonical.read_text().splitlines()))
     audit.main(["verify", "--file", str(reformatted)])
     assert "altered" not in capsys.readouterr().out
     with pytest.raises(SystemExit):

@@ -60,9 +60,7 @@ def field(err: grpc.RpcError) -> str:
 
 
 def vote(seat: SeatClient, case: int, uphold: bool, version: int) -> int:
-    return int(
-        seat.play(table_move(cast_vote=pb.CastVote(case_id=case, uphold=uphold)), version).version
-    )
+    return int(seat.play(table_move(cast_vote=pb.CastVote(case_id=case, uphold=uphold)), version).version)
 
 
 def zipai_seated(client: TableClient, seats: int = 2) -> tuple[str, list[SeatClient]]:
@@ -96,9 +94,7 @@ def test_a_two_seat_open_hand_report_needs_the_accused_or_an_arbiter(client: Tab
     the accused refuses and, with no arbiter, the report is UNRESOLVED: no hand opens."""
     game_id, seats, _ = seated_game(client, seed=71, seats=2)
     v = seats[0].view().version
-    case = int(
-        seats[0].play(report_move(1, v, pb.Penalty(kind=pb.PENALTY_KIND_OPEN_HAND)), v).version
-    )
+    case = int(seats[0].play(report_move(1, v, pb.Penalty(kind=pb.PENALTY_KIND_OPEN_HAND)), v).version)
     view = client.as_viewer(game_id).view()
     assert view.paused and list(view.to_act) == [1], "only the accused is asked"
     vote(seats[1], case, False, case)
@@ -113,9 +109,7 @@ def test_an_arbiter_settles_a_two_seat_dispute(client: TableClient) -> None:
     game_id, seats, arbiter_token = seated_game(client, seed=72, seats=2, arbitrated=True)
     arbiter = client.as_viewer(game_id, arbiter_token)
     v = seats[0].view().version
-    case = int(
-        seats[0].play(report_move(1, v, pb.Penalty(kind=pb.PENALTY_KIND_FORFEIT)), v).version
-    )
+    case = int(seats[0].play(report_move(1, v, pb.Penalty(kind=pb.PENALTY_KIND_FORFEIT)), v).version)
     v = vote(seats[1], case, False, case)
     assert client.as_viewer(game_id).view().paused, "the arbiter is awaited"
     arbiter.play(table_move(rule=pb.Rule(case_id=case, uphold=False)), v)
@@ -204,9 +198,7 @@ def test_a_revoked_draw_penalty_does_not_tell_the_next_draws(client: TableClient
     v = seats[0].view().version
     case = int(seats[0].play(report_move(1, v, violation=pb.VIOLATION_KIND_TIMEOUT), v).version)
     v = vote(seats[2], case, True, case)
-    drawn = [
-        e for e in seats[1].history() if e.version > case and e.huaniao.WhichOneof("kind") == "drew"
-    ]
+    drawn = [e for e in seats[1].history() if e.version > case and e.huaniao.WhichOneof("kind") == "drew"]
     assert drawn and drawn[0].huaniao.drew.cards, "seat 1 saw the card it drew"
     seen = [c.id for c in drawn[0].huaniao.drew.cards]
     v = int(seats[1].play(table_move(appeal=pb.Appeal(case_id=case, reason="no clock")), v).version)

@@ -98,7 +98,10 @@ def test_the_readme_commands_run_as_written(server: ServerProcess, tmp_path: Pat
     documented port are filled in with a real game on the test's server."""
     lines = readme_lines()
     unattended = [
-        line for line in lines if line not in ("make run", "make test") and " play" not in line
+        line
+        for line in lines
+        if line not in ("make run", "make test")
+        and " play" not in line
     ]
     assert ".venv/bin/tabletop replay GAME_ID --target 127.0.0.1:50051" in unattended
     env = {**env_for(server), "COLUMNS": "200"}

@@ -42,11 +42,7 @@ def details(err: grpc.RpcError) -> list[Message]:
     out: list[Message] = []
     for any_detail in status.details:
         for name in (
-            "BadRequest",
-            "ErrorInfo",
-            "QuotaFailure",
-            "RetryInfo",
-            "PreconditionFailure",
+            "BadRequest", "ErrorInfo", "QuotaFailure", "RetryInfo", "PreconditionFailure",
             "ResourceInfo",
         ):
             cls = getattr(error_details_pb2, name)

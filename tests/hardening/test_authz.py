@@ -39,57 +39,25 @@ PD = grpc.StatusCode.PERMISSION_DENIED
 FP = grpc.StatusCode.FAILED_PRECONDITION
 
 ROLES = (
-    "none",
-    "empty",
-    "forged",
-    "seat0",
-    "seat1",
-    "seat2",
-    "seat3",
-    "arbiter",
-    "other_seat",
-    "other_arbiter",
+    "none", "empty", "forged", "seat0", "seat1", "seat2", "seat3", "arbiter",
+    "other_seat", "other_arbiter",
 )
 # For Play the seat whose turn it is gets OK and the others FAILED_PRECONDITION (NOT_YOUR_TURN):
 ACTOR = "actor"
 READ = {  # reads: anyone with no or a valid token of this game; a bad token is refused
-    "none": OK,
-    "empty": OK,
-    "forged": PD,
-    "seat0": OK,
-    "seat1": OK,
-    "seat2": OK,
-    "seat3": OK,
-    "arbiter": OK,
-    "other_seat": PD,
-    "other_arbiter": PD,
+    "none": OK, "empty": OK, "forged": PD, "seat0": OK, "seat1": OK, "seat2": OK,
+    "seat3": OK, "arbiter": OK, "other_seat": PD, "other_arbiter": PD,
 }
 MATRIX: dict[str, dict[str, Any]] = {
     "CreateGame": dict.fromkeys(ROLES, OK),  # anyone may open a table; tokens are ignored
     "JoinGame": dict.fromkeys(ROLES, FP),  # a taken seat stays taken, whatever the token
     "StartGame": {
-        "none": PD,
-        "empty": PD,
-        "forged": PD,
-        "seat0": OK,
-        "seat1": OK,
-        "seat2": OK,
-        "seat3": OK,
-        "arbiter": OK,
-        "other_seat": PD,
-        "other_arbiter": PD,
+        "none": PD, "empty": PD, "forged": PD, "seat0": OK, "seat1": OK, "seat2": OK,
+        "seat3": OK, "arbiter": OK, "other_seat": PD, "other_arbiter": PD,
     },
     "Play": {
-        "none": PD,
-        "empty": PD,
-        "forged": PD,
-        "seat0": ACTOR,
-        "seat1": ACTOR,
-        "seat2": ACTOR,
-        "seat3": ACTOR,
-        "arbiter": PD,
-        "other_seat": PD,
-        "other_arbiter": PD,
+        "none": PD, "empty": PD, "forged": PD, "seat0": ACTOR, "seat1": ACTOR, "seat2": ACTOR,
+        "seat3": ACTOR, "arbiter": PD, "other_seat": PD, "other_arbiter": PD,
     },
     "LegalMoves": READ,
     "GetView": READ,
@@ -136,9 +104,8 @@ def token_of(role: str, game: Game, other: Game) -> str | None:
     }.get(role, game.seat_tokens[int(role[-1])] if role.startswith("seat") else None)
 
 
-def call(
-    stub: pb_grpc.TableServiceStub, rpc: str, game: Game, token: str | None, client: TableClient
-) -> Any:
+def call(stub: pb_grpc.TableServiceStub, rpc: str, game: Game, token: str | None,
+         client: TableClient) -> Any:
     md = () if token is None else ((TOKEN_HEADER, token),)
     gid = game.game_id
     if rpc == "CreateGame":

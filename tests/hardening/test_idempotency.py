@@ -76,10 +76,7 @@ def test_a_request_id_reused_for_another_move_is_refused(proc: ServerProcess) ->
         legal = nxt.legal_moves()
         reply = nxt.play(legal.moves[0], legal.version, request_id=rid)
         assert reply.version > first.version
-        assert history_versions(client, game_id, arbiter) == [
-            *before,
-            *range(before[-1] + 1, reply.version + 1),
-        ]
+        assert history_versions(client, game_id, arbiter) == [*before, *range(before[-1] + 1, reply.version + 1)]
         with pytest.raises(grpc.RpcError) as e:
             nxt.play(legal.moves[0], reply.version, request_id="r" * 65)
         assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT

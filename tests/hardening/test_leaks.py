@@ -46,13 +46,8 @@ def test_no_viewer_ever_learns_a_hidden_card(kind: str, chunk: int) -> None:
         f"{len(result.leaks)} leaks, {time.monotonic() - started:.1f} s"
     )
     record_figure(
-        "hunt",
-        kind=kind,
-        games=result.games,
-        moves=result.moves,
-        checks=result.checks,
-        probes=result.probes,
-        leaks=len(result.leaks),
+        "hunt", kind=kind, games=result.games, moves=result.moves, checks=result.checks,
+        probes=result.probes, leaks=len(result.leaks),
     )
     assert result.games == games and result.checks > games * 100 and result.probes > games
     assert not result.leaks, "\n".join(result.leaks[:20])
@@ -67,9 +62,7 @@ def test_the_hunt_catches_a_to_act_that_names_claimants(monkeypatch: pytest.Monk
     claim window those are the seats whose hands can claim the shown card. Reproducer:
     the old rendering, planted back, is caught."""
 
-    def old_to_act(
-        table: tables.Table, viewer: Viewer = ARBITER, game_view: Any = None
-    ) -> list[int]:
+    def old_to_act(table: tables.Table, viewer: Viewer = ARBITER, game_view: Any = None) -> list[int]:
         return [] if table.game is None else list(rules_for(table.kind).to_act(table.game))
 
     monkeypatch.setattr(render, "to_act", old_to_act)
@@ -80,11 +73,8 @@ def test_the_hunt_catches_a_to_act_that_names_claimants(monkeypatch: pytest.Monk
 def test_the_hunt_catches_an_unredacted_deal(monkeypatch: pytest.MonkeyPatch) -> None:
     real = tables.redact
     monkeypatch.setattr(
-        tables,
-        "redact",
-        lambda kind, event, viewer: (
-            event if isinstance(event, tables.GameStarted) else real(kind, event, viewer)
-        ),
+        tables, "redact",
+        lambda kind, event, viewer: event if isinstance(event, tables.GameStarted) else real(kind, event, viewer),
     )
     result = hunt_many("huaniao", 7_100, 2)
     assert any("hidden cards" in leak for leak in result.leaks)
@@ -190,9 +180,7 @@ def test_responses_do_not_depend_on_hidden_cards(kind: str) -> None:
                         msgs.append((view, moves, events))
                     (v0, m0, e0), (v1, m1, e1) = msgs
                     if view_differs := (v0.to_act != v1.to_act):
-                        notes.append(
-                            f"{what}: to_act differs ({list(v0.to_act)} vs {list(v1.to_act)})"
-                        )
+                        notes.append(f"{what}: to_act differs ({list(v0.to_act)} vs {list(v1.to_act)})")
                     if not view_differs:
                         assert v0 == v1, f"{kind}, {what}: {viewer} sees a different view"
                         assert m0 == m1, f"{kind}, {what}: {viewer} gets different legal moves"
@@ -208,9 +196,7 @@ def test_responses_do_not_depend_on_hidden_cards(kind: str) -> None:
                         samples.append(time.perf_counter() - t0)
                     timings.append(statistics.median(samples))
                 ratio = max(timings) / min(timings)
-                notes.append(
-                    f"{what}: median render {timings[0] * 1e6:.0f} vs {timings[1] * 1e6:.0f} µs"
-                )
+                notes.append(f"{what}: median render {timings[0]*1e6:.0f} vs {timings[1]*1e6:.0f} µs")
                 record_figure("timing", kind=kind, swap=what, us=[t * 1e6 for t in timings])
                 assert ratio < 2.0, f"{kind}, {what}: rendering time differs {ratio:.2f}x"
         finally:
