@@ -42,6 +42,7 @@ from server.shards import Store
 
 MAX_REQUEST_ID = 64  # characters of a Play request_id (idempotency key)
 NEXT_HAND_POLL = 1.0  # seconds between a following watcher's looks at another replica's match
+MAX_CONCURRENT = 3  # facts a stale Play may be behind and still be decided (a claim window)
 STREAM_PAGE = 100  # events a Watch or Replay reads from the store at a time
 log = logging.getLogger("tabletop.service")
 
@@ -447,7 +448,9 @@ class TableServer:
                 agg = await self._load(gid, refresh=True)  # another replica may have moved
                 if request_id and (done := await self._played(agg, command, request_id)):
                     return done
-            if expected_version != agg.version:
+            if expected_version != agg.version and not await self._concurrent(
+                agg, expected_version, command
+            ):
                 raise Aborted(expected_version, agg.version)
             needs_last = isinstance(command, J.Retract | J.Report)  # 误操作, a reported move
             last = await self._last_move(agg) if needs_last else None
@@ -464,6 +467,17 @@ class TableServer:
                     if done := await self._played(latest, command, request_id):
                         return done
                 raise
+
+    async def _concurrent(self, agg: GameAggregate, expected_version: int, command: Any) -> bool:
+        """The facts since ``expected_version`` leave the move as valid as it was (another
+        seat's answer in the same 川南字牌 claim window): decide it on the current state."""
+        gap = agg.version - expected_version
+        if not 0 < gap <= MAX_CONCURRENT or isinstance(command, tables.ARBITER_COMMANDS):
+            return False
+        events = await asyncio.to_thread(
+            self.store.stored_events, agg.id, expected_version, agg.version, None
+        )
+        return tables.concurrent(agg.table.kind, [e.fact for e in events], command.seat)
 
     async def _played(
         self, agg: GameAggregate, command: Any, request_id: str

@@ -153,11 +153,14 @@ def play(table: Table, command: Any) -> list[Any]:
 def _play(table: Table, command: Any) -> list[Any]:
     if table.phase is Phase.WAITING:
         raise RuleViolation("GAME_NOT_STARTED", "table", "the game has not been dealt")
+    rules = table.rules
     if table.phase is Phase.FINISHED:
-        raise RuleViolation("GAME_OVER", "table", "the game has ended")
+        # a game may take a few ritual commands after its end (花鸟风月's closing verse)
+        if not isinstance(command, tuple(getattr(rules, "after_end_command_types", ()))):
+            raise RuleViolation("GAME_OVER", "table", "the game has ended")
+        return rules.decide(table.game, command)
     if table.paused:
         raise RuleViolation("GAME_PAUSED", "仲裁", "a report or appeal must be settled first")
-    rules = table.rules
     try:
         return rules.decide(table.game, command)
     except RuleViolation as error:
@@ -212,6 +215,18 @@ def time_out_all(table: Table) -> list[Any]:
             current = evolve(current, fact)
         facts += step
     return with_reveal(table, facts)
+
+
+def concurrent(kind: str, facts: list[Any], seat: int) -> bool:
+    """Whether ``facts``, appended after the version a client played against, leave ``seat``'s
+    move exactly as valid as it was: game facts only, each one the game calls independent of
+    ``seat``'s decision (``independent_of``; 川南字牌: another seat's answer in the same claim
+    window). The server then decides the move on the current state instead of ABORTING it."""
+    hook = getattr(rules_for(kind), "independent_of", None)
+    if hook is None or not facts:
+        return False
+    table_facts = (GameCreated, SeatTaken, GameStarted, ShuffleRevealed, *J.JUSTICE_EVENT_TYPES)
+    return all(not isinstance(f, table_facts) and hook(f, seat) for f in facts)
 
 
 def to_act(table: Table) -> tuple[int, ...]:
@@ -402,4 +417,3 @@ def describe(table_kind: str, event: Any) -> str:
     if type(event) in J.JUSTICE_EVENT_TYPES:
         return justice.describe(event)
     return rules_for(table_kind).describe(event)
-

@@ -44,7 +44,7 @@ class Table:
     justice: JusticeState = JusticeState()
     match_id: str = ""  # the match this table is a hand of, or ""
     hand: int = 0  # the hand's number in its match, from 1
-    first_seat: int | None = None  # the seat taken first (who deals: 川南字牌 zp:9)
+    first_seat: int | None = None  # the first seat taken (川南字牌: 首进入房间的玩家坐庄)
 
     @property
     def rules(self) -> GameRules:

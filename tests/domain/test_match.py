@@ -215,7 +215,7 @@ def test_the_first_seat_taken_deals_the_first_hand() -> None:
 
 
 def test_the_table_may_name_the_first_dealer() -> None:
-    options = ZipaiOptions(first_dealer=FirstDealer.GIVEN, dealer=1)
+    options = ZipaiOptions(first_dealer=FirstDealer.SEAT, dealer=1)
     hand = matchplay.first_hand("zipai", options, 3, MID, "s", [2, 0, 1])
     assert hand.table.game.dealer == 1
 

@@ -116,7 +116,6 @@ def _enum(cls: type[enum.Enum], lines: list[str]) -> None:
 ENUMS: list[type[enum.Enum]] = [
     O.Variant,
     O.DealerRule,
-    O.FirstDealer,
     O.ScoringProfile,
     M.GroupKind,
     M.MeldKind,
@@ -125,6 +124,7 @@ ENUMS: list[type[enum.Enum]] = [
     E.ClaimKind,
     E.WinKind,
     S.Phase,
+    O.FirstDealer,
 ]
 MESSAGES: list[type] = [
     C.Card,
