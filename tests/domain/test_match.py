@@ -10,10 +10,14 @@ import pytest
 from domain import match
 from domain import table as tables
 from domain.engine import MalformedCommand, RuleViolation
-from domain.huaniao.options import Mode
+from domain.huaniao import rules as huaniao_rules
+from domain.huaniao.cards import I_BIRD
+from domain.huaniao.events import Dealt, LeaderChosen
+from domain.huaniao.options import LeaderTie, Mode
 from domain.huaniao.options import Options as HuaniaoOptions
 from domain.match import Advance, HandEnded, HandOpened, MatchCreated, SeatReady, Standing
 from domain.registry import register, rules_for
+from domain.table import records
 from domain.zipai.options import DealerRule, FirstDealer, ScoringProfile
 from domain.zipai.options import Options as ZipaiOptions
 from tests.support import fakegame, matchplay
@@ -266,14 +270,56 @@ def test_four_hands_under_rotation_the_dealer_keeps_it_on_a_win_else_the_next_se
         assert next_dealer == expected, f"seed={seed}: {hands}"
 
 
-def test_huaniao_deals_every_hand_with_the_tables_options_and_its_own_first_player() -> None:
-    options = HuaniaoOptions(mode=Mode.BASIC)
+def _leaders(played: matchplay.PlayedMatch) -> list[tuple[tuple[int, ...], int, tuple[int, ...]]]:
+    """Each hand's (seats with the most birds in its deal, LeaderChosen.seat, .tied)."""
+    out = []
+    for hand in played.hands.values():
+        facts = [records.decode_event("huaniao", r.fact) for r in hand.records]
+        options = hand.table.options
+        birds = {
+            f.seat: huaniao_rules.kinds(options, [c.id for c in f.cards])[I_BIRD]
+            for f in facts
+            if isinstance(f, Dealt)
+        }
+        most = max(birds.values())
+        leader = next(f for f in facts if isinstance(f, LeaderChosen))
+        out.append((tuple(s for s in sorted(birds) if birds[s] == most), leader.seat, leader.tied))
+    return out
+
+
+def _tied_match(tie: LeaderTie) -> tuple[int, list[tuple[tuple[int, ...], int, tuple[int, ...]]]]:
+    """The first seed whose 3-hand match has a hand with a tie for most birds whose leader
+    is not the lowest tied seat (RANDOM) or is (LOWEST_SEAT): the tie rule is seen at work."""
+    options = HuaniaoOptions(mode=Mode.BASIC, leader_tie=tie)
+    for seed in range(40):
+        hands = _leaders(matchplay.play_match("huaniao", options, 4, seed=seed, hands=3))
+        ties = [(most, seat) for most, seat, _ in hands if len(most) > 1]
+        if any((seat != most[0]) == (tie is LeaderTie.RANDOM) for most, seat in ties):
+            return seed, hands
+    raise AssertionError(f"no seed under 40 shows a {tie.name} tie")
+
+
+@pytest.mark.parametrize("tie", list(LeaderTie))
+def test_huaniao_picks_every_hands_first_player_by_its_own_rule(tie: LeaderTie) -> None:
+    """鸟牌最多者先手 (p1:73) in every hand of a match, from that hand's own deal; a tie goes
+    by the table's ``leader_tie`` in every hand (LOWEST_SEAT: the lowest tied seat; RANDOM:
+    one of the tied seats, drawn by the hand's own generator, LeaderChosen naming them)."""
+    seed, hands = _tied_match(tie)
+    for most, seat, tied in hands:
+        assert seat in most, f"seed={seed}: {hands}"
+        if tie is LeaderTie.LOWEST_SEAT:
+            assert seat == most[0] and tied == (), f"seed={seed}: {hands}"
+        else:
+            assert tied == (most if len(most) > 1 else ()), f"seed={seed}: {hands}"
+
+
+def test_huaniao_deals_every_hand_with_the_tables_options() -> None:
+    options = HuaniaoOptions(mode=Mode.BASIC, leader_tie=LeaderTie.RANDOM)
     played = matchplay.play_match("huaniao", options, 4, seed=3, hands=3)
     finals = played.finals()
     assert [t.hand for t in finals] == [1, 2, 3]
     assert all(t.options == finals[0].options for t in finals)
-    for t in finals:  # 鸟牌最多者先手 (p1:73), in every hand
-        assert t.game.leader is not None
+    assert finals[0].options.leader_tie is LeaderTie.RANDOM
 
 
 def test_a_three_hand_huaniao_match_sums_the_hands_and_ranks_the_lowest_first() -> None:
