@@ -4,7 +4,9 @@ the dealer rule between them, ready mode, Watch across hands, and restarts mid-m
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import random
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -12,13 +14,14 @@ import pytest
 
 from domain import match as matches
 from domain import table as tables
-from domain.engine import ARBITER, RuleViolation, Viewer
+from domain.engine import ARBITER, MalformedCommand, RuleViolation, Viewer
 from domain.huaniao.options import Mode
 from domain.huaniao.options import Options as HuaniaoOptions
 from domain.verify import MatchRecord, Record, verify_match
 from domain.zipai.options import DealerRule, ScoringProfile
 from domain.zipai.options import Options as ZipaiOptions
-from server.eventstore import TableApplication
+from server import idempotency
+from server.eventstore import GameAggregate, TableApplication
 from server.service import HandEvents, NextHand, TableServer
 from tests.support.matchplay import _eager
 
@@ -254,5 +257,53 @@ def test_a_match_left_between_a_hands_end_and_the_next_deal_moves_on_after_a_res
         await play_match(again, match_id, tokens, rng)
         await verified(again, match_id)
         again.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_keyed_create_of_a_match_retried_returns_the_same_match_and_opens_no_second(
+    tmp_path: Path,
+) -> None:
+    """CreateGame's request_id with a match: the match id comes from the key (the first
+    hand's id from it), so a retry returns the same reply; a first attempt that stored the
+    match but lost its first hand is finished by the retry; other content is refused."""
+
+    async def scenario() -> None:
+        server = TableServer(sqlite(tmp_path / "m.sqlite"))
+        options = ZipaiOptions()
+        key = str(uuid.uuid4())
+        first = await server.create_match("zipai", options, 3, 4, request_id=key)
+        assert await server.create_match("zipai", options, 3, 4, request_id=key) == first
+        with pytest.raises(MalformedCommand) as other:
+            await server.create_match("zipai", options, 3, 2, request_id=key)
+        assert other.value.field == "request_id"
+        assert await server.create_match("zipai", options, 3, 4, request_id=key) == first
+
+        # the first attempt's match is stored, its first hand's table is lost
+        real_submit = server.store.submit
+
+        def loses_tables(agg: Any) -> concurrent.futures.Future[None]:
+            if isinstance(agg, GameAggregate):
+                lost: concurrent.futures.Future[None] = concurrent.futures.Future()
+                lost.set_exception(OSError("the reply was lost"))
+                return lost
+            return real_submit(agg)
+
+        cut = str(uuid.uuid4())
+        server.store.submit = loses_tables  # type: ignore[method-assign]
+        with pytest.raises(OSError):
+            await server.create_match("zipai", options, 3, 4, request_id=cut)
+        server.store.submit = real_submit  # type: ignore[method-assign]
+        with pytest.raises(MalformedCommand):
+            await server.create_match("zipai", options, 3, 3, request_id=cut)
+        game_id, version, arbiter, match_id = await server.create_match(
+            "zipai", options, 3, 4, request_id=cut
+        )
+        assert match_id == str(idempotency.match_id(cut)) and version == 1
+        assert game_id == matches.hand_id(match_id, 1)
+        assert await server.authenticate(game_id, arbiter) == ARBITER
+        ids = await asyncio.to_thread(server.store.match_ids)
+        assert sorted(map(str, ids)) == sorted([first[3], match_id])
+        server.close()
 
     asyncio.run(scenario())
