@@ -71,3 +71,8 @@ class PenaltyRules(Protocol):
     def play_as_attempt(self, state: Any, command: Any) -> list[Any]:
         """PLAYERS: the facts of ``command`` as played, though the rules forbid it (only for
         commands ``violation_of`` classifies); a later report can penalise it."""
+
+    def discard_owed(self, state: Any, seat: int) -> int:
+        """How many cards ``seat``'s latest discard window asked for (owed now, or at its
+        last discard). A repeated 弃牌违规 forces the count owed at the previous violation
+        (p2:45), which justice records from this at each discard violation."""

@@ -16,7 +16,7 @@ from server import logs, render
 from server.errors import to_status
 from server.health import is_store_fault
 from server.limits import Limits
-from server.service import TableServer
+from server.service import HandEvents, NextHand, TableServer
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 
@@ -126,18 +126,32 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self, request: pb.CreateGameRequest, context: Any
     ) -> pb.CreateGameResponse:
         kind, options = render.read_options(request.options)
-        game_id, version, arbiter = await self.server.create_game(
+        table = {
+            "seed": request.seed if request.HasField("seed") else None,
+            "deck": tuple(request.deck),
+            "enforcement": render.read_enforcement(request.enforcement),
+            "time_limit_ms": request.turn_time_limit_ms,
+            "arbitrated": request.arbitrated,
+            "request_id": request.request_id,
+        }
+        if not request.HasField("match"):
+            game_id, version, arbiter = await self.server.create_game(
+                kind, options, request.seat_count, **table
+            )
+            return pb.CreateGameResponse(game_id=game_id, version=version, arbiter_token=arbiter)
+        m = request.match
+        game_id, version, arbiter, match_id = await self.server.create_match(
             kind,
             options,
             request.seat_count,
-            request.seed if request.HasField("seed") else None,
-            tuple(request.deck),
-            render.read_enforcement(request.enforcement),
-            request.turn_time_limit_ms,
-            arbitrated=request.arbitrated,
-            request_id=request.request_id,
+            m.hands,
+            m.target_score,
+            render.read_advance(m.advance),
+            **table,
         )
-        return pb.CreateGameResponse(game_id=game_id, version=version, arbiter_token=arbiter)
+        return pb.CreateGameResponse(
+            game_id=game_id, version=version, arbiter_token=arbiter, match_id=match_id
+        )
 
     @unary
     async def JoinGame(self, request: pb.JoinGameRequest, context: Any) -> pb.JoinGameResponse:
@@ -187,8 +201,25 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
         viewer = await self._viewpoint(request, context)
         version = request.version if request.HasField("version") else None
-        snap = await self.server.snapshot(request.game_id, viewer, version)
+        snap = await self.server.snapshot(request.game_id, viewer, version, with_match=True)
         return pb.GetViewResponse(view=render.view_proto(snap))
+
+    @unary
+    async def ReadyNextHand(
+        self, request: pb.ReadyNextHandRequest, context: Any
+    ) -> pb.ReadyNextHandResponse:
+        viewer = await self._viewer(request.game_id, context)
+        match = await self.server.ready_next_hand(request.game_id, viewer, request.contribution)
+        return pb.ReadyNextHandResponse(match=render.match_proto(match))
+
+    @unary
+    async def GetMatch(self, request: pb.GetMatchRequest, context: Any) -> pb.GetMatchResponse:
+        match, facts = await self.server.match_record(request.match_id)
+        if _token(context) is not None and match.current is not None:
+            await self._viewer(match.current.game_id, context)  # a bad token is refused
+        return pb.GetMatchResponse(
+            match=render.match_proto(match), facts=[render.match_fact_proto(f) for f in facts]
+        )
 
     @unary
     async def GetHistory(
@@ -235,27 +266,47 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 raise MalformedCommand("after_version", "must be >= 0")
             snap = await self.server.snapshot(request.game_id, viewer, None)
             kind = snap.table.kind
-            async for events, seen_as, batch in self.server.watch(
-                request.game_id, viewer, request.after_version
-            ):
-                if batch is not None:  # a live batch: render once per viewer
-                    rendered = batch.render(seen_as, functools.partial(_render, kind, seen_as))
+            if request.follow_match:
+                stream = self.server.watch_match(request.game_id, viewer, request.after_version)
+            else:
+                stream = self._one_hand(request.game_id, viewer, request.after_version)
+            async for item in stream:
+                if isinstance(item, NextHand):
+                    yield pb.WatchResponse(game_id=item.game_id, next_hand=_next_hand(item))
+                    continue
+                if item.batch is not None:  # a live batch: render once per viewer
+                    rendered = item.batch.render(
+                        item.viewer, functools.partial(_render, kind, item.viewer)
+                    )
                 else:
-                    rendered = render.events_proto(kind, events, seen_as)
+                    rendered = render.events_proto(kind, item.events, item.viewer)
                 if not rendered:
                     continue
                 # a seat's own stream says what it may do when it is its turn
-                turn = await self._turn(request.game_id, viewer, events[-1].version)
+                turn = await self._turn(item.game_id, viewer, item.events[-1].version)
                 if request.batched:
-                    yield pb.WatchResponse(events=rendered, legal_moves=turn)
+                    yield pb.WatchResponse(events=rendered, game_id=item.game_id, legal_moves=turn)
                     continue
                 for msg in rendered[:-1]:
-                    yield pb.WatchResponse(event=msg)
-                yield pb.WatchResponse(event=rendered[-1], legal_moves=turn)
+                    yield pb.WatchResponse(event=msg, game_id=item.game_id)
+                yield pb.WatchResponse(event=rendered[-1], game_id=item.game_id, legal_moves=turn)
         except grpc.aio.AbortError:
             raise
         except Exception as exc:
             await _abort(context, exc)
+
+    async def _one_hand(
+        self, game_id: str, viewer: Viewer, after: int
+    ) -> AsyncIterator[HandEvents | NextHand]:
+        async for events, seen_as, batch in self.server.watch(game_id, viewer, after):
+            yield HandEvents(game_id, events, seen_as, batch)
+
+
+def _next_hand(item: NextHand) -> pb.NextHand:
+    match = render.match_proto(item.match)
+    if item.game_id:  # dealt, though its link in the match may still be being written
+        match.current_hand, match.current_game_id = item.hand, item.game_id
+    return pb.NextHand(hand=item.hand, game_id=item.game_id, match=match)
 
 
 def _render(kind: str, viewer: Viewer, events: list[Any]) -> list[pb.GameEvent]:

@@ -132,3 +132,26 @@ def play_by_streams(bots: list[RandomBot], timeout: float = 600.0) -> int:
     if any(t.is_alive() for t in threads):
         raise RuntimeError(f"game did not end in {timeout} s")
     return sum(c[0] for c in counts)
+
+
+def play_match(bots: list[RandomBot], max_moves: int = 20_000) -> tuple[int, pb.MatchView]:
+    """Drive bots through every hand of their match; returns the moves played and the
+    final match view.
+
+    After each hand the bots' clients move to the next hand (the same tokens act there);
+    at a READY table every bot says it is ready, with a fresh contribution for the deal.
+    """
+    viewer = bots[0].seat
+    moves = 0
+    while True:
+        moves += play_to_end(bots, max_moves)
+        match = viewer.view().match
+        if match.finished:
+            return moves, match
+        if match.advance == pb.HAND_ADVANCE_READY:
+            for bot in bots:
+                match = bot.seat.ready_next_hand()
+        if match.current_game_id == viewer.game_id:
+            raise RuntimeError(f"the match did not deal hand {match.current_hand + 1}")
+        for bot in bots:
+            bot.seat.game_id = match.current_game_id

@@ -9,7 +9,18 @@ from domain import violations as V
 from domain.engine import Outcome, RuleViolation, Viewer
 from domain.huaniao import penalties, rules, views
 from domain.huaniao.cards import CARDS, Card, CardClass, CardKind
-from domain.huaniao.commands import COMMAND_TYPES, ChangeSeason, Discard, Guess, Perch, Play
+from domain.huaniao.commands import (
+    AFTER_END_COMMAND_TYPES,
+    COMMAND_TYPES,
+    ChangeSeason,
+    Discard,
+    EndTurn,
+    Guess,
+    PassGuess,
+    Perch,
+    Play,
+    Recite,
+)
 from domain.huaniao.events import EVENT_TYPES
 from domain.huaniao.options import Combo, Mode, Options, check_options
 from domain.huaniao.state import HuaniaoState
@@ -23,10 +34,21 @@ class HuaniaoRules:
 
     name = "huaniao"
     command_types = COMMAND_TYPES
+    after_end_command_types = AFTER_END_COMMAND_TYPES  # ritual verses, after the song
     event_types = EVENT_TYPES
     state_type = HuaniaoState
     view_type = View
     options_type = Options
+    # MatchRules: the hand's scores are the points left in hand (剩余牌面分值小者胜利,
+    # p2:78–85), so the lower total leads a match; every hand is dealt with the table's
+    # options and picks its own first player (鸟牌最多者先手, p1:53).
+    lower_score_wins = True
+
+    def first_hand(self, options: Options, first_seat: int) -> Options:
+        return options
+
+    def next_hand(self, options: Options, state: HuaniaoState) -> Options:
+        return options
 
     def check_options(self, options: Any) -> Options:
         return check_options(options)
@@ -99,6 +121,9 @@ class HuaniaoRules:
     def play_as_attempt(self, state: HuaniaoState, command: Any) -> list[Any]:
         return penalties.play_as_attempt(state, command)
 
+    def discard_owed(self, state: HuaniaoState, seat: int) -> int:
+        return penalties.discard_owed(state, seat)
+
 
 RULES = HuaniaoRules()
 
@@ -111,13 +136,16 @@ __all__ = [
     "ChangeSeason",
     "Combo",
     "Discard",
+    "EndTurn",
     "Guess",
     "HuaniaoRules",
     "HuaniaoState",
     "Mode",
     "Options",
+    "PassGuess",
     "Perch",
     "Play",
+    "Recite",
     "Season",
     "View",
 ]

@@ -62,4 +62,39 @@ class ChangeSeason:
     seat: int
 
 
-COMMAND_TYPES: tuple[type, ...] = (Play, Perch, Discard, Guess, ChangeSeason)
+@dataclass(frozen=True)
+class EndTurn:
+    """繁花似锦: end the turn without the extra actions left (可以: they are optional)."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class PassGuess:
+    """曲高和寡: do not guess (剩余玩家可以猜: guessing is optional)."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class Recite:
+    """Record a verse recited once the song has ended: the closing verse 「春來花友常歡會…」
+    (一曲终了) or the 大对决's chant 「天上天下，花鳥風月之雀舞」 / 「雀舞」. Ritual: optional,
+    once per seat and verse, it changes nothing (refused when the table's verse rule is OFF)."""
+
+    seat: int
+    verse: str
+
+
+COMMAND_TYPES: tuple[type, ...] = (
+    Play,
+    Perch,
+    Discard,
+    Guess,
+    ChangeSeason,
+    EndTurn,
+    PassGuess,
+    Recite,
+)
+# Commands a seat may still send once the game is over (the table lets them through).
+AFTER_END_COMMAND_TYPES: tuple[type, ...] = (Recite,)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from domain.huaniao.cards import Card, CardClass
 from domain.huaniao.options import Combo
-from domain.huaniao.terms import Cause, PlayKind, Season, ShowdownPattern
+from domain.huaniao.terms import Cause, PlayKind, Season, ShowdownPattern, Verse
 
 
 @dataclass(frozen=True)
@@ -20,9 +20,11 @@ class Dealt:
 
 @dataclass(frozen=True)
 class LeaderChosen:
-    """``seat`` holds the most birds (ties: lowest seat) and opens with one bird."""
+    """``seat`` holds the most birds and opens with one bird. ``tied``: the seats tied for the
+    most birds when the leader was drawn among them (``LeaderTie.RANDOM``), else empty."""
 
     seat: int
+    tied: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -121,10 +123,12 @@ class GuessingOpened:
 
 @dataclass(frozen=True)
 class GuessMade:
-    """``seat`` guessed (``card_class`` is None for viewers other than the guesser)."""
+    """``seat`` answered: guessed ``card_class``, or ``passed`` (guessing is optional). Both are
+    hidden (None, False) from viewers other than the guesser until the guesses are revealed."""
 
     seat: int
     card_class: CardClass | None
+    passed: bool = False
 
 
 @dataclass(frozen=True)
@@ -135,12 +139,14 @@ class SeatGuess:
 
 @dataclass(frozen=True)
 class GuessesRevealed:
-    """The guesses about ``seat``'s single card, its class, and how many were right."""
+    """The guesses about ``seat``'s single card, its class, and how many were right;
+    ``passed``: the seats that did not guess."""
 
     seat: int
     card_class: CardClass
     guesses: tuple[SeatGuess, ...]
     correct: int
+    passed: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -190,11 +196,15 @@ class ShowdownDealt:
     """One 大对决 round: four cards to each contender, opened at once.
 
     ``refilled``: the pool was too small, so discards and played cards were shuffled back in.
+    ``chant``: what every seat calls before the cards open (所有玩家需要喊…以后开牌, p2:92-93):
+    「天上天下，花鳥風月之雀舞」 in the first round, 「雀舞」 after it. A seat may record that it
+    called it (``Recite``, after the game).
     """
 
     round: int
     hands: tuple[ShowdownHand, ...]
     refilled: bool
+    chant: str = ""
 
 
 @dataclass(frozen=True)
@@ -262,6 +272,23 @@ class GuessingCancelled:
     seat: int
 
 
+@dataclass(frozen=True)
+class ExtraActionsDeclined:
+    """繁花似锦: ``seat`` ended its turn with ``unused`` extra actions left (they are optional)."""
+
+    seat: int
+    unused: int
+
+
+@dataclass(frozen=True)
+class Recited:
+    """``seat`` recited ``verse`` (its words as sent in ``text``) after the song ended."""
+
+    seat: int
+    verse: Verse
+    text: str
+
+
 EVENT_TYPES: tuple[type, ...] = (
     Dealt,
     LeaderChosen,
@@ -287,4 +314,6 @@ EVENT_TYPES: tuple[type, ...] = (
     HandOpened,
     AttemptPlayed,
     GuessingCancelled,
+    ExtraActionsDeclined,
+    Recited,
 )

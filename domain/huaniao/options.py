@@ -59,12 +59,32 @@ COMBO_NAME: dict[Combo, str] = {
 SEASON_COMBOS = (Combo.FENG_HUA_XUE_YUE, Combo.WAN_ZI_QIAN_HONG)
 
 
+class VerseRule(enum.Enum):
+    """念诵 (p1:55-59): the verse is ritual -- it changes no score and has no penalty of its own."""
+
+    REQUIRED = 1  # 出牌前需吟诵: the game's opening play carries the verse (a violation if not)
+    OPTIONAL = 2  # a seat may send the verse; it is recorded, never owed
+    OFF = 3  # no verses: none is owed, none is recorded, Recite is refused
+
+
+class LeaderTie(enum.Enum):
+    """Who opens when several seats hold the most birds (p1:53 says nothing about ties)."""
+
+    LOWEST_SEAT = 1  # the lowest seat number among them
+    RANDOM = 2  # one of them, drawn by the game's generator (LeaderChosen names the tied seats)
+
+
 @dataclass(frozen=True)
 class Options:
     """How a table plays. ``check_options`` fills the ``None`` fields from the mode.
 
     ``daylight`` (白昼) is ``None`` for "the mode's default": on in SIMPLE/BASIC (where it is
     mandatory), off elsewhere. The other optional rules default to off.
+
+    The fields after ``blossoms`` choose between readings of the seed where its text allows
+    two (docs/rules/huaniao.md, "Readings offered as options"); each default is the seed's
+    reading, and each ``False`` / first enum value is what a client that does not set the
+    field gets.
     """
 
     mode: Mode = Mode.BASIC
@@ -75,9 +95,23 @@ class Options:
     spring_snow: bool = False  # 阳春白雪
     lofty_tune: bool = False  # 曲高和寡
     blossoms: bool = False  # 繁花似锦
+    hand_limit_always: bool = False  # the hand limit holds at all times, not only while reduced
+    simple_without_function_cards: bool = False  # 简易 removes 花风月 (90 cards; 白昼规则1 moot)
+    showdown_tied_only: bool = False  # only the seats still tied take part in the 大对决
+    spring_snow_once_after: bool = False  # 阳春白雪 once per play, after it (not per card, before)
+    cool_breeze_all_four: bool = False  # 凉风有幸 bans only plays containing 花, 鸟, 风 and 月 all
+    leader_tie: LeaderTie = LeaderTie.LOWEST_SEAT  # who opens on a tie for most birds
+    verse: VerseRule = VerseRule.REQUIRED  # the opening verse: required, optional or off
 
 
 PRO_RULES = ("continuo", "twin_swallows", "spring_snow", "lofty_tune", "blossoms")
+READING_NAME = {
+    "hand_limit_always": "动态手牌上限",
+    "simple_without_function_cards": "简易模式",
+    "showdown_tied_only": "花鸟风月大对决",
+    "spring_snow_once_after": "阳春白雪",
+    "cool_breeze_all_four": "凉风有幸",
+}
 RULE_NAME = {
     "daylight": "白昼",
     "silent_night": "静夜",
@@ -144,14 +178,42 @@ def check_options(options: Options | None) -> Options:
             "专业模式 adds at least one rule besides 白昼 and 静夜: "
             "连奏, 双飞燕, 阳春白雪, 曲高和寡 or 繁花似锦",
         )
+    _check_readings(options, mode)
     return replace(options, daylight=daylight, silent_night=bans)
+
+
+def _check_readings(options: Options, mode: Mode) -> None:
+    """A reading option only where the rule it reads exists at this table."""
+    where = {
+        "hand_limit_always": mode in (Mode.REGULAR, Mode.FULL, Mode.PRO),
+        "simple_without_function_cards": mode == Mode.SIMPLE,
+        "spring_snow_once_after": options.spring_snow,
+        "cool_breeze_all_four": mode in (Mode.REGULAR, Mode.FULL, Mode.PRO),
+        "showdown_tied_only": True,
+    }
+    for name, allowed in where.items():
+        value = getattr(options, name)
+        if not isinstance(value, bool):
+            raise InvalidOptions(name, "must be a bool")
+        if value and not allowed:
+            raise InvalidOptions(name, f"{READING_NAME[name]} is not played at this table")
+    if not isinstance(options.leader_tie, LeaderTie):
+        raise InvalidOptions("leader_tie", "unknown leader tie rule")
+    if not isinstance(options.verse, VerseRule):
+        raise InvalidOptions("verse", "unknown verse rule")
 
 
 # --- what a (checked) set of options means -------------------------------------------------
 
 
 def has_function_cards(o: Options) -> bool:
+    """Function cards with their effects (花 as a unit, 风, 月): every mode but 简易."""
     return o.mode != Mode.SIMPLE
+
+
+def deck_size(o: Options) -> int:
+    """108 cards; 90 (no 花风月) only in 简易 with ``simple_without_function_cards``."""
+    return 90 if o.mode == Mode.SIMPLE and o.simple_without_function_cards else 108
 
 
 def has_combos(o: Options) -> bool:
@@ -167,8 +229,9 @@ def has_seasons(o: Options) -> bool:
 
 
 def daylight_rule1(o: Options) -> bool:
-    """白昼规则1 (功能牌全部视为鸟牌): SIMPLE only -- where there are no function cards."""
-    return bool(o.daylight) and o.mode == Mode.SIMPLE
+    """白昼规则1 (功能牌全部视为鸟牌, SIMPLE only): 简易 keeps 花风月 in the deck, with their
+    functions off (停用所有功能牌, p2:10), and they count as birds in every respect."""
+    return bool(o.daylight) and o.mode == Mode.SIMPLE and not o.simple_without_function_cards
 
 
 def daylight_rule2(o: Options) -> bool:

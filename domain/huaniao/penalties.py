@@ -43,7 +43,7 @@ from domain.huaniao.cards import (
     cards_of,
     kind_counts,
 )
-from domain.huaniao.commands import ChangeSeason, Discard, Guess, Play
+from domain.huaniao.commands import ChangeSeason, Discard, EndTurn, PassGuess, Play
 from domain.huaniao.events import (
     AttemptPlayed,
     CardTaken,
@@ -58,13 +58,14 @@ from domain.huaniao.events import (
     PlayRestarted,
     Transfer,
 )
-from domain.huaniao.options import Combo, daylight_rule3, has_seasons
+from domain.huaniao.options import Combo, Options, daylight_rule1, daylight_rule3, has_seasons
 from domain.huaniao.rules import (
     _Builder,
     _end_song,
     _open_discards,
     _settle,
     decide,
+    enforced_limit,
     hand_open,
     seasons_of,
     to_act,
@@ -111,10 +112,14 @@ WRONG_DECLARATION_REASONS = frozenset(
 SEASON_RULE_REASONS = frozenset({"SEASON_NOT_DECLARED", "WRONG_SEASON"})
 # 弃牌违规: the order 鸟→数量→功能 broken, or the wrong number discarded (超限弃牌时未遵守规则).
 DISCARD_REASONS = frozenset({"DISCARD_ORDER", "WRONG_DISCARD_COUNT"})
+# 其他违规: the opening verse owed at a table where it is REQUIRED (a ritual: the seed's
+# violation table has no penalty of its own for it, so it is handled as the enforcement mode
+# handles its other violations).
+OTHER_REASONS = frozenset({"VERSE_REQUIRED"})
 # Everything else is refused in every enforcement mode: protocol problems (NOT_YOUR_TURN,
 # CARD_NOT_HELD, GAME_OVER, NOT_DEALT, a malformed command) and ordinary refusals the seed's
 # chapter does not list: the count (MUST_FOLLOW, MUST_RAISE, COUNT_TOO_LOW), the opening
-# (OPENING_NEEDS_BIRD, VERSE_REQUIRED), NO_CARDS, and 栖 while a play is possible (MUST_PLAY).
+# (OPENING_NEEDS_BIRD), NO_CARDS, and 栖 while a play is possible (MUST_PLAY).
 
 SPRING_FLOWER_CAP = 3  # 春: a flower carries up to three number cards
 
@@ -139,6 +144,8 @@ def violation_of(
         return V.ViolationKind.ILLEGAL_COMBO, cards
     if reason in WRONG_DECLARATION_REASONS:
         return V.ViolationKind.WRONG_DECLARATION, cards
+    if reason in OTHER_REASONS:
+        return V.ViolationKind.OTHER, cards
     return None
 
 
@@ -225,18 +232,27 @@ def _discard_violating(b: _Builder, seat: int, cards: tuple[int, ...]) -> None:
         b.emit(PenaltyDiscarded(seat, cards_of(from_table), True))
 
 
-def in_discard_order(hand: tuple[int, ...], count: int) -> tuple[int, ...]:
-    """``count`` cards of ``hand`` in the order 鸟→数量→功能 (lowest kind first in a class)."""
-    ordered = sorted(hand, key=lambda c: (CLASS_OF_INDEX[INDEX_OF[c]].value, INDEX_OF[c], c))
-    return tuple(sorted(ordered[:count]))
+def in_discard_order(o: Options, hand: tuple[int, ...], count: int) -> tuple[int, ...]:
+    """``count`` cards of ``hand`` in the order 鸟→数量→功能 (lowest kind first in a class;
+    under 白昼规则1 花风月 are birds)."""
+    birds = daylight_rule1(o)
+
+    def key(c: int) -> tuple[int, int, int]:
+        k = INDEX_OF[c]
+        if birds and k >= I_FLOWER:
+            return (CardClass.BIRD.value, 0, c)
+        return (CLASS_OF_INDEX[k].value, k, c)
+
+    return tuple(sorted(sorted(hand, key=key)[:count]))
 
 
 def _forced_discard(b: _Builder, seat: int, count: int) -> None:
     if count <= 0:
         return
-    hand = b.state.hands[seat].cards
+    s = b.state
+    hand = s.hands[seat].cards
     if len(hand) >= count:
-        b.emit(PenaltyDiscarded(seat, cards_of(in_discard_order(hand, count)), False))
+        b.emit(PenaltyDiscarded(seat, cards_of(in_discard_order(s.options, hand, count)), False))
         return
     # 若手牌的数量小于需要弃置的牌，则需要弃完自己所有手牌以后摸1张手牌补足，
     # 如果牌堆牌数不足则取手牌最多的玩家1张手牌
@@ -262,10 +278,11 @@ def _after_penalty(b: _Builder, before: HuaniaoState, seat: int) -> None:
     if target is not None and s.hands[target].cards != before.hands[target].cards:
         b.emit(GuessingCancelled(target))
         s = b.state
-    if s.hand_limit is not None and s.phase != Phase.ENDED:
+    limit = enforced_limit(s)
+    if limit is not None and s.phase != Phase.ENDED:
         size = len(s.hands[seat].cards)
         owed = next((p.count for p in s.pending_discards if p.seat == seat), 0)
-        excess = size - s.hand_limit - owed
+        excess = size - limit - owed
         busy = seat in to_act(s) and s.phase != Phase.DISCARDING
         if excess > 0 and not busy:
             b.emit(DiscardRequired(seat, excess, (Cause.HAND_LIMIT,)))
@@ -282,21 +299,31 @@ def timeout_facts(s: HuaniaoState, seat: int) -> list[Any]:
       the deck empty that 栖 ends the song (一曲终了), so a seat that never acts cannot stall
       the game;
     * a discard it owes is made for it in the order 鸟→数量→功能 (no free first card);
-    * a 曲高和寡 guess is taken as 鸟牌;
+    * a 曲高和寡 guess is passed (guessing is optional);
+    * 繁花似锦's extra actions left are declined (they are optional);
     * 换季 is declared for it.
     """
     if s.phase == Phase.DISCARDING:
         owed = next((p.count for p in s.pending_discards if p.seat == seat), 0)
         if owed:
-            return decide(s, Discard(seat, in_discard_order(s.hands[seat].cards, owed)))
+            hand = s.hands[seat].cards
+            return decide(s, Discard(seat, in_discard_order(s.options, hand, owed)))
         return []
     if s.phase == Phase.GUESSING and seat in to_act(s):
-        return decide(s, Guess(seat, CardClass.BIRD))
+        return decide(s, PassGuess(seat))
+    if s.phase == Phase.PLAYING and s.turn == seat and s.extra_actions > 0:
+        return decide(s, EndTurn(seat))
     if s.phase == Phase.CHANGING_SEASON and s.season_change_by == seat:
         return decide(s, ChangeSeason(seat))
     if s.phase == Phase.PLAYING and s.turn == seat:
         return _perch_without_draw(s, seat)
     return []
+
+
+def discard_owed(s: HuaniaoState, seat: int) -> int:
+    """The size of ``seat``'s latest discard window: what it owes now, or owed at its last
+    discard (弃牌违规's 上个回合违规时需要丢弃的牌的数量, p2:45, is read from it at a violation)."""
+    return s.discard_windows[seat] if s.discard_windows else 0
 
 
 def penalised_turn_facts(s: HuaniaoState, seat: int) -> list[Any]:

@@ -10,7 +10,7 @@ seasons and bans allow), so results are cached: the same question is asked again
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from domain.engine import RuleViolation
@@ -52,6 +52,7 @@ class PlayRules:
     continuo: bool = False  # 连奏: no 吟
     dance_banned: bool = False  # 天上天下's user on its next turn: no 舞
     cool_banned: bool = False  # 凉风有幸's target: nothing containing 花/鸟/风/月
+    cool_all_four: bool = False  # ... read narrowly: nothing containing all four of them
 
 
 @dataclass(frozen=True)
@@ -148,8 +149,21 @@ def _single_index(vec: Vec, rules: PlayRules) -> int | None:
     return None
 
 
-def _touches_cool_ban(vec: Vec) -> bool:
-    return bool(vec[I_BIRD] or vec[I_FLOWER] or vec[I_WIND] or vec[I_MOON])
+def _touches_cool_ban(vec: Vec, all_four: bool) -> bool:
+    """包含花鸟风月四张牌 (p1:105): any of the four kinds, or (narrow reading) all four."""
+    kinds = (vec[I_BIRD], vec[I_FLOWER], vec[I_WIND], vec[I_MOON])
+    return all(kinds) if all_four else any(kinds)
+
+
+def _strict_cool_ban(rules: PlayRules) -> bool:
+    """The broad 凉风有幸 ban is on: no 花, 鸟, 风 or 月 at all (only 天上天下/万紫千红 or 栖)."""
+    return rules.cool_banned and not rules.cool_all_four
+
+
+def _lone_flower(birds: int, flowers: int, rules: PlayRules) -> bool:
+    """双飞燕 names 花 (出单张功能牌（花，风，月）时必须附带2张鸟牌, p1:201): a flower that is the
+    only function card of a play needs two birds beside it."""
+    return rules.twin_swallows and rules.flowers_are_units and flowers == 1 and birds < 2
 
 
 def classify(
@@ -158,11 +172,12 @@ def classify(
     """What the cards ``vec`` (declared as ``combo``) are, or the rule that forbids them."""
     if sum(vec) == 0:
         raise RuleViolation("NO_CARDS", "出牌逻辑", "a play needs at least one card")
-    if rules.cool_banned and _touches_cool_ban(vec):
+    if rules.cool_banned and _touches_cool_ban(vec, rules.cool_all_four):
+        which = "花, 鸟, 风 and 月 together" if rules.cool_all_four else "花, 鸟, 风 or 月"
         raise RuleViolation(
             "BANNED_BY_LIANG_FENG_YOU_XING",
             "凉风有幸",
-            "this turn you may not play any combination containing 花, 鸟, 风 or 月",
+            f"this turn you may not play any combination containing {which}",
         )
     if rules.dance_banned and (combo is not None or vec[I_FLOWER]):
         raise RuleViolation(
@@ -216,6 +231,12 @@ def classify(
         _undeclared_combo(vec, rules)
         raise RuleViolation(
             "NUMBER_CARDS_ALONE", "数量牌", "number cards cannot be played without a bird"
+        )
+    if _lone_flower(birds, flowers, rules):
+        raise RuleViolation(
+            "TWIN_SWALLOWS_NEEDS_TWO_BIRDS",
+            "双飞燕",
+            "a single 花 is played with two bird cards (此消耗不可用花牌替代)",
         )
     if numbers > number_capacity(birds, flowers, rules):
         raise RuleViolation(
@@ -299,7 +320,7 @@ def _unit_plays(hand: Vec, rules: PlayRules, lo: int, hi: int) -> list[PlayShape
     n1, n2, n3, n4 = hand[I_TEN], hand[I_HUNDRED], hand[I_THOUSAND], hand[I_WAN]
     for b in range(hand[I_BIRD] + 1):
         for f in range(max_flowers + 1):
-            if b + f == 0:
+            if b + f == 0 or _lone_flower(b, f, rules):
                 continue
             base = b + f + rules.bird_bonus * b
             if base > hi:
@@ -332,19 +353,29 @@ def _unit_plays(hand: Vec, rules: PlayRules, lo: int, hi: int) -> list[PlayShape
 def legal_shapes(hand: Vec, rules: PlayRules, need: Need, reference: int) -> tuple[PlayShape, ...]:
     """Every legal play from ``hand``, one per kind vector (and per combo reading)."""
     shapes: list[PlayShape] = []
+    strict = _strict_cool_ban(rules)
     if need == Need.OPENING:
-        if rules.cool_banned:
+        if strict:
             return ()
         if hand[I_BIRD]:
             shapes.append(
                 PlayShape((1, 0, 0, 0, 0, 0, 0, 0), PlayKind.OPENING, 1 + rules.bird_bonus)
             )
-        elif hand[I_FLOWER] and rules.flowers_are_units and not rules.dance_banned:
+        elif (
+            hand[I_FLOWER]
+            and rules.flowers_are_units
+            and not rules.dance_banned
+            and not _lone_flower(0, 1, rules)
+        ):
             # a flower only stands in for the opening bird when there is no bird
             shapes.append(PlayShape((0, 0, 0, 0, 0, 1, 0, 0), PlayKind.OPENING, 1))
         return tuple(shapes)
+    if rules.cool_banned and rules.cool_all_four:
+        # the narrow reading bans only sets holding all four kinds (no legal play does)
+        wider = legal_shapes(hand, replace(rules, cool_banned=False), need, reference)
+        return tuple(x for x in wider if not _touches_cool_ban(x.vec, True))
 
-    if not rules.cool_banned:
+    if not strict:
         lo, hi = count_range(need, reference, rules)
         for shape in _unit_plays(hand, rules, lo, hi):
             kind = PlayKind.YIN if shape.count == reference else PlayKind.SONG
@@ -353,7 +384,7 @@ def legal_shapes(hand: Vec, rules: PlayRules, need: Need, reference: int) -> tup
     if rules.dance_banned:
         return tuple(shapes)
 
-    if not rules.cool_banned:
+    if not strict:
         birds_needed = 2 if rules.twin_swallows else 0
         if hand[I_BIRD] >= birds_needed:
             dancers = [I_WIND, I_MOON] + ([I_FLOWER] if rules.flower_dance else [])
@@ -365,7 +396,7 @@ def legal_shapes(hand: Vec, rules: PlayRules, need: Need, reference: int) -> tup
                     shapes.append(PlayShape(tuple(single), PlayKind.WU, 0, None, i))
 
     for combo in rules.combos:
-        if rules.cool_banned and combo not in (Combo.TIANSHANG_TIANXIA, Combo.WAN_ZI_QIAN_HONG):
+        if strict and combo not in (Combo.TIANSHANG_TIANXIA, Combo.WAN_ZI_QIAN_HONG):
             continue
         for combo_vec in _combo_vecs(combo, hand):
             shapes.append(PlayShape(combo_vec, PlayKind.WU, 0, combo))

@@ -8,6 +8,7 @@ chance (the 花鸟风月 exchange, 曲高和寡 taking, the 大对决 deal) name
 
 from __future__ import annotations
 
+import hashlib
 import random
 from dataclasses import replace
 from functools import lru_cache
@@ -28,7 +29,16 @@ from domain.huaniao.cards import (
     cards_of,
     kind_counts,
 )
-from domain.huaniao.commands import ChangeSeason, Discard, Guess, Perch, Play
+from domain.huaniao.commands import (
+    ChangeSeason,
+    Discard,
+    EndTurn,
+    Guess,
+    PassGuess,
+    Perch,
+    Play,
+    Recite,
+)
 from domain.huaniao.events import (
     AttemptPlayed,
     CardsExchanged,
@@ -38,6 +48,7 @@ from domain.huaniao.events import (
     Discarded,
     DiscardRequired,
     Drew,
+    ExtraActionsDeclined,
     GameEnded,
     GuessesRevealed,
     GuessingCancelled,
@@ -51,6 +62,7 @@ from domain.huaniao.events import (
     Perched,
     Played,
     PlayRestarted,
+    Recited,
     SeasonChanged,
     SeatGuess,
     ShowdownDealt,
@@ -60,12 +72,15 @@ from domain.huaniao.events import (
 )
 from domain.huaniao.options import (
     Combo,
+    LeaderTie,
     Options,
+    VerseRule,
     available_combos,
     check_options,
+    daylight_rule1,
     daylight_rule2,
     daylight_rule3,
-    has_function_cards,
+    deck_size,
     has_hand_limit,
     has_seasons,
 )
@@ -84,20 +99,26 @@ from domain.huaniao.state import (
     LastPlay,
     PendingDiscard,
     PendingGuess,
+    Recital,
     SeatSeasons,
     update,
 )
 from domain.huaniao.terms import (
     CLOSING_VERSE,
+    CLOSING_VERSE_SIMPLIFIED,
     OPENING_VERSE,
     OPENING_VERSE_TRADITIONAL,
     PATTERN_PRIORITY,
+    SHOWDOWN_CHANT,
+    SHOWDOWN_CHANT_SHORT,
+    SHOWDOWN_CHANT_SIMPLIFIED,
     Cause,
     Need,
     Phase,
     PlayKind,
     Season,
     ShowdownPattern,
+    Verse,
     next_season,
 )
 
@@ -123,10 +144,9 @@ def seat_counts(options: Options) -> tuple[int, ...]:
 
 
 def new_deck(options: Options) -> tuple[int, ...]:
-    """简易模式 uses birds and number cards only (ids 0-89); the other modes all 108."""
-    options = check_options(options)
-    size = len(CARDS) if has_function_cards(options) else 90
-    return tuple(range(size))
+    """All 108 cards; 简易 keeps 花风月 as birds (白昼规则1), or drops them (ids 0-89) with
+    ``simple_without_function_cards``."""
+    return tuple(range(deck_size(check_options(options))))
 
 
 def initial_state(
@@ -143,6 +163,7 @@ def initial_state(
         options=options,
         seat_count=n,
         seed=int(seed),
+        chance=chance_seed(deal),
         rng_counter=0,
         deck=deal,
         hands=(Hand(()),) * n,
@@ -155,19 +176,36 @@ def initial_state(
         wu_ban_at=(-1,) * n,
         open_hand_until=(-1,) * n,
         guessed_at_one=(False,) * n,
+        verse_due=options.verse is VerseRule.REQUIRED,
+        discard_windows=(0,) * n,
     )
 
 
+def chance_seed(deal: tuple[int, ...]) -> int:
+    """The seed of the game's generator (the 花鸟风月 exchange, 曲高和寡, the 大对决, ...).
+
+    It is derived from the committed deal rather than from the table's seed: a shuffled deal is
+    itself a function of the unchoosable shuffle seed, so nobody can choose it any more than the
+    deal; and a prepared deal fixes every later chance as well, so a prepared game -- its
+    大对决 included -- replays the same for a test or a dispute."""
+    body = "huaniao-chance|" + ",".join(map(str, deal))
+    return int(hashlib.sha256(body.encode()).hexdigest()[:16], 16)
+
+
 def deal(state: HuaniaoState) -> list[Any]:
-    """每人发8张牌，鸟牌最多者先手 (ties: the lowest seat number among them)."""
+    """每人发8张牌，鸟牌最多者先手 (a tie: ``Options.leader_tie``)."""
     if state.phase != Phase.DEALING:
         raise RuleViolation("ALREADY_DEALT", "起始", "the cards have been dealt")
     b = _Builder(state)
     for seat in range(state.seat_count):
         top = b.state.deck[:HAND_SIZE]
         b.emit(Dealt(seat, cards_of(top), len(top)))
-    birds = [kind_counts(h.cards)[I_BIRD] for h in b.state.hands]
-    b.emit(LeaderChosen(birds.index(max(birds))))
+    birds = [kinds(state.options, h.cards)[I_BIRD] for h in b.state.hands]
+    tied = tuple(seat for seat, n in enumerate(birds) if n == max(birds))
+    if len(tied) > 1 and state.options.leader_tie is LeaderTie.RANDOM:
+        b.emit(LeaderChosen(tied[b.rng().randrange(len(tied))], tied))
+    else:
+        b.emit(LeaderChosen(tied[0]))
     return b.events
 
 
@@ -175,15 +213,43 @@ def deal(state: HuaniaoState) -> list[Any]:
 # derived facts about a state
 
 
+def kinds(o: Options, ids: Any) -> Vec:
+    """The kind vector of ``ids`` as this table counts them: under 白昼规则1 (简易) 花风月 are
+    birds in every respect (plays, discards, scores, the 大对决)."""
+    v = kind_counts(ids)
+    if (v[I_FLOWER] or v[I_WIND] or v[I_MOON]) and daylight_rule1(o):
+        return (v[I_BIRD] + v[I_FLOWER] + v[I_WIND] + v[I_MOON], *v[1:5], 0, 0, 0)
+    return v
+
+
+def score_of(o: Options, ids: Any) -> int:
+    """牌类分值 (p2:79-85) of ``ids`` as this table counts them."""
+    v = kinds(o, ids)
+    return sum(SCORE[k] * v[k] for k in range(8))
+
+
+def enforced_limit(s: HuaniaoState) -> int | None:
+    """The hand limit a seat must discard down to, if any: 如果在削减手牌上限期间，超出了手牌持有
+    上限，需要…弃牌 (p1:119) -- only while the limit is below its base of 8, unless the table
+    holds it at all times (``hand_limit_always``)."""
+    limit = s.hand_limit
+    if limit is None or (limit >= BASE_LIMIT and not s.options.hand_limit_always):
+        return None
+    return limit
+
+
 def seasons_of(s: HuaniaoState, seat: int) -> tuple[Season, ...]:
     """The seasons whose rules ``seat`` follows now: the table's (or 风花雪月's) + 万紫千红's."""
     if s.season is None:
         return ()
     ss = s.seat_seasons[seat]
-    base = ss.override if ss.override is not None and s.round <= ss.override_until else s.season
-    if ss.extra is not None and s.round == ss.extra_until and ss.extra != base:
-        return (base, ss.extra)
-    return (base,)
+    override = ss.override if ss.override is not None and s.round <= ss.override_until else None
+    if ss.extra is not None and s.round == ss.extra_until:
+        # 万紫千红's example (p1:163): played in 春 choosing 秋, next round 春+秋 -- the season
+        # the seat played it in stays, beside the one it chose
+        base = override or ss.extra_with or s.season
+        return (base, ss.extra) if ss.extra != base else (base,)
+    return (override or s.season,)
 
 
 def declared_season(s: HuaniaoState, seat: int) -> Season | None:
@@ -209,6 +275,7 @@ def _play_rules(
         continuo=options.continuo,
         dance_banned=dance_banned,
         cool_banned=cool_banned,
+        cool_all_four=options.cool_breeze_all_four,
     )
 
 
@@ -239,7 +306,7 @@ def play_rules(s: HuaniaoState, seat: int) -> PlayRules:
 
 
 def hand_vec(s: HuaniaoState, seat: int) -> Vec:
-    return kind_counts(s.hands[seat].cards)
+    return kinds(s.options, s.hands[seat].cards)
 
 
 def shapes_for(s: HuaniaoState, seat: int) -> tuple[PlayShape, ...]:
@@ -357,7 +424,12 @@ def _apply(s: HuaniaoState, e: Any) -> HuaniaoState:  # noqa: C901 - one branch 
         # one window per seat: a penalty's excess over the hand limit adds to a discard owed
         owed = next((p.count for p in s.pending_discards if p.seat == e.seat), 0)
         others = tuple(p for p in s.pending_discards if p.seat != e.seat)
-        return update(s, pending_discards=others + (PendingDiscard(e.seat, owed + e.count),))
+        windows = s.discard_windows or (0,) * s.seat_count
+        return update(
+            s,
+            pending_discards=others + (PendingDiscard(e.seat, owed + e.count),),
+            discard_windows=_put(windows, e.seat, owed + e.count),
+        )
     if t is Discarded:
         ids = tuple(c.id for c in e.cards)
         hands = _set_hand(s.hands, e.seat, _without(s.hands[e.seat].cards, ids))
@@ -368,7 +440,15 @@ def _apply(s: HuaniaoState, e: Any) -> HuaniaoState:  # noqa: C901 - one branch 
         hands = _set_hand(s.hands, e.seat, ids)
         return _hands_changed(s, hands, deck=s.deck[len(ids) :])
     if t is LeaderChosen:
-        return update(s, phase=Phase.PLAYING, turn=e.seat, leader=e.seat, need=Need.OPENING)
+        counter = s.rng_counter + (1 if e.tied else 0)
+        return update(
+            s,
+            phase=Phase.PLAYING,
+            turn=e.seat,
+            leader=e.seat,
+            need=Need.OPENING,
+            rng_counter=counter,
+        )
     if t is HandLimitChanged:
         return update(s, hand_limit=e.limit)
     if t is CardsExchanged or t is CardTaken:
@@ -399,7 +479,8 @@ def _apply(s: HuaniaoState, e: Any) -> HuaniaoState:  # noqa: C901 - one branch 
             guessed_at_one=_put(s.guessed_at_one, e.seat, True),
         )
     if t is GuessMade:
-        return update(s, guesses=s.guesses + (PendingGuess(e.seat, e.card_class),))
+        guess = None if e.passed else e.card_class
+        return update(s, guesses=s.guesses + (PendingGuess(e.seat, guess),))
     if t is GuessesRevealed:
         return update(s, guess_target=None, guesses=())
     if t is SeasonChanged:
@@ -430,6 +511,10 @@ def _apply(s: HuaniaoState, e: Any) -> HuaniaoState:  # noqa: C901 - one branch 
         hands = _set_hand(s.hands, e.seat, _without(s.hands[e.seat].cards, ids))
         s = _hands_changed(s, hands, played=s.played + ids, consecutive_perches=0)
         return _end_action(s, e.seat)
+    if t is ExtraActionsDeclined:
+        return _end_action(update(s, extra_actions=0), e.seat)
+    if t is Recited:
+        return update(s, recitals=s.recitals + (Recital(e.seat, e.verse),))
     if t is GuessingCancelled:
         return update(
             s,
@@ -466,7 +551,12 @@ def _apply_played(s: HuaniaoState, e: Played) -> HuaniaoState:
         ss = replace(s.seat_seasons[seat], override=e.chosen_season, override_until=s.round + 2)
         s = update(s, seat_seasons=_put(s.seat_seasons, seat, ss))
     elif combo == Combo.WAN_ZI_QIAN_HONG and e.chosen_season is not None:
-        ss = replace(s.seat_seasons[seat], extra=e.chosen_season, extra_until=s.round + 1)
+        ss = replace(
+            s.seat_seasons[seat],
+            extra=e.chosen_season,
+            extra_until=s.round + 1,
+            extra_with=declared_season(s, seat),
+        )
         s = update(s, seat_seasons=_put(s.seat_seasons, seat, ss))
     if combo is None and s.options.blossoms and any(INDEX_OF[i] == I_FLOWER for i in ids):
         # 繁花似锦: a single flower gives 2 more actions this turn (3 in 春)
@@ -485,9 +575,10 @@ def _apply_showdown(s: HuaniaoState, e: ShowdownDealt) -> HuaniaoState:
     discarded = s.discarded + previous
     played = s.played
     pool = s.pool
-    if e.refilled:
+    last_play = s.last_play
+    if e.refilled:  # the table's cards went back into the pool, the last play's with them
         pool = tuple(sorted(pool + discarded + played))
-        discarded, played = (), ()
+        discarded, played, last_play = (), (), None
     dealt = tuple(c.id for h in e.hands for c in h.cards)
     return update(
         s,
@@ -496,6 +587,7 @@ def _apply_showdown(s: HuaniaoState, e: ShowdownDealt) -> HuaniaoState:
         played=played,
         showdown=e.hands,
         showdown_round=e.round,
+        last_play=last_play,
         rng_counter=s.rng_counter + 1,
     )
 
@@ -517,29 +609,21 @@ class _Builder:
 
     def rng(self) -> random.Random:
         s = self.state
-        return random.Random(f"huaniao:{s.seed}:{s.rng_counter}")
+        return random.Random(f"huaniao:{s.chance}:{s.rng_counter}")
 
 
 def decide(s: HuaniaoState, command: Any) -> list[Any]:
     if s.phase == Phase.DEALING:
         raise RuleViolation("NOT_DEALT", "起始", "the cards have not been dealt yet")
-    if s.phase == Phase.ENDED:
-        raise RuleViolation("GAME_OVER", "一曲终了", "the game is over")
     seat = getattr(command, "seat", None)
+    if s.phase == Phase.ENDED and type(command) is not Recite:
+        raise RuleViolation("GAME_OVER", "一曲终了", "the game is over")
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < s.seat_count:
         raise MalformedCommand("seat", f"no seat {seat!r} at this table")
-    t = type(command)
-    if t is Play:
-        return _decide_play(s, command)
-    if t is Perch:
-        return _decide_perch(s, command)
-    if t is Discard:
-        return _decide_discard(s, command)
-    if t is Guess:
-        return _decide_guess(s, command)
-    if t is ChangeSeason:
-        return _decide_change_season(s, command)
-    raise MalformedCommand("command", f"not a huaniao command: {type(command).__name__}")
+    decider = _DECIDERS.get(type(command))
+    if decider is None:
+        raise MalformedCommand("command", f"not a huaniao command: {type(command).__name__}")
+    return decider(s, command)
 
 
 def _check_turn(s: HuaniaoState, seat: int) -> None:
@@ -551,7 +635,7 @@ def _check_turn(s: HuaniaoState, seat: int) -> None:
 def _card_ids(s: HuaniaoState, seat: int, cards: Any) -> tuple[int, ...]:
     if not isinstance(cards, tuple | list):
         raise MalformedCommand("cards", "a list of card ids")
-    limit = len(CARDS) if has_function_cards(s.options) else 90
+    limit = deck_size(s.options)
     for c in cards:
         if not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < limit:
             raise MalformedCommand("cards", f"{c!r} is not a card id of this deck (0..{limit - 1})")
@@ -566,13 +650,9 @@ def _card_ids(s: HuaniaoState, seat: int, cards: Any) -> tuple[int, ...]:
 
 def verse_ok(text: str | None) -> bool:
     """The opening verse, simplified or traditional; spaces and punctuation are ignored."""
-    if not text:
+    if not isinstance(text, str) or not text:
         return False
-
-    def norm(v: str) -> str:
-        return "".join(ch for ch in v if ch.isalnum())
-
-    return norm(text) in (norm(OPENING_VERSE), norm(OPENING_VERSE_TRADITIONAL))
+    return _norm(text) in (_norm(OPENING_VERSE), _norm(OPENING_VERSE_TRADITIONAL))
 
 
 def _decide_play(s: HuaniaoState, cmd: Play) -> list[Any]:
@@ -582,22 +662,14 @@ def _decide_play(s: HuaniaoState, cmd: Play) -> list[Any]:
     if cmd.combo is not None and not isinstance(cmd.combo, Combo):
         raise MalformedCommand("combo", "unknown combo")
     rules = play_rules(s, seat)
-    shape = classify(kind_counts(ids), cmd.combo, rules, s.need, s.reference)
+    shape = classify(kinds(s.options, ids), cmd.combo, rules, s.need, s.reference)
     n = s.seat_count
 
     if shape.kind == PlayKind.OPENING and shape.vec[I_BIRD] == 0 and hand_vec(s, seat)[I_BIRD]:
         raise RuleViolation(
             "OPENING_NEEDS_BIRD", "起始", "出1张鸟牌: a flower only opens for a seat without birds"
         )
-    verse = None
-    if shape.kind == PlayKind.OPENING and s.verse_due:
-        if not verse_ok(cmd.verse):
-            raise RuleViolation(
-                "VERSE_REQUIRED",
-                "起始",
-                f"出牌前需吟诵: the first play recites 「{OPENING_VERSE}」",
-            )
-        verse = cmd.verse
+    verse = _opening_verse(s, shape, cmd.verse)
 
     season = None
     if has_seasons(s.options):
@@ -653,6 +725,9 @@ def _decide_play(s: HuaniaoState, cmd: Play) -> list[Any]:
         chosen = cmd.chosen_season
 
     b = _Builder(s)
+    snow = _spring_snow(s)
+    if snow is not None and not s.options.spring_snow_once_after:
+        _spring_snow_before(b, seat, ids, snow)
     b.emit(
         Played(
             seat,
@@ -689,20 +764,73 @@ def _decide_play(s: HuaniaoState, cmd: Play) -> list[Any]:
     elif combo == Combo.QUE_WU_MAN_SHAN:
         for i in range(n):
             draws.append(((seat + i) % n, 3, Cause.QUE_WU_MAN_SHAN))
-    if s.options.spring_snow and s.season is not None:
-        # 阳春白雪: after every play all seats draw (春/夏) or discard (秋/冬) one card
-        if s.season in (Season.SPRING, Season.SUMMER):
-            for i in range(1, n + 1):
-                draws.append(((seat + i) % n, 1, Cause.SPRING_SNOW))
-        else:
-            for other in range(n):
+    if snow is not None:
+        # 阳春白雪's discards (秋/冬) are owed with the play's own: one per card played (before
+        # the play: a seat holding no more than that beside its play discarded it all at once)
+        # -- or, with ``spring_snow_once_after``, one draw or discard per play, after it
+        once = s.options.spring_snow_once_after
+        for i in range(1, n + 1):
+            other = (seat + i) % n
+            if once and snow == "draw":
+                draws.append((other, 1, Cause.SPRING_SNOW))
+            elif snow == "discard":
                 k, causes = discards.get(other, (0, []))
-                discards[other] = (k + 1, causes + [Cause.SPRING_SNOW])
+                discards[other] = (k + (1 if once else len(ids)), causes + [Cause.SPRING_SNOW])
     for who, count, cause in draws:
         _draw(b, who, count, cause)
     _open_discards(b, discards)
     _settle(b)
     return b.events
+
+
+def _opening_verse(s: HuaniaoState, shape: PlayShape, text: str | None) -> str | None:
+    """出牌前需吟诵 (p1:55-59, 简化流程: the game's first play): the verse ``Play`` records.
+
+    REQUIRED: the opening owes it (a missing one is ``VERSE_REQUIRED``, which the enforcement
+    mode handles as it handles other violations); OPTIONAL: recorded when sent on the game's
+    opening play; OFF: never recorded."""
+    rule = s.options.verse
+    if shape.kind != PlayKind.OPENING or rule is VerseRule.OFF:
+        return None
+    if rule is VerseRule.REQUIRED and s.verse_due:
+        if not verse_ok(text):
+            raise RuleViolation(
+                "VERSE_REQUIRED",
+                "起始",
+                f"出牌前需吟诵: the first play recites 「{OPENING_VERSE}」",
+            )
+        return text
+    if rule is VerseRule.OPTIONAL and s.last_play is None and verse_ok(text):
+        return text
+    return None
+
+
+def _spring_snow(s: HuaniaoState) -> str | None:
+    """阳春白雪 (p1:205-211) at this table now, by the table's season: "draw" in 春/夏,
+    "discard" in 秋/冬, None when the rule is off."""
+    if not s.options.spring_snow or s.season is None:
+        return None
+    return "draw" if s.season in (Season.SPRING, Season.SUMMER) else "discard"
+
+
+def _spring_snow_before(b: _Builder, seat: int, ids: tuple[int, ...], snow: str) -> None:
+    """每打出一张卡，全体玩家在出牌前…摸牌和弃牌 (p1:207): one card per card played, before the play.
+
+    春/夏: every seat draws now (下家 first, the player last); the play was chosen from the hand
+    before, so the drawn cards are not part of it. 秋/冬: the discards are owed with the play's
+    own effects (先摸牌，后弃牌), except that a player holding no more cards beside its play than
+    it owes discards them all first -- the only choice it has -- so the play then empties its
+    hand and wins, as the play would after a discard made before it."""
+    s = b.state
+    n = s.seat_count
+    if snow == "draw":
+        for i in range(1, n + 1):
+            _draw(b, (seat + i) % n, len(ids), Cause.SPRING_SNOW)
+        return
+    rest = _without(s.hands[seat].cards, ids)
+    if rest and len(rest) <= len(ids):
+        b.emit(DiscardRequired(seat, len(rest), (Cause.SPRING_SNOW,)))
+        b.emit(Discarded(seat, cards_of(rest)))
 
 
 def _draw(b: _Builder, seat: int, count: int, cause: Cause) -> None:
@@ -729,13 +857,14 @@ def _exchange(b: _Builder) -> None:
 def _open_discards(b: _Builder, owed: dict[int, tuple[int, list[Cause]]]) -> None:
     """Effect discards plus whatever exceeds the hand limit, one window per seat."""
     s = b.state
+    limit = enforced_limit(s)
     for seat in range(s.seat_count):
         size = len(s.hands[seat].cards)
         k, causes = owed.get(seat, (0, []))
         k = min(k, size)
         causes = list(causes) if k else []
-        if s.hand_limit is not None and size - k > s.hand_limit:
-            k = size - s.hand_limit
+        if limit is not None and size - k > limit:
+            k = size - limit
             causes.append(Cause.HAND_LIMIT)
         if k > 0:
             b.emit(DiscardRequired(seat, k, tuple(causes)))
@@ -761,7 +890,8 @@ def has_legal_play(s: HuaniaoState, seat: int) -> bool:
 def _decide_perch(s: HuaniaoState, cmd: Perch) -> list[Any]:
     seat = cmd.seat
     _check_turn(s, seat)
-    if has_legal_play(s, seat):
+    if s.extra_actions == 0 and has_legal_play(s, seat):
+        # 繁花似锦's extra actions may be a 栖 whatever is playable (吟/诵/舞/栖, p2:5)
         raise RuleViolation("MUST_PLAY", "栖", "栖 is only for a seat that cannot 吟, 诵 or 舞")
     b = _Builder(s)
     b.emit(Perched(seat))
@@ -785,7 +915,7 @@ def _decide_discard(s: HuaniaoState, cmd: Discard) -> list[Any]:
     ids = _card_ids(s, seat, cmd.cards)
     if len(ids) != owed:
         raise RuleViolation("WRONG_DISCARD_COUNT", "弃牌", f"discard exactly {owed} card(s)")
-    if kind_counts(ids) not in discard_choices(hand_vec(s, seat), owed):
+    if kinds(s.options, ids) not in discard_choices(hand_vec(s, seat), owed):
         raise RuleViolation(
             "DISCARD_ORDER",
             "弃牌保护",
@@ -797,22 +927,28 @@ def _decide_discard(s: HuaniaoState, cmd: Discard) -> list[Any]:
     return b.events
 
 
-def _decide_guess(s: HuaniaoState, cmd: Guess) -> list[Any]:
+def _decide_guess(s: HuaniaoState, cmd: Guess | PassGuess) -> list[Any]:
+    """曲高和寡 (p2:1): 剩余玩家可以猜 -- each other seat guesses a class or passes."""
     seat = cmd.seat
     if s.phase != Phase.GUESSING or seat not in to_act(s) or s.guess_target is None:
         raise NotYourTurn(seat, f"seat {seat} has no guess to make")
-    if not isinstance(cmd.card_class, CardClass):
-        raise MalformedCommand("card_class", "guess 鸟牌, 数量牌 or 功能牌")
     b = _Builder(s)
-    b.emit(GuessMade(seat, cmd.card_class))
+    if isinstance(cmd, PassGuess):
+        b.emit(GuessMade(seat, None, True))
+    else:
+        if not isinstance(cmd.card_class, CardClass):
+            raise MalformedCommand("card_class", "guess 鸟牌, 数量牌 or 功能牌")
+        b.emit(GuessMade(seat, cmd.card_class))
     if to_act(b.state):
         return b.events
     target = s.guess_target
     (only,) = s.hands[target].cards
     cls = card_class(only)
-    guesses = tuple(SeatGuess(g.seat, g.card_class) for g in b.state.guesses)
+    made = b.state.guesses
+    guesses = tuple(SeatGuess(g.seat, g.card_class) for g in made if g.card_class is not None)
+    passed = tuple(g.seat for g in made if g.card_class is None)
     correct = sum(1 for g in guesses if g.card_class == cls)
-    b.emit(GuessesRevealed(target, cls, guesses, correct))
+    b.emit(GuessesRevealed(target, cls, guesses, correct, passed))
     _draw(b, target, correct, Cause.LOFTY_TUNE)
     short = correct - min(correct, len(s.deck))
     for _ in range(short):  # 若不够就从BCD手中随机取
@@ -826,6 +962,61 @@ def _decide_guess(s: HuaniaoState, cmd: Guess) -> list[Any]:
     _open_discards(b, {})
     _settle(b)
     return b.events
+
+
+def _decide_end_turn(s: HuaniaoState, cmd: EndTurn) -> list[Any]:
+    """繁花似锦 (p2:5): 可以…进行2次 -- the extra actions are a may; the seat may stop."""
+    seat = cmd.seat
+    _check_turn(s, seat)
+    if s.extra_actions <= 0:
+        raise RuleViolation(
+            "NO_EXTRA_ACTIONS", "繁花似锦", "only a seat with 繁花似锦 actions left ends its turn"
+        )
+    b = _Builder(s)
+    b.emit(ExtraActionsDeclined(seat, s.extra_actions))
+    _settle(b)
+    return b.events
+
+
+VERSES: dict[str, Verse] = {}  # filled below: normalised text -> the verse it is
+
+
+def _norm(text: str) -> str:
+    return "".join(ch for ch in text if ch.isalnum())
+
+
+def _decide_recite(s: HuaniaoState, cmd: Recite) -> list[Any]:
+    """After 一曲终了 a seat may record the closing verse (所有玩家需要诵, p2:75) and, after a
+    大对决, its chants (p2:92-93): ritual facts, optional, once per seat and verse."""
+    seat = cmd.seat
+    if not isinstance(cmd.verse, str) or len(cmd.verse) > 200:
+        raise MalformedCommand("verse", "the verse as text (at most 200 characters)")
+    if s.options.verse is VerseRule.OFF:
+        raise RuleViolation("VERSES_OFF", "念诵", "this table plays without the verses")
+    if s.phase != Phase.ENDED:
+        raise RuleViolation("NOT_NOW", "念诵", "the verses are recited once the song has ended")
+    verse = VERSES.get(_norm(cmd.verse))
+    if verse is None:
+        raise RuleViolation("NOT_A_VERSE", "念诵", f"not a verse of the end: 「{CLOSING_VERSE}」")
+    if verse is Verse.SHOWDOWN_CHANT and s.showdown_round < 1:
+        raise RuleViolation("NO_SHOWDOWN", "花鸟风月大对决", "no 大对决 was played")
+    if verse is Verse.SHOWDOWN_CHANT_SHORT and s.showdown_round < 2:
+        raise RuleViolation(
+            "NO_SECOND_ROUND", "花鸟风月大对决", "「雀舞」 is the later rounds' call"
+        )
+    if Recital(seat, verse) in s.recitals:
+        raise RuleViolation("ALREADY_RECITED", "念诵", "each seat records each verse once")
+    return [Recited(seat, verse, cmd.verse)]
+
+
+for _text, _verse in (
+    (CLOSING_VERSE, Verse.CLOSING),
+    (CLOSING_VERSE_SIMPLIFIED, Verse.CLOSING),
+    (SHOWDOWN_CHANT, Verse.SHOWDOWN_CHANT),
+    (SHOWDOWN_CHANT_SIMPLIFIED, Verse.SHOWDOWN_CHANT),
+    (SHOWDOWN_CHANT_SHORT, Verse.SHOWDOWN_CHANT_SHORT),
+):
+    VERSES[_norm(_text)] = _verse
 
 
 def _decide_change_season(s: HuaniaoState, cmd: ChangeSeason) -> list[Any]:
@@ -846,7 +1037,7 @@ def _decide_change_season(s: HuaniaoState, cmd: ChangeSeason) -> list[Any]:
 def _end_song(b: _Builder, reason: str, emptied: int | None) -> None:
     b.emit(SongEnded(reason, CLOSING_VERSE))
     s = b.state
-    scores = tuple(sum(SCORE[INDEX_OF[c]] for c in h.cards) for h in s.hands)
+    scores = tuple(score_of(s.options, h.cards) for h in s.hands)
     if emptied is not None:
         b.emit(GameEnded((emptied,), scores, "EMPTIED_HAND"))  # 率先打完手牌的人胜利
         return
@@ -856,17 +1047,17 @@ def _end_song(b: _Builder, reason: str, emptied: int | None) -> None:
         b.emit(GameEnded((tied[0],), scores, "LOWEST_SCORE"))  # 剩余牌面分值小者胜利
         return
     # （三）其余情况判定胜利：功能牌者→数量牌者 -- more function cards, then more number cards
-    keys = {seat: _tie_key(s.hands[seat].cards) for seat in tied}
+    keys = {seat: _tie_key(kinds(s.options, s.hands[seat].cards)) for seat in tied}
     top = max(keys.values())
     tied = [seat for seat in tied if keys[seat] == top]
     if len(tied) == 1:
         b.emit(GameEnded((tied[0],), scores, "TIE_BREAK"))
         return
-    _showdown(b, tied, scores)
+    # 回收所有玩家的手牌，给每人发4张牌 (p2:91): every seat, unless the table reads it as the tied
+    _showdown(b, tied if s.options.showdown_tied_only else list(range(s.seat_count)), scores)
 
 
-def _tie_key(cards: tuple[int, ...]) -> tuple[int, int]:
-    v = kind_counts(cards)
+def _tie_key(v: Vec) -> tuple[int, int]:
     return (v[5] + v[6] + v[7], sum(v[i] for i in NUMBER_INDEXES))
 
 
@@ -886,7 +1077,9 @@ def showdown_pattern(vec: Vec) -> ShowdownPattern:
 
 
 def _showdown(b: _Builder, contenders: list[int], scores: tuple[int, ...]) -> None:
-    """花鸟风月大对决 among the seats still tied (part 2 line 88-106)."""
+    """花鸟风月大对决 (p2:88-106) among ``contenders``: every seat (所有人棄置上一手牌重新取4張,
+    p2:103), or with ``showdown_tied_only`` the seats still tied, narrowing each round."""
+    o = b.state.options
     b.emit(HandsRecovered(cards_of(sorted(c for h in b.state.hands for c in h.cards))))
     totals = dict.fromkeys(contenders, 0)
     rnd = 1
@@ -903,11 +1096,12 @@ def _showdown(b: _Builder, contenders: list[int], scores: tuple[int, ...]) -> No
         hands = []
         for i, seat in enumerate(contenders):
             ids = tuple(sorted(order[i * SHOWDOWN_HAND : (i + 1) * SHOWDOWN_HAND]))
-            score = sum(SCORE[INDEX_OF[c]] for c in ids)
+            score = score_of(o, ids)
             totals[seat] += score
-            pattern = showdown_pattern(kind_counts(ids))
+            pattern = showdown_pattern(kinds(o, ids))
             hands.append(ShowdownHand(seat, cards_of(ids), pattern, score, totals[seat]))
-        b.emit(ShowdownDealt(rnd, tuple(hands), refilled))
+        chant = SHOWDOWN_CHANT if rnd == 1 else SHOWDOWN_CHANT_SHORT  # 第二轮以后简化为“雀舞”
+        b.emit(ShowdownDealt(rnd, tuple(hands), refilled, chant))
         best = min(PATTERN_PRIORITY[h.pattern] for h in hands)
         leaders = [h for h in hands if PATTERN_PRIORITY[h.pattern] == best]
         if len(leaders) > 1 and (rnd > 1 or best == PATTERN_PRIORITY[ShowdownPattern.SAN_PAI]):
@@ -918,7 +1112,8 @@ def _showdown(b: _Builder, contenders: list[int], scores: tuple[int, ...]) -> No
         if len(leaders) == 1 or rnd >= MAX_SHOWDOWN_ROUNDS:
             b.emit(GameEnded(tuple(h.seat for h in leaders), scores, "SHOWDOWN"))
             return
-        contenders = [h.seat for h in leaders]
+        if o.showdown_tied_only:
+            contenders = [h.seat for h in leaders]
         rnd += 1
 
 
@@ -931,29 +1126,33 @@ def legal_commands(s: HuaniaoState, seat: int) -> list[Any]:
         if seat != s.turn:
             return []
         plays = _legal_plays(s, seat)
+        if s.extra_actions > 0:  # 繁花似锦: 吟/诵/舞/栖, or stop
+            return [*plays, Perch(seat), EndTurn(seat)]
         return plays if plays else [Perch(seat)]
     if s.phase == Phase.DISCARDING:
         owed = next((p.count for p in s.pending_discards if p.seat == seat), None)
         if owed is None:
             return []
-        buckets = _buckets(s.hands[seat].cards)
+        buckets = _buckets(s.options, s.hands[seat].cards)
         return [
             Discard(seat, _pick(buckets, vec))
             for vec in sorted(discard_choices(hand_vec(s, seat), owed))
         ]
     if s.phase == Phase.GUESSING:
         if seat in to_act(s):
-            return [Guess(seat, c) for c in CardClass]
+            return [*(Guess(seat, c) for c in CardClass), PassGuess(seat)]
         return []
     if s.phase == Phase.CHANGING_SEASON and seat == s.season_change_by:
         return [ChangeSeason(seat)]
     return []
 
 
-def _buckets(hand: tuple[int, ...]) -> list[list[int]]:
+def _buckets(o: Options, hand: tuple[int, ...]) -> list[list[int]]:
     buckets: list[list[int]] = [[] for _ in range(8)]
+    birds = daylight_rule1(o)  # 花风月 sit with the birds
     for c in hand:
-        buckets[INDEX_OF[c]].append(c)
+        k = INDEX_OF[c]
+        buckets[I_BIRD if birds and k >= I_FLOWER else k].append(c)
     return buckets
 
 
@@ -969,7 +1168,7 @@ def _legal_plays(s: HuaniaoState, seat: int) -> list[Play]:
     shapes = shapes_for(s, seat)
     if not shapes:
         return []
-    buckets = _buckets(s.hands[seat].cards)
+    buckets = _buckets(s.options, s.hands[seat].cards)
     season = declared_season(s, seat)
     n = s.seat_count
     out: list[Play] = []
@@ -993,3 +1192,16 @@ def _legal_plays(s: HuaniaoState, seat: int) -> list[Play]:
         else:
             out.append(Play(seat, ids, combo=shape.combo, season=season))
     return out
+
+
+# decide's dispatch, once every _decide_* is defined
+_DECIDERS: dict[type, Any] = {
+    Play: _decide_play,
+    Perch: _decide_perch,
+    Discard: _decide_discard,
+    Guess: _decide_guess,
+    PassGuess: _decide_guess,
+    ChangeSeason: _decide_change_season,
+    EndTurn: _decide_end_turn,
+    Recite: _decide_recite,
+}

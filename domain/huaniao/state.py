@@ -13,7 +13,7 @@ from typing import Any
 from domain.huaniao.cards import CardClass
 from domain.huaniao.events import ShowdownHand
 from domain.huaniao.options import Combo, Options
-from domain.huaniao.terms import Need, Phase, PlayKind, Season
+from domain.huaniao.terms import Need, Phase, PlayKind, Season, Verse
 
 
 @dataclass(frozen=True)
@@ -32,18 +32,27 @@ class PendingDiscard:
 @dataclass(frozen=True)
 class PendingGuess:
     seat: int
-    card_class: CardClass
+    card_class: CardClass | None  # None: the seat passed
+
+
+@dataclass(frozen=True)
+class Recital:
+    """A verse ``seat`` recited after the song ended (once per seat and verse)."""
+
+    seat: int
+    verse: Verse
 
 
 @dataclass(frozen=True)
 class SeatSeasons:
     """Personal seasons: 风花雪月 (``override`` until round ``override_until``) and 万紫千红
-    (``extra`` in round ``extra_until``)."""
+    (``extra`` beside ``extra_with``, the season it was played in, in round ``extra_until``)."""
 
     override: Season | None = None
     override_until: int = -1
     extra: Season | None = None
     extra_until: int = -1
+    extra_with: Season | None = None
 
 
 @dataclass(frozen=True)
@@ -61,8 +70,9 @@ class LastPlay:
 class HuaniaoState:
     options: Options
     seat_count: int
-    seed: int
-    rng_counter: int  # random draws so far (花鸟风月 exchange, 曲高和寡, 大对决)
+    seed: int  # the table's shuffle seed (kept for audit; the game draws from ``chance``)
+    chance: int  # the game's generator seed, derived from the deal (rules.chance_seed)
+    rng_counter: int  # random draws so far (花鸟风月 exchange, 曲高和寡, 大对决, leader tie)
     deck: tuple[int, ...]
     hands: tuple[Hand, ...]
     played: tuple[int, ...] = ()
@@ -97,6 +107,8 @@ class HuaniaoState:
     winners: tuple[int, ...] = ()
     scores: tuple[int, ...] = ()
     end_reason: str = ""
+    recitals: tuple[Recital, ...] = ()
+    discard_windows: tuple[int, ...] = ()  # per seat: the size of its latest discard owed
 
 
 _STATE_FIELDS = frozenset(HuaniaoState.__dataclass_fields__)

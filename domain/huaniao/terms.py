@@ -86,6 +86,21 @@ CAUSE_NAME = {
 }
 
 
+class Verse(enum.Enum):
+    """The verses a seat may recite once the song has ended (``Recite``)."""
+
+    CLOSING = 1  # 一曲终了: 「春來花友常歡會…」 (p2:75)
+    SHOWDOWN_CHANT = 2  # 大对决, first round: 「天上天下，花鳥風月之雀舞」 (p2:92)
+    SHOWDOWN_CHANT_SHORT = 3  # 大对决, later rounds: 「雀舞」 (p2:93)
+
+
+VERSE_NAME = {
+    Verse.CLOSING: "一曲终了",
+    Verse.SHOWDOWN_CHANT: "大对决开牌词",
+    Verse.SHOWDOWN_CHANT_SHORT: "大对决开牌词(简)",
+}
+
+
 class ShowdownPattern(enum.Enum):
     """花鸟风月大对决 hand patterns; a lower priority wins (part 2 line 94-100)."""
 
@@ -110,3 +125,8 @@ PATTERN_NAME = {
 OPENING_VERSE = "春来花友会，夏夜鸟啼时。风过秋思追，月寒冬雪依。"
 OPENING_VERSE_TRADITIONAL = "春來花友會，夏夜鳥啼時。風過秋思追，月寒冬雪依。"
 CLOSING_VERSE = "春來花友常歡會，夏夜鳥啼意痴。秋思風過歸夢裡，冬月寒雪影相依。"
+SHOWDOWN_CHANT = "天上天下，花鳥風月之雀舞"  # 大对决 开牌 (p2:92)
+SHOWDOWN_CHANT_SHORT = "雀舞"  # 第二輪以後，開牌詞簡化為“雀舞” (p2:93)
+# The same texts in simplified characters (accepted as well).
+CLOSING_VERSE_SIMPLIFIED = "春来花友常欢会，夏夜鸟啼意痴。秋思风过归梦里，冬月寒雪影相依。"
+SHOWDOWN_CHANT_SIMPLIFIED = "天上天下，花鸟风月之雀舞"

@@ -11,8 +11,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from domain.engine import Role, RuleViolation, Viewer, effective_viewer
-from domain.huaniao.cards import CLASS_NAME, NAME, Card, CardClass, cards_of, kind_counts
-from domain.huaniao.commands import ChangeSeason, Discard, Guess, Perch, Play
+from domain.huaniao.cards import CLASS_NAME, NAME, Card, CardClass, cards_of
+from domain.huaniao.commands import ChangeSeason, Discard, EndTurn, Guess, PassGuess, Perch, Play
 from domain.huaniao.events import (
     AttemptPlayed,
     CardsExchanged,
@@ -22,6 +22,7 @@ from domain.huaniao.events import (
     Discarded,
     DiscardRequired,
     Drew,
+    ExtraActionsDeclined,
     GameEnded,
     GuessesRevealed,
     GuessingCancelled,
@@ -35,6 +36,7 @@ from domain.huaniao.events import (
     Perched,
     Played,
     PlayRestarted,
+    Recited,
     SeasonChanged,
     ShowdownDealt,
     ShowdownHand,
@@ -43,13 +45,22 @@ from domain.huaniao.events import (
 )
 from domain.huaniao.options import COMBO_NAME, Combo, Options
 from domain.huaniao.plays import classify
-from domain.huaniao.rules import dance_banned, hand_open, play_rules, seasons_of, to_act
+from domain.huaniao.rules import (
+    dance_banned,
+    enforced_limit,
+    hand_open,
+    kinds,
+    play_rules,
+    seasons_of,
+    to_act,
+)
 from domain.huaniao.state import HuaniaoState
 from domain.huaniao.terms import (
     CAUSE_NAME,
     PATTERN_NAME,
     PLAY_KIND_NAME,
     SEASON_NAME,
+    VERSE_NAME,
     Need,
     Phase,
     PlayKind,
@@ -117,6 +128,7 @@ class View:
     winners: tuple[int, ...]
     scores: tuple[int, ...]
     end_reason: str
+    hand_limit_enforced: bool = False  # seats above hand_limit must discard down to it now
 
 
 def view(s: HuaniaoState, viewer: Viewer) -> View:
@@ -169,10 +181,12 @@ def view(s: HuaniaoState, viewer: Viewer) -> View:
         seats=seats,
         guess_target=s.guess_target,
         pool_count=len(s.pool),
-        showdown=s.showdown,
+        # the 大对决 runs inside the game's last batch; its hands are open once the game is over
+        showdown=s.showdown if arbiter else tuple(replace(h, cards=()) for h in s.showdown),
         winners=s.winners,
         scores=s.scores,
         end_reason=s.end_reason,
+        hand_limit_enforced=enforced_limit(s) is not None,
     )
 
 
@@ -195,7 +209,8 @@ def redact(event: Any, viewer: Viewer) -> Any:
     if t is CardTaken:
         return replace(event, transfer=_transfer(event.transfer, viewer))
     if t is GuessMade:
-        return event if _sees(viewer, event.seat) else replace(event, card_class=None)
+        hidden = replace(event, card_class=None, passed=False)
+        return event if _sees(viewer, event.seat) else hidden
     if viewer.role != Role.ARBITER:
         # The 大对决 facts come in the game's last batch, just before GameEnded; once the game is
         # over the server renders them for everyone as for the arbiter (effective_viewer).
@@ -222,7 +237,8 @@ def describe(event: Any) -> str:  # noqa: C901 - one line per fact
     if t is Dealt:
         return f"seat {event.seat} 发牌 {_hidden(event.cards, event.count)}"
     if t is LeaderChosen:
-        return f"seat {event.seat} 鸟牌最多，先手"
+        drawn = f" (抽自 {','.join(map(str, event.tied))})" if event.tied else ""
+        return f"seat {event.seat} 鸟牌最多，先手{drawn}"
     if t is Played:
         return _describe_play(event)
     if t is Perched:
@@ -253,10 +269,13 @@ def describe(event: Any) -> str:  # noqa: C901 - one line per fact
     if t is GuessingOpened:
         return f"曲高和寡: seat {event.seat} 只剩1张"
     if t is GuessMade:
+        if event.passed:
+            return f"seat {event.seat} 不猜"
         guess = CLASS_NAME[event.card_class] if event.card_class else "?"
         return f"seat {event.seat} 猜 {guess}"
     if t is GuessesRevealed:
-        return f"seat {event.seat} 的牌是{CLASS_NAME[event.card_class]}, 猜对 {event.correct} 人"
+        line = f"seat {event.seat} 的牌是{CLASS_NAME[event.card_class]}, 猜对 {event.correct} 人"
+        return line + (f", 不猜 {','.join(map(str, event.passed))}" if event.passed else "")
     if t is SeasonChanged:
         return f"seat {event.seat} 换季 → {SEASON_NAME[event.season]} (第 {event.round} 回合)"
     if t is SongEnded:
@@ -270,7 +289,8 @@ def describe(event: Any) -> str:  # noqa: C901 - one line per fact
             for h in event.hands
         )
         refill = " (重洗)" if event.refilled else ""
-        return f"大对决 第{event.round}轮{refill}: {hands}"
+        chant = f" 「{event.chant}」" if event.chant else ""
+        return f"大对决 第{event.round}轮{refill}{chant}: {hands}"
     if t is GameEnded:
         winners = ",".join(str(w) for w in event.winners)
         scores = " ".join(str(x) for x in event.scores)
@@ -294,6 +314,10 @@ def _describe_penalty(event: Any) -> str:
         return f"seat {event.seat} 违规出牌 {body} [{event.reason}], 待举报"
     if t is GuessingCancelled:
         return f"曲高和寡取消: seat {event.seat} 的手牌因处罚而变"
+    if t is ExtraActionsDeclined:
+        return f"seat {event.seat} 繁花似锦: 余 {event.unused} 次不用, 结束回合"
+    if t is Recited:
+        return f"seat {event.seat} 诵{VERSE_NAME[event.verse]}「{event.text}」"
     return repr(event)
 
 
@@ -334,13 +358,17 @@ def label(s: HuaniaoState, command: Any) -> str:
         return f"猜 {CLASS_NAME[command.card_class]}"
     if t is ChangeSeason:
         return "换季"
+    if t is EndTurn:
+        return "结束回合"
+    if t is PassGuess:
+        return "不猜"
     return type(command).__name__
 
 
 def _label_play(s: HuaniaoState, cmd: Play) -> str:
     try:
         shape = classify(
-            kind_counts(cmd.cards), cmd.combo, play_rules(s, cmd.seat), s.need, s.reference
+            kinds(s.options, cmd.cards), cmd.combo, play_rules(s, cmd.seat), s.need, s.reference
         )
     except RuleViolation:
         return f"? {_cards(cards_of(cmd.cards))}"

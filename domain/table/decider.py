@@ -12,7 +12,14 @@ import dataclasses
 from typing import Any
 
 from domain.codec import from_data
-from domain.engine import ARBITER, MalformedCommand, RuleViolation, Viewer, effective_viewer
+from domain.engine import (
+    ARBITER,
+    MalformedCommand,
+    MatchRules,
+    RuleViolation,
+    Viewer,
+    effective_viewer,
+)
 from domain.registry import rules_for
 from domain.table import deal
 from domain.table.facts import (
@@ -45,7 +52,10 @@ def create(
     enforcement: J.Enforcement = J.Enforcement.REJECT,
     time_limit_ms: int = 0,
     arbitrated: bool = False,
+    match_id: str = "",
+    hand: int = 0,
 ) -> list[Any]:
+    """Open a table; in a match (``match_id``), as its hand number ``hand``."""
     options = rules.check_options(options)
     if seat_count not in rules.seat_counts(options):
         raise MalformedCommand(
@@ -69,6 +79,8 @@ def create(
             enforcement=enforcement,
             time_limit_ms=time_limit_ms,
             arbitrated=arbitrated,
+            match_id=match_id,
+            hand=hand,
         )
     ]
 
@@ -141,11 +153,14 @@ def play(table: Table, command: Any) -> list[Any]:
 def _play(table: Table, command: Any) -> list[Any]:
     if table.phase is Phase.WAITING:
         raise RuleViolation("GAME_NOT_STARTED", "table", "the game has not been dealt")
+    rules = table.rules
     if table.phase is Phase.FINISHED:
-        raise RuleViolation("GAME_OVER", "table", "the game has ended")
+        # a game may take a few ritual commands after its end (花鸟风月's closing verse)
+        if not isinstance(command, tuple(getattr(rules, "after_end_command_types", ()))):
+            raise RuleViolation("GAME_OVER", "table", "the game has ended")
+        return rules.decide(table.game, command)
     if table.paused:
         raise RuleViolation("GAME_PAUSED", "仲裁", "a report or appeal must be settled first")
-    rules = table.rules
     try:
         return rules.decide(table.game, command)
     except RuleViolation as error:
@@ -200,6 +215,18 @@ def time_out_all(table: Table) -> list[Any]:
             current = evolve(current, fact)
         facts += step
     return with_reveal(table, facts)
+
+
+def concurrent(kind: str, facts: list[Any], seat: int) -> bool:
+    """Whether ``facts``, appended after the version a client played against, leave ``seat``'s
+    move exactly as valid as it was: game facts only, each one the game calls independent of
+    ``seat``'s decision (``independent_of``; 川南字牌: another seat's answer in the same claim
+    window). The server then decides the move on the current state instead of ABORTING it."""
+    hook = getattr(rules_for(kind), "independent_of", None)
+    if hook is None or not facts:
+        return False
+    table_facts = (GameCreated, SeatTaken, GameStarted, ShuffleRevealed, *J.JUSTICE_EVENT_TYPES)
+    return all(not isinstance(f, table_facts) and hook(f, seat) for f in facts)
 
 
 def to_act(table: Table) -> tuple[int, ...]:
@@ -307,15 +334,19 @@ def _apply(table: Table | None, event: Any) -> Table:
             commitment=event.commitment,
             prepared_deck=event.prepared_deck,
             seats=(None,) * event.seat_count,
+            match_id=event.match_id,
+            hand=event.hand,
         )
     assert table is not None
     if isinstance(event, SeatTaken):
         seats = list(table.seats)
         seats[event.seat] = Seat(event.player_name, event.token_hash, event.contribution)
-        return dataclasses.replace(table, seats=tuple(seats))
+        first = event.seat if table.first_seat is None else table.first_seat
+        return dataclasses.replace(table, seats=tuple(seats), first_seat=first)
     if isinstance(event, ShuffleRevealed):
         return dataclasses.replace(table, revealed=True)
     if isinstance(event, GameStarted):
+        table = dataclasses.replace(table, options=hand_options(table))
         return dataclasses.replace(
             table,
             game=_new_game(table, event.deck, event.seed),
@@ -333,6 +364,15 @@ def _apply(table: Table | None, event: Any) -> Table:
         justice=after_game_fact(table.justice),
         game=table.rules.evolve(table.game, event),
     )
+
+
+def hand_options(table: Table) -> Any:
+    """The options the hand is dealt with: a game played in hands (MatchRules) may decide
+    from the seat taken first who deals (川南字牌: 首进入房间的玩家坐庄, zp:9)."""
+    rules = table.rules
+    if isinstance(rules, MatchRules) and table.first_seat is not None:
+        return rules.first_hand(table.options, table.first_seat)
+    return table.options
 
 
 def _new_game(table: Table, deck: tuple[int, ...], seed: int) -> Any:
@@ -377,4 +417,3 @@ def describe(table_kind: str, event: Any) -> str:
     if type(event) in J.JUSTICE_EVENT_TYPES:
         return justice.describe(event)
     return rules_for(table_kind).describe(event)
-

@@ -10,7 +10,10 @@ Rules encoded here:
 * a hand of ``n`` cards (the winning card included) wins with ``n % 3 == 0`` → only 列,
   ``n % 3 == 2`` → 列 and exactly one pair; ``n % 3 == 1`` never wins (wrong card count);
 * a 坎 (three alike in the hand) may not be broken (seed, 术语 (2)): its three cards form one
-  列 and only a fourth card of that kind (the winning card) may be used elsewhere.
+  列 and only a fourth card of that kind (the winning card) may be used elsewhere;
+* given the seat's melds, the 列 count too (胡牌时必须是7列, zp:60): the melds on the table and
+  the hand's 列 -- the pair counting as one -- make 7 (``WIN_UNITS``); "7 groups, or 6 groups
+  and a pair" (FACTS.md). Only the 三拢 offer at the deal wins with 6 (``SAN_LONG_UNITS``).
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ from functools import lru_cache
 
 from domain.zipai.cards import KIND_COUNT, kind_of, rank_of_kind
 from domain.zipai.melds import GroupKind, groups_containing
+
+WIN_UNITS = 7  # 胡牌时必须是7列21张 (zp:60): melds + the hand's 列 (a pair counts one)
+SAN_LONG_UNITS = 6  # 三拢可提示胡 (zp:31): three 拢 and three 列, before the second 补张
 
 Counts = tuple[int, ...]
 KindGroup = tuple[tuple[int, ...], GroupKind]  # sorted kinds of a group and its shape
@@ -144,8 +150,31 @@ def is_complete_counts(counts: Counts | list[int]) -> bool:
     return _complete(tuple(counts), n % 3 == 2)
 
 
-def is_winning(hand: tuple[int, ...] | list[int], extra: int | None = None) -> bool:
-    """Is ``hand`` (plus the card ``extra``, if given) a complete hand, keeping 坎 whole?"""
+def hand_units(cards: int) -> int | None:
+    """The 列 a complete hand of ``cards`` cards makes, its pair counting one (None: never)."""
+    if cards % 3 == 1:
+        return None
+    return cards // 3 + (1 if cards % 3 == 2 else 0)
+
+
+def units_ok(cards: int, melds: int | None, units: int = WIN_UNITS) -> bool:
+    """The 列 count of a win: ``melds`` on the table plus the hand's (no check when None)."""
+    if melds is None:
+        return True
+    n = hand_units(cards)
+    return n is not None and melds + n == units
+
+
+def is_winning(
+    hand: tuple[int, ...] | list[int],
+    extra: int | None = None,
+    melds: int | None = None,
+    units: int = WIN_UNITS,
+) -> bool:
+    """Is ``hand`` (plus the card ``extra``, if given) a complete hand, keeping 坎 whole? With
+    ``melds`` (the seat's 列 on the table) the total must also be ``units`` 列."""
+    if not units_ok(len(hand) + (extra is not None), melds, units):
+        return False
     return is_winning_counts(counts_of(hand), None if extra is None else kind_of(extra))
 
 
@@ -185,7 +214,9 @@ def waits(hand: tuple[int, ...] | list[int]) -> tuple[int, ...]:
     return tuple(k for k in range(KIND_COUNT) if hc[k] < 4 and is_winning_counts(hc, k))
 
 
-def is_ready(hand: tuple[int, ...] | list[int]) -> bool:
+def is_ready(hand: tuple[int, ...] | list[int], melds: int | None = None) -> bool:
     """听牌: one more card of some kind completes the hand (the 爆 condition)."""
+    if not units_ok(len(hand) + 1, melds):
+        return False
     hc = counts_of(hand)
     return any(hc[k] < 4 and is_winning_counts(hc, k) for k in range(KIND_COUNT))

@@ -48,10 +48,17 @@ from domain.zipai.events import (
     WinKind,
     Zhaoed,
 )
-from domain.zipai.hu import best_grouping, counts_of, is_ready, is_winning
+from domain.zipai.hu import (
+    SAN_LONG_UNITS,
+    WIN_UNITS,
+    best_grouping,
+    counts_of,
+    is_ready,
+    is_winning,
+)
 from domain.zipai.melds import Group, GroupKind, Meld, MeldKind, classify
 from domain.zipai.options import DealerRule, Options, Variant
-from domain.zipai.scoring import fan_of, hand_points, meld_points, settle
+from domain.zipai.scoring import MIN_HU, enough_hu, fan_of, hand_points, meld_points, settle
 from domain.zipai.state import PendingClaim, Phase, SeatState, State
 
 HAND_SIZE = 20
@@ -160,15 +167,38 @@ def win_fan(
     return fan_of(_all_cards(s, extra), win_kind, s.bao)
 
 
-def _hu_allowed(
+def win_points(
     state: State, seat: int, hand: tuple[int, ...], extra: int | None, wk: WinKind
-) -> bool:
-    """Is this a complete hand that the 过张升番胡 memory lets the seat take?"""
-    if not is_winning(hand, extra):
-        return False
+) -> int:
+    """胡 (泸州 table) of ``seat`` winning with ``hand`` plus ``extra``: its melds and the
+    hand's best grouping."""
     s = state.seats[seat]
+    grouping = best_grouping(hand, extra)
+    assert grouping is not None, "胡 on an incomplete hand"
+    ek = None if extra is None else kind_of(extra)
+    count = 0 if ek is None else counts_of(hand)[ek]
+    return sum(meld_points(m) for m in s.melds) + hand_points(
+        grouping, ek, count, wk is WinKind.ZI_MO
+    )
+
+
+def _hu_allowed(
+    state: State,
+    seat: int,
+    hand: tuple[int, ...],
+    extra: int | None,
+    wk: WinKind,
+    units: int = WIN_UNITS,
+) -> bool:
+    """May the seat 胡 with ``hand`` + ``extra``: a complete hand of 7 列 with its melds, the
+    scoring profile's 胡息 minimum met, and (过胡) more fan than a 胡 it passed up."""
+    s = state.seats[seat]
+    if not is_winning(hand, extra, len(s.melds), units):
+        return False
     o = state.options
-    if o.guo_hu and o.guo_zhang_sheng_fan and s.guo_hu_fan is not None:
+    if not enough_hu(o.scoring, win_points(state, seat, hand, extra, wk)):
+        return False
+    if o.guo_hu and s.guo_hu_fan is not None:
         return win_fan(state, seat, extra, wk, hand) > s.guo_hu_fan
     return True
 
@@ -218,14 +248,12 @@ def _claim_options(state: State, seat: int) -> list[Any]:
     k = kind_of(c)
     opts: list[Any] = []
     if _hu_allowed(state, seat, s.hand, c, _win_kind(state, seat)):
-        opts.append(Hu(seat))
-        if not state.options.guo_hu:
-            return opts  # 过胡 not allowed: 胡 is compulsory
+        opts.append(Hu(seat))  # a 胡 may always be passed (zp:54: 不勾选则没有过胡限制)
     n = counts_of(s.hand)[k]
     if n == 3:
         rest = _without(s.hand, _ids_of_kind(s.hand, k))
         if s.bao:
-            if is_ready(rest):  # 爆: 招 freely as long as the hand stays ready
+            if is_ready(rest, len(s.melds) + 1):  # 爆: 招 freely while the hand stays ready
                 opts.append(Zhao(seat))
         elif own:
             opts.append(Long(seat))  # one's own flip onto a 坎 before 爆 is a 拢
@@ -240,9 +268,34 @@ def _claim_options(state: State, seat: int) -> list[Any]:
     return opts
 
 
+def auto_claim(state: State, seat: int) -> ClaimKind | None:
+    """The claim ``seat`` makes on the shown card without being asked: 碰牌自动碰下去 (zp:39)
+    and, on its own flip onto a 坎, 当做拢处理 / 当做招处理 (zp:15). None with the table option
+    ``optional_peng_long`` (they are then ordinary claims)."""
+    if state.options.optional_peng_long:
+        return None
+    own_flip = state.shown_flipped and seat == state.shown_by
+    for o in claim_options(state, seat):
+        if isinstance(o, Long) or (isinstance(o, Zhao) and own_flip):
+            return ClaimKind.LONG if isinstance(o, Long) else ClaimKind.ZHAO
+        if isinstance(o, Peng):
+            return ClaimKind.PENG
+    return None
+
+
+def offered(state: State, seat: int) -> list[Any]:
+    """The claims ``seat`` is asked to choose from: with an automatic claim only a 胡 (which
+    outranks it; passing leaves the automatic claim standing), else everything it may claim.
+    Each depends on the seat's own cards only, so being asked reveals nothing of others."""
+    opts = claim_options(state, seat)
+    if auto_claim(state, seat) is not None:
+        return [o for o in opts if isinstance(o, Hu)]
+    return opts
+
+
 def claim_seats(state: State) -> tuple[int, ...]:
-    """Seats that may claim the shown card, in precedence order."""
-    return tuple(s for s in precedence(state) if claim_options(state, s))
+    """Seats asked to answer the shown card, in precedence order."""
+    return tuple(s for s in precedence(state) if offered(state, s))
 
 
 # ---------------------------------------------------------------------------- queries
@@ -263,10 +316,6 @@ def discardable(seat: SeatState) -> tuple[int, ...]:
     return free or seat.hand
 
 
-def _hu_compulsory(state: State) -> bool:
-    return not state.options.guo_hu
-
-
 def legal_commands(state: State, seat: int) -> list[Any]:
     if seat not in to_act(state):
         return []
@@ -276,12 +325,9 @@ def legal_commands(state: State, seat: int) -> list[Any]:
         return [DeclareBao(seat), DeclineBao(seat)]
     if state.phase is Phase.PROMPT_HU:
         second: Any = Long(seat) if state.prompt is PromptKind.HU_OR_LONG else PassClaim(seat)
-        return [Hu(seat)] if _hu_compulsory(state) else [Hu(seat), second]
+        return [Hu(seat), second]
     if state.phase is Phase.CLAIM:
-        opts = claim_options(state, seat)
-        if opts and isinstance(opts[0], Hu) and _hu_compulsory(state):
-            return [opts[0]]
-        return [*opts, PassClaim(seat)]
+        return [*offered(state, seat), PassClaim(seat)]
     return []
 
 
@@ -325,7 +371,7 @@ def _ev_long(state: State, e: LongLaidDown) -> State:
 
 def _after_take(state: State, seat: int, discard: bool) -> State:
     """The shown card went into ``seat``'s 列: it discards, or its 下家 flips (八块 / 爆)."""
-    state = _set(state, shown=None, claims=(), pending=(), prompt=None)
+    state = _set(state, shown=None, claims=(), pending=(), prompt=None, bao_round=_BAO_DONE)
     if discard:
         return _set(state, phase=Phase.DISCARD, turn=seat)
     return _set(state, phase=Phase.FLIP, turn=next_active(state, seat))
@@ -339,8 +385,8 @@ def _ev_drawn(state: State, e: CardDrawn) -> State:
         s = _set(s, replacements=s.replacements + 1)
     state = _replace_seat(state, s)
     state = _set(state, stock=tuple(i for i in state.stock if i != cid))
-    if e.reason is DrawReason.DEALER_21ST:
-        state = _set(state, dealer_card=cid)
+    if e.reason is DrawReason.DEALER_21ST:  # the non-dealers' 爆 offers are over
+        state = _set(state, dealer_card=cid, bao_round=max(state.bao_round, 1))
     return state
 
 
@@ -351,10 +397,12 @@ def _resume_phase(state: State) -> Phase:
 def _ev_prompted(state: State, e: Prompted) -> State:
     p = e.prompt
     if p is PromptKind.CLAIM:
-        return _set(state, phase=Phase.CLAIM, prompt=p, pending=e.seats, claims=())
+        return _set(
+            state, phase=Phase.CLAIM, prompt=p, pending=e.seats, claims=(), bao_round=_BAO_DONE
+        )
     if p is PromptKind.BAO:
         state = _set(state, bao_round=state.bao_round + 1)
-        if not e.seats:
+        if not e.seats:  # (histories recorded before empty prompts were dropped)
             return _set(state, phase=_resume_phase(state), prompt=None, pending=())
         return _set(state, phase=Phase.BAO, prompt=p, pending=e.seats)
     if p is PromptKind.DISCARD:
@@ -457,7 +505,9 @@ def _ev_zhaoed(state: State, e: Zhaoed) -> State:
 
 def _ev_nobody(state: State, e: NobodyClaimed) -> State:
     s = state.seats[e.seat]
-    played = _add_kind(s.played, kind_of(e.card.id)) if e.flipped else s.played
+    # an own flip nobody took is no 自己打过的牌 (zp:47) unless the table reads zp:19 so
+    counted = e.flipped and state.options.own_flip_is_played
+    played = _add_kind(s.played, kind_of(e.card.id)) if counted else s.played
     s = _set(s, discards=(*s.discards, e.card.id), played=played)
     state = _replace_seat(state, s)
     return _set(
@@ -468,6 +518,7 @@ def _ev_nobody(state: State, e: NobodyClaimed) -> State:
         prompt=None,
         phase=Phase.FLIP,
         turn=next_active(state, e.seat),
+        bao_round=_BAO_DONE,
     )
 
 
@@ -511,6 +562,8 @@ _EVOLVERS: dict[type, Any] = {
 
 # ---------------------------------------------------------------------------- automatic facts
 
+_BAO_DONE = 2  # bao_round once the dealer's 爆 offer (after its first discard) is behind
+
 
 def _opening_step(state: State) -> Any:
     """The next automatic fact of the deal (拢, 补张, offers, the dealer's 21st card)."""
@@ -542,25 +595,34 @@ def _opening_step(state: State) -> Any:
             s.long_count >= 3
             and len(s.hand) % 3 == 0
             and not s.san_long_offered
-            and _hu_allowed(state, seat, s.hand, None, WinKind.ZI_MO)
+            and _hu_allowed(state, seat, s.hand, None, WinKind.ZI_MO, SAN_LONG_UNITS)
         ):
             return Prompted(PromptKind.HU_OR_PASS, (seat,))  # 三拢可提示胡
         if s.replacements < s.long_count - 1 and state.stock:
             return CardDrawn(seat, card(state.stock[0]), DrawReason.REPLACEMENT)
     if state.bao_round == 0:
-        ready = tuple(s for s in order[1:] if is_ready(state.seats[s].hand))
-        return Prompted(PromptKind.BAO, ready)
+        ready = tuple(s for s in order[1:] if _ready(state, s))
+        if ready:
+            return Prompted(PromptKind.BAO, ready)
     if state.dealer_card is None:
         return CardDrawn(state.dealer, card(state.stock[0]), DrawReason.DEALER_21ST)
     return Prompted(PromptKind.DISCARD, (state.dealer,))
 
 
+def _ready(state: State, seat: int) -> bool:
+    s = state.seats[seat]
+    return not s.bao and is_ready(s.hand, len(s.melds))
+
+
 def _shown_step(state: State) -> Any:
+    """A shown card: the dealer's 爆 offer after its first discard, then the claim window --
+    opened only for the seats asked (no prompt for nobody: the card resolves at once)."""
     if state.bao_round == 1 and not state.shown_flipped and state.shown_by == state.dealer:
-        d = state.seats[state.dealer]
         # 庄家…打一张出去检查是否可爆牌
-        return Prompted(PromptKind.BAO, (d.seat,) if not d.bao and is_ready(d.hand) else ())
-    return Prompted(PromptKind.CLAIM, claim_seats(state))
+        if _ready(state, state.dealer):
+            return Prompted(PromptKind.BAO, (state.dealer,))
+    seats = claim_seats(state)
+    return Prompted(PromptKind.CLAIM, seats) if seats else _resolve(state)
 
 
 def _hued(
@@ -574,11 +636,7 @@ def _hued(
     s = state.seats[seat]
     grouping = best_grouping(hand, extra)
     assert grouping is not None, "胡 on an incomplete hand"
-    ek = None if extra is None else kind_of(extra)
-    hc = counts_of(hand)
-    pts = sum(meld_points(m) for m in s.melds) + hand_points(
-        grouping, ek, 0 if ek is None else hc[ek], wk is WinKind.ZI_MO
-    )
+    pts = win_points(state, seat, hand, extra, wk)
     s_for_fan = _set(s, hand=hand)
     fan = fan_of(_all_cards(s_for_fan, extra), wk, s.bao)
     scores = settle(
@@ -624,14 +682,27 @@ def _concrete_groups(
     return tuple(out)
 
 
+def _with_auto_claims(state: State) -> tuple[PendingClaim, ...]:
+    """The window's claims with the automatic ones (碰, one's own flip onto a 坎): a seat's
+    automatic claim stands unless it claimed 胡."""
+    claims = {c.seat: c for c in state.claims}
+    for seat in precedence(state):
+        kind = auto_claim(state, seat)
+        mine = claims.get(seat)
+        if kind is not None and (mine is None or mine.kind is ClaimKind.PASS):
+            claims[seat] = PendingClaim(seat, kind)
+    return tuple(claims.values())
+
+
 def _resolve(state: State) -> Any:
     """Close the claim window: first the seat by priority, then that seat's full claim."""
     assert state.shown is not None
     c = state.shown
-    seat = choose_seat(state.claims, precedence(state))
+    claims = _with_auto_claims(state)
+    seat = choose_seat(claims, precedence(state))
     if seat is None:
         return NobodyClaimed(state.shown_by, card(c), state.shown_flipped)
-    claim = claim_of(state.claims, seat)
+    claim = claim_of(claims, seat)
     s = state.seats[seat]
     k = kind_of(c)
     by = state.shown_by
@@ -743,6 +814,8 @@ def decide(state: State, command: Any) -> list[Any]:
         raise MalformedCommand("command", f"not a zipai command: {type(command).__name__}")
     seat = _check_seat(state, command)
     if seat not in to_act(state):
+        if state.phase is Phase.CLAIM and isinstance(command, _CLAIM_TYPES):
+            _not_asked(state, seat, command)  # the rule that keeps the seat out, if any
         raise NotYourTurn(seat)
     ph = state.phase
     if ph is Phase.DISCARD:
@@ -759,6 +832,33 @@ def decide(state: State, command: Any) -> list[Any]:
     for e in first:
         s = evolve(s, e)
     return advance(s, list(first))
+
+
+_CLAIM_TYPES = (Chi, Peng, Zhao, Long, Hu, PassClaim)
+
+
+def _not_asked(state: State, seat: int, command: Any) -> None:
+    """A seat left out of the claim window hears why, from its own cards only (过张, 爆, its
+    own discard, a 碰 made for it...): the claim's own checks, or NOTHING_TO_CLAIM."""
+    if any(c.seat == seat for c in state.claims):
+        raise RuleViolation("ALREADY_ANSWERED", "过", "this seat has answered for this card")
+    if not state.seats[seat].active:
+        raise NotYourTurn(seat, f"seat {seat} sits this hand out")
+    if not isinstance(command, PassClaim):
+        _decide_claim(state, seat, command)
+    kind = auto_claim(state, seat)
+    if kind is not None:
+        raise _automatic(kind)
+    raise RuleViolation("NOTHING_TO_CLAIM", "出牌", "this seat has no claim on the card")
+
+
+def _automatic(kind: ClaimKind) -> RuleViolation:
+    rule = {ClaimKind.PENG: "碰牌", ClaimKind.LONG: "拢牌", ClaimKind.ZHAO: "招牌"}[kind]
+    return RuleViolation(
+        "AUTOMATIC_CLAIM",
+        rule,
+        f"the {rule[0]} is made for this seat (碰牌自动碰下去 / 当做拢处理); only 胡 outranks it",
+    )
 
 
 def _wrong(command: Any, expected: str) -> RuleViolation:
@@ -800,8 +900,6 @@ def _decide_opening_hu(state: State, seat: int, command: Any) -> list[Any]:
         if isinstance(command, Hu):
             return [_hued(state, seat, dc, None, WinKind.ZI_MO, hand)]
         if isinstance(command, Long):
-            if _hu_compulsory(state):
-                raise RuleViolation("HU_COMPULSORY", "过胡", "过胡 is not allowed at this table")
             ids = _ids_of_kind(s.hand, kind_of(dc))
             fan = _guo_hu_fan(state, seat, dc, WinKind.ZI_MO, hand)  # 拢 instead of 胡: a 过胡
             return [
@@ -812,8 +910,6 @@ def _decide_opening_hu(state: State, seat: int, command: Any) -> list[Any]:
     if isinstance(command, Hu):
         return [_hued(state, seat, None, None, WinKind.ZI_MO, s.hand)]
     if isinstance(command, PassClaim):
-        if _hu_compulsory(state):
-            raise RuleViolation("HU_COMPULSORY", "过胡", "过胡 is not allowed at this table")
         return [
             ClaimMade(
                 seat, Claim(ClaimKind.PASS), False, _guo_hu_fan(state, seat, None, WinKind.ZI_MO)
@@ -837,24 +933,29 @@ def _decide_claim(state: State, seat: int, command: Any) -> list[Any]:
     c = state.shown
     k = kind_of(c)
     s = state.seats[seat]
+    if not state.shown_flipped and seat == state.shown_by:
+        raise RuleViolation("OWN_CARD", "出牌", "a seat does not claim the card it played")
     opts = claim_options(state, seat)
     hu_open = bool(opts) and isinstance(opts[0], Hu)
     wk = _win_kind(state, seat)
-    if hu_open and _hu_compulsory(state) and not isinstance(command, Hu):
-        raise RuleViolation(
-            "HU_COMPULSORY", "过胡", "this hand wins: 过胡 is not allowed at this table"
-        )
+    auto = auto_claim(state, seat)
+    if auto is not None and not isinstance(command, Hu | PassClaim):
+        raise _automatic(auto)
     forgone_hu = (
         _guo_hu_fan(state, seat, c, wk) if hu_open and not isinstance(command, Hu) else None
     )
     n = counts_of(s.hand)[k]
     own_flip = state.shown_flipped and seat == state.shown_by
     if isinstance(command, PassClaim):
-        chi_open = any(isinstance(o, Chi) for o in opts)
+        chi_open = any(isinstance(o, Chi) for o in offered(state, seat))
         return [ClaimMade(seat, Claim(ClaimKind.PASS), chi_open, forgone_hu)]
     if isinstance(command, Hu):
-        if not is_winning(s.hand, c):
+        if not is_winning(s.hand, c, len(s.melds)):
             raise RuleViolation("NOT_A_WINNING_HAND", "胡", "the card does not complete the hand")
+        if not enough_hu(state.options.scoring, win_points(state, seat, s.hand, c, wk)):
+            raise RuleViolation(
+                "TOO_FEW_HU", "胡息", f"this profile needs {MIN_HU} 胡 or none (乱) to 胡"
+            )
         if not hu_open:
             raise RuleViolation(
                 "GUO_HU", "过张升番胡", "after passing a 胡 only a higher-fan 胡 may be taken"

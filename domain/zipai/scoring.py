@@ -7,9 +7,11 @@
   碰 1/6/3/9, 坎 6/9/9/12, 招 9/12/12/15, 拢 12/15/15/18; runs 0 except 一二三 3 and 壹贰叁 6;
   二七十 6 and 贰柒拾 9; 大大小 / 小小大 and the pair 0. A three-alike completed by the winning
   card from another seat counts as 碰, otherwise as 坎.
-* fan: 1 each for 自摸, 爆, all black (no red card), ten or more red cards, and 1 per 归
-  (each kind of which the winner holds all four, melds included).
-* base by total 胡: under 20 → 2, 20–29 → 3, 30–39 → 4, 40 or more → 5.
+* fan: 1 each for 自摸, 爆 and ten or more red cards, 3 for all black (no red card), and 1
+  per 归 (each kind of which the winner holds all four, melds included).
+* a 胡 needs at least 10 胡, or none at all (乱) -- the engine's ``minHuPoints`` /
+  ``allowZeroHu``.
+* base by total 胡: 0 or 10–19 → 2, 20–29 → 3, 30–39 → 4, 40 or more → 5.
 * a hand is worth ``base × (1 + fan)``. On 点炮 the discarder pays it all; otherwise (自摸, or
   another seat's flip) every other seat dealt in pays it.
 """
@@ -65,6 +67,9 @@ def hand_points(
     return total
 
 
+BLACK_FAN = 3  # 黑 (no red card): 3 fan in the published engine's 名堂 table
+
+
 def fan_of(all_cards: list[int], win_kind: WinKind, bao: bool) -> int:
     """Fan of a win: 自摸, 爆, all black, ten red, and one per 归."""
     counts = [0] * KIND_COUNT
@@ -77,11 +82,21 @@ def fan_of(all_cards: list[int], win_kind: WinKind, bao: bool) -> int:
     if bao:
         fan += 1
     if red == 0:
-        fan += 1
+        fan += BLACK_FAN
     if red >= 10:
         fan += 1
     fan += sum(1 for n in counts if n >= 4)
     return fan
+
+
+MIN_HU = 10  # 泸州: a 胡 needs at least 10 胡息, or none at all (乱)
+
+
+def enough_hu(profile: ScoringProfile, hu_points: int) -> bool:
+    """The profile's 胡息 minimum: LUZHOU wins with 0 or at least ``MIN_HU``; NONE has none."""
+    if profile is ScoringProfile.LUZHOU:
+        return hu_points == 0 or hu_points >= MIN_HU
+    return True
 
 
 def base_points(hu_points: int) -> int:

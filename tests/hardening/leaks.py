@@ -23,7 +23,9 @@ play random legal moves, and the hunt renders, per viewer, what the API would se
   never tells where a hidden card is.
 
 A card hidden from a viewer both before and after the move that produced an event must not
-be in it; the final move's events are exempt (the game is over: everything is open).
+be in it, unless it passed through the viewer's own hand during that move (花鸟风月: a card
+drawn for 阳春白雪 before the play and then passed on by the 花鸟风月 exchange); the final
+move's events are exempt (the game is over: everything is open).
 """
 
 from __future__ import annotations
@@ -158,6 +160,7 @@ class GameHunt:
         self.result = HuntResult(games=1)
         self.viewers = [Viewer.of_seat(s) for s in range(seats)] + [SPECTATOR]
         self.hidden: dict[int, list[set[int]]] = {}  # version -> ids hidden per viewer
+        self.held: dict[int, list[set[int]]] = {}  # version -> ids held during its move
         self.moves_at: list[int] = []
         self.pending: list[tuple[int, int, Message, str]] = []  # (version, viewer, msg, what)
 
@@ -175,6 +178,16 @@ class GameHunt:
         everything = deck.union(*hands)
         self.hidden[version] = [everything - hands[s] for s in range(self.n)] + [everything]
         self.moves_at.append(version)
+
+    def held_during(self, table: tables.Table, stored: list[Any]) -> list[set[int]]:
+        """The cards each seat held at some point while the move's facts applied."""
+        held = [set[int]() for _ in range(self.n)]
+        for e in stored:
+            table = tables.evolve(table, e.fact)
+            if table.game is not None:
+                for seat, hand in enumerate(hands_and_deck(table)[0]):
+                    held[seat] |= hand
+        return held
 
     async def run(self) -> HuntResult:
         ts = self.ts
@@ -220,8 +233,10 @@ class GameHunt:
             # (a 误操作 retraction, an appeal): the hidden sets follow the arbiter's view
             game_moves = [c for c in commands if not is_table_command(c)]
             command = rng.choice(game_moves if game_moves and rng.random() > 0.05 else commands)
+            before_move = self.table()
             stored = await ts.play(gid, viewer, v, command)
             version = stored[-1].version
+            self.held[version] = self.held_during(before_move, stored)
             after = await ts.snapshot(gid, viewer, version)
             reply = pb.PlayResponse(
                 version=version,
@@ -354,7 +369,8 @@ class GameHunt:
                 return self.hidden[moves_at[0]][who]
             i = bisect.bisect_left(moves_at, v)
             before, after = moves_at[i - 1], moves_at[min(i, len(moves_at) - 1)]
-            return self.hidden[before][who] & self.hidden[after][who]
+            seen = self.held[after][who] if who < self.n and after in self.held else set()
+            return (self.hidden[before][who] & self.hidden[after][who]) - seen
 
         for v, who, msg, what in self.pending:
             if v > final_start:

@@ -105,6 +105,7 @@ def report(court: Court, command: J.Report, last: LastMove | None = None) -> lis
         tuple(command.evidence),
         penalty,
         command.note,
+        _owed(court, command.accused, command.violation),
     )
     after, _ = evolve_justice(court.justice, reported, court.version + 1, court.game)
     return [reported, *_settle(court, after.cases[-1])]
@@ -144,9 +145,27 @@ def _report_penalty(court: Court, command: J.Report, last: LastMove | None) -> J
         )
     kind, cards = _violation_in(court, command, last)
     warned = court.justice.warnings[command.accused] > 0
-    return J.seed_penalty(kind, cards, warned) or J.Penalty(
-        J.PenaltyKind.FORCED_DISCARD, max(1, len(cards))
+    return J.seed_penalty(kind, cards, warned) or _repeated_discard(
+        court, command.accused, cards, ()
     )
+
+
+def _owed(court: Court, seat: int, kind: J.ViolationKind) -> int:
+    """The cards ``seat`` owes at this discard violation (0 for any other violation)."""
+    owed = getattr(court.rules, "discard_owed", None)
+    if kind is not J.ViolationKind.DISCARD_ORDER or owed is None:
+        return 0
+    return int(owed(court.game, seat))
+
+
+def _repeated_discard(
+    court: Court, seat: int, cards: tuple[int, ...], named: tuple[int, ...]
+) -> J.Penalty:
+    """若再次违规，则强制按正确顺序弃上个回合违规时需要丢弃的牌的数量 (p2:45): as many cards as
+    the seat owed at its previous discard violation -- not the attempt's count."""
+    counts = court.justice.discard_counts
+    previous = counts[seat] if counts else 0
+    return J.Penalty(J.PenaltyKind.FORCED_DISCARD, previous or max(1, len(cards)), named)
 
 
 def _graded_penalty(court: Court, proposed: J.Penalty | None) -> J.Penalty:
@@ -317,10 +336,14 @@ def referee(
     assert isinstance(rules, J.PenaltyRules)
     kind, cards = found
     warned = court.justice.warnings[seat] > 0
-    penalty = J.seed_penalty(kind, cards, warned) or J.Penalty(
-        J.PenaltyKind.FORCED_DISCARD, max(1, len(cards)), cards
+    penalty = J.seed_penalty(kind, cards, warned)
+    if penalty is None and kind is J.ViolationKind.DISCARD_ORDER:
+        penalty = _repeated_discard(court, seat, cards, ())
+    if penalty is None:
+        penalty = J.Penalty(J.PenaltyKind.FORCED_DISCARD, max(1, len(cards)), cards)
+    attempt = J.AttemptRefereed(
+        seat, kind, cards, error.rule, error.reason, _owed(court, seat, kind)
     )
-    attempt = J.AttemptRefereed(seat, kind, cards, error.rule, error.reason)
     game_facts = (
         []
         if penalty.kind is J.PenaltyKind.WARNING

@@ -134,6 +134,7 @@ class Case:
     status: CaseStatus = CaseStatus.OPEN
     appeals_case: int | None = None  # for an appeal: the report whose penalty it contests
     redeal_agreed: tuple[int, ...] = ()  # seats that agreed to 重新洗牌发牌 on this case
+    owed: int = 0  # 弃牌违规: the cards the accused owed at the reported discard
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,7 @@ class ViolationReported:
     evidence: tuple[int, ...]
     penalty: Penalty
     note: str
+    owed: int = 0  # 弃牌违规: the cards the accused owed at the reported discard
 
 
 @dataclass(frozen=True)
@@ -267,6 +269,7 @@ class AttemptRefereed:
     cards: tuple[int, ...]
     rule: str  # the rule the attempt broke (RuleViolation.rule)
     reason: str  # its stable code (RuleViolation.reason)
+    owed: int = 0  # 弃牌违规: the cards the seat owed at this discard
 
 
 @dataclass(frozen=True)

@@ -26,11 +26,13 @@ class JusticeState:
     forfeited: tuple[int, ...] = ()  # seats declared lost (判负)
     redeals: int = 0  # 重新洗牌发牌 so far
     penalty_facts_pending: int = 0  # game facts still to come for the last penalty
+    # 弃牌违规 (p2:45), per seat: the discard owed at its last discard violation (0: none)
+    discard_counts: tuple[int, ...] = ()
 
     @staticmethod
     def for_seats(seat_count: int) -> JusticeState:
         zeros = (0,) * seat_count
-        return JusticeState(misplays=zeros, violations=zeros, warnings=zeros)
+        return JusticeState(misplays=zeros, violations=zeros, warnings=zeros, discard_counts=zeros)
 
     @property
     def open_case(self) -> J.Case | None:
@@ -42,13 +44,13 @@ class JusticeState:
         return self.open_case is not None
 
 
-def evolve(
-    state: JusticeState, event: Any, version: int, game: Any
-) -> tuple[JusticeState, Any]:
+def evolve(state: JusticeState, event: Any, version: int, game: Any) -> tuple[JusticeState, Any]:
     """Apply one justice fact (``version`` is its version). Returns the new justice state and
     the game state, which only a retraction or a revoked penalty replaces."""
     if isinstance(event, J.MoveRetracted):
-        return dataclasses.replace(state, misplays=_bump(state.misplays, event.seat)), event.restored
+        return dataclasses.replace(
+            state, misplays=_bump(state.misplays, event.seat)
+        ), event.restored
     if isinstance(event, J.PenaltyApplied):
         return _penalty_applied(state, event, game), game
     if isinstance(event, J.PenaltyRevoked):
@@ -76,6 +78,7 @@ def _reported(state: JusticeState, event: J.ViolationReported, version: int) -> 
         evidence=event.evidence,
         penalty=event.penalty,
         note=event.note,
+        owed=event.owed,
     )
     return dataclasses.replace(state, cases=(*state.cases, case))
 
@@ -113,9 +116,18 @@ def _closed(state: JusticeState, event: J.CaseClosed, version: int) -> JusticeSt
     warnings = state.warnings
     if case.penalty.kind is J.PenaltyKind.WARNING:
         warnings = _bump(warnings, case.accused)
+    if case.violation is J.ViolationKind.DISCARD_ORDER:
+        state = _discard_violation(state, case.accused, case.owed)
     return dataclasses.replace(
         state, violations=_bump(state.violations, case.accused), warnings=warnings
     )
+
+
+def _discard_violation(state: JusticeState, seat: int, owed: int) -> JusticeState:
+    """Remember what ``seat`` owed at this discard violation, for its next one."""
+    counts = state.discard_counts or (0,) * len(state.warnings)
+    counts = tuple(owed if i == seat else n for i, n in enumerate(counts))
+    return dataclasses.replace(state, discard_counts=counts)
 
 
 def _penalty_applied(state: JusticeState, event: J.PenaltyApplied, game: Any) -> JusticeState:
@@ -164,7 +176,8 @@ def _redealt(state: JusticeState, event: J.GameRedealt, version: int) -> Justice
 
 def _refereed(state: JusticeState, event: J.AttemptRefereed, version: int) -> JusticeState:
     if event.violation is J.ViolationKind.DISCARD_ORDER:
-        return dataclasses.replace(state, warnings=_bump(state.warnings, event.seat))
+        state = dataclasses.replace(state, warnings=_bump(state.warnings, event.seat))
+        return _discard_violation(state, event.seat, event.owed)
     return state
 
 

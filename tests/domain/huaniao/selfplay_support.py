@@ -11,13 +11,14 @@ from collections.abc import Callable
 from typing import Any
 
 from domain.huaniao import RULES, Play
+from domain.huaniao.rules import enforced_limit
 from domain.huaniao.state import HuaniaoState
 from domain.huaniao.terms import Phase
 
 
 class CheckedRules:
     """RULES, checking between commands what only holds once a command's facts are all in:
-    outside discard windows no hand exceeds the hand limit. With ``timid``, ``legal_commands``
+    outside discard windows no hand exceeds the hand limit while it is enforced. With ``timid``, ``legal_commands``
     keeps only the plays with the fewest cards."""
 
     def __init__(self, timid: bool = False) -> None:
@@ -28,9 +29,10 @@ class CheckedRules:
         return getattr(self._rules, name)
 
     def decide(self, state: HuaniaoState, command: Any) -> list[Any]:
-        if state.phase == Phase.PLAYING and state.hand_limit is not None:
-            over = [len(h.cards) for h in state.hands if len(h.cards) > state.hand_limit]
-            assert not over, f"seed={state.seed}: hands {over} over the limit {state.hand_limit}"
+        limit = enforced_limit(state)
+        if state.phase == Phase.PLAYING and limit is not None:
+            over = [len(h.cards) for h in state.hands if len(h.cards) > limit]
+            assert not over, f"seed={state.seed}: hands {over} over the limit {limit}"
         return self._rules.decide(state, command)
 
     def legal_commands(self, state: Any, seat: int) -> list[Any]:

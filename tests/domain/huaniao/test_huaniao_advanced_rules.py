@@ -105,8 +105,10 @@ def test_without_daylight_all_perching_does_not_restart() -> None:
 
 
 def test_part1_113_hand_limit_starts_at_eight_and_draw_comes_before_discard() -> None:
-    """part1:77 先摸牌，后弃牌; part1:113 基础上限8张: a 栖 at 8 cards draws, then discards."""
-    state = regular(["鸟鸟鸟十十十十十", "鸟" * 8], "万", reference=30)
+    """part1:77 先摸牌，后弃牌; part1:113 基础上限8张: at a table holding the limit at all times
+    (``hand_limit_always``), a 栖 at 8 cards draws, then discards."""
+    always = Options(mode=Mode.REGULAR, hand_limit_always=True)
+    state = regular(["鸟鸟鸟十十十十十", "鸟" * 8], "万", reference=30, options=always)
     assert state.hand_limit == 8
     state, events = run(state, Perch(0))
     assert types(events) == ["Perched", "Drew", "DiscardRequired"]
@@ -363,10 +365,11 @@ def test_part1_161_wan_zi_qian_hong_adds_a_second_season_next_round() -> None:
         ),
     )
     assert seasons_of(state, 0) == (SP,)
+    # the example (p1:163): played in 春 choosing X, next round 春+X whatever the table's season
     nxt = replace(state, round=2, season=Season.SUMMER)
-    assert seasons_of(nxt, 0) == (Season.SUMMER,)  # same season twice is one season
+    assert seasons_of(nxt, 0) == (SP, Season.SUMMER)
     state2 = replace(state, round=2, season=Season.AUTUMN)
-    assert seasons_of(state2, 0) == (Season.AUTUMN, Season.SUMMER)
+    assert seasons_of(state2, 0) == (SP, Season.SUMMER)
     assert seasons_of(replace(state, round=3, season=Season.WINTER), 0) == (Season.WINTER,)
 
 
@@ -409,13 +412,14 @@ def test_part1_201_twin_swallows_single_function_card_needs_two_birds() -> None:
 
 def test_part1_207_spring_snow_everyone_draws_in_spring_and_discards_in_autumn() -> None:
     """part1:205-211 阳春白雪：每打出一张卡，全体玩家根据季节摸牌（春/夏）和弃牌（秋/冬）."""
-    state = pro(["鸟鸟", "鸟鸟", "鸟鸟"], "十十十", spring_snow=True)
+    state = pro(["鸟鸟鸟", "鸟鸟", "鸟鸟"], "十十十", spring_snow=True)
     _, events = run(state, play(state, 0, "鸟", season=SP))
     assert [(e.seat, e.cause) for e in events if isinstance(e, Drew)] == [
         (1, Cause.SPRING_SNOW),
         (2, Cause.SPRING_SNOW),
         (0, Cause.SPRING_SNOW),
     ]
+    assert types(events).index("Played") == 3  # 在出牌前: the draws come first
     state = replace(state, season=Season.AUTUMN)
     state, events = run(state, play(state, 0, "鸟", season=Season.AUTUMN))
     owed = [e for e in events if isinstance(e, DiscardRequired)]

@@ -63,8 +63,9 @@ def test_part1_9_deck_has_108_cards_in_the_stated_kinds() -> None:
 
 
 def test_part2_9_simple_mode_uses_birds_and_number_cards_only() -> None:
-    """part2:9-10 简易模式: 仅使用鸟+数量牌进行对局, 停用所有功能牌."""
-    deck = RULES.new_deck(SIMPLE)
+    """part2:9-10 简易模式: 仅使用鸟+数量牌进行对局, 停用所有功能牌 -- read (option
+    ``simple_without_function_cards``) as "take the function cards out"."""
+    deck = RULES.new_deck(Options(mode=Mode.SIMPLE, simple_without_function_cards=True))
     assert len(deck) == 90
     assert {CARDS[i].kind for i in deck} == {
         CardKind.BIRD,
@@ -435,8 +436,9 @@ def test_part2_89_unbreakable_tie_goes_to_the_showdown() -> None:
     assert isinstance(events[2], HandsRecovered) and len(events[2].cards) == 4
     rounds = [e for e in events if isinstance(e, ShowdownDealt)]
     assert rounds and rounds[0].round == 1
-    # only the seats tied at the lowest score contend (seats 0 and 1 at 0 points)
-    assert [h.seat for h in rounds[0].hands] == [0, 1]
+    # 给每人发4张牌: every seat is dealt, seat 2 (4 points) too
+    assert [h.seat for h in rounds[0].hands] == [0, 1, 2]
+    assert rounds[0].chant == "天上天下，花鳥風月之雀舞"
     assert all(len(h.cards) == 4 for r in rounds for h in r.hands)
     end = events[-1]
     assert isinstance(end, GameEnded) and end.reason == "SHOWDOWN" and len(end.winners) == 1
@@ -468,7 +470,9 @@ def test_unknown_or_repeated_card_ids_are_malformed(cards: tuple) -> None:
 
 
 def test_simple_mode_has_no_function_card_ids() -> None:
-    state = table(["鸟" * 8, "鸟" * 8], mode=Mode.SIMPLE)
+    """With ``simple_without_function_cards`` 简易 has no ids 90-107."""
+    options = Options(mode=Mode.SIMPLE, simple_without_function_cards=True)
+    state = table(["鸟" * 8, "鸟" * 8], options=options)
     err = refusal(state, Play(0, (100,), verse=V))
     assert isinstance(err, MalformedCommand)
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from domain.engine import SPECTATOR, RuleViolation, Viewer
-from domain.huaniao import RULES, CardClass, Combo, Discard, Mode, Options, Perch, Play
+from domain.huaniao import RULES, Combo, Discard, Mode, Options, Perch, Play
 from domain.huaniao.cards import CARDS, DECK_SIZE, Card, CardKind, kind_counts
 from domain.huaniao.commands import ChangeSeason
 from domain.huaniao.events import (
@@ -92,10 +92,13 @@ def test_a_draw_penalty_with_a_short_deck_draws_what_is_left() -> None:
     assert none == []
 
 
+ALWAYS = Options(mode=Mode.REGULAR, hand_limit_always=True)  # the limit holds at 8 too
+
+
 def test_a_penalty_draw_over_the_hand_limit_is_discarded_down_at_once() -> None:
-    """Clause 45 (先摸牌，后弃牌; the limit always holds): a seat that is not acting now owes
-    the excess at once."""
-    state = answering(["鸟" * 8, "鸟" * 8], "万万", mode=Mode.REGULAR)
+    """Clause 45 (先摸牌，后弃牌; here the limit always holds): a seat that is not acting now
+    owes the excess at once."""
+    state = answering(["鸟" * 8, "鸟" * 8], "万万", options=ALWAYS)
     after, facts = penalise(state, 1, J.Penalty(P.DRAW, 2))
     assert types(facts) == ["Drew", "DiscardRequired"]
     assert facts[1] == DiscardRequired(1, 2, (Cause.HAND_LIMIT,))
@@ -104,7 +107,7 @@ def test_a_penalty_draw_over_the_hand_limit_is_discarded_down_at_once() -> None:
 
 def test_a_penalty_draw_of_the_seat_on_turn_is_discarded_after_its_action() -> None:
     """The seat about to act discards the excess right after its action, as with 栖's draw."""
-    state = answering(["鸟" * 8, "鸟" * 8], "万十", mode=Mode.REGULAR)
+    state = answering(["鸟" * 8, "鸟" * 8], "万十", options=ALWAYS)
     after, facts = penalise(state, 0, J.Penalty(P.DRAW, 1))
     assert types(facts) == ["Drew"] and after.phase == Phase.PLAYING and after.turn == 0
     after, events = run(after, play(after, 0, "鸟"))
@@ -115,7 +118,7 @@ def test_a_penalty_draw_of_the_seat_on_turn_is_discarded_after_its_action() -> N
 
 def test_a_penalty_draw_adds_to_a_discard_already_owed() -> None:
     """One discard window per seat: the excess adds to what the seat owes (风 here)."""
-    state = answering(["风鸟鸟", "鸟" * 8], "万", mode=Mode.REGULAR)
+    state = answering(["风鸟鸟", "鸟" * 8], "万", options=ALWAYS)
     state, _ = run(state, play(state, 0, "风", target=1))
     assert state.pending_discards == (PendingDiscard(1, 1),)
     after, facts = penalise(state, 1, J.Penalty(P.DRAW, 1))
@@ -235,7 +238,7 @@ def test_the_timeout_discard_order_is_a_legal_discard() -> None:
     for _ in range(300):
         hand = tuple(rng.sample(range(DECK_SIZE), rng.randint(1, 10)))
         k = rng.randint(1, len(hand))
-        chosen = in_discard_order(hand, k)
+        chosen = in_discard_order(Options(), hand, k)
         assert kind_counts(chosen) in discard_choices(kind_counts(hand), k), (hand, k)
 
 
@@ -490,7 +493,7 @@ def test_a_timed_out_turn_with_an_empty_deck_ends_the_song() -> None:
     assert isinstance(facts[1], SongEnded) and facts[1].reason == "DECK_EXHAUSTED"
 
 
-def test_a_timed_out_discard_is_made_in_order_a_guess_as_bird_and_the_season_changed() -> None:
+def test_a_timed_out_discard_is_made_in_order_a_guess_passed_and_the_season_changed() -> None:
     state = answering(["风鸟", "月十鸟"])
     state, _ = run(state, play(state, 0, "风", target=1))
     facts = RULES.timeout_facts(state, 1)
@@ -500,7 +503,7 @@ def test_a_timed_out_discard_is_made_in_order_a_guess_as_bird_and_the_season_cha
     guessing = answering(["鸟鸟", "鸟鸟", "鸟鸟"], options=options, season=SP)
     guessing, _ = run(guessing, play(guessing, 0, "鸟", season=SP))
     assert guessing.phase == Phase.GUESSING
-    assert RULES.timeout_facts(guessing, 2)[0] == GuessMade(2, CardClass.BIRD)
+    assert RULES.timeout_facts(guessing, 2)[0] == GuessMade(2, None, True)  # 可以猜: a pass
 
     closing = answering(["鸟鸟", "鸟鸟"], mode=Mode.FULL, season=SP, turn_in_round=1)
     closing, _ = run(closing, play(closing, 0, "鸟", season=SP))

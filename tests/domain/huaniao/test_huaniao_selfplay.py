@@ -6,11 +6,13 @@ live one (``roundtrip``). Each failing assertion names the seed.
 
 from __future__ import annotations
 
+import os
 import random
 
 import pytest
 
 from domain.huaniao import RULES, Combo, Mode, Options
+from domain.huaniao.options import LeaderTie, VerseRule
 from tests.support.selfplay import play_random_game
 
 from .selfplay_support import CHECKED, TIMID, invariants
@@ -51,7 +53,46 @@ CONFIGS = [
         100,
         40,
     ),
+    # the other readings (issue 14), a smaller sample each
+    ("regular-limit-always", Options(mode=Mode.REGULAR, hand_limit_always=True), 100, 20, 10),
+    ("simple-90-cards", Options(mode=Mode.SIMPLE, simple_without_function_cards=True), 100, 20, 10),
+    (
+        "basic-tied-showdown-random-lead",
+        Options(mode=Mode.BASIC, showdown_tied_only=True, leader_tie=LeaderTie.RANDOM),
+        100,
+        20,
+        20,
+    ),
+    (
+        "pro-spring-snow-once",
+        Options(mode=Mode.PRO, spring_snow=True, spring_snow_once_after=True),
+        100,
+        20,
+        10,
+    ),
+    ("regular-cool-all-four", Options(mode=Mode.REGULAR, cool_breeze_all_four=True), 100, 20, 10),
+    ("basic-verse-optional", Options(mode=Mode.BASIC, verse=VerseRule.OPTIONAL), 100, 20, 10),
+    ("full-verse-off", Options(mode=Mode.FULL, verse=VerseRule.OFF), 100, 20, 10),
 ]
+
+# Every mode at every seat count with the defaults: SELFPLAY_GAMES games each (a small sample
+# in make test; `make selfplay` runs SELFPLAY_GAMES=2000, about 8 minutes on 2 cores). The
+# first tenth (at least two) also rebuild the state from the stored events after every event.
+MODES = {
+    "simple": Options(mode=Mode.SIMPLE),
+    "basic": Options(mode=Mode.BASIC),
+    "regular": Options(mode=Mode.REGULAR),
+    "full": Options(mode=Mode.FULL),
+    "pro": Options(
+        mode=Mode.PRO,
+        continuo=True,
+        twin_swallows=True,
+        spring_snow=True,
+        lofty_tune=True,
+        blossoms=True,
+    ),
+}
+GAMES = int(os.environ.get("SELFPLAY_GAMES", "20"))
 
 
 def _chunks() -> list[tuple[str, Options, int, int, int]]:
@@ -105,6 +146,29 @@ def test_long_timid_games_end_and_keep_invariants(name: str, options: Options, g
     base = random.Random("timid-" + name).randrange(1 << 30)
     for seed in range(base, base + games):
         _play(TIMID, options, seed, roundtrip=seed % 2 == 0)
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_every_mode_and_seat_count_ends_and_keeps_invariants(mode: str, seats: int) -> None:
+    """Cards conserved, the game ends with an outcome, and (on a subset) the state rebuilt from
+    the stored events equals the live one at every version."""
+    options = MODES[mode]
+    deck = RULES.new_deck(options)
+    base = random.Random(f"{mode}-{seats}").randrange(1 << 30)
+    for i in range(GAMES):
+        seed = base + i
+        rules = TIMID if i % 4 == 3 else CHECKED
+        game = play_random_game(
+            rules,
+            options,
+            seats,
+            seed,
+            roundtrip=i < max(2, GAMES // 10),
+            check=invariants(seed, deck),
+        )
+        outcome = RULES.outcome(game.states[-1])
+        assert outcome is not None and outcome.winners, f"seed={seed}: {outcome}"
 
 
 def test_timid_games_reach_the_end_of_the_deck_and_the_showdown() -> None:

@@ -116,6 +116,7 @@ def table(
     melds: dict[int, list[tuple[MeldKind, str]]] | None = None,
     bao: tuple[int, ...] = (),
     full_stock: bool = True,
+    pad: bool = True,
     **seat_fields: dict[int, Any],
 ) -> State:
     """A hand in play: ``turn`` must discard; hands and stock top as named.
@@ -123,6 +124,8 @@ def table(
     The unnamed cards fill the rest of the stock (unless ``full_stock`` is False, when the
     stock is exactly ``stock``), so all 80 cards are accounted for.
     ``seat_fields`` sets SeatState fields per seat, e.g. ``guo_zhang={1: (2,)}``.
+    With ``pad`` each named hand gets 0-胡 black 列 on the table (``FILLER``) so that it makes
+    the 7 列 of a win (胡牌时必须是7列, zp:60) -- a test names only the cards it is about.
     """
     opts = dataclasses.replace(options or Options(), dealer=dealer)
     ids = Ids()
@@ -138,6 +141,9 @@ def table(
             assert gk is not None
             meld_objs[s].append(Meld(kind, gk, cs))
     top = ids.take(stock)
+    if pad:
+        for s, cs in hand_ids.items():
+            meld_objs.setdefault(s, []).extend(_filler(ids, cs, meld_objs.get(s, [])))
     for s in range(seat_count):
         extra = {k: v[s] for k, v in seat_fields.items() if s in v}
         seats.append(
@@ -163,6 +169,48 @@ def table(
         bao_round=2,
         dealer_card=0,
     )
+
+
+# 0-胡 列 to fill a test hand up to 7 列: black ones first (no change to 红/黑 fan), then any
+# run not from 一/壹 and any 大大小/小小大
+_BLACK = (
+    *("叁肆伍", "肆伍陆", "捌捌八", "玖玖九", "叁叁三", "肆肆四", "伍伍五", "陆陆六"),
+    *("三四五", "四五六", "八八捌", "九九玖", "三三叁", "四四肆", "五五伍", "六六陆"),
+)
+_ANY = (
+    *(SMALL_NAMES[r : r + 3] for r in range(1, 8)),
+    *(BIG_NAMES[r : r + 3] for r in range(1, 8)),
+    *(BIG_NAMES[r] * 2 + SMALL_NAMES[r] for r in range(10)),
+    *(SMALL_NAMES[r] * 2 + BIG_NAMES[r] for r in range(10)),
+)
+FILLER = (*_BLACK, *_ANY)
+
+
+def _filler(ids: Ids, hand: tuple[int, ...], melds: list[Meld]) -> list[Meld]:
+    """The 列 that make ``hand`` (waiting for one card, or complete) 7 列 with its melds,
+    without giving the seat four of a face (归) or taking a card a test named."""
+    n = len(hand) + (1 if len(hand) % 3 == 1 else 0)  # a waiting 3k+1 hand wins with one more
+    units = n // 3 + (1 if n % 3 == 2 else 0)
+    need = 7 - units - len(melds)
+    counts = [0] * 20
+    for c in (*hand, *(c for m in melds for c in m.cards)):
+        counts[kind_of(c)] += 1
+    out: list[Meld] = []
+    for text in FILLER * 3:
+        if len(out) >= need:
+            break
+        faces = kinds(text)
+        free = {k: [i for i in range(k * 4, k * 4 + 4) if i not in ids.used] for k in faces}
+        if any(counts[k] + faces.count(k) > 3 or len(free[k]) < faces.count(k) for k in faces):
+            continue
+        cs = ids.take(text)
+        for k in faces:
+            counts[k] += 1
+        gk = classify(cs)
+        assert gk is not None
+        out.append(Meld(MeldKind.CHI, gk, cs))
+    assert len(out) >= need, f"no filler for {hand}"
+    return out
 
 
 def discard(state: State, seat: int, name: str) -> tuple[State, list[Any]]:

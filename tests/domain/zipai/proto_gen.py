@@ -124,6 +124,7 @@ ENUMS: list[type[enum.Enum]] = [
     E.ClaimKind,
     E.WinKind,
     S.Phase,
+    O.FirstDealer,
 ]
 MESSAGES: list[type] = [
     C.Card,

@@ -52,9 +52,11 @@ def test_the_dealer_is_a_table_option() -> None:
 
 def test_options_are_checked() -> None:
     assert RULES.check_options(Options()) == Options()
+    # one 过胡 checkbox under two names (zp:53-54): either turns both on
+    assert RULES.check_options(Options(guo_zhang_sheng_fan=True)).guo_hu
     with pytest.raises(InvalidOptions) as e:
-        RULES.check_options(Options(guo_zhang_sheng_fan=True))
-    assert e.value.field == "guo_zhang_sheng_fan"
+        RULES.check_options(Options(own_flip_is_played=1))  # type: ignore[arg-type]
+    assert e.value.field == "own_flip_is_played"
     with pytest.raises(InvalidOptions):
         RULES.check_options("fast")
     with pytest.raises(InvalidOptions):

@@ -31,6 +31,8 @@ from domain.zipai.state import PendingClaim, Phase
 from tests.domain.zipai.helpers import discard, first, ids_of, kinds, play, table
 
 GUO_HU = Options(guo_hu=True)
+# 碰 and in-play 拢 as claims a seat chooses (the option; by default they are automatic)
+CLAIMED = Options(optional_peng_long=True)
 
 
 def chis(state, seat):  # type: ignore[no-untyped-def]
@@ -47,8 +49,8 @@ def names(state, ids):  # type: ignore[no-untyped-def]
 
 
 def test_a_discard_opens_a_window_for_every_seat_that_can_claim_it() -> None:
-    # given seat 1 (下家) can eat 五 and seat 2 can pong it
-    s = table({0: "五九", 1: "四六八", 2: "五五一"})
+    # given seat 1 (下家) can eat 五 and seat 2 can pong it (碰 as a claim)
+    s = table({0: "五九", 1: "四六八", 2: "五五一"}, options=CLAIMED)
     # when seat 0 discards 五
     s, ev = discard(s, 0, "五")
     # then both are asked, in precedence order, and nothing resolves yet
@@ -58,7 +60,7 @@ def test_a_discard_opens_a_window_for_every_seat_that_can_claim_it() -> None:
 
 
 def test_claims_are_recorded_in_any_order_and_resolved_when_the_window_is_complete() -> None:
-    s = table({0: "五九", 1: "四六八", 2: "五五一"})
+    s = table({0: "五九", 1: "四六八", 2: "五五一"}, options=CLAIMED)
     s, _ = discard(s, 0, "五")
     # seat 2 answers first: its claim is recorded, nothing resolves
     s, ev = play(s, Peng(2))
@@ -72,7 +74,7 @@ def test_claims_are_recorded_in_any_order_and_resolved_when_the_window_is_comple
 
 
 def test_a_claim_is_hidden_from_other_seats_until_resolved() -> None:
-    s = table({0: "五九", 1: "四六八", 2: "五五一"})
+    s = table({0: "五九", 1: "四六八", 2: "五五一"}, options=CLAIMED)
     s, _ = discard(s, 0, "五")
     s, ev = play(s, Peng(2))
     made = ev[0]
@@ -87,7 +89,7 @@ def test_a_claim_is_hidden_from_other_seats_until_resolved() -> None:
 def test_nobody_can_claim_so_the_card_stays_and_the_next_seat_flips() -> None:
     s = table({0: "五九", 1: "一", 2: "二"}, "七")
     s, ev = discard(s, 0, "九")
-    assert Prompted(PromptKind.CLAIM, ()) in ev
+    assert not any(isinstance(e, Prompted) for e in ev[: ev.index(first(ev, NobodyClaimed))])
     nobody = first(ev, NobodyClaimed)
     assert nobody.seat == 0 and not nobody.flipped
     flip = first(ev, CardFlipped)
@@ -106,9 +108,19 @@ def test_a_flipped_card_never_enters_the_hand() -> None:
 
 
 def test_the_discarder_is_never_asked_about_its_own_discard() -> None:
+    """Given nobody but the discarder could use the card; then no claim prompt is sent (no
+    prompt for no seat: the card resolves at once)."""
     s = table({0: "五五五九", 1: "一", 2: "二"})
     s, ev = discard(s, 0, "九")
-    assert 0 not in ev[1].seats
+    assert isinstance(ev[1], NobodyClaimed)
+
+
+def test_the_discarder_claiming_its_own_discard_hears_the_rule() -> None:
+    s = table({0: "五九", 1: "四六八", 2: "一"})
+    s, _ = discard(s, 0, "五")
+    with pytest.raises(RuleViolation) as e:
+        play(s, Hu(0))
+    assert e.value.reason == "OWN_CARD" and not isinstance(e.value, NotYourTurn)
 
 
 # ---------------------------------------------------------------------------- priority
@@ -124,7 +136,7 @@ def test_hu_beats_chi() -> None:
 
 
 def test_hu_beats_peng() -> None:
-    s = table({0: "五九", 1: "五五 一二三", 2: "六七 八八"}, options=GUO_HU)
+    s = table({0: "五九", 1: "五五 一二三", 2: "六七 八八"}, options=CLAIMED)
     s, _ = discard(s, 0, "五")
     s, _ = play(s, Peng(1))
     s, ev = play(s, Hu(2))
@@ -140,8 +152,8 @@ def test_hu_beats_zhao() -> None:
 
 
 def test_hu_beats_long_on_ones_own_flip() -> None:
-    # seat 1 flips the fourth 七 onto its 坎 (拢) while seat 2 wins on it
-    s = table({0: "五九", 1: "七七七 一", 2: "八九 三三"}, "七")
+    # seat 1 flips the fourth 七 onto its 坎 (拢, claimed) while seat 2 wins on it
+    s = table({0: "五九", 1: "七七七 一", 2: "八九 三三"}, "七", options=CLAIMED)
     s, ev = discard(s, 0, "九")
     assert first(ev, CardFlipped).seat == 1
     assert RULES.to_act(s) == (1, 2)
@@ -153,7 +165,7 @@ def test_hu_beats_long_on_ones_own_flip() -> None:
 
 def test_long_beats_chi() -> None:
     # seat 1 flips 五 onto its 坎; its 下家 seat 2 could eat it
-    s = table({0: "一九", 1: "五五五 二三", 2: "四六 八"}, "五")
+    s = table({0: "一九", 1: "五五五 二三", 2: "四六 八"}, "五", options=CLAIMED)
     s, _ = discard(s, 0, "九")
     s, _ = play(s, chis(s, 2)[0])
     s, ev = play(s, Long(1))
@@ -173,7 +185,7 @@ def test_zhao_beats_chi() -> None:
 
 
 def test_peng_beats_chi_whoever_answers_first() -> None:
-    s = table({0: "五九", 1: "四六八", 2: "五五一"})
+    s = table({0: "五九", 1: "四六八", 2: "五五一"}, options=CLAIMED)
     s, _ = discard(s, 0, "五")
     s, _ = play(s, chis(s, 1)[0])
     s, ev = play(s, Peng(2))
@@ -270,9 +282,13 @@ def test_the_flipper_and_its_lower_seat_may_eat_a_flip() -> None:
 
 
 def test_a_seat_may_pong_its_own_flip() -> None:
-    s = table({0: "一九", 1: "五五 八", 2: "二"}, "五")
+    s = table({0: "一九", 1: "五五 八", 2: "二"}, "五", options=CLAIMED)
     s, _ = discard(s, 0, "九")
     assert Peng(1) in RULES.legal_commands(s, 1)
+    # by default the 碰 is made for it (碰牌自动碰下去)
+    auto = table({0: "一九", 1: "五五 八", 2: "二"}, "五")
+    auto, ev = discard(auto, 0, "九")
+    assert first(ev, Penged).seat == 1 and RULES.to_act(auto) == (1,)
 
 
 def test_a_card_one_discarded_may_never_be_eaten() -> None:
@@ -288,14 +304,19 @@ def test_discarding_records_the_card_as_played() -> None:
     assert s.seats[0].played == tuple(kinds("九"))
 
 
-def test_an_unclaimed_flip_counts_as_the_flippers_play() -> None:
-    s = table({0: "五九", 1: "一", 2: "二"}, "七")
+def test_an_unclaimed_flip_counts_as_the_flippers_play_with_the_option() -> None:
+    """Option ``own_flip_is_played`` (zp:19 必须打出 read as the flipper's play): the face is
+    never eaten by the flipper; by default it is not (zp:47 自己打过的牌: its discards)."""
+    s = table({0: "五九", 1: "一", 2: "二"}, "七", options=Options(own_flip_is_played=True))
     s, _ = discard(s, 0, "九")
     assert kinds("七")[0] in s.seats[1].played
+    default = table({0: "五九", 1: "一", 2: "二"}, "七")
+    default, _ = discard(default, 0, "九")
+    assert kinds("七")[0] not in default.seats[1].played
 
 
 def test_chi_out_of_turn_is_refused() -> None:
-    s = table({0: "五九", 1: "四六八", 2: "五五 四六 九"})
+    s = table({0: "五九", 1: "四六八", 2: "五五 四六 九"}, options=CLAIMED)
     s, _ = discard(s, 0, "五")
     with pytest.raises(RuleViolation) as e:
         play(s, Chi(2, ids_of(s, 2, "四六")))
@@ -303,10 +324,15 @@ def test_chi_out_of_turn_is_refused() -> None:
 
 
 def test_a_seat_not_asked_may_not_claim() -> None:
+    """A seat left out of the window hears the rule, not NOT_YOUR_TURN (its own cards)."""
     s = table({0: "五九", 1: "四六八", 2: "一"})
     s, _ = discard(s, 0, "五")
-    with pytest.raises(NotYourTurn):
+    with pytest.raises(RuleViolation) as e:
         play(s, Peng(2))
+    assert e.value.reason == "NO_PAIR" and not isinstance(e.value, NotYourTurn)
+    with pytest.raises(RuleViolation) as e:
+        play(s, PassClaim(2))
+    assert e.value.reason == "NOTHING_TO_CLAIM"
 
 
 # ---------------------------------------------------------------------------- 比牌
@@ -322,7 +348,7 @@ def test_bi_pai_the_seeds_example() -> None:
     s, ev = play(s, choice)
     eaten = first(ev, Chied)
     assert eaten.group is GroupKind.RUN and len(eaten.bi) == 1
-    assert [m.kind for m in s.seats[1].melds] == [MeldKind.CHI, MeldKind.BI]
+    assert [m.kind for m in s.seats[1].melds][-2:] == [MeldKind.CHI, MeldKind.BI]
     assert names(s, s.seats[1].hand) == "八"
 
 
@@ -365,7 +391,7 @@ def test_bi_pai_is_refused_when_not_needed() -> None:
 
 
 def test_two_copies_are_cleared_by_one_xiao_xiao_da() -> None:
-    s = table({0: "三九", 1: "三三 四五 叁 九", 2: "一"})
+    s = table({0: "三九", 1: "三三 四五 叁 九", 2: "一"}, options=CLAIMED)  # no automatic 碰
     s, _ = discard(s, 0, "三")
     (choice,) = [c for c in chis(s, 1) if names(s, c.cards) == "四五"]
     assert [names(s, g.cards) for g in choice.bi] == ["三三叁"]
@@ -413,11 +439,11 @@ def test_guo_zhang_lasts_even_after_the_hand_changes() -> None:
 def test_guo_zhang_still_allows_hu_on_the_card() -> None:
     s = table({0: "五九", 1: "四六 七八九", 2: "一"}, guo_zhang={1: tuple(kinds("五"))})
     s, _ = discard(s, 0, "五")
-    assert RULES.legal_commands(s, 1) == [Hu(1)]
+    assert RULES.legal_commands(s, 1) == [Hu(1), PassClaim(1)]  # a 胡 may always be passed
 
 
 def test_guo_zhang_is_not_recorded_for_pong_or_a_lost_claim() -> None:
-    s = table({0: "五九", 1: "四六 五五 八", 2: "五 三"})
+    s = table({0: "五九", 1: "四六 五五 八", 2: "五 三"}, options=CLAIMED)
     s, _ = discard(s, 0, "五")
     s, ev = play(s, Peng(1))
     assert not first(ev, ClaimMade).guo_zhang
@@ -425,7 +451,11 @@ def test_guo_zhang_is_not_recorded_for_pong_or_a_lost_claim() -> None:
 
 def test_chi_refused_after_guo_zhang_names_the_rule() -> None:
     # a seat asked for another reason (碰) still may not eat a 过张 card
-    s = table({0: "五九", 1: "四六 五五 八", 2: "一"}, guo_zhang={1: tuple(kinds("五"))})
+    s = table(
+        {0: "五九", 1: "四六 五五 八", 2: "一"},
+        options=CLAIMED,
+        guo_zhang={1: tuple(kinds("五"))},
+    )
     s, _ = discard(s, 0, "五")
     with pytest.raises(RuleViolation) as e:
         play(s, Chi(1, ids_of(s, 1, "四六")))
@@ -433,7 +463,9 @@ def test_chi_refused_after_guo_zhang_names_the_rule() -> None:
 
 
 def test_own_discard_refusal_names_the_rule() -> None:
-    s = table({0: "五九", 1: "四六 五五 八", 2: "一"}, played={1: tuple(kinds("五"))})
+    s = table(
+        {0: "五九", 1: "四六 五五 八", 2: "一"}, options=CLAIMED, played={1: tuple(kinds("五"))}
+    )
     s, _ = discard(s, 0, "五")
     with pytest.raises(RuleViolation) as e:
         play(s, Chi(1, ids_of(s, 1, "四六")))

@@ -10,7 +10,6 @@ import random
 
 import pytest
 
-from domain.engine import RuleViolation
 from domain.zipai import RULES, Options
 from domain.zipai.commands import DeclareBao, DeclineBao, Discard, Hu, Long, PassClaim
 from domain.zipai.events import (
@@ -71,7 +70,9 @@ def test_the_dealer_takes_a_21st_card_and_discards_first() -> None:
         s = state
         for e in events:
             s = RULES.evolve(s, e)
-        assert types_of(events)[-3:] == ["Prompted", "CardDrawn", "Prompted"]
+        # no 爆 prompt for nobody: the 21st card follows the deal
+        assert types_of(events)[-3:] == ["Dealt", "CardDrawn", "Prompted"]
+        assert not any(isinstance(e, Prompted) and not e.seats for e in events)
         assert drawn(events, 0, DrawReason.DEALER_21ST)
         assert [len(x.hand) for x in s.seats] == [21, 20, 20]
         assert RULES.to_act(s) == (0,) and s.phase is Phase.DISCARD
@@ -123,7 +124,7 @@ def test_three_long_with_a_complete_hand_is_offered_hu() -> None:
         {0: JUNK, 1: "二二二二 四四四四 六六六六 八九十 壹贰叁 柒捌"}, "玖柒", seat_count=2
     )
     assert ev[-1] == Prompted(PromptKind.HU_OR_PASS, (1,))
-    assert RULES.legal_commands(s, 1) == [Hu(1)]  # 胡 is compulsory without 过胡
+    assert RULES.legal_commands(s, 1) == [Hu(1), PassClaim(1)]  # 可提示胡: it may pass
     s, ev2 = play(s, Hu(1))
     won = first(ev2, Hued)
     assert won.seat == 1 and won.card is None and won.win_kind is WinKind.ZI_MO
@@ -208,7 +209,7 @@ HU_OR_LONG = "四四四 五六 七八九 壹贰叁 肆伍陆 柒捌玖 二七十
 def test_luzhou_offers_hu_first_when_the_21st_card_can_hu_or_long() -> None:
     s, ev = dealt({0: HU_OR_LONG, 1: JUNK}, "四", seat_count=2)
     assert ev[-1] == Prompted(PromptKind.HU_OR_LONG, (0,))
-    assert RULES.legal_commands(s, 0) == [Hu(0)]  # 胡 compulsory without 过胡
+    assert RULES.legal_commands(s, 0) == [Hu(0), Long(0)]  # 先提示胡: offered, not forced
     s, ev2 = play(s, Hu(0))
     won = first(ev2, Hued)
     assert won.seat == 0 and won.card is not None and won.card.rank == 4
@@ -223,11 +224,12 @@ def test_luzhou_the_dealer_may_choose_long_instead_with_guo_hu() -> None:
     assert len(s.seats[0].hand) == 17 and s.phase is Phase.DISCARD
 
 
-def test_luzhou_long_refused_when_hu_is_compulsory() -> None:
+def test_luzhou_the_dealer_may_choose_long_without_any_option() -> None:
+    """zp:16 先提示胡 and zp:54 不勾选则没有过胡限制: the 拢 may be chosen; nothing is
+    remembered without the 过胡 checkbox."""
     s, _ = dealt({0: HU_OR_LONG, 1: JUNK}, "四", seat_count=2)
-    with pytest.raises(RuleViolation) as e:
-        play(s, Long(0))
-    assert e.value.reason == "HU_COMPULSORY"
+    s, ev = play(s, Long(0))
+    assert first(ev, LongLaidDown).seat == 0 and s.seats[0].guo_hu_fan is None
 
 
 def test_hejiang_lays_the_long_down_at_once() -> None:

@@ -23,18 +23,18 @@ from domain.zipai.rules import win_fan
 from domain.zipai.state import Phase
 from tests.domain.zipai.helpers import discard, first, ids_of, play, table
 
-GUO_HU = Options(guo_hu=True)
-SHENG_FAN = Options(guo_hu=True, guo_zhang_sheng_fan=True)
+GUO_HU = Options(guo_hu=True)  # the 过胡 checkbox: after a pass, only a 升番 胡
+SHENG_FAN = Options(guo_hu=True, guo_zhang_sheng_fan=True)  # the same checkbox, both names
+CLAIMED = Options(optional_peng_long=True)  # 碰 / in-play 拢 as claims, not automatic
 
 
 # ---------------------------------------------------------------------------- 进张 then discard
 
 
 def test_after_peng_the_claimer_discards() -> None:
-    # 每进一张牌，就必须打一张
+    # 每进一张牌，就必须打一张; 碰牌自动碰下去: the 碰 is made as the card is shown
     s = table({0: "五九", 1: "一", 2: "五五 一二"})
-    s, _ = discard(s, 0, "五")
-    s, ev = play(s, Peng(2))
+    s, ev = discard(s, 0, "五")
     assert first(ev, Penged).seat == 2
     assert s.phase is Phase.DISCARD and s.turn == 2
     s, ev = discard(s, 2, "一")
@@ -92,8 +92,17 @@ def test_an_opening_long_makes_the_first_zhao_ba_kuai() -> None:
     assert first(ev, CardFlipped).seat == 0
 
 
-def test_long_on_ones_own_flip_before_bao() -> None:
+def test_long_on_ones_own_flip_before_bao_is_laid_down_at_once() -> None:
+    """zp:15 若未爆牌，补张的牌若还能与手里的一坎牌组成4张，则当做拢处理: automatic."""
     s = table({0: "一九", 1: "七七七 二三", 2: "十"}, "七")
+    s, ev = discard(s, 0, "九")
+    laid = first(ev, LongLaidDown)
+    assert laid.seat == 1 and laid.taken and laid.discard_required
+    assert RULES.to_act(s) == (1,) and s.phase is Phase.DISCARD
+
+
+def test_long_on_ones_own_flip_before_bao() -> None:
+    s = table({0: "一九", 1: "七七七 二三", 2: "十"}, "七", options=CLAIMED)
     s, _ = discard(s, 0, "九")
     assert RULES.legal_commands(s, 1)[0] == Long(1)
     with pytest.raises(RuleViolation) as e:
@@ -150,7 +159,10 @@ def test_bao_then_zhao_needs_no_discard() -> None:
 
 def test_after_bao_ones_own_flip_onto_a_kan_is_a_zhao() -> None:
     # 若已爆牌，补张的牌若还能与手里的一坎牌组成4张，则当做招处理
-    s = table({0: "一拾", 1: "五五五 七八 一二三", 2: "十"}, "五", bao=(1,))
+    auto = table({0: "一拾", 1: "五五五 七八 一二三", 2: "十"}, "五", bao=(1,))
+    auto, ev = discard(auto, 0, "拾")
+    assert first(ev, Zhaoed).seat == 1 and not first(ev, Zhaoed).discard_required
+    s = table({0: "一拾", 1: "五五五 七八 一二三", 2: "十"}, "五", bao=(1,), options=CLAIMED)
     s, _ = discard(s, 0, "拾")
     assert first_legal(s, 1) == Zhao(1)
     with pytest.raises(RuleViolation) as e:
@@ -175,25 +187,24 @@ def test_bao_wins_on_the_card_it_needs() -> None:
 # ---------------------------------------------------------------------------- 过胡
 
 
-def test_without_guo_hu_a_win_is_compulsory() -> None:
+def test_zp54_a_win_may_always_be_passed_and_nothing_is_remembered() -> None:
+    """zp:53-54 过胡做勾选项…不勾选则没有过胡限制: given no 过胡 checkbox and seat 2 able to
+    胡 (and to 碰, which is automatic); when it passes; then its 碰 is made and nothing is
+    remembered; a later 胡 is open."""
     s = table({0: "五九", 1: "二", 2: "五五 六七八"})
     s, _ = discard(s, 0, "五")
-    assert RULES.legal_commands(s, 2) == [Hu(2)]
-    for cmd in (PassClaim(2), Peng(2)):
-        with pytest.raises(RuleViolation) as e:
-            play(s, cmd)
-        assert (e.value.reason, e.value.rule) == ("HU_COMPULSORY", "过胡")
-
-
-def test_with_guo_hu_a_win_may_be_passed_and_taken_later() -> None:
-    s = table({0: "五九", 1: "二", 2: "五五 六七八"}, options=GUO_HU)
-    s, _ = discard(s, 0, "五")
-    assert RULES.legal_commands(s, 2) == [Hu(2), Peng(2), PassClaim(2)]
+    assert RULES.legal_commands(s, 2) == [Hu(2), PassClaim(2)]
     s, ev = play(s, PassClaim(2))
-    assert first(ev, ClaimMade).guo_hu_fan is None  # no 升番 rule: nothing remembered
-    s2 = table({0: "五九", 1: "二", 2: "五五 六七八"}, options=GUO_HU, guo_hu_fan={2: 0})
+    assert first(ev, ClaimMade).guo_hu_fan is None and first(ev, Penged).seat == 2
+    s2 = table({0: "五九", 1: "二", 2: "五五 六七八"}, options=CLAIMED, guo_hu_fan={2: 0})
     s2, _ = discard(s2, 0, "五")
     assert Hu(2) in RULES.legal_commands(s2, 2)
+
+
+def test_zp53_guo_hu_and_guo_zhang_sheng_fan_are_one_checkbox() -> None:
+    assert RULES.check_options(Options(guo_hu=True)).guo_zhang_sheng_fan
+    assert RULES.check_options(Options(guo_zhang_sheng_fan=True)).guo_hu
+    assert RULES.check_options(GUO_HU) == RULES.check_options(SHENG_FAN)
 
 
 def test_guo_zhang_sheng_fan_remembers_the_fan_passed_up() -> None:
@@ -206,8 +217,9 @@ def test_guo_zhang_sheng_fan_remembers_the_fan_passed_up() -> None:
 
 
 def test_guo_zhang_sheng_fan_blocks_a_win_of_no_more_fan() -> None:
-    # passed a 点炮 worth 0 fan: the same 点炮 is refused …
-    s = table({0: "五九", 1: "二", 2: "五五 六七八"}, options=SHENG_FAN, guo_hu_fan={2: 0})
+    # passed a 点炮 worth 0 fan: the same 点炮 is refused … (碰 a claim, so seat 2 is asked)
+    options = Options(guo_hu=True, optional_peng_long=True)
+    s = table({0: "五九", 1: "二", 2: "五五 六七八"}, options=options, guo_hu_fan={2: 0})
     s, _ = discard(s, 0, "五")
     assert Hu(2) not in RULES.legal_commands(s, 2)
     with pytest.raises(RuleViolation) as e:

@@ -40,17 +40,17 @@ def test_luzhou_dian_pao_the_discarder_pays() -> None:
 
 
 def test_luzhou_zi_mo_everyone_pays() -> None:
-    # 五六七 (0) 一二三 (3) = 3 胡 → base 2; fan 自摸 = 1 → 4 from each other seat
-    s = table({0: "四九", 1: "六七 一二三", 2: "二"}, "五", options=LUZHOU)
+    # 五六七 (0) 一二三 (3) 十十十 坎 (9) = 12 胡 → base 2; fan 自摸 = 1 → 4 from each seat
+    s = table({0: "四九", 1: "六七 一二三 十十十", 2: "二"}, "五", options=LUZHOU)
     s, _ = discard(s, 0, "九")
     s, ev = play(s, Hu(1))
     won = first(ev, Hued)
-    assert won.win_kind is WinKind.ZI_MO and (won.hu_points, won.fan) == (3, 1)
+    assert won.win_kind is WinKind.ZI_MO and (won.hu_points, won.fan) == (12, 1)
     assert won.scores == (-4, 8, -4)
 
 
 def test_luzhou_a_win_on_another_seats_flip_is_paid_by_all_without_zi_mo() -> None:
-    s = table({0: "四九", 1: "二", 2: "六七 一二三"}, "五", options=LUZHOU)
+    s = table({0: "四九", 1: "二", 2: "六七 一二三 十十十"}, "五", options=LUZHOU)
     s, _ = discard(s, 0, "九")
     s, ev = play(s, Hu(2))
     won = first(ev, Hued)
@@ -59,16 +59,16 @@ def test_luzhou_a_win_on_another_seats_flip_is_paid_by_all_without_zi_mo() -> No
 
 
 def test_a_pair_completed_by_another_seats_card_counts_as_peng_not_kan() -> None:
-    s = table({0: "五九", 1: "二", 2: "五五 六七八"}, options=LUZHOU)
+    s = table({0: "五九", 1: "二", 2: "五五 六七八 十十十"}, options=LUZHOU)
     s, _ = discard(s, 0, "五")
     s, ev = play(s, Hu(2))
-    assert first(ev, Hued).hu_points == 1  # 碰 of small black 五
+    assert first(ev, Hued).hu_points == 1 + 9  # 碰 of small black 五 (1), 坎 of 十 (9)
 
 
 def test_fan_bonuses() -> None:
     black = [k * 4 for k in kinds("一三四五六八九")]
-    assert fan_of(black, WinKind.DIAN_PAO, False) == 1  # all black
-    assert fan_of(black, WinKind.ZI_MO, True) == 3  # + 自摸 + 爆
+    assert fan_of(black, WinKind.DIAN_PAO, False) == 3  # all black (黑 = 3 fan, published)
+    assert fan_of(black, WinKind.ZI_MO, True) == 5  # + 自摸 + 爆
     red = [k * 4 + j for k in kinds("二七十") for j in range(4)]
     assert fan_of(red, WinKind.DIAN_PAO, False) == 1 + 3  # ten red or more, three 归
 

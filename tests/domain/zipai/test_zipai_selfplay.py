@@ -1,7 +1,9 @@
 """Random self-play: 2,000 hands each for 2, 3 and 4 seats over every option.
 
 Invariants after every fact: the 80 cards are all somewhere exactly once; a seat waiting
-for a card holds 3n+1 or 3n+2 cards; at the end the hand is 胡 or 荒庄 with zero-sum scores.
+for a card holds 3n+1 or 3n+2 cards; no claim or 爆 prompt names no seat; every 胡 makes 7
+列 with the winner's melds (6 for the 三拢 offer at the deal), and meets the 泸州 胡 minimum
+under that profile; at the end the hand is 胡 or 荒庄 with zero-sum scores.
 The first ``ROUNDTRIP`` hands of each size also rebuild the state from the stored facts
 after every fact (``play_random_game(roundtrip=True)``). Failures name the seed.
 """
@@ -17,8 +19,10 @@ import pytest
 
 from domain.codec import from_data, to_data
 from domain.zipai import RULES, Options
-from domain.zipai.events import HuangZhuang, Hued
+from domain.zipai.events import HuangZhuang, Hued, Prompted, PromptKind
+from domain.zipai.hu import SAN_LONG_UNITS, WIN_UNITS, hand_units
 from domain.zipai.options import DealerRule, ScoringProfile, Variant
+from domain.zipai.scoring import enough_hu
 from domain.zipai.state import Phase, State
 from tests.support.selfplay import play_random_game
 
@@ -26,11 +30,18 @@ HANDS = 2000
 ROUNDTRIP = 400
 
 OPTIONS = [
-    Options(variant=v, dealer_rule=d, guo_hu=g, guo_zhang_sheng_fan=g and f, scoring=sc, dealer=dl)
-    for v, d, g, f, sc, dl in itertools.product(
-        Variant, DealerRule, (False, True), (False, True), ScoringProfile, (0, 1)
+    Options(
+        variant=v,
+        dealer_rule=d,
+        guo_hu=g,
+        scoring=sc,
+        dealer=dl,
+        own_flip_is_played=own,
+        optional_peng_long=claimed,
     )
-    if not (f and not g)
+    for v, d, g, sc, dl, own, claimed in itertools.product(
+        Variant, DealerRule, (False, True), ScoringProfile, (0, 1), (False, True), (False, True)
+    )
 ]
 
 
@@ -44,6 +55,14 @@ def _cards(state: State) -> int:
 def _check(seed: int):  # type: ignore[no-untyped-def]
     def check(state: State, event: Any) -> None:
         assert _cards(state) == 80, f"seed={seed}: cards not conserved after {event}"
+        if isinstance(event, Prompted) and event.prompt in (PromptKind.CLAIM, PromptKind.BAO):
+            assert event.seats, f"seed={seed}: a prompt for no seat"
+        if isinstance(event, Hued):
+            w = state.seats[event.seat]
+            units = len(w.melds) + hand_units(len(event.hand) + (event.card is not None))
+            deal_offer = event.card is None and w.long_count >= 3
+            assert units == (SAN_LONG_UNITS if deal_offer else WIN_UNITS), f"seed={seed}"
+            assert enough_hu(state.options.scoring, event.hu_points), f"seed={seed}: {event}"
         if state.dealer_card is not None and state.phase in (Phase.CLAIM, Phase.FLIP):
             for s in state.seats:
                 if s.active:

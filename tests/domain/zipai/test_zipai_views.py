@@ -89,7 +89,7 @@ def test_guo_zhang_memory_is_private() -> None:
 
 
 def test_who_is_asked_to_claim_is_shown_only_to_that_seat() -> None:
-    s = table({0: "五九", 1: "四六八", 2: "五五一"})
+    s = table({0: "五九", 1: "四六八", 2: "五五一"}, options=Options(optional_peng_long=True))
     s, ev = discard(s, 0, "五")
     prompt = ev[-1]
     assert isinstance(prompt, Prompted) and prompt.seats == (1, 2)
@@ -115,7 +115,7 @@ def test_redaction_of_hidden_cards() -> None:
 
 
 def test_describe_names_the_cards() -> None:
-    s = table({0: "五九", 1: "四六八", 2: "五五一"})
+    s = table({0: "五九", 1: "四六八", 2: "五五一"}, options=Options(optional_peng_long=True))
     s, ev = discard(s, 0, "五")
     assert RULES.describe(ev[0]) == "seat 0 discarded 五"
     s, ev = play(s, Peng(2))
@@ -141,9 +141,10 @@ def test_no_hidden_card_reaches_another_seat_or_a_spectator(seats: int) -> None:
         Options(),
         Options(variant=Variant.HEJIANG, guo_hu=True),
         Options(guo_hu=True, guo_zhang_sheng_fan=True, scoring=ScoringProfile.LUZHOU),
+        Options(optional_peng_long=True, own_flip_is_played=True),
     ]
     for seed in range(40):
-        opts = opts_cycle[seed % 3]
+        opts = opts_cycle[seed % len(opts_cycle)]
         game = play_random_game(RULES, opts, seats, 1000 + seed, roundtrip=False)
         viewers = [Viewer.of_seat(s) for s in range(seats)] + [SPECTATOR]
         for i, event in enumerate(game.events):

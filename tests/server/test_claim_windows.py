@@ -1,0 +1,61 @@
+"""川南字牌 claim windows through the server (issue 14, zipai item 3): claims inside one window
+are independent, so a second claimer's Play against the window's version is decided, not
+ABORTED as stale."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from domain import table as tables
+from domain.engine import ARBITER, Viewer
+from domain.zipai import Options
+from domain.zipai.commands import PassClaim
+from domain.zipai.state import Phase
+from server.eventstore import TableApplication
+from server.service import Aborted, TableServer
+
+
+def test_two_claimers_answer_the_same_window_against_the_same_version() -> None:
+    """Given a claim window waiting for two seats; when both send their answer against the
+    window's version; then both are accepted (the second one was not ABORTED); a Play whose
+    version is behind anything else is still ABORTED."""
+
+    async def scenario() -> None:
+        server = TableServer(TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}))
+        rng = random.Random(5)
+        try:
+            for seed in range(40):
+                gid, _v, _a = await server.create_game("zipai", Options(), 3, seed=seed)
+                tokens = [(await server.join_game(gid, s, ""))[0] for s in range(3)]
+                await server.start_game(gid, Viewer.of_seat(0))
+                for _ in range(200):
+                    snap = await server.snapshot(gid, ARBITER, None)
+                    table = snap.table
+                    if table.phase is not tables.Phase.PLAYING:
+                        break
+                    waiting = tables.to_act(table)
+                    if table.game.phase is Phase.CLAIM and len(waiting) >= 2:
+                        version = snap.version
+                        first, second = waiting[:2]
+                        await server.play(gid, Viewer.of_seat(first), version, PassClaim(first))
+                        stored = await server.play(
+                            gid, Viewer.of_seat(second), version, PassClaim(second)
+                        )
+                        assert stored and stored[0].version == version + 2
+                        try:
+                            await server.play(
+                                gid, Viewer.of_seat(second), version, PassClaim(second)
+                            )
+                        except Aborted:
+                            return  # behind facts that are not another seat's answer: stale
+                        raise AssertionError("a Play behind its own answer was not ABORTED")
+                    seat = waiting[0]
+                    viewer = await server.authenticate(gid, tokens[seat])
+                    version, legal = await server.legal_moves(gid, viewer)
+                    await server.play(gid, viewer, version, rng.choice(legal))
+            raise AssertionError("no claim window with two seats in 40 games")
+        finally:
+            server.close()
+
+    asyncio.run(scenario())
