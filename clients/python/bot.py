@@ -58,7 +58,10 @@ class PolicyBot(RandomBot):
     def choose(self, legal: pb.LegalMovesResponse) -> pb.Move | None:
         if not legal.moves:
             return None
-        pick = self.policy(self.seat.view(), list(legal.moves), self.rng)
+        view = self.seat.view()
+        if view.version != legal.version:
+            return None  # the game moved on since these moves: wait for the next turn
+        pick = self.policy(view, list(legal.moves), self.rng)
         return None if pick is None else legal.moves[pick]
 
 
