@@ -52,7 +52,7 @@ def test_two_claimers_answer_the_same_window_against_the_same_version() -> None:
                         raise AssertionError("a Play behind its own answer was not ABORTED")
                     seat = waiting[0]
                     viewer = await server.authenticate(gid, tokens[seat])
-                    version, legal = await server.legal_moves(gid, viewer)
+                    _table, version, legal = await server.legal_moves(gid, viewer)
                     await server.play(gid, viewer, version, rng.choice(legal))
             raise AssertionError("no claim window with two seats in 40 games")
         finally:

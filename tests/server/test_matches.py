@@ -60,7 +60,7 @@ async def play_hand(
             return
         seat = rng.choice(tables.to_act(table))
         viewer = await server.authenticate(game_id, tokens[seat])
-        version, legal = await server.legal_moves(game_id, viewer)
+        _table, version, legal = await server.legal_moves(game_id, viewer)
         await server.play(game_id, viewer, version, rng.choice(_eager(legal)))
         moves += 1
 
