@@ -14,7 +14,13 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from domain.engine import InvalidOptions, MalformedCommand, NotYourTurn, RuleViolation
+from domain.engine import (
+    InvalidOptions,
+    MalformedCommand,
+    NotYourTurn,
+    RuleViolation,
+    remembers_folds,
+)
 from domain.huaniao.cards import (
     CARDS,
     I_BIRD,
@@ -403,6 +409,7 @@ def _next_need(s: HuaniaoState, kind: PlayKind) -> Need:
     return Need.SONG if kind == PlayKind.YIN else Need.YIN
 
 
+@remembers_folds
 def evolve(s: HuaniaoState, e: Any) -> HuaniaoState:
     s = _apply(s, e)
     phase = _phase(s) if s.phase != Phase.DEALING else s.phase

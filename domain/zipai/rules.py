@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.engine import MalformedCommand, NotYourTurn, RuleViolation
+from domain.engine import MalformedCommand, NotYourTurn, RuleViolation, remembers_folds
 from domain.zipai.cards import CARD_COUNT, card, cards, kind_of
 from domain.zipai.claims import check_chi, chi_choices, choose_seat, claim_of
 from domain.zipai.commands import (
@@ -334,6 +334,7 @@ def legal_commands(state: State, seat: int) -> list[Any]:
 # ---------------------------------------------------------------------------- evolve
 
 
+@remembers_folds
 def evolve(state: State, event: Any) -> State:
     handler = _EVOLVERS.get(type(event))
     if handler is None:
