@@ -58,17 +58,6 @@ class ChiChoice:
     bi: tuple[tuple[int, ...], ...]
 
 
-def _take(hand: tuple[int, ...], used: set[int], kinds: Sequence[int]) -> tuple[int, ...] | None:
-    """The lowest unused hand ids of the given kinds (None if the hand lacks them)."""
-    out: list[int] = []
-    for k in kinds:
-        pick = next((i for i in hand if kind_of(i) == k and i not in used and i not in out), None)
-        if pick is None:
-            return None
-        out.append(pick)
-    return tuple(out)
-
-
 def _bi_options(free: list[int], k: int) -> list[tuple[tuple[int, ...], ...]]:
     """Every multiset of 列 (as sorted kinds) drawn from ``free`` that clears all copies of k."""
     if free[k] == 0:
@@ -101,6 +90,12 @@ def chi_choices(hand: tuple[int, ...], shown: int) -> list[ChiChoice]:
     if counts[k] >= 3:
         return []
     free = [0 if n >= 3 else n for n in counts]
+    # each 列 takes the lowest hand ids of its kinds not yet used; picks of one kind are
+    # therefore always a prefix of that kind's ids (why: scanning the hand for every card
+    # was a tenth of the engine's profile)
+    by_kind: list[list[int]] = [[] for _ in range(KIND_COUNT)]
+    for i in hand:
+        by_kind[kind_of(i)].append(i)
     out: list[ChiChoice] = []
     for kinds, gk in groups_containing(k):
         if gk is GroupKind.TRIPLE:
@@ -120,21 +115,30 @@ def chi_choices(hand: tuple[int, ...], shown: int) -> list[ChiChoice]:
             left = len(hand) - 2 - 3 * len(bi)
             if left < 1:
                 continue
-            used: set[int] = set()
-            pair = _take(hand, used, others)
-            if pair is None:
-                continue
-            used.update(pair)
-            bi_ids: list[tuple[int, ...]] = []
-            for g in bi:
-                ids = _take(hand, used, g)
-                if ids is None:
-                    break
-                used.update(ids)
-                bi_ids.append(ids)
-            else:
+            picked = _pick_lowest(by_kind, (tuple(others), *bi))
+            if picked is not None:
+                pair, *bi_ids = picked
                 out.append(ChiChoice((pair[0], pair[1]), gk, tuple(bi_ids)))
     return out
+
+
+def _pick_lowest(
+    by_kind: list[list[int]], groups: tuple[tuple[int, ...], ...]
+) -> list[tuple[int, ...]] | None:
+    """For each group of kinds, the lowest hand ids of those kinds not used by an earlier
+    pick (None if the hand runs out of a kind)."""
+    taken = [0] * KIND_COUNT
+    picked: list[tuple[int, ...]] = []
+    for group in groups:
+        ids: list[int] = []
+        for x in group:
+            j = taken[x]
+            if j >= len(by_kind[x]):
+                return None
+            ids.append(by_kind[x][j])
+            taken[x] = j + 1
+        picked.append(tuple(ids))
+    return picked
 
 
 def check_chi(
