@@ -8,6 +8,7 @@ Every automatic step is a pure function of the state, so replaying the facts reb
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from domain.engine import MalformedCommand, NotYourTurn, RuleViolation, remembers_folds
@@ -73,18 +74,34 @@ def active_seats(state: State) -> tuple[int, ...]:
 
 def next_active(state: State, seat: int) -> int:
     """The 下家 of ``seat`` among the seats dealt in."""
-    n = state.seat_count
-    for step in range(1, n + 1):
-        s = (seat + step) % n
-        if state.seats[s].active:
-            return s
-    return seat
+    return _turn_tables(state.seat_count, _actives(state))[1][seat]
 
 
 def order_from(state: State, seat: int) -> tuple[int, ...]:
     """Active seats in turn order starting at ``seat``."""
-    n = state.seat_count
-    return tuple((seat + i) % n for i in range(n) if state.seats[(seat + i) % n].active)
+    return _turn_tables(state.seat_count, _actives(state))[0][seat]
+
+
+def _actives(state: State) -> tuple[bool, ...]:
+    return tuple([s.active for s in state.seats])
+
+
+@lru_cache(maxsize=64)
+def _turn_tables(
+    n: int, active: tuple[bool, ...]
+) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """Per seat: the active seats in turn order from it, and its 下家 (itself if alone).
+
+    Built once per table layout (why: turn order is asked about a dozen times a move, and
+    walking the seats each time was a tenth of the engine's profile)."""
+    orders = tuple(
+        tuple((seat + i) % n for i in range(n) if active[(seat + i) % n]) for seat in range(n)
+    )
+    nexts = tuple(
+        next(((seat + step) % n for step in range(1, n + 1) if active[(seat + step) % n]), seat)
+        for seat in range(n)
+    )
+    return orders, nexts
 
 
 def precedence(state: State) -> tuple[int, ...]:
@@ -968,10 +985,9 @@ def _decide_claim(state: State, seat: int, command: Any) -> list[Any]:
     s = state.seats[seat]
     if not state.shown_flipped and seat == state.shown_by:
         raise RuleViolation("OWN_CARD", "出牌", "a seat does not claim the card it played")
-    opts = claim_options(state, seat)
+    opts, auto, asked = _answer(state, seat)
     hu_open = bool(opts) and isinstance(opts[0], Hu)
     wk = _win_kind(state, seat)
-    auto = auto_claim(state, seat)
     if auto is not None and not isinstance(command, Hu | PassClaim):
         raise _automatic(auto)
     forgone_hu = (
@@ -980,7 +996,7 @@ def _decide_claim(state: State, seat: int, command: Any) -> list[Any]:
     n = counts_of(s.hand)[k]
     own_flip = state.shown_flipped and seat == state.shown_by
     if isinstance(command, PassClaim):
-        chi_open = any(isinstance(o, Chi) for o in offered(state, seat))
+        chi_open = any(isinstance(o, Chi) for o in asked)
         return [ClaimMade(seat, Claim(ClaimKind.PASS), chi_open, forgone_hu)]
     if isinstance(command, Hu):
         if not is_winning(s.hand, c, len(s.melds)):
