@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from dataclasses import replace
+from dataclasses import fields, replace
 from functools import lru_cache
 from typing import Any
 
@@ -1165,10 +1165,27 @@ def _buckets(o: Options, hand: tuple[int, ...]) -> list[list[int]]:
 
 def _pick(buckets: list[list[int]], vec: Vec) -> tuple[int, ...]:
     out: list[int] = []
-    for k in range(8):
-        if vec[k]:
-            out.extend(buckets[k][: vec[k]])
+    for bucket, n in zip(buckets, vec):
+        if n:
+            out += bucket[:n]
     return tuple(sorted(out))
+
+
+_PLAY_DEFAULTS = {f.name: f.default for f in fields(Play)}
+
+
+def _play(seat: int, cards: tuple[int, ...], **given: Any) -> Play:
+    """``Play(seat, cards, **given)`` without the frozen dataclass's ``__init__``, which sets
+    each of its eight fields through ``object.__setattr__``: building every legal Play was
+    the largest single cost of ``legal_commands`` in the engine's profile. The result is an
+    ordinary, equal-comparable ``Play`` (it has no ``__post_init__``)."""
+    new = object.__new__(Play)
+    d = new.__dict__
+    d.update(_PLAY_DEFAULTS)
+    d["seat"] = seat
+    d["cards"] = cards
+    d.update(given)
+    return new
 
 
 def _legal_plays(s: HuaniaoState, seat: int) -> list[Play]:
@@ -1183,21 +1200,21 @@ def _legal_plays(s: HuaniaoState, seat: int) -> list[Play]:
         ids = _pick(buckets, shape.vec)
         if shape.kind == PlayKind.OPENING:
             verse = OPENING_VERSE if s.verse_due else None
-            out.append(Play(seat, ids, verse=verse, season=season))
+            out.append(_play(seat, ids, verse=verse, season=season))
         elif shape.single in (I_WIND, I_MOON):
             for t in range(n):
                 if t != seat:
-                    out.append(Play(seat, ids, target=t, season=season))
+                    out.append(_play(seat, ids, target=t, season=season))
         elif shape.combo == Combo.TIANSHANG_TIANXIA:
             for a in (1, 2, 3):
-                out.append(Play(seat, ids, combo=shape.combo, announce=a, season=season))
+                out.append(_play(seat, ids, combo=shape.combo, announce=a, season=season))
         elif shape.combo == Combo.LIANG_FENG_YOU_XING:
-            out.append(Play(seat, ids, combo=shape.combo, target=(seat + 1) % n, season=season))
+            out.append(_play(seat, ids, combo=shape.combo, target=(seat + 1) % n, season=season))
         elif shape.combo in (Combo.FENG_HUA_XUE_YUE, Combo.WAN_ZI_QIAN_HONG):
             for cs in Season:
-                out.append(Play(seat, ids, combo=shape.combo, season=season, chosen_season=cs))
+                out.append(_play(seat, ids, combo=shape.combo, season=season, chosen_season=cs))
         else:
-            out.append(Play(seat, ids, combo=shape.combo, season=season))
+            out.append(_play(seat, ids, combo=shape.combo, season=season))
     return out
 
 
