@@ -1164,11 +1164,15 @@ def _buckets(o: Options, hand: tuple[int, ...]) -> list[list[int]]:
 
 
 def _pick(buckets: list[list[int]], vec: Vec) -> tuple[int, ...]:
-    out: list[int] = []
-    for bucket, n in zip(buckets, vec):
-        if n:
-            out += bucket[:n]
-    return tuple(sorted(out))
+    """The lowest ids of each kind ``vec`` asks for, sorted. Unrolled over the eight kinds:
+    it runs once per legal play, and the loop was an eighth of the engine's profile."""
+    b0, b1, b2, b3, b4, b5, b6, b7 = buckets
+    v0, v1, v2, v3, v4, v5, v6, v7 = vec
+    return tuple(
+        sorted(
+            b0[:v0] + b1[:v1] + b2[:v2] + b3[:v3] + b4[:v4] + b5[:v5] + b6[:v6] + b7[:v7]
+        )
+    )
 
 
 _PLAY_DEFAULTS = {f.name: f.default for f in fields(Play)}
