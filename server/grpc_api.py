@@ -92,20 +92,25 @@ class TableServicer(pb_grpc.TableServiceServicer):
             render.read_enforcement(request.enforcement),
             request.turn_time_limit_ms,
             arbitrated=request.arbitrated,
+            request_id=request.request_id,
         )
         return pb.CreateGameResponse(game_id=game_id, version=version, arbiter_token=arbiter)
 
     @unary
     async def JoinGame(self, request: pb.JoinGameRequest, context: Any) -> pb.JoinGameResponse:
         token, version = await self.server.join_game(
-            request.game_id, request.seat, request.player_name, request.contribution
+            request.game_id,
+            request.seat,
+            request.player_name,
+            request.contribution,
+            request.request_id,
         )
         return pb.JoinGameResponse(seat_token=token, seat=request.seat, version=version)
 
     @unary
     async def StartGame(self, request: pb.StartGameRequest, context: Any) -> pb.StartGameResponse:
         viewer = await self._viewer(request.game_id, context)
-        version = await self.server.start_game(request.game_id, viewer)
+        version = await self.server.start_game(request.game_id, viewer, request.request_id)
         return pb.StartGameResponse(version=version)
 
     @unary

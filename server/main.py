@@ -111,6 +111,8 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     metrics = Metrics()  # in prometheus_client's default registry
     for shard in store.shards:
         instrument_store(shard, metrics)
+    for committer in store.committers:  # unknown outcomes settled (server/eventstore.py)
+        committer.on_settled = lambda result: metrics.settled.labels(result).inc()
     store_health = StoreHealth(store.shards, metrics)
     tables = TableServer(store, min_turn_ms=int(settings.min_turn_time * 1000))
     clock = TurnClock(tables, max_run=settings.max_clock_events)  # durable through restarts

@@ -14,7 +14,7 @@ import hmac
 import itertools
 import secrets
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -23,11 +23,13 @@ from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
 from domain import table as tables
-from domain.engine import ARBITER, SPECTATOR, MalformedCommand, Role, Viewer
+from domain.codec import to_data
+from domain.engine import ARBITER, SPECTATOR, MalformedCommand, Role, RuleViolation, Viewer
 from domain.registry import rules_for
 from domain.table import deal, records
 from domain.table.justice import facts as J
 from domain.table.justice.decide import LastMove, is_game_move
+from server import idempotency
 from server.eventstore import GameAggregate, StoredEvent, TableApplication
 from server.hub import Batch, Hub
 from server.shards import Store
@@ -78,6 +80,15 @@ def seen_at(game_id: uuid.UUID, table: tables.Table, viewer: Viewer, head: str) 
     """``table`` (the game at one version) as ``viewer`` saw it then: the viewer keeps its
     identity, and the contents open up only from the version that ended the game."""
     return Snapshot(game_id, table.version, table, tables.viewer_for(table, viewer), head, viewer)
+
+
+def _same_request(stored: dict[str, Any] | None, cause: dict[str, Any]) -> None:
+    """A stored keyed request must be this very request: same key, same content."""
+    stored = stored or {}
+    if stored.get("request_key") != cause["request_key"]:
+        raise MalformedCommand("request_id", "does not belong to this game")
+    if not hmac.compare_digest(str(stored.get("request_check")), cause["request_check"]):
+        raise MalformedCommand("request_id", "was already used for a different request")
 
 
 class TableServer:
@@ -268,6 +279,10 @@ class TableServer:
             self._latest.pop(agg.id, None)  # another writer won: never trust memory now
             current = (await self._load(agg.id)).version
             raise Aborted(agg.version, current) from None
+        except Exception:  # e.g. OutcomeUnknown: the move may be stored, so re-read later
+            self._latest.pop(agg.id, None)
+            self._last_moves.pop(agg.id, None)
+            raise
         cached = self._latest.get(agg.id)
         if cached is agg:
             self._latest[agg.id] = fork
@@ -298,56 +313,137 @@ class TableServer:
         enforcement: J.Enforcement = J.Enforcement.REJECT,
         time_limit_ms: int = 0,
         arbitrated: bool = False,
+        request_id: str = "",
     ) -> tuple[str, int, str]:
         """Open a table. Returns the game id, its version and the arbiter token.
 
-        The shuffle secret is random, or derived from ``seed`` for reproducible tables."""
+        The shuffle secret is random, or derived from ``seed`` for reproducible tables. With
+        a ``request_id`` (server/idempotency.py) the game id and the arbiter token come from
+        the key, so a retry finds the game and returns the same reply."""
         if 0 < time_limit_ms < self.min_turn_ms:  # a fast clock would play games by itself
             raise MalformedCommand(
                 "turn_time_limit_ms",
                 f"at least {self.min_turn_ms} ms on this server, or 0 for no clock",
             )
         rules = rules_for(kind)
-        arbiter_token = secrets.token_urlsafe(24)
-        secret = deal.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
-        (created,) = tables.create(
-            rules,
-            options,
-            seat_count,
-            token_hash(arbiter_token),
-            secret,
-            tuple(deck),
-            enforcement,
-            time_limit_ms,
-            arbitrated,
-        )
-        game_id = uuid.uuid4()
-        agg = GameAggregate.open(game_id, created, tables.cause("create"))
-        await asyncio.wrap_future(self.store.submit(agg))
-        self._latest[game_id] = agg
-        self._trim()
+        key = idempotency.parse(request_id)
+        game_id, arbiter_token, cause = uuid.uuid4(), secrets.token_urlsafe(24), tables.cause("create")
+        if key is not None:
+            content = {
+                "kind": kind, "options": to_data(options), "seat_count": seat_count,
+                "seed": seed, "deck": list(deck), "enforcement": enforcement.name,
+                "time_limit_ms": time_limit_ms, "arbitrated": arbitrated,
+            }  # fmt: skip
+            game_id = idempotency.game_id(key)
+            arbiter_token = idempotency.token(key, "arbiter", game_id)
+            cause.update(idempotency.cause_fields(key, "create", content))
+        async with self._lock(game_id):  # duplicates sent to this replica at once
+            if key is not None and await self._created(game_id, cause):
+                return str(game_id), 1, arbiter_token
+            secret = deal.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
+            (created,) = tables.create(
+                rules,
+                options,
+                seat_count,
+                token_hash(arbiter_token),
+                secret,
+                tuple(deck),
+                enforcement,
+                time_limit_ms,
+                arbitrated,
+            )
+            agg = GameAggregate.open(game_id, created, cause)
+            try:
+                await asyncio.wrap_future(self.store.submit(agg))
+            except IntegrityError:  # the same key on another replica, at the same time
+                if key is not None and await self._created(game_id, cause):
+                    return str(game_id), 1, arbiter_token
+                raise
+            self._latest[game_id] = agg
+            self._trim()
         return str(game_id), agg.version, arbiter_token
 
+    async def _created(self, game_id: uuid.UUID, cause: dict[str, Any]) -> bool:
+        """Whether the keyed CreateGame behind ``cause`` already opened ``game_id``."""
+        first = await asyncio.to_thread(self.store.stored_events, game_id, 0, 1)
+        if not first:
+            return False
+        _same_request(first[0].cause, cause)
+        return True
+
     async def join_game(
-        self, game_id: str, seat: int, player_name: str, contribution: str = ""
+        self,
+        game_id: str,
+        seat: int,
+        player_name: str,
+        contribution: str = "",
+        request_id: str = "",
     ) -> tuple[str, int]:
-        """Take a seat. Returns the seat token (shown once) and the new version."""
+        """Take a seat. Returns the seat token (shown once, or to a retry with the same
+        ``request_id``: the token is then derived from the key) and the new version."""
         gid = self.parse_id(game_id)
-        token = secrets.token_urlsafe(24)
-        async with self._lock(gid):
-            agg = await self._load(gid)
-            facts = tables.take_seat(agg.table, seat, player_name, token_hash(token), contribution)
-            stored = await self._append(agg, facts, tables.cause("join", seat))
+        key = idempotency.parse(request_id)
+        cause = tables.cause("join", seat)
+        if key is None:
+            token = secrets.token_urlsafe(24)
+        else:
+            token = idempotency.token(key, "seat", gid, seat)
+            content = {"game_id": str(gid), "seat": seat, "player_name": player_name,
+                       "contribution": contribution}  # fmt: skip
+            cause.update(idempotency.cause_fields(key, "join", content))
+
+        def decide(table: tables.Table) -> list[Any]:
+            return tables.take_seat(table, seat, player_name, token_hash(token), contribution)
+
+        stored = await self._once(gid, decide, cause)
         return token, stored[-1].version
 
-    async def start_game(self, game_id: str, viewer: Viewer) -> int:
+    async def start_game(self, game_id: str, viewer: Viewer, request_id: str = "") -> int:
         gid = self.parse_id(game_id)
         if viewer.role is Role.SPECTATOR:
             raise PermissionDenied("a seat or the arbiter starts the game")
+        key = idempotency.parse(request_id)
+        cause = tables.cause("start")
+        if key is not None:
+            cause.update(idempotency.cause_fields(key, "start", {"game_id": str(gid)}))
+        stored = await self._once(gid, tables.start, cause)
+        return stored[-1].version
+
+    async def _once(
+        self, gid: uuid.UUID, decide: Callable[[tables.Table], list[Any]], cause: dict[str, Any]
+    ) -> list[StoredEvent]:
+        """Decide and append, once per idempotency key: a request whose key is stored gets
+        its original events back. A refusal is checked against a fresh read first, since
+        another replica may hold the answer (the retry went elsewhere)."""
+        digest = cause.get("request_key")
         async with self._lock(gid):
             agg = await self._load(gid)
-            stored = await self._append(agg, tables.start(agg.table), tables.cause("start"))
-        return stored[-1].version
+            for fresh in (False, True):
+                if fresh:
+                    agg = await self._load(gid, refresh=True)
+                if digest and (done := await self._requested(agg, digest, cause)):
+                    return done
+                try:
+                    return await self._append(agg, decide(agg.table), cause)
+                except (RuleViolation, Aborted):
+                    if not digest or fresh:
+                        raise
+        raise AssertionError("unreachable")
+
+    async def _requested(
+        self, agg: GameAggregate, digest: str, cause: dict[str, Any]
+    ) -> list[StoredEvent] | None:
+        first = agg.keyed_version(digest)
+        if first is None:
+            return None
+        move = await self._move_from(agg.id, first)
+        _same_request(move[0].cause if move else None, cause)
+        return move
+
+    async def _move_from(self, gid: uuid.UUID, first: int) -> list[StoredEvent]:
+        """The events of the request whose first fact is at ``first`` (up to the next cause)."""
+        events = await asyncio.to_thread(self.store.stored_events, gid, first - 1, None, 256)
+        return events[:1] + list(itertools.takewhile(lambda e: e.cause is None, events[1:]))
 
     async def play(
         self,
@@ -421,8 +517,7 @@ class TableServer:
         first = agg.request_version(seat, request_id)
         if first is None:
             return None
-        events = await asyncio.to_thread(self.store.stored_events, agg.id, first - 1, None, 256)
-        move = events[:1] + list(itertools.takewhile(lambda e: e.cause is None, events[1:]))
+        move = await self._move_from(agg.id, first)
         original = (move[0].cause or {}).get("command") if move else None
         if records.canonical(original) != records.canonical(tables.encode_event(command)):
             raise MalformedCommand("request_id", "was already used for a different move")

@@ -56,7 +56,10 @@ class TableClient:
         enforcement: int = pb.ENFORCEMENT_REJECT,
         turn_time_limit_ms: int = 0,
         arbitrated: bool = False,
+        request_id: str = "",
     ) -> pb.CreateGameResponse:
+        """Open a table. With a ``request_id`` (``str(uuid.uuid4())``, fresh per table) the
+        call may be retried: the retry returns the same game id and arbiter token."""
         request = pb.CreateGameRequest(
             options=options,
             seat_count=seat_count,
@@ -64,21 +67,33 @@ class TableClient:
             enforcement=enforcement,  # type: ignore[arg-type]
             turn_time_limit_ms=turn_time_limit_ms,
             arbitrated=arbitrated,
+            request_id=request_id,
         )
         if seed is not None:
             request.seed = seed
         return self.stub.CreateGame(request)
 
     def join(
-        self, game_id: str, seat: int, player_name: str = "", contribution: str | None = None
+        self,
+        game_id: str,
+        seat: int,
+        player_name: str = "",
+        contribution: str | None = None,
+        request_id: str = "",
     ) -> SeatClient:
         """Take a seat. ``contribution`` is this seat's share of the shuffle seed; by default
-        a fresh random value, so no single party can choose the deal."""
+        a fresh random value, so no single party can choose the deal. With a ``request_id``
+        (``str(uuid.uuid4())``) the call may be retried with the same arguments: the retry
+        returns the same seat token."""
         if contribution is None:
             contribution = secrets.token_hex(16)
         reply = self.stub.JoinGame(
             pb.JoinGameRequest(
-                game_id=game_id, seat=seat, player_name=player_name, contribution=contribution
+                game_id=game_id,
+                seat=seat,
+                player_name=player_name,
+                contribution=contribution,
+                request_id=request_id,
             )
         )
         return SeatClient(self.target, game_id, reply.seat, reply.seat_token, self.channel)
@@ -107,10 +122,11 @@ class SeatClient:
     def metadata(self) -> tuple[tuple[str, str], ...]:
         return ((TOKEN_HEADER, self.token),) if self.token else ()
 
-    def start(self) -> int:
+    def start(self, request_id: str = "") -> int:
         return int(
             self.stub.StartGame(
-                pb.StartGameRequest(game_id=self.game_id), metadata=self.metadata
+                pb.StartGameRequest(game_id=self.game_id, request_id=request_id),
+                metadata=self.metadata,
             ).version
         )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import uuid
 
 import pytest
 
@@ -21,10 +22,15 @@ from tests.api.helpers import huaniao_options, seated_game
 
 @pytest.fixture(scope="module")
 def finished(server) -> tuple[str, list[str]]:  # type: ignore[no-untyped-def]
+    """A game played to the end; its set-up calls carry idempotency keys, whose digests
+    the causes then hold (the audit must not mind them)."""
     with TableClient(server.target) as client:
-        created = client.create_game(huaniao_options("BASIC"), 4)
-        seats = [client.join(created.game_id, s, f"p{s}", contribution=f"c{s}") for s in range(4)]
-        seats[0].start()
+        created = client.create_game(huaniao_options("BASIC"), 4, request_id=str(uuid.uuid4()))
+        seats = [
+            client.join(created.game_id, s, f"p{s}", contribution=f"c{s}", request_id=str(uuid.uuid4()))
+            for s in range(4)
+        ]
+        seats[0].start(request_id=str(uuid.uuid4()))
         play_to_end([RandomBot(s, i) for i, s in enumerate(seats)])
         lines = list(export_lines(client.as_viewer(created.game_id).history()))
     return created.game_id, lines
