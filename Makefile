@@ -8,7 +8,7 @@ PROTOS := $(shell find protos -name '*.proto')
 ARGS   ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install gen browser run test test-fast test-failover lint migrate demo bench clean
+.PHONY: help install gen browser run test test-fast test-failover selfplay lint migrate demo bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -50,6 +50,11 @@ test-fast: gen browser ## the suite without lint, stop at the first failure
 
 test-failover: gen ## only the database failover test (part of `make test`; as root, apt-get installs patroni and etcd-server if missing)
 	$(BIN)/python -m pytest -q -s tests/e2e/test_failover.py $(ARGS)
+
+selfplay: gen ## issue 14's heavy self-play: 2,000 random games per mode and per seat count
+	SELFPLAY_GAMES=2000 $(BIN)/python -m pytest -n 2 -q -p no:cacheprovider \
+		tests/domain/huaniao/test_huaniao_selfplay.py::test_every_mode_and_seat_count_ends_and_keeps_invariants \
+		tests/domain/zipai/test_zipai_selfplay.py::test_random_hands_end_in_hu_or_huang_zhuang $(ARGS)
 
 migrate: gen ## create the PostgreSQL tables once, before starting replicas (POSTGRES_* settings)
 	$(BIN)/python -m server.migrate --store postgres $(ARGS)

@@ -159,6 +159,86 @@ async def play_rate(
         return moves / (time.perf_counter() - start), latencies
 
 
+async def stream_game(
+    stub: pb_grpc.TableServiceStub,
+    game_id: str,
+    tokens: list[str],
+    rng: random.Random,
+    latencies: list[float],
+) -> None:
+    """Play one game as mobile clients do: each seat follows its own Watch and plays when a
+    message (or its own Play reply) carries its legal moves; no LegalMoves, no GetView.
+    Each move's Play latency goes to ``latencies``; returns when the game ends (the caller
+    cancels it at the window's end)."""
+
+    async def seat(token: str) -> None:
+        md = ((TOKEN_HEADER, token),)
+        call = stub.Watch(pb.WatchRequest(game_id=game_id, batched=True), metadata=md)
+        done = 0  # the latest version this seat played from: each turn is taken once
+        try:
+            async for reply in call:
+                turn = reply.legal_moves if reply.HasField("legal_moves") else None
+                while turn is not None and turn.version > done:
+                    done = turn.version
+                    request = pb.PlayRequest(
+                        game_id=game_id,
+                        expected_version=turn.version,
+                        move=rng.choice(list(turn.moves)),
+                    )
+                    t0 = time.perf_counter()
+                    try:
+                        played = await stub.Play(request, metadata=md)
+                    except grpc.aio.AioRpcError as err:
+                        if err.code() != grpc.StatusCode.ABORTED:
+                            raise
+                        break  # another seat moved first: the stream brings the next turn
+                    latencies.append(time.perf_counter() - t0)
+                    turn = played.legal_moves if played.HasField("legal_moves") else None
+        finally:
+            call.cancel()
+
+    await asyncio.gather(*(seat(t) for t in tokens))
+
+
+async def stream_rate(
+    target: str,
+    concurrency: int,
+    seconds: float,
+    pool: int,
+    window: Window | None = None,
+) -> tuple[float, list[float]]:
+    """``play_rate``, stream-driven (Watch + Play): moves/s and Play latencies."""
+    async with grpc.aio.insecure_channel(target) as ch:
+        stub = pb_grpc.TableServiceStub(ch)
+        games = await open_games(stub, max(pool, concurrency), 1000)
+        latencies: list[float] = []  # one per move played (a game cut off still counts)
+
+        async def worker(i: int) -> None:
+            rng = random.Random(i)
+            while True:
+                game_id, tokens = games.pop() if games else await new_game(
+                    stub, rng.randrange(1 << 30)
+                )
+                await stream_game(stub, game_id, tokens, rng, latencies)
+
+        start = time.perf_counter()
+        if window:
+            window.start()
+        workers = [asyncio.create_task(worker(i)) for i in range(concurrency)]
+        await asyncio.sleep(seconds)
+        if window:
+            window.stop()
+        elapsed = time.perf_counter() - start
+        moves = len(latencies)
+        for w in workers:
+            w.cancel()
+        ends = await asyncio.gather(*workers, return_exceptions=True)
+        failed = [e for e in ends if not isinstance(e, asyncio.CancelledError)]
+        if failed:
+            raise RuntimeError(f"stream-driven play failed: {failed[0]!r}")
+        return moves / elapsed, latencies
+
+
 @contextmanager
 def server_for(store: str, stack: ExitStack) -> Iterator[ServerProcess]:
     if store == "sqlite":

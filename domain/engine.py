@@ -20,7 +20,7 @@ import enum
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 
 class Role(enum.Enum):
@@ -163,6 +163,24 @@ class GameRules(Protocol):
     def label(self, state: Any, command: Any) -> str:
         """What a legal command is, in the game's own words, its kind first ("诵 5", "碰 五"):
         the menu line of a client that knows nothing of the rules (LegalMovesResponse.labels)."""
+
+
+@runtime_checkable
+class MatchRules(Protocol):
+    """A game whose hands follow one another at one table (a match, ``domain/match/``).
+
+    Optional: a game without it deals every hand with the table's options and ranks a
+    match by higher totals."""
+
+    lower_score_wins: bool  # how a match ranks the seats' totals of the hands' scores
+
+    def first_hand(self, options: Any, first_seat: int) -> Any:
+        """The options the table's first hand is dealt with, knowing which seat was taken
+        first (川南字牌: 首进入房间的玩家坐庄, unless the options name the dealer)."""
+
+    def next_hand(self, options: Any, state: Any) -> Any:
+        """The options of the next hand of a match, from the finished hand's options and
+        final state (川南字牌: 胡牌者当庄 or 轮庄)."""
 
 
 S = TypeVar("S")

@@ -30,6 +30,7 @@ from eventsourcing.persistence import (
     Transcoding,
 )
 
+from domain import match as matches
 from domain import table as tables
 from domain.table import records
 
@@ -163,6 +164,64 @@ def _index_request(aggregate: Any, cause: dict[str, Any], version: int) -> None:
     aggregate.requests = {**aggregate.__dict__.get("requests", {}), key: version}
 
 
+class MatchAggregate(Aggregate):
+    """One match's stream (domain/match/): the record that links its hands in order and
+    carries the standings. ``match`` is the state rebuilt from its facts; every stored fact
+    carries its chain hash (domain/match/records.py)."""
+
+    class Opened(Aggregate.Created):
+        fact: dict[str, Any]
+        hash: str
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate.match = matches.evolve(None, matches.decode_fact(self.fact))
+            aggregate.head_hash = self.hash
+
+    class Recorded(Aggregate.Event):
+        fact: dict[str, Any]
+        hash: str
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate.match = matches.evolve(aggregate.match, matches.decode_fact(self.fact))
+            aggregate.head_hash = self.hash
+
+    match: matches.Match
+    head_hash: str
+
+    def __init__(self) -> None:
+        pass
+
+    @classmethod
+    def open(cls, match_id: UUID, facts: list[Any]) -> MatchAggregate:
+        """A new match from its opening facts (MatchCreated first)."""
+        fact = matches.encode_fact(facts[0])
+        digest = matches.fact_hash(str(match_id), "", 1, fact)
+        agg = cls._create(cls.Opened, id=match_id, fact=fact, hash=digest)
+        for more in facts[1:]:
+            agg.record(more)
+        return agg
+
+    def record(self, fact: Any) -> None:
+        data = matches.encode_fact(fact)
+        digest = matches.fact_hash(str(self.id), self.head_hash, self.version + 1, data)
+        self.trigger_event(self.Recorded, fact=data, hash=digest)
+
+    def fork(self) -> MatchAggregate:
+        clone = copy.copy(self)
+        clone.__dict__["_pending_events"] = []
+        return clone
+
+
+@dataclass(frozen=True)
+class StoredMatchFact:
+    """A match's stored fact, decoded, with its stored form and chain hash."""
+
+    version: int
+    recorded_at: datetime
+    fact: Any
+    hash: str
+    stored: dict[str, Any]
+
 def _steady_reconnects() -> None:
     """psycopg_pool retries a lost connection after 1, 2, 4, 8 ... s; after a failover that
     doubling alone kept writes away for up to twice the promotion time (docs/reliability.md,
@@ -260,12 +319,20 @@ class TableApplication(Application[UUID]):
         (first,) = list(self.events.get(game_id, limit=1))
         return str(first.fact["data"]["kind"])
 
+    def match_facts(self, match_id: UUID, gt: int | None = None) -> list[StoredMatchFact]:
+        out = []
+        e: Any
+        for e in self.events.get(match_id, gt=gt):
+            fact = matches.decode_fact(e.fact)
+            out.append(StoredMatchFact(e.originator_version, e.timestamp, fact, e.hash, e.fact))
+        return out
+
     def snapshot(self, aggregate: GameAggregate) -> None:
         assert self.snapshots is not None
         self.snapshots.put([GameAggregate.Snapshot.take(aggregate)])
 
 
-Pending = tuple[GameAggregate, list[Any], concurrent.futures.Future[None]]
+Pending = tuple[Aggregate, list[Any], concurrent.futures.Future[None]]  # a game's or a match's
 
 
 class GroupCommitter:
@@ -288,7 +355,7 @@ class GroupCommitter:
         self.app = app
         self.max_batch = max_batch
         self.uncertain = uncertain
-        self._queue: queue.Queue[tuple[GameAggregate, concurrent.futures.Future[None]] | None] = (
+        self._queue: queue.Queue[tuple[Aggregate, concurrent.futures.Future[None]] | None] = (
             queue.Queue()
         )
         self.batches = 0
@@ -303,7 +370,7 @@ class GroupCommitter:
         self._thread = threading.Thread(target=self._run, name="group-commit", daemon=True)
         self._thread.start()
 
-    def submit(self, aggregate: GameAggregate) -> concurrent.futures.Future[None]:
+    def submit(self, aggregate: Aggregate) -> concurrent.futures.Future[None]:
         future: concurrent.futures.Future[None] = concurrent.futures.Future()
         self._queue.put((aggregate, future))
         return future
@@ -439,12 +506,14 @@ class GroupCommitter:
     def _crosses(self, events: list[Any]) -> bool:
         return _crosses_snapshot(events, self.snapshot_interval)
 
-    def _snapshot(self, aggregates: list[GameAggregate]) -> None:
+    def _snapshot(self, aggregates: list[Aggregate]) -> None:
         """Snapshots after the callers were answered, in one write; losing one is harmless."""
-        if not aggregates or self.app.snapshots is None:
+        if not aggregates or self.app.snapshots is None:  # (matches are short: no snapshots)
             return
         try:
-            self.app.snapshots.put([GameAggregate.Snapshot.take(a) for a in aggregates])
+            self.app.snapshots.put(
+                [GameAggregate.Snapshot.take(a) for a in aggregates if isinstance(a, GameAggregate)]
+            )
         except Exception:
             log.warning("taking %d snapshots failed", len(aggregates), exc_info=True)
 

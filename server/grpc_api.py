@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import logging
+import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -14,13 +16,14 @@ from server import logs, render
 from server.errors import to_status
 from server.health import is_store_fault
 from server.limits import Limits
-from server.service import TableServer
+from server.service import HandEvents, NextHand, TableServer
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 
 log = logging.getLogger("tabletop.api")
 TOKEN_HEADER = "x-seat-token"
 MAX_PAGE = 1000
+LEGAL_CACHE = 4096  # rendered legal-move answers kept: (game, version, seat) of recent turns
 
 
 def _token(context: grpc.aio.ServicerContext) -> str | None:
@@ -58,6 +61,46 @@ class TableServicer(pb_grpc.TableServiceServicer):
     def __init__(self, server: TableServer, limits: Limits | None = None) -> None:
         self.server = server
         self.limits = limits  # server/limits.py: the per-seat move rate is checked here
+        # LegalMoves, the Play reply and a seat's Watch all give the same answer for one seat
+        # at one version: it is decided and rendered once (issue 16)
+        self._legal: OrderedDict[tuple[uuid.UUID, int, Viewer], pb.LegalMovesResponse] = (
+            OrderedDict()
+        )
+
+    async def _legal_moves(self, game_id: str, viewer: Viewer) -> pb.LegalMovesResponse:
+        """What ``viewer`` may do at the game's latest version (nothing unless a seat)."""
+        gid = self.server.parse_id(game_id)
+        key = (gid, await self.server.version_of(gid), viewer)
+        if (known := self._legal.get(key)) is not None:
+            return known
+        table, version, commands = await self.server.legal_moves(game_id, viewer)
+        answer = pb.LegalMovesResponse(
+            version=version,
+            moves=[render.move_proto(table.kind, c) for c in commands],
+            labels=[render.move_label(table, c) for c in commands],
+        )
+        self._legal[(gid, version, viewer)] = answer
+        while len(self._legal) > LEGAL_CACHE:
+            self._legal.popitem(last=False)
+        return answer
+
+    async def _turn(
+        self, game_id: str, viewer: Viewer, version: int, to_act: list[int] | None = None
+    ) -> pb.LegalMovesResponse | None:
+        """The seat's legal moves if ``version`` is the latest and the game waits for it: what
+        a stream-driven client needs to move next without asking LegalMoves. (A seat that
+        the game does not wait for may still hold a table move, e.g. 误操作: it asks.)"""
+        if viewer.seat is None:
+            return None
+        if to_act is None:  # (a Play reply knows them already)
+            now = await self.server.snapshot(game_id, viewer, None)
+            if now.version != version:
+                return None
+            to_act = render.to_act(now.table, now.viewer)
+        if viewer.seat not in to_act:
+            return None
+        legal = await self._legal_moves(game_id, viewer)
+        return legal if legal.version == version and legal.moves else None
 
     async def _viewer(self, game_id: str, context: grpc.aio.ServicerContext) -> Viewer:
         viewer = await self.server.authenticate(game_id, _token(context))
@@ -83,18 +126,32 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self, request: pb.CreateGameRequest, context: Any
     ) -> pb.CreateGameResponse:
         kind, options = render.read_options(request.options)
-        game_id, version, arbiter = await self.server.create_game(
+        table = {
+            "seed": request.seed if request.HasField("seed") else None,
+            "deck": tuple(request.deck),
+            "enforcement": render.read_enforcement(request.enforcement),
+            "time_limit_ms": request.turn_time_limit_ms,
+            "arbitrated": request.arbitrated,
+            "request_id": request.request_id,
+        }
+        if not request.HasField("match"):
+            game_id, version, arbiter = await self.server.create_game(
+                kind, options, request.seat_count, **table
+            )
+            return pb.CreateGameResponse(game_id=game_id, version=version, arbiter_token=arbiter)
+        m = request.match
+        game_id, version, arbiter, match_id = await self.server.create_match(
             kind,
             options,
             request.seat_count,
-            request.seed if request.HasField("seed") else None,
-            tuple(request.deck),
-            render.read_enforcement(request.enforcement),
-            request.turn_time_limit_ms,
-            arbitrated=request.arbitrated,
-            request_id=request.request_id,
+            m.hands,
+            m.target_score,
+            render.read_advance(m.advance),
+            **table,
         )
-        return pb.CreateGameResponse(game_id=game_id, version=version, arbiter_token=arbiter)
+        return pb.CreateGameResponse(
+            game_id=game_id, version=version, arbiter_token=arbiter, match_id=match_id
+        )
 
     @unary
     async def JoinGame(self, request: pb.JoinGameRequest, context: Any) -> pb.JoinGameResponse:
@@ -125,10 +182,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
         )
         # the game right after this move (a retried request_id gets its original reply)
         after = await self.server.snapshot(request.game_id, viewer, stored[-1].version)
+        to_act = render.to_act(after.table, after.viewer)
         return pb.PlayResponse(
             version=stored[-1].version,
             events=render.events_proto(snap.table.kind, stored, viewer),
-            to_act=render.to_act(after.table, after.viewer),
+            to_act=to_act,
+            legal_moves=await self._turn(request.game_id, viewer, stored[-1].version, to_act),
         )
 
     @unary
@@ -136,20 +195,31 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self, request: pb.LegalMovesRequest, context: Any
     ) -> pb.LegalMovesResponse:
         viewer = await self._viewer(request.game_id, context)
-        snap = await self.server.snapshot(request.game_id, viewer, None)
-        version, commands = await self.server.legal_moves(request.game_id, viewer)
-        return pb.LegalMovesResponse(
-            version=version,
-            moves=[render.move_proto(snap.table.kind, c) for c in commands],
-            labels=[render.move_label(snap.table, c) for c in commands],
-        )
+        return await self._legal_moves(request.game_id, viewer)
 
     @unary
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
         viewer = await self._viewpoint(request, context)
         version = request.version if request.HasField("version") else None
-        snap = await self.server.snapshot(request.game_id, viewer, version)
+        snap = await self.server.snapshot(request.game_id, viewer, version, with_match=True)
         return pb.GetViewResponse(view=render.view_proto(snap))
+
+    @unary
+    async def ReadyNextHand(
+        self, request: pb.ReadyNextHandRequest, context: Any
+    ) -> pb.ReadyNextHandResponse:
+        viewer = await self._viewer(request.game_id, context)
+        match = await self.server.ready_next_hand(request.game_id, viewer, request.contribution)
+        return pb.ReadyNextHandResponse(match=render.match_proto(match))
+
+    @unary
+    async def GetMatch(self, request: pb.GetMatchRequest, context: Any) -> pb.GetMatchResponse:
+        match, facts = await self.server.match_record(request.match_id)
+        if _token(context) is not None and match.current is not None:
+            await self._viewer(match.current.game_id, context)  # a bad token is refused
+        return pb.GetMatchResponse(
+            match=render.match_proto(match), facts=[render.match_fact_proto(f) for f in facts]
+        )
 
     @unary
     async def GetHistory(
@@ -196,19 +266,47 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 raise MalformedCommand("after_version", "must be >= 0")
             snap = await self.server.snapshot(request.game_id, viewer, None)
             kind = snap.table.kind
-            async for events, seen_as, batch in self.server.watch(
-                request.game_id, viewer, request.after_version
-            ):
-                if batch is not None:  # a live batch: render once per viewer
-                    rendered = batch.render(seen_as, functools.partial(_render, kind, seen_as))
+            if request.follow_match:
+                stream = self.server.watch_match(request.game_id, viewer, request.after_version)
+            else:
+                stream = self._one_hand(request.game_id, viewer, request.after_version)
+            async for item in stream:
+                if isinstance(item, NextHand):
+                    yield pb.WatchResponse(game_id=item.game_id, next_hand=_next_hand(item))
+                    continue
+                if item.batch is not None:  # a live batch: render once per viewer
+                    rendered = item.batch.render(
+                        item.viewer, functools.partial(_render, kind, item.viewer)
+                    )
                 else:
-                    rendered = render.events_proto(kind, events, seen_as)
-                for msg in rendered:
-                    yield pb.WatchResponse(event=msg)
+                    rendered = render.events_proto(kind, item.events, item.viewer)
+                if not rendered:
+                    continue
+                # a seat's own stream says what it may do when it is its turn
+                turn = await self._turn(item.game_id, viewer, item.events[-1].version)
+                if request.batched:
+                    yield pb.WatchResponse(events=rendered, game_id=item.game_id, legal_moves=turn)
+                    continue
+                for msg in rendered[:-1]:
+                    yield pb.WatchResponse(event=msg, game_id=item.game_id)
+                yield pb.WatchResponse(event=rendered[-1], game_id=item.game_id, legal_moves=turn)
         except grpc.aio.AbortError:
             raise
         except Exception as exc:
             await _abort(context, exc)
+
+    async def _one_hand(
+        self, game_id: str, viewer: Viewer, after: int
+    ) -> AsyncIterator[HandEvents | NextHand]:
+        async for events, seen_as, batch in self.server.watch(game_id, viewer, after):
+            yield HandEvents(game_id, events, seen_as, batch)
+
+
+def _next_hand(item: NextHand) -> pb.NextHand:
+    match = render.match_proto(item.match)
+    if item.game_id:  # dealt, though its link in the match may still be being written
+        match.current_hand, match.current_game_id = item.hand, item.game_id
+    return pb.NextHand(hand=item.hand, game_id=item.game_id, match=match)
 
 
 def _render(kind: str, viewer: Viewer, events: list[Any]) -> list[pb.GameEvent]:

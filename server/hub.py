@@ -83,6 +83,12 @@ class Hub:
         for sub in list(subs):
             sub.offer(batch)
 
+    def wake(self, key: Any) -> None:
+        """Wake the watchers of ``key`` with an empty batch: something they wait for moved
+        and they look again (a match, under the key ("match", id))."""
+        for sub in list(self._subs.get(key, ())):
+            sub.offer(Batch([]))
+
     def watching(self, game_id: Any) -> bool:
         return game_id in self._subs
 

@@ -10,7 +10,7 @@ tokens included, and nothing is appended twice. The reasoning, as docs/api.md st
   HMAC of the request under the key; the same key with other content is INVALID_ARGUMENT
   and returns nothing.
 * **Tokens are derived from the key, so nothing secret is stored.** A keyed CreateGame gets
-  its game id and arbiter token, and a keyed JoinGame its seat token, as HMACs under the
+  its game id (or its match id, whose first hand's id follows) and arbiter token, and a keyed JoinGame its seat token, as HMACs under the
   key. The store keeps only ``digest`` (a one-way hash of the key, to find the request) and
   the token's hash, as before. Whoever holds the key could recompute the token anyway, and
   the key travels with the very request whose reply carries the token, so a key is exactly
@@ -69,6 +69,11 @@ def cause_fields(key: str, action: str, content: dict[str, Any]) -> dict[str, st
 def game_id(key: str) -> uuid.UUID:
     """The game a keyed CreateGame opens, so that its retry finds it."""
     return uuid.UUID(bytes=_mac(key, "game-id")[:16], version=4)
+
+
+def match_id(key: str) -> uuid.UUID:
+    """The match a keyed CreateGame with a match opens (its first hand's id follows)."""
+    return uuid.UUID(bytes=_mac(key, "match-id")[:16], version=4)
 
 
 def token(key: str, purpose: str, game: uuid.UUID, seat: int | None = None) -> str:

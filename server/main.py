@@ -173,6 +173,9 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     armed = await clock.recover()
     if armed:
         log.info("turn clocks re-armed for %d running games", armed)
+    moved = await tables.recover_matches()  # matches left between a hand's end and the next
+    if moved:
+        log.info("%d matches moved on to their next hand", moved)
     stopping = False
     changed = asyncio.Event()  # a save failed or worked again: re-check at once
     def wake() -> None:  # from the writer thread

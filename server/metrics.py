@@ -207,12 +207,20 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
                         await context.write(msg)
                 except TimeoutError:
                     raise _Stalled from None
-                stream.last = getattr(getattr(msg, "event", None), "version", stream.last)
+                stream.last = last_version(msg, stream.last)
                 stream.sent += 1
                 sent.inc()
             raise asyncio.CancelledError  # closing: ends like a cancelled wait
         finally:
             await agen.aclose()  # the servicer's own cleanup (unsubscribe) runs now
+
+
+def last_version(msg: Any, before: int) -> int:
+    """The last version a stream message carries (a Watch batch's last event's)."""
+    batch = getattr(msg, "events", None)
+    if batch:
+        return int(batch[-1].version)
+    return int(getattr(getattr(msg, "event", None), "version", before) or before)
 
 
 class _Stalled(Exception):

@@ -8,18 +8,23 @@ domain's ``redact``; nothing is rendered for a viewer without it.
 
 from __future__ import annotations
 
-from typing import Any
+import enum
+from typing import Any, TypeVar
 
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from domain import match as matches
 from domain import table as tables
 from domain.engine import ARBITER, MalformedCommand, Role, Viewer
 from domain.registry import rules_for
 from domain.table import records
 from domain.table.justice import facts as J
-from server.eventstore import StoredEvent
+from server.eventstore import StoredEvent, StoredMatchFact
 from server.protoconv import fill, fill_oneof, read, read_oneof
 from server.service import Snapshot
 from tabletop.v1 import tabletop_pb2 as pb
 
+E = TypeVar("E", bound=enum.Enum)
 _ROLE = {Role.SEAT: pb.ROLE_SEAT, Role.SPECTATOR: pb.ROLE_SPECTATOR, Role.ARBITER: pb.ROLE_ARBITER}
 _PHASE = {
     tables.Phase.WAITING: pb.GAME_PHASE_WAITING,
@@ -36,12 +41,21 @@ def read_options(msg: pb.GameOptions) -> tuple[str, Any]:
 
 
 def read_enforcement(value: int) -> J.Enforcement:
-    if value == pb.ENFORCEMENT_UNSPECIFIED:
-        return J.Enforcement.REJECT
-    name = pb.Enforcement.Name(value) if value in pb.Enforcement.values() else ""
-    if not name:
-        raise MalformedCommand("enforcement", f"unknown value {value}")
-    return J.Enforcement[name.removeprefix("ENFORCEMENT_")]
+    return _read_enum(value, pb.Enforcement, J.Enforcement, "enforcement", J.Enforcement.REJECT)
+
+
+def read_advance(value: int) -> matches.Advance:
+    return _read_enum(value, pb.HandAdvance, matches.Advance, "match.advance", matches.Advance.AUTO)
+
+
+def _read_enum(value: int, proto: Any, domain: type[E], field: str, unset: E) -> E:
+    """A proto enum value as the domain enum member of the same name (0: ``unset``)."""
+    if value == 0:
+        return unset
+    if value not in proto.values():
+        raise MalformedCommand(field, f"unknown value {value}")
+    prefix = proto.Name(0).removesuffix("UNSPECIFIED")  # e.g. "ENFORCEMENT_"
+    return domain[proto.Name(value).removeprefix(prefix)]
 
 
 def read_move(kind: str, msg: pb.Move) -> Any:
@@ -91,6 +105,8 @@ def event_proto(kind: str, stored: StoredEvent, viewer: Viewer) -> pb.GameEvent:
         msg.table.game_created.options.CopyFrom(options_proto(fact.kind, fact.options))
         msg.table.game_created.seat_count = fact.seat_count
         msg.table.game_created.commitment = fact.commitment
+        msg.table.game_created.match_id = fact.match_id
+        msg.table.game_created.hand = fact.hand
     elif isinstance(fact, tables.SeatTaken):
         msg.table.seat_taken.seat = fact.seat
         msg.table.seat_taken.player_name = fact.player_name
@@ -168,7 +184,54 @@ def view_proto(snap: Snapshot) -> pb.GameView:
         msg.outcome.scores.extend(outcome.scores)
         msg.outcome.reason = outcome.reason
     _justice_view(msg, table)
+    if snap.match is not None:
+        msg.match.CopyFrom(match_proto(snap.match, table.hand))
     return msg
+
+
+def match_proto(match: matches.Match, hand: int = 0) -> pb.MatchView:
+    """A match as everyone may see it (its facts are public)."""
+    msg = pb.MatchView(
+        match_id=match.match_id,
+        hand=hand,
+        hands=match.hands_limit,
+        target_score=match.target_score,
+        advance=pb.HandAdvance.Value(f"HAND_ADVANCE_{match.advance.name}"),
+        lower_score_wins=match.lower_score_wins,
+        ready=match.ready_seats(),
+        finished=match.finished,
+    )
+    for s in match.standings:
+        msg.standings.add(seat=s.seat, total=s.total, wins=s.wins, rank=s.rank)
+    for h in match.hands:
+        if h.ended is not None:
+            e = h.ended
+            msg.results.add(
+                hand=e.hand,
+                game_id=e.game_id,
+                winners=e.winners,
+                scores=e.scores,
+                reason=e.reason,
+                head_hash=e.head_hash,
+            )
+    if match.current is not None:
+        msg.current_hand = match.current.hand
+        msg.current_game_id = match.current.game_id
+    if match.ended is not None:
+        msg.winners.extend(match.ended.winners)
+    return msg
+
+
+def match_fact_proto(fact: StoredMatchFact) -> pb.MatchFact:
+    ts = Timestamp()
+    ts.FromDatetime(fact.recorded_at)
+    return pb.MatchFact(
+        version=fact.version,
+        recorded_at=ts,
+        text=matches.describe(fact.fact),
+        hash=fact.hash,
+        stored_json=records.canonical(fact.stored),
+    )
 
 
 def _justice_view(msg: pb.GameView, table: tables.Table) -> None:

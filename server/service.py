@@ -12,6 +12,7 @@ import dataclasses
 import hashlib
 import hmac
 import itertools
+import logging
 import secrets
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -22,6 +23,7 @@ from typing import Any
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
+from domain import match as matches
 from domain import table as tables
 from domain.codec import to_data
 from domain.engine import ARBITER, SPECTATOR, MalformedCommand, Role, RuleViolation, Viewer
@@ -30,13 +32,21 @@ from domain.table import deal, records
 from domain.table.justice import facts as J
 from domain.table.justice.decide import LastMove, is_game_move
 from server import idempotency
-from server.eventstore import GameAggregate, StoredEvent, TableApplication
+from server.eventstore import (
+    GameAggregate,
+    MatchAggregate,
+    StoredEvent,
+    StoredMatchFact,
+    TableApplication,
+)
 from server.hub import Batch, Hub
 from server.shards import Store
 
 MAX_REQUEST_ID = 64  # characters of a Play request_id (idempotency key)
+NEXT_HAND_POLL = 1.0  # seconds between a following watcher's looks at another replica's match
 MAX_CONCURRENT = 3  # facts a stale Play may be behind and still be decided (a claim window)
 STREAM_PAGE = 100  # events a Watch or Replay reads from the store at a time
+log = logging.getLogger("tabletop.service")
 
 
 class NotFound(Exception):
@@ -70,6 +80,7 @@ class Snapshot:
     viewer: Viewer  # what the contents are rendered for: opened up from the end on
     head_hash: str = ""
     identity: Viewer | None = None  # who is looking (the role a view reports); else viewer
+    match: matches.Match | None = None  # the table's match, when asked for and in one
 
     @property
     def seen_by(self) -> Viewer:
@@ -80,6 +91,41 @@ def seen_at(game_id: uuid.UUID, table: tables.Table, viewer: Viewer, head: str) 
     """``table`` (the game at one version) as ``viewer`` saw it then: the viewer keeps its
     identity, and the contents open up only from the version that ended the game."""
     return Snapshot(game_id, table.version, table, tables.viewer_for(table, viewer), head, viewer)
+
+
+@dataclass(frozen=True)
+class HandEvents:
+    """Watch across a match: events of the hand ``game_id`` (see ``TableServer.watch``)."""
+
+    game_id: str
+    events: list[StoredEvent]
+    viewer: Viewer
+    batch: Batch | None
+
+
+@dataclass(frozen=True)
+class NextHand:
+    """Watch across a match: every event of the previous hand was sent; the stream goes on
+    with the hand ``game_id`` from its first event (``game_id`` is "" once the match has
+    ended and the stream ends)."""
+
+    game_id: str
+    hand: int  # its number (0 once the match has ended)
+    match: matches.Match
+
+
+@dataclass(frozen=True)
+class MatchPlan:
+    """A match asked for at CreateGame: its length, how it moves on, and its id."""
+
+    hands: int
+    target_score: int = 0
+    advance: matches.Advance = matches.Advance.AUTO
+    match_id: uuid.UUID = dataclasses.field(default_factory=uuid.uuid4)
+
+
+class _MatchMoved(Exception):
+    """Another writer appended to the match first; read it again."""
 
 
 def _same_request(stored: dict[str, Any] | None, cause: dict[str, Any]) -> None:
@@ -107,8 +153,11 @@ class TableServer:
         self.hub = Hub()
         self._latest: dict[uuid.UUID, GameAggregate] = {}
         self._locks: dict[uuid.UUID, asyncio.Lock] = {}
-        self._last_moves: dict[uuid.UUID, LastMove] = {}  # 误操作 needs the latest move
+        # 误操作 needs the latest move: (the version it is known at, the move or None when the
+        # last thing that happened was no game move), so LegalMoves need not read the store
+        self._last_moves: dict[uuid.UUID, tuple[int, LastMove | None]] = {}
         self._loading: dict[uuid.UUID, list[int]] = {}
+        self._matches: dict[uuid.UUID, MatchAggregate] = {}  # a cache of the store, as games
         try:  # other processes' events (PostgreSQL): one subscription per shard
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -289,15 +338,18 @@ class TableServer:
         elif cached is not None and cached.version < fork.version:
             # the store feed moved or dropped the entry meanwhile: re-read on next use
             self._latest.pop(agg.id, None)
-        if is_game_move(cause):
-            versions = (stored[0].version, stored[-1].version)
-            self._last_moves[agg.id] = tables.last_move(
-                agg.table.kind, cause, versions, facts, agg.table.game
-            )
-        else:
-            self._last_moves.pop(agg.id, None)
+        versions = (stored[0].version, stored[-1].version)
+        self._last_moves[agg.id] = (
+            fork.version,
+            tables.last_move(agg.table.kind, cause, versions, facts, agg.table.game)
+            if is_game_move(cause)
+            else None,  # the last thing that happened is no game move: nothing to retract
+        )
         self.hub.publish(agg.id, stored)
         self.after_append(agg.id, fork)
+        finished = tables.Phase.FINISHED
+        if fork.table.match_id and fork.table.phase is finished and agg.table.phase is not finished:
+            await self._hand_ended(fork.table.match_id)
         return stored
 
     def after_append(self, game_id: uuid.UUID, agg: GameAggregate) -> None:
@@ -314,8 +366,10 @@ class TableServer:
         time_limit_ms: int = 0,
         arbitrated: bool = False,
         request_id: str = "",
+        match: MatchPlan | None = None,
     ) -> tuple[str, int, str]:
-        """Open a table. Returns the game id, its version and the arbiter token.
+        """Open a table. Returns the game id, its version and the arbiter token. With
+        ``match``, the table is the first hand of that new match (see ``create_match``).
 
         The shuffle secret is random, or derived from ``seed`` for reproducible tables. With
         a ``request_id`` (server/idempotency.py) the game id and the arbiter token come from
@@ -328,13 +382,23 @@ class TableServer:
         rules = rules_for(kind)
         key = idempotency.parse(request_id)
         game_id, arbiter_token, cause = uuid.uuid4(), secrets.token_urlsafe(24), tables.cause("create")
+        match_id = str(match.match_id) if match is not None else ""
+        if match is not None:
+            game_id = uuid.UUID(matches.hand_id(match_id, 1))
         if key is not None:
             content = {
                 "kind": kind, "options": to_data(options), "seat_count": seat_count,
                 "seed": seed, "deck": list(deck), "enforcement": enforcement.name,
                 "time_limit_ms": time_limit_ms, "arbitrated": arbitrated,
             }  # fmt: skip
-            game_id = idempotency.game_id(key)
+            if match is not None:  # create_match derived the match id from the key
+                content["match"] = {
+                    "hands": match.hands,
+                    "target_score": match.target_score,
+                    "advance": match.advance.name,
+                }
+            else:
+                game_id = idempotency.game_id(key)
             arbiter_token = idempotency.token(key, "arbiter", game_id)
             cause.update(idempotency.cause_fields(key, "create", content))
         async with self._lock(game_id):  # duplicates sent to this replica at once
@@ -351,7 +415,11 @@ class TableServer:
                 enforcement,
                 time_limit_ms,
                 arbitrated,
+                match_id=match_id,
+                hand=1 if match is not None else 0,
             )
+            if match is not None:
+                await self._open_match(rules, seat_count, match, keyed=key is not None)
             agg = GameAggregate.open(game_id, created, cause)
             try:
                 await asyncio.wrap_future(self.store.submit(agg))
@@ -362,6 +430,30 @@ class TableServer:
             self._latest[game_id] = agg
             self._trim()
         return str(game_id), agg.version, arbiter_token
+
+    async def _open_match(
+        self, rules: Any, seat_count: int, plan: MatchPlan, keyed: bool
+    ) -> None:
+        """Store a new match's opening facts. A keyed CreateGame retried after its match was
+        stored (but not its first hand) finds the same match and goes on; a match of the
+        same id with another length is another request's."""
+        match_id = str(plan.match_id)
+        opening = matches.create(
+            rules, match_id, seat_count, plan.hands, plan.target_score, plan.advance
+        )
+        opened = MatchAggregate.open(plan.match_id, opening)
+        try:
+            await asyncio.wrap_future(self.store.submit(opened))
+        except IntegrityError:
+            if not keyed:
+                raise
+            stored = [f.fact for f in await asyncio.to_thread(self.store.match_facts, plan.match_id)]
+            if stored != list(opening):
+                raise MalformedCommand(
+                    "request_id", "was already used for a different request"
+                ) from None
+            opened = await self._load_match(plan.match_id, refresh=True)
+        self._matches[plan.match_id] = opened
 
     async def _created(self, game_id: uuid.UUID, cause: dict[str, Any]) -> bool:
         """Whether the keyed CreateGame behind ``cause`` already opened ``game_id``."""
@@ -525,11 +617,17 @@ class TableServer:
 
     def finished_for(self, game_id: uuid.UUID) -> float | None:
         """Seconds since the game finished, or None while it runs or is not cached (the
-        open-games limit asks: a finished game still counts for a cool-down)."""
+        open-games limit asks: a finished game still counts for a cool-down). The first
+        hand of a match counts until its match is known to have ended."""
         agg = self._latest.get(game_id)
         if agg is None or agg.table.phase is not tables.Phase.FINISHED:
             return None
-        return (datetime.now(UTC) - agg.modified_on).total_seconds()
+        ended: Any = agg
+        if agg.table.match_id:
+            ended = self._matches.get(uuid.UUID(agg.table.match_id))
+            if ended is None or not ended.match.finished:
+                return None
+        return (datetime.now(UTC) - ended.modified_on).total_seconds()
 
     def with_seat(self, command: Any, viewer: Viewer) -> Any:
         """Fill the command's seat from the token when the client left it unset (0)."""
@@ -537,22 +635,35 @@ class TableServer:
             return dataclasses.replace(command, seat=viewer.seat)
         return command
 
-    async def legal_moves(self, game_id: str, viewer: Viewer) -> tuple[int, list[Any]]:
+    async def version_of(self, game_id: uuid.UUID) -> int:
+        """The game's latest version, as this replica knows it."""
+        return (await self._load(game_id)).version
+
+    async def legal_moves(
+        self, game_id: str, viewer: Viewer
+    ) -> tuple[tables.Table, int, list[Any]]:
+        """The viewer's legal commands at the latest version: the table, the version, them."""
         agg = await self._load(self.parse_id(game_id))
         table = agg.table
         if viewer.role is not Role.SEAT or table.phase is not tables.Phase.PLAYING:
-            return agg.version, []
+            return table, agg.version, []
         assert viewer.seat is not None
         last = await self._last_move(agg)
-        return agg.version, tables.legal_commands(table, viewer.seat, last)
+        return table, agg.version, tables.legal_commands(table, viewer.seat, last)
 
     async def _last_move(self, agg: GameAggregate) -> LastMove | None:
         """The latest game move if it is the last thing that happened (for 误操作)."""
         known = self._last_moves.get(agg.id)
-        if known is not None and known.last_version == agg.version:
-            return known
+        if known is not None and known[0] == agg.version:
+            return known[1]
         if agg.table.phase is not tables.Phase.PLAYING:
             return None
+        found = await self._read_last_move(agg)
+        self._last_moves[agg.id] = (agg.version, found)
+        return found
+
+    async def _read_last_move(self, agg: GameAggregate) -> LastMove | None:
+        """``_last_move`` from the store (after a restart, or a move another replica made)."""
         recent = await asyncio.to_thread(
             self.store.stored_events, agg.id, max(0, agg.version - 64), None, None
         )
@@ -564,12 +675,13 @@ class TableServer:
         before = (await self._load_at(agg.id, first - 1)).table.game
         cause = move[0].cause or {}
         facts = [e.fact for e in move]
-        found = tables.last_move(agg.table.kind, cause, (first, move[-1].version), facts, before)
-        self._last_moves[agg.id] = found
-        return found
+        return tables.last_move(agg.table.kind, cause, (first, move[-1].version), facts, before)
 
-    async def snapshot(self, game_id: str, viewer: Viewer, version: int | None) -> Snapshot:
-        """The game at ``version`` (latest if None) as ``viewer`` may see it.
+    async def snapshot(
+        self, game_id: str, viewer: Viewer, version: int | None, with_match: bool = False
+    ) -> Snapshot:
+        """The game at ``version`` (latest if None) as ``viewer`` may see it, and, with
+        ``with_match``, the match it is a hand of as the match stands now.
 
         A past version is rendered for the viewer as they were then: seats replay what
         they could see at the time, also after the end (a player can show what it saw at
@@ -577,7 +689,11 @@ class TableServer:
         """
         gid = self.parse_id(game_id)
         agg = await self._load_at(gid, version)
-        return seen_at(gid, agg.table, viewer, agg.head_hash)
+        snap = seen_at(gid, agg.table, viewer, agg.head_hash)
+        if not with_match:
+            return snap
+        latest = await self._load(gid)
+        return dataclasses.replace(snap, match=await self.match_of(latest.table))
 
     async def as_seat(self, game_id: str, viewer: Viewer, seat: int) -> Viewer:
         """Look through a seat's eyes: the arbiter at any time (disputes and appeals), anyone
@@ -695,8 +811,265 @@ class TableServer:
                     seen_as = tables.viewer_for(latest.table, viewer) if ends_game else viewer
                     yield fresh, seen_as, (batch if len(fresh) == len(batch.events) else None)
                     if latest.table.phase is tables.Phase.FINISHED and last >= latest.version:
-                        # the end, as far as this replica knows: a last store read picks up
-                        # the rest of the final move if the feed split it over two batches
-                        break
+                        return  # the end, and everything was sent
         finally:
             sub.close()
+
+    # --- matches (domain/match/): a series of hands at one table --------------------------
+
+    async def create_match(
+        self,
+        kind: str,
+        options: Any,
+        seat_count: int,
+        hands: int,
+        target_score: int = 0,
+        advance: matches.Advance = matches.Advance.AUTO,
+        **table: Any,
+    ) -> tuple[str, int, str, str]:
+        """Open a match and its first hand's table (``table``: create_game's settings).
+        Returns the first hand's game id and version, the arbiter token and the match id.
+        Seats join and start the first hand as any table; the server deals the hands after
+        it (``advance_match``). A seed or a prepared deck fixes the first hand only: every
+        later hand has a fresh secret. With a ``request_id`` the match id comes from the
+        key too (its first hand's id follows from it), so a retry finds both."""
+        plan = MatchPlan(hands, target_score, advance)
+        if key := idempotency.parse(table.get("request_id", "")):
+            plan = dataclasses.replace(plan, match_id=idempotency.match_id(key))
+        game_id, version, arbiter = await self.create_game(
+            kind, options, seat_count, match=plan, **table
+        )
+        return game_id, version, arbiter, str(plan.match_id)
+
+    async def _load_match(self, match_id: uuid.UUID, refresh: bool = False) -> MatchAggregate:
+        agg = self._matches.get(match_id)
+        if agg is None or refresh:
+            try:
+                agg = await asyncio.to_thread(self.store.get_match, match_id)
+            except AggregateNotFoundError:
+                raise NotFound(f"no match {match_id}") from None
+            self._matches[match_id] = agg
+            self._trim_matches()
+        return agg
+
+    def _trim_matches(self) -> None:
+        """Bounded like the games: past the cap, forget finished matches first."""
+        excess = len(self._matches) - self.max_cached_games
+        if excess <= 0:
+            return
+        finished = [m for m, a in self._matches.items() if a.match.finished]
+        running = [m for m in self._matches if m not in set(finished)]
+        for mid in (finished + running)[: excess + self.max_cached_games // 10]:
+            del self._matches[mid]
+
+    async def _append_match(self, agg: MatchAggregate, facts: list[Any]) -> None:
+        """Append to a fork of the match; a writer that came first makes it _MatchMoved."""
+        if not facts:
+            return
+        fork = agg.fork()
+        for fact in facts:
+            fork.record(fact)
+        try:
+            await asyncio.wrap_future(self.store.submit(fork))
+        except IntegrityError:
+            self._matches.pop(agg.id, None)
+            raise _MatchMoved from None
+        if self._matches.get(agg.id) is agg:
+            self._matches[agg.id] = fork
+        else:
+            self._matches.pop(agg.id, None)
+        self.hub.wake(("match", agg.id))  # watchers waiting between hands look again
+
+    async def _hand_ended(self, match_id: str) -> None:
+        """A hand of a match ended here: move the match on. The hand's own facts are already
+        durable, so a failure here loses nothing: the next look (a ready, a watcher between
+        hands, the start-up recovery) moves the match on instead."""
+        try:
+            await self.advance_match(match_id)
+        except Exception:
+            log.exception("match %s did not move on after its hand ended", match_id)
+
+    async def advance_match(self, match_id: str) -> None:
+        """Bring the match forward from what is stored: record the hand that ended (and the
+        end of the match after its last hand), then, when the next hand is due, open and
+        deal it through the table's own path and link it. Idempotent, safe from any replica
+        at any time: each step is an append the store lets in once (the next hand's id is
+        derived from the match, so only one table can be that hand)."""
+        mid = uuid.UUID(match_id)
+        async with self._lock(mid):
+            for _attempt in range(8 + 4 * matches.MAX_HANDS):
+                agg = await self._load_match(mid)
+                try:
+                    if not await self._advance_step(agg):
+                        return
+                except _MatchMoved:
+                    continue
+
+    async def _advance_step(self, agg: MatchAggregate) -> bool:
+        """One step of ``advance_match``; True when it wrote something."""
+        state = agg.match
+        current = state.current
+        if state.finished or current is None:
+            return False
+        hand = await self._load(uuid.UUID(current.game_id))
+        if current.ended is None:
+            if hand.table.phase is not tables.Phase.FINISHED:
+                return False
+            await self._append_match(agg, matches.end_hand(state, hand.table, hand.head_hash))
+            return True
+        if not matches.next_due(state):
+            return False
+        next_id = uuid.UUID(matches.hand_id(state.match_id, state.next_number))
+        if not await self._exists(next_id):
+            moves = matches.next_hand(state, hand.table, secrets.token_hex(32))
+            await self._open_hand(next_id, moves)
+        await self._append_match(agg, matches.open_hand(state))
+        return True
+
+    async def _exists(self, game_id: uuid.UUID) -> bool:
+        try:
+            await self._load(game_id)
+        except NotFound:
+            return False
+        return True
+
+    async def _open_hand(self, game_id: uuid.UUID, moves: list[Any]) -> None:
+        """Write a hand's opening moves (create, seats, deal) as one append; if another
+        writer opened the hand first, theirs stands."""
+        (first_cause, (created,)), *rest = moves
+        agg = GameAggregate.open(game_id, created, first_cause)
+        facts: list[Any] = [created]
+        for cause, move in rest:
+            for i, fact in enumerate(move):
+                agg.record(fact, cause if i == 0 else None)
+            facts += move
+        pending: list[Any] = list(agg.pending_events)
+        stored = [
+            StoredEvent(e.originator_version, e.timestamp, fact, e.hash, e.fact, e.cause)
+            for e, fact in zip(pending, facts, strict=True)
+        ]
+        try:
+            await asyncio.wrap_future(self.store.submit(agg))
+        except IntegrityError:
+            return
+        self._latest[game_id] = agg
+        self._trim()
+        self.hub.publish(game_id, stored)
+        self.after_append(game_id, agg)  # the turn clock of the new hand
+
+    async def ready_next_hand(
+        self, game_id: str, viewer: Viewer, contribution: str = ""
+    ) -> matches.Match:
+        """The viewer's seat is ready for the match's next hand (at any hand's id of the
+        match: the same token acts in every hand) and adds its contribution to that deal."""
+        if viewer.role is not Role.SEAT or viewer.seat is None:
+            raise PermissionDenied("only a seated player says it is ready")
+        table = (await self._load(self.parse_id(game_id))).table
+        if not table.match_id:
+            raise RuleViolation("NOT_A_MATCH", matches.decide.RULE, "this table plays one hand")
+        mid = uuid.UUID(table.match_id)
+        async with self._lock(mid):
+            for _attempt in range(8):
+                agg = await self._load_match(mid)
+                try:
+                    await self._append_match(
+                        agg, matches.ready(agg.match, viewer.seat, contribution)
+                    )
+                    break
+                except _MatchMoved:
+                    continue
+        await self.advance_match(table.match_id)
+        return (await self._load_match(mid)).match
+
+    async def match_of(self, table: tables.Table) -> matches.Match | None:
+        """The match ``table`` is a hand of, read again from the store once the hand has
+        ended or when the cached match is behind it (its standings may have moved)."""
+        if not table.match_id:
+            return None
+        mid = uuid.UUID(table.match_id)
+        cached = self._matches.get(mid)
+        stale = cached is None or len(cached.match.hands) < table.hand
+        refresh = stale or table.phase is tables.Phase.FINISHED
+        return (await self._load_match(mid, refresh=refresh)).match
+
+    async def match_record(self, match_id: str) -> tuple[matches.Match, list[StoredMatchFact]]:
+        """A match and its stored facts (public: a match's facts hide nothing)."""
+        try:
+            mid = uuid.UUID(match_id)
+        except ValueError:
+            raise MalformedCommand("match_id", "is not a match id") from None
+        agg = await self._load_match(mid, refresh=True)
+        facts = await asyncio.to_thread(self.store.match_facts, mid)
+        return agg.match, facts
+
+    async def watch_match(
+        self, game_id: str, viewer: Viewer, after_version: int
+    ) -> AsyncIterator[HandEvents | NextHand]:
+        """``watch``, going on into the match's next hands: each hand's events, then a
+        NextHand once the next hand is dealt (its events follow from version 1), and a last
+        NextHand without a game id when the match has ended. The viewer is the same in
+        every hand (the same token)."""
+        current = game_id
+        after = after_version
+        while True:
+            async for events, seen_as, batch in self.watch(current, viewer, after):
+                yield HandEvents(current, events, seen_as, batch)
+            table = (await self._load(self.parse_id(current))).table
+            if not table.match_id:
+                return
+            following = await self._following_hand(table)
+            if following is None:
+                match = (await self._load_match(uuid.UUID(table.match_id), refresh=True)).match
+                yield NextHand("", 0, match)
+                return
+            then = await self.match_of(following.table)
+            assert then is not None
+            current, after = str(following.id), 0
+            yield NextHand(current, following.table.hand, then)
+
+    async def _following_hand(self, table: tables.Table) -> GameAggregate | None:
+        """The hand after ``table`` once it is dealt, or None when the match ended first.
+        Waits on this process's hub (the next hand's id is known in advance) and looks at
+        the store every NEXT_HAND_POLL seconds (another replica may deal it)."""
+        mid = uuid.UUID(table.match_id)
+        next_id = uuid.UUID(matches.hand_id(table.match_id, table.hand + 1))
+        hand_sub = self.hub.subscribe(next_id)
+        match_sub = self.hub.subscribe(("match", mid))
+        nudged = False
+        try:
+            while True:
+                try:
+                    return await self._load(next_id, refresh=True)
+                except NotFound:
+                    pass
+                state = (await self._load_match(mid, refresh=True)).match
+                if state.finished:
+                    return None
+                if not nudged:  # a match whose last writer died moves on from here
+                    nudged = True
+                    await self._hand_ended(table.match_id)
+                    continue
+                waits = [asyncio.ensure_future(sub.next_batch()) for sub in (hand_sub, match_sub)]
+                try:
+                    await asyncio.wait(
+                        waits, timeout=NEXT_HAND_POLL, return_when=asyncio.FIRST_COMPLETED
+                    )
+                finally:
+                    for waiting in waits:
+                        waiting.cancel()
+        finally:
+            hand_sub.close()
+            match_sub.close()
+
+    async def recover_matches(self) -> int:
+        """After a restart: move on every match that was left between two steps (a hand
+        ended but not recorded, a next hand due but not dealt). Returns how many moved."""
+        moved = 0
+        for match_id in await asyncio.to_thread(self.store.match_ids):
+            agg = await self._load_match(match_id, refresh=True)
+            if agg.match.finished:
+                continue
+            before = agg.version
+            await self.advance_match(str(match_id))
+            moved += (await self._load_match(match_id)).version > before
+        return moved

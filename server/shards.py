@@ -25,10 +25,19 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 from uuid import UUID
 
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import Notification
 
 from domain import table as tables
-from server.eventstore import GameAggregate, GroupCommitter, StoredEvent, TableApplication
+from server.eventstore import (
+    GameAggregate,
+    GroupCommitter,
+    MatchAggregate,
+    StoredEvent,
+    StoredMatchFact,
+    TableApplication,
+)
 
 log = logging.getLogger("tabletop.storage")
 
@@ -324,19 +333,45 @@ class Store:
 
     # --- the calls TableServer makes (blocking ones run in threads) ---------------------
 
-    def submit(self, aggregate: GameAggregate) -> concurrent.futures.Future[None]:
+    def submit(self, aggregate: Aggregate) -> concurrent.futures.Future[None]:
         """Save ``aggregate``'s pending events; the future resolves once they are durable."""
         return self.committers[self.shard_of(aggregate.id)].submit(aggregate)
 
     def get(self, game_id: UUID, version: int | None = None) -> GameAggregate:
         """The game rebuilt from its nearest snapshot; AggregateNotFoundError if none."""
-        agg: GameAggregate = self.app_for(game_id).repository.get(game_id, version=version)
+        agg: Aggregate = self.app_for(game_id).repository.get(game_id, version=version)
+        if not isinstance(agg, GameAggregate):  # a match's id is no game's
+            raise AggregateNotFoundError(game_id)
         return agg
 
     def stored_events(
         self, game_id: UUID, gt: int | None = None, lte: int | None = None, limit: int | None = None
     ) -> list[StoredEvent]:
         return self.app_for(game_id).stored_events(game_id, gt, lte, limit)
+
+    def get_match(self, match_id: UUID) -> MatchAggregate:
+        """A match rebuilt from its facts; AggregateNotFoundError if none."""
+        agg: Aggregate = self.app_for(match_id).repository.get(match_id)
+        if not isinstance(agg, MatchAggregate):  # a game's id is no match's
+            raise AggregateNotFoundError(match_id)
+        return agg
+
+    def match_facts(self, match_id: UUID) -> list[StoredMatchFact]:
+        return self.app_for(match_id).match_facts(match_id)
+
+    def match_ids(self) -> list[UUID]:
+        """Every match in every shard (read once at start-up, to move on open matches)."""
+        topic = f"{MatchAggregate.__module__}:{MatchAggregate.Opened.__qualname__}"
+        found: list[UUID] = []
+        for app in self.shards:
+            start = 1
+            while True:
+                page = app.recorder.select_notifications(start, 500, topics=[topic])
+                found += [n.originator_id for n in page]  # type: ignore[misc]
+                if len(page) < 500:
+                    break
+                start = page[-1].id + 1
+        return [g if isinstance(g, UUID) else UUID(str(g)) for g in found]
 
     # --- live events from other processes -----------------------------------------------
 

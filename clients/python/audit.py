@@ -4,6 +4,9 @@
   tabletop-audit verify GAME_ID               fetch over the API and verify
   tabletop-audit verify --file FILE           verify an export: this command's, or the one
                                               of `tabletop export` (either is read)
+  tabletop-audit export --match MATCH_ID      a whole match: its record and every hand's
+  tabletop-audit verify --match MATCH_ID      verify a whole match (each hand, the links,
+                                              the standings); --file reads a match export
 
 An export is per viewer while the game runs (redacted events, no stored form) and complete
 after it ends. Each complete line is canonical JSON {"cause","fact","hash","version"}; the
@@ -19,7 +22,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from google.protobuf.json_format import MessageToDict
@@ -28,7 +31,15 @@ from clients.python.clibase import CONTEXT, option, run, shared, shared_options
 from clients.python.client import TableClient
 from clients.python.replay_html import write_from_records
 from domain.table.records import canonical
-from domain.verify import AuditFailure, AuditReport, Record, verify
+from domain.verify import (
+    AuditFailure,
+    AuditReport,
+    MatchRecord,
+    MatchReport,
+    Record,
+    verify,
+    verify_match,
+)
 from tabletop.v1 import tabletop_pb2 as pb
 
 MAKE_EXPORT = "make one after the game has ended with `tabletop-audit export GAME_ID -o game.jsonl`"
@@ -70,14 +81,10 @@ def _record(data: dict[str, Any], n: int) -> Record | None:
     return Record(data["version"], data["fact"], data["cause"], data["hash"])
 
 
-def parse_lines(lines: Iterable[str]) -> list[Record]:
-    """Either export form, line by line. The content is what the chain hashes (canonical JSON
-    of each fact and cause), so a re-formatted file still verifies and an altered one fails
-    on its hash, never on its layout."""
-    records = []
+def json_objects(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each non-blank line as a JSON object, with its line number."""
     for n, line in enumerate(lines, start=1):
-        line = line.strip()
-        if not line:
+        if not line.strip():
             continue
         try:
             data = json.loads(line)
@@ -85,6 +92,15 @@ def parse_lines(lines: Iterable[str]) -> list[Record]:
             raise AuditFailure(f"line {n} is not JSON ({exc.msg}); {MAKE_EXPORT}") from exc
         if not isinstance(data, dict):
             raise AuditFailure(f"line {n} is not a JSON object; {MAKE_EXPORT}")
+        yield n, data
+
+
+def parse_lines(lines: Iterable[str]) -> list[Record]:
+    """Either export form, line by line. The content is what the chain hashes (canonical JSON
+    of each fact and cause), so a re-formatted file still verifies and an altered one fails
+    on its hash, never on its layout."""
+    records = []
+    for n, data in json_objects(lines):
         record = _record(data, n)
         if record is not None:
             records.append(record)
@@ -123,6 +139,79 @@ def verify_lines(lines: Iterable[str]) -> AuditReport:
     return verify(parse_lines(lines))
 
 
+# --- matches ---------------------------------------------------------------------------
+
+
+def match_export_lines(client: TableClient, match_id: str, token: str | None) -> Iterator[str]:
+    """A match export: its own facts ({"match", "version", "fact", "hash"} per line), then
+    every hand's stored events, each line naming its hand ({"hand", "game_id", ...})."""
+    reply = client.match(match_id)
+    hands = []
+    for f in reply.facts:
+        fact = json.loads(f.stored_json)
+        yield canonical({"match": match_id, "version": f.version, "fact": fact, "hash": f.hash})
+        if fact["type"] == "HandOpened":
+            hands.append((fact["data"]["hand"], fact["data"]["game_id"]))
+    for n, game_id in hands:
+        for line in export_lines(client.as_viewer(game_id, token).history()):
+            yield canonical({"hand": n, "game_id": game_id, **json.loads(line)})
+
+
+def parse_match_lines(
+    lines: Iterable[str],
+) -> tuple[str, list[MatchRecord], dict[str, list[Record]]]:
+    """A match export read back: the match id, its records and every hand's records."""
+    match_id = ""
+    records: list[MatchRecord] = []
+    hands: dict[str, list[str]] = {}
+    for n, data in json_objects(lines):
+        if "match" in data:
+            match_id = str(data["match"])
+            records.append(MatchRecord(data["version"], data["fact"], data["hash"]))
+        elif "game_id" in data:
+            rest = {k: v for k, v in data.items() if k not in ("hand", "game_id")}
+            hands.setdefault(str(data["game_id"]), []).append(canonical(rest))
+        else:
+            raise AuditFailure(f"line {n} is neither a match fact nor a hand's event")
+    return match_id, records, {g: parse_lines(ls) for g, ls in hands.items()}
+
+
+def is_match_export(path: str) -> bool:
+    with open(path, encoding="utf-8") as f:
+        first = next((line for line in f if line.strip()), "")
+    try:
+        return isinstance(data := json.loads(first), dict) and "match" in data
+    except json.JSONDecodeError:
+        return False
+
+
+def match_line(report: MatchReport) -> str:
+    events = sum(h.events for h in report.hands)
+    moves = sum(h.moves_redecided for h in report.hands)
+    standing = ", ".join(f"seat {s.seat} {s.total} (#{s.rank})" for s in report.standings)
+    return (
+        f"verified match: {report.kind}, {len(report.hands)} hands, {events} events, {moves} "
+        f"commands re-decided; standings {standing}; winners {list(report.winners)}"
+    )
+
+
+def match_json(report: MatchReport) -> dict[str, Any]:
+    return {
+        "verified": True,
+        "match_id": report.match_id,
+        "kind": report.kind,
+        "hands": [
+            {"events": h.events, "winners": list(h.winners), "reason": h.reason}
+            for h in report.hands
+        ],
+        "standings": [
+            {"seat": s.seat, "total": s.total, "wins": s.wins, "rank": s.rank}
+            for s in report.standings
+        ],
+        "winners": list(report.winners),
+    }
+
+
 @click.group(context_settings=CONTEXT, help=__doc__)
 @shared_options
 def audit() -> None:
@@ -137,7 +226,7 @@ def command(name: str) -> Any:
 
 
 @command("export")
-@click.argument("game_id")
+@click.argument("game_id", required=False)
 @option(
     "--token",
     envvar="TABLETOP_TOKEN",
@@ -149,10 +238,18 @@ def command(name: str) -> Any:
     type=click.Path(dir_okay=False, writable=True),
     help="file to write [default: stdout]",
 )
-def cmd_export(game_id: str, token: str | None, output: str | None) -> None:
-    """Write a game's history as JSON Lines, one stored event per line."""
+@option("--match", "match_id", help="export this whole match instead of one game")
+def cmd_export(
+    game_id: str | None, token: str | None, output: str | None, match_id: str | None
+) -> None:
+    """Write a game's history (or a whole match's) as JSON Lines, one stored event per line."""
+    if bool(game_id) == bool(match_id):
+        raise click.UsageError("give a GAME_ID or --match MATCH_ID (one of them)")
     with TableClient(shared().target) as client:
-        lines = list(export_lines(client.as_viewer(game_id, token).history()))
+        if match_id:
+            lines = list(match_export_lines(client, match_id, token))
+        else:
+            lines = list(export_lines(client.as_viewer(game_id or "", token).history()))
     out = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
     try:
         for line in lines:
@@ -176,10 +273,21 @@ def cmd_export(game_id: str, token: str | None, output: str | None) -> None:
     type=click.Path(dir_okay=False, writable=True),
     help="also write the HTML replay page of the game (written even if it fails to verify)",
 )
-def cmd_verify(game_id: str | None, token: str | None, path: str | None, html: str | None) -> None:
-    """Verify a finished game, over the API (GAME_ID) or from an export file (--file)."""
-    if bool(game_id) == bool(path):
-        raise click.UsageError("give a GAME_ID or --file FILE (one of them)")
+@option("--match", "match_id", help="verify this whole match (over the API)")
+def cmd_verify(
+    game_id: str | None,
+    token: str | None,
+    path: str | None,
+    html: str | None,
+    match_id: str | None,
+) -> None:
+    """Verify a finished game, over the API (GAME_ID) or from an export file (--file); or
+    a whole match (--match MATCH_ID, or --file with a match export)."""
+    if sum(map(bool, (game_id, path, match_id))) != 1:
+        raise click.UsageError("give a GAME_ID, --match MATCH_ID or --file FILE (one of them)")
+    if match_id or (path and is_match_export(path)):
+        verify_whole_match(match_id, token, path)
+        return
     try:
         if path:
             with open(path, encoding="utf-8") as f:
@@ -192,11 +300,7 @@ def cmd_verify(game_id: str | None, token: str | None, path: str | None, html: s
             print(write_from_records(records, html, path or game_id or ""), file=sys.stderr)
         verified = verify_records(records)
     except AuditFailure as exc:
-        if shared().json:
-            print(json.dumps({"verified": False, "reason": str(exc)}, ensure_ascii=False))
-        else:
-            print(f"VERIFY FAILED: {exc}", file=sys.stderr)
-        raise SystemExit(1) from None
+        failed(exc)
     if shared().json:
         r = verified.report
         print(
@@ -214,6 +318,33 @@ def cmd_verify(game_id: str | None, token: str | None, path: str | None, html: s
         )
     else:
         print(verified.line())
+
+
+def failed(exc: AuditFailure) -> NoReturn:
+    """Say why verification failed (JSON with --json) and exit with status 1."""
+    if shared().json:
+        print(json.dumps({"verified": False, "reason": str(exc)}, ensure_ascii=False))
+    else:
+        print(f"VERIFY FAILED: {exc}", file=sys.stderr)
+    raise SystemExit(1) from None
+
+
+def verify_whole_match(match_id: str | None, token: str | None, path: str | None) -> None:
+    try:
+        if path:
+            with open(path, encoding="utf-8") as f:
+                found, records, hands = parse_match_lines(f)
+        else:
+            with TableClient(shared().target) as client:
+                lines = list(match_export_lines(client, match_id or "", token))
+            found, records, hands = parse_match_lines(lines)
+        report = verify_match(found, records, hands)
+    except AuditFailure as exc:
+        failed(exc)
+    if shared().json:
+        print(json.dumps(match_json(report), ensure_ascii=False))
+    else:
+        print(match_line(report))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,15 +1,23 @@
 """Bots over the API: ``RandomBot`` plays uniformly random legal moves of any game;
 ``PolicyBot`` asks a policy of clients/python/bots.py (the heuristic by default), giving it
-only the seat's own view and legal moves."""
+only the seat's own view and legal moves.
+
+Two ways to drive them: ``play_to_end`` polls (GetView, then LegalMoves for each awaited
+seat), and ``play_by_streams`` is what a mobile client does: each seat follows its own
+Watch stream, which says when it is the seat's turn and what it may do, and a Play reply
+says the same when the seat moves again at once. That is one RPC per move.
+"""
 
 from __future__ import annotations
 
 import random
+import threading
 
 import grpc
 
 from clients.python.bots import POLICIES, Policy
 from clients.python.client import SeatClient
+from tabletop.v1 import tabletop_pb2 as pb
 
 
 class RandomBot:
@@ -19,17 +27,23 @@ class RandomBot:
 
     def step(self) -> bool:
         """Play one legal move if this seat has one now. Returns whether it played."""
-        legal = self.seat.legal_moves()
-        if not legal.moves:
-            return False
-        move = self.rng.choice(list(legal.moves))
+        return self.play_from(self.seat.legal_moves()) is not None
+
+    def choose(self, legal: pb.LegalMovesResponse) -> pb.Move | None:
+        return self.rng.choice(list(legal.moves)) if legal.moves else None
+
+    def play_from(self, legal: pb.LegalMovesResponse) -> pb.PlayResponse | None:
+        """Play one of ``legal``'s moves; the reply, or None if there was none to play or
+        someone moved first (ABORTED: the move was not played)."""
+        move = self.choose(legal)
+        if move is None:
+            return None
         try:
-            self.seat.play(move, legal.version)
+            return self.seat.play(move, legal.version)
         except grpc.RpcError as err:
             if err.code() == grpc.StatusCode.ABORTED:  # someone moved first: ask again
-                return False
+                return None
             raise
-        return True
 
 
 class PolicyBot(RandomBot):
@@ -41,21 +55,14 @@ class PolicyBot(RandomBot):
         super().__init__(seat, seed)
         self.policy = POLICIES[policy] if isinstance(policy, str) else policy
 
-    def step(self) -> bool:
-        legal = self.seat.legal_moves()
+    def choose(self, legal: pb.LegalMovesResponse) -> pb.Move | None:
         if not legal.moves:
-            return False
-        pick = self.policy(self.seat.view(), list(legal.moves), self.rng)
-        if pick is None:
-            return False
-        move = legal.moves[pick]
-        try:
-            self.seat.play(move, legal.version)
-        except grpc.RpcError as err:
-            if err.code() == grpc.StatusCode.ABORTED:
-                return False
-            raise
-        return True
+            return None
+        view = self.seat.view()
+        if view.version != legal.version:
+            return None  # the game moved on since these moves: wait for the next turn
+        pick = self.policy(view, list(legal.moves), self.rng)
+        return None if pick is None else legal.moves[pick]
 
 
 def make_bot(seat: SeatClient, kind: str, seed: int | None = None) -> RandomBot:
@@ -87,3 +94,67 @@ def play_to_end(bots: list[RandomBot], max_moves: int = 20_000) -> int:
             if not acted:
                 raise RuntimeError("nobody to act and no outcome")
     raise RuntimeError(f"game did not end in {max_moves} moves")
+
+
+def follow_and_play(bot: RandomBot, moves: list[int]) -> None:
+    """One seat, stream-driven: play whenever its own Watch (or its last Play reply) says it
+    is its turn, until the stream ends with the game. ``moves[0]`` counts the moves."""
+    done = 0  # the latest version this seat played from: a turn is taken once
+    for reply in bot.seat.watch_replies():
+        turn = reply.legal_moves if reply.HasField("legal_moves") else None
+        while turn is not None and turn.version > done:
+            done = turn.version
+            played = bot.play_from(turn)
+            if played is None:
+                break  # someone moved first: the stream brings the next turn
+            moves[0] += 1
+            turn = played.legal_moves if played.HasField("legal_moves") else None
+
+
+def play_by_streams(bots: list[RandomBot], timeout: float = 600.0) -> int:
+    """Drive bots until the game ends, each from its own seat's stream (one thread a seat,
+    no LegalMoves, no polling); returns the number of moves played."""
+    counts = [[0] for _ in bots]
+    failures: list[BaseException] = []
+
+    def run(bot: RandomBot, count: list[int]) -> None:
+        try:
+            follow_and_play(bot, count)
+        except BaseException as exc:  # handed to the caller below
+            failures.append(exc)
+
+    threads = [
+        threading.Thread(target=run, args=(b, c), daemon=True) for b, c in zip(bots, counts, strict=True)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout)
+    if failures:
+        raise failures[0]
+    if any(t.is_alive() for t in threads):
+        raise RuntimeError(f"game did not end in {timeout} s")
+    return sum(c[0] for c in counts)
+
+
+def play_match(bots: list[RandomBot], max_moves: int = 20_000) -> tuple[int, pb.MatchView]:
+    """Drive bots through every hand of their match; returns the moves played and the
+    final match view.
+
+    After each hand the bots' clients move to the next hand (the same tokens act there);
+    at a READY table every bot says it is ready, with a fresh contribution for the deal.
+    """
+    viewer = bots[0].seat
+    moves = 0
+    while True:
+        moves += play_to_end(bots, max_moves)
+        match = viewer.view().match
+        if match.finished:
+            return moves, match
+        if match.advance == pb.HAND_ADVANCE_READY:
+            for bot in bots:
+                match = bot.seat.ready_next_hand()
+        if match.current_game_id == viewer.game_id:
+            raise RuntimeError(f"the match did not deal hand {match.current_hand + 1}")
+        for bot in bots:
+            bot.seat.game_id = match.current_game_id

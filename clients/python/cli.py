@@ -39,10 +39,16 @@ from rich.text import Text
 from clients.python import play as playing
 from clients.python import replay as replaying
 from clients.python import replay_html
-from clients.python.bot import make_bot, play_to_end
+from clients.python.bot import make_bot, play_by_streams, play_match
 from clients.python.clibase import CONTEXT, CliError, emit_json, option, run, shared, shared_options
 from clients.python.client import SeatClient, TableClient
-from clients.python.render import event_body, event_text, view_renderable
+from clients.python.render import (
+    event_body,
+    event_text,
+    match_line,
+    standings_table,
+    view_renderable,
+)
 from tabletop.v1 import tabletop_pb2 as pb
 
 console = Console(highlight=False)
@@ -98,6 +104,36 @@ def seat_count(kind: str, seats: int | None) -> int:
     return seats if seats is not None else (4 if kind == "huaniao" else 3)
 
 
+def match_options(f: Any) -> Any:
+    """--hands, --target-score and --ready: play a match of hands at one table."""
+    f = option(
+        "--ready",
+        is_flag=True,
+        help="deal each next hand once every seat is ready [default: by itself]",
+    )(f)
+    f = option(
+        "--target-score",
+        type=click.IntRange(0),
+        default=0,
+        help="end the match after the hand in which a seat's total reaches this",
+    )(f)
+    return option(
+        "--hands",
+        type=click.IntRange(0, 64),
+        default=0,
+        help="play a match of this many hands at the table (0: one hand, no match)",
+    )(f)
+
+
+def match_settings(hands: int, target_score: int, ready: bool) -> pb.MatchSettings | None:
+    if not hands and not target_score:
+        if ready:
+            raise CliError("--ready is for a match: give --hands or --target-score")
+        return None
+    advance = pb.HAND_ADVANCE_READY if ready else pb.HAND_ADVANCE_AUTO
+    return pb.MatchSettings(hands=hands, target_score=target_score, advance=advance)
+
+
 # --- the group --------------------------------------------------------------------------------
 
 
@@ -139,6 +175,7 @@ def _colours() -> None:
     type=click.Path(dir_okay=False, writable=True),
     help="save every token to this JSON file",
 )
+@match_options
 def cmd_create(
     kind: str,
     mode: str,
@@ -147,8 +184,12 @@ def cmd_create(
     players: str | None,
     start: bool,
     tokens_file: str | None,
+    hands: int,
+    target_score: int,
+    ready: bool,
 ) -> None:
-    """Open a table; print its id and the arbiter token (and each seat's with --players)."""
+    """Open a table (or a match of hands with --hands); print its id and the arbiter token
+    (and each seat's with --players)."""
     _colours()
     n = seat_count(kind, seats)
     names = [p.strip() for p in players.split(",")] if players else []
@@ -156,8 +197,9 @@ def cmd_create(
         raise CliError(f"--players names {len(names)} players for {n} seats")
     if start and len(names) != n:
         raise CliError(f"--start needs all {n} seats taken: give {n} names to --players")
+    match = match_settings(hands, target_score, ready)
     with client() as c:
-        created = c.create_game(playing.game_options(kind, mode), n, seed=seed)
+        created = c.create_game(playing.game_options(kind, mode), n, seed=seed, match=match)
         tokens = playing.Tokens(c.target, created.game_id, created.arbiter_token)
         for s, name in enumerate(names):
             tokens.seats[s] = c.join(created.game_id, s, name).token or ""
@@ -171,10 +213,13 @@ def cmd_create(
                 "game_id": tokens.game_id,
                 "arbiter_token": tokens.arbiter_token,
                 "seats": {str(s): t for s, t in tokens.seats.items()},
+                **({"match_id": created.match_id} if created.match_id else {}),
             }
         )
         return
     console.print(Text("game ", "bold") + Text(created.game_id))
+    if created.match_id:
+        console.print(Text("match ", "bold") + Text(created.match_id))
     console.print(playing.token_lines(tokens, tokens_file))
     for s, t in tokens.seats.items():
         console.print(Text(f"seat {s} token ", "bold") + Text(f"{t}  ({names[s]})"))
@@ -185,38 +230,59 @@ def cmd_create(
 @option("--mode", type=MODES, default="basic", help="花鸟风月 mode")
 @option("--seats", type=click.IntRange(2, 4), help="seats at the table [default: 4, zipai 3]")
 @option("--seed", type=int, help="first deal and bot seed (game n uses seed + n)")
-@option("--games", type=click.IntRange(1), default=1, help="how many games")
+@option("--games", type=click.IntRange(1), default=1, help="how many games (or matches)")
 @option("--bot", type=BOTS, default="heuristic", help="the bots' policy (random: the old one)")
+@match_options
 def cmd_bots(
-    kind: str, mode: str, seats: int | None, seed: int | None, games: int, bot: str
+    kind: str,
+    mode: str,
+    seats: int | None,
+    seed: int | None,
+    games: int,
+    bot: str,
+    hands: int,
+    target_score: int,
+    ready: bool,
 ) -> None:
-    """Bots play one or more games; a summary table (or --json) at the end."""
+    """Bots play one or more games (or matches, with --hands); a summary table (or --json)
+    at the end, and each match's standings."""
     _colours()
     n_seats = seat_count(kind, seats)
     seed = seed if seed is not None else random.randrange(1 << 30)
+    match = match_settings(hands, target_score, ready)
     results = []
     started = time.perf_counter()
     with client() as c, progress() as bar:
-        task = bar.add_task(f"{kind} games", total=games)
+        task = bar.add_task(f"{kind} {'matches' if match else 'games'}", total=games)
         for n in range(games):
             t0 = time.perf_counter()
-            created = c.create_game(playing.game_options(kind, mode), n_seats, seed=seed + n)
+            options = playing.game_options(kind, mode)
+            created = c.create_game(options, n_seats, seed=seed + n, match=match)
             seated = [c.join(created.game_id, s, f"bot-{s}") for s in range(n_seats)]
             seated[0].start()
-            moves = play_to_end([make_bot(s, bot, seed + n * 31 + i) for i, s in enumerate(seated)])
+            bots = [make_bot(s, bot, seed + n * 31 + i) for i, s in enumerate(seated)]
+            if match is None:
+                moves = play_by_streams(bots)
+                standing = None
+            else:
+                moves, standing = play_match(bots)
             view = c.as_viewer(created.game_id).view()
-            results.append(
-                {
-                    "game_id": created.game_id,
-                    "seed": seed + n,
-                    "moves": moves,
-                    "version": view.version,
-                    "winners": list(view.outcome.winners),
-                    "scores": list(view.outcome.scores),
-                    "reason": view.outcome.reason,
-                    "seconds": round(time.perf_counter() - t0, 3),
-                }
-            )
+            result = {
+                "game_id": created.game_id,
+                "seed": seed + n,
+                "moves": moves,
+                "version": view.version,
+                "winners": list(view.outcome.winners),
+                "scores": list(view.outcome.scores),
+                "reason": view.outcome.reason,
+                "seconds": round(time.perf_counter() - t0, 3),
+            }
+            if standing is not None:
+                result["match"] = as_dict(standing)
+                result["winners"] = list(standing.winners)
+                result["scores"] = [st.total for st in standing.standings]
+                result["reason"] = f"{len(standing.results)} hands"
+            results.append(result)
             bar.advance(task)
     elapsed = time.perf_counter() - started
     total_moves = sum(r["moves"] for r in results)
@@ -229,7 +295,8 @@ def cmd_bots(
     if shared().json:
         emit_json(summary)
         return
-    table = Table(title=f"{games} {kind} game(s), {bot} bots", box=box.SIMPLE_HEAVY)
+    what = f"{games} {kind} {'match(es)' if match else 'game(s)'}"
+    table = Table(title=f"{what}, {bot} bots", box=box.SIMPLE_HEAVY)
     for col, justify in (
         ("game", "left"),  # a full id, to copy into `tabletop view`
         ("seed", "right"),
@@ -251,6 +318,12 @@ def cmd_bots(
             f"{r['seconds']:.2f}s",
         )
     console.print(table)
+    if match is not None:
+        with client() as c:
+            for r in results:
+                final = c.match(r["match"]["match_id"]).match
+                console.print(Text("match ", "bold") + Text(final.match_id))
+                console.print(standings_table(final))
     console.print(
         f"{total_moves} moves in {elapsed:.2f}s ({summary['moves_per_second']} moves/s)",
         style="dim",
@@ -305,7 +378,14 @@ def cmd_play(
 @option(
     "--retries", type=click.IntRange(0), default=20, help="reconnection attempts before giving up"
 )
-def cmd_watch(game_id: str, token: str | None, after: int, retries: int) -> None:
+@option(
+    "--follow-match",
+    is_flag=True,
+    help="in a match, go on into the next hands until the match ends (standings between hands)",
+)
+def cmd_watch(
+    game_id: str, token: str | None, after: int, retries: int, follow_match: bool
+) -> None:
     """Stream a game's events as a seat or a spectator; says when it reconnects and resumes."""
     _colours()
 
@@ -320,11 +400,83 @@ def cmd_watch(game_id: str, token: str | None, after: int, retries: int) -> None
 
     with client() as c:
         viewer = c.as_viewer(game_id, token)
+        if follow_match:
+            for reply in viewer.watch_match(after, retries=retries, on_retry=retrying):
+                show_watched(reply)
+            return
         for event in viewer.watch(after, retries=retries, on_retry=retrying, on_resume=resumed):
             if shared().json:
                 emit_json(as_dict(event))
             else:
                 console.print(event_text(event))
+
+
+def show_watched(reply: pb.WatchResponse) -> None:
+    """One reply of a watch across a match: an event, or the standings between two hands."""
+    if shared().json:
+        emit_json(as_dict(reply))
+        return
+    if not reply.HasField("next_hand"):
+        console.print(event_text(reply.event))
+        return
+    nxt = reply.next_hand
+    console.print(standings_table(nxt.match))
+    if nxt.game_id:
+        console.print(Text(f"hand {nxt.hand}: game {nxt.game_id}", "bold"))
+    else:
+        console.print(Text(match_line(nxt.match), "bold"))
+
+
+@command("match")
+@click.argument("match_or_game_id")
+def cmd_match(match_or_game_id: str) -> None:
+    """Show a match's standings and hands (give the match id or any of its hands' ids)."""
+    _colours()
+    with client() as c:
+        match_id = match_or_game_id
+        try:
+            found = c.as_viewer(match_or_game_id).view().match.match_id
+        except grpc.RpcError as err:
+            if err.code() not in (grpc.StatusCode.NOT_FOUND,):
+                raise
+        else:
+            if not found:
+                raise CliError(f"game {match_or_game_id} is a table of one hand, not a match")
+            match_id = found
+        reply = c.match(match_id)
+    if shared().json:
+        emit_json(as_dict(reply.match))
+        return
+    match = reply.match
+    console.print(Text(match_line(match), "bold"))
+    console.print(standings_table(match))
+    hands = Table(box=box.SIMPLE, title="hands", title_justify="left")
+    for col in ("hand", "game", "winners", "reason"):
+        hands.add_column(col)
+    for r in match.results:
+        won = ", ".join(f"seat {w}" for w in r.winners) or "-"
+        hands.add_row(str(r.hand), r.game_id, won, r.reason)
+    if not match.finished and match.current_game_id:
+        hands.add_row(str(match.current_hand), match.current_game_id, "(playing)", "")
+    console.print(hands)
+
+
+@command("ready")
+@game_argument
+@option("--contribution", help="your random value for the next hand's shuffle [default: fresh]")
+def cmd_ready(game_id: str, token: str | None, contribution: str | None) -> None:
+    """Say your seat is ready for the match's next hand (any hand's id, your seat token)."""
+    _colours()
+    if not token:
+        raise CliError("ready needs your seat token (--token or TABLETOP_TOKEN)")
+    with client() as c:
+        match = c.as_viewer(game_id, token).ready_next_hand(contribution)
+    if shared().json:
+        emit_json(as_dict(match))
+        return
+    ready = ", ".join(f"seat {s}" for s in match.ready) or "nobody yet"
+    console.print(Text(match_line(match), "bold"))
+    console.print(f"ready for the next hand: {ready}")
 
 
 @command("view")

@@ -57,9 +57,12 @@ class TableClient:
         turn_time_limit_ms: int = 0,
         arbitrated: bool = False,
         request_id: str = "",
+        match: pb.MatchSettings | None = None,
     ) -> pb.CreateGameResponse:
-        """Open a table. With a ``request_id`` (``str(uuid.uuid4())``, fresh per table) the
-        call may be retried: the retry returns the same game id and arbiter token."""
+        """Open a table; with ``match``, a match of hands whose first hand is the reply's
+        game id (the reply's ``match_id`` names the match). With a ``request_id``
+        (``str(uuid.uuid4())``, fresh per table) the call may be retried: the retry returns
+        the same game id and arbiter token."""
         request = pb.CreateGameRequest(
             options=options,
             seat_count=seat_count,
@@ -71,7 +74,13 @@ class TableClient:
         )
         if seed is not None:
             request.seed = seed
+        if match is not None:
+            request.match.CopyFrom(match)
         return self.stub.CreateGame(request)
+
+    def match(self, match_id: str) -> pb.GetMatchResponse:
+        """A match, its standings and its stored record."""
+        return self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id))
 
     def join(
         self,
@@ -141,6 +150,21 @@ class SeatClient:
         if as_seat is not None:
             request.as_seat = as_seat
         return self.stub.GetView(request, metadata=self.metadata).view
+
+    def ready_next_hand(self, contribution: str | None = None) -> pb.MatchView:
+        """This seat is ready for the match's next hand; ``contribution`` (by default a
+        fresh random value) goes into that hand's shuffle."""
+        if contribution is None:
+            contribution = secrets.token_hex(16)
+        request = pb.ReadyNextHandRequest(game_id=self.game_id, contribution=contribution)
+        return self.stub.ReadyNextHand(request, metadata=self.metadata).match
+
+    def follow_match(self) -> pb.MatchView:
+        """Point this client at its match's current hand; returns the match."""
+        match = self.view().match
+        if match.current_game_id:
+            self.game_id = match.current_game_id
+        return match
 
     def legal_moves(self) -> pb.LegalMovesResponse:
         return self.stub.LegalMoves(
@@ -213,6 +237,20 @@ class SeatClient:
         ``on_resume(last_version)`` once the server answers again (a GetView probe), so a
         caller can say so.
         """
+        for reply in self.watch_replies(after_version, retries, backoff, on_retry, on_resume):
+            yield from reply.events
+
+    def watch_replies(
+        self,
+        after_version: int = 0,
+        retries: int = 20,
+        backoff: float = 0.2,
+        on_retry: Callable[[grpc.RpcError, int, int], None] | None = None,
+        on_resume: Callable[[int], None] | None = None,
+    ) -> Iterator[pb.WatchResponse]:
+        """``watch``, whole batched messages (``events``: a move's events, or a page of the
+        stored ones): on a seat's own stream a message also carries the seat's
+        ``legal_moves`` when it is its turn (a stream-driven client plays from it)."""
         last = after_version
         failures = 0
         while True:
@@ -224,20 +262,73 @@ class SeatClient:
                     if on_resume is not None:
                         on_resume(last)
                 stream = self.stub.Watch(
-                    pb.WatchRequest(game_id=self.game_id, after_version=last),
+                    pb.WatchRequest(game_id=self.game_id, after_version=last, batched=True),
                     metadata=self.metadata,
                 )
                 for reply in stream:
                     failures = 0
-                    if reply.event.version <= last:
+                    fresh = [e for e in reply.events if e.version > last]
+                    if not fresh:
                         continue  # never hand a caller a duplicate
-                    last = reply.event.version
-                    yield reply.event
+                    if len(fresh) < len(reply.events):
+                        del reply.events[:]
+                        reply.events.extend(fresh)
+                    last = fresh[-1].version
+                    yield reply
                 return
             except grpc.RpcError as err:
-                if err.code() not in RETRYABLE or failures >= retries:
-                    raise
-                failures += 1
-                if on_retry is not None:
-                    on_retry(err, failures, last)
-                time.sleep(backoff * failures)
+                failures = _wait_to_retry(err, failures, retries, backoff, on_retry, last)
+
+    def watch_match(
+        self,
+        after_version: int = 0,
+        retries: int = 20,
+        backoff: float = 0.2,
+        on_retry: Callable[[grpc.RpcError, int, int], None] | None = None,
+    ) -> Iterator[pb.WatchResponse]:
+        """Watch with ``follow_match``: every event of this hand and of the match's later
+        hands, each reply naming its hand (``game_id``), with a ``next_hand`` reply between
+        two hands and a last one (no game id) when the match has ended. Resumes after a
+        dropped stream from the hand and version of the last event, with no gap and no
+        duplicate; ``self.game_id`` follows the hand being watched."""
+        last = after_version
+        failures = 0
+        while True:
+            try:
+                stream = self.stub.Watch(
+                    pb.WatchRequest(game_id=self.game_id, after_version=last, follow_match=True),
+                    metadata=self.metadata,
+                )
+                for reply in stream:
+                    failures = 0
+                    if reply.HasField("next_hand"):
+                        if reply.next_hand.game_id:
+                            self.game_id, last = reply.next_hand.game_id, 0
+                        yield reply
+                        continue
+                    if reply.game_id != self.game_id or reply.event.version <= last:
+                        continue  # never hand a caller a duplicate
+                    last = reply.event.version
+                    yield reply
+                return
+            except grpc.RpcError as err:
+                failures = _wait_to_retry(err, failures, retries, backoff, on_retry, last)
+
+
+def _wait_to_retry(
+    err: grpc.RpcError,
+    failures: int,
+    retries: int,
+    backoff: float,
+    on_retry: Callable[[grpc.RpcError, int, int], None] | None,
+    last: int,
+) -> int:
+    """A stream dropped: raise ``err`` if it may not be retried (any more), else tell
+    ``on_retry`` and back off. Returns the new failure count."""
+    if err.code() not in RETRYABLE or failures >= retries:
+        raise err
+    failures += 1
+    if on_retry is not None:
+        on_retry(err, failures, last)
+    time.sleep(backoff * failures)
+    return failures

@@ -16,7 +16,7 @@ import threading
 from rich.console import Console
 
 from clients.python.audit import export_lines, parse_lines, verify_records
-from clients.python.bot import make_bot, play_to_end
+from clients.python.bot import make_bot, play_by_streams
 from clients.python.clibase import DEFAULT_TARGET
 from clients.python.client import SeatClient, TableClient
 from clients.python.play import Tokens, game_options, summary_panel
@@ -66,7 +66,7 @@ def run(target: str, seed: int, bot: str = "heuristic", server_stays: bool = Tru
         watcher = threading.Thread(target=_print_stream, args=(seats[0],), daemon=True)
         watcher.start()
         seats[0].start()
-        play_to_end([make_bot(s, bot, seed + i) for i, s in enumerate(seats)])
+        play_by_streams([make_bot(s, bot, seed + i) for i, s in enumerate(seats)])
         watcher.join(timeout=30)
         final = client.as_viewer(game_id).view()
         verified = verify_records(parse_lines(export_lines(client.as_viewer(game_id).history())))

@@ -162,7 +162,45 @@ def head_rows(view: pb.GameView) -> list[tuple[str, Text]]:
         winners = ", ".join(f"seat {w}" for w in o.winners) or "nobody"
         scores = " ".join(str(s) for s in o.scores)
         rows.append(("outcome", Text(f"won by {winners}; scores {scores} ({o.reason})", "bold")))
+    if view.HasField("match"):
+        rows.append(("match", Text(match_line(view.match, view.match.hand))))
     return rows
+
+
+def match_line(match: pb.MatchView, hand: int = 0) -> str:
+    """Where a match stands, in one line: "hand 2 of 4 (match ...)"."""
+    length = f"of {match.hands}" if match.hands else f"to {match.target_score} points"
+    if match.finished:
+        winners = ", ".join(f"seat {w}" for w in match.winners)
+        return f"ended after {len(match.results)} hands; won by {winners} (match {match.match_id})"
+    shown = hand or match.current_hand
+    target = f", to {match.target_score} points" if match.hands and match.target_score else ""
+    return f"hand {shown} {length}{target} (match {match.match_id})"
+
+
+def standings_table(match: pb.MatchView, names: dict[int, str] | None = None) -> Table:
+    """The match's standings: each seat's total, hands won and rank, and each hand's score."""
+    order = "the lower total leads" if match.lower_score_wins else "the higher total leads"
+    title = "standings" + (" (final)" if match.finished else "") + f": {order}"
+    table = Table(box=box.SIMPLE_HEAVY, title=title, title_justify="left")
+    table.add_column("rank", justify="right")
+    table.add_column("seat", justify="right")
+    if names:
+        table.add_column("player")
+    for r in match.results:
+        table.add_column(f"hand {r.hand}", justify="right")
+    table.add_column("total", justify="right")
+    table.add_column("wins", justify="right")
+    for s in sorted(match.standings, key=lambda s: (s.rank, s.seat)):
+        cells = [str(s.rank), str(s.seat)]
+        if names:
+            cells.append(names.get(s.seat, ""))
+        for r in match.results:
+            won = s.seat in r.winners
+            cells.append(f"{r.scores[s.seat]}{'*' if won else ''}" if r.scores else "")
+        cells += [str(s.total), str(s.wins)]
+        table.add_row(*cells, style="bold green" if match.finished and s.rank == 1 else None)
+    return table
 
 
 def seat_rows(view: pb.GameView) -> tuple[list[str], list[tuple[int, list[Text]]]]:
@@ -225,6 +263,9 @@ def view_renderable(view: pb.GameView) -> Group:
         for name, value in rest_rows:
             rest.add_row(name, value)
         parts.append(rest)
+    if view.HasField("match") and view.match.results:
+        names = {info.seat: info.player_name for info in view.seats}
+        parts.append(standings_table(view.match, names))
     return Group(*parts)
 
 

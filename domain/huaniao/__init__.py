@@ -39,6 +39,16 @@ class HuaniaoRules:
     state_type = HuaniaoState
     view_type = View
     options_type = Options
+    # MatchRules: the hand's scores are the points left in hand (剩余牌面分值小者胜利,
+    # p2:78–85), so the lower total leads a match; every hand is dealt with the table's
+    # options and picks its own first player (鸟牌最多者先手, p1:53).
+    lower_score_wins = True
+
+    def first_hand(self, options: Options, first_seat: int) -> Options:
+        return options
+
+    def next_hand(self, options: Options, state: HuaniaoState) -> Options:
+        return options
 
     def check_options(self, options: Any) -> Options:
         return check_options(options)

@@ -12,7 +12,14 @@ import dataclasses
 from typing import Any
 
 from domain.codec import from_data
-from domain.engine import ARBITER, MalformedCommand, RuleViolation, Viewer, effective_viewer
+from domain.engine import (
+    ARBITER,
+    MalformedCommand,
+    MatchRules,
+    RuleViolation,
+    Viewer,
+    effective_viewer,
+)
 from domain.registry import rules_for
 from domain.table import deal
 from domain.table.facts import (
@@ -45,7 +52,10 @@ def create(
     enforcement: J.Enforcement = J.Enforcement.REJECT,
     time_limit_ms: int = 0,
     arbitrated: bool = False,
+    match_id: str = "",
+    hand: int = 0,
 ) -> list[Any]:
+    """Open a table; in a match (``match_id``), as its hand number ``hand``."""
     options = rules.check_options(options)
     if seat_count not in rules.seat_counts(options):
         raise MalformedCommand(
@@ -69,6 +79,8 @@ def create(
             enforcement=enforcement,
             time_limit_ms=time_limit_ms,
             arbitrated=arbitrated,
+            match_id=match_id,
+            hand=hand,
         )
     ]
 
@@ -322,6 +334,8 @@ def _apply(table: Table | None, event: Any) -> Table:
             commitment=event.commitment,
             prepared_deck=event.prepared_deck,
             seats=(None,) * event.seat_count,
+            match_id=event.match_id,
+            hand=event.hand,
         )
     assert table is not None
     if isinstance(event, SeatTaken):
@@ -332,9 +346,7 @@ def _apply(table: Table | None, event: Any) -> Table:
     if isinstance(event, ShuffleRevealed):
         return dataclasses.replace(table, revealed=True)
     if isinstance(event, GameStarted):
-        at_start = getattr(table.rules, "options_at_start", None)  # 川南字牌's first dealer
-        if at_start is not None and table.first_seat is not None:
-            table = dataclasses.replace(table, options=at_start(table.options, table.first_seat))
+        table = dataclasses.replace(table, options=hand_options(table))
         return dataclasses.replace(
             table,
             game=_new_game(table, event.deck, event.seed),
@@ -352,6 +364,15 @@ def _apply(table: Table | None, event: Any) -> Table:
         justice=after_game_fact(table.justice),
         game=table.rules.evolve(table.game, event),
     )
+
+
+def hand_options(table: Table) -> Any:
+    """The options the hand is dealt with: a game played in hands (MatchRules) may decide
+    from the seat taken first who deals (川南字牌: 首进入房间的玩家坐庄, zp:9)."""
+    rules = table.rules
+    if isinstance(rules, MatchRules) and table.first_seat is not None:
+        return rules.first_hand(table.options, table.first_seat)
+    return table.options
 
 
 def _new_game(table: Table, deck: tuple[int, ...], seed: int) -> Any:

@@ -22,6 +22,8 @@ class GameCreated:
     enforcement: J.Enforcement = J.Enforcement.REJECT
     time_limit_ms: int = 0  # per action; 0 = no clock
     arbitrated: bool = False  # an arbiter rules on disputes (else they close UNRESOLVED)
+    match_id: str = ""  # the match this table is a hand of (domain/match/), or ""
+    hand: int = 0  # the hand's number in its match, from 1 (0: not in a match)
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,8 @@ class Table:
     time_limit_ms: int = 0
     arbitrated: bool = False
     justice: JusticeState = JusticeState()
+    match_id: str = ""  # the match this table is a hand of, or ""
+    hand: int = 0  # the hand's number in its match, from 1
     first_seat: int | None = None  # the first seat taken (川南字牌: 首进入房间的玩家坐庄)
 
     @property

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,13 +12,14 @@ from domain.zipai import views as _views
 from domain.zipai.cards import full_deck
 from domain.zipai.commands import COMMAND_TYPES, DeclineBao, PassClaim
 from domain.zipai.events import EVENT_TYPES, ClaimMade
-from domain.zipai.options import SEAT_COUNTS, Options, at_start, check_options
+from domain.zipai.options import SEAT_COUNTS, FirstDealer, Options, at_start, check_options
 from domain.zipai.state import Phase, State
 from domain.zipai.views import View
 
 
 class ZipaiRules:
-    """川南字牌 as a :class:`domain.engine.GameRules`."""
+    """川南字牌 as a :class:`domain.engine.GameRules` and a :class:`domain.engine.MatchRules`
+    (a match of hands passes the deal by the table's dealer rule)."""
 
     name = "zipai"
     command_types: Sequence[type] = COMMAND_TYPES
@@ -25,16 +27,13 @@ class ZipaiRules:
     state_type: type = State
     view_type: type = View
     options_type: type = Options
+    lower_score_wins = False  # a 胡 scores (the 泸州 profile): the higher total leads a match
 
     def check_options(self, options: Any) -> Options:
         return check_options(options)
 
     def seat_counts(self, options: Any) -> tuple[int, ...]:
         return SEAT_COUNTS
-
-    def options_at_start(self, options: Any, first_seat: int) -> Options:
-        """首进入房间的玩家坐庄 (zp:9): the first seat taken deals, unless the table chose."""
-        return at_start(check_options(options), first_seat)
 
     def new_deck(self, options: Any) -> tuple[int, ...]:
         return full_deck()
@@ -100,6 +99,18 @@ class ZipaiRules:
 
     def next_dealer(self, options: Options, state: State) -> int:
         return _rules.next_dealer(options, state)
+
+    def first_hand(self, options: Options, first_seat: int) -> Options:
+        """首进入房间的玩家坐庄 (zp:9): the first seat taken deals the first hand, unless the
+        table chose the dealer (``first_dealer`` SEAT)."""
+        return at_start(check_options(options), first_seat)
+
+    def next_hand(self, options: Options, state: State) -> Options:
+        """根据勾选项胡牌者当庄、轮庄决定下局庄家 (zp:9–11): the next hand's dealer by the
+        table's dealer rule, from the finished hand."""
+        opts = check_options(options)
+        dealer = _rules.next_dealer(opts, state)
+        return dataclasses.replace(opts, dealer=dealer, first_dealer=FirstDealer.SEAT)
 
 
 RULES = ZipaiRules()

@@ -51,3 +51,13 @@ def card_ids(msg: Message) -> set[int]:
             else:
                 found |= card_ids(item)
     return found
+
+
+def the_move(reply: pb.PlayResponse) -> pb.PlayResponse:
+    """A Play reply without its ``legal_moves``: what a retry with the same request_id must
+    give back unchanged (``legal_moves`` says what the caller may do now, so it is there
+    only while the move is still the latest)."""
+    kept = pb.PlayResponse()
+    kept.CopyFrom(reply)
+    kept.ClearField("legal_moves")
+    return kept

@@ -214,7 +214,7 @@ class GameHunt:
             seat = rng.choice(list(awaited))
             viewer = self.viewers[seat]
             await self.view(seat, version, None)
-            v, commands = await ts.legal_moves(gid, viewer)
+            _table, v, commands = await ts.legal_moves(gid, viewer)
             for c in commands:
                 self.record(v, seat, render.move_proto(self.kind, c), "LegalMoves")
             if move_no in probes:

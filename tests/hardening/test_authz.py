@@ -65,7 +65,13 @@ MATRIX: dict[str, dict[str, Any]] = {
     "GetHistory": READ,
     "Watch": READ,
     "Replay": READ,
+    "ReadyNextHand": {  # a seat of the match (at an AUTO table, during the hand: for the next)
+        "none": PD, "empty": PD, "forged": PD, "seat0": OK, "seat1": OK, "seat2": OK,
+        "seat3": OK, "arbiter": PD, "other_seat": PD, "other_arbiter": PD,
+    },
+    "GetMatch": READ,  # a match is public; a bad token is still refused
 }
+MATCH_ROWS = ("ReadyNextHand", "GetMatch")  # these run against the first hand of a match
 EXPECTED_ROLE = {"none": pb.ROLE_SPECTATOR, "empty": pb.ROLE_SPECTATOR, "arbiter": pb.ROLE_ARBITER}
 
 
@@ -83,8 +89,9 @@ def proc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         yield p
 
 
-def new_game(client: TableClient, seed: int, start: bool = True) -> Game:
-    created = client.create_game(huaniao_options("BASIC"), 4, seed=seed)
+def new_game(client: TableClient, seed: int, start: bool = True, match: bool = False) -> Game:
+    settings = pb.MatchSettings(hands=2) if match else None
+    created = client.create_game(huaniao_options("BASIC"), 4, seed=seed, match=settings)
     seats = [client.join(created.game_id, s, f"p{s}", contribution="") for s in range(4)]
     actor = -1
     if start:
@@ -140,6 +147,12 @@ def call(stub: pb_grpc.TableServiceStub, rpc: str, game: Game, token: str | None
         return first
     if rpc == "Replay":
         return list(stub.Replay(pb.ReplayRequest(game_id=gid, to_version=3), metadata=md))
+    if rpc == "ReadyNextHand":
+        request = pb.ReadyNextHandRequest(game_id=gid, contribution="c")
+        return stub.ReadyNextHand(request, metadata=md).match
+    if rpc == "GetMatch":
+        match_id = client.as_viewer(gid).view().match.match_id
+        return stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=md)
     raise AssertionError(f"no way to call {rpc}")
 
 
@@ -154,6 +167,10 @@ def check_reply(rpc: str, role: str, game: Game, reply: Any) -> None:
         assert bool(reply.moves) == (seat == game.actor), f"LegalMoves as {role}"
     if rpc == "Replay":
         assert [r.event.version for r in reply] == [1, 2, 3]
+    if rpc == "ReadyNextHand":
+        assert list(reply.ready) == [seat], f"ReadyNextHand as {role}: ready {reply.ready}"
+    if rpc == "GetMatch":
+        assert reply.match.current_game_id == game.game_id and reply.facts
 
 
 def test_the_service_has_a_row_for_every_rpc() -> None:
@@ -172,7 +189,7 @@ def test_authorisation_matrix(proc: ServerProcess) -> None:
         for rpc, row in MATRIX.items():
             for role in ROLES:
                 seed += 1
-                game = new_game(client, seed, start=rpc != "StartGame")
+                game = new_game(client, seed, rpc != "StartGame", match=rpc in MATCH_ROWS)
                 expected = row[role]
                 if expected == ACTOR:
                     expected = OK if int(role[-1]) == game.actor else FP

@@ -37,6 +37,7 @@ from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from clients.python.client import TOKEN_HEADER
+from server.service import MAX_CONCURRENT
 from tabletop.huaniao.v1 import huaniao_pb2
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
@@ -414,11 +415,30 @@ class Fuzzer:
         )
         code, reply = self.typed("Play", request, token, f"adv:{attack}")
         if code == grpc.StatusCode.OK:
-            if attack != "perturb":  # a random edit may still be a legal move: that is fine
+            # a random edit may still be a legal move; a stale answer behind only other seats'
+            # answers in the same 川南字牌 claim window is decided by design
+            if attack != "perturb" and not self.behind_other_claims(g, version, legal.version, actor):
                 self.problems.append(f"seed={self.seed}: the {attack} move {move} was accepted")
             self.accepted(g, token, request, reply)
         else:
             self.expect_refused(attack, code)
+
+    def behind_other_claims(self, g: Game, stale: int, current: int, actor: int) -> bool:
+        """Whether every fact after ``stale`` up to ``current`` is another seat's answer in a
+        claim window (``ClaimMade``, at most MAX_CONCURRENT of them): the server then decides
+        the move on the current state instead of ABORTING it (docs/rules/zipai.md, Z3)."""
+        if g.kind != "zipai" or not 0 < current - stale <= MAX_CONCURRENT:
+            return False
+        history = self.stub.GetHistory(
+            pb.GetHistoryRequest(game_id=g.game_id, page_size=1000), metadata=self.md(g.arbiter)
+        )
+        between = [e for e in history.events if stale < e.version <= current]
+        return len(between) == current - stale and all(
+            e.WhichOneof("body") == "zipai"
+            and e.zipai.WhichOneof("kind") == "claim_made"
+            and e.zipai.claim_made.seat != actor
+            for e in between
+        )
 
     def expect_refused(self, attack: str, code: grpc.StatusCode) -> None:
         if code not in REFUSED_MOVE:

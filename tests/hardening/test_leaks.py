@@ -167,7 +167,7 @@ def test_responses_do_not_depend_on_hidden_cards(kind: str) -> None:
                         view = render.view_proto(await ts.snapshot(gid, viewer, None))
                         for name in ("game_id", "head_hash", "commitment"):
                             view.ClearField(name)
-                        _, cmds = await ts.legal_moves(gid, viewer)
+                        _, _, cmds = await ts.legal_moves(gid, viewer)
                         moves = [render.move_proto(kind, c) for c in cmds]
                         _, evs, _, seen = await ts.history(gid, viewer, 0, 1000)
                         events = []

@@ -32,7 +32,7 @@ import pytest
 from clients.python.client import SeatClient, TableClient
 from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
-from tests.api.helpers import huaniao_options
+from tests.api.helpers import huaniao_options, the_move
 from tests.hardening.common import counter, env_int, record_figure
 from tests.support.pgfixtures import PG
 from tests.support.pgproxy import PgProxy
@@ -189,6 +189,8 @@ def test_lost_commits_are_resolved_and_retries_get_the_original_replies(
                 again = resend()
                 if name == "JoinGame":
                     assert (again.seat, again.token) == (reply.seat, reply.token), where
+                elif name == "Play":
+                    assert the_move(again) == the_move(reply), f"{name}: {where}"
                 else:
                     assert again == reply, f"{name}: {where}"
 

@@ -30,7 +30,7 @@ def test_the_game_cache_is_bounded_and_forgotten_games_still_play() -> None:
             snap = await server.snapshot(gid, Viewer.of_seat(0), None)
             seat = tables.to_act(snap.table)[0]
             viewer = await server.authenticate(gid, tokens[seat])
-            version, legal = await server.legal_moves(gid, viewer)
+            _table, version, legal = await server.legal_moves(gid, viewer)
             await server.play(gid, viewer, version, rng.choice(legal))
         assert len(server._latest) <= 5
         server.close()

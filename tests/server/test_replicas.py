@@ -18,7 +18,7 @@ from domain import table as tables
 from domain.engine import Viewer
 from domain.registry import register
 from server.eventstore import GameAggregate, StoredEvent
-from server.service import Aborted, TableServer
+from server.service import Aborted, HandEvents, TableServer
 from server.shards import Store, parse_shards, shard_envs
 from tests.support import fakegame
 from tests.support.pgfixtures import PG
@@ -307,3 +307,96 @@ def test_a_shard_url_may_list_hosts_like_libpq() -> None:
     assert third == {"POSTGRES_SCHEMA": "s9"}
     with pytest.raises(ValueError):
         parse_shards("postgresql://h1:x/db")
+
+
+async def play_out_match(server: TableServer, match_id: str) -> None:
+    """Every hand of a fake-game match to its end, on ``server``."""
+    for _hand in range(64):
+        state = (await server.match_record(match_id))[0]
+        if state.finished:
+            return
+        assert state.current is not None
+        game_id = state.current.game_id
+        while (await server.snapshot(game_id, Viewer.of_seat(0), None)).table.outcome is None:
+            viewer, command, version = await next_move(server, game_id)
+            await server.play(game_id, viewer, version, command)
+    raise AssertionError("the match did not end")
+
+
+async def seated_match(server: TableServer, hands: int) -> tuple[str, str]:
+    options = fakegame.Options(hand_size=3)
+    game_id, _v, _a, match_id = await server.create_match("fake", options, 2, hands)
+    for seat in range(2):
+        await server.join_game(game_id, seat, f"p{seat}")
+    await server.start_game(game_id, Viewer.of_seat(0))
+    return game_id, match_id
+
+
+@PG
+def test_a_watcher_on_one_replica_follows_a_match_played_on_the_other(
+    pg_env: dict[str, str],
+) -> None:
+    async def scenario() -> None:
+        a = TableServer(Store.open([pg_env]))
+        b = replica(pg_env)
+        try:
+            first, match_id = await seated_match(a, hands=3)
+            seen: list[tuple[str, int]] = []
+            moved: list[str] = []
+
+            async def watch() -> None:
+                async for item in b.watch_match(first, Viewer.of_seat(1), 0):
+                    if isinstance(item, HandEvents):
+                        seen.extend((item.game_id, e.version) for e in item.events)
+                    else:
+                        moved.append(item.game_id)
+
+            watcher = asyncio.create_task(watch())
+            await eventually(lambda: len(seen) >= 4)
+            await play_out_match(a, match_id)
+            await asyncio.wait_for(watcher, 20)
+            state, _facts = await a.match_record(match_id)
+            expected = []
+            for h in state.hands:
+                stored = a.store.stored_events(uuid.UUID(h.game_id))
+                expected += [(h.game_id, e.version) for e in stored]
+            assert seen == expected
+            assert moved == [h.game_id for h in state.hands[1:]] + [""]
+        finally:
+            a.close()
+            b.close()
+
+    asyncio.run(scenario())
+
+
+@PG
+def test_two_replicas_moving_a_match_on_at_once_deal_one_next_hand(
+    pg_env: dict[str, str],
+) -> None:
+    async def scenario() -> None:
+        a = TableServer(Store.open([pg_env]))
+        b = replica(pg_env)
+
+        async def stays(match_id: str) -> None:  # the hand ends; nobody moves the match yet
+            return None
+
+        a._hand_ended = stays  # type: ignore[method-assign]
+        try:
+            first, match_id = await seated_match(a, hands=2)
+            while (await a.snapshot(first, Viewer.of_seat(0), None)).table.outcome is None:
+                viewer, command, version = await next_move(a, first)
+                await a.play(first, viewer, version, command)
+            await asyncio.gather(a.advance_match(match_id), b.advance_match(match_id))
+            state, facts = await b.match_record(match_id)
+            kinds = [type(f.fact).__name__ for f in facts]
+            assert kinds == ["MatchCreated", "HandOpened", "HandEnded", "HandOpened"], kinds
+            second = state.hands[1].game_id
+            assert (await b.snapshot(second, Viewer.of_seat(0), None)).table.hand == 2
+            del a._hand_ended  # the hook again: the match moves on when its hand ends
+            await play_out_match(a, match_id)
+            assert (await b.match_record(match_id))[0].finished
+        finally:
+            a.close()
+            b.close()
+
+    asyncio.run(scenario())

@@ -103,4 +103,37 @@ async function playUntilOver(bots, { viewer, maxMoves = 20_000, idleTimeoutMs = 
   }
 }
 
-module.exports = { RandomBot, playUntilOver, rng };
+/**
+ * Drive `bots` the way a mobile client plays: each seat follows its own batched Watch
+ * stream, whose last message of a move carries the seat's `legal_moves` when it is its
+ * turn, and plays from it (or from its own Play reply, which says the same when the seat
+ * moves again at once). One RPC per move: no LegalMoves, no GetView, no polling. Resolves
+ * to the number of moves played once every stream has ended with the game.
+ */
+async function playFromStreams(bots) {
+  const { grpc } = load();
+  let moves = 0;
+  await Promise.all(bots.map(async (bot) => {
+    let done = 0; // the latest version this seat played from: each turn is taken once
+    for await (const reply of bot.seat.watchCall(0, { batched: true })) {
+      let turn = reply.legal_moves;
+      while (turn && turn.version > done) {
+        done = turn.version;
+        const move = turn.moves[Math.floor(bot.random() * turn.moves.length)];
+        let played;
+        try {
+          played = await bot.seat.play(move, turn.version);
+        } catch (err) {
+          if (err.code === grpc.status.ABORTED) break; // another seat moved first
+          throw err;
+        }
+        moves += 1;
+        bot.moves += 1;
+        turn = played.legal_moves;
+      }
+    }
+  }));
+  return moves;
+}
+
+module.exports = { RandomBot, playUntilOver, playFromStreams, rng };

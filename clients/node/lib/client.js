@@ -140,9 +140,16 @@ class SeatClient {
     }
   }
 
-  /** The raw server stream of WatchResponse messages after `afterVersion` (no resume). */
-  watchCall(afterVersion = 0) {
-    return this.stub.Watch({ game_id: this.gameId, after_version: afterVersion }, this.metadata());
+  /**
+   * The raw server stream of WatchResponse messages after `afterVersion` (no resume). With
+   * `batched`, each message carries a move's `events` (not one `event`); on a seat's own
+   * stream the last message of a move carries `legal_moves` when it is the seat's turn.
+   */
+  watchCall(afterVersion = 0, { batched = false } = {}) {
+    return this.stub.Watch(
+      { game_id: this.gameId, after_version: afterVersion, batched },
+      this.metadata(),
+    );
   }
 
   /** A resuming Watcher of this game; iterate it with `for await`. */

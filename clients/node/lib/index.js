@@ -3,7 +3,7 @@
 const { load, PROTO_ROOT } = require('./protos');
 const { TableClient, SeatClient, Watcher, TOKEN_HEADER } = require('./client');
 const { richStatus, findDetail, describeError } = require('./errors');
-const { RandomBot, playUntilOver } = require('./bot');
+const { RandomBot, playUntilOver, playFromStreams } = require('./bot');
 
 module.exports = {
   load,
@@ -17,4 +17,5 @@ module.exports = {
   describeError,
   RandomBot,
   playUntilOver,
+  playFromStreams,
 };

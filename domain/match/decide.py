@@ -1,0 +1,197 @@
+"""A match's decisions: open it, seats ready, a hand ended, the next hand dealt.
+
+Pure. The next hand is a table like any other, opened through the table's own path
+(``tables.create``, ``take_seat``, ``start``): the same seats and tokens, a fresh secret
+from the server, the contributions the seats gave with their ready, and the options the
+game's dealer rule gives after the hand that ended (``engine.MatchRules``).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from domain import table as tables
+from domain.engine import GameRules, MalformedCommand, MatchRules, RuleViolation
+from domain.match.facts import (
+    MAX_HANDS,
+    Advance,
+    HandEnded,
+    HandOpened,
+    MatchCreated,
+    MatchEnded,
+    SeatReady,
+)
+from domain.match.state import Match, evolve
+
+RULE = "match"  # named in refusals
+MAX_CONTRIBUTION = 128
+
+# (the cause stored with a move's first fact, the move's facts): how a hand is written
+Move = tuple[dict[str, Any], list[Any]]
+
+
+def hand_id(match_id: str, hand: int) -> str:
+    """The game id of hand number ``hand``: derived, so every replica (and a restart that
+    finds a hand half opened) names the same table, and the store lets it be created once."""
+    return str(uuid.uuid5(uuid.UUID(match_id), f"hand-{hand}"))
+
+
+def create(
+    rules: GameRules,
+    match_id: str,
+    seat_count: int,
+    hands: int,
+    target_score: int,
+    advance: Advance = Advance.AUTO,
+) -> list[Any]:
+    """MatchCreated and the first hand's link (its table is opened beside it)."""
+    if not 0 <= hands <= MAX_HANDS:
+        raise MalformedCommand("match.hands", f"0 (with a target score) up to {MAX_HANDS}")
+    if target_score < 0:
+        raise MalformedCommand("match.target_score", "0 (no target) or more")
+    if not hands and not target_score:
+        raise MalformedCommand("match", "give a number of hands, a target score, or both")
+    if not isinstance(advance, Advance):
+        raise MalformedCommand("match.advance", f"one of {[a.name for a in Advance]}")
+    lower = rules.lower_score_wins if isinstance(rules, MatchRules) else False
+    created = MatchCreated(match_id, rules.name, seat_count, hands, target_score, advance, lower)
+    return [created, HandOpened(1, hand_id(match_id, 1))]
+
+
+def ready(match: Match, seat: int, contribution: str = "") -> list[Any]:
+    """The seat is ready for the next hand, adding its contribution to that hand's deal.
+    May be said while the current hand is still played (the contribution waits for the
+    next deal); saying it again changes nothing."""
+    if not 0 <= seat < match.seat_count:
+        raise MalformedCommand("seat", f"seat must be 0..{match.seat_count - 1}")
+    if len(contribution) > MAX_CONTRIBUTION:
+        raise MalformedCommand("contribution", f"at most {MAX_CONTRIBUTION} characters")
+    if match.finished or _last_hand_played(match):
+        raise RuleViolation("MATCH_OVER", RULE, "the match has ended: there is no next hand")
+    if match.ready[seat] is not None:
+        return []
+    current = match.current
+    if match.advance is Advance.AUTO and current is not None and current.ended is not None:
+        # the next hand is being dealt from the contributions already given: one given
+        # now could not be in it (say it again once the next hand is open)
+        raise RuleViolation("NEXT_HAND_DEALING", RULE, "the next hand is being dealt now")
+    return [SeatReady(seat, match.next_number, contribution)]
+
+
+def _last_hand_played(match: Match) -> bool:
+    return match.hands_limit > 0 and len(match.hands) >= match.hands_limit
+
+
+def end_hand(match: Match, hand: tables.Table, head_hash: str) -> list[Any]:
+    """The current hand ended: its outcome joins the standings; the last hand ends the match."""
+    current = match.current
+    if match.finished or current is None or current.ended is not None:
+        raise RuleViolation("NO_HAND_RUNNING", RULE, "no hand of this match is being played")
+    if hand.match_id != match.match_id or hand.hand != current.hand:
+        raise MalformedCommand("hand", f"the table is not hand {current.hand} of this match")
+    outcome = hand.outcome
+    if outcome is None or not hand.revealed:
+        raise RuleViolation("HAND_RUNNING", RULE, f"hand {current.hand} has not ended")
+    ended = HandEnded(
+        current.hand, current.game_id, outcome.winners, outcome.scores, outcome.reason, head_hash
+    )
+    after = evolve(match, ended)
+    if not _over(after):
+        return [ended]
+    top = tuple(s.seat for s in after.standings if s.rank == 1)
+    return [ended, MatchEnded(after.standings, top)]
+
+
+def _over(match: Match) -> bool:
+    played = len(match.hands)
+    if match.hands_limit and played >= match.hands_limit:
+        return True
+    if match.target_score and any(s.total >= match.target_score for s in match.standings):
+        return True
+    return played >= MAX_HANDS
+
+
+def next_due(match: Match) -> bool:
+    """Whether the next hand is to be dealt now: the current one ended, the match goes on,
+    and the table moves by itself or every seat is ready."""
+    current = match.current
+    if match.finished or current is None or current.ended is None:
+        return False
+    return match.advance is Advance.AUTO or all(c is not None for c in match.ready)
+
+
+def open_hand(match: Match) -> list[Any]:
+    """The link to the next hand (its table is written first, see ``next_hand``)."""
+    if not next_due(match):
+        raise RuleViolation("NEXT_HAND_NOT_DUE", RULE, _why_not_due(match))
+    return [HandOpened(match.next_number, hand_id(match.match_id, match.next_number))]
+
+
+def _why_not_due(match: Match) -> str:
+    if match.finished:
+        return "the match has ended"
+    if match.current is None or match.current.ended is None:
+        return "the current hand is still being played"
+    waiting = [s for s, c in enumerate(match.ready) if c is None]
+    return f"seat(s) {', '.join(map(str, waiting))} are not ready yet"
+
+
+def next_hand(match: Match, previous: tables.Table, secret: str) -> list[Move]:
+    """The next hand's table, opened, seated and dealt through the table's own path.
+
+    Everything carries over from ``previous`` (the hand that ended): the game and its
+    options as the game's dealer rule moves them on, the seats with their names and token
+    hashes (the same tokens act in every hand), the arbiter, the enforcement, the clock.
+    ``secret`` is the server's fresh secret for this hand; each seat's contribution is the
+    one it gave with its ready (none in AUTO mode unless it gave one early)."""
+    if not next_due(match):
+        raise RuleViolation("NEXT_HAND_NOT_DUE", RULE, _why_not_due(match))
+    if previous.match_id != match.match_id or previous.hand != len(match.hands):
+        raise MalformedCommand("hand", "the previous table is not this match's current hand")
+    rules = previous.rules
+    options = previous.options
+    if isinstance(rules, MatchRules):
+        options = rules.next_hand(options, previous.game)
+    created = tables.create(
+        rules,
+        options,
+        previous.seat_count,
+        previous.arbiter_token_hash,
+        secret,
+        enforcement=previous.enforcement,
+        time_limit_ms=previous.time_limit_ms,
+        arbitrated=previous.arbitrated,
+        match_id=match.match_id,
+        hand=match.next_number,
+    )
+    moves: list[Move] = [(tables.cause("create"), created)]
+    table = tables.evolve(None, created[0])
+    for seat, taken in enumerate(previous.seats):
+        assert taken is not None  # a hand that was played had every seat taken
+        contribution = match.ready[seat] or ""
+        facts = tables.take_seat(table, seat, taken.player_name, taken.token_hash, contribution)
+        moves.append((tables.cause("join", seat), facts))
+        for fact in facts:
+            table = tables.evolve(table, fact)
+    moves.append((tables.cause("start"), tables.start(table)))
+    return moves
+
+
+def describe(fact: Any) -> str:
+    """One readable line for a match fact."""
+    if isinstance(fact, MatchCreated):
+        length = f"{fact.hands} hands" if fact.hands else f"up to {MAX_HANDS} hands"
+        target = f", to {fact.target_score} points" if fact.target_score else ""
+        return f"match opened: {fact.kind}, {fact.seat_count} seats, {length}{target}"
+    if isinstance(fact, HandOpened):
+        return f"hand {fact.hand} dealt: game {fact.game_id}"
+    if isinstance(fact, SeatReady):
+        return f"seat {fact.seat} ready for hand {fact.hand}"
+    if isinstance(fact, HandEnded):
+        won = ", ".join(map(str, fact.winners)) or "nobody"
+        return f"hand {fact.hand} ended ({fact.reason}): won by {won}, scores {list(fact.scores)}"
+    if isinstance(fact, MatchEnded):
+        totals = ", ".join(f"seat {s.seat} {s.total} (#{s.rank})" for s in fact.standings)
+        return f"match ended: {totals}"
+    raise TypeError(f"not a match fact: {type(fact).__name__}")

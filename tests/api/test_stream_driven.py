@@ -1,0 +1,138 @@
+"""A stream-driven client needs one RPC per move (issue 16): a seat's own Watch says when it
+is its turn and what it may do, and a Play reply says the same when the seat moves again.
+
+The legal moves are the seat's own information: they must reach that seat's stream only,
+never a spectator's, the arbiter's or another seat's, and they must be exactly what
+LegalMoves answers at that version."""
+
+from __future__ import annotations
+
+import collections
+import random
+from typing import Any
+
+import grpc
+import pytest
+
+from clients.python.bot import RandomBot, play_by_streams
+from clients.python.client import SeatClient, TableClient
+from tabletop.v1 import tabletop_pb2 as pb
+from tabletop.zipai.v1 import zipai_pb2
+from tests.api.helpers import huaniao_options
+
+
+class Counting(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor):
+    """Counts the calls of each method made through a channel."""
+
+    def __init__(self) -> None:
+        self.calls: collections.Counter[str] = collections.Counter()
+
+    def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        self.calls[details.method.rsplit("/", 1)[-1]] += 1
+        return continuation(details, request)
+
+    def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        self.calls[details.method.rsplit("/", 1)[-1]] += 1
+        return continuation(details, request)
+
+
+def counted_seats(
+    client: TableClient, options: pb.GameOptions, seats: int, counter: Counting
+) -> tuple[str, list[SeatClient]]:
+    created = client.create_game(options, seats)
+    joined = [client.join(created.game_id, s, f"p{s}") for s in range(seats)]
+    channel = grpc.intercept_channel(client.channel, counter)
+    players = [SeatClient(p.target, p.game_id, p.seat, p.token, channel) for p in joined]
+    joined[0].start()
+    return created.game_id, players
+
+
+GAMES = [
+    ("huaniao", huaniao_options("BASIC"), 4),
+    ("huaniao-full", huaniao_options("FULL"), 3),
+    ("zipai-3", pb.GameOptions(zipai=zipai_pb2.Options()), 3),
+    ("zipai-2", pb.GameOptions(zipai=zipai_pb2.Options()), 2),
+]
+
+
+@pytest.mark.parametrize(("name", "options", "seats"), GAMES, ids=[g[0] for g in GAMES])
+def test_bots_play_to_the_end_from_their_streams_alone(
+    client: TableClient, name: str, options: pb.GameOptions, seats: int
+) -> None:
+    seed = random.randrange(1 << 30)
+    counter = Counting()
+    game_id, players = counted_seats(client, options, seats, counter)
+    moves = play_by_streams([RandomBot(p, seed + i) for i, p in enumerate(players)], 300)
+    view = client.view(game_id)
+    assert view.phase == pb.GAME_PHASE_FINISHED and view.HasField("outcome"), f"seed {seed}"
+    # one Watch per seat for the whole game, and no LegalMoves or GetView at all: every move
+    # was one Play. (Several seats may hold moves at once, e.g. 误操作 or a claim, so a Play
+    # someone beat to it is answered ABORTED and plays nothing: Plays >= moves.)
+    assert counter.calls["Watch"] == seats, (counter.calls, seed)
+    assert counter.calls["LegalMoves"] == 0 and counter.calls["GetView"] == 0, counter.calls
+    assert moves >= 1 and counter.calls["Play"] >= moves, (moves, counter.calls, seed)
+
+
+def test_a_turn_is_exactly_what_legal_moves_answers_and_reaches_only_its_seat(
+    client: TableClient,
+) -> None:
+    """Step a game by hand: after every move, each stream's messages so far are read; each
+    seat the game waits for got its legal moves (equal to LegalMoves at that version) on the
+    last message of the move, and no other stream ever carried any."""
+    seed = random.randrange(1 << 30)
+    rng = random.Random(seed)
+    created = client.create_game(pb.GameOptions(zipai=zipai_pb2.Options()), 3)
+    players = [client.join(created.game_id, s, f"p{s}") for s in range(3)]
+    watchers = {
+        "spectator": client.as_viewer(created.game_id),
+        "arbiter": client.as_viewer(created.game_id, created.arbiter_token),
+        **{f"seat {p.seat}": p for p in players},
+    }
+    players[0].start()
+    streams = {name: w.watch_replies() for name, w in watchers.items()}
+    for _ in range(40):
+        latest = client.view(created.game_id).version
+        turns: dict[str, pb.LegalMovesResponse] = {}
+        for name, stream in streams.items():
+            reply = next(stream)
+            while reply.events[-1].version < latest:
+                assert not reply.HasField("legal_moves"), (name, reply.events[-1].version, seed)
+                reply = next(stream)
+            if reply.HasField("legal_moves"):
+                turns[name] = reply.legal_moves
+        assert "spectator" not in turns and "arbiter" not in turns, (turns.keys(), seed)
+        for p in players:  # the seats the game waits for, each as far as it knows
+            name, legal = f"seat {p.seat}", p.legal_moves()
+            if p.seat in p.view().to_act and legal.moves:
+                assert turns.get(name) == legal, (name, seed)
+            else:
+                assert name not in turns, (name, seed)
+        if not turns:
+            assert client.view(created.game_id).phase == pb.GAME_PHASE_FINISHED, seed
+            return
+        name = rng.choice(sorted(turns))
+        seat = watchers[name]
+        legal = turns[name]
+        reply = seat.play(rng.choice(list(legal.moves)), legal.version)
+        if reply.HasField("legal_moves"):  # the caller moves again: the reply says with what
+            assert reply.legal_moves == seat.legal_moves(), seed
+            assert reply.version == reply.legal_moves.version, seed
+
+
+def test_a_batched_stream_carries_the_same_events_as_one_a_message(
+    client: TableClient,
+) -> None:
+    """``batched`` changes only how events are packed: the same events, the same order, the
+    same redaction, and the seat's turn on the last message of each move either way."""
+    seed = random.randrange(1 << 30)
+    counter = Counting()
+    game_id, players = counted_seats(client, huaniao_options("BASIC"), 2, counter)
+    play_by_streams([RandomBot(p, seed + i) for i, p in enumerate(players)], 300)
+    seat = players[1]
+    single = list(seat.stub.Watch(pb.WatchRequest(game_id=game_id), metadata=seat.metadata))
+    batched = list(
+        seat.stub.Watch(pb.WatchRequest(game_id=game_id, batched=True), metadata=seat.metadata)
+    )
+    assert all(not r.events for r in single) and all(not r.HasField("event") for r in batched)
+    assert [r.event for r in single] == [e for r in batched for e in r.events], seed
+    assert len(batched) < len(single), seed

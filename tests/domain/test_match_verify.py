@@ -1,0 +1,185 @@
+"""Verifying a whole match (domain/verify.py, verify_match): each hand, the links, the
+standings; and each way of forging one is caught."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from typing import Any
+
+import pytest
+
+from domain import match
+from domain.huaniao.options import Mode
+from domain.huaniao.options import Options as HuaniaoOptions
+from domain.verify import AuditFailure, MatchRecord, Record, verify_match
+from domain.zipai.options import DealerRule, ScoringProfile
+from domain.zipai.options import Options as ZipaiOptions
+from tests.support import matchplay
+
+ZIPAI = ZipaiOptions(dealer_rule=DealerRule.WINNER, scoring=ScoringProfile.LUZHOU)
+
+
+@pytest.fixture(scope="module")
+def played() -> matchplay.PlayedMatch:
+    return matchplay.play_match("zipai", ZIPAI, 3, seed=11, hands=3, advance=match.Advance.READY)
+
+
+def check(played: matchplay.PlayedMatch, **changes: Any) -> match.Match | None:
+    records = changes.get("records", played.match.records)
+    hands = changes.get("hands", played.exported())
+    report = verify_match(changes.get("match_id", played.match.match_id), records, hands)
+    return report  # type: ignore[return-value]
+
+
+def rechained(match_id: str, facts: list[dict[str, Any]]) -> list[MatchRecord]:
+    """A match record with every hash recomputed: only the re-decision can catch it."""
+    out: list[MatchRecord] = []
+    for version, fact in enumerate(facts, start=1):
+        prev = out[-1].hash if out else ""
+        out.append(MatchRecord(version, fact, match.fact_hash(match_id, prev, version, fact)))
+    return out
+
+
+def test_a_whole_match_verifies_with_its_standings(played: matchplay.PlayedMatch) -> None:
+    report = verify_match(played.match.match_id, played.match.records, played.exported())
+    assert played.state.ended is not None
+    assert report.standings == played.state.ended.standings
+    assert report.winners == played.state.ended.winners
+    assert [h.winners for h in report.hands] == [t.outcome.winners for t in played.finals()]
+
+
+def test_a_huaniao_match_verifies() -> None:
+    played = matchplay.play_match("huaniao", HuaniaoOptions(mode=Mode.BASIC), 3, seed=2, hands=3)
+    report = verify_match(played.match.match_id, played.match.records, played.exported())
+    assert len(report.hands) == 3 and report.kind == "huaniao"
+
+
+def test_an_altered_match_fact_breaks_the_chain(played: matchplay.PlayedMatch) -> None:
+    records = list(played.match.records)
+    fact = records[-1].fact
+    records[-1] = dataclasses.replace(records[-1], fact={**fact, "type": fact["type"]} | {"x": 1})
+    with pytest.raises(AuditFailure, match="chain hash mismatch"):
+        check(played, records=records)
+
+
+def _ended_index(played: matchplay.PlayedMatch) -> int:
+    return next(i for i, r in enumerate(played.match.records) if r.fact["type"] == "HandEnded")
+
+
+def test_standings_that_do_not_follow_from_the_hands_are_caught(
+    played: matchplay.PlayedMatch,
+) -> None:
+    facts = [r.fact for r in played.match.records]
+    i = _ended_index(played)
+    data = dict(facts[i]["data"])
+    data["scores"] = [s + 5 if seat == 0 else s for seat, s in enumerate(data["scores"])]
+    facts[i] = {"type": "HandEnded", "data": data}
+    with pytest.raises(AuditFailure, match="recorded facts differ"):
+        check(played, records=rechained(played.match.match_id, facts))
+
+
+def test_a_hand_whose_record_is_not_the_one_that_ended_is_caught(
+    played: matchplay.PlayedMatch,
+) -> None:
+    facts = [r.fact for r in played.match.records]
+    i = _ended_index(played)
+    facts[i] = {"type": "HandEnded", "data": {**facts[i]["data"], "head_hash": "0" * 64}}
+    with pytest.raises(AuditFailure, match="recorded facts differ"):
+        check(played, records=rechained(played.match.match_id, facts))
+
+
+def test_a_match_cut_before_its_end_is_not_verified(played: matchplay.PlayedMatch) -> None:
+    with pytest.raises(AuditFailure, match="has not ended"):
+        check(played, records=played.match.records[:-1])
+
+
+def test_a_missing_hand_is_caught(played: matchplay.PlayedMatch) -> None:
+    hands = played.exported()
+    del hands[match.hand_id(played.match.match_id, 2)]
+    with pytest.raises(AuditFailure, match="hand 2 .* is missing"):
+        check(played, hands=hands)
+
+
+def test_a_hand_of_another_match_is_caught(played: matchplay.PlayedMatch) -> None:
+    other = matchplay.play_match("zipai", ZIPAI, 3, seed=12, hands=3)
+    hands = played.exported()
+    second = match.hand_id(played.match.match_id, 2)
+    hands[second] = other.exported()[match.hand_id(other.match.match_id, 2)]
+    with pytest.raises(AuditFailure, match="does not name this match"):
+        check(played, hands=hands)
+
+
+def test_a_tampered_hand_fails_as_that_hand(played: matchplay.PlayedMatch) -> None:
+    hands = played.exported()
+    third = match.hand_id(played.match.match_id, 3)
+    records = list(hands[third])
+    records[5] = dataclasses.replace(records[5], cause={"action": "start", "seat": 1})
+    hands[third] = records
+    with pytest.raises(AuditFailure, match="hand 3"):
+        check(played, hands=hands)
+
+
+def _forged_second_hand(
+    played: matchplay.PlayedMatch, edit: Any
+) -> dict[str, list[Record]]:
+    """Hand 2 opened from an edited hand 1 (its records chain and verify on their own)."""
+    mid = played.match.match_id
+    before = None
+    for r in played.match.records:
+        fact = match.decode_fact(r.fact)
+        if isinstance(fact, match.HandOpened) and fact.hand == 2:
+            break
+        before = match.evolve(before, fact)
+    assert before is not None
+    first = played.hands[match.hand_id(mid, 1)].table
+    hand = matchplay.HandRecorder("forged-secret")
+    for cause, facts in match.next_hand(before, edit(first), hand.secret):
+        hand.append(facts, cause)
+    matchplay.play_hand(hand, random.Random(1))
+    hands = played.exported()
+    hands[match.hand_id(mid, 2)] = hand.records
+    return hands
+
+
+def test_a_hand_that_changed_a_seats_token_is_caught(played: matchplay.PlayedMatch) -> None:
+    def evil_token(table: Any) -> Any:
+        seats = list(table.seats)
+        seats[1] = dataclasses.replace(seats[1], token_hash="a-token-the-seat-never-had")
+        return dataclasses.replace(table, seats=tuple(seats))
+
+    with pytest.raises(AuditFailure, match="did not open as the match says"):
+        check(played, hands=_forged_second_hand(played, evil_token))
+
+
+def test_a_hand_dealt_by_the_wrong_dealer_is_caught(played: matchplay.PlayedMatch) -> None:
+    first = played.hands[match.hand_id(played.match.match_id, 1)].table
+
+    def other_result(table: Any) -> Any:  # as if someone else had won hand 1
+        winner = ((first.game.winner or first.game.dealer) + 1) % 3
+        return dataclasses.replace(table, game=dataclasses.replace(table.game, winner=winner))
+
+    with pytest.raises(AuditFailure, match="did not open as the match says"):
+        check(played, hands=_forged_second_hand(played, other_result))
+
+
+def test_contributions_other_than_the_seats_readies_are_caught(
+    played: matchplay.PlayedMatch,
+) -> None:
+    mid = played.match.match_id
+    facts = [r.fact for r in played.match.records]
+    ready = next(i for i, f in enumerate(facts) if f["type"] == "SeatReady")
+    facts[ready] = {"type": "SeatReady", "data": {**facts[ready]["data"], "contribution": "zz"}}
+    with pytest.raises(AuditFailure, match="did not open as the match says"):
+        check(played, records=rechained(mid, facts))
+
+
+def test_a_hand_opened_before_every_seat_was_ready_is_caught(
+    played: matchplay.PlayedMatch,
+) -> None:
+    mid = played.match.match_id
+    facts = [r.fact for r in played.match.records]
+    ready = next(i for i, f in enumerate(facts) if f["type"] == "SeatReady")
+    del facts[ready]
+    with pytest.raises(AuditFailure, match="refuses HandOpened"):
+        check(played, records=rechained(mid, facts))

@@ -1,0 +1,309 @@
+"""Matches in the server (server/service.py): hands dealt one after another at one table,
+the dealer rule between them, ready mode, Watch across hands, and restarts mid-match."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import random
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from domain import match as matches
+from domain import table as tables
+from domain.engine import ARBITER, MalformedCommand, RuleViolation, Viewer
+from domain.huaniao.options import Mode
+from domain.huaniao.options import Options as HuaniaoOptions
+from domain.verify import MatchRecord, Record, verify_match
+from domain.zipai.options import DealerRule, ScoringProfile
+from domain.zipai.options import Options as ZipaiOptions
+from server import idempotency
+from server.eventstore import GameAggregate, TableApplication
+from server.service import HandEvents, NextHand, TableServer
+from tests.support.matchplay import _eager
+
+SEED = 31
+
+
+def sqlite(path: Path) -> TableApplication:
+    return TableApplication(
+        env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(path)}
+    )
+
+
+async def seated(
+    server: TableServer, kind: str, options: Any, seats: int, order: list[int], **match: Any
+) -> tuple[str, str, dict[int, str]]:
+    game_id, _v, _arbiter, match_id = await server.create_match(kind, options, seats, **match)
+    tokens = {s: (await server.join_game(game_id, s, f"p{s}"))[0] for s in order}
+    await server.start_game(game_id, Viewer.of_seat(order[0]))
+    return game_id, match_id, tokens
+
+
+async def current_hand(server: TableServer, match_id: str) -> str:
+    state, _facts = await server.match_record(match_id)
+    assert state.current is not None
+    return state.current.game_id
+
+
+async def play_hand(
+    server: TableServer, game_id: str, tokens: dict[int, str], rng: random.Random, stop: int = 0
+) -> None:
+    """Eager random moves through the use cases until the hand ends (or ``stop`` moves)."""
+    moves = 0
+    while True:
+        table = (await server.snapshot(game_id, ARBITER, None)).table
+        if table.phase is tables.Phase.FINISHED or (stop and moves >= stop):
+            return
+        seat = rng.choice(tables.to_act(table))
+        viewer = await server.authenticate(game_id, tokens[seat])
+        version, legal = await server.legal_moves(game_id, viewer)
+        await server.play(game_id, viewer, version, rng.choice(_eager(legal)))
+        moves += 1
+
+
+async def play_match(
+    server: TableServer, match_id: str, tokens: dict[int, str], rng: random.Random
+) -> list[tables.Table]:
+    """Every hand to the end (the server deals each next hand by itself)."""
+    while not (await server.match_record(match_id))[0].finished:
+        await play_hand(server, await current_hand(server, match_id), tokens, rng)
+    state, _facts = await server.match_record(match_id)
+    return [(await server.snapshot(h.game_id, ARBITER, None)).table for h in state.hands]
+
+
+async def verified(server: TableServer, match_id: str) -> matches.Match:
+    """The match as the audit sees it: every stored record, verified whole."""
+    state, facts = await server.match_record(match_id)
+    records = [MatchRecord(f.version, f.stored, f.hash) for f in facts]
+    hands = {}
+    for h in state.hands:
+        stored = server.store.stored_events(server.parse_id(h.game_id))
+        hands[h.game_id] = [Record(e.version, e.stored, e.cause, e.hash) for e in stored]  # type: ignore[arg-type]
+    verify_match(match_id, records, hands)
+    return state
+
+
+@pytest.mark.parametrize("rule", [DealerRule.WINNER, DealerRule.ROTATE])
+def test_a_four_hand_zipai_match_passes_the_deal_by_its_rule(
+    tmp_path: Path, rule: DealerRule
+) -> None:
+    """zp:9–11: the first seat taken deals first; then 胡牌者当庄 or 轮庄 between hands. (The
+    deals are fresh each hand, so which branches of the rule a run meets varies; the seeded
+    domain test, tests/domain/test_match.py, is the one that meets every branch.)"""
+
+    async def scenario() -> None:
+        server = TableServer(sqlite(tmp_path / "m.sqlite"))
+        options = ZipaiOptions(dealer_rule=rule, scoring=ScoringProfile.LUZHOU)
+        _g, match_id, tokens = await seated(server, "zipai", options, 3, [2, 0, 1], hands=4)
+        hands = await play_match(server, match_id, tokens, random.Random(SEED))
+        assert [t.hand for t in hands] == [1, 2, 3, 4]
+        played = [(t.game.dealer, t.game.winner) for t in hands]
+        assert played[0][0] == 2, f"seed={SEED}: the first seat taken deals: {played}"
+        for (dealer, winner), (following, _) in zip(played, played[1:], strict=False):
+            if rule is DealerRule.WINNER:
+                expected = winner if winner is not None else dealer
+            else:
+                expected = dealer if winner == dealer else (dealer + 1) % 3
+            assert following == expected, f"seed={SEED}, {rule.name}: {played}"
+        state = await verified(server, match_id)
+        assert state.ended is not None
+        totals = [sum(t.outcome.scores[s] for t in hands) for s in range(3)]
+        assert [s.total for s in state.ended.standings] == totals
+        server.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_ready_match_deals_the_next_hand_once_every_seat_is_ready(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        server = TableServer(sqlite(tmp_path / "m.sqlite"))
+        options = HuaniaoOptions(mode=Mode.BASIC)
+        first, match_id, tokens = await seated(
+            server, "huaniao", options, 3, [0, 1, 2], hands=3, advance=matches.Advance.READY
+        )
+        rng = random.Random(SEED)
+        for hand in range(1, 4):
+            game_id = await current_hand(server, match_id)
+            await play_hand(server, game_id, tokens, rng)
+            state, _ = await server.match_record(match_id)
+            if hand == 3:
+                assert state.finished
+                with pytest.raises(RuleViolation):
+                    await server.ready_next_hand(game_id, Viewer.of_seat(0))
+                break
+            assert len(state.hands) == hand and not matches.next_due(state)
+            for seat in (2, 0):
+                after = await server.ready_next_hand(game_id, Viewer.of_seat(seat), f"c{seat}")
+                assert len(after.hands) == hand, "dealt before every seat was ready"
+            after = await server.ready_next_hand(first, Viewer.of_seat(1), "c1")  # any hand's id
+            assert len(after.hands) == hand + 1
+            dealt = (await server.snapshot(after.hands[-1].game_id, ARBITER, None)).table
+            assert [s.contribution for s in dealt.seats] == ["c0", "c1", "c2"]  # type: ignore[union-attr]
+            assert dealt.phase is tables.Phase.PLAYING
+        await verified(server, match_id)
+        server.close()
+
+    asyncio.run(scenario())
+
+
+def test_the_same_tokens_act_in_every_hand(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        server = TableServer(sqlite(tmp_path / "m.sqlite"))
+        first, match_id, tokens = await seated(
+            server, "huaniao", HuaniaoOptions(mode=Mode.BASIC), 2, [0, 1], hands=2
+        )
+        await play_hand(server, first, tokens, random.Random(SEED))
+        second = await current_hand(server, match_id)
+        assert second != first
+        for seat, token in tokens.items():
+            assert await server.authenticate(second, token) == Viewer.of_seat(seat)
+        server.close()
+
+    asyncio.run(scenario())
+
+
+def test_watch_follows_the_match_into_every_hand_without_a_gap(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        server = TableServer(sqlite(tmp_path / "m.sqlite"))
+        first, match_id, tokens = await seated(
+            server, "huaniao", HuaniaoOptions(mode=Mode.BASIC), 2, [0, 1], hands=3
+        )
+        seen: list[tuple[str, int]] = []
+        markers: list[NextHand] = []
+        viewers: dict[str, list[Viewer]] = {}
+
+        async def watcher() -> None:
+            async for item in server.watch_match(first, Viewer.of_seat(0), 0):
+                if isinstance(item, HandEvents):
+                    seen.extend((item.game_id, e.version) for e in item.events)
+                    viewers.setdefault(item.game_id, []).append(item.viewer)
+                else:
+                    markers.append(item)
+
+        watching = asyncio.ensure_future(watcher())
+        await asyncio.sleep(0.05)
+        await play_match(server, match_id, tokens, random.Random(SEED))
+        await asyncio.wait_for(watching, 10)
+        state, _ = await server.match_record(match_id)
+        expected = []
+        for h in state.hands:
+            stored = server.store.stored_events(server.parse_id(h.game_id))
+            expected += [(h.game_id, e.version) for e in stored]
+        assert seen == expected
+        assert [m.game_id for m in markers] == [h.game_id for h in state.hands[1:]] + [""]
+        assert markers[-1].match.finished
+        # every hand is rendered for seat 0 (its token carries over), opened up only by the
+        # batch that ends the hand
+        for h in state.hands:
+            *running, last = viewers[h.game_id]
+            assert running and all(v == Viewer.of_seat(0) for v in running)
+            assert last == ARBITER
+        server.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_restart_mid_match_goes_on_with_the_same_tokens(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        db = tmp_path / "m.sqlite"
+        rng = random.Random(SEED)
+        server = TableServer(sqlite(db))
+        options = ZipaiOptions(scoring=ScoringProfile.LUZHOU)
+        first, match_id, tokens = await seated(server, "zipai", options, 2, [0, 1], hands=3)
+        await play_hand(server, first, tokens, rng)
+        await play_hand(server, await current_hand(server, match_id), tokens, rng, stop=5)
+        server.close()
+
+        again = TableServer(sqlite(db))
+        assert await again.recover_matches() == 0  # nothing was left between two steps
+        hands = await play_match(again, match_id, tokens, rng)
+        assert len(hands) == 3
+        await verified(again, match_id)
+        again.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_match_left_between_a_hands_end_and_the_next_deal_moves_on_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    """The process died after the hand's last move was stored, before the match moved."""
+
+    async def scenario() -> None:
+        db = tmp_path / "m.sqlite"
+        rng = random.Random(SEED)
+        server = TableServer(sqlite(db))
+        first, match_id, tokens = await seated(
+            server, "huaniao", HuaniaoOptions(mode=Mode.BASIC), 2, [0, 1], hands=2
+        )
+
+        async def dies(match_id: str) -> None:
+            return None
+
+        server._hand_ended = dies  # type: ignore[method-assign]
+        await play_hand(server, first, tokens, rng)
+        state, _ = await server.match_record(match_id)
+        assert len(state.hands) == 1 and state.hands[0].ended is None
+        server.close()
+
+        again = TableServer(sqlite(db))
+        assert await again.recover_matches() == 1
+        state, _ = await again.match_record(match_id)
+        assert state.hands[0].ended is not None and len(state.hands) == 2
+        await play_match(again, match_id, tokens, rng)
+        await verified(again, match_id)
+        again.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_keyed_create_of_a_match_retried_returns_the_same_match_and_opens_no_second(
+    tmp_path: Path,
+) -> None:
+    """CreateGame's request_id with a match: the match id comes from the key (the first
+    hand's id from it), so a retry returns the same reply; a first attempt that stored the
+    match but lost its first hand is finished by the retry; other content is refused."""
+
+    async def scenario() -> None:
+        server = TableServer(sqlite(tmp_path / "m.sqlite"))
+        options = ZipaiOptions()
+        key = str(uuid.uuid4())
+        first = await server.create_match("zipai", options, 3, 4, request_id=key)
+        assert await server.create_match("zipai", options, 3, 4, request_id=key) == first
+        with pytest.raises(MalformedCommand) as other:
+            await server.create_match("zipai", options, 3, 2, request_id=key)
+        assert other.value.field == "request_id"
+        assert await server.create_match("zipai", options, 3, 4, request_id=key) == first
+
+        # the first attempt's match is stored, its first hand's table is lost
+        real_submit = server.store.submit
+
+        def loses_tables(agg: Any) -> concurrent.futures.Future[None]:
+            if isinstance(agg, GameAggregate):
+                lost: concurrent.futures.Future[None] = concurrent.futures.Future()
+                lost.set_exception(OSError("the reply was lost"))
+                return lost
+            return real_submit(agg)
+
+        cut = str(uuid.uuid4())
+        server.store.submit = loses_tables  # type: ignore[method-assign]
+        with pytest.raises(OSError):
+            await server.create_match("zipai", options, 3, 4, request_id=cut)
+        server.store.submit = real_submit  # type: ignore[method-assign]
+        with pytest.raises(MalformedCommand):
+            await server.create_match("zipai", options, 3, 3, request_id=cut)
+        game_id, version, arbiter, match_id = await server.create_match(
+            "zipai", options, 3, 4, request_id=cut
+        )
+        assert match_id == str(idempotency.match_id(cut)) and version == 1
+        assert game_id == matches.hand_id(match_id, 1)
+        assert await server.authenticate(game_id, arbiter) == ARBITER
+        ids = await asyncio.to_thread(server.store.match_ids)
+        assert sorted(map(str, ids)) == sorted([first[3], match_id])
+        server.close()
+
+    asyncio.run(scenario())
