@@ -314,7 +314,10 @@ def _multisets(caps: tuple[int, ...], size: int) -> Iterator[tuple[int, ...]]:
             yield (take, *tail)
 
 
-def _unit_plays(hand: Vec, rules: PlayRules, lo: int, hi: int) -> list[PlayShape]:
+def _unit_plays(
+    hand: Vec, rules: PlayRules, lo: int, hi: int, reference: int
+) -> list[PlayShape]:
+    """Every bird play counting ``lo``..``hi``: a 吟 when it counts ``reference``, else 诵."""
     out: list[PlayShape] = []
     max_flowers = hand[I_FLOWER] if rules.flowers_are_units and not rules.dance_banned else 0
     n1, n2, n3, n4 = hand[I_TEN], hand[I_HUNDRED], hand[I_THOUSAND], hand[I_WAN]
@@ -345,7 +348,8 @@ def _unit_plays(hand: Vec, rules: PlayRules, lo: int, hi: int) -> list[PlayShape
                                 break
                             if c >= lo:
                                 vec = (b, t1, t2, t3, t4, f, 0, 0)
-                                out.append(PlayShape(vec, PlayKind.SONG, c))
+                                kind = PlayKind.YIN if c == reference else PlayKind.SONG
+                                out.append(PlayShape(vec, kind, c))
     return out
 
 
@@ -377,9 +381,7 @@ def legal_shapes(hand: Vec, rules: PlayRules, need: Need, reference: int) -> tup
 
     if not strict:
         lo, hi = count_range(need, reference, rules)
-        for shape in _unit_plays(hand, rules, lo, hi):
-            kind = PlayKind.YIN if shape.count == reference else PlayKind.SONG
-            shapes.append(PlayShape(shape.vec, kind, shape.count))
+        shapes += _unit_plays(hand, rules, lo, hi, reference)
 
     if rules.dance_banned:
         return tuple(shapes)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache, lru_cache
 
 from domain.engine import MalformedCommand, RuleViolation
 from domain.zipai.cards import KIND_COUNT, kind_of
@@ -58,21 +59,14 @@ class ChiChoice:
     bi: tuple[tuple[int, ...], ...]
 
 
-def _take(hand: tuple[int, ...], used: set[int], kinds: Sequence[int]) -> tuple[int, ...] | None:
-    """The lowest unused hand ids of the given kinds (None if the hand lacks them)."""
-    out: list[int] = []
-    for k in kinds:
-        pick = next((i for i in hand if kind_of(i) == k and i not in used and i not in out), None)
-        if pick is None:
-            return None
-        out.append(pick)
-    return tuple(out)
+@lru_cache(maxsize=1 << 14)
+def _bi_options(free: tuple[int, ...], k: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """Every multiset of 列 (as sorted kinds) drawn from ``free`` that clears all copies of k.
 
-
-def _bi_options(free: list[int], k: int) -> list[tuple[tuple[int, ...], ...]]:
-    """Every multiset of 列 (as sorted kinds) drawn from ``free`` that clears all copies of k."""
+    Memoized (a pure function of counts): a seat meets the same card with the same hand in
+    several windows."""
     if free[k] == 0:
-        return [()]
+        return ((),)
     found: set[tuple[tuple[int, ...], ...]] = set()
     for kinds, gk in groups_containing(k):
         if gk is GroupKind.TRIPLE:
@@ -84,9 +78,23 @@ def _bi_options(free: list[int], k: int) -> list[tuple[tuple[int, ...], ...]]:
             rest = list(free)
             for x in kinds:
                 rest[x] -= 1
-            for tail in _bi_options(rest, k):
+            for tail in _bi_options(tuple(rest), k):
                 found.add(tuple(sorted((kinds, *tail))))
-    return sorted(found)
+    return tuple(sorted(found))
+
+
+@cache
+def _chi_shapes(k: int) -> tuple[tuple[tuple[int, int], GroupKind, bool], ...]:
+    """The 列 that eat a card of kind ``k``: the two other kinds, the shape, and whether it
+    is 大大小 / 小小大 (no 比牌). Fixed per kind, so built once."""
+    out = []
+    for kinds, gk in groups_containing(k):
+        if gk is GroupKind.TRIPLE:
+            continue  # that is 碰
+        others = list(kinds)
+        others.remove(k)
+        out.append(((others[0], others[1]), gk, is_mixed_size(gk)))
+    return tuple(out)
 
 
 def chi_choices(hand: tuple[int, ...], shown: int) -> list[ChiChoice]:
@@ -101,40 +109,57 @@ def chi_choices(hand: tuple[int, ...], shown: int) -> list[ChiChoice]:
     if counts[k] >= 3:
         return []
     free = [0 if n >= 3 else n for n in counts]
+    shapes = []
+    for others, gk, mixed in _chi_shapes(k):
+        a, b = others
+        if free[a] < 1 + (a == b) or free[b] < 1:
+            continue  # the hand lacks the two cards (a pair of them when a == b)
+        if mixed:
+            bi_sets: tuple[tuple[tuple[int, ...], ...], ...] = ((),)
+        else:
+            rest = list(free)
+            rest[a] -= 1
+            rest[b] -= 1
+            bi_sets = _bi_options(tuple(rest), k)
+        shapes.append((others, gk, bi_sets))
+    if not shapes:
+        return []
+    # each 列 takes the lowest hand ids of its kinds not yet used, so the picks of one kind
+    # are a prefix of that kind's ids (why: scanning the hand for every card was a tenth of
+    # the engine's profile)
+    by_kind: list[list[int]] = [[] for _ in range(KIND_COUNT)]
+    for i in hand:
+        by_kind[kind_of(i)].append(i)
     out: list[ChiChoice] = []
-    for kinds, gk in groups_containing(k):
-        if gk is GroupKind.TRIPLE:
-            continue  # that is 碰
-        others = list(kinds)
-        others.remove(k)
-        rest = list(free)
-        ok = True
-        for x in others:
-            rest[x] -= 1
-            if rest[x] < 0:
-                ok = False
-        if not ok:
-            continue
-        bi_sets = [()] if is_mixed_size(gk) else _bi_options(rest, k)
+    for others, gk, bi_sets in shapes:
         for bi in bi_sets:
             left = len(hand) - 2 - 3 * len(bi)
             if left < 1:
                 continue
-            used: set[int] = set()
-            pair = _take(hand, used, others)
-            if pair is None:
-                continue
-            used.update(pair)
-            bi_ids: list[tuple[int, ...]] = []
-            for g in bi:
-                ids = _take(hand, used, g)
-                if ids is None:
-                    break
-                used.update(ids)
-                bi_ids.append(ids)
-            else:
+            picked = _pick_lowest(by_kind, (others, *bi))
+            if picked is not None:
+                pair, *bi_ids = picked
                 out.append(ChiChoice((pair[0], pair[1]), gk, tuple(bi_ids)))
     return out
+
+
+def _pick_lowest(
+    by_kind: list[list[int]], groups: tuple[tuple[int, ...], ...]
+) -> list[tuple[int, ...]] | None:
+    """For each group of kinds, the lowest hand ids of those kinds not used by an earlier
+    pick (None if the hand runs out of a kind)."""
+    taken = [0] * KIND_COUNT
+    picked: list[tuple[int, ...]] = []
+    for group in groups:
+        ids: list[int] = []
+        for x in group:
+            j = taken[x]
+            if j >= len(by_kind[x]):
+                return None
+            ids.append(by_kind[x][j])
+            taken[x] = j + 1
+        picked.append(tuple(ids))
+    return picked
 
 
 def check_chi(
