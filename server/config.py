@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from server.limits import LimitSettings
@@ -25,6 +25,8 @@ class Settings:
     create_tables: bool = False  # postgres: create missing tables at start (one process only)
     max_connection_age: float = 0.0  # seconds; 0 = never (see docs/operations.md)
     limits: LimitSettings = LimitSettings()  # server/limits.py (docs/reliability.md)
+    signing_key_file: Path | None = None  # server/signing.py: where the key comes from
+    signing_key: str = field(default="", repr=False)  # TABLETOP_SIGNING_KEY, the key itself
 
     def store_env(self) -> dict[str, str]:
         """The eventsourcing settings for the chosen store."""
@@ -137,6 +139,16 @@ def parser() -> argparse.ArgumentParser:
         "and resume elsewhere), spreading long Watch streams over replicas "
         "(TABLETOP_MAX_CONNECTION_AGE, default 0 = never)",
     )
+    p.add_argument(
+        "--signing-key",
+        type=Path,
+        default=_optional_path(os.environ.get("TABLETOP_SIGNING_KEY_FILE")),
+        help="the Ed25519 key file that signs every move (PEM or 64 hex digits; every replica "
+        "of a deployment shares one; `python -m server.signing new FILE` makes one). "
+        "TABLETOP_SIGNING_KEY may hold the key itself instead. Default: DATA_DIR/"
+        "signing-key.pem, made at first start; PostgreSQL needs one given "
+        "(TABLETOP_SIGNING_KEY_FILE)",
+    )
     _limit_arguments(p)
     p.add_argument(
         "--port-file",
@@ -164,6 +176,8 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namespa
             shards=a.shards,
             create_tables=a.create_tables,
             max_connection_age=a.max_connection_age,
+            signing_key_file=a.signing_key,
+            signing_key=os.environ.get("TABLETOP_SIGNING_KEY", ""),
             limits=LimitSettings(
                 max_message_bytes=a.max_message_bytes,
                 max_streams_per_connection=a.max_streams_per_connection,
@@ -228,6 +242,10 @@ def _limit_arguments(p: argparse.ArgumentParser) -> None:
         help="call metadata naming the client for the per-client limits, set by a trusted "
         "gateway (TABLETOP_CLIENT_ID_HEADER, default: the peer's IP address)",
     )
+
+
+def _optional_path(value: str | None) -> Path | None:
+    return Path(value) if value else None
 
 
 def _optional_int(value: str | None) -> int | None:

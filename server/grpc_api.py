@@ -9,8 +9,9 @@ from typing import Any
 
 import grpc
 
-from domain.engine import MalformedCommand, Viewer
-from server import render
+from domain import table as tables
+from domain.engine import MalformedCommand, RuleViolation, Viewer
+from server import receipts, render
 from server.errors import to_status
 from server.limits import Limits
 from server.service import TableServer
@@ -52,9 +53,12 @@ def unary(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 class TableServicer(pb_grpc.TableServiceServicer):
-    def __init__(self, server: TableServer, limits: Limits | None = None) -> None:
+    def __init__(
+        self, server: TableServer, limits: Limits | None = None, public_key: bytes = b""
+    ) -> None:
         self.server = server
         self.limits = limits  # server/limits.py: the per-seat move rate is checked here
+        self.public_key = public_key  # the Ed25519 key that signs the seals (GetSigningKey)
 
     async def _viewer(self, game_id: str, context: grpc.aio.ServicerContext) -> Viewer:
         return await self.server.authenticate(game_id, _token(context))
@@ -100,11 +104,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         )
         # the game right after this move (a retried request_id gets its original reply)
         after = await self.server.snapshot(request.game_id, viewer, stored[-1].version)
-        return pb.PlayResponse(
-            version=stored[-1].version,
-            events=render.events_proto(snap.table.kind, stored, viewer),
-            to_act=render.to_act(after.table, after.viewer),
-        )
+        return receipts.play_reply(snap.table.kind, stored, viewer, after)
 
     @unary
     async def LegalMoves(
@@ -120,11 +120,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @unary
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
         viewer = await self._viewer(request.game_id, context)
-        if request.HasField("as_seat"):
+        as_seat = request.HasField("as_seat")
+        if as_seat:
             viewer = await self.server.as_seat(request.game_id, viewer, request.as_seat)
         version = request.version if request.HasField("version") else None
         snap = await self.server.snapshot(request.game_id, viewer, version)
-        return pb.GetViewResponse(view=render.view_proto(snap))
+        return receipts.view_reply(snap, own=not as_seat)
 
     @unary
     async def GetHistory(
@@ -139,8 +140,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
             request.game_id, viewer, after, size
         )
         more = bool(events) and events[-1].version < latest
+        ended = table.phase is tables.Phase.FINISHED  # the stored form only after the end
         return pb.GetHistoryResponse(
-            events=render.events_proto(table.kind, events, seen_as),
+            events=render.events_proto(table.kind, events, seen_as, complete=ended),
             next_page_token=f"v{events[-1].version}" if more else "",
             version=latest,
         )
@@ -164,6 +166,14 @@ class TableServicer(pb_grpc.TableServiceServicer):
         except Exception as exc:
             await _abort(context, exc)
 
+    @unary
+    async def GetSigningKey(
+        self, request: pb.GetSigningKeyRequest, context: Any
+    ) -> pb.GetSigningKeyResponse:
+        if not self.public_key:  # only servers built without a sealer (some tests)
+            raise RuleViolation("UNSIGNED", "audit", "this server does not sign its records")
+        return pb.GetSigningKeyResponse(public_key=self.public_key, algorithm="ed25519")
+
     async def Watch(
         self, request: pb.WatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.WatchResponse]:
@@ -172,24 +182,21 @@ class TableServicer(pb_grpc.TableServiceServicer):
             if request.after_version < 0:
                 raise MalformedCommand("after_version", "must be >= 0")
             snap = await self.server.snapshot(request.game_id, viewer, None)
-            kind = snap.table.kind
+            kind, table = snap.table.kind, snap.table
             async for events, seen_as, batch in self.server.watch(
                 request.game_id, viewer, request.after_version
             ):
+                render_for = functools.partial(receipts.watch_messages, kind, table, seen_as)
                 if batch is not None:  # a live batch: render once per viewer
-                    rendered = batch.render(seen_as, functools.partial(_render, kind, seen_as))
+                    rendered = batch.render(seen_as, render_for)
                 else:
-                    rendered = render.events_proto(kind, events, seen_as)
+                    rendered = render_for(events)
                 for msg in rendered:
-                    yield pb.WatchResponse(event=msg)
+                    yield msg
         except grpc.aio.AbortError:
             raise
         except Exception as exc:
             await _abort(context, exc)
-
-
-def _render(kind: str, viewer: Viewer, events: list[Any]) -> list[pb.GameEvent]:
-    return render.events_proto(kind, events, viewer)
 
 
 def _page_start(token: str) -> int:

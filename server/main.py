@@ -23,8 +23,10 @@ from server.metrics import (
     probe_store,
     serve_metrics,
 )
+from server.receipts import Sealer
 from server.service import TableServer
 from server.shards import Store, check_tables
+from server.signing import SigningKeyError, load_signer
 from server.timers import TurnClock
 from tabletop.v1 import tabletop_pb2, tabletop_pb2_grpc
 
@@ -71,11 +73,15 @@ def grpc_options(settings: Settings) -> list[tuple[str, int]]:
 
 
 async def serve(settings: Settings, port_file: Path | None = None) -> None:
+    signer = load_signer(
+        settings.data_dir, settings.signing_key_file, settings.signing_key, settings.store
+    )
+    log.info("signing with the key from %s, public key %s", signer.source, signer.public_key.hex())
     store = build_store(settings)
     metrics = default_metrics()
     for shard in store.shards:
         instrument_store(shard, metrics)
-    tables = TableServer(store)
+    tables = TableServer(store, sealer=Sealer(signer))
     clock = TurnClock(tables)  # per-action time limits, durable through restarts
     clock.install()
     interceptor = RpcInterceptor(metrics)
@@ -83,7 +89,8 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     server = grpc.aio.server(
         options=grpc_options(settings), interceptors=[interceptor, LimitsInterceptor(limits)]
     )
-    tabletop_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(tables, limits), server)
+    servicer = TableServicer(tables, limits, public_key=signer.public_key)
+    tabletop_pb2_grpc.add_TableServiceServicer_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
@@ -151,7 +158,10 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
 def main(argv: list[str] | None = None) -> None:
     settings, args = from_args(argv)
     configure_logging(settings.log_format, getattr(logging, settings.log_level.upper()))
-    asyncio.run(serve(settings, args.port_file))
+    try:
+        asyncio.run(serve(settings, args.port_file))
+    except SigningKeyError as exc:  # a configuration error: one line, no traceback
+        raise SystemExit(f"tabletop-server: {exc}") from None
 
 
 if __name__ == "__main__":

@@ -68,14 +68,19 @@ def move_proto(kind: str, command: Any) -> pb.Move:
     return msg
 
 
-def event_proto(kind: str, stored: StoredEvent, viewer: Viewer) -> pb.GameEvent:
+def event_proto(
+    kind: str, stored: StoredEvent, viewer: Viewer, complete: bool = False
+) -> pb.GameEvent:
+    """One event as ``viewer`` may see it. ``complete`` (GetHistory once the game has
+    ended, for everyone) adds the stored form: before the end it would give away the
+    shuffle secret (in GameCreated), the arbiter included."""
     fact = tables.redact(kind, stored.fact, viewer)
     ts = Timestamp()
     ts.FromDatetime(stored.recorded_at)
     msg = pb.GameEvent(version=stored.version, recorded_at=ts, text=tables.describe(kind, fact))
     msg.hash = stored.hash
-    if viewer == ARBITER and stored.stored is not None:
-        msg.stored_json = records.canonical({"fact": stored.stored, "cause": stored.cause})
+    if complete and stored.stored is not None:
+        msg.stored_json = stored_json(stored)
     if isinstance(fact, tables.GameCreated):
         msg.table.game_created.options.CopyFrom(options_proto(fact.kind, fact.options))
         msg.table.game_created.seat_count = fact.seat_count
@@ -101,8 +106,16 @@ def event_proto(kind: str, stored: StoredEvent, viewer: Viewer) -> pb.GameEvent:
     return msg
 
 
-def events_proto(kind: str, events: list[StoredEvent], viewer: Viewer) -> list[pb.GameEvent]:
-    return [event_proto(kind, e, viewer) for e in events]
+def stored_json(stored: StoredEvent) -> str:
+    """The record of one event as exported: what the chain hashes (the fact without token
+    hashes, the cause) and the move's seal on its last event."""
+    return records.canonical({"fact": stored.stored, "cause": stored.cause, "seal": stored.seal})
+
+
+def events_proto(
+    kind: str, events: list[StoredEvent], viewer: Viewer, complete: bool = False
+) -> list[pb.GameEvent]:
+    return [event_proto(kind, e, viewer, complete) for e in events]
 
 
 def to_act(table: tables.Table, viewer: Viewer = ARBITER, game_view: Any = None) -> list[int]:

@@ -14,7 +14,7 @@ import hmac
 import itertools
 import secrets
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,6 +64,11 @@ class Snapshot:
     table: tables.Table
     viewer: Viewer  # already opened up if the game is over
     head_hash: str = ""
+    seal: dict[str, Any] | None = None  # the latest move's seal at this version (receipts)
+
+
+Sealer = Callable[[uuid.UUID, tables.Table, str, list[StoredEvent]], dict[str, Any]]
+"""Makes a move's seal from the game after it, its head and its events (server/receipts.py)."""
 
 
 class TableServer:
@@ -72,8 +77,13 @@ class TableServer:
         store: Store | TableApplication,
         max_batch: int = 64,
         max_cached_games: int = 10_000,
+        sealer: Sealer | None = None,
     ) -> None:
         self.max_cached_games = max_cached_games
+        # Signs every move (server/receipts.py). None only where nothing is signed: the
+        # benchmark's unsigned baseline and tests of other things; server/main.py always
+        # passes one.
+        self.sealer = sealer
         self.store = store if isinstance(store, Store) else Store([store], max_batch=max_batch)
         self.app = self.store.shards[0]  # the first (often only) shard
         self.committer = self.store.committers[0]
@@ -235,6 +245,7 @@ class TableServer:
             StoredEvent(e.originator_version, e.timestamp, fact, e.hash, e.fact, e.cause)
             for e, fact in zip(pending, facts, strict=True)
         ]
+        stored = self._seal(fork, stored)
         done = asyncio.wrap_future(self.store.submit(fork))
         try:
             await asyncio.shield(done)
@@ -268,6 +279,15 @@ class TableServer:
         self.after_append(agg.id, fork)
         return stored
 
+    def _seal(self, agg: GameAggregate, move: list[StoredEvent]) -> list[StoredEvent]:
+        """Sign the move (one seal covers every viewer's receipt) and store the seal with
+        its last event."""
+        if self.sealer is None:
+            return move
+        seal = self.sealer(agg.id, agg.table, agg.head_hash, move)
+        agg.seal_move(seal)
+        return [*move[:-1], dataclasses.replace(move[-1], seal=seal)]
+
     def after_append(self, game_id: uuid.UUID, agg: GameAggregate) -> None:
         """Hook for the turn clock (server/timers.py); nothing by default."""
 
@@ -299,6 +319,9 @@ class TableServer:
         )
         game_id = uuid.uuid4()
         agg = GameAggregate.open(game_id, created, tables.cause("create"))
+        opened: Any = agg.pending_events[0]
+        first = StoredEvent(1, opened.timestamp, created, agg.head_hash, opened.fact, opened.cause)
+        self._seal(agg, [first])
         await asyncio.wrap_future(self.store.submit(agg))
         self._latest[game_id] = agg
         self._trim()
@@ -439,7 +462,7 @@ class TableServer:
         agg = await self._load_at(gid, version)
         latest = await self._load(gid)
         seen_as = tables.viewer_for(latest.table, viewer)
-        return Snapshot(gid, agg.version, agg.table, seen_as, agg.head_hash)
+        return Snapshot(gid, agg.version, agg.table, seen_as, agg.head_hash, agg.latest_seal)
 
     async def as_seat(self, game_id: str, viewer: Viewer, seat: int) -> Viewer:
         """The arbiter may look through a seat's eyes (disputes and appeals)."""

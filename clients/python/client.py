@@ -2,7 +2,8 @@
 
 ``TableClient`` opens tables; ``SeatClient`` acts for one seat and carries its token;
 ``watch`` resumes after a dropped connection from the last version it saw, so a caller
-never sees a gap or a duplicate.
+never sees a gap or a duplicate. Give a seat a ``ReceiptLog`` (``receipts=``) to keep the
+server's signed receipt of everything its Play replies, views and Watch streams showed it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 import grpc
 
+from clients.python.receipts import ReceiptLog
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 
@@ -68,10 +70,16 @@ class TableClient:
         return self.stub.CreateGame(request)
 
     def join(
-        self, game_id: str, seat: int, player_name: str = "", contribution: str | None = None
+        self,
+        game_id: str,
+        seat: int,
+        player_name: str = "",
+        contribution: str | None = None,
+        receipts: ReceiptLog | None = None,
     ) -> SeatClient:
         """Take a seat. ``contribution`` is this seat's share of the shuffle seed; by default
-        a fresh random value, so no single party can choose the deal."""
+        a fresh random value, so no single party can choose the deal. ``receipts`` keeps the
+        seat's receipts (clients/python/receipts.py)."""
         if contribution is None:
             contribution = secrets.token_hex(16)
         reply = self.stub.JoinGame(
@@ -79,11 +87,15 @@ class TableClient:
                 game_id=game_id, seat=seat, player_name=player_name, contribution=contribution
             )
         )
-        return SeatClient(self.target, game_id, reply.seat, reply.seat_token, self.channel)
+        return SeatClient(
+            self.target, game_id, reply.seat, reply.seat_token, self.channel, receipts
+        )
 
-    def as_viewer(self, game_id: str, token: str | None = None) -> SeatClient:
+    def as_viewer(
+        self, game_id: str, token: str | None = None, receipts: ReceiptLog | None = None
+    ) -> SeatClient:
         """Act with an existing token (arbiter or seat), or as a spectator without one."""
-        return SeatClient(self.target, game_id, None, token, self.channel)
+        return SeatClient(self.target, game_id, None, token, self.channel, receipts)
 
     def view(self, game_id: str, version: int | None = None) -> pb.GameView:
         return self.as_viewer(game_id, self.token).view(version)
@@ -96,6 +108,7 @@ class SeatClient:
     seat: int | None
     token: str | None
     channel: grpc.Channel
+    receipts: ReceiptLog | None = None  # keeps every receipt this viewer is sent
 
     @property
     def stub(self) -> pb_grpc.TableServiceStub:
@@ -119,7 +132,10 @@ class SeatClient:
             request.version = version
         if as_seat is not None:
             request.as_seat = as_seat
-        return self.stub.GetView(request, metadata=self.metadata).view
+        reply = self.stub.GetView(request, metadata=self.metadata)
+        if self.receipts is not None:
+            self.receipts.view(reply)
+        return reply.view
 
     def legal_moves(self) -> pb.LegalMovesResponse:
         return self.stub.LegalMoves(
@@ -136,7 +152,7 @@ class SeatClient:
         """Play a move. With a ``request_id`` (e.g. ``uuid.uuid4().hex``) the same call may be
         retried after a timeout or a lost connection: it is never played twice, and a retry
         of an accepted move returns the original reply."""
-        return self.stub.Play(
+        reply = self.stub.Play(
             pb.PlayRequest(
                 game_id=self.game_id,
                 expected_version=expected_version,
@@ -146,6 +162,9 @@ class SeatClient:
             metadata=self.metadata,
             timeout=timeout,
         )
+        if self.receipts is not None:
+            self.receipts.play(reply)
+        return reply
 
     def history(self, page_size: int = 500) -> Iterator[pb.GameEvent]:
         token = ""
@@ -187,6 +206,8 @@ class SeatClient:
                     if reply.event.version <= last:
                         continue  # never hand a caller a duplicate
                     last = reply.event.version
+                    if self.receipts is not None:
+                        self.receipts.watched(reply)
                     yield reply.event
                 return
             except grpc.RpcError as err:

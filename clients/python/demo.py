@@ -9,7 +9,7 @@ import argparse
 import random
 import threading
 
-from clients.python.audit import export_lines, verify_lines
+from clients.python.audit import verify_game
 from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import TableClient
 from clients.python.serverproc import ServerProcess, is_serving
@@ -56,7 +56,7 @@ def run(target: str, seed: int, server_stays: bool = True) -> None:
         print(view_text(final))
         print(f"\n{moves} moves. winner(s): seat {', '.join(map(str, final.outcome.winners))}")
         print(f"game id: {game_id}")
-        report = verify_lines(export_lines(client.as_viewer(game_id).history()))
+        report = verify_game(client, game_id)
         print(
             f"audit: verified {report.events} events, {report.moves_redecided} moves re-decided "
             "through the engine, the shuffle commitment and the hash chain"

@@ -240,12 +240,13 @@ def redecide(
 ) -> list[Any]:
     """The facts the engine decides for a recorded cause (the audit's replay).
 
-    A join is re-decided with the recorded token hash and contribution (inputs the engine
-    cannot know); everything else from the cause alone."""
+    A join is re-decided with the recorded name and contribution (inputs the engine cannot
+    know) and no token hash: token hashes never leave the server, so the record holds none
+    (records.split_private). Everything else is re-decided from the cause alone."""
     action = cause["action"]
     if action == "join" and isinstance(first_fact, SeatTaken):
         f = first_fact
-        return take_seat(table, f.seat, f.player_name, f.token_hash, f.contribution)
+        return take_seat(table, f.seat, f.player_name, "", f.contribution)
     if action == "start":
         return start(table)
     if action == "play":
