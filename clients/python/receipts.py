@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections import Counter
 from collections.abc import Iterable
 
 from cryptography.exceptions import InvalidSignature
@@ -39,15 +40,16 @@ class ReceiptLog:
 
     def __init__(self) -> None:
         self.entries: list[tuple[pb.Receipt, bytes]] = []
+        self.counts: Counter[str] = Counter()  # receipts kept from play, view, watch
         self._moves: dict[tuple[int, int], list[pb.GameEvent]] = {}  # Watch: a move so far
 
     def play(self, reply: pb.PlayResponse) -> None:
         if reply.HasField("receipt"):
-            self._add(reply.receipt, payload_bytes(events=list(reply.events)))
+            self._add(reply.receipt, payload_bytes(events=list(reply.events)), "play")
 
     def view(self, reply: pb.GetViewResponse) -> None:
         if reply.HasField("receipt"):
-            self._add(reply.receipt, payload_bytes(view=reply.view))
+            self._add(reply.receipt, payload_bytes(view=reply.view), "view")
 
     def watched(self, reply: pb.WatchResponse) -> None:
         """A Watch message: its move's receipt is kept once the move's last event came."""
@@ -59,12 +61,13 @@ class ReceiptLog:
         events.append(reply.event)
         if reply.event.version == r.last_version:
             del self._moves[key]
-            self._add(r, payload_bytes(events=events))
+            self._add(r, payload_bytes(events=events), "watch")
 
-    def _add(self, receipt: pb.Receipt, payload: bytes) -> None:
+    def _add(self, receipt: pb.Receipt, payload: bytes, source: str) -> None:
         copy = pb.Receipt()
         copy.CopyFrom(receipt)
         self.entries.append((copy, payload))
+        self.counts[source] += 1
 
     def lines(self) -> list[str]:
         return [
