@@ -65,6 +65,7 @@ MATRIX: dict[str, dict[str, Any]] = {
     "GetHistory": READ,
     "Watch": READ,
     "Replay": READ,
+    "GetSigningKey": dict.fromkeys(ROLES, OK),  # the public key is public; tokens are ignored
 }
 EXPECTED_ROLE = {"none": pb.ROLE_SPECTATOR, "empty": pb.ROLE_SPECTATOR, "arbiter": pb.ROLE_ARBITER}
 
@@ -140,6 +141,8 @@ def call(stub: pb_grpc.TableServiceStub, rpc: str, game: Game, token: str | None
         return first
     if rpc == "Replay":
         return list(stub.Replay(pb.ReplayRequest(game_id=gid, to_version=3), metadata=md))
+    if rpc == "GetSigningKey":
+        return stub.GetSigningKey(pb.GetSigningKeyRequest(), metadata=md)
     raise AssertionError(f"no way to call {rpc}")
 
 
@@ -154,6 +157,8 @@ def check_reply(rpc: str, role: str, game: Game, reply: Any) -> None:
         assert bool(reply.moves) == (seat == game.actor), f"LegalMoves as {role}"
     if rpc == "Replay":
         assert [r.event.version for r in reply] == [1, 2, 3]
+    if rpc == "GetSigningKey":
+        assert len(reply.public_key) == 32 and reply.algorithm == "ed25519"
 
 
 def test_the_service_has_a_row_for_every_rpc() -> None:
