@@ -10,7 +10,7 @@ from typing import Any
 import grpc
 
 from domain import table as tables
-from domain.engine import MalformedCommand, RuleViolation, Viewer
+from domain.engine import MalformedCommand, Viewer
 from server import receipts, render
 from server.errors import to_status
 from server.limits import Limits
@@ -53,9 +53,7 @@ def unary(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 class TableServicer(pb_grpc.TableServiceServicer):
-    def __init__(
-        self, server: TableServer, limits: Limits | None = None, public_key: bytes = b""
-    ) -> None:
+    def __init__(self, server: TableServer, limits: Limits | None, public_key: bytes) -> None:
         self.server = server
         self.limits = limits  # server/limits.py: the per-seat move rate is checked here
         self.public_key = public_key  # the Ed25519 key that signs the seals (GetSigningKey)
@@ -170,8 +168,6 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def GetSigningKey(
         self, request: pb.GetSigningKeyRequest, context: Any
     ) -> pb.GetSigningKeyResponse:
-        if not self.public_key:  # only servers built without a sealer (some tests)
-            raise RuleViolation("UNSIGNED", "audit", "this server does not sign its records")
         return pb.GetSigningKeyResponse(public_key=self.public_key, algorithm="ed25519")
 
     async def Watch(

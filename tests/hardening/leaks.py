@@ -20,7 +20,12 @@ play random legal moves, and the hunt renders, per viewer, what the API would se
 * **error messages**: three times a game, the acting seat and an idle seat play a card
   hidden in another seat's hand, and a card of the same face hidden in the deck: both must
   be refused with the same status, message and details up to the card id, so a refusal
-  never tells where a hidden card is.
+  never tells where a hidden card is;
+* **receipts** (every Play reply, view and Watch message carries one, as the servicer
+  builds them in ``server.receipts``): each is the viewer's own (its index and its nonce;
+  the arbiter's only for the final move, which opens everything), hashes exactly the
+  payload it came with, and is signed by the server's key; nobody is ever sent another
+  viewer's nonce, which would let it test guesses of that viewer's cards against the seal.
 
 A card hidden from a viewer both before and after the move that produced an event must not
 be in it; the final move's events are exempt (the game is over: everything is open).
@@ -41,13 +46,18 @@ from google.protobuf import text_format
 from google.protobuf.message import Message
 from google.rpc import status_pb2
 
+from clients.python.receipts import check_payload, check_signature
 from domain import table as tables
 from domain.engine import ARBITER, SPECTATOR, DomainError, Viewer
 from domain.registry import rules_for
-from server import render
+from domain.table import records
+from domain.verify import AuditFailure
+from server import receipts, render
 from server.errors import to_status
 from server.eventstore import TableApplication
+from server.receipts import Sealer
 from server.service import TableServer
+from server.signing import Signer
 from tabletop.v1 import tabletop_pb2 as pb
 
 PROBES = 3
@@ -160,6 +170,10 @@ class GameHunt:
         self.hidden: dict[int, list[set[int]]] = {}  # version -> ids hidden per viewer
         self.moves_at: list[int] = []
         self.pending: list[tuple[int, int, Message, str]] = []  # (version, viewer, msg, what)
+        sealer = ts.sealer
+        assert isinstance(sealer, Sealer), "the hunt runs with receipts on"
+        self.public_key = sealer.signer.public_key
+        self.signed: set[bytes] = set()
 
     def leak(self, text: str) -> None:
         self.result.leaks.append(f"{self.kind} {self.n} seats seed={self.seed}: {text}")
@@ -223,11 +237,7 @@ class GameHunt:
             stored = await ts.play(gid, viewer, v, command)
             version = stored[-1].version
             after = await ts.snapshot(gid, viewer, version)
-            reply = pb.PlayResponse(
-                version=version,
-                events=render.events_proto(self.kind, stored, viewer),
-                to_act=render.to_act(after.table, after.viewer),
-            )
+            reply = receipts.play_reply(self.kind, stored, viewer, after)
             self.record(version, seat, reply, "PlayResponse")
             self.stream(stored)
             self.note_hidden(version)
@@ -246,16 +256,17 @@ class GameHunt:
     def stream(self, events: list[Any]) -> None:
         """Stored events as every seat's and the spectator's Watch renders a live batch (it
         opens up only if it ended the game, as server.service.watch does)."""
-        ended = self.table().phase is tables.Phase.FINISHED
+        table = self.table()
+        ended = table.phase is tables.Phase.FINISHED
         for who, vw in enumerate(self.viewers):
             seen_as = ARBITER if ended else vw
-            for e in render.events_proto(self.kind, events, seen_as):
-                self.record(e.version, who, e, "stream")
+            for msg in receipts.watch_messages(self.kind, table, seen_as, events):
+                self.record(msg.event.version, who, msg, "stream")
 
     async def view(self, who: int, at: int, version: int | None) -> None:
         snap = await self.ts.snapshot(self.gid, self.viewers[who], version)
         what = "GetView" if version is None else f"GetView(version={version})"
-        self.record(at, who, render.view_proto(snap), what)
+        self.record(at, who, receipts.view_reply(snap), what)
 
     async def replay(self, version: int) -> None:
         who = self.rng.randrange(self.n + 1)
@@ -356,7 +367,9 @@ class GameHunt:
             before, after = moves_at[i - 1], moves_at[min(i, len(moves_at) - 1)]
             return self.hidden[before][who] & self.hidden[after][who]
 
+        moves: dict[tuple[int, int, int], list[pb.GameEvent]] = {}  # Watch: a move so far
         for v, who, msg, what in self.pending:
+            self.check_receipt(v > final_start, who, msg, what, moves)
             if v > final_start:
                 continue
             self.result.checks += 1
@@ -371,6 +384,50 @@ class GameHunt:
                     self.leak(f"viewer {who} got the shuffle seed in a {what} at v{v}")
                 elif isinstance(value, str) and (self.secret in value or seed_text in value):
                     self.leak(f"viewer {who} got the shuffle secret or seed in a {what} at v{v}")
+
+
+    def check_receipt(
+        self,
+        final: bool,
+        who: int,
+        msg: Message,
+        what: str,
+        moves: dict[tuple[int, int, int], list[pb.GameEvent]],
+    ) -> None:
+        """A receipt is the viewer's own (the arbiter's only in the final move), for exactly
+        its payload, and signed by the server."""
+        receipt = getattr(msg, "receipt", None)
+        if receipt is None or not msg.HasField("receipt"):
+            if what in ("PlayResponse", "GetView"):
+                self.leak(f"viewer {who} got a {what} without a receipt")
+            return
+        mine = records.receipt_index(self.viewers[who], self.n)
+        allowed = {mine, self.n + 1} if final else {mine}
+        nonces = {records.receipt_nonce(self.secret, receipt.last_version, i) for i in allowed}
+        if receipt.viewer not in allowed or bytes(receipt.nonce) not in nonces:
+            self.leak(
+                f"viewer {who} got the receipt (and nonce) of viewer {receipt.viewer} in a {what} "
+                f"at v{receipt.last_version}"
+            )
+            return
+        if isinstance(msg, pb.WatchResponse):  # a move's events come one message each
+            key = (who, receipt.first_version, receipt.last_version)
+            moves.setdefault(key, []).append(msg.event)
+            if msg.event.version != receipt.last_version:
+                return
+            payload = receipts.payload_bytes(events=moves.pop(key))
+        elif isinstance(msg, pb.PlayResponse):
+            payload = receipts.payload_bytes(events=list(msg.events))
+        else:
+            payload = receipts.payload_bytes(view=msg.view)  # type: ignore[attr-defined]
+        try:
+            check_payload(receipt, payload)
+            if bytes(receipt.signature) not in self.signed:  # once per seal: keep it fast
+                check_signature(receipt, self.public_key)
+                self.signed.add(bytes(receipt.signature))
+        except AuditFailure as exc:
+            self.leak(f"viewer {who}'s receipt in a {what}: {exc}")
+        self.result.checks += 1
 
 
 def options_for(kind: str, i: int, rng: random.Random) -> tuple[Any, int]:
@@ -399,7 +456,8 @@ def hunt_many(kind: str, first_seed: int, games: int) -> HuntResult:
     """``games`` random games of ``kind`` on one in-memory TableServer."""
 
     async def run() -> HuntResult:
-        ts = TableServer(TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}))
+        app = TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+        ts = TableServer(app, sealer=Sealer(Signer.generate()))  # receipts on
         total = HuntResult()
         try:
             for i in range(games):

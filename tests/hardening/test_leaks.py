@@ -103,6 +103,19 @@ def test_the_hunt_catches_an_error_that_says_where_a_card_is(
     assert any("refused differently" in leak for leak in result.leaks), result.leaks[:3]
 
 
+def test_the_hunt_catches_a_receipt_with_another_viewers_nonce(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every viewer given the arbiter's receipt: its nonce would let a seat test guesses of
+    every hand against the arbiter's hash in the seal."""
+    from server import receipts
+
+    real = receipts.receipt
+    monkeypatch.setattr(receipts, "receipt", lambda seal, table, viewer: real(seal, table, ARBITER))
+    result = hunt_many("huaniao", 7_300, 2)
+    assert any("nonce" in leak for leak in result.leaks), result.leaks[:3]
+
+
 @pytest.fixture(scope="module")
 def proc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with server(tmp_path_factory.mktemp("hunt"), "--move-rate", "0") as p:
