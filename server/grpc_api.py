@@ -57,6 +57,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self.server = server
         self.limits = limits  # server/limits.py: the per-seat move rate is checked here
         self.public_key = public_key  # the Ed25519 key that signs the seals (GetSigningKey)
+        sealer = server.sealer  # its renderings of each game's latest move are reused
+        self.sealer = sealer if isinstance(sealer, receipts.Sealer) else None
 
     async def _viewer(self, game_id: str, context: grpc.aio.ServicerContext) -> Viewer:
         return await self.server.authenticate(game_id, _token(context))
@@ -102,7 +104,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         )
         # the game right after this move (a retried request_id gets its original reply)
         after = await self.server.snapshot(request.game_id, viewer, stored[-1].version)
-        return receipts.play_reply(snap.table.kind, stored, viewer, after)
+        return receipts.play_reply(self.sealer, snap.table.kind, stored, viewer, after)
 
     @unary
     async def LegalMoves(
@@ -123,7 +125,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             viewer = await self.server.as_seat(request.game_id, viewer, request.as_seat)
         version = request.version if request.HasField("version") else None
         snap = await self.server.snapshot(request.game_id, viewer, version)
-        return receipts.view_reply(snap, own=not as_seat)
+        return receipts.view_reply(self.sealer, snap, own=not as_seat)
 
     @unary
     async def GetHistory(
@@ -182,7 +184,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
             async for events, seen_as, batch in self.server.watch(
                 request.game_id, viewer, request.after_version
             ):
-                render_for = functools.partial(receipts.watch_messages, kind, table, seen_as)
+                render_for = functools.partial(
+                    receipts.watch_messages, self.sealer, kind, table, seen_as
+                )
                 if batch is not None:  # a live batch: render once per viewer
                     rendered = batch.render(seen_as, render_for)
                 else:

@@ -65,7 +65,8 @@ def fill(msg: Message, value: Any) -> Message:
 
 def _kwargs(desc: Any, value: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name, sub, enum_numbers, repeated in _plan(desc, type(value)):
+    cls: Any = type(value)
+    for name, sub, enum_numbers, repeated in _plan(desc, cls):
         v = getattr(value, name)
         if v is None:
             continue

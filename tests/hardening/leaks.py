@@ -172,6 +172,7 @@ class GameHunt:
         self.pending: list[tuple[int, int, Message, str]] = []  # (version, viewer, msg, what)
         sealer = ts.sealer
         assert isinstance(sealer, Sealer), "the hunt runs with receipts on"
+        self.sealer = sealer
         self.public_key = sealer.signer.public_key
         self.signed: set[bytes] = set()
 
@@ -237,7 +238,7 @@ class GameHunt:
             stored = await ts.play(gid, viewer, v, command)
             version = stored[-1].version
             after = await ts.snapshot(gid, viewer, version)
-            reply = receipts.play_reply(self.kind, stored, viewer, after)
+            reply = receipts.play_reply(self.sealer, self.kind, stored, viewer, after)
             self.record(version, seat, reply, "PlayResponse")
             self.stream(stored)
             self.note_hidden(version)
@@ -260,13 +261,13 @@ class GameHunt:
         ended = table.phase is tables.Phase.FINISHED
         for who, vw in enumerate(self.viewers):
             seen_as = ARBITER if ended else vw
-            for msg in receipts.watch_messages(self.kind, table, seen_as, events):
+            for msg in receipts.watch_messages(self.sealer, self.kind, table, seen_as, events):
                 self.record(msg.event.version, who, msg, "stream")
 
     async def view(self, who: int, at: int, version: int | None) -> None:
         snap = await self.ts.snapshot(self.gid, self.viewers[who], version)
         what = "GetView" if version is None else f"GetView(version={version})"
-        self.record(at, who, receipts.view_reply(snap), what)
+        self.record(at, who, receipts.view_reply(self.sealer, snap), what)
 
     async def replay(self, version: int) -> None:
         who = self.rng.randrange(self.n + 1)
