@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from domain import table as tables
 from domain.table.deal import commitment
-from domain.table.justice.decide import LastMove, is_game_move
+from domain.table.justice.decide import is_game_move
 from domain.table.records import canonical, chain_hash, chain_key, seal_body, timestamp_text
 
 MAX_LINE = 1 << 20  # characters in one line of an export
@@ -381,7 +381,7 @@ def _replay(records: list[Record], facts: list[Any]) -> tuple[Any, int]:
         for fact in got:
             table = tables.evolve(table, fact)
         last_move = (
-            LastMove(cause["seat"], version, table.version, tuple(got), before)
+            tables.last_move(table.kind, cause, (version, table.version), got, before)
             if is_game_move(cause)
             else None
         )

@@ -1,47 +1,51 @@
-"""Export a game's history and verify it: `python -m clients.python.audit --help`.
+"""`tabletop-audit`: export a game's stored history and verify it against the server's key.
 
-    key                                    print the server's public signing key
-    export GAME_ID [--token T] [-o FILE]   JSON Lines, one stored event per line
-    verify GAME_ID                         fetch the history and the key over the API
-    verify --file FILE --public-key KEY    verify an export (this tool's or `tabletop export`'s)
-    verify ... --receipts FILE             also check a viewer's saved receipts
+  tabletop-audit key                          print the server's public signing key
+  tabletop-audit export GAME_ID [-o FILE]     JSON Lines, one stored event per line
+  tabletop-audit verify GAME_ID               fetch the history and the key over the API
+  tabletop-audit verify --file FILE           verify an export: this command's, or the one
+                                              of `tabletop export` (either is read)
+  tabletop-audit verify ... --receipts FILE   also check a viewer's saved receipts
 
 An export is per viewer while the game runs (redacted events, no stored form) and complete
 after it ends. Each complete line is canonical JSON {"cause","fact","hash","recorded_at",
 "seal","version"}; the verifier (domain/verify.py, the published engine) re-checks the
 chain, the commitment, every move's seal against the server's public key, the deck
-derivation and re-decides every move. The key must come from outside the file: --public-key
-(hex, or a file holding it), or the server at --target. Exit status 0 = verified, 1 = failed.
+derivation, and re-decides every command. The key comes from outside the file:
+--public-key (the operator's published key), else the server at --target. Exit status 0 =
+verified, 1 = failed. Options work before or after the command and each has an environment
+variable (`--help` shows them).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
+from collections import Counter
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import UTC
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
+import click
 import grpc
 from google.protobuf.json_format import MessageToDict
 
-from clients.python.audit_receipts import Replayed, check_receipts
+from clients.python.clibase import CONTEXT, CliError, option, run, shared, shared_options
 from clients.python.client import TableClient
-from clients.python.receipts import parse_receipts
 from domain.table.records import canonical, timestamp_text
 from domain.verify import MAX_LINE, AuditFailure, AuditReport, Record, parse_export, verify
 from tabletop.v1 import tabletop_pb2 as pb
 
-DEFAULT_TARGET = "127.0.0.1:50051"
+parse_lines = parse_export  # either export form, bounded (domain/verify.py)
 
 
 def export_lines(events: Iterable[pb.GameEvent]) -> Iterator[str]:
     for event in events:
-        at = timestamp_text(event.recorded_at.ToDatetime(tzinfo=UTC))
         if event.stored_json:  # after the end: {fact, cause, seal}
             stored = json.loads(event.stored_json)
+            at = timestamp_text(event.recorded_at.ToDatetime(tzinfo=UTC))
             yield canonical(
                 {"version": event.version, "hash": event.hash, "recorded_at": at, **stored}
             )
@@ -52,16 +56,53 @@ def export_lines(events: Iterable[pb.GameEvent]) -> Iterator[str]:
 
 
 def read_lines(stream: IO[str]) -> Iterator[str]:
-    """Lines of at most MAX_LINE characters, read without holding a longer one whole (the
-    verifier then names the line as too long)."""
+    """Lines of at most MAX_LINE characters, never holding a longer one whole (the verifier
+    then names the line as too long)."""
     while line := stream.readline(MAX_LINE + 1):
         yield line
 
 
-def verify_lines(
-    lines: Iterable[str], public_key: bytes, game_id: str | None = None
-) -> AuditReport:
-    return verify(parse_export(lines), public_key, game_id)
+@dataclass(frozen=True)
+class Verified:
+    report: AuditReport
+    commands: Counter[str]  # re-decided commands by action: play, join, start, timeout, ...
+    key: bytes  # the public key every seal verified with
+
+    @property
+    def moves(self) -> int:
+        """Commands sent with Play (game moves and table moves)."""
+        return self.commands.get("play", 0)
+
+    def line(self) -> str:
+        r = self.report
+        parts = ", ".join(f"{n} {_ACTION_WORDS.get(a, a)}" for a, n in self.commands.most_common())
+        return (
+            f"verified: {r.kind} game {r.game_id}, {r.events} events, {r.seals} moves signed "
+            f"by key {self.key.hex()}, {r.moves_redecided} commands re-decided ({parts}), "
+            f"winners {list(r.winners)} ({r.reason})"
+        )
+
+
+_ACTION_WORDS = {"play": "moves", "join": "joins", "start": "start"}
+
+
+def verify_records(
+    records: list[Record], public_key: bytes, game_id: str | None = None
+) -> Verified:
+    report = verify(records, public_key, game_id)
+    actions = Counter(str(r.cause.get("action", "?")) for r in records[1:] if r.cause is not None)
+    return Verified(report, actions, public_key)
+
+
+def signing_key(client: TableClient) -> bytes:
+    """The server's public key (GetSigningKey)."""
+    return bytes(client.stub.GetSigningKey(pb.GetSigningKeyRequest()).public_key)
+
+
+def verify_game(client: TableClient, game_id: str, token: str | None = None) -> Verified:
+    """Fetch a finished game's history and the server's key, and verify the game."""
+    records = parse_export(export_lines(client.as_viewer(game_id, token).history()))
+    return verify_records(records, signing_key(client), game_id)
 
 
 def public_key_from(value: str) -> bytes:
@@ -78,108 +119,176 @@ def public_key_from(value: str) -> bytes:
     return key
 
 
-def server_key(target: str) -> bytes:
-    with TableClient(target) as client:
-        return signing_key(client)
+@click.group(context_settings=CONTEXT, help=__doc__)
+@shared_options
+def audit() -> None:
+    pass
 
 
-def signing_key(client: TableClient) -> bytes:
-    return bytes(client.stub.GetSigningKey(pb.GetSigningKeyRequest()).public_key)
+def command(name: str) -> Any:
+    def wrap(f: Any) -> Any:
+        return audit.command(name)(shared_options(f))
+
+    return wrap
 
 
-def verify_game(client: TableClient, game_id: str, token: str | None = None) -> AuditReport:
-    """Fetch a finished game's history and the server's key, and verify the game."""
-    history = export_lines(client.as_viewer(game_id, token).history())
-    return verify(parse_export(history), signing_key(client), game_id)
+@command("key")
+def cmd_key() -> None:
+    """Print the server's public signing key (hex): publish it, verify with it."""
+    with TableClient(shared().target) as client:
+        print(signing_key(client).hex())
 
 
-def run_verify(args: argparse.Namespace) -> str:
-    """Verify as asked; returns the lines to print, raises AuditFailure otherwise."""
-    if args.public_key:
-        key = public_key_from(args.public_key)
-    elif args.target or args.game_id:
-        key = server_key(args.target or DEFAULT_TARGET)
+@command("export")
+@click.argument("game_id")
+@option(
+    "--token",
+    envvar="TABLETOP_TOKEN",
+    help="seat or arbiter token (complete for everyone after the end)",
+)
+@option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, writable=True),
+    help="file to write [default: stdout]",
+)
+def cmd_export(game_id: str, token: str | None, output: str | None) -> None:
+    """Write a game's history as JSON Lines, one stored event per line."""
+    with TableClient(shared().target) as client:
+        lines = list(export_lines(client.as_viewer(game_id, token).history()))
+    out = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
+    try:
+        for line in lines:
+            out.write(line + "\n")
+    finally:
+        if output:
+            out.close()
+
+
+@command("verify")
+@click.argument("game_id", required=False)
+@option("--token", envvar="TABLETOP_TOKEN", help="seat or arbiter token")
+@option(
+    "--file",
+    "path",
+    type=click.Path(exists=True, dir_okay=False),
+    help="verify this export file instead of fetching",
+)
+@option(
+    "--public-key",
+    help="the server's public key (64 hex digits, or a file of them) [default: ask --target]",
+)
+@option(
+    "--receipts",
+    type=click.Path(exists=True, dir_okay=False),
+    help="a viewer's saved receipts, to check against the verified record",
+)
+@option(
+    "--html",
+    type=click.Path(dir_okay=False, writable=True),
+    help="also write the HTML replay page of the file",
+)
+def cmd_verify(
+    game_id: str | None,
+    token: str | None,
+    path: str | None,
+    public_key: str | None,
+    receipts: str | None,
+    html: str | None,
+) -> None:
+    """Verify a finished game, over the API (GAME_ID) or from an export file (--file)."""
+    if not game_id and not path:
+        raise click.UsageError("give a GAME_ID or --file FILE")
+    try:
+        verified, records, checked = _verify(game_id, token, path, public_key, receipts)
+    except (AuditFailure, grpc.RpcError, OSError) as exc:
+        reason = _reason(exc)
+        if shared().json:
+            print(json.dumps({"verified": False, "reason": reason}, ensure_ascii=False))
+        else:
+            print(f"VERIFY FAILED: {reason}", file=sys.stderr)
+        raise SystemExit(1) from None
+    if html:
+        write_html(path, records, html)
+    if shared().json:
+        r = verified.report
+        out = {
+            "verified": True,
+            "kind": r.kind,
+            "game_id": r.game_id,
+            "public_key": verified.key.hex(),
+            "events": r.events,
+            "seals": r.seals,
+            "commands": dict(verified.commands),
+            "winners": list(r.winners),
+            "reason": r.reason,
+        }
+        if checked:
+            out["receipts"] = checked
+        print(json.dumps(out, ensure_ascii=False))
     else:
-        raise AuditFailure(
-            "no public key: give --public-key (published by the server's operator, or "
-            "printed by `tabletop-audit key`) or --target of the server that signed the game"
-        )
-    if args.file:
-        with open(args.file, encoding="utf-8", errors="replace") as f:
-            records = parse_export(read_lines(f))
-    else:
-        with TableClient(args.target or DEFAULT_TARGET) as client:
-            history = client.as_viewer(args.game_id, args.token).history()
-            records = parse_export(export_lines(history))
-    report = verify(records, key, args.game_id)
-    out = [
-        f"verified: {report.kind} game {report.game_id}, {report.events} events, "
-        f"{report.seals} moves signed by {key.hex()}, {report.moves_redecided} moves "
-        f"re-decided, winners {list(report.winners)} ({report.reason})"
-    ]
-    if args.receipts:
-        out.append(_receipts_line(records, args.receipts, key))
-    return "\n".join(out)
+        print(verified.line())
+        if checked:
+            print(checked)
 
 
-def _receipts_line(records: list[Record], path: str, key: bytes) -> str:
+def _verify(
+    game_id: str | None,
+    token: str | None,
+    path: str | None,
+    public_key: str | None,
+    receipts: str | None,
+) -> tuple[Verified, list[Record], str]:
+    with TableClient(shared().target) as client:
+        key = public_key_from(public_key) if public_key else signing_key(client)
+        if path:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                records = parse_export(read_lines(f))
+        else:
+            records = parse_export(export_lines(client.as_viewer(game_id or "", token).history()))
+    verified = verify_records(records, key, game_id)
+    checked = _receipts(records, receipts, key) if receipts else ""
+    return verified, records, checked
+
+
+def _receipts(records: list[Record], path: str, key: bytes) -> str:
+    from clients.python.audit_receipts import Replayed, check_receipts
+    from clients.python.receipts import parse_receipts
+
     with open(path, encoding="utf-8", errors="replace") as f:
         saved = parse_receipts(f)
-    checked = check_receipts(records, saved, key)
+    report = check_receipts(records, saved, key)
     moves = Replayed(records).check_all_hashes()
     return (
-        f"receipts: {checked.receipts} verified for viewer(s) {list(checked.viewers)}; the "
+        f"receipts: {report.receipts} verified for viewer(s) {list(report.viewers)}; the "
         f"receipt hashes of all {moves} moves match the record for every viewer"
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="tabletop-audit",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("--target", default=None, help=f"server address (default {DEFAULT_TARGET})")
-    sub = p.add_subparsers(dest="command", required=True)
-    sub.add_parser("key", help="print the server's public signing key (hex)")
-    e = sub.add_parser("export", help="write a game's history as JSON Lines")
-    e.add_argument("game_id")
-    e.add_argument("--token", help="seat or arbiter token (complete for everyone after the end)")
-    e.add_argument("-o", "--output", help="file to write (default stdout)")
-    v = sub.add_parser("verify", help="verify a finished game, over the API or from a file")
-    v.add_argument("game_id", nargs="?")
-    v.add_argument("--token")
-    v.add_argument("--file", help="an export: `tabletop-audit export` or `tabletop export`")
-    v.add_argument("--public-key", help="the server's key: 64 hex digits or a file of them")
-    v.add_argument("--receipts", help="a viewer's saved receipts to check against the record")
-    args = p.parse_args(argv)
-    target = args.target or DEFAULT_TARGET
-    if args.command == "key":
-        print(server_key(target).hex())
-        return 0
-    if args.command == "export":
-        with TableClient(target) as client:
-            lines = export_lines(client.as_viewer(args.game_id, args.token).history())
-            out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout  # noqa: SIM115
-            for line in lines:
-                out.write(line + "\n")
-            if args.output:
-                out.close()
-        return 0
-    if not args.file and not args.game_id:
-        p.error("verify needs a GAME_ID or --file")
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, grpc.RpcError):
+        return (
+            f"the server at {shared().target}: {exc.details()} (give --public-key to verify "
+            "a file without it)"
+        )
+    if isinstance(exc, OSError):
+        return f"cannot read {exc.filename}: {exc.strerror}"
+    return str(exc)
+
+
+def write_html(path: str | None, records: list[Record], out: str) -> None:
+    """--html: the referee's page of an export (clients/python/replay_html.py, `web` branch)."""
     try:
-        print(run_verify(args))
-    except AuditFailure as exc:
-        print(f"VERIFY FAILED: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"VERIFY FAILED: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
-        return 1
-    except grpc.RpcError as exc:
-        print(f"VERIFY FAILED: the server at {target}: {exc.details()}", file=sys.stderr)
-        return 1
-    return 0
+        from clients.python import replay_html  # type: ignore[attr-defined]
+    except ImportError:
+        raise CliError(
+            "--html: this build has no HTML replay page (clients/python/replay_html.py)"
+        ) from None
+    replay_html.write_from_records(records, out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(audit, argv, "tabletop-audit")
 
 
 if __name__ == "__main__":

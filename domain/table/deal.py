@@ -41,3 +41,12 @@ def shuffle(deck: tuple[int, ...], seed: int) -> tuple[int, ...]:
 def redeal_seed(secret: str, contributions: tuple[str, ...], round_: int) -> int:
     """The seed of the ``round_``-th 重新洗牌发牌 at the same table."""
     return shuffle_seed(secret, (*contributions, f"redeal-{round_}"))
+
+
+def reshuffle_unseen(
+    cards: tuple[int, ...], secret: str, contributions: tuple[str, ...], label: str
+) -> tuple[int, ...]:
+    """Cards going back to the unseen part of the deck (an upheld appeal), in a new order
+    derived from the committed randomness and ``label`` (unique per use at a table): replay
+    and verify reproduce it, and nobody could know it before the secret is revealed."""
+    return shuffle(cards, shuffle_seed(secret, (*contributions, label)))

@@ -21,6 +21,7 @@ class GameCreated:
     prepared_deck: tuple[int, ...]  # a prepared deal, or () to shuffle
     enforcement: J.Enforcement = J.Enforcement.REJECT
     time_limit_ms: int = 0  # per action; 0 = no clock
+    arbitrated: bool = False  # an arbiter rules on disputes (else they close UNRESOLVED)
 
 
 @dataclass(frozen=True)

@@ -105,10 +105,10 @@ def test_a_real_history_verifies_with_the_servers_key(finished) -> None:  # type
 def test_verify_over_the_api_and_the_command_line(finished, server, capsys) -> None:  # type: ignore[no-untyped-def]
     game_id, lines, key = finished
     with TableClient(server.target) as client:
-        assert verify_game(client, game_id).events == len(lines)
+        assert verify_game(client, game_id).report.events == len(lines)
     assert main(["--target", server.target, "key"]) == 0
     assert capsys.readouterr().out.strip() == key.hex()
-    assert main(["--target", server.target, "verify", game_id]) == 0
+    assert main(["verify", game_id, "--target", server.target]) == 0
     out = capsys.readouterr().out
     assert out.startswith("verified: huaniao game " + game_id) and key.hex() in out
 
@@ -117,19 +117,25 @@ def test_a_file_is_verified_against_a_key_from_outside_it(finished, tmp_path, ca
     game_id, lines, key = finished
     path = tmp_path / "game.jsonl"
     path.write_text("\n".join(lines) + "\n")
-    assert main(["verify", "--file", str(path)]) == 1
-    assert "no public key" in capsys.readouterr().err
-    assert main(["verify", "--file", str(path), "--public-key", key.hex()]) == 0
+    nobody = ["--target", "127.0.0.1:1"]  # no server there to ask for the key
+    with pytest.raises(SystemExit, match="1"):
+        main(["verify", "--file", str(path), *nobody])
+    assert "give --public-key" in capsys.readouterr().err
+    assert main(["verify", "--file", str(path), "--public-key", key.hex(), *nobody]) == 0
     other = Signer.generate().public_key.hex()
-    assert main(["verify", "--file", str(path), "--public-key", other]) == 1
+    with pytest.raises(SystemExit, match="1"):
+        main(["verify", "--file", str(path), "--public-key", other])
     err = capsys.readouterr().err
     assert err.startswith("VERIFY FAILED:") and "not signed by the given server key" in err
+    key_file = tmp_path / "server.pub"
+    key_file.write_text(key.hex() + "\n")
+    assert main(["verify", "--file", str(path), "--public-key", str(key_file), *nobody]) == 0
 
 
 def test_the_tabletop_export_form_verifies_too(finished, server, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     game_id, lines, key = finished
     path = tmp_path / "cli.jsonl"
-    cli.main(["--target", server.target, "-q", "export", game_id, "-o", str(path)])
+    cli.main(["export", game_id, "--target", server.target, "-q", "-o", str(path)])
     assert json.loads(path.read_text().splitlines()[-1]).keys() == {"view"}
     assert main(["verify", "--file", str(path), "--public-key", key.hex()]) == 0
     assert check(path.read_text().splitlines(), key, game_id).events == len(lines)
@@ -145,7 +151,7 @@ def test_an_export_of_a_running_game_names_the_command_that_makes_the_right_one(
     with pytest.raises(AuditFailure, match="tabletop-audit export GAME_ID"):
         check(lines, key)
     path = tmp_path / "running.jsonl"
-    cli.main(["--target", server.target, "-q", "export", game_id, "-o", str(path)])
+    cli.main(["export", game_id, "--target", server.target, "-q", "-o", str(path)])
     with pytest.raises(AuditFailure, match="while the game was running.*tabletop-audit export"):
         check(path.read_text().splitlines(), key)
 

@@ -77,13 +77,14 @@ def test_tabletop_audit_verify_receipts(game, server, tmp_path, capsys) -> None:
     gid, _, _, log = game
     path = tmp_path / "seat0.receipts"
     log.save(str(path))
-    assert main(["--target", server.target, "verify", gid, "--receipts", str(path)]) == 0
+    assert main(["verify", gid, "--target", server.target, "--receipts", str(path)]) == 0
     out = capsys.readouterr().out
     assert f"receipts: {len(log.entries)} verified" in out
     lines = path.read_text().splitlines()
     lines[len(lines) // 2] = lines[len(lines) // 2].replace('"payload": "', '"payload": "AA')
     path.write_text("\n".join(lines) + "\n")
-    assert main(["--target", server.target, "verify", gid, "--receipts", str(path)]) == 1
+    with pytest.raises(SystemExit, match="1"):
+        main(["verify", gid, "--target", server.target, "--receipts", str(path)])
     assert capsys.readouterr().err.startswith("VERIFY FAILED:")
 
 

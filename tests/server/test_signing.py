@@ -96,7 +96,7 @@ def test_a_server_keeps_its_key_across_restarts_and_replicas_share_a_given_one(
         server.start()
         with TableClient(server.target) as client:
             assert signing_key(client) == key
-            assert verify_game(client, created.game_id).winners
+            assert verify_game(client, created.game_id).report.winners
     finally:
         server.cleanup()
     shared = tmp_path / "shared.pem"
