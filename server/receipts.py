@@ -34,10 +34,7 @@ def payload_bytes(
     events: list[pb.GameEvent] | None = None, view: pb.GameView | None = None
 ) -> bytes:
     """The bytes a receipt hash covers: a ReceiptPayload holding what the viewer received."""
-    payload = pb.ReceiptPayload(events=events or [])
-    if view is not None:
-        payload.view.CopyFrom(view)
-    return payload.SerializeToString(deterministic=True)
+    return pb.ReceiptPayload(events=events, view=view).SerializeToString(deterministic=True)
 
 
 Rendered = list[tuple[list[pb.GameEvent], pb.GameView]]  # per viewer: a move's events, view

@@ -28,11 +28,8 @@ from tabletop.v1 import tabletop_pb2 as pb
 def payload_bytes(
     events: list[pb.GameEvent] | None = None, view: pb.GameView | None = None
 ) -> bytes:
-    """The bytes a receipt covers (the same definition as server/receipts.py: the proto's)."""
-    payload = pb.ReceiptPayload(events=events or [])
-    if view is not None:
-        payload.view.CopyFrom(view)
-    return payload.SerializeToString(deterministic=True)
+    """The bytes a receipt covers (the proto's definition, as in server/receipts.py)."""
+    return pb.ReceiptPayload(events=events, view=view).SerializeToString(deterministic=True)
 
 
 class ReceiptLog:
