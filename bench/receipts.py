@@ -122,9 +122,10 @@ def receipts_section(quick: bool) -> list[str]:
         "GetView. *watched*: also the move's Watch messages for every viewer (each seat, a "
         "spectator, the arbiter) and every seat's GetView after it. Figures are process CPU "
         f"time per move, the median of {rounds} interleaved rounds of {games} games; "
-        "`ratio` is on over off. Sealing renders the move for every viewer once; the reply, "
-        "the views and the streams then send those renderings. One Ed25519 signature took "
-        f"{_sign_us():.0f} µs of CPU in this run.",
+        "`ratio` is on over off; a move is a Play, and the table's opening (creation, "
+        "joins, start: each sealed too) is counted in. Sealing renders the move for every "
+        "viewer once; the reply, the views and the streams then send those renderings. One "
+        f"Ed25519 signature took {_sign_us():.0f} µs of CPU in this run.",
         "",
         "| load | game | seats | off µs/move | on µs/move | added µs/move | ratio |",
         "|---|---|---|---|---|---|---|",
