@@ -11,7 +11,7 @@ import grpc
 
 from domain import table as tables
 from domain.engine import MalformedCommand, Viewer
-from server import receipts, render
+from server import logs, receipts, render
 from server.errors import to_status
 from server.limits import Limits
 from server.service import TableServer
@@ -61,7 +61,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self.sealer = sealer if isinstance(sealer, receipts.Sealer) else None
 
     async def _viewer(self, game_id: str, context: grpc.aio.ServicerContext) -> Viewer:
-        return await self.server.authenticate(game_id, _token(context))
+        viewer = await self.server.authenticate(game_id, _token(context))
+        role = None if viewer.seat is not None else viewer.role.name.lower()
+        logs.note(seat=viewer.seat, role=role)  # the call's log line names who made it
+        return viewer
 
     @unary
     async def CreateGame(
