@@ -208,6 +208,16 @@ def test_hostile_lines_fail_with_one_line(
         assert isinstance(got, str) and reason in got, got
 
 
+def test_layout_does_not_matter_but_a_repeated_key_is_refused(games: dict[str, Finished]) -> None:
+    g = games["huaniao"]
+    pretty = [
+        json.dumps(json.loads(line), indent=None, separators=(", ", ": ")) for line in g.lines
+    ]
+    assert isinstance(outcome(pretty, g.public_key), AuditReport)
+    repeated = [*g.lines[:2], g.lines[2][:-1] + ', "version": 3}', *g.lines[3:]]
+    assert "a key repeats" in str(outcome(repeated, g.public_key))
+
+
 def test_empty_truncated_and_wrong_key_inputs(games: dict[str, Finished]) -> None:
     g = games["zipai"]
     assert "empty history" in str(outcome([], g.public_key))
