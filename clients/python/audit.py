@@ -77,9 +77,9 @@ class Verified:
         r = self.report
         parts = ", ".join(f"{n} {_ACTION_WORDS.get(a, a)}" for a, n in self.commands.most_common())
         return (
-            f"verified: {r.kind} game {r.game_id}, {r.events} events, {r.seals} moves signed "
-            f"by key {self.key.hex()}, {r.moves_redecided} commands re-decided ({parts}), "
-            f"winners {list(r.winners)} ({r.reason})"
+            f"verified: {r.kind}, {r.events} events, {r.moves_redecided} commands re-decided "
+            f"({parts}), winners {list(r.winners)} ({r.reason}); game {r.game_id}, all "
+            f"{r.seals} moves signed by key {self.key.hex()}"
         )
 
 

@@ -110,7 +110,7 @@ def test_verify_over_the_api_and_the_command_line(finished, server, capsys) -> N
     assert capsys.readouterr().out.strip() == key.hex()
     assert main(["verify", game_id, "--target", server.target]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("verified: huaniao game " + game_id) and key.hex() in out
+    assert out.startswith("verified: huaniao,") and f"game {game_id}" in out and key.hex() in out
 
 
 def test_a_file_is_verified_against_a_key_from_outside_it(finished, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
