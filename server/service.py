@@ -16,6 +16,7 @@ import secrets
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from eventsourcing.application import AggregateNotFoundError
@@ -32,6 +33,7 @@ from server.hub import Batch, Hub
 from server.shards import Store
 
 MAX_REQUEST_ID = 64  # characters of a Play request_id (idempotency key)
+STREAM_PAGE = 100  # events a Watch or Replay reads from the store at a time
 
 
 class NotFound(Exception):
@@ -77,9 +79,11 @@ class TableServer:
         store: Store | TableApplication,
         max_batch: int = 64,
         max_cached_games: int = 10_000,
+        min_turn_ms: int = 0,
         sealer: Sealer | None = None,
     ) -> None:
         self.max_cached_games = max_cached_games
+        self.min_turn_ms = min_turn_ms  # the shortest turn clock a table may have (policy)
         # Signs every move (server/receipts.py). None only where nothing is signed: the
         # benchmark's unsigned baseline and tests of other things; server/main.py always
         # passes one.
@@ -306,6 +310,11 @@ class TableServer:
         """Open a table. Returns the game id, its version and the arbiter token.
 
         The shuffle secret is random, or derived from ``seed`` for reproducible tables."""
+        if 0 < time_limit_ms < self.min_turn_ms:  # a fast clock would play games by itself
+            raise MalformedCommand(
+                "turn_time_limit_ms",
+                f"at least {self.min_turn_ms} ms on this server, or 0 for no clock",
+            )
         rules = rules_for(kind)
         arbiter_token = secrets.token_urlsafe(24)
         secret = deal.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
@@ -417,10 +426,13 @@ class TableServer:
             raise MalformedCommand("request_id", "was already used for a different move")
         return move
 
-    def is_open(self, game_id: str) -> bool:
-        """Whether a game is not known to have finished (the open-games limit asks)."""
-        agg = self._latest.get(uuid.UUID(game_id))
-        return agg is None or agg.table.phase is not tables.Phase.FINISHED
+    def finished_for(self, game_id: uuid.UUID) -> float | None:
+        """Seconds since the game finished, or None while it runs or is not cached (the
+        open-games limit asks: a finished game still counts for a cool-down)."""
+        agg = self._latest.get(game_id)
+        if agg is None or agg.table.phase is not tables.Phase.FINISHED:
+            return None
+        return (datetime.now(UTC) - agg.modified_on).total_seconds()
 
     def with_seat(self, command: Any, viewer: Viewer) -> Any:
         """Fill the command's seat from the token when the client left it unset (0)."""
@@ -496,11 +508,27 @@ class TableServer:
         seen_as = tables.viewer_for(latest.table, viewer)
         agg = await self._load_at(gid, first)
         table, head = agg.table, agg.head_hash
-        events = await asyncio.to_thread(self.store.stored_events, gid, first - 1, last)
-        for event in events:
-            if event.version > first:
-                table, head = tables.evolve(table, event.fact), event.hash
-            yield event, Snapshot(gid, event.version, table, seen_as, head)
+        async for page in self._pages(gid, first - 1, last):
+            for event in page:
+                if event.version > first:
+                    table, head = tables.evolve(table, event.fact), event.hash
+                yield event, Snapshot(gid, event.version, table, seen_as, head)
+
+    async def _pages(
+        self, gid: uuid.UUID, after: int, last: int | None = None
+    ) -> AsyncIterator[list[StoredEvent]]:
+        """The stored events after ``after`` (up to ``last``), ``STREAM_PAGE`` at a time, so a
+        stream holds one page whatever the length of the history."""
+        while last is None or after < last:
+            page = await asyncio.to_thread(
+                self.store.stored_events, gid, after, last, STREAM_PAGE
+            )
+            if not page:
+                return
+            yield page
+            if len(page) < STREAM_PAGE:
+                return
+            after = page[-1].version
 
     async def history(
         self, game_id: str, viewer: Viewer, after: int, limit: int
@@ -526,13 +554,13 @@ class TableServer:
         last = after_version
         try:
             while True:
-                stored = await asyncio.to_thread(self.store.stored_events, gid, last)
-                latest = await self._load(gid)
-                if stored:
+                async for stored in self._pages(gid, last):
+                    latest = await self._load(gid)
                     last = stored[-1].version
                     ends_game = last >= latest.version
                     seen_as = tables.viewer_for(latest.table, viewer) if ends_game else viewer
                     yield stored, seen_as, None
+                latest = await self._load(gid)
                 if latest.table.phase is tables.Phase.FINISHED and last >= latest.version:
                     return
                 sub.lagging = False
