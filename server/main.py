@@ -114,7 +114,6 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         )
     except SigningKeyError as exc:
         raise StartupError(str(exc)) from None
-    log.info("signing with the key from %s, public key %s", signer.source, signer.public_key.hex())
     store = build_store(settings)
     metrics = Metrics()  # in prometheus_client's default registry
     for shard in store.shards:
@@ -195,6 +194,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
                 pass
 
     probe = asyncio.create_task(readiness())
+    log.info("signing with the key from %s, public key %s", signer.source, signer.public_key.hex())
     log.info("serving on %s:%d with the %s store", settings.host, port, settings.store)
     print(f"tabletop server listening on {settings.host}:{port} ({settings.store})", flush=True)
     if port_file is not None:
