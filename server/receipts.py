@@ -23,7 +23,7 @@ from domain.engine import Viewer
 from domain.table import records
 from server import render
 from server.eventstore import StoredEvent
-from server.service import Snapshot
+from server.service import Snapshot, seen_at
 from server.signing import Signer
 from tabletop.v1 import tabletop_pb2 as pb
 
@@ -45,11 +45,10 @@ def render_move(
 ) -> Rendered:
     """``move`` as each viewer (``receipt_viewers`` order) is sent it: its events, and the
     view after it (``table``: the game after the move, ``head``: its chain hash)."""
-    last = move[-1].version
     return [
         (
             render.events_proto(table.kind, move, viewer),
-            render.view_proto(Snapshot(game_id, last, table, viewer, head)),
+            render.view_proto(seen_at(game_id, table, viewer, head)),
         )
         for viewer in records.receipt_viewers(table.seat_count)
     ]
@@ -165,9 +164,9 @@ def view_reply(sealer: Sealer | None, snap: Snapshot, own: bool = True) -> pb.Ge
     seal = snap.seal
     if not own or seal is None or seal["last"] != snap.version:
         return pb.GetViewResponse(view=render.view_proto(snap))
-    kept = _kept(sealer, seal, snap.table, snap.viewer)
+    kept = _kept(sealer, seal, snap.table, snap.seen_by)  # whose view it is
     reply = pb.GetViewResponse(view=kept[1] if kept else render.view_proto(snap))
-    reply.receipt.CopyFrom(receipt(seal, snap.table, snap.viewer))
+    reply.receipt.CopyFrom(receipt(seal, snap.table, snap.seen_by))
     return reply
 
 

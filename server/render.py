@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf.timestamp_pb2 import Timestamp
-
 from domain import table as tables
 from domain.engine import ARBITER, MalformedCommand, Role, Viewer
 from domain.registry import rules_for
@@ -88,9 +86,9 @@ def event_proto(
     ended, for everyone) adds the stored form: before the end it would give away the
     shuffle secret (in GameCreated), the arbiter included."""
     fact = tables.redact(kind, stored.fact, viewer)
-    ts = Timestamp()
-    ts.FromDatetime(stored.recorded_at)
-    msg = pb.GameEvent(version=stored.version, recorded_at=ts, text=tables.describe(kind, fact))
+    msg = pb.GameEvent(version=stored.version, text=tables.describe(kind, fact))
+    if stored.recorded_at is not None:  # None: an exported record (it keeps no time)
+        msg.recorded_at.FromDatetime(stored.recorded_at)
     msg.hash = stored.hash
     if complete and stored.stored is not None:
         msg.stored_json = stored_json(stored)
@@ -156,18 +154,18 @@ def to_act(table: tables.Table, viewer: Viewer = ARBITER, game_view: Any = None)
 def view_proto(snap: Snapshot) -> pb.GameView:
     table = snap.table
     rules = rules_for(table.kind)
-    viewer = snap.viewer
+    viewer, identity = snap.viewer, snap.seen_by
     msg = pb.GameView(
         game_id=str(snap.game_id),
         version=snap.version,
         phase=_PHASE[table.phase],
-        role=_ROLE[viewer.role],
+        role=_ROLE[identity.role],
         options=options_proto(table.kind, table.options),
         head_hash=snap.head_hash,
         commitment=table.commitment,
     )
-    if viewer.seat is not None:
-        msg.seat = viewer.seat
+    if identity.seat is not None:
+        msg.seat = identity.seat
     for seat, info in enumerate(table.seats):
         msg.seats.add(
             seat=seat, taken=info is not None, player_name=info.player_name if info else ""

@@ -32,8 +32,9 @@ import click
 import grpc
 from google.protobuf.json_format import MessageToDict
 
-from clients.python.clibase import CONTEXT, CliError, option, run, shared, shared_options
+from clients.python.clibase import CONTEXT, option, run, shared, shared_options
 from clients.python.client import TableClient
+from clients.python.replay_html import write_from_records
 from domain.table.records import canonical, timestamp_text
 from domain.verify import MAX_LINE, AuditFailure, AuditReport, Record, parse_export, verify
 from tabletop.v1 import tabletop_pb2 as pb
@@ -186,7 +187,7 @@ def cmd_export(game_id: str, token: str | None, output: str | None) -> None:
 @option(
     "--html",
     type=click.Path(dir_okay=False, writable=True),
-    help="also write the HTML replay page of the file",
+    help="also write the HTML replay page of the game (written even if it fails to verify)",
 )
 def cmd_verify(
     game_id: str | None,
@@ -200,7 +201,7 @@ def cmd_verify(
     if not game_id and not path:
         raise click.UsageError("give a GAME_ID or --file FILE")
     try:
-        verified, records, checked = _verify(game_id, token, path, public_key, receipts)
+        verified, checked = _verify(game_id, token, path, public_key, receipts, html)
     except (AuditFailure, grpc.RpcError, OSError) as exc:
         reason = _reason(exc)
         if shared().json:
@@ -208,8 +209,6 @@ def cmd_verify(
         else:
             print(f"VERIFY FAILED: {reason}", file=sys.stderr)
         raise SystemExit(1) from None
-    if html:
-        write_html(path, records, html)
     if shared().json:
         r = verified.report
         out = {
@@ -238,7 +237,8 @@ def _verify(
     path: str | None,
     public_key: str | None,
     receipts: str | None,
-) -> tuple[Verified, list[Record], str]:
+    html: str | None,
+) -> tuple[Verified, str]:
     with TableClient(shared().target) as client:
         key = public_key_from(public_key) if public_key else signing_key(client)
         if path:
@@ -246,9 +246,12 @@ def _verify(
                 records = parse_export(read_lines(f))
         else:
             records = parse_export(export_lines(client.as_viewer(game_id or "", token).history()))
+    if html:  # before verifying: the page shows the verifier's finding, failed or not
+        page = write_from_records(records, html, path or game_id or "", public_key=key)
+        print(page, file=sys.stderr)
     verified = verify_records(records, key, game_id)
     checked = _receipts(records, receipts, key) if receipts else ""
-    return verified, records, checked
+    return verified, checked
 
 
 def _receipts(records: list[Record], path: str, key: bytes) -> str:
@@ -274,17 +277,6 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, OSError):
         return f"cannot read {exc.filename}: {exc.strerror}"
     return str(exc)
-
-
-def write_html(path: str | None, records: list[Record], out: str) -> None:
-    """--html: the referee's page of an export (clients/python/replay_html.py, `web` branch)."""
-    try:
-        from clients.python import replay_html  # type: ignore[attr-defined]
-    except ImportError:
-        raise CliError(
-            "--html: this build has no HTML replay page (clients/python/replay_html.py)"
-        ) from None
-    replay_html.write_from_records(records, out)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,7 +22,7 @@ from domain.verify import AuditFailure, Record, moves
 from server import render
 from server.eventstore import StoredEvent
 from server.receipts import move_hashes, payload_bytes, render_move
-from server.service import Snapshot
+from server.service import seen_at
 from tabletop.v1 import tabletop_pb2 as pb
 
 
@@ -84,7 +84,7 @@ class Replayed:
         table = self.tables[last - 1]
         if part == "view":
             head = self.records[last - 1].hash
-            snap = Snapshot(uuid.UUID(self.game_id), last, table, viewer, head)
+            snap = seen_at(uuid.UUID(self.game_id), table, viewer, head)
             return payload_bytes(view=render.view_proto(snap))
         return payload_bytes(
             events=render.events_proto(self.kind, self.stored(first, last), viewer)
