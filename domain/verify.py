@@ -216,8 +216,8 @@ def _checked(data: dict[str, Any], n: int) -> Record:
         raise AuditFailure(f"line {n}: fact is not a {{type, data}} object")
     if cause is not None and not (isinstance(cause, dict) and isinstance(cause.get("action"), str)):
         raise AuditFailure(f"line {n}: cause is neither null nor an object with an action")
-    if not isinstance(digest, str) or not _HEX64.fullmatch(digest):
-        raise AuditFailure(f"line {n}: hash is not 64 hex digits")
+    if not isinstance(digest, str) or len(digest) > 200:  # a wrong one fails on the chain
+        raise AuditFailure(f"line {n}: hash is not a string of hex digits")
     if seal is not None and not isinstance(seal, dict):
         raise AuditFailure(f"line {n}: seal is neither null nor an object")
     if not isinstance(recorded_at, str) or not _TIME.fullmatch(recorded_at):

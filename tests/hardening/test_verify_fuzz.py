@@ -91,7 +91,7 @@ def to_dicts(lines: list[str]) -> list[dict[str, Any]]:
 def rechained(rows: list[dict[str, Any]], signer: Signer) -> list[str]:
     """Recompute every chain hash and re-sign every move: the chain and the seals then
     verify with ``signer``'s key, whatever the rows say, so only the replay can object."""
-    created = rows[0].get("fact", {}).get("data", {}) if isinstance(rows[0], dict) else {}
+    created = _at(rows, 0, "fact", "data")
     secret = created.get("secret") if isinstance(created, dict) else None
     key = records.chain_key(secret if isinstance(secret, str) else "")
     prev = ""
@@ -130,6 +130,16 @@ def rechained(rows: list[dict[str, Any]], signer: Signer) -> list[str]:
             "signature": signer.sign(body),
         }
     return [_dump(r) for r in rows]
+
+
+def _at(value: Any, *path: Any) -> Any:
+    """``value[path...]``, or {} where the mutation left something else on the way."""
+    for step in path:
+        try:
+            value = value[step]
+        except (KeyError, IndexError, TypeError):
+            return {}
+    return value
 
 
 def _dump(row: Any) -> str:
