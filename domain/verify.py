@@ -75,7 +75,8 @@ def _verify(records: list[Record]) -> AuditReport:
     secret = revealed[-1].fact["data"]["secret"]
     if secret != created["secret"]:
         raise AuditFailure("the revealed secret is not the one stored at creation")
-    if commitment(secret, tuple(created["prepared_deck"])) != created["commitment"]:
+    salt = revealed[-1].fact["data"].get("salt", "")
+    if commitment(secret, salt, tuple(created["prepared_deck"])) != created["commitment"]:
         raise AuditFailure("the revealed secret does not match the published commitment")
     key = chain_key(secret)
     prev = ""
