@@ -24,6 +24,8 @@ class Settings:
     shards: str = ""  # postgres: TABLETOP_SHARDS, see server.shards.parse_shards
     create_tables: bool = False  # postgres: create missing tables at start (one process only)
     max_connection_age: float = 0.0  # seconds; 0 = never (see docs/operations.md)
+    allow_prepared_deals: bool = False  # client seeds and decks (docs/api.md, "Audit")
+    reveal_timeout: float = 30.0  # seconds the deal waits for the seats' reveals
     limits: LimitSettings = LimitSettings()  # server/limits.py (docs/reliability.md)
 
     def store_env(self) -> dict[str, str]:
@@ -125,7 +127,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--create-tables",
         action="store_true",
-        default=os.environ.get("TABLETOP_CREATE_TABLES", "") not in ("", "0", "no", "false"),
+        default=_flag(os.environ.get("TABLETOP_CREATE_TABLES")),
         help="postgres: create missing tables at start; for a single process only, replicas "
         "need `python -m server.migrate` first (TABLETOP_CREATE_TABLES, default off)",
     )
@@ -136,6 +138,22 @@ def parser() -> argparse.ArgumentParser:
         help="close each client connection after this many seconds (streams get 10 s grace "
         "and resume elsewhere), spreading long Watch streams over replicas "
         "(TABLETOP_MAX_CONNECTION_AGE, default 0 = never)",
+    )
+    p.add_argument(
+        "--allow-prepared-deals",
+        action="store_true",
+        default=_flag(os.environ.get("TABLETOP_ALLOW_PREPARED_DEALS")),
+        help="accept CreateGame with a seed or a deck: deals chosen by the table's creator, "
+        "marked as such; for development, tests, tournaments and reproducing disputes "
+        "(TABLETOP_ALLOW_PREPARED_DEALS, default off: refused with FAILED_PRECONDITION)",
+    )
+    p.add_argument(
+        "--reveal-timeout",
+        type=float,
+        default=float(os.environ.get("TABLETOP_REVEAL_TIMEOUT", "30")),
+        help="seconds the deal waits for seats to reveal their contributions, counted from "
+        "the table's latest event once every seat is taken; after that StartGame deals and "
+        "a missing reveal's commitment stands in for it (TABLETOP_REVEAL_TIMEOUT, default 30)",
     )
     _limit_arguments(p)
     p.add_argument(
@@ -164,6 +182,8 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namespa
             shards=a.shards,
             create_tables=a.create_tables,
             max_connection_age=a.max_connection_age,
+            allow_prepared_deals=a.allow_prepared_deals,
+            reveal_timeout=a.reveal_timeout,
             limits=LimitSettings(
                 max_message_bytes=a.max_message_bytes,
                 max_streams_per_connection=a.max_streams_per_connection,
@@ -228,6 +248,10 @@ def _limit_arguments(p: argparse.ArgumentParser) -> None:
         help="call metadata naming the client for the per-client limits, set by a trusted "
         "gateway (TABLETOP_CLIENT_ID_HEADER, default: the peer's IP address)",
     )
+
+
+def _flag(value: str | None) -> bool:
+    return (value or "").lower() not in ("", "0", "no", "false")
 
 
 def _optional_int(value: str | None) -> int | None:

@@ -78,9 +78,26 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @unary
     async def JoinGame(self, request: pb.JoinGameRequest, context: Any) -> pb.JoinGameResponse:
         token, version = await self.server.join_game(
-            request.game_id, request.seat, request.player_name, request.contribution
+            request.game_id,
+            request.seat,
+            request.player_name,
+            request.contribution,
+            request.contribution_commitment,
         )
         return pb.JoinGameResponse(seat_token=token, seat=request.seat, version=version)
+
+    @unary
+    async def RevealContribution(
+        self, request: pb.RevealContributionRequest, context: Any
+    ) -> pb.RevealContributionResponse:
+        viewer = await self._viewer(request.game_id, context)
+        version, awaiting, deadline = await self.server.reveal(
+            request.game_id, viewer, request.contribution
+        )
+        reply = pb.RevealContributionResponse(version=version, awaiting_reveals=awaiting)
+        if deadline is not None:
+            reply.reveal_deadline.FromDatetime(deadline)
+        return reply
 
     @unary
     async def StartGame(self, request: pb.StartGameRequest, context: Any) -> pb.StartGameResponse:

@@ -75,7 +75,16 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     metrics = default_metrics()
     for shard in store.shards:
         instrument_store(shard, metrics)
-    tables = TableServer(store)
+    tables = TableServer(
+        store,
+        allow_prepared_deals=settings.allow_prepared_deals,
+        reveal_timeout=settings.reveal_timeout,
+    )
+    if settings.allow_prepared_deals:
+        log.warning(
+            "prepared deals are ALLOWED (--allow-prepared-deals): CreateGame accepts a seed "
+            "or a deck, so a table's creator may choose its deal; such tables are marked"
+        )
     clock = TurnClock(tables)  # per-action time limits, durable through restarts
     clock.install()
     interceptor = RpcInterceptor(metrics)

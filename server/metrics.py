@@ -69,7 +69,7 @@ LATENCY_BUCKETS = (
 STORE_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0)
 BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 # Calls that change a game: logged at INFO. Reads are logged at DEBUG unless they fail.
-WRITES = frozenset({"CreateGame", "JoinGame", "StartGame", "Play"})
+WRITES = frozenset({"CreateGame", "JoinGame", "RevealContribution", "StartGame", "Play"})
 SHUTDOWN = "the server is shutting down; reconnect"
 SHUTDOWN_WATCH = SHUTDOWN + " with after_version={last}"
 

@@ -16,13 +16,14 @@ import secrets
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
 from domain import table as tables
-from domain.engine import ARBITER, SPECTATOR, MalformedCommand, Role, Viewer
+from domain.engine import ARBITER, SPECTATOR, MalformedCommand, Role, RuleViolation, Viewer
 from domain.registry import rules_for
 from domain.table import deal, records
 from domain.table.justice import facts as J
@@ -32,6 +33,7 @@ from server.hub import Batch, Hub
 from server.shards import Store
 
 MAX_REQUEST_ID = 64  # characters of a Play request_id (idempotency key)
+PREPARED_DEALS_SETTING = "--allow-prepared-deals (TABLETOP_ALLOW_PREPARED_DEALS)"
 
 
 class NotFound(Exception):
@@ -64,6 +66,7 @@ class Snapshot:
     table: tables.Table
     viewer: Viewer  # already opened up if the game is over
     head_hash: str = ""
+    reveal_deadline: datetime | None = None  # while seats' reveals are pending
 
 
 class TableServer:
@@ -72,8 +75,12 @@ class TableServer:
         store: Store | TableApplication,
         max_batch: int = 64,
         max_cached_games: int = 10_000,
+        allow_prepared_deals: bool = False,
+        reveal_timeout: float = 30.0,
     ) -> None:
         self.max_cached_games = max_cached_games
+        self.allow_prepared_deals = allow_prepared_deals  # client seeds and decks
+        self.reveal_timeout = timedelta(seconds=reveal_timeout)
         self.store = store if isinstance(store, Store) else Store([store], max_batch=max_batch)
         self.app = self.store.shards[0]  # the first (often only) shard
         self.committer = self.store.committers[0]
@@ -283,7 +290,16 @@ class TableServer:
     ) -> tuple[str, int, str]:
         """Open a table. Returns the game id, its version and the arbiter token.
 
-        The shuffle secret is random, or derived from ``seed`` for reproducible tables."""
+        The shuffle secret and the commitment's salt are random. A ``seed`` (the secret
+        derived from it) or a ``deck`` is a prepared deal: refused unless this server allows
+        prepared deals, and marked in the table's facts."""
+        if (seed is not None or deck) and not self.allow_prepared_deals:
+            raise RuleViolation(
+                "PREPARED_DEALS_DISABLED",
+                PREPARED_DEALS_SETTING,
+                "this server refuses a seed or a deck: the table's creator would choose the "
+                f"deal (start the server with {PREPARED_DEALS_SETTING} to allow them, marked)",
+            )
         rules = rules_for(kind)
         arbiter_token = secrets.token_urlsafe(24)
         secret = deal.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
@@ -296,6 +312,8 @@ class TableServer:
             tuple(deck),
             enforcement,
             time_limit_ms,
+            salt=secrets.token_hex(32),
+            seeded=seed is not None,
         )
         game_id = uuid.uuid4()
         agg = GameAggregate.open(game_id, created, tables.cause("create"))
@@ -305,16 +323,50 @@ class TableServer:
         return str(game_id), agg.version, arbiter_token
 
     async def join_game(
-        self, game_id: str, seat: int, player_name: str, contribution: str = ""
+        self,
+        game_id: str,
+        seat: int,
+        player_name: str,
+        contribution: str = "",
+        commitment: str = "",
     ) -> tuple[str, int]:
-        """Take a seat. Returns the seat token (shown once) and the new version."""
+        """Take a seat, committing to a contribution. Returns the seat token (shown once)
+        and the new version."""
         gid = self.parse_id(game_id)
         token = secrets.token_urlsafe(24)
         async with self._lock(gid):
             agg = await self._load(gid)
-            facts = tables.take_seat(agg.table, seat, player_name, token_hash(token), contribution)
+            facts = tables.take_seat(
+                agg.table, seat, player_name, token_hash(token), contribution, commitment
+            )
             stored = await self._append(agg, facts, tables.cause("join", seat))
         return token, stored[-1].version
+
+    def reveal_deadline(self, agg: GameAggregate) -> datetime | None:
+        """When the deal stops waiting for pending reveals: the reveal timeout after the
+        table's latest event (the last seat taken, or the latest reveal)."""
+        table = agg.table
+        if table.phase is not tables.Phase.WAITING or any(s is None for s in table.seats):
+            return None
+        if not table.pending_reveals:
+            return None
+        return agg.modified_on + self.reveal_timeout
+
+    async def reveal(
+        self, game_id: str, viewer: Viewer, contribution: str
+    ) -> tuple[int, tuple[int, ...], datetime | None]:
+        """The seat reveals its contribution. Returns the version, the seats still awaited
+        and the reveal deadline."""
+        gid = self.parse_id(game_id)
+        if viewer.role is not Role.SEAT or viewer.seat is None:
+            raise PermissionDenied("only a seat reveals its contribution")
+        async with self._lock(gid):
+            agg = await self._load(gid)
+            facts = tables.reveal(agg.table, viewer.seat, contribution)
+            if facts:
+                await self._append(agg, facts, tables.cause("reveal", viewer.seat))
+                agg = await self._load(gid)
+        return agg.version, agg.table.pending_reveals, self.reveal_deadline(agg)
 
     async def start_game(self, game_id: str, viewer: Viewer) -> int:
         gid = self.parse_id(game_id)
@@ -322,7 +374,12 @@ class TableServer:
             raise PermissionDenied("a seat or the arbiter starts the game")
         async with self._lock(gid):
             agg = await self._load(gid)
-            stored = await self._append(agg, tables.start(agg.table), tables.cause("start"))
+            deadline = self.reveal_deadline(agg)
+            closed = deadline is not None and datetime.now(UTC) >= deadline
+            cause = tables.cause("start")
+            if closed:  # the server's clock closed the window (trusted, like a turn timeout)
+                cause["reveals_closed"] = True
+            stored = await self._append(agg, tables.start(agg.table, closed), cause)
         return stored[-1].version
 
     async def play(
@@ -439,7 +496,8 @@ class TableServer:
         agg = await self._load_at(gid, version)
         latest = await self._load(gid)
         seen_as = tables.viewer_for(latest.table, viewer)
-        return Snapshot(gid, agg.version, agg.table, seen_as, agg.head_hash)
+        deadline = self.reveal_deadline(agg) if agg is latest else None
+        return Snapshot(gid, agg.version, agg.table, seen_as, agg.head_hash, deadline)
 
     async def as_seat(self, game_id: str, viewer: Viewer, seat: int) -> Viewer:
         """The arbiter may look through a seat's eyes (disputes and appeals)."""

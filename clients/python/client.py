@@ -7,6 +7,7 @@ never sees a gap or a duplicate.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
 from collections.abc import Iterator
@@ -70,16 +71,23 @@ class TableClient:
     def join(
         self, game_id: str, seat: int, player_name: str = "", contribution: str | None = None
     ) -> SeatClient:
-        """Take a seat. ``contribution`` is this seat's share of the shuffle seed; by default
-        a fresh random value, so no single party can choose the deal."""
+        """Take a seat, committing to this seat's ``contribution`` to the deal: by default
+        16 fresh random bytes, so no other party can choose the deal. Only its commitment is
+        sent now; ``SeatClient.reveal`` sends the value once every seat is taken. ``""``
+        contributes nothing (a seeded table then deals the same every time)."""
         if contribution is None:
             contribution = secrets.token_hex(16)
         reply = self.stub.JoinGame(
             pb.JoinGameRequest(
-                game_id=game_id, seat=seat, player_name=player_name, contribution=contribution
+                game_id=game_id,
+                seat=seat,
+                player_name=player_name,
+                contribution_commitment=commit(contribution) if contribution else "",
             )
         )
-        return SeatClient(self.target, game_id, reply.seat, reply.seat_token, self.channel)
+        return SeatClient(
+            self.target, game_id, reply.seat, reply.seat_token, self.channel, contribution
+        )
 
     def as_viewer(self, game_id: str, token: str | None = None) -> SeatClient:
         """Act with an existing token (arbiter or seat), or as a spectator without one."""
@@ -89,6 +97,19 @@ class TableClient:
         return self.as_viewer(game_id, self.token).view(version)
 
 
+def commit(contribution: str) -> str:
+    """The commitment a seat sends at JoinGame (docs/api.md, "Audit")."""
+    return hashlib.sha256(f"tabletop-contribution|{contribution}".encode()).hexdigest()
+
+
+def reveal_and_start(seats: list[SeatClient]) -> int:
+    """Every seat reveals its contribution, then the first starts the game (for a process
+    that plays every seat: bots, tests, the demo). Returns the version after the deal."""
+    for seat in seats:
+        seat.reveal()
+    return seats[0].start()
+
+
 @dataclass
 class SeatClient:
     target: str
@@ -96,6 +117,7 @@ class SeatClient:
     seat: int | None
     token: str | None
     channel: grpc.Channel
+    contribution: str = ""  # this seat's contribution to the deal, kept until revealed
 
     @property
     def stub(self) -> pb_grpc.TableServiceStub:
@@ -105,7 +127,18 @@ class SeatClient:
     def metadata(self) -> tuple[tuple[str, str], ...]:
         return ((TOKEN_HEADER, self.token),) if self.token else ()
 
+    def reveal(self) -> pb.RevealContributionResponse | None:
+        """Reveal this seat's contribution (once every seat is taken). Safe to repeat."""
+        if not self.contribution:
+            return None
+        return self.stub.RevealContribution(
+            pb.RevealContributionRequest(game_id=self.game_id, contribution=self.contribution),
+            metadata=self.metadata,
+        )
+
     def start(self) -> int:
+        """Deal. Every committed seat must have revealed (``reveal_and_start``), or the
+        reveal window must have closed."""
         return int(
             self.stub.StartGame(
                 pb.StartGameRequest(game_id=self.game_id), metadata=self.metadata

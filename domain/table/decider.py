@@ -160,7 +160,7 @@ def start(table: Table, reveals_closed: bool = False) -> list[Any]:
         raise RuleViolation(
             "REVEALS_PENDING",
             DEAL_RULE,
-            f"seats {seats} have not revealed their contributions; the deal waits for them "
+            f"seat(s) {seats} have not revealed their contributions; the deal waits for them "
             "until the reveal window closes",
         )
     facts: list[Any] = [RevealWithheld(s) for s in pending]
