@@ -38,6 +38,7 @@ class AuditReport:
     moves_redecided: int
     winners: tuple[int, ...]
     reason: str
+    prepared_deal: str = ""  # "prepared deal: chosen by the table's creator (...)", or ""
 
 
 def verify(records: list[Record]) -> AuditReport:
@@ -90,7 +91,8 @@ def _verify(records: list[Record]) -> AuditReport:
     outcome = table.outcome
     if outcome is None or not table.revealed:
         raise AuditFailure("the replayed game has not ended")
-    return AuditReport(kind, len(records), redecided, outcome.winners, outcome.reason)
+    marking = tables.prepared_marking(table.deal_source)
+    return AuditReport(kind, len(records), redecided, outcome.winners, outcome.reason, marking)
 
 
 def _replay(records: list[Record], facts: list[Any]) -> tuple[Any, int]:

@@ -100,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"verified: {report.kind}, {report.events} events, {report.moves_redecided} moves "
         f"re-decided, winners {list(report.winners)} ({report.reason})"
+        + (f"; {report.prepared_deal}" if report.prepared_deal else "")
     )
     return 0
 

@@ -45,8 +45,10 @@ from rich.table import Table
 from rich.text import Text
 
 from clients.python.bot import RandomBot, play_to_end
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import SeatClient, TableClient, reveal_and_start
 from clients.python.text import card_name, cards_by_id
+from domain import table as tables
+from domain.table.deal import DealSource
 from tabletop.huaniao.v1 import huaniao_pb2
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
@@ -164,6 +166,8 @@ def view_renderable(view: pb.GameView) -> Group:
     head.add_row("phase", phase)
     role = pb.Role.Name(view.role).removeprefix("ROLE_").lower()
     head.add_row("as", role + (f" {view.seat}" if view.HasField("seat") else ""))
+    if view.deal_source not in (pb.DEAL_SOURCE_SHUFFLED, pb.DEAL_SOURCE_UNSPECIFIED):
+        head.add_row("deal", Text(prepared_marking(view.deal_source), style="bold red"))
     if view.to_act:
         head.add_row("to act", ", ".join(f"seat {s}" for s in view.to_act))
     if view.HasField("outcome"):
@@ -269,6 +273,18 @@ def paged_history(viewer: SeatClient, bar: Progress, label: str) -> Iterator[pb.
 # --- commands -------------------------------------------------------------------------------
 
 
+SEED_HELP = (
+    "a seeded table: a prepared deal, marked as chosen by its creator, and refused unless "
+    "the server runs with --allow-prepared-deals (default: the server's secret and every "
+    "seat's contribution deal it)"
+)
+
+
+def prepared_marking(source: int) -> str:
+    """The words every surface shows for a prepared deal, for a GameView.deal_source."""
+    return tables.prepared_marking(DealSource[pb.DealSource.Name(source)[len("DEAL_SOURCE_") :]])
+
+
 def game_options(kind: str, mode: str) -> pb.GameOptions:
     if kind == "huaniao":
         return pb.GameOptions(
@@ -294,17 +310,19 @@ def cmd_bots(args: argparse.Namespace) -> None:
         task = bar.add_task(f"{args.kind} games", total=args.games)
         for n in range(args.games):
             t0 = time.perf_counter()
+            # only an explicit --seed makes a (prepared, marked) seeded table: never a guessable one
+            deal_seed = args.seed + n if args.seed is not None else None
             created = client.create_game(
-                game_options(args.kind, args.mode), args.seats, seed=seed + n
+                game_options(args.kind, args.mode), args.seats, seed=deal_seed
             )
             seats = [client.join(created.game_id, s, f"bot-{s}") for s in range(args.seats)]
-            seats[0].start()
+            reveal_and_start(seats)
             moves = play_to_end([RandomBot(s, seed + n * 31 + i) for i, s in enumerate(seats)])
             view = client.as_viewer(created.game_id).view()
             results.append(
                 {
                     "game_id": created.game_id,
-                    "seed": seed + n,
+                    "seed": deal_seed,
                     "moves": moves,
                     "version": view.version,
                     "winners": list(view.outcome.winners),
@@ -339,7 +357,7 @@ def cmd_bots(args: argparse.Namespace) -> None:
     for r in results:
         table.add_row(
             r["game_id"],
-            str(r["seed"]),
+            "-" if r["seed"] is None else str(r["seed"]),
             str(r["moves"]),
             str(r["version"]),
             Text(", ".join(f"seat {w}" for w in r["winners"]) or "-", style="bold green"),
@@ -356,11 +374,11 @@ def cmd_bots(args: argparse.Namespace) -> None:
 def cmd_play(args: argparse.Namespace) -> None:
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     with TableClient(args.target) as client:
-        created = client.create_game(game_options("huaniao", args.mode), 4, seed=seed)
+        created = client.create_game(game_options("huaniao", args.mode), 4, seed=args.seed)
         me, *others = [
             client.join(created.game_id, s, "you" if s == 0 else f"bot-{s}") for s in range(4)
         ]
-        me.start()
+        reveal_and_start([me, *others])
         bots = {b.seat.seat: b for b in (RandomBot(s, seed + i) for i, s in enumerate(others))}
         seen = 0
         while True:
@@ -561,12 +579,12 @@ def parser() -> argparse.ArgumentParser:
         "--mode", default="basic", help="huaniao mode: simple, basic, regular, full, pro"
     )
     b.add_argument("--seats", type=int, default=4)
-    b.add_argument("--seed", type=int)
+    b.add_argument("--seed", type=int, help=SEED_HELP)
     b.add_argument("--games", type=int, default=1, help="how many games (default 1)")
     b.set_defaults(func=cmd_bots)
     pl = sub.add_parser("play", help="play 花鸟风月 at seat 0 against three bots")
     pl.add_argument("--mode", default="basic")
-    pl.add_argument("--seed", type=int)
+    pl.add_argument("--seed", type=int, help=SEED_HELP)
     pl.set_defaults(func=cmd_play)
     w = sub.add_parser("watch", help="stream a game's events as a seat or a spectator")
     game_arg(w, "watches")

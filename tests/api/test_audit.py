@@ -5,12 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from typing import Any
 
 import pytest
 
 from clients.python.audit import export_lines, verify_lines
 from clients.python.bot import RandomBot, play_to_end
-from clients.python.client import TableClient
+from clients.python.client import TableClient, reveal_and_start
 from domain import table as tables
 from domain.registry import rules_for
 from domain.table import deal, records
@@ -23,7 +24,7 @@ def finished(server) -> tuple[str, list[str]]:  # type: ignore[no-untyped-def]
     with TableClient(server.target) as client:
         created = client.create_game(huaniao_options("BASIC"), 4)
         seats = [client.join(created.game_id, s, f"p{s}", contribution=f"c{s}") for s in range(4)]
-        seats[0].start()
+        reveal_and_start(seats)
         play_to_end([RandomBot(s, i) for i, s in enumerate(seats)])
         lines = list(export_lines(client.as_viewer(created.game_id).history()))
     return created.game_id, lines
@@ -38,22 +39,30 @@ def test_a_real_history_verifies(finished: tuple[str, list[str]]) -> None:
 
 def test_the_deck_is_recomputable_from_the_revealed_inputs(finished: tuple[str, list[str]]) -> None:
     _, lines = finished
-    records = [json.loads(line) for line in lines]
-    created = records[0]["fact"]["data"]
-    contributions = tuple(
-        r["fact"]["data"]["contribution"] for r in records if r["fact"]["type"] == "SeatTaken"
-    )
-    assert contributions == ("c0", "c1", "c2", "c3")
-    secret = next(
-        r["fact"]["data"]["secret"] for r in records if r["fact"]["type"] == "ShuffleRevealed"
-    )
-    assert (
-        hashlib.sha256(f"tabletop-commit|{secret}|".encode()).hexdigest() == created["commitment"]
-    )
-    started = next(r["fact"]["data"] for r in records if r["fact"]["type"] == "GameStarted")
-    seed = deal.shuffle_seed(secret, contributions)
-    options = tables.decode_event("huaniao", records[0]["fact"]).options
-    assert tuple(started["deck"]) == deal.shuffle(rules_for("huaniao").new_deck(options), seed)
+    rows = [json.loads(line) for line in lines]
+    created = rows[0]["fact"]["data"]
+    assert created["deal_source"] == "SHUFFLED"
+
+    def of(kind: str) -> list[dict[str, Any]]:
+        return [r["fact"]["data"] for r in rows if r["fact"]["type"] == kind]
+
+    def sha(text: str) -> str:
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    commitments = [s["commitment"] for s in of("SeatTaken")]
+    assert commitments == [sha(f"tabletop-contribution|c{s}") for s in range(4)]
+    reveals = {r["seat"]: r["contribution"] for r in of("ContributionRevealed")}
+    assert reveals == {s: f"c{s}" for s in range(4)}, "every seat revealed before the deal"
+    (revealed,) = of("ShuffleRevealed")
+    secret, salt = revealed["secret"], revealed["salt"]
+    assert sha(f"tabletop-commit|{secret}|{salt}|") == created["commitment"]
+    entries = ["r" + sha(f"tabletop-reveal|{reveals[s]}") for s in range(4)]
+    key = hashlib.sha256("|".join(["tabletop-deal", secret, *entries]).encode()).digest()
+    (started,) = of("GameStarted")
+    options = tables.decode_event("huaniao", rows[0]["fact"]).options
+    mode_deck = rules_for("huaniao").new_deck(options)
+    assert tuple(started["deck"]) == deal.deck_for_round(key, mode_deck, 0)
+    assert started["seed"] == deal.seed_for_round(key, 0)
 
 
 def test_any_single_altered_byte_fails(finished: tuple[str, list[str]]) -> None:

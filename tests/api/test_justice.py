@@ -192,7 +192,7 @@ def test_the_arbiter_can_redeal_a_deadlocked_table(client: TableClient) -> None:
 
 
 def test_a_turn_timer_fires_after_a_server_restart(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    server = ServerProcess(tmp_path).start()
+    server = ServerProcess(tmp_path, extra=["--allow-prepared-deals"]).start()
     try:
         with TableClient(server.target) as client:
             created = client.create_game(

@@ -16,7 +16,7 @@ import pytest
 from google.rpc import error_details_pb2
 
 from clients.python.bot import RandomBot, play_to_end
-from clients.python.client import TOKEN_HEADER, TableClient
+from clients.python.client import TOKEN_HEADER, TableClient, reveal_and_start
 from clients.python.serverproc import ServerProcess
 from server.limits import Limits, LimitSettings, peer_host
 from tabletop.v1 import tabletop_pb2 as pb
@@ -123,7 +123,7 @@ def test_open_games_per_client(proc: ServerProcess) -> None:
         # finishing one of its games frees a slot
         gid = games[0].game_id
         seats = [client.join(gid, s, f"p{s}") for s in range(4)]
-        seats[0].start()
+        reveal_and_start(seats)
         play_to_end([RandomBot(s, i) for i, s in enumerate(seats)])
         assert client.as_viewer(gid).view().phase == pb.GAME_PHASE_FINISHED
         create("g")
