@@ -25,7 +25,8 @@ $(GEN)/.stamp: $(STAMP) $(PROTOS)
 	rm -rf $(GEN) && mkdir -p $(GEN)
 	$(BIN)/python -m grpc_tools.protoc -Iprotos --python_out=$(GEN) --grpc_python_out=$(GEN) \
 		--plugin=protoc-gen-mypy=$(BIN)/protoc-gen-mypy --mypy_out=$(GEN) \
-		--plugin=protoc-gen-mypy_grpc=$(BIN)/protoc-gen-mypy_grpc --mypy_grpc_out=$(GEN) $(PROTOS)
+		--plugin=protoc-gen-mypy_grpc=$(BIN)/protoc-gen-mypy_grpc --mypy_grpc_out=$(GEN) \
+		--descriptor_set_out=$(GEN)/descriptors.binpb --include_source_info --include_imports $(PROTOS)
 	$(BIN)/python -c "import site,os; open(os.path.join(site.getsitepackages()[0],'tabletop_gen.pth'),'w').write(os.path.abspath('$(GEN)')+'\n')"
 	touch $@
 

@@ -158,3 +158,7 @@ class GameRules(Protocol):
 
     def outcome(self, state: Any) -> Outcome | None:
         """None while the game runs."""
+
+    def label(self, state: Any, command: Any) -> str:
+        """What a legal command is, in the game's own words, its kind first ("诵 5", "碰 五"):
+        the menu line of a client that knows nothing of the rules (LegalMovesResponse.labels)."""

@@ -11,7 +11,7 @@ from typing import Any
 
 from domain import table as tables
 from domain.table.deal import commitment
-from domain.table.justice.decide import LastMove, is_game_move
+from domain.table.justice.decide import is_game_move
 from domain.table.records import chain_hash, chain_key
 
 # --- verification ------------------------------------------------------------------------
@@ -118,7 +118,7 @@ def _replay(records: list[Record], facts: list[Any]) -> tuple[Any, int]:
         for fact in got:
             table = tables.evolve(table, fact)
         last_move = (
-            LastMove(cause["seat"], records[i].version, table.version, tuple(got), before)
+            tables.last_move(table.kind, cause, (records[i].version, table.version), got, before)
             if is_game_move(cause)
             else None
         )

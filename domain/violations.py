@@ -62,6 +62,12 @@ class PenaltyRules(Protocol):
     def penalised_turn_facts(self, state: Any, seat: int) -> list[Any]:
         """REFEREE: what becomes of the turn after an attempt was penalised."""
 
+    def deck_of(self, state: Any) -> tuple[int, ...]:
+        """The unseen cards still to be drawn, in order (an upheld appeal reshuffles them)."""
+
+    def with_deck(self, state: Any, deck: tuple[int, ...]) -> Any:
+        """``state`` with its unseen cards in the order ``deck`` (a permutation of them)."""
+
     def play_as_attempt(self, state: Any, command: Any) -> list[Any]:
         """PLAYERS: the facts of ``command`` as played, though the rules forbid it (only for
         commands ``violation_of`` classifies); a later report can penalise it."""

@@ -96,7 +96,7 @@ class GameAggregate(Aggregate):
         finally:
             self.__dict__.pop("_recording", None)
 
-    def request_version(self, seat: int, request_id: str) -> int | None:
+    def request_version(self, seat: int | None, request_id: str) -> int | None:
         """The version of the first fact of the move ``seat`` sent with this Play request_id
         (its idempotency key), or None. The index is part of the state, so snapshots and
         rebuilds after a restart keep it."""

@@ -72,6 +72,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             tuple(request.deck),
             render.read_enforcement(request.enforcement),
             request.turn_time_limit_ms,
+            arbitrated=request.arbitrated,
         )
         return pb.CreateGameResponse(game_id=game_id, version=version, arbiter_token=arbiter)
 
@@ -131,7 +132,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
         snap = await self.server.snapshot(request.game_id, viewer, None)
         version, commands = await self.server.legal_moves(request.game_id, viewer)
         return pb.LegalMovesResponse(
-            version=version, moves=[render.move_proto(snap.table.kind, c) for c in commands]
+            version=version,
+            moves=[render.move_proto(snap.table.kind, c) for c in commands],
+            labels=[render.move_label(snap.table, c) for c in commands],
         )
 
     @unary

@@ -11,6 +11,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from server import reflection as source_reflection
 from server.config import Settings, from_args
 from server.eventstore import TableApplication
 from server.grpc_api import TableServicer
@@ -95,7 +96,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     tabletop_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(tables, limits), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
+    source_reflection.enable(
         [
             SERVICE,
             health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,

@@ -74,6 +74,19 @@ def move_proto(kind: str, command: Any) -> pb.Move:
     return msg
 
 
+def move_label(table: tables.Table, command: Any) -> str:
+    """The menu line of a legal command (LegalMovesResponse.labels)."""
+    if isinstance(command, J.CastVote):
+        return "投票 " + ("成立" if command.uphold else "不成立")
+    if isinstance(command, J.Retract):
+        return "误操作"
+    if isinstance(command, J.Appeal):
+        return "申诉"
+    if type(command) in J.TABLE_COMMAND_TYPES:
+        return type(command).__name__
+    return str(rules_for(table.kind).label(table.game, command))
+
+
 def event_proto(kind: str, stored: StoredEvent, viewer: Viewer) -> pb.GameEvent:
     fact = tables.redact(kind, stored.fact, viewer)
     ts = Timestamp()
@@ -188,6 +201,7 @@ def _justice_view(msg: pb.GameView, table: tables.Table) -> None:
     msg.turn_time_limit_ms = table.time_limit_ms
     msg.paused = table.paused
     msg.redeals = table.redeals
+    msg.arbitrated = table.arbitrated
     msg.misplays_used.extend(table.misplays)
     msg.violations.extend(table.violations)
     for case in table.cases:
@@ -200,6 +214,7 @@ def _justice_view(msg: pb.GameView, table: tables.Table) -> None:
             note=case.note,
             upheld_by=[v.seat for v in case.votes if v.uphold],
             rejected_by=[v.seat for v in case.votes if not v.uphold],
+            redeal_agreed=case.redeal_agreed,
         )
         view.violation = pb.ViolationKind.Value(f"VIOLATION_KIND_{case.violation.name}")
         view.status = pb.CaseStatus.Value(f"CASE_STATUS_{case.status.name}")

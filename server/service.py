@@ -266,8 +266,9 @@ class TableServer:
             # the store feed moved or dropped the entry meanwhile: re-read on next use
             self._latest.pop(agg.id, None)
         if is_game_move(cause):
-            self._last_moves[agg.id] = LastMove(
-                cause["seat"], stored[0].version, stored[-1].version, tuple(facts), agg.table.game
+            versions = (stored[0].version, stored[-1].version)
+            self._last_moves[agg.id] = tables.last_move(
+                agg.table.kind, cause, versions, facts, agg.table.game
             )
         else:
             self._last_moves.pop(agg.id, None)
@@ -287,6 +288,7 @@ class TableServer:
         deck: tuple[int, ...] = (),
         enforcement: J.Enforcement = J.Enforcement.REJECT,
         time_limit_ms: int = 0,
+        arbitrated: bool = False,
     ) -> tuple[str, int, str]:
         """Open a table. Returns the game id, its version and the arbiter token.
 
@@ -312,6 +314,7 @@ class TableServer:
             tuple(deck),
             enforcement,
             time_limit_ms,
+            arbitrated,
             salt=secrets.token_hex(32),
             seeded=seed is not None,
         )
@@ -416,7 +419,8 @@ class TableServer:
                     return done
             if expected_version != agg.version:
                 raise Aborted(expected_version, agg.version)
-            last = await self._last_move(agg) if isinstance(command, J.Retract) else None
+            needs_last = isinstance(command, J.Retract | J.Report)  # 误操作, a reported move
+            last = await self._last_move(agg) if needs_last else None
             facts = tables.act(agg.table, command, last)
             seat = None if isinstance(command, tables.ARBITER_COMMANDS) else command.seat
             cause = tables.cause("play", seat, command)
@@ -434,8 +438,10 @@ class TableServer:
     async def _played(
         self, agg: GameAggregate, command: Any, request_id: str
     ) -> list[StoredEvent] | None:
-        """The stored events of the move this seat already made with ``request_id``."""
-        first = agg.request_version(command.seat, request_id)
+        """The stored events of the move this seat (or the arbiter) already made with
+        ``request_id``: the arbiter's commands are indexed under no seat, as their cause is."""
+        seat = None if isinstance(command, tables.ARBITER_COMMANDS) else command.seat
+        first = agg.request_version(seat, request_id)
         if first is None:
             return None
         events = await asyncio.to_thread(self.store.stored_events, agg.id, first - 1, None, 256)
@@ -481,8 +487,9 @@ class TableServer:
         move = recent[caused[-1] :]
         first = move[0].version
         before = (await self._load_at(agg.id, first - 1)).table.game
-        seat = (move[0].cause or {})["seat"]
-        found = LastMove(seat, first, move[-1].version, tuple(e.fact for e in move), before)
+        cause = move[0].cause or {}
+        facts = [e.fact for e in move]
+        found = tables.last_move(agg.table.kind, cause, (first, move[-1].version), facts, before)
         self._last_moves[agg.id] = found
         return found
 

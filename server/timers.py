@@ -103,10 +103,10 @@ class TurnClock:
 def deadline_of(agg: GameAggregate) -> datetime | None:
     """When the awaited seat's time runs out, or None when no clock runs."""
     table = agg.table
-    if table.time_limit_ms <= 0 or table.phase is not tables.Phase.PLAYING or table.paused:
+    if table.time_limit_ms <= 0 or table.phase is not tables.Phase.PLAYING:
         return None
-    if not tables.to_act(table):
-        return None
+    if not table.paused and not tables.to_act(table):
+        return None  # an open case runs on the clock even while only the arbiter is awaited
     from datetime import timedelta
 
     return agg.modified_on + timedelta(milliseconds=table.time_limit_ms)

@@ -1,4 +1,6 @@
-"""A bot that plays uniformly random legal moves, for any game kind."""
+"""Bots over the API: ``RandomBot`` plays uniformly random legal moves of any game;
+``PolicyBot`` asks a policy of clients/python/bots.py (the heuristic by default), giving it
+only the seat's own view and legal moves."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import random
 
 import grpc
 
+from clients.python.bots import POLICIES, Policy
 from clients.python.client import SeatClient
 
 
@@ -27,6 +30,37 @@ class RandomBot:
                 return False
             raise
         return True
+
+
+class PolicyBot(RandomBot):
+    """A seat played by a policy that sees what the seat sees: its view and legal moves."""
+
+    def __init__(
+        self, seat: SeatClient, policy: Policy | str = "heuristic", seed: int | None = None
+    ) -> None:
+        super().__init__(seat, seed)
+        self.policy = POLICIES[policy] if isinstance(policy, str) else policy
+
+    def step(self) -> bool:
+        legal = self.seat.legal_moves()
+        if not legal.moves:
+            return False
+        pick = self.policy(self.seat.view(), list(legal.moves), self.rng)
+        if pick is None:
+            return False
+        move = legal.moves[pick]
+        try:
+            self.seat.play(move, legal.version)
+        except grpc.RpcError as err:
+            if err.code() == grpc.StatusCode.ABORTED:
+                return False
+            raise
+        return True
+
+
+def make_bot(seat: SeatClient, kind: str, seed: int | None = None) -> RandomBot:
+    """``kind`` is "heuristic" or "random" (the `--bot` option)."""
+    return RandomBot(seat, seed) if kind == "random" else PolicyBot(seat, kind, seed)
 
 
 def play_to_end(bots: list[RandomBot], max_moves: int = 20_000) -> int:

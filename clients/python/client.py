@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import grpc
@@ -56,6 +56,7 @@ class TableClient:
         deck: list[int] | None = None,
         enforcement: int = pb.ENFORCEMENT_REJECT,
         turn_time_limit_ms: int = 0,
+        arbitrated: bool = False,
     ) -> pb.CreateGameResponse:
         request = pb.CreateGameRequest(
             options=options,
@@ -63,6 +64,7 @@ class TableClient:
             deck=deck or [],
             enforcement=enforcement,  # type: ignore[arg-type]
             turn_time_limit_ms=turn_time_limit_ms,
+            arbitrated=arbitrated,
         )
         if seed is not None:
             request.seed = seed
@@ -205,17 +207,34 @@ class SeatClient:
         yield from self.stub.Replay(request, metadata=self.metadata)
 
     def watch(
-        self, after_version: int = 0, retries: int = 20, backoff: float = 0.2
+        self,
+        after_version: int = 0,
+        retries: int = 20,
+        backoff: float = 0.2,
+        on_retry: Callable[[grpc.RpcError, int, int], None] | None = None,
+        on_resume: Callable[[int], None] | None = None,
     ) -> Iterator[pb.GameEvent]:
-        """Events after ``after_version``, resuming after a dropped stream; ends with the game."""
+        """Events after ``after_version``, resuming after a dropped stream; ends with the game.
+
+        ``on_retry(error, attempt, last_version)`` is called before each reconnection and
+        ``on_resume(last_version)`` once the server answers again (a GetView probe), so a
+        caller can say so.
+        """
         last = after_version
         failures = 0
         while True:
             try:
-                for reply in self.stub.Watch(
+                if failures:  # the server is back once it answers a small call
+                    self.stub.GetView(
+                        pb.GetViewRequest(game_id=self.game_id), metadata=self.metadata, timeout=5
+                    )
+                    if on_resume is not None:
+                        on_resume(last)
+                stream = self.stub.Watch(
                     pb.WatchRequest(game_id=self.game_id, after_version=last),
                     metadata=self.metadata,
-                ):
+                )
+                for reply in stream:
                     failures = 0
                     if reply.event.version <= last:
                         continue  # never hand a caller a duplicate
@@ -226,4 +245,6 @@ class SeatClient:
                 if err.code() not in RETRYABLE or failures >= retries:
                     raise
                 failures += 1
+                if on_retry is not None:
+                    on_retry(err, failures, last)
                 time.sleep(backoff * failures)

@@ -1,91 +1,110 @@
-"""`make demo`: four bots play a 基本-mode 花鸟风月 game over gRPC; seat 0's stream scrolls by.
+"""`make demo`: four heuristic bots play a 基本-mode 花鸟风月 game over gRPC; seat 0's stream
+scrolls by, then a summary panel: winner, scores, moves, game id, and the commands to replay,
+open the HTML page and verify it.
 
-Uses the server at --target if one answers there, otherwise starts its own on a free port.
+Uses the server at --target (or TABLETOP_TARGET) if one answers there, otherwise starts its
+own on a free port.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import threading
 
-from clients.python.audit import export_lines, verify_lines
-from clients.python.bot import RandomBot, play_to_end
-from clients.python.client import TableClient, reveal_and_start
+from rich.console import Console
+
+from clients.python.audit import export_lines, parse_lines, verify_records
+from clients.python.bot import make_bot, play_to_end
+from clients.python.clibase import DEFAULT_TARGET
+from clients.python.client import SeatClient, TableClient, reveal_and_start
+from clients.python.play import Tokens, game_options, summary_panel
+from clients.python.render import event_text
 from clients.python.serverproc import ServerProcess, is_serving
-from clients.python.text import event_line, view_text
-from tabletop.huaniao.v1 import huaniao_pb2
-from tabletop.v1 import tabletop_pb2 as pb
+
+console = Console(highlight=False)
 
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--target", default="127.0.0.1:50051", help="server address")
+    p.add_argument(
+        "--target",
+        default=os.environ.get("TABLETOP_TARGET", DEFAULT_TARGET),
+        help="server address (env TABLETOP_TARGET)",
+    )
     p.add_argument(
         "--seed",
         type=int,
         default=None,
         help="reproduce a game: a seeded table is a prepared deal (marked as chosen by its "
-        "creator; the server must allow prepared deals). Default: a table nobody can choose",
+        "creator; the server must allow prepared deals). Default: a deal nobody can choose",
+    )
+    p.add_argument(
+        "--bot", choices=["heuristic", "random"], default="heuristic", help="the bots' policy"
     )
     args = p.parse_args(argv)
 
     own = None
     target = args.target
     if not is_serving(target):
-        print(f"no server at {target}; starting one")
+        console.print(f"no server at {target}; starting one")
         own = ServerProcess(extra=["--allow-prepared-deals"] if args.seed is not None else [])
         own.start()
         target = own.target
     try:
-        run(target, args.seed, own is None)
+        run(target, args.seed, args.bot, server_stays=own is None)
     finally:
         if own is not None:
             own.cleanup()
 
 
-def run(target: str, seed: int | None = None, server_stays: bool = True) -> None:
+def run(
+    target: str, seed: int | None = None, bot: str = "heuristic", server_stays: bool = True
+) -> None:
     """One game. With ``seed`` the table is seeded and nobody contributes, so the seed
-    reproduces the deal (a prepared deal); without, every seat commits and reveals."""
+    reproduces the deal (a prepared deal, marked); without, every seat commits and reveals."""
     with TableClient(target) as client:
-        options = pb.GameOptions(huaniao=huaniao_pb2.Options(mode=huaniao_pb2.MODE_BASIC))
-        created = client.create_game(options, seat_count=4, seed=seed)
+        created = client.create_game(game_options("huaniao", "basic"), seat_count=4, seed=seed)
         game_id = created.game_id
         if seed is None:
-            print(f"game {game_id} (基本 mode; dealt from the server's secret and every seat's)")
+            console.print(f"game {game_id} (基本 mode, {bot} bots, a deal nobody chose)")
         else:
-            print(f"game {game_id} (基本 mode, seed {seed}: a prepared deal)")
+            console.print(f"game {game_id} (基本 mode, seed {seed}: a prepared deal, {bot} bots)")
         contribution = None if seed is None else ""  # a seeded demo reproduces its deal
         seats = [client.join(game_id, s, f"bot-{s}", contribution) for s in range(4)]
+        tokens = Tokens(
+            target, game_id, created.arbiter_token, {s.seat or 0: s.token or "" for s in seats}
+        )
         watcher = threading.Thread(target=_print_stream, args=(seats[0],), daemon=True)
         watcher.start()
         reveal_and_start(seats)
         bot_seed = seed if seed is not None else random.randrange(1 << 30)
-        moves = play_to_end([RandomBot(s, bot_seed + i) for i, s in enumerate(seats)])
+        play_to_end([make_bot(s, bot, bot_seed + i) for i, s in enumerate(seats)])
         watcher.join(timeout=30)
         final = client.as_viewer(game_id).view()
-        print()
-        print(view_text(final))
-        print(f"\n{moves} moves. winner(s): seat {', '.join(map(str, final.outcome.winners))}")
-        print(f"game id: {game_id}")
-        report = verify_lines(export_lines(client.as_viewer(game_id).history()))
-        print(
-            f"audit: verified {report.events} events, {report.moves_redecided} moves re-decided "
-            "through the engine, the shuffle commitment and the hash chain"
-            + (f"; {report.prepared_deal}" if report.prepared_deal else "")
+        verified = verify_records(parse_lines(export_lines(client.as_viewer(game_id).history())))
+    # One count of moves for the whole panel: the verifier's, from the stored causes.
+    console.print(
+        summary_panel(
+            final,
+            tokens,
+            moves=verified.moves,
+            verified=verified.line().removeprefix("verified: "),
+            target=target if target != DEFAULT_TARGET else None,
         )
-        if server_stays:
-            print(f"step through it: .venv/bin/tabletop --target {target} replay {game_id}")
-            print(f"verify it:       .venv/bin/tabletop-audit --target {target} verify {game_id}")
-        else:
-            print("(the demo's own server stops now; `make run` first to keep games for replay)")
+    )
+    if not server_stays:
+        console.print(
+            "(the demo's own server stops now; `make run` first to keep games for replay)"
+        )
 
 
-def _print_stream(seat: object) -> None:
-    print("--- seat 0's live stream ---")
-    for event in seat.watch():  # type: ignore[attr-defined]
-        print(event_line(event), flush=True)
-    print("--- stream ended ---")
+def _print_stream(seat: SeatClient) -> None:
+    console.print("--- seat 0's live stream ---")
+    for event in seat.watch():
+        console.print(event_text(event))
+    console.print("--- stream ended ---")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from domain import violations as V
@@ -65,6 +66,9 @@ class HuaniaoRules:
     def describe(self, event: Any) -> str:
         return views.describe(event)
 
+    def label(self, state: HuaniaoState, command: Any) -> str:
+        return views.label(state, command)
+
     def outcome(self, state: HuaniaoState) -> Outcome | None:
         if not state.end_reason:
             return None
@@ -85,6 +89,12 @@ class HuaniaoRules:
 
     def penalised_turn_facts(self, state: HuaniaoState, seat: int) -> list[Any]:
         return penalties.penalised_turn_facts(state, seat)
+
+    def deck_of(self, state: HuaniaoState) -> tuple[int, ...]:
+        return state.deck
+
+    def with_deck(self, state: HuaniaoState, deck: tuple[int, ...]) -> HuaniaoState:
+        return dataclasses.replace(state, deck=deck)
 
     def play_as_attempt(self, state: HuaniaoState, command: Any) -> list[Any]:
         return penalties.play_as_attempt(state, command)

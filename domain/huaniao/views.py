@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from domain.engine import Role, Viewer, effective_viewer
-from domain.huaniao.cards import CLASS_NAME, NAME, Card, CardClass, cards_of
+from domain.engine import Role, RuleViolation, Viewer, effective_viewer
+from domain.huaniao.cards import CLASS_NAME, NAME, Card, CardClass, cards_of, kind_counts
+from domain.huaniao.commands import ChangeSeason, Discard, Guess, Perch, Play
 from domain.huaniao.events import (
     AttemptPlayed,
     CardsExchanged,
@@ -41,7 +42,8 @@ from domain.huaniao.events import (
     Transfer,
 )
 from domain.huaniao.options import COMBO_NAME, Combo, Options
-from domain.huaniao.rules import dance_banned, hand_open, seasons_of, to_act
+from domain.huaniao.plays import classify
+from domain.huaniao.rules import dance_banned, hand_open, play_rules, seasons_of, to_act
 from domain.huaniao.state import HuaniaoState
 from domain.huaniao.terms import (
     CAUSE_NAME,
@@ -313,3 +315,46 @@ def _describe_play(e: Played) -> str:
     if e.verse:
         body += f" 「{e.verse}」"
     return f"{head} {body}"
+
+
+# --- legal commands, labelled -------------------------------------------------------------
+
+
+def label(s: HuaniaoState, command: Any) -> str:
+    """What a legal command is, in the seed's words: its kind first, then what it makes
+    ("诵 5", "吟 3", "起 1", "舞 风 → seat 2", "舞 天上天下 宣言 2", "栖", "弃 鸟", "猜 鸟牌")."""
+    t = type(command)
+    if t is Play:
+        return _label_play(s, command)
+    if t is Perch:
+        return "栖"
+    if t is Discard:
+        return f"弃 {_cards(cards_of(command.cards))}"
+    if t is Guess:
+        return f"猜 {CLASS_NAME[command.card_class]}"
+    if t is ChangeSeason:
+        return "换季"
+    return type(command).__name__
+
+
+def _label_play(s: HuaniaoState, cmd: Play) -> str:
+    try:
+        shape = classify(
+            kind_counts(cmd.cards), cmd.combo, play_rules(s, cmd.seat), s.need, s.reference
+        )
+    except RuleViolation:
+        return f"? {_cards(cards_of(cmd.cards))}"
+    if shape.kind != PlayKind.WU:
+        return f"{PLAY_KIND_NAME[shape.kind]} {shape.count}"
+    head = (
+        f"舞 {COMBO_NAME[cmd.combo]}"
+        if cmd.combo is not None
+        else f"舞 {_cards(cards_of(cmd.cards))}"
+    )
+    if cmd.target is not None:
+        head += f" → seat {cmd.target}"
+    if cmd.announce is not None:
+        head += f" 宣言 {cmd.announce}"
+    if cmd.chosen_season is not None:
+        head += f" 选{SEASON_NAME[cmd.chosen_season]}"
+    return head

@@ -126,14 +126,11 @@ def seed_for_round(key: bytes, round_: int) -> int:
     return int.from_bytes(subkey(key, f"seed-{round_}")[:SEED_BYTES], "big")
 
 
-def reshuffle_unseen(
-    key: bytes, unseen: tuple[int, ...], returning: tuple[int, ...], label: str
-) -> tuple[int, ...]:
-    """The unseen part (the stock) after ``returning`` cards go back into it.
-
-    Cards a seat saw must not go back on top where it knows them: the stock and the
-    returning cards are shuffled together by ``shuffle`` under ``subkey(key, "reshuffle-" +
-    label)``. ``label`` must be unique within the table (e.g. the case id); the result,
-    like every deal, follows from committed randomness, so replay and verify reproduce it.
-    """
-    return shuffle((*unseen, *returning), subkey(key, f"reshuffle-{label}"))
+def reshuffle_unseen(key: bytes, cards: Iterable[int], label: str) -> tuple[int, ...]:
+    """The unseen part of the deck (the stock) in a new order, once cards a seat saw have
+    gone back into it (an upheld appeal, a retraction): ``cards`` is the whole unseen part,
+    the returning cards included, shuffled under ``subkey(key, "reshuffle-" + label)``.
+    ``label`` is unique per use at a table (e.g. ``revoke-<case id>``). Like every deal it
+    follows from committed randomness, so replay and verify reproduce it, and nobody knows
+    where a returned card lies."""
+    return shuffle(cards, subkey(key, f"reshuffle-{label}"))

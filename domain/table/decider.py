@@ -48,6 +48,7 @@ def create(
     prepared_deck: tuple[int, ...] = (),
     enforcement: J.Enforcement = J.Enforcement.REJECT,
     time_limit_ms: int = 0,
+    arbitrated: bool = False,
     salt: str = "",
     seeded: bool = False,
 ) -> list[Any]:
@@ -80,6 +81,7 @@ def create(
             prepared_deck=prepared_deck,
             enforcement=enforcement,
             time_limit_ms=time_limit_ms,
+            arbitrated=arbitrated,
             salt=salt,
             deal_source=source,
         )
@@ -183,14 +185,6 @@ def _redeal_facts(table: Table) -> list[Any]:
     return [redealt, *rules.deal(evolve(table, redealt).game)]
 
 
-def reshuffle_unseen(
-    table: Table, unseen: tuple[int, ...], returning: tuple[int, ...], label: str
-) -> tuple[int, ...]:
-    """deal.reshuffle_unseen under this table's key (for justice: cards a seat saw going
-    back to the stock)."""
-    return deal.reshuffle_unseen(table.deal_key, unseen, returning, label)
-
-
 def court(table: Table) -> Court:
     """What justice may know of ``table`` to decide."""
     return Court(
@@ -202,7 +196,9 @@ def court(table: Table) -> Court:
         running=table.phase is Phase.PLAYING,
         time_limit_ms=table.time_limit_ms,
         enforcement=table.enforcement,
+        arbitrated=table.arbitrated,
         redeal=lambda: _redeal_facts(table),
+        reshuffle=lambda cards, label: deal.reshuffle_unseen(table.deal_key, cards, label),
     )
 
 
@@ -243,7 +239,7 @@ def _decide(table: Table, command: Any, last_move: LastMove | None) -> list[Any]
     if isinstance(command, J.Retract):
         return justice.retract(court(table), command, last_move)
     if isinstance(command, J.Report):
-        return justice.report(court(table), command)
+        return justice.report(court(table), command, last_move)
     if isinstance(command, J.CastVote):
         return justice.vote(court(table), command)
     if isinstance(command, J.Appeal):
@@ -252,12 +248,17 @@ def _decide(table: Table, command: Any, last_move: LastMove | None) -> list[Any]
         return justice.rule(court(table), command)
     if isinstance(command, J.Redeal):
         return justice.redeal(court(table))
+    if isinstance(command, J.AgreeRedeal):
+        return justice.agree_redeal(court(table), command)
     return _play(table, command)
 
 
 def time_out_all(table: Table) -> list[Any]:
     """Every awaited seat runs out of time at once (a claim window waits on several): each
-    is timed out in turn, on the state the previous one left."""
+    is timed out in turn, on the state the previous one left. On an open case the case
+    itself runs out of time."""
+    if table.phase is Phase.PLAYING and table.justice.open_case is not None:
+        return justice.case_timed_out(court(table))
     facts: list[Any] = []
     current = table
     for seat in table.rules.to_act(table.game):
@@ -333,14 +334,27 @@ def redecide(
     if action == "start":
         return start(table, reveals_closed=bool(cause.get("reveals_closed")))
     if action == "play":
-        types = {**{t.__name__: t for t in table.rules.command_types}, **TABLE_COMMAND_TYPES}
-        command = from_data(types[cause["command"]["type"]], cause["command"]["data"])
+        command = command_of(table.kind, cause)
         if cause["seat"] is not None and command.seat != cause["seat"]:
             raise MalformedCommand("cause", "the command's seat is not the cause's seat")
         return act(table, command, last_move)
     if action == "timeout":
         return time_out_all(table)
     raise MalformedCommand("cause", f"unknown action {action!r}")
+
+
+def command_of(kind: str, cause: dict[str, Any]) -> Any:
+    """The command a stored ``play`` cause names, decoded."""
+    types = {**{t.__name__: t for t in rules_for(kind).command_types}, **TABLE_COMMAND_TYPES}
+    return from_data(types[cause["command"]["type"]], cause["command"]["data"])
+
+
+def last_move(
+    kind: str, cause: dict[str, Any], versions: tuple[int, int], facts: Any, before: Any
+) -> LastMove:
+    """A stored game move as a retraction or a report of it needs it."""
+    first, last = versions
+    return LastMove(cause["seat"], first, last, tuple(facts), before, command_of(kind, cause))
 
 
 # --- evolve ------------------------------------------------------------------------------
@@ -358,6 +372,7 @@ def _apply(table: Table | None, event: Any) -> Table:
             version=1,
             enforcement=event.enforcement,
             time_limit_ms=event.time_limit_ms,
+            arbitrated=event.arbitrated,
             kind=event.kind,
             options=event.options,
             seat_count=event.seat_count,
@@ -397,6 +412,8 @@ def _apply(table: Table | None, event: Any) -> Table:
         justice_state, game = evolve_justice(table.justice, event, table.version, table.game)
         if isinstance(event, J.GameRedealt):  # the table deals; justice only counts it
             game = _new_game(table, event.deck, event.seed)
+        if isinstance(event, J.PenaltyRevoked) and event.deck:  # the reshuffled unseen deck
+            game = table.rules.with_deck(game, event.deck)  # type: ignore[attr-defined]
         return dataclasses.replace(table, justice=justice_state, game=game)
     return dataclasses.replace(
         table,
@@ -440,6 +457,8 @@ def redact(table_kind: str, event: Any, viewer: Viewer) -> Any:
         return event if viewer == ARBITER else dataclasses.replace(event, restored=None)
     if isinstance(event, J.GameRedealt):
         return event if viewer == ARBITER else J.GameRedealt((), 0, event.round)
+    if isinstance(event, J.PenaltyRevoked):
+        return event if viewer == ARBITER else dataclasses.replace(event, deck=())
     if type(event) in J.JUSTICE_EVENT_TYPES or isinstance(event, ShuffleRevealed):
         return event
     return rules_for(table_kind).redact(event, viewer)

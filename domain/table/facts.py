@@ -22,6 +22,7 @@ class GameCreated:
     prepared_deck: tuple[int, ...]  # a prepared deal, or () to shuffle
     enforcement: J.Enforcement = J.Enforcement.REJECT
     time_limit_ms: int = 0  # per action; 0 = no clock
+    arbitrated: bool = False  # an arbiter rules on disputes (else they close UNRESOLVED)
     salt: str = ""  # random, hidden until the game ends: the commitment never reveals a seed
     deal_source: DealSource = DealSource.SHUFFLED  # public: a prepared deal is marked
 

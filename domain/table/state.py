@@ -57,6 +57,7 @@ class Table:
     version: int = 0  # facts applied so far (= the stream version)
     enforcement: J.Enforcement = J.Enforcement.REJECT
     time_limit_ms: int = 0
+    arbitrated: bool = False
     justice: JusticeState = JusticeState()
     salt: str = ""
     deal_source: DealSource = DealSource.SHUFFLED

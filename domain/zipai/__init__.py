@@ -79,6 +79,9 @@ class ZipaiRules:
     def describe(self, event: Any) -> str:
         return _views.describe(event)
 
+    def label(self, state: State, command: Any) -> str:
+        return _views.label(state, command)
+
     def outcome(self, state: State) -> Outcome | None:
         if state.phase is not Phase.OVER:
             return None

@@ -15,6 +15,17 @@ from typing import Any
 
 from domain.engine import Role, Viewer
 from domain.zipai.cards import Card, card, card_name, cards
+from domain.zipai.commands import (
+    Chi,
+    DeclareBao,
+    DeclineBao,
+    Discard,
+    Hu,
+    Long,
+    PassClaim,
+    Peng,
+    Zhao,
+)
 from domain.zipai.events import (
     BaoDeclared,
     BaoDeclined,
@@ -270,3 +281,33 @@ def describe(event: Any) -> str:
     if isinstance(e, HuangZhuang):
         return "荒庄: the stock ran out"
     return repr(e)
+
+
+# ---------------------------------------------------------------------------- labels
+
+_COMMAND_WORDS = {
+    Discard: "打",
+    Chi: "吃",
+    Peng: "碰",
+    Zhao: "招",
+    Long: "拢",
+    Hu: "胡",
+    PassClaim: "过",
+    DeclareBao: "爆",
+    DeclineBao: "不爆",
+}
+
+
+def label(state: State, command: Any) -> str:
+    """What a legal command is, in the seed's words: "打 五", "吃 五 with 四六, 比 …",
+    "碰 五", "招 五", "拢", "胡", "过", "爆", "不爆"."""
+    word = _COMMAND_WORDS.get(type(command), type(command).__name__)
+    if isinstance(command, Discard):
+        return f"{word} {card_name(card(command.card))}"
+    shown = card_name(card(state.shown)) if state.shown is not None else ""
+    if isinstance(command, Chi):
+        bi = " ".join(_names(cards(g.cards)) for g in command.bi)
+        return f"{word} {shown} with {_names(cards(command.cards))}" + (f", 比 {bi}" if bi else "")
+    if isinstance(command, Peng | Zhao) or (isinstance(command, Hu | PassClaim) and shown):
+        return f"{word} {shown}".rstrip()
+    return word

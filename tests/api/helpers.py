@@ -14,9 +14,14 @@ def huaniao_options(mode: str = "BASIC") -> pb.GameOptions:
 
 
 def seated_game(
-    client: TableClient, seed: int, mode: str = "BASIC", seats: int = 4, start: bool = True
+    client: TableClient,
+    seed: int,
+    mode: str = "BASIC",
+    seats: int = 4,
+    start: bool = True,
+    arbitrated: bool = False,
 ) -> tuple[str, list[SeatClient], str]:
-    created = client.create_game(huaniao_options(mode), seats, seed=seed)
+    created = client.create_game(huaniao_options(mode), seats, seed=seed, arbitrated=arbitrated)
     # no contribution: a seeded table then deals the same every run (reproducible tests)
     players = [client.join(created.game_id, s, f"p{s}", contribution="") for s in range(seats)]
     if start:

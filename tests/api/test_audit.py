@@ -14,7 +14,8 @@ from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import TableClient, reveal_and_start
 from domain import table as tables
 from domain.registry import rules_for
-from domain.table import deal, records
+from domain.table import deal
+from domain.table import records as rec
 from domain.verify import AuditFailure
 from tests.api.helpers import huaniao_options, seated_game
 
@@ -93,7 +94,7 @@ def test_two_swapped_events_fail(finished: tuple[str, list[str]]) -> None:
     # even with their versions swapped back into order the chain breaks
     a, b = json.loads(lines[i]), json.loads(lines[i + 1])
     a["version"], b["version"] = b["version"], a["version"]
-    renumbered = lines[:i] + [records.canonical(b), records.canonical(a)] + lines[i + 2 :]
+    renumbered = lines[:i] + [rec.canonical(b), rec.canonical(a)] + lines[i + 2 :]
     with pytest.raises(AuditFailure):
         verify_lines(renumbered)
 
@@ -106,16 +107,16 @@ def test_a_forged_reveal_fails(finished: tuple[str, list[str]]) -> None:
         if r["fact"]["type"] == "ShuffleRevealed":
             r["fact"]["data"]["secret"] = forged_secret
     with pytest.raises(AuditFailure, match="secret"):
-        verify_lines([records.canonical(r) for r in records])
+        verify_lines([rec.canonical(r) for r in records])
     # a forger who also rewrites the creation and recomputes every hash is caught by the
     # commitment published before the game
     records[0]["fact"]["data"]["secret"] = forged_secret
-    key, prev = records.chain_key(forged_secret), ""
+    key, prev = rec.chain_key(forged_secret), ""
     for r in records:
-        r["hash"] = records.chain_hash(key, prev, r["version"], r["fact"], r["cause"])
+        r["hash"] = rec.chain_hash(key, prev, r["version"], r["fact"], r["cause"])
         prev = r["hash"]
     with pytest.raises(AuditFailure, match="commitment"):
-        verify_lines([records.canonical(r) for r in records])
+        verify_lines([rec.canonical(r) for r in records])
 
 
 def test_a_forged_move_with_a_recomputed_chain_fails(finished: tuple[str, list[str]]) -> None:
@@ -127,12 +128,12 @@ def test_a_forged_move_with_a_recomputed_chain_fails(finished: tuple[str, list[s
     started = next(r for r in records if r["fact"]["type"] == "GameStarted")
     deck = started["fact"]["data"]["deck"]
     deck[0], deck[-1] = deck[-1], deck[0]
-    key, prev = records.chain_key(secret), ""
+    key, prev = rec.chain_key(secret), ""
     for r in records:
-        r["hash"] = records.chain_hash(key, prev, r["version"], r["fact"], r["cause"])
+        r["hash"] = rec.chain_hash(key, prev, r["version"], r["fact"], r["cause"])
         prev = r["hash"]
     with pytest.raises(AuditFailure, match="differ|refuses"):
-        verify_lines([records.canonical(r) for r in records])
+        verify_lines([rec.canonical(r) for r in records])
 
 
 def test_a_running_game_exports_redacted_and_does_not_verify(client: TableClient) -> None:

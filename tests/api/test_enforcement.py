@@ -87,13 +87,14 @@ def test_players_records_the_move_and_a_report_penalises_it(client: TableClient)
         evidence=[evidence],
         note="风花雪月 at 常规",
     )
-    report.penalty.kind = pb.PENALTY_KIND_DISCARD_AND_DRAW  # the seed fixes it; names the cards
-    report.penalty.cards.extend(forbidden_cards(reply))
     v = seats[2].play(pb.Move(table=pb.TableCommand(report=report)), reply.version).version
-    arbiter_client = client.as_viewer(game_id, arbiter)
-    arbiter_client.play(pb.Move(table=pb.TableCommand(rule=pb.Rule(case_id=v, uphold=True))), v)
+    vote = pb.CastVote(case_id=v, uphold=True)  # seat 0, the other seat, confirms it
+    seats[0].play(pb.Move(table=pb.TableCommand(cast_vote=vote)), v)
     view = client.as_viewer(game_id).view()
     assert view.cases[0].status == pb.CASE_STATUS_UPHELD and view.violations[1] == 1
+    penalty = view.cases[0].penalty
+    assert penalty.kind == pb.PENALTY_KIND_DISCARD_AND_DRAW, "the seed fixes it"
+    assert sorted(penalty.cards) == sorted(forbidden_cards(reply)), "the engine names the cards"
     assert any("penalty on seat 1" in t for t in texts(client, game_id))
 
 

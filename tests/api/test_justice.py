@@ -103,18 +103,20 @@ def vote(seat: SeatClient, case_id: int, uphold: bool, version: int) -> int:
     return int(reply.version)
 
 
-def test_a_report_pauses_the_game_and_a_majority_confirms_it(client: TableClient) -> None:
+def test_a_report_pauses_the_game_and_the_other_seats_confirm_it(client: TableClient) -> None:
     game_id, seats, _ = seated_game(client, seed=42)
     v = client.as_viewer(game_id).view().version
     case = report(seats[0], 1, v)
     view = client.as_viewer(game_id).view()
     assert view.paused and view.cases[0].status == pb.CASE_STATUS_OPEN
-    assert sorted(view.to_act) == [2, 3], "the voters are awaited"
+    assert sorted(view.to_act) == [1, 2, 3], "the voters, the accused included, are awaited"
     mover = seats[2]
     with pytest.raises(grpc.RpcError) as e:
         mover.play(pb.Move(huaniao=pb.Move().huaniao.__class__()), case)  # any game move
     assert e.value.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT)
     v = vote(seats[2], case, True, case)
+    assert client.as_viewer(game_id).view().paused, "seat 3 has not confirmed yet"
+    v = vote(seats[3], case, True, v)
     view = client.as_viewer(game_id).view()
     assert not view.paused and view.cases[0].status == pb.CASE_STATUS_UPHELD
     assert list(view.violations) == [0, 1, 0, 0], "the violation record shows in views"
@@ -126,6 +128,7 @@ def test_a_rejected_report_resumes_the_game(client: TableClient) -> None:
     case = report(seats[0], 1, client.as_viewer(game_id).view().version)
     v = vote(seats[2], case, False, case)
     v = vote(seats[3], case, False, v)
+    v = vote(seats[1], case, False, v)
     view = client.as_viewer(game_id).view()
     assert view.cases[0].status == pb.CASE_STATUS_REJECTED and not view.paused
     assert list(view.violations) == [0, 0, 0, 0]
@@ -133,7 +136,7 @@ def test_a_rejected_report_resumes_the_game(client: TableClient) -> None:
 
 
 def test_the_arbiter_settles_a_case_and_forfeit_ends_the_game(client: TableClient) -> None:
-    game_id, seats, arbiter_token = seated_game(client, seed=44)
+    game_id, seats, arbiter_token = seated_game(client, seed=44, arbitrated=True)
     arbiter = client.as_viewer(game_id, arbiter_token)
     forfeit = pb.Penalty(kind=pb.PENALTY_KIND_FORFEIT)
     case = report(seats[0], 3, arbiter.view().version, forfeit)
@@ -149,11 +152,12 @@ def test_the_arbiter_settles_a_case_and_forfeit_ends_the_game(client: TableClien
 def test_an_upheld_appeal_revokes_the_penalty_and_a_rejected_one_keeps_it(
     client: TableClient,
 ) -> None:
-    game_id, seats, arbiter_token = seated_game(client, seed=45)
+    game_id, seats, arbiter_token = seated_game(client, seed=45, arbitrated=True)
     arbiter = client.as_viewer(game_id, arbiter_token)
-    before = arbiter.view()
+    before = seats[1].view()
     case = report(seats[0], 1, before.version)
     v = vote(seats[2], case, True, case)
+    v = vote(seats[3], case, True, v)
     appealable = [m for m in seats[1].legal_moves().moves if m.WhichOneof("game") == "table"]
     assert appealable and appealable[0].table.WhichOneof("kind") == "appeal"
     v = (
@@ -164,12 +168,14 @@ def test_an_upheld_appeal_revokes_the_penalty_and_a_rejected_one_keeps_it(
     appeal_case = v
     v = vote(seats[0], appeal_case, True, v)
     v = vote(seats[2], appeal_case, True, v)
-    after = arbiter.view()
+    v = vote(seats[3], appeal_case, True, v)
+    after = seats[1].view()
     assert after.penalties[0].revoked and list(after.violations) == [0, 0, 0, 0]
-    assert game_part(after) == game_part(before), "the exact prior state"
+    assert game_part(after) == game_part(before), "the prior state, as seat 1 sees it"
     # a second report, this time the appeal fails: the penalty stays
     case2 = report(seats[0], 1, after.version)
     v = vote(seats[2], case2, True, case2)
+    v = vote(seats[3], case2, True, v)
     v = seats[1].play(table_move(appeal=pb.Appeal(case_id=case2, reason="again")), v).version
     arbiter.play(table_move(rule=pb.Rule(case_id=v, uphold=False)), v)
     final = arbiter.view()
@@ -177,7 +183,7 @@ def test_an_upheld_appeal_revokes_the_penalty_and_a_rejected_one_keeps_it(
 
 
 def test_the_arbiter_can_redeal_a_deadlocked_table(client: TableClient) -> None:
-    game_id, seats, arbiter_token = seated_game(client, seed=46)
+    game_id, seats, arbiter_token = seated_game(client, seed=46, arbitrated=True)
     arbiter = client.as_viewer(game_id, arbiter_token)
     old = arbiter.view()
     case = report(seats[0], 1, old.version)

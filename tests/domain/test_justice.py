@@ -56,13 +56,23 @@ TOP = "万万十百千鸟鸟鸟月月"
 
 
 def opened(
-    mode: Mode = Mode.REGULAR, enforcement: E = E.REJECT, seats: int = 3, time_limit_ms: int = 0
+    mode: Mode = Mode.REGULAR,
+    enforcement: E = E.REJECT,
+    seats: int = 3,
+    time_limit_ms: int = 0,
+    arbitrated: bool = False,
 ) -> Harness:
     """Given a table dealt ``HANDS`` where seat 0 has opened with one bird: seat 1 to act."""
     options = Options(mode=mode)
     deck = prepared_deck(options, HANDS[:seats], TOP)
     h = Harness.open(
-        options, seats, enforcement, deck, time_limit_ms=time_limit_ms, check=conserved
+        options,
+        seats,
+        enforcement,
+        deck,
+        time_limit_ms=time_limit_ms,
+        check=conserved,
+        arbitrated=arbitrated,
     )
     (opening, *_) = RULES.legal_commands(h.game, 0)
     h.act(opening)
@@ -237,9 +247,10 @@ def test_referee_discard_order_warns_first_then_forces_the_discard() -> None:
 def test_players_a_forbidden_play_stands_until_reported_and_voted(
     kind: J.ViolationKind, penalty_facts: list[str]
 ) -> None:
-    """PLAYERS (the honour system): the move is recorded as played; a report with evidence
-    pauses the game (part2:54-55); the seats confirm it (part2:57) and the penalty is
-    executed at once (part2:58)."""
+    """PLAYERS (the honour system): the move is recorded as played; a report pointing at it
+    pauses the game (part2:54-55); every seat but the accused confirms it (part2:57) and the
+    penalty is executed at once (part2:58). The penalty's cards are the engine's, not the
+    reporter's (the reporter named other cards)."""
     mode, setup, reason = KINDS[kind]
     h = opened(mode, E.PLAYERS)
     seat, command = setup(h)
@@ -247,10 +258,9 @@ def test_players_a_forbidden_play_stands_until_reported_and_voted(
     assert isinstance(attempt, AttemptPlayed) and attempt.reason == reason
     assert set(command.cards) <= set(h.game.played) and h.game.turn == 2
     evidence = h.version
-    (reported,) = h.act(
-        J.Report(0, 1, kind, (evidence,), J.Penalty(P.WARNING, 0, command.cards), "")
-    )
-    assert h.table.paused and tables.to_act(h.table) == (2,)
+    elsewhere = cards(h, 0, "鸟")
+    (reported,) = h.act(J.Report(0, 1, kind, (evidence,), J.Penalty(P.WARNING, 0, elsewhere), ""))
+    assert h.table.paused and tables.to_act(h.table) == (1, 2), "the accused votes too"
     with pytest.raises(RuleViolation) as e:
         h.act(RULES.legal_commands(h.game, 2)[0])
     assert e.value.reason == "GAME_PAUSED"
@@ -264,24 +274,38 @@ def test_players_a_forbidden_play_stands_until_reported_and_voted(
     assert reported.penalty == J.seed_penalty(kind, command.cards, False)
 
 
-def test_players_discard_order_warning_then_forced_discard() -> None:
-    """part2:45-48: the wrong discard stands; the first report is a warning; the second one
-    (the reporter proposes the count) forces the discard in the right order."""
+def test_players_discard_order_warning_and_no_second_report_of_the_same_move() -> None:
+    """part2:45: the wrong discard stands; the report is a warning (the seed's penalty, not
+    a proposal); the same move cannot be reported again once the table has moved on
+    (p2:55 立即)."""
     h = opened(enforcement=E.PLAYERS)
     _, wrong = discard_order(h)
     assert names(h.act(wrong)) == ["Discarded"]
     first = h.version
-    h.act(J.Report(0, 2, K.DISCARD_ORDER, (first,), None, "百 before 鸟"))
+    h.act(J.Report(0, 2, K.DISCARD_ORDER, (first,), J.Penalty(P.FORFEIT), "百 before 鸟"))
     facts = h.act(J.CastVote(1, first + 1, True))
     assert names(facts) == ["VoteCast", "CaseClosed", "PenaltyApplied"]
     assert facts[2].penalty == J.Penalty(P.WARNING) and h.table.warnings[2] == 1
-    with pytest.raises(Exception) as e:  # a repeat needs the graded count proposed
+    with pytest.raises(RuleViolation) as e:
         h.act(J.Report(0, 2, K.DISCARD_ORDER, (first,), None, "again"))
-    assert "penalty" in str(e.value)
-    h.act(J.Report(0, 2, K.DISCARD_ORDER, (first,), J.Penalty(P.FORCED_DISCARD, 1), "again"))
-    facts = h.act(J.CastVote(1, h.version, True))
-    assert names(facts) == ["VoteCast", "CaseClosed", "PenaltyApplied", "PenaltyDiscarded"]
-    assert facts[3].cards[0].kind is CardKind.BIRD
+    assert e.value.reason == "REPORT_THE_LAST_MOVE"
+
+
+def test_players_a_report_must_name_the_violation_the_move_was() -> None:
+    """At a PLAYERS table the engine re-decides the reported move: a legal move, or another
+    violation than the one named, is refused and nothing is appended."""
+    h = opened(enforcement=E.PLAYERS)
+    _, command = illegal_combo(h)
+    h.act(command)
+    version = h.version
+    with pytest.raises(RuleViolation) as e:
+        h.act(J.Report(0, 1, K.SEASON_RULE, (version,), None, ""))
+    assert e.value.reason == "NOT_THAT_VIOLATION" and h.version == version
+    h2 = opened(enforcement=E.PLAYERS)
+    h2.act(Play(1, cards(h2, 1, "风"), target=2))
+    with pytest.raises(RuleViolation) as e:
+        h2.act(J.Report(0, 1, K.ILLEGAL_COMBO, (h2.version,), None, ""))
+    assert e.value.reason == "MOVE_WAS_LEGAL"
 
 
 # --- misplay (part2:64-68) ---------------------------------------------------------------------
@@ -316,35 +340,128 @@ def test_a_move_that_drew_a_card_cannot_be_retracted() -> None:
     assert e.value.reason == "MOVE_REVEALED_CARDS"
 
 
-def test_a_second_misplay_can_be_reported_as_repeated_misplay() -> None:
-    """part2:68 若再次出现误操作，则按正常违规处理: a graded penalty, here open hand."""
+@pytest.mark.parametrize("kind", [*KINDS, K.REPEATED_MISPLAY], ids=lambda k: k.name)
+@pytest.mark.parametrize("enforcement", [E.REJECT, E.REFEREE], ids=lambda e: e.name)
+def test_what_the_engine_enforces_cannot_be_reported(kind: J.ViolationKind, enforcement: E) -> None:
+    """At a REJECT or REFEREE table the engine refused or refereed every rule violation
+    (a second 误操作 is refused as MISPLAY_ALREADY_USED, p2:68): a report claiming one for a
+    move the engine accepted is refused, and nothing is appended."""
+    h = opened(enforcement=enforcement)
+    h.act(Play(1, cards(h, 1, "风"), target=2))
+    version = h.version
+    with pytest.raises(RuleViolation) as e:
+        h.act(J.Report(0, 1, kind, (version,), None, "it was wrong"))
+    assert e.value.reason == "ENGINE_ENFORCED" and h.version == version
+
+
+def test_other_violations_stay_reportable_with_an_open_hand() -> None:
+    """其他违规 (p2:50-51) is what the server cannot see: the reporter proposes one of the
+    graded penalties, here 公开手牌1回合, and the table confirms it."""
     h = opened(enforcement=E.REJECT)
     h.act(Play(1, cards(h, 1, "风"), target=2))
-    h.act(J.Report(0, 1, K.REPEATED_MISPLAY, (h.version,), J.Penalty(P.OPEN_HAND), "again"))
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.OPEN_HAND), "peeked"))
     facts = h.act(J.CastVote(2, h.version, True))
     assert names(facts)[-1] == "HandOpened"
     seen = RULES.view(h.game, SPECTATOR)
     assert seen.seats[1].open_hand and len(seen.seats[1].cards) == 7
 
 
+@pytest.mark.parametrize(
+    "penalty, field",
+    [
+        (None, "penalty"),
+        (J.Penalty(P.DRAW, 10), "penalty"),
+        (J.Penalty(P.NO_WU_NEXT_TURN), "penalty"),
+        (J.Penalty(P.FORCED_DISCARD, 2, (1, 2)), "penalty.cards"),
+        (J.Penalty(P.FORCED_DISCARD, 40), "penalty.count"),
+    ],
+    ids=["none", "draw", "no-wu", "cards", "count"],
+)
+def test_a_reporter_proposes_only_what_the_seed_leaves_open(
+    penalty: J.Penalty | None, field: str
+) -> None:
+    """p2:51: 其他违规 takes 警告、强制弃牌、公开手牌1回合 or 判负; the reporter never picks cards."""
+    from domain.engine import MalformedCommand
+
+    h = opened()
+    version = h.version
+    with pytest.raises(MalformedCommand) as e:
+        h.act(J.Report(0, 1, K.OTHER, (version,), penalty, ""))
+    assert e.value.field == field and h.version == version
+
+
+def test_forfeit_needs_an_arbiter() -> None:
+    """p2:72 经仲裁确认后，可直接判该玩家负: at a table without an arbiter 判负 cannot even be
+    proposed; at an arbitrated one the seats' votes cannot give it, only the ruling."""
+    h = opened()
+    with pytest.raises(RuleViolation) as e:
+        h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.FORFEIT), "cheating"))
+    assert e.value.reason == "FORFEIT_NEEDS_ARBITER"
+    h = opened(arbitrated=True)
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.FORFEIT), "cheating"))
+    case = h.version
+    h.act(J.CastVote(2, case, True))
+    assert h.act(J.CastVote(1, case, True)) == [J.VoteCast(1, case, True)], "no verdict"
+    assert h.table.paused and tables.to_act(h.table) == (), "the arbiter is awaited"
+
+
+@pytest.mark.parametrize("evidence", [(), tuple(range(1, 18)), (3, 3)], ids=["none", "17", "dup"])
+def test_report_evidence_is_bounded(evidence: tuple[int, ...]) -> None:
+    from domain.engine import MalformedCommand
+
+    h = opened()
+    version = h.version
+    with pytest.raises(MalformedCommand) as e:
+        h.act(J.Report(0, 1, K.OTHER, evidence, J.Penalty(P.WARNING), ""))
+    assert e.value.field == "evidence" and h.version == version
+
+
 # --- votes, the arbiter, forfeit, redeal (part2:53-58, 69-72) --------------------------------
 
 
 def test_a_report_the_seats_reject_changes_nothing() -> None:
-    """Four seats: three voters, the reporter counts for; two against reject it."""
+    """Four seats: every seat but the reporter rejects it, the accused included."""
     h = opened(seats=4)
     game = h.game
-    h.act(J.Report(0, 1, K.ILLEGAL_COMBO, (h.version,), None, "?"))
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "?"))
     case = h.version
     assert h.act(J.CastVote(2, case, False)) == [J.VoteCast(2, case, False)]
-    facts = h.act(J.CastVote(3, case, False))
+    assert h.act(J.CastVote(3, case, False)) == [J.VoteCast(3, case, False)]
+    facts = h.act(J.CastVote(1, case, False))
     assert facts[-1] == J.CaseClosed(case, J.CaseStatus.REJECTED)
     assert h.game == game and not h.table.paused and h.table.violations == (0, 0, 0, 0)
 
 
+def test_the_accused_cannot_vote_a_report_down_alone() -> None:
+    """Three seats: the only other seat confirms; the accused's no does not count against it."""
+    h = opened(seats=3)
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "stalling"))
+    case = h.version
+    assert h.act(J.CastVote(1, case, False)) == [J.VoteCast(1, case, False)]
+    facts = h.act(J.CastVote(2, case, True))
+    assert facts[1] == J.CaseClosed(case, J.CaseStatus.UPHELD) and h.table.violations[1] == 1
+
+
+def test_a_split_table_without_an_arbiter_leaves_the_report_unresolved() -> None:
+    """Four seats split 1-1 (the accused against): a dispute (若有争议); with no arbiter it is
+    recorded UNRESOLVED, nothing is applied and the game goes on -- never a redeal."""
+    h = opened(seats=4)
+    game = h.game
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "stalling"))
+    case = h.version
+    h.act(J.CastVote(2, case, True))
+    h.act(J.CastVote(3, case, False))
+    facts = h.act(J.CastVote(1, case, False))
+    assert facts[-1] == J.CaseClosed(case, J.CaseStatus.UNRESOLVED)
+    assert h.game == game and not h.table.paused and h.table.redeals == 0
+    with pytest.raises(RuleViolation) as e:
+        h.act(J.Rule(0, case, True))
+    assert e.value.reason == "NO_ARBITER"
+
+
 def test_part2_57_the_arbiter_settles_a_case_at_once() -> None:
     """part2:57 若有争议，可由第三方（如裁判或旁观者）介入仲裁."""
-    h = opened(enforcement=E.PLAYERS)
+    h = opened(enforcement=E.PLAYERS, arbitrated=True)
     _, command = wrong_declaration(h)
     h.act(command)
     h.act(
@@ -364,7 +481,7 @@ def test_part2_57_the_arbiter_settles_a_case_at_once() -> None:
 
 def test_part2_72_forfeit_ends_the_game() -> None:
     """part2:72 经仲裁确认后，可直接判该玩家负 (其他违规 with the graded penalty 判负)."""
-    h = opened()
+    h = opened(arbitrated=True)
     h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.FORFEIT), "cheating"))
     facts = h.act(J.Rule(0, h.version, True))
     assert names(facts) == ["ArbiterRuled", "CaseClosed", "PenaltyApplied", "ShuffleRevealed"]
@@ -372,14 +489,21 @@ def test_part2_72_forfeit_ends_the_game() -> None:
     assert outcome is not None and outcome.reason == "FORFEIT" and outcome.winners == (0, 2)
 
 
-def test_part2_70_a_tie_among_three_seats_redeals() -> None:
-    """part2:70 无法通过仲裁解决的争议 → 重新洗牌发牌: two voters, the reporter for, the other
-    against: a deadlock; a new deal at the same table, the old game kept in the history."""
+def test_part2_70_redeal_only_when_every_seat_agrees() -> None:
+    """part2:70 可暂停游戏，重新洗牌发牌 is a *may*: a split vote never redeals by itself; when
+    every seat agrees (AgreeRedeal) on the open case, a new deal at the same table follows,
+    with the old game kept in the history."""
     h = opened(seats=3)
     old_events = len(h.stored)
     h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "stalling"))
-    facts = h.act(J.CastVote(2, h.version, False))
-    assert names(facts)[:3] == ["VoteCast", "CaseClosed", "GameRedealt"]
+    case = h.version
+    assert h.act(J.AgreeRedeal(0, case)) == [J.RedealAgreed(0, case)]
+    assert h.act(J.AgreeRedeal(1, case)) == [J.RedealAgreed(1, case)]
+    with pytest.raises(RuleViolation) as e:
+        h.act(J.AgreeRedeal(1, case))
+    assert e.value.reason == "ALREADY_AGREED"
+    facts = h.act(J.AgreeRedeal(2, case))
+    assert names(facts)[:3] == ["RedealAgreed", "CaseClosed", "GameRedealt"]
     assert facts[1].status is J.CaseStatus.DEADLOCKED
     redealt = facts[2]
     assert names(facts)[3:] == ["Dealt", "Dealt", "Dealt", "LeaderChosen"]
@@ -389,6 +513,34 @@ def test_part2_70_a_tie_among_three_seats_redeals() -> None:
     assert h.game == fresh and h.table.redeals == 1
     assert sum(isinstance(f, Dealt) for f in facts) == 3 and len(h.stored) > old_events
     assert h.stored[old_events - 1]["type"] == "Played", "the old game stays in the history"
+
+
+def test_the_arbiter_redeals_only_on_an_open_case() -> None:
+    h = opened(arbitrated=True)
+    version = h.version
+    with pytest.raises(RuleViolation) as e:
+        h.act(J.Redeal(0))
+    assert e.value.reason == "NO_OPEN_CASE" and h.version == version
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "stalling"))
+    facts = h.act(J.Redeal(0))
+    assert names(facts)[:2] == ["CaseClosed", "GameRedealt"] and h.table.redeals == 1
+    h2 = opened()
+    h2.act(J.Report(0, 1, K.OTHER, (h2.version,), J.Penalty(P.WARNING), "stalling"))
+    with pytest.raises(RuleViolation) as e:
+        h2.act(J.Redeal(0))
+    assert e.value.reason == "NO_ARBITER", "no arbiter at this table"
+
+
+def test_an_open_case_runs_on_the_table_clock() -> None:
+    """A report cannot stall a timed table: voters who never vote time out, and the case
+    closes UNRESOLVED."""
+    h = opened(time_limit_ms=1000, seats=4)
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "stalling"))
+    case = h.version
+    h.act(J.CastVote(2, case, True))
+    facts = h.timeout()
+    assert facts == [J.CaseTimedOut(case, (1, 3)), J.CaseClosed(case, J.CaseStatus.UNRESOLVED)]
+    assert not h.table.paused and h.table.violations == (0, 0, 0, 0)
 
 
 # --- appeals (part2:61-62) ----------------------------------------------------------------------
@@ -418,8 +570,35 @@ def test_part2_62_an_upheld_appeal_restores_the_exact_prior_state() -> None:
     h.act(J.CastVote(0, appeal, True))
     facts = h.act(J.CastVote(2, appeal, True))
     assert names(facts) == ["VoteCast", "CaseClosed", "PenaltyRevoked"]
-    assert h.game == before, "restored exactly"
+    assert_restored(h, before)
     assert h.table.violations == (0, 0, 0)
+
+
+def assert_restored(h: Harness, before: Any) -> None:
+    """The game is as before the penalty except the deck, which is the same cards
+    reshuffled from the committed randomness (the drawn cards tell the seat nothing)."""
+    from dataclasses import replace
+
+    assert replace(h.game, deck=before.deck) == before, "restored exactly, but for the deck"
+    assert sorted(h.game.deck) == sorted(before.deck)
+    assert h.game.deck != before.deck, "the deck was reshuffled"
+
+
+def test_a_revoked_draw_does_not_tell_the_seat_its_next_draws() -> None:
+    """The deck peek: a DRAW penalty shows the seat the top cards; revoked, those cards must
+    not sit on top of the deck again in the order the seat saw."""
+    h = opened(time_limit_ms=20_000)
+    before = h.game
+    facts = h.timeout()  # 出牌超时: 摸1张 and the turn
+    seen = next(f for f in facts if isinstance(f, Drew)).cards
+    case_id = facts[1].case_id
+    h.act(J.Appeal(1, case_id, "the clock was wrong"))
+    h.act(J.CastVote(0, h.version, True))
+    revoked = h.act(J.CastVote(2, h.version - 1, True))[-1]
+    assert isinstance(revoked, J.PenaltyRevoked) and revoked.deck == h.game.deck
+    assert_restored(h, before)
+    assert tables.redact("huaniao", revoked, SPECTATOR).deck == (), "the order stays hidden"
+    assert h.game.deck[: len(seen)] != tuple(c.id for c in seen) or len(seen) == 0
 
 
 def test_part2_62_a_rejected_appeal_keeps_the_penalty() -> None:
@@ -575,15 +754,34 @@ def test_a_refereed_penalty_can_be_appealed_and_the_turn_comes_back() -> None:
     assert appeal_case.kind is J.CaseKind.APPEAL
     h.act(J.CastVote(0, appeal_case.id, True))
     h.act(J.CastVote(2, appeal_case.id, True))
-    assert h.game == before and h.game.turn == 1, "seat 1 has its turn back"
+    assert_restored(h, before)
+    assert h.game.turn == 1, "seat 1 has its turn back"
     assert h.table.penalties[-1].revoked
 
 
-def test_with_two_seats_the_report_settles_at_once() -> None:
-    """四、2 所有玩家共同确认: with two seats the reporter is the only voter."""
+def test_with_two_seats_the_reporter_alone_never_wins() -> None:
+    """The 2-seat FORFEIT/OPEN_HAND attack: the reporter is not a voter; the accused may
+    accept the report, else only an arbiter upholds it; without one it is UNRESOLVED."""
     h = opened(seats=2)
-    facts = h.act(
-        J.Report(0, 1, J.ViolationKind.OTHER, (h.version,), J.Penalty(P.WARNING), "stalling")
-    )
-    assert names(facts)[:3] == ["ViolationReported", "CaseClosed", "PenaltyApplied"]
+    with pytest.raises(RuleViolation):
+        h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.FORFEIT), "no arbiter"))
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.OPEN_HAND), "peek"))
+    case = h.version
+    assert h.table.paused and tables.to_act(h.table) == (1,), "only the accused votes"
+    facts = h.act(J.CastVote(1, case, False))
+    assert facts[-1] == J.CaseClosed(case, J.CaseStatus.UNRESOLVED)
+    assert not RULES.view(h.game, SPECTATOR).seats[1].open_hand, "seat 0 saw nothing"
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "stalling"))
+    facts = h.act(J.CastVote(1, h.version, True))
+    assert names(facts)[:3] == ["VoteCast", "CaseClosed", "PenaltyApplied"], "it accepts"
     assert not h.table.paused and h.table.violations == (0, 1)
+
+
+def test_with_two_seats_an_arbiter_settles_a_refused_report() -> None:
+    h = opened(seats=2, arbitrated=True)
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.FORFEIT), "cheating"))
+    case = h.version
+    assert h.act(J.CastVote(1, case, False)) == [J.VoteCast(1, case, False)]
+    assert h.table.paused and tables.to_act(h.table) == ()
+    facts = h.act(J.Rule(0, case, False))
+    assert facts[-1] == J.CaseClosed(case, J.CaseStatus.REJECTED) and h.table.outcome is None

@@ -27,12 +27,16 @@ def test_demo_plays_a_whole_game_and_prints_the_stream_and_winner() -> None:
     with ServerProcess(extra=["--allow-prepared-deals"]) as server:  # --seed: prepared deals
         out = run("-m", "clients.python.demo", "--target", server.target, "--seed", "5")
     assert "seat 0's live stream" in out
-    assert re.search(r"v\s+7\s+seat 0 发牌 [鸟十百千万花风月+]+", out), (
+    assert re.search(r"v\s+7\s+seat 0 发牌 \(dealt\) [鸟十百千万花风月+]+", out), (
         "seat 0 sees its own cards by name"
     )
-    assert re.search(r"seat 1 发牌 8 张", out), "seat 0 sees only a count of seat 1's cards"
-    assert re.search(r"winner\(s\): seat \d", out)
-    assert re.search(r"game id: [0-9a-f-]{36}", out)
+    assert re.search(r"seat 1 发牌 \(dealt\) 8 张", out), "seat 0 sees only a count of seat 1's cards"
+    assert re.search(r"winner\s+seat \d", out)
+    assert re.search(r"game id\s+[0-9a-f-]{36}", out)
+    assert "deck {" not in out and "kind: CARD_KIND" not in out, "a summary panel, not a proto dump"
+    moves = int(re.search(r"moves\s+(\d+)", out).group(1))  # type: ignore[union-attr]
+    assert f"({moves} moves, 4 joins, 1 start)" in out, "the move counts agree"
+    assert "--html game.html" in out and "tabletop-audit verify" in out
 
 
 def test_bots_then_replay_every_version() -> None:
@@ -40,7 +44,7 @@ def test_bots_then_replay_every_version() -> None:
         out = run("-m", "clients.python.cli", "--target", server.target, "bots", "--seed", "3")
         game_id = re.search(r"([0-9a-f]{8}-[0-9a-f-]{27})", out).group(1)  # type: ignore[union-attr]
         replay = run(
-            "-m", "clients.python.cli", "--target", server.target, "replay", game_id, "--all"
+            "-m", "clients.python.cli", "--target", server.target, "replay", game_id, "--all", "--full"
         )
         single = run(
             "-m",

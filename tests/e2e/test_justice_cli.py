@@ -26,8 +26,11 @@ def cli(target: str, *args: str) -> list[dict]:  # type: ignore[type-arg]
 
 
 def test_report_vote_appeal_rule_and_replay_as_a_seat() -> None:
-    with ServerProcess(extra=["--allow-prepared-deals"]) as server, TableClient(server.target) as client:
-        game_id, seats, arbiter = seated_game(client, seed=60)
+    with (
+        ServerProcess(extra=["--allow-prepared-deals"]) as server,
+        TableClient(server.target) as client,
+    ):
+        game_id, seats, arbiter = seated_game(client, seed=60, arbitrated=True)
         v = client.as_viewer(game_id).view().version
         t = server.target
         reported = cli(
@@ -47,7 +50,8 @@ def test_report_vote_appeal_rule_and_replay_as_a_seat() -> None:
         )
         case = int(reported[0]["version"])
         assert client.as_viewer(game_id).view().paused
-        voted = cli(t, "vote", game_id, "--token", seats[2].token, "--case", str(case), "--uphold")
+        cli(t, "vote", game_id, "--token", seats[2].token, "--case", str(case), "--uphold")
+        voted = cli(t, "vote", game_id, "--token", seats[3].token, "--case", str(case), "--uphold")
         assert any("UPHELD" in e["text"] for e in voted)
         appealed = cli(
             t,

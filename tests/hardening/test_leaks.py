@@ -85,8 +85,9 @@ def test_the_hunt_catches_an_error_that_says_where_a_card_is(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from domain.engine import RuleViolation
+    from domain.table import decider
 
-    real = tables.play
+    real = decider._play  # the game-move path every table command reaches
 
     def telling(table: tables.Table, command: Any) -> list[Any]:
         cards = getattr(command, "cards", None) or [getattr(command, "card", None)]
@@ -96,7 +97,7 @@ def test_the_hunt_catches_an_error_that_says_where_a_card_is(
                 raise RuleViolation("CARD_NOT_HELD", "手牌", f"card {cards[0]} is in another hand")
         return real(table, command)
 
-    monkeypatch.setattr(tables, "play", telling)
+    monkeypatch.setattr(decider, "_play", telling)
     result = HuntResult()
     for kind in ("huaniao", "zipai"):
         result.add(hunt_many(kind, 7_200, 8))

@@ -120,6 +120,9 @@ class FakeRules:
     def describe(self, event: Any) -> str:
         return repr(event)
 
+    def label(self, state: State, command: Any) -> str:
+        return f"discard {command.card}"
+
     def outcome(self, state: State) -> Outcome | None:
         if any(state.hands) or not any(state.discards):
             return None

@@ -8,20 +8,49 @@
 //       takes seats 0 and 1 of an existing table (others may be any client, any language),
 //       optionally starts it once every seat is taken, and plays those seats to the end.
 const { parseArgs } = require('node:util');
-const { TableClient, RandomBot, playUntilOver, describeError, sleep } = require('../lib');
+
+const USAGE = `usage: node bin/bot.js [options]
+
+Random bots play a 花鸟风月 game: a new table with a bot at every seat, or (--game, --join)
+seats of an existing table, played to the end.
+
+options:
+  --target HOST:PORT  server address (env TABLETOP_TARGET; default 127.0.0.1:50051)
+  --mode MODE         MODE_SIMPLE, MODE_BASIC (default), MODE_REGULAR, MODE_FULL, MODE_PRO
+  --seats N           seats of a new table (default 4)
+  --seed N            deal and bot seed
+  --game GAME_ID      play seats of this existing table instead
+  --join 0,1          the seats to take there
+  --start             start it once every seat is taken
+  -h, --help          this help`;
+
+function options() {
+  try {
+    return parseArgs({
+      options: {
+        target: { type: 'string', default: process.env.TABLETOP_TARGET || '127.0.0.1:50051' },
+        mode: { type: 'string', default: 'MODE_BASIC' },
+        seats: { type: 'string', default: '4' },
+        seed: { type: 'string' },
+        game: { type: 'string' },
+        join: { type: 'string' },
+        start: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }).values;
+  } catch (err) {
+    console.error(`bot.js: ${err.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
 
 async function main() {
-  const { values } = parseArgs({
-    options: {
-      target: { type: 'string', default: process.env.TABLETOP_TARGET || '127.0.0.1:50051' },
-      mode: { type: 'string', default: 'MODE_BASIC' },
-      seats: { type: 'string', default: '4' },
-      seed: { type: 'string' },
-      game: { type: 'string' },
-      join: { type: 'string' },
-      start: { type: 'boolean', default: false },
-    },
-  });
+  const values = options();
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const { TableClient, RandomBot, playUntilOver, describeError, sleep } = require('../lib'); // after --help: it needs node_modules
   const client = new TableClient(values.target);
   const seed = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.random() * 2 ** 30);
   try {

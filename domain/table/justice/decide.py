@@ -23,7 +23,8 @@ RULE = "仲裁"  # the seed's term for arbitration, named in refusals
 @dataclass(frozen=True)
 class Court:
     """What justice knows of its table when it decides: its own state, the game's rules
-    and state, the table's settings, and how the table deals anew (重新洗牌发牌)."""
+    and state, the table's settings, how the table deals anew (重新洗牌发牌) and how it
+    reshuffles cards from the committed randomness (``deal.reshuffle_unseen``)."""
 
     justice: JusticeState
     rules: GameRules
@@ -33,7 +34,9 @@ class Court:
     running: bool
     time_limit_ms: int
     enforcement: J.Enforcement
+    arbitrated: bool
     redeal: Callable[[], list[Any]]
+    reshuffle: Callable[[tuple[int, ...], str], tuple[int, ...]]
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class LastMove:
     last_version: int
     facts: tuple[Any, ...]
     before: Any
+    command: Any = None  # the game command that made it (a rule-violation report re-decides it)
 
 
 def is_game_move(cause: dict[str, Any] | None) -> bool:
@@ -88,22 +92,12 @@ def retract(court: Court, command: J.Retract, last: LastMove | None) -> list[Any
     ]
 
 
-def report(court: Court, command: J.Report) -> list[Any]:
+def report(court: Court, command: J.Report, last: LastMove | None = None) -> list[Any]:
+    """举报: pause the game on a report the table can judge (readings in justice/facts.py)."""
     _must_be_running(court)
     _no_open_case(court)
-    version = court.version
-    if not 0 <= command.accused < court.seat_count or command.accused == command.seat:
-        raise MalformedCommand("accused", "name another seat")
-    if not command.evidence or any(not 1 <= v <= version for v in command.evidence):
-        raise MalformedCommand("evidence", f"name event versions within 1..{version}")
-    if len(command.note) > 500:
-        raise MalformedCommand("note", "at most 500 characters")
-    warned = court.justice.warnings[command.accused] > 0
-    penalty = J.seed_penalty(command.violation, _evidence_cards(command), warned)
-    if penalty is None:
-        if command.penalty is None:
-            raise MalformedCommand("penalty", "this violation needs a proposed graded penalty")
-        penalty = command.penalty
+    _check_report_fields(court, command)
+    penalty = _report_penalty(court, command, last)
     reported = J.ViolationReported(
         command.seat,
         command.accused,
@@ -112,13 +106,99 @@ def report(court: Court, command: J.Report) -> list[Any]:
         penalty,
         command.note,
     )
-    # with two seats the reporter is the only voter: its report settles the case at once
-    after, _ = evolve_justice(court.justice, reported, version + 1, court.game)
+    after, _ = evolve_justice(court.justice, reported, court.version + 1, court.game)
     return [reported, *_settle(court, after.cases[-1])]
 
 
-def _evidence_cards(command: J.Report) -> tuple[int, ...]:
-    return command.penalty.cards if command.penalty is not None else ()
+def _check_report_fields(court: Court, command: J.Report) -> None:
+    version = court.version
+    if not 0 <= command.accused < court.seat_count or command.accused == command.seat:
+        raise MalformedCommand("accused", "name another seat")
+    evidence = command.evidence
+    if not 1 <= len(evidence) <= J.MAX_EVIDENCE or len(set(evidence)) != len(evidence):
+        raise MalformedCommand("evidence", f"1 to {J.MAX_EVIDENCE} distinct event versions")
+    if any(not 1 <= v <= version for v in evidence):
+        raise MalformedCommand("evidence", f"name event versions within 1..{version}")
+    if len(command.note) > J.MAX_TEXT:
+        raise MalformedCommand("note", f"at most {J.MAX_TEXT} characters")
+
+
+def _report_penalty(court: Court, command: J.Report, last: LastMove | None) -> J.Penalty:
+    """The penalty the seed gives the reported violation; the reporter chooses only among
+    the graded penalties of 其他违规, and never which cards."""
+    kind = command.violation
+    if kind is J.ViolationKind.OTHER:
+        return _graded_penalty(court, command.penalty)
+    if kind is J.ViolationKind.TIMEOUT:
+        if court.time_limit_ms > 0:
+            raise RuleViolation(
+                "CLOCK_ENFORCED", RULE, "the table's clock times out late seats by itself"
+            )
+        return J.Penalty(J.PenaltyKind.DRAW, 1)
+    if court.enforcement is not J.Enforcement.PLAYERS:
+        raise RuleViolation(
+            "ENGINE_ENFORCED",
+            RULE,
+            f"at a {court.enforcement.name} table the engine already refused or refereed "
+            "every rule violation; only what the server cannot see (其他违规) is reportable",
+        )
+    kind, cards = _violation_in(court, command, last)
+    warned = court.justice.warnings[command.accused] > 0
+    return J.seed_penalty(kind, cards, warned) or J.Penalty(
+        J.PenaltyKind.FORCED_DISCARD, max(1, len(cards))
+    )
+
+
+def _graded_penalty(court: Court, proposed: J.Penalty | None) -> J.Penalty:
+    if proposed is None or proposed.kind not in J.GRADED_PENALTIES:
+        names = ", ".join(k.name for k in J.GRADED_PENALTIES)
+        raise MalformedCommand("penalty", f"其他违规 takes one of {names}")
+    if proposed.cards:
+        raise MalformedCommand("penalty.cards", "the seed decides which cards, not the reporter")
+    if not isinstance(court.rules, J.PenaltyRules) and proposed.kind not in _NO_CARDS:
+        raise RuleViolation(
+            "PENALTY_NOT_SUPPORTED", RULE, f"{court.rules.name} takes WARNING or FORFEIT only"
+        )
+    if proposed.kind is J.PenaltyKind.FORFEIT and not court.arbitrated:
+        raise RuleViolation("FORFEIT_NEEDS_ARBITER", RULE, "判负 only on the arbiter's ruling")
+    if proposed.kind is J.PenaltyKind.FORCED_DISCARD:
+        if not 1 <= proposed.count <= J.MAX_FORCED_DISCARD:
+            raise MalformedCommand("penalty.count", f"1 to {J.MAX_FORCED_DISCARD} cards")
+        return J.Penalty(J.PenaltyKind.FORCED_DISCARD, proposed.count)
+    return J.Penalty(proposed.kind)
+
+
+_NO_CARDS = (J.PenaltyKind.WARNING, J.PenaltyKind.FORFEIT)  # penalties that touch no card
+
+
+def _violation_in(
+    court: Court, command: J.Report, last: LastMove | None
+) -> tuple[J.ViolationKind, tuple[int, ...]]:
+    """At a PLAYERS table: the accused's last move re-decided; it must be the violation
+    reported, and the engine names its cards."""
+    if (
+        last is None
+        or last.command is None
+        or last.seat != command.accused
+        or last.last_version != court.version
+        or any(not last.first_version <= v <= last.last_version for v in command.evidence)
+    ):
+        raise RuleViolation(
+            "REPORT_THE_LAST_MOVE",
+            RULE,
+            "a rule violation is reported at once (立即): point at the accused's last move, "
+            "before anyone acts",
+        )
+    try:
+        court.rules.decide(last.before, last.command)
+    except RuleViolation as error:
+        found = court.rules.violation_of(last.before, last.command, error)  # type: ignore[attr-defined]
+        if found is not None and found[0] is command.violation:
+            return found
+        raise RuleViolation(
+            "NOT_THAT_VIOLATION", RULE, f"the move broke {error.rule}, not {command.violation.name}"
+        ) from None
+    raise RuleViolation("MOVE_WAS_LEGAL", RULE, "the rules allow that move")
 
 
 def appeal(court: Court, command: J.Appeal) -> list[Any]:
@@ -131,17 +211,15 @@ def appeal(court: Court, command: J.Appeal) -> list[Any]:
         raise RuleViolation(
             "APPEAL_TOO_LATE", RULE, "申诉 must come right after the penalty, before the next move"
         )
-    if len(command.reason) > 500:
-        raise MalformedCommand("reason", "at most 500 characters")
+    if len(command.reason) > J.MAX_TEXT:
+        raise MalformedCommand("reason", f"at most {J.MAX_TEXT} characters")
     return [J.AppealFiled(command.seat, command.case_id, command.reason)]
 
 
 def vote(court: Court, command: J.CastVote) -> list[Any]:
-    case = court.justice.open_case
-    if case is None or case.id != command.case_id:
-        raise RuleViolation("NO_OPEN_CASE", RULE, f"case {command.case_id} is not open")
+    case = _the_open_case(court, command.case_id)
     if command.seat not in voters(court.seat_count, case):
-        raise RuleViolation("NOT_A_VOTER", RULE, "the accused (or appellant) does not vote")
+        raise RuleViolation("NOT_A_VOTER", RULE, "the reporter (or appellant) does not vote")
     if any(v.seat == command.seat for v in case.votes):
         raise RuleViolation("ALREADY_VOTED", RULE, "one vote per seat")
     cast = J.VoteCast(command.seat, case.id, command.uphold)
@@ -150,18 +228,57 @@ def vote(court: Court, command: J.CastVote) -> list[Any]:
 
 
 def rule(court: Court, command: J.Rule) -> list[Any]:
-    case = court.justice.open_case
-    if case is None or case.id != command.case_id:
-        raise RuleViolation("NO_OPEN_CASE", RULE, f"case {command.case_id} is not open")
+    _must_have_arbiter(court)
+    case = _the_open_case(court, command.case_id)
     return [J.ArbiterRuled(case.id, command.uphold), *_close(court, case, command.uphold)]
 
 
 def redeal(court: Court) -> list[Any]:
-    """The arbiter declares a dispute unresolvable: 重新洗牌发牌."""
+    """The arbiter declares the open case's dispute unresolvable: 重新洗牌发牌."""
     _must_be_running(court)
+    _must_have_arbiter(court)
     case = court.justice.open_case
-    closing = [J.CaseClosed(case.id, J.CaseStatus.DEADLOCKED)] if case else []
-    return [*closing, *court.redeal()]
+    if case is None:
+        raise RuleViolation("NO_OPEN_CASE", RULE, "重新洗牌发牌 settles an open case only")
+    return [J.CaseClosed(case.id, J.CaseStatus.DEADLOCKED), *court.redeal()]
+
+
+def agree_redeal(court: Court, command: J.AgreeRedeal) -> list[Any]:
+    """A seat agrees to 重新洗牌发牌 on the open case; the last seat to agree makes it happen."""
+    case = _the_open_case(court, command.case_id)
+    if not 0 <= command.seat < court.seat_count:
+        raise MalformedCommand("seat", f"seat must be 0..{court.seat_count - 1}")
+    if command.seat in case.redeal_agreed:
+        raise RuleViolation("ALREADY_AGREED", RULE, "one agreement per seat")
+    agreed = J.RedealAgreed(command.seat, case.id)
+    if len(case.redeal_agreed) + 1 < court.seat_count:
+        return [agreed]
+    return [agreed, J.CaseClosed(case.id, J.CaseStatus.DEADLOCKED), *court.redeal()]
+
+
+def case_timed_out(court: Court) -> list[Any]:
+    """The clock ran out on the open case: the seats that never voted are recorded and the
+    case closes UNRESOLVED (an appeal's penalty stands)."""
+    case = court.justice.open_case
+    if case is None or court.time_limit_ms <= 0:
+        raise RuleViolation("NO_TIMER", "出牌超时", "no case is on the clock")
+    voted = {v.seat for v in case.votes}
+    missing = tuple(s for s in voters(court.seat_count, case) if s not in voted)
+    return [J.CaseTimedOut(case.id, missing), J.CaseClosed(case.id, J.CaseStatus.UNRESOLVED)]
+
+
+def _the_open_case(court: Court, case_id: int) -> J.Case:
+    case = court.justice.open_case
+    if case is None or case.id != case_id:
+        raise RuleViolation("NO_OPEN_CASE", RULE, f"case {case_id} is not open")
+    return case
+
+
+def _must_have_arbiter(court: Court) -> None:
+    if not court.arbitrated:
+        raise RuleViolation(
+            "NO_ARBITER", RULE, "this table has no arbiter: disputes close unresolved"
+        )
 
 
 def timed_out(court: Court, seat: int) -> list[Any]:
@@ -225,7 +342,9 @@ def _evolved(rules: GameRules, game: Any, facts: list[Any]) -> Any:
 
 
 def voters(seat_count: int, case: J.Case) -> tuple[int, ...]:
-    return tuple(s for s in range(seat_count) if s != case.accused)
+    """Every seat but the one who opened the case: for a report the accused votes too
+    (it may accept), for an appeal the appellant does not."""
+    return tuple(s for s in range(seat_count) if s != case.by)
 
 
 def awaited_voters(justice: JusticeState, seat_count: int) -> tuple[int, ...] | None:
@@ -233,32 +352,49 @@ def awaited_voters(justice: JusticeState, seat_count: int) -> tuple[int, ...] | 
     case = justice.open_case
     if case is None:
         return None
-    voted = {v.seat for v in votes_with_reporter(case)}
+    voted = {v.seat for v in case.votes}
     return tuple(s for s in voters(seat_count, case) if s not in voted)
 
 
 def _settle(court: Court, case: J.Case) -> list[Any]:
-    """Close the case once a strict majority of the voters agree, or all voted (tie)."""
-    seats = voters(court.seat_count, case)
-    yes = sum(1 for v in votes_with_reporter(case) if v.uphold)
-    no = sum(1 for v in votes_with_reporter(case) if not v.uphold)
-    majority = len(seats) // 2 + 1
-    if yes >= majority:
-        return _close(court, case, True)
-    if no >= majority:
-        return _close(court, case, False)
-    if yes + no == len(seats):  # everyone voted and it is a tie
-        if case.kind is J.CaseKind.APPEAL:
-            return _close(court, case, False)  # 维持原判
-        return [J.CaseClosed(case.id, J.CaseStatus.DEADLOCKED), *court.redeal()]
-    return []
+    """The seats' verdict on a case, once they have given one (readings in facts.py)."""
+    verdict = _verdict(court.seat_count, case)
+    if verdict is True and case.penalty.kind is J.PenaltyKind.FORFEIT:
+        verdict = None  # 判负 only on the arbiter's ruling, whatever the seats say
+    if verdict is not None:
+        return _close(court, case, verdict)
+    if {v.seat for v in case.votes} < set(voters(court.seat_count, case)):
+        return []  # votes still to come
+    if court.arbitrated:
+        return []  # a dispute: the arbiter rules (可由第三方介入仲裁)
+    status = J.CaseStatus.UNRESOLVED if case.kind is J.CaseKind.REPORT else None
+    if status is None:
+        return _close(court, case, False)  # an appeal nobody settles: 维持原处罚决定
+    return [J.CaseClosed(case.id, status)]
 
 
-def votes_with_reporter(case: J.Case) -> tuple[J.Vote, ...]:
-    """A report counts as its reporter's vote to uphold it."""
-    if case.kind is J.CaseKind.REPORT and all(v.seat != case.by for v in case.votes):
-        return (J.Vote(case.by, True), *case.votes)
-    return case.votes
+def _verdict(seat_count: int, case: J.Case) -> bool | None:
+    """True (upheld), False (rejected) or None (no verdict from the seats, yet or at all)."""
+    seats = voters(seat_count, case)
+    votes = {v.seat: v.uphold for v in case.votes}
+    if case.kind is J.CaseKind.REPORT:
+        if votes.get(case.accused) is True:
+            return True  # the accused accepts
+        others = [s for s in seats if s != case.accused]
+        if others and all(votes.get(s) is True for s in others):
+            return True  # everyone but the accused confirms
+        if len(votes) < len(seats) or not others:
+            return None
+        if not any(votes.values()):
+            return False  # everyone but the reporter rejects
+        return None
+    if len(votes) < len(seats):
+        return None
+    if all(votes.values()):
+        return True
+    if not any(votes.values()):
+        return False
+    return None
 
 
 def _close(court: Court, case: J.Case, uphold: bool) -> list[Any]:
@@ -268,8 +404,19 @@ def _close(court: Court, case: J.Case, uphold: bool) -> list[Any]:
         return facts
     if case.kind is J.CaseKind.APPEAL:
         assert case.appeals_case is not None
-        return [*facts, J.PenaltyRevoked(case.appeals_case, case.accused)]
+        return [*facts, _revoked(court, case.appeals_case, case.accused)]
     return [*facts, *_penalty_facts(court, case)]
+
+
+def _revoked(court: Court, case_id: int, seat: int) -> J.PenaltyRevoked:
+    """The game goes back to its state before the penalty, with the deck reshuffled from
+    the committed randomness: the cards the seat drew for the penalty return to it unknown."""
+    record = next(p for p in court.justice.penalties if p.case_id == case_id)
+    rules = court.rules
+    if not isinstance(rules, J.PenaltyRules) or record.before is None:
+        return J.PenaltyRevoked(case_id, seat)
+    deck = court.reshuffle(rules.deck_of(record.before), f"revoke-{case_id}")
+    return J.PenaltyRevoked(case_id, seat, deck)
 
 
 def _penalty_facts(court: Court, case: J.Case) -> list[Any]:
@@ -309,7 +456,7 @@ def describe(event: Any) -> str:
     if isinstance(event, J.ViolationReported):
         return (
             f"seat {event.by} reports seat {event.accused}: {event.violation.name} "
-            f"(evidence v{', v'.join(map(str, event.evidence))}); game paused"
+            f"({len(event.evidence)} event(s) as evidence); game paused"
         )
     if isinstance(event, J.AppealFiled):
         return f"seat {event.seat} appeals the penalty of case {event.case_id}: {event.reason}"
@@ -328,6 +475,11 @@ def describe(event: Any) -> str:
         return f"重新洗牌发牌: a new deal (round {event.round})"
     if isinstance(event, J.TurnTimedOut):
         return f"seat {event.seat} timed out ({event.limit_ms} ms)"
+    if isinstance(event, J.RedealAgreed):
+        return f"seat {event.seat} agrees to 重新洗牌发牌 on case {event.case_id}"
+    if isinstance(event, J.CaseTimedOut):
+        late = ", ".join(map(str, event.seats)) or "the arbiter"
+        return f"case {event.case_id} ran out of time (never voted: {late})"
     if isinstance(event, J.AttemptRefereed):
         return f"seat {event.seat}: {event.violation.name} refereed ({event.rule}: {event.reason})"
     return repr(event)

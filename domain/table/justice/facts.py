@@ -7,21 +7,40 @@ shared by every game kind. What a penalty does to the cards is the game's busine
 that implements :class:`PenaltyRules` turns a :class:`Penalty` into its own facts; the table
 only records, pauses, counts votes and restores.
 
-Readings (docs/rules/huaniao.md, section 四):
+Readings (docs/rules/huaniao.md, section 四; THREATS.md: no one-sided procedure):
 
-* A report pauses the game. Every seat but the accused votes (the reporter's report is its
-  vote); a strict majority of those seats decides. An arbiter's ruling settles at once.
-  A tie with everyone voted is a deadlock: 重新洗牌发牌, a new deal at the same table, with
-  the old game kept in the history.
-* A confirmed report applies the penalty the seed gives for its kind; for 其他违规 the
-  reporter proposes one of the graded penalties and the vote (or arbiter) confirms it.
-* The penalised seat may appeal until the next game move (「處罰執行後立即提出申訴」). The
-  other seats (or the arbiter) review; an upheld appeal revokes the penalty by restoring the
-  game exactly as it was before it; a tie keeps the penalty (维持原判).
-* Misplay (误操作): the seat that made the last game move may retract it once per game with
-  「風過無痕，月照無意」 (or 「且慢」 in simplified play), before anyone else moves, and only if
-  the move revealed nothing hidden (no card was drawn): the undone move is then exactly as
-  if it had not happened, and nobody learned anything from it.
+* A report pauses the game (p2:55 應立即暫停遊戲). 所有玩家共同確認 (p2:55, 57): every seat
+  but the reporter votes, the accused included; the report is the reporter's own vote. It
+  is upheld when the accused accepts it, or when every other seat confirms it (so the
+  accused cannot vote it down alone, and the reporter never upholds it alone). It is
+  rejected when every seat but the reporter rejects it and at least one of them is not the
+  accused. Anything else is a dispute (若有爭議): at an arbitrated table the arbiter rules
+  (可由第三方介入仲裁); at a table without an arbiter the case closes UNRESOLVED, nothing is
+  applied and the game goes on. With two seats the accused may accept; else only the
+  arbiter upholds.
+* 重新洗牌发牌 is a *may* (p2:70 可暫停遊戲，重新洗牌發牌): it happens only when every seat
+  agrees (AgreeRedeal) or when the arbiter rules it (Redeal), and only on an open case.
+* Penalties follow the seed's table for the kind (p2:31-51). Only 其他違規 leaves a choice
+  (警告、強制棄牌、公開手牌1回合或直接判負): the reporter proposes one of those four; the
+  cards are never the reporter's choice (a forced discard follows 鳥→數量→功能). 判負 comes
+  only from the arbiter (p2:72 經仲裁確認後，可直接判該玩家負).
+* What the server itself enforces is not reportable: at a REJECT or REFEREE table the engine
+  refused or refereed every rule violation, so only 其他違規 (and 出牌超時 at a table without
+  a clock) can be reported. At a PLAYERS table a rule violation is reported right after the
+  move (p2:55 立即), against the accused's last move; the engine then says whether it was
+  that violation and which cards it involved.
+* An open case has the table's clock: seats that never vote, or an arbiter that never
+  rules, time out and the case closes UNRESOLVED.
+* The penalised seat may appeal until the next game move (p2:61 處罰執行後立即提出申訴);
+  every other seat re-deliberates (p2:62 由所有玩家重新審議): all of them agree → revoked;
+  all disagree → 維持原處罰決定; split → the arbiter, or the penalty stands without one.
+  An upheld appeal restores the game as it was before the penalty, except that the deck is
+  reshuffled from the committed randomness (``deal.reshuffle_unseen``), so that cards the
+  penalised seat drew and put back tell it nothing about the next draws.
+* Misplay (误操作, p2:64-68): the seat that made the last game move may retract it once per
+  game with 「風過無痕，月照無意」 (or 「且慢」 in simplified play), before anyone else moves,
+  and only if the move revealed nothing hidden (no card was drawn): the undone move is then
+  exactly as if it had not happened, and nobody learned anything from it.
 """
 
 from __future__ import annotations
@@ -69,7 +88,27 @@ class CaseStatus(enum.Enum):
     OPEN = 1
     UPHELD = 2
     REJECTED = 3
-    DEADLOCKED = 4
+    DEADLOCKED = 4  # 重新洗牌发牌: every seat agreed, or the arbiter ruled it
+    UNRESOLVED = 5  # a dispute nobody could settle: nothing applied, the game goes on
+
+
+# bounds on what a seat may send (INVALID_ARGUMENT beyond them; nothing is appended)
+MAX_EVIDENCE = 16  # event versions a report points at
+MAX_TEXT = 500  # characters of a report's note or an appeal's reason
+MAX_FORCED_DISCARD = 12  # cards a proposed 强制弃牌 may take (the largest hand limit)
+GRADED_PENALTIES = (  # 其他违规: 警告、强制弃牌、公开手牌1回合或直接判负 (p2:51)
+    PenaltyKind.WARNING,
+    PenaltyKind.FORCED_DISCARD,
+    PenaltyKind.OPEN_HAND,
+    PenaltyKind.FORFEIT,
+)
+RULE_KINDS = (  # violations of the rules themselves, which the engine can judge
+    ViolationKind.WRONG_DECLARATION,
+    ViolationKind.ILLEGAL_COMBO,
+    ViolationKind.SEASON_RULE,
+    ViolationKind.DISCARD_ORDER,
+    ViolationKind.REPEATED_MISPLAY,
+)
 
 
 @dataclass(frozen=True)
@@ -94,6 +133,7 @@ class Case:
     votes: tuple[Vote, ...] = ()
     status: CaseStatus = CaseStatus.OPEN
     appeals_case: int | None = None  # for an appeal: the report whose penalty it contests
+    redeal_agreed: tuple[int, ...] = ()  # seats that agreed to 重新洗牌发牌 on this case
 
 
 @dataclass(frozen=True)
@@ -106,16 +146,6 @@ class PenaltyRecord:
     penalty: Penalty
     before: Any  # the game's state before the penalty (None once it can no longer be appealed)
     revoked: bool = False
-
-
-@dataclass(frozen=True)
-class UndoPoint:
-    """The last game move, while it may still be retracted."""
-
-    seat: int
-    first_version: int
-    last_version: int
-    before: Any  # the game's state before the move
 
 
 MISPLAY_PHRASES = ("風過無痕，月照無意", "风过无痕，月照无意", "且慢")
@@ -192,10 +222,29 @@ class PenaltyApplied:
 @dataclass(frozen=True)
 class PenaltyRevoked:
     """An upheld appeal revoked the penalty of case ``case_id``: the game is restored to the
-    state before it."""
+    state before it, with its deck in the order ``deck`` (reshuffled from the committed
+    randomness, so the cards the seat drew for the penalty tell it nothing; hidden from
+    everyone but the arbiter while the game runs)."""
 
     case_id: int
     seat: int
+    deck: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class RedealAgreed:
+    """``seat`` agreed to 重新洗牌发牌 on case ``case_id``."""
+
+    seat: int
+    case_id: int
+
+
+@dataclass(frozen=True)
+class CaseTimedOut:
+    """The table's clock ran out on case ``case_id``; ``seats`` never voted."""
+
+    case_id: int
+    seats: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -240,6 +289,8 @@ JUSTICE_EVENT_TYPES: tuple[type, ...] = (
     GameRedealt,
     TurnTimedOut,
     AttemptRefereed,
+    RedealAgreed,
+    CaseTimedOut,
 )
 
 
@@ -292,9 +343,25 @@ class Rule:
 
 @dataclass(frozen=True)
 class Redeal:
-    """The arbiter declares the dispute unresolvable: 重新洗牌发牌."""
+    """The arbiter declares the dispute unresolvable: 重新洗牌发牌 (an open case only)."""
 
     seat: int
 
 
-TABLE_COMMAND_TYPES: tuple[type, ...] = (Retract, Report, CastVote, Appeal, Rule, Redeal)
+@dataclass(frozen=True)
+class AgreeRedeal:
+    """A seat agrees to 重新洗牌发牌 on the open case; when every seat agrees, it happens."""
+
+    seat: int
+    case_id: int
+
+
+TABLE_COMMAND_TYPES: tuple[type, ...] = (
+    Retract,
+    Report,
+    CastVote,
+    Appeal,
+    Rule,
+    Redeal,
+    AgreeRedeal,
+)

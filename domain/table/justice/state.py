@@ -168,6 +168,14 @@ def _refereed(state: JusticeState, event: J.AttemptRefereed, version: int) -> Ju
     return state
 
 
+def _redeal_agreed(state: JusticeState, event: J.RedealAgreed, version: int) -> JusticeState:
+    return _update_case(
+        state,
+        event.case_id,
+        lambda c: dataclasses.replace(c, redeal_agreed=(*c.redeal_agreed, event.seat)),
+    )
+
+
 def _unchanged(state: JusticeState, event: Any, version: int) -> JusticeState:
     return state
 
@@ -181,6 +189,8 @@ _EVOLVE: dict[type, Callable[[JusticeState, Any, int], JusticeState]] = {
     J.GameRedealt: _redealt,
     J.AttemptRefereed: _refereed,
     J.TurnTimedOut: _unchanged,
+    J.RedealAgreed: _redeal_agreed,
+    J.CaseTimedOut: _unchanged,
 }
 
 

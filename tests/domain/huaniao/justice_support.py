@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from domain import table as tables
-from domain.engine import SPECTATOR, Role, RuleViolation, Viewer
+from domain.engine import SPECTATOR, DomainError, Role, RuleViolation, Viewer
 from domain.huaniao import RULES, Discard, Options, Play
 from domain.huaniao.cards import KIND_OF, Card, CardKind
 from domain.huaniao.options import Combo
@@ -76,9 +76,18 @@ class Harness:
         secret: str = "s3cret",
         check: Callable[[tables.Table, Any], None] | None = None,
         roundtrip: bool = True,
+        arbitrated: bool = False,
     ) -> Harness:
         (created,) = tables.create(
-            RULES, options, seats, ARBITER_HASH, secret, deck, enforcement, time_limit_ms
+            RULES,
+            options,
+            seats,
+            ARBITER_HASH,
+            secret,
+            deck,
+            enforcement,
+            time_limit_ms,
+            arbitrated=arbitrated,
         )
         h = cls(tables.evolve(None, created), check=check, roundtrip=roundtrip)
         h._store(created)
@@ -112,13 +121,13 @@ class Harness:
         b = self.batches[-1]
         if not tribunal.is_game_move(b.cause) or b.last != self.version:
             return None
-        return tribunal.LastMove(b.cause["seat"], b.first, b.last, b.facts, b.before)
+        return tables.last_move(self.table.kind, b.cause, (b.first, b.last), b.facts, b.before)
 
     # --- acting ---
 
     def act(self, command: Any) -> list[Any]:
         """Decide and append; a refusal raises and appends nothing."""
-        last = self.last_move() if isinstance(command, J.Retract) else None
+        last = self.last_move() if isinstance(command, J.Retract | J.Report) else None
         facts = tables.act(self.table, command, last)
         seat = None if isinstance(command, J.Rule | J.Redeal) else command.seat
         self._append(tables.cause("play", seat, command), facts)
@@ -248,6 +257,7 @@ def play_justice_game(
         seats,
         enforcement,
         time_limit_ms=rng.choice((0, 30_000)),
+        arbitrated=rng.random() < 0.5,
         secret=f"seed{seed}",
         check=check,
         roundtrip=roundtrip,
@@ -259,6 +269,10 @@ def play_justice_game(
             break
         case = t.justice.open_case
         if case is not None:
+            if t.time_limit_ms and rng.random() < 0.05:
+                h.timeout()  # the case's clock runs out
+                stats.count(f"{case.kind.name}:TIMED_OUT")
+                continue
             _settle_case(h, case, rng, stats)
             continue
         if any(p.before is not None for p in t.penalties) and rng.random() < 0.3:
@@ -332,10 +346,11 @@ def _report(
     stats: Stats,
 ) -> bool:
     t = h.table
-    fresh = [a for a in attempts if a[0] <= t.version]
+    last = h.last_move()
+    fresh = [a for a in attempts if last is not None and a[0] == last.first_version]
+    attempts.clear()  # a rule violation is reported at once or not at all
     if fresh and rng.random() < 0.8:
-        version, accused, kind, cards = fresh.pop(rng.randrange(len(fresh)))
-        attempts[:] = [a for a in attempts if a[0] != version]
+        version, accused, kind, cards = fresh[0]
     else:
         accused = rng.randrange(t.seat_count)
         kind = rng.choice(list(J.ViolationKind))
@@ -354,20 +369,29 @@ def _report(
     penalty = J.Penalty(proposed.kind, proposed.count, cards)
     try:
         h.act(J.Report(reporter, accused, kind, (version,), penalty, "seen it"))
-    except RuleViolation:
+    except DomainError:
         return False
     stats.count("report")
     return True
 
 
 def _settle_case(h: Harness, case: J.Case, rng: random.Random, stats: Stats) -> None:
+    """Seats vote; an arbiter sometimes rules or redeals; now and then every seat agrees to
+    重新洗牌发牌."""
     waiting = tables.to_act(h.table)
-    if not waiting or rng.random() < 0.1:
-        h.act(J.Rule(0, case.id, rng.random() < 0.5))
+    roll = rng.random()
+    if h.table.arbitrated and (not waiting or roll < 0.1):
+        if roll < 0.02:
+            h.act(J.Redeal(0))
+        else:
+            h.act(J.Rule(0, case.id, rng.random() < 0.5))
         stats.count("ruled")
-        return
-    seat = rng.choice(waiting)
-    h.act(J.CastVote(seat, case.id, rng.random() < 0.5))
+    elif roll < 0.04:
+        for seat in range(h.table.seat_count):
+            if seat not in case.redeal_agreed:
+                h.act(J.AgreeRedeal(seat, case.id))
+    else:
+        h.act(J.CastVote(rng.choice(waiting), case.id, rng.random() < 0.5))
     closed = [f for f in h.batches[-1].facts if isinstance(f, J.CaseClosed)]
     for f in closed:
         stats.count(f"{case.kind.name}:{f.status.name}")

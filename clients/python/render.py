@@ -1,0 +1,281 @@
+"""Rich renderings for the terminal: cards in colour, events and labels in the one
+vocabulary (clients/python/vocab.py), any game's view, and what changed between two views."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from google.protobuf.message import Message
+from rich import box
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from clients.python.text import card_name
+from clients.python.vocab import enum_term, gloss_line, label_line
+from domain import table as tables
+from domain.table.deal import DealSource
+from tabletop.v1 import tabletop_pb2 as pb
+
+HUANIAO_STYLES = {
+    "鸟": "bold green",
+    "十": "yellow",
+    "百": "yellow",
+    "千": "dark_orange",
+    "万": "dark_orange",
+    "花": "bold magenta",
+    "风": "bold cyan",
+    "月": "bold blue",
+}
+ZIPAI_SMALL = "一二三四五六七八九十"
+ZIPAI_BIG = "壹贰叁肆伍陆柒捌玖拾"
+ZIPAI_RED = set("二七十贰柒拾")  # 大贰: 二七十 are the red cards
+CJK = "\u4e00-\u9fff"
+# A card name stands alone (between spaces, '+', brackets), never inside a word or a verse.
+HUANIAO_CARD = re.compile(rf"(?<![{CJK}])[鸟十百千万花风月](?![{CJK}])")
+ZIPAI_CARDS = re.compile(rf"(?<![{CJK}])[{ZIPAI_SMALL}{ZIPAI_BIG}]+(?![{CJK}])")
+
+
+ZIPAI_KIND_FIELDS = ("played", "guo_zhang")  # card kinds 0..19, not ids
+
+
+def zipai_kind_name(kind: int) -> str:
+    return (ZIPAI_BIG if kind >= 10 else ZIPAI_SMALL)[kind % 10] if 0 <= kind < 20 else "?"
+
+
+def card_style(name: str) -> str:
+    if name in HUANIAO_STYLES:
+        return HUANIAO_STYLES[name]
+    if name in ZIPAI_SMALL or name in ZIPAI_BIG:
+        colour = "red" if name in ZIPAI_RED else "white"
+        return f"bold {colour}" if name in ZIPAI_BIG else colour
+    return ""
+
+
+def card_text(cards: Iterable[Message], sep: str = " ") -> Text:
+    out = Text()
+    for i, card in enumerate(cards):
+        if i:
+            out.append(sep)
+        name = card_name(card)
+        out.append(name, style=card_style(name))
+    return out
+
+
+def coloured(line: str, kind: str | None) -> Text:
+    """A line with its card names coloured (the game kind picks the alphabet)."""
+    text = Text(line)
+    pattern = {"huaniao": HUANIAO_CARD, "zipai": ZIPAI_CARDS}.get(kind or "")
+    if pattern is not None:
+        for match in pattern.finditer(line):
+            for i in range(match.start(), match.end()):
+                text.stylize(card_style(line[i]), i, i + 1)
+    return text
+
+
+def game_of(event: pb.GameEvent) -> str | None:
+    body = event.WhichOneof("body")
+    return body if body in ("huaniao", "zipai") else None
+
+
+def event_body(event: pb.GameEvent, kind: str | None = None) -> Text:
+    """``seat 0 诵 (raise) 鸟+万 (5)``: the server's line in the one vocabulary."""
+    kind = game_of(event) or kind
+    return coloured(gloss_line(event.text, kind), kind)
+
+
+def event_text(event: pb.GameEvent, kind: str | None = None) -> Text:
+    """``v  12  seat 0 诵 (raise) 鸟+万 (5)``."""
+    return Text(f"v{event.version:>4}  ", style="dim") + event_body(event, kind)
+
+
+def label_text(label: str, kind: str | None) -> Text:
+    """A legal move's label (LegalMovesResponse.labels) with its kind glossed."""
+    return coloured(label_line(label), kind)
+
+
+# --- generic rendering of any game's messages ------------------------------------------------
+
+
+def enum_name(field: Any, number: int) -> str:
+    value = field.enum_type.values_by_number.get(number)
+    if value is None:
+        return str(number)
+    word = enum_term(value.name)
+    if word:
+        return word
+    prefix = re.sub(r"(?<!^)(?=[A-Z])", "_", field.enum_type.name).upper() + "_"
+    return value.name.removeprefix(prefix).lower().replace("_", " ")
+
+
+def value_text(field: Any, value: Any) -> Text:
+    """One field's value, compact: cards by coloured name, enums in the vocabulary."""
+    if field.message_type is not None:
+        items = list(value) if field.is_repeated else [value]
+        if field.message_type.name == "Card":
+            return card_text(items)
+        return Text("\n").join(message_text(m) for m in items)
+    if field.enum_type is not None:
+        items = list(value) if field.is_repeated else [value]
+        return Text(", ".join(enum_name(field, v) for v in items))
+    if (
+        field.name in ZIPAI_KIND_FIELDS
+        and field.containing_type.full_name == "tabletop.zipai.v1.SeatView"
+    ):
+        return coloured(" ".join(zipai_kind_name(k) for k in value), "zipai")
+    if field.is_repeated:
+        return Text(", ".join(str(v) for v in value))
+    if isinstance(value, bool):
+        return Text("yes" if value else "no")
+    return Text(str(value))
+
+
+def message_text(msg: Message) -> Text:
+    """A nested message on one line: enums and a `cards` list bare, other fields as name=value."""
+    out = Text()
+    for i, (field, value) in enumerate(msg.ListFields()):
+        if i:
+            out.append(" ")
+        bare = field.enum_type is not None or field.name == "cards"
+        if not bare:
+            out.append(f"{field.name.replace('_', ' ')} ", style="dim")
+        out.append_text(value_text(field, value))
+    return out
+
+
+def _role(view: pb.GameView) -> str:
+    role = pb.Role.Name(view.role).removeprefix("ROLE_").lower()
+    return role + (f" {view.seat}" if view.HasField("seat") else "")
+
+
+def prepared_marking(source: int) -> str:
+    """The words every surface shows for a prepared deal ("" for a shuffled one)."""
+    if source in (pb.DEAL_SOURCE_SHUFFLED, pb.DEAL_SOURCE_UNSPECIFIED):
+        return ""
+    return tables.prepared_marking(DealSource[pb.DealSource.Name(source)[len("DEAL_SOURCE_") :]])
+
+
+def head_rows(view: pb.GameView) -> list[tuple[str, Text]]:
+    rows = [
+        ("game", Text(view.game_id)),
+        ("version", Text(str(view.version))),
+        ("phase", Text(pb.GamePhase.Name(view.phase).removeprefix("GAME_PHASE_").lower())),
+        ("as", Text(_role(view))),
+    ]
+    marking = prepared_marking(view.deal_source)
+    if marking:
+        rows.append(("deal", Text(marking, "bold red")))
+    if view.to_act:
+        rows.append(("to act", Text(", ".join(f"seat {s}" for s in view.to_act))))
+    if view.HasField("outcome"):
+        o = view.outcome
+        winners = ", ".join(f"seat {w}" for w in o.winners) or "nobody"
+        scores = " ".join(str(s) for s in o.scores)
+        rows.append(("outcome", Text(f"won by {winners}; scores {scores} ({o.reason})", "bold")))
+    return rows
+
+
+def seat_rows(view: pb.GameView) -> tuple[list[str], list[tuple[int, list[Text]]]]:
+    """The seats table: column names, then per seat its cells (the game's SeatView fields)."""
+    which = view.WhichOneof("game")
+    game = getattr(view, which) if which else None
+    game_seats = {}
+    if game is not None and "seats" in game.DESCRIPTOR.fields_by_name:
+        game_seats = {s.seat: s for s in game.seats}
+    fields: list[Any] = []
+    for s in game_seats.values():
+        for f, _ in s.ListFields():
+            if f.name != "seat" and f not in fields:
+                fields.append(f)
+    rows = []
+    for info in view.seats:
+        row = [Text(info.player_name if info.taken else "(free)")]
+        gs = game_seats.get(info.seat)
+        for f in fields:
+            shown = gs is not None and (not f.has_presence or gs.HasField(f.name))
+            row.append(value_text(f, getattr(gs, f.name)) if shown else Text(""))
+        rows.append((info.seat, row))
+    return ["player", *(f.name.replace("_", " ") for f in fields)], rows
+
+
+def game_rows(view: pb.GameView) -> list[tuple[str, Text]]:
+    which = view.WhichOneof("game")
+    if not which:
+        return []
+    game = getattr(view, which)
+    return [
+        (field.name.replace("_", " "), value_text(field, value))
+        for field, value in game.ListFields()
+        if field.name not in ("seats", "options")
+    ]
+
+
+def view_renderable(view: pb.GameView) -> Group:
+    """A game view as a header, a seats table and the rest of the game's view."""
+    head = Table.grid(padding=(0, 2))
+    head.add_column(style="bold")
+    head.add_column()
+    for name, value in head_rows(view):
+        head.add_row(name, value)
+    columns, rows = seat_rows(view)
+    seats = Table(box=box.SIMPLE_HEAVY, title="seats", title_justify="left")
+    seats.add_column("seat", justify="right")
+    for c in columns:
+        seats.add_column(c)
+    for seat, cells in rows:
+        seats.add_row(str(seat), *cells, style="bold" if seat in view.to_act else None)
+    parts: list[Any] = [head, seats]
+    rest_rows = game_rows(view)
+    if rest_rows:
+        rest = Table(
+            box=box.SIMPLE, show_header=False, title=view.WhichOneof("game"), title_justify="left"
+        )
+        rest.add_column(style="bold")
+        rest.add_column()
+        for name, value in rest_rows:
+            rest.add_row(name, value)
+        parts.append(rest)
+    return Group(*parts)
+
+
+# --- what changed ---------------------------------------------------------------------------
+
+
+def flat_view(view: pb.GameView) -> dict[str, Text]:
+    """Every line a person reads in a view, by a stable name ("seat 2 cards", "reference")."""
+    out: dict[str, Text] = {}
+    for name, value in head_rows(view):
+        if name not in ("version", "game"):
+            out[name] = value
+    columns, rows = seat_rows(view)
+    for seat, cells in rows:
+        for column, cell in zip(columns, cells, strict=True):
+            if cell.plain:
+                out[f"seat {seat} {column}"] = cell
+    for name, value in game_rows(view):
+        out[name] = value
+    return out
+
+
+def view_diff(before: pb.GameView | None, after: pb.GameView) -> Table:
+    """What changed from ``before`` to ``after``, one line per changed field."""
+    old = flat_view(before) if before is not None else {}
+    new = flat_view(after)
+    table = Table(box=box.SIMPLE, show_header=False, pad_edge=False)
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    for key in [*new, *(k for k in old if k not in new)]:
+        was, now = old.get(key), new.get(key)
+        if was is not None and now is not None and was.plain == now.plain:
+            continue
+        if now is None:
+            table.add_row(key, Text("(gone) ", "dim") + (was or Text("")))
+        elif was is None:
+            table.add_row(key, now)
+        else:
+            table.add_row(key, was.copy().append(" → ", "dim").append_text(now))
+    if not table.rows:
+        table.add_row("", Text("(nothing visible changed)", "dim"))
+    return table

@@ -1,0 +1,39 @@
+"""docs/api.md's Go quick start, built and run as written (clients/go: go.mod, gen.sh,
+main.go) against a real server, with Debian's Go toolchain in GOPATH mode."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from clients.python.serverproc import ServerProcess
+from tests.support.golang import GOCODE, ensure_go
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.xdist_group("go")
+def test_the_go_quick_start_plays_a_move(server: ServerProcess, tmp_path: Path) -> None:
+    ensure_go()
+    app = tmp_path / "src" / "example.com" / "tabletopdemo"
+    shutil.copytree(ROOT / "clients" / "go", app)
+    env = {
+        **os.environ,
+        "PROTOS": str(ROOT / "protos"),
+        "GO111MODULE": "off",  # no module proxy here: the Debian sources under GOPATH
+        "GOPATH": f"{tmp_path}:{GOCODE}",
+        "GOCACHE": str(tmp_path / "cache"),
+        "TABLETOP_TARGET": server.target,
+    }
+    subprocess.run(["./gen.sh"], cwd=app, env=env, check=True, timeout=120)
+    subprocess.run(["go", "build", "-o", "demo", "."], cwd=app, env=env, check=True, timeout=600)
+    out = subprocess.run(
+        ["./demo"], cwd=app, env=env, capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    assert "played 起 1, now version 12" in out, out
+    docs = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    assert (app / "main.go").read_text(encoding="utf-8").strip() in docs, "docs show main.go"
