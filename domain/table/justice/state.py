@@ -42,13 +42,13 @@ class JusticeState:
         return self.open_case is not None
 
 
-def evolve(state: JusticeState, event: Any, version: int, game: Any) -> tuple[JusticeState, Any]:
+def evolve(
+    state: JusticeState, event: Any, version: int, game: Any
+) -> tuple[JusticeState, Any]:
     """Apply one justice fact (``version`` is its version). Returns the new justice state and
     the game state, which only a retraction or a revoked penalty replaces."""
     if isinstance(event, J.MoveRetracted):
-        return dataclasses.replace(
-            state, misplays=_bump(state.misplays, event.seat)
-        ), event.restored
+        return dataclasses.replace(state, misplays=_bump(state.misplays, event.seat)), event.restored
     if isinstance(event, J.PenaltyApplied):
         return _penalty_applied(state, event, game), game
     if isinstance(event, J.PenaltyRevoked):
