@@ -127,8 +127,9 @@ def _colours() -> None:
 
 
 SEED_HELP = (
-    "a seeded table: a prepared deal, marked as chosen by its creator and refused unless the "
-    "server runs with --allow-prepared-deals [default: the server's secret and every seat's "
+    "a seeded table, dealt the same every time (nobody contributes): a prepared deal, marked "
+    "as chosen by its creator and refused unless the server allows prepared deals "
+    "(TABLETOP_ALLOW_PREPARED_DEALS) [default: the server's secret and every seat's "
     "contribution deal it, so nobody chooses it]"
 )
 
@@ -168,7 +169,8 @@ def cmd_create(
         seated = []
         for s, name in enumerate(names):
             # one person holds every token here: seats it will not start commit to nothing
-            seated.append(c.join(created.game_id, s, name, None if start else ""))
+            contributes = start and seed is None  # a seeded table is reproduced: nobody does
+            seated.append(c.join(created.game_id, s, name, None if contributes else ""))
             tokens.seats[s] = seated[-1].token or ""
         if start:
             reveal_and_start(seated)
@@ -193,7 +195,12 @@ def cmd_create(
 @option("--kind", type=KINDS, default="huaniao", help="the game")
 @option("--mode", type=MODES, default="basic", help="花鸟风月 mode")
 @option("--seats", type=click.IntRange(2, 4), help="seats at the table [default: 4, zipai 3]")
-@option("--seed", type=int, help="game n is seeded with seed + n (a prepared deal), and its bots")
+@option(
+    "--seed",
+    type=int,
+    help="game n is seeded with seed + n and dealt the same every time (a prepared deal), "
+    "and so are its bots",
+)
 @option("--games", type=click.IntRange(1), default=1, help="how many games")
 @option("--bot", type=BOTS, default="heuristic", help="the bots' policy (random: the old one)")
 def cmd_bots(
@@ -212,7 +219,11 @@ def cmd_bots(
             # only an explicit --seed seeds a table: never a guessable deal by default
             deal_seed = seed + n if seed is not None else None
             created = c.create_game(playing.game_options(kind, mode), n_seats, seed=deal_seed)
-            seated = [c.join(created.game_id, s, f"bot-{s}") for s in range(n_seats)]
+            joins = [
+                (created.game_id, s, f"bot-{s}", None if seed is None else "")
+                for s in range(n_seats)
+            ]
+            seated = [c.join(*j) for j in joins]  # a seeded game is reproduced: no contributions
             reveal_and_start(seated)
             bots = [make_bot(s, bot, bot_seed + n * 31 + i) for i, s in enumerate(seated)]
             moves = play_to_end(bots)

@@ -350,7 +350,8 @@ def start_table(
     seated = []
     for s in range(settings.seats):
         who = settings.name if s == settings.seat else f"bot-{s}"
-        seat = client.join(created.game_id, s, who)
+        # a seeded table is reproduced from its seed: then nobody contributes
+        seat = client.join(created.game_id, s, who, None if settings.seed is None else "")
         seated.append(seat)
         tokens.seats[s] = seat.token or ""
         if s == settings.seat:

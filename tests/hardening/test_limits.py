@@ -155,8 +155,11 @@ def test_move_rate_per_seat(tmp_path: Path) -> None:
         assert history_versions(client, game_id, arbiter) == before  # nothing appended
         other = next(s for s in seats if s is not actor)
         other.legal_moves()  # other calls and other seats are not limited
+        mine = pb.Move()  # the actor's move with its seat left 0: "my seat" for `other`
+        mine.CopyFrom(legal.moves[0])
+        getattr(mine.huaniao, mine.huaniao.WhichOneof("kind")).seat = 0
         with pytest.raises(grpc.RpcError) as e:
-            other.play(legal.moves[0], legal.version - 1)
+            other.play(mine, legal.version - 1)
         assert e.value.code() == grpc.StatusCode.ABORTED
         time.sleep(wait + 0.02)
         assert actor.play(legal.moves[0], legal.version).version > legal.version
