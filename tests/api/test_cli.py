@@ -137,7 +137,7 @@ def test_every_option_shows_its_environment_variable(capsys: pytest.CaptureFixtu
     for command in ("play", "replay", "bots", "create", "watch", "report"):
         cli.main([command, "--help"])
         out = capsys.readouterr().out.split("Options:")[1]
-        options = [ln for ln in out.splitlines() if re.match(r"\s+(-\w, )?--", ln)]
+        options = [ln for ln in out.splitlines() if re.match(r"  (-\w, )?--", ln)]  # not wrapped text
         options = [o for o in options if "--help" not in o]
         assert re.sub(r"\s+", " ", out).count("env var:") == len(options), command
         assert "TABLETOP_TARGET" in out
