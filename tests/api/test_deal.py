@@ -372,3 +372,23 @@ def test_clients_commit_and_nobody_commits_for_a_seat(server: ServerProcess) -> 
             )
         assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED  # type: ignore[attr-defined]
         quiet.start()
+
+
+def test_the_cli_and_the_demo_make_no_prepared_table_by_default(strict: ServerProcess) -> None:
+    """On a server as deployed (which refuses seeds), `tabletop bots` and the demo play:
+    they asked for no seed, and every seat committed and revealed."""
+    from clients.python import demo
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        cli.main(["--target", strict.target, "--json", "-q", "bots", "--games", "1"])
+    (game,) = json.loads(out.getvalue())["games"]
+    assert game["seed"] is None
+    with TableClient(strict.target) as client:
+        view = client.as_viewer(game["game_id"]).view()
+    assert view.deal_source == pb.DEAL_SOURCE_SHUFFLED
+    assert {s.contribution_status for s in view.seats} == {pb.CONTRIBUTION_STATUS_REVEALED}
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        demo.run(strict.target)  # refused, were it to seed its table
+    assert "a deal nobody chose" in " ".join(shown.getvalue().split())
