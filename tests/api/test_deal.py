@@ -392,3 +392,30 @@ def test_the_cli_and_the_demo_make_no_prepared_table_by_default(strict: ServerPr
     with contextlib.redirect_stdout(shown):
         demo.run(strict.target)  # refused, were it to seed its table
     assert "a deal nobody chose" in " ".join(shown.getvalue().split())
+
+
+def test_an_older_client_contribution_is_committed_and_revealed_at_once(
+    server: ServerProcess,
+) -> None:
+    """JoinGame.contribution (the form before commit–reveal) still works: the seat counts as
+    revealed, nothing waits for it, and its value reaches nobody while the game runs."""
+    with TableClient(server.target) as client:
+        created = client.create_game(huaniao_options(), 4)
+        gid = created.game_id
+        values = [f"older-client-{s}-{sha(gid)[:8]}" for s in range(4)]
+        tokens = [
+            client.stub.JoinGame(pb.JoinGameRequest(game_id=gid, seat=s, contribution=v)).seat_token
+            for s, v in enumerate(values)
+        ]
+        viewer = client.as_viewer(gid, tokens[1])
+        seen = viewer.view()
+        assert {s.contribution_status for s in seen.seats} == {pb.CONTRIBUTION_STATUS_REVEALED}
+        assert seen.seats[0].contribution_commitment == commit(values[0])
+        viewer.start()  # no reveal is pending
+        arbiter = client.as_viewer(gid, created.arbiter_token)
+        received = b"".join(
+            [viewer.view().SerializeToString(), arbiter.view().SerializeToString()]
+            + [_without_stored(e) for e in [*viewer.history(), *arbiter.history()]]
+        )
+    for value in values:
+        assert value.encode() not in received
