@@ -10,7 +10,7 @@ from typing import Any
 import grpc
 
 from domain.engine import MalformedCommand, Viewer
-from server import render
+from server import logs, render
 from server.errors import to_status
 from server.limits import Limits
 from server.service import TableServer
@@ -57,7 +57,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self.limits = limits  # server/limits.py: the per-seat move rate is checked here
 
     async def _viewer(self, game_id: str, context: grpc.aio.ServicerContext) -> Viewer:
-        return await self.server.authenticate(game_id, _token(context))
+        viewer = await self.server.authenticate(game_id, _token(context))
+        role = None if viewer.seat is not None else viewer.role.name.lower()
+        logs.note(seat=viewer.seat, role=role)  # the call's log line names who made it
+        return viewer
 
     @unary
     async def CreateGame(

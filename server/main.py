@@ -10,20 +10,15 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+from prometheus_client import start_http_server
 
 from server import reflection as source_reflection
 from server.config import Settings, from_args
 from server.eventstore import TableApplication
 from server.grpc_api import TableServicer
 from server.limits import Limits, LimitsInterceptor
-from server.metrics import (
-    RpcInterceptor,
-    configure_logging,
-    default_metrics,
-    instrument_store,
-    probe_store,
-    serve_metrics,
-)
+from server.logs import configure_logging
+from server.metrics import Metrics, RpcInterceptor, instrument_store, probe_store
 from server.service import TableServer
 from server.shards import Store, check_tables
 from server.timers import TurnClock
@@ -73,7 +68,7 @@ def grpc_options(settings: Settings) -> list[tuple[str, int]]:
 
 async def serve(settings: Settings, port_file: Path | None = None) -> None:
     store = build_store(settings)
-    metrics = default_metrics()
+    metrics = Metrics()  # in prometheus_client's default registry
     for shard in store.shards:
         instrument_store(shard, metrics)
     tables = TableServer(
@@ -107,7 +102,8 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     port = server.add_insecure_port(f"{settings.host}:{settings.port}")
     httpd = None
     if settings.metrics_port is not None:
-        httpd, metrics_port = serve_metrics(settings.metrics_port, settings.host, metrics)
+        httpd, _ = start_http_server(settings.metrics_port, settings.host, metrics.registry)
+        metrics_port = httpd.server_port
         log.info("metrics on http://%s:%d/metrics", settings.host, metrics_port)
         if port_file is not None:
             Path(f"{port_file}.metrics").write_text(str(metrics_port))
@@ -155,7 +151,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     tables.close()
     if httpd is not None:
         httpd.shutdown()
-    log.info("stopped", extra={"fields": {"streams_ended": streams}})
+    log.info("stopped", extra={"streams_ended": streams})
 
 
 def main(argv: list[str] | None = None) -> None:

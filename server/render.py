@@ -200,11 +200,11 @@ def _justice_view(msg: pb.GameView, table: tables.Table) -> None:
     msg.enforcement = pb.Enforcement.Value(f"ENFORCEMENT_{table.enforcement.name}")
     msg.turn_time_limit_ms = table.time_limit_ms
     msg.paused = table.paused
-    msg.redeals = table.redeals
+    msg.redeals = table.justice.redeals
     msg.arbitrated = table.arbitrated
-    msg.misplays_used.extend(table.misplays)
-    msg.violations.extend(table.violations)
-    for case in table.cases:
+    msg.misplays_used.extend(table.justice.misplays)
+    msg.violations.extend(table.justice.violations)
+    for case in table.justice.cases:
         view = msg.cases.add(
             id=case.id,
             is_appeal=case.kind is J.CaseKind.APPEAL,
@@ -219,7 +219,7 @@ def _justice_view(msg: pb.GameView, table: tables.Table) -> None:
         view.violation = pb.ViolationKind.Value(f"VIOLATION_KIND_{case.violation.name}")
         view.status = pb.CaseStatus.Value(f"CASE_STATUS_{case.status.name}")
         fill(view.penalty, case.penalty)
-    for record in table.penalties:
+    for record in table.justice.penalties:
         view = msg.penalties.add(
             case_id=record.case_id,
             seat=record.seat,

@@ -102,32 +102,3 @@ class Table:
     def paused(self) -> bool:
         """A report or appeal is open: no game move until it is settled."""
         return self.justice.paused
-
-    # justice's record, read through the table (views, tests)
-    @property
-    def cases(self) -> tuple[J.Case, ...]:
-        return self.justice.cases
-
-    @property
-    def penalties(self) -> tuple[J.PenaltyRecord, ...]:
-        return self.justice.penalties
-
-    @property
-    def misplays(self) -> tuple[int, ...]:
-        return self.justice.misplays
-
-    @property
-    def violations(self) -> tuple[int, ...]:
-        return self.justice.violations
-
-    @property
-    def warnings(self) -> tuple[int, ...]:
-        return self.justice.warnings
-
-    @property
-    def forfeited(self) -> tuple[int, ...]:
-        return self.justice.forfeited
-
-    @property
-    def redeals(self) -> int:
-        return self.justice.redeals

@@ -284,12 +284,13 @@ def test_metrics_count_rpcs_moves_streams_and_store_latency(
         >= 1
     )
 
-    # the structured log names the game and the version of every write
+    # the structured log names the game, the version, the seat and the peer of every write
     log = (server.data_dir / "server.log").read_text()
     plays = [
         line for line in log.splitlines() if "method=Play " in line and f"game_id={game_id}" in line
     ]
     assert len(plays) >= moves and all("version=" in p and "code=" in p for p in plays)
+    assert all(" seat=" in p and " peer=ipv4:127.0.0.1:" in p for p in plays)
 
 
 # --- graceful shutdown ----------------------------------------------------------------------

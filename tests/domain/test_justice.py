@@ -222,7 +222,7 @@ def test_referee_discard_order_warns_first_then_forces_the_discard() -> None:
     facts = h.act(wrong)
     assert names(facts) == ["AttemptRefereed", "PenaltyApplied"]
     assert facts[1].penalty == J.Penalty(P.WARNING) and facts[1].game_facts == 0
-    assert h.table.warnings[2] == 1 and tables.to_act(h.table) == (2,)
+    assert h.table.justice.warnings[2] == 1 and tables.to_act(h.table) == (2,)
     facts = h.act(wrong)
     assert names(facts) == ["AttemptRefereed", "PenaltyApplied", "PenaltyDiscarded"]
     assert facts[1].penalty == J.Penalty(P.FORCED_DISCARD, 1, wrong.cards)
@@ -267,7 +267,7 @@ def test_players_a_forbidden_play_stands_until_reported_and_voted(
     facts = h.act(J.CastVote(2, evidence + 1, True))
     assert names(facts) == ["VoteCast", "CaseClosed", "PenaltyApplied", *penalty_facts]
     assert facts[1] == J.CaseClosed(evidence + 1, J.CaseStatus.UPHELD)
-    assert h.table.violations == (0, 1, 0) and not h.table.paused
+    assert h.table.justice.violations == (0, 1, 0) and not h.table.paused
     if kind is not K.SEASON_RULE:
         assert not set(command.cards) & set(h.game.played), "discarded from the table"
         assert set(command.cards) <= set(h.game.discarded)
@@ -285,7 +285,7 @@ def test_players_discard_order_warning_and_no_second_report_of_the_same_move() -
     h.act(J.Report(0, 2, K.DISCARD_ORDER, (first,), J.Penalty(P.FORFEIT), "百 before 鸟"))
     facts = h.act(J.CastVote(1, first + 1, True))
     assert names(facts) == ["VoteCast", "CaseClosed", "PenaltyApplied"]
-    assert facts[2].penalty == J.Penalty(P.WARNING) and h.table.warnings[2] == 1
+    assert facts[2].penalty == J.Penalty(P.WARNING) and h.table.justice.warnings[2] == 1
     with pytest.raises(RuleViolation) as e:
         h.act(J.Report(0, 2, K.DISCARD_ORDER, (first,), None, "again"))
     assert e.value.reason == "REPORT_THE_LAST_MOVE"
@@ -323,7 +323,7 @@ def test_part2_66_a_misplay_is_retracted_once_and_the_second_is_refused() -> Non
     retracted = tribunal.retract(tables.court(h.table), J.Retract(1, "風過無痕，月照無意"), last)
     assert retracted == [J.MoveRetracted(1, h.version, h.version, "風過無痕，月照無意", before)]
     h.act(J.Retract(1, "且慢"))
-    assert h.game == before and h.table.misplays == (0, 1, 0)
+    assert h.game == before and h.table.justice.misplays == (0, 1, 0)
     assert any(e["type"] == "AttemptPlayed" for e in h.stored), "kept in the history"
     h.act(Play(1, cards(h, 1, "风"), target=2))
     with pytest.raises(RuleViolation) as e:
@@ -429,7 +429,7 @@ def test_a_report_the_seats_reject_changes_nothing() -> None:
     assert h.act(J.CastVote(3, case, False)) == [J.VoteCast(3, case, False)]
     facts = h.act(J.CastVote(1, case, False))
     assert facts[-1] == J.CaseClosed(case, J.CaseStatus.REJECTED)
-    assert h.game == game and not h.table.paused and h.table.violations == (0, 0, 0, 0)
+    assert h.game == game and not h.table.paused and h.table.justice.violations == (0, 0, 0, 0)
 
 
 def test_the_accused_cannot_vote_a_report_down_alone() -> None:
@@ -439,7 +439,7 @@ def test_the_accused_cannot_vote_a_report_down_alone() -> None:
     case = h.version
     assert h.act(J.CastVote(1, case, False)) == [J.VoteCast(1, case, False)]
     facts = h.act(J.CastVote(2, case, True))
-    assert facts[1] == J.CaseClosed(case, J.CaseStatus.UPHELD) and h.table.violations[1] == 1
+    assert facts[1] == J.CaseClosed(case, J.CaseStatus.UPHELD) and h.table.justice.violations[1] == 1
 
 
 def test_a_split_table_without_an_arbiter_leaves_the_report_unresolved() -> None:
@@ -453,7 +453,7 @@ def test_a_split_table_without_an_arbiter_leaves_the_report_unresolved() -> None
     h.act(J.CastVote(3, case, False))
     facts = h.act(J.CastVote(1, case, False))
     assert facts[-1] == J.CaseClosed(case, J.CaseStatus.UNRESOLVED)
-    assert h.game == game and not h.table.paused and h.table.redeals == 0
+    assert h.game == game and not h.table.paused and h.table.justice.redeals == 0
     with pytest.raises(RuleViolation) as e:
         h.act(J.Rule(0, case, True))
     assert e.value.reason == "NO_ARBITER"
@@ -510,7 +510,7 @@ def test_part2_70_redeal_only_when_every_seat_agrees() -> None:
     fresh = initial_state(h.table.options, 3, redealt.deck, redealt.seed)
     for f in facts[3:]:
         fresh = RULES.evolve(fresh, f)
-    assert h.game == fresh and h.table.redeals == 1
+    assert h.game == fresh and h.table.justice.redeals == 1
     assert sum(isinstance(f, Dealt) for f in facts) == 3 and len(h.stored) > old_events
     assert h.stored[old_events - 1]["type"] == "Played", "the old game stays in the history"
 
@@ -523,7 +523,7 @@ def test_the_arbiter_redeals_only_on_an_open_case() -> None:
     assert e.value.reason == "NO_OPEN_CASE" and h.version == version
     h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "stalling"))
     facts = h.act(J.Redeal(0))
-    assert names(facts)[:2] == ["CaseClosed", "GameRedealt"] and h.table.redeals == 1
+    assert names(facts)[:2] == ["CaseClosed", "GameRedealt"] and h.table.justice.redeals == 1
     h2 = opened()
     h2.act(J.Report(0, 1, K.OTHER, (h2.version,), J.Penalty(P.WARNING), "stalling"))
     with pytest.raises(RuleViolation) as e:
@@ -540,7 +540,7 @@ def test_an_open_case_runs_on_the_table_clock() -> None:
     h.act(J.CastVote(2, case, True))
     facts = h.timeout()
     assert facts == [J.CaseTimedOut(case, (1, 3)), J.CaseClosed(case, J.CaseStatus.UNRESOLVED)]
-    assert not h.table.paused and h.table.violations == (0, 0, 0, 0)
+    assert not h.table.paused and h.table.justice.violations == (0, 0, 0, 0)
 
 
 # --- appeals (part2:61-62) ----------------------------------------------------------------------
@@ -571,7 +571,7 @@ def test_part2_62_an_upheld_appeal_restores_the_exact_prior_state() -> None:
     facts = h.act(J.CastVote(2, appeal, True))
     assert names(facts) == ["VoteCast", "CaseClosed", "PenaltyRevoked"]
     assert_restored(h, before)
-    assert h.table.violations == (0, 0, 0)
+    assert h.table.justice.violations == (0, 0, 0)
 
 
 def assert_restored(h: Harness, before: Any) -> None:
@@ -637,7 +637,7 @@ def test_part2_33_a_timeout_draws_one_and_the_turn_is_taken_as_perch() -> None:
     )  # the draw and the turn
     assert isinstance(facts[2], Drew) and facts[2].cause is Cause.PENALTY
     assert len(h.game.hands[1].cards) == len(hand) + 1 and h.game.turn == 2
-    assert h.table.violations == (0, 1, 0) and tables.to_act(h.table) == (1,)
+    assert h.table.justice.violations == (0, 1, 0) and tables.to_act(h.table) == (1,)
 
 
 def test_a_table_where_nobody_ever_acts_still_ends() -> None:
@@ -750,13 +750,13 @@ def test_a_refereed_penalty_can_be_appealed_and_the_turn_comes_back() -> None:
     facts = h.act(command)
     case_id = facts[1].case_id
     h.act(J.Appeal(1, case_id, "it was legal"))
-    appeal_case = h.table.cases[-1]
+    appeal_case = h.table.justice.cases[-1]
     assert appeal_case.kind is J.CaseKind.APPEAL
     h.act(J.CastVote(0, appeal_case.id, True))
     h.act(J.CastVote(2, appeal_case.id, True))
     assert_restored(h, before)
     assert h.game.turn == 1, "seat 1 has its turn back"
-    assert h.table.penalties[-1].revoked
+    assert h.table.justice.penalties[-1].revoked
 
 
 def test_with_two_seats_the_reporter_alone_never_wins() -> None:
@@ -774,7 +774,7 @@ def test_with_two_seats_the_reporter_alone_never_wins() -> None:
     h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "stalling"))
     facts = h.act(J.CastVote(1, h.version, True))
     assert names(facts)[:3] == ["VoteCast", "CaseClosed", "PenaltyApplied"], "it accepts"
-    assert not h.table.paused and h.table.violations == (0, 1)
+    assert not h.table.paused and h.table.justice.violations == (0, 1)
 
 
 def test_with_two_seats_an_arbiter_settles_a_refused_report() -> None:

@@ -1,14 +1,27 @@
-"""server.metrics in isolation: store timing, the readiness probe, structured log lines."""
+"""server.metrics and server.logs: store timing, the readiness probe, the structured log lines."""
 
 from __future__ import annotations
 
+import io
 import json
 import logging
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
+import grpc
+import pytest
 from prometheus_client import CollectorRegistry
 
-from server.metrics import Metrics, StructuredFormatter, instrument_store, probe_store
+from clients.python.client import TableClient
+from clients.python.serverproc import ServerProcess
+from domain.engine import MalformedCommand, RuleViolation
+from server import logs
+from server.errors import to_status
+from server.logs import configure_logging
+from server.metrics import Metrics, instrument_store, probe_store
+from tabletop.v1 import tabletop_pb2 as pb
+from tests.api.helpers import seated_game
 
 
 class FakeRecorder:
@@ -70,16 +83,128 @@ def test_the_probe_reports_a_store_that_stops_answering() -> None:
     assert value(metrics, "tabletop_store_errors_total", op="probe") == 1
 
 
-def record(**fields: Any) -> logging.LogRecord:
-    r = logging.LogRecord("tabletop.rpc", logging.INFO, __file__, 1, "rpc", None, None)
-    r.fields = fields
-    return r
+# --- logs -----------------------------------------------------------------------------------
 
 
-def test_log_lines_are_key_value_or_json() -> None:
-    fields = {"method": "Play", "code": "OK", "game_id": "g-1", "version": 12, "note": "a b"}
-    text = StructuredFormatter("text").format(record(**fields))
-    assert "level=info logger=tabletop.rpc msg=rpc method=Play code=OK" in text
-    assert "game_id=g-1 version=12" in text and 'note="a b"' in text
-    data = json.loads(StructuredFormatter("json").format(record(**fields)))
-    assert data["game_id"] == "g-1" and data["version"] == 12 and data["msg"] == "rpc"
+class FakeContext:
+    """What the log line reads from a grpc.aio context: the peer and the rich status."""
+
+    def __init__(self, status: grpc.Status | None = None) -> None:
+        self.status = status
+
+    def peer(self) -> str:
+        return "ipv4:10.1.2.3:5555"
+
+    def trailing_metadata(self) -> Any:
+        return self.status.trailing_metadata if self.status is not None else ()
+
+
+@pytest.fixture()
+def logged() -> Iterator[Callable[[str], io.StringIO]]:
+    """configure_logging(style) writing into the buffer it returns (the root logger restored)."""
+    root = logging.getLogger()
+    saved, level = root.handlers[:], root.level
+
+    def configure(style: str) -> io.StringIO:
+        configure_logging(style, logging.DEBUG, buffer := io.StringIO())
+        return buffer
+
+    yield configure
+    configure_logging()  # the rpc lines back on stderr
+    root.handlers[:] = saved
+    root.setLevel(level)
+
+
+def play(seat: int, code: str = "OK", status: grpc.Status | None = None) -> None:
+    """Log one Play call the way the interceptor does, with the seat the servicer noted."""
+    request = pb.PlayRequest(game_id="g-1", expected_version=11)
+    response = pb.PlayResponse(version=12) if code == "OK" else None
+    token = logs.CALL.set({})  # what the interceptor does at the start of a call
+    logs.note(seat=seat, role=None)
+    logs.rpc("Play", code, 0.0014, False, request, response, FakeContext(status))
+    logs.CALL.reset(token)
+
+
+def test_a_play_line_names_the_game_the_seat_and_the_peer(logged: Any) -> None:
+    out = logged("text")
+    play(seat=2)
+    (line,) = out.getvalue().splitlines()
+    assert " level=info logger=tabletop.rpc msg=rpc method=Play code=OK ms=1.4 " in line
+    assert "game_id=g-1 version=12 expected_version=11 seat=2 peer=ipv4:10.1.2.3:5555" in line
+    assert line.startswith("ts=") and "role" not in line
+
+
+def test_a_refusal_names_the_rule_or_the_field(logged: Any) -> None:
+    out = logged("text")
+    rule = RuleViolation("NOT_YOUR_TURN", "turn order", "seat 3 is to act")
+    play(seat=1, code="FAILED_PRECONDITION", status=to_status(rule))
+    play(seat=1, code="INVALID_ARGUMENT", status=to_status(MalformedCommand("move", "empty")))
+    refused, malformed = out.getvalue().splitlines()
+    assert "code=FAILED_PRECONDITION ms=1.4 game_id=g-1 expected_version=11 seat=1" in refused
+    assert 'reason=NOT_YOUR_TURN rule="turn order" peer=' in refused
+    assert "version=12" not in refused  # nothing was appended
+    assert "code=INVALID_ARGUMENT" in malformed and " field=move peer=" in malformed
+
+
+def test_json_lines_parse_with_their_types(logged: Any) -> None:
+    out = logged("json")
+    play(seat=0)
+    rule = RuleViolation("MUST_RAISE", "吟诵", "raise or pass")
+    play(seat=3, code="FAILED_PRECONDITION", status=to_status(rule))
+    logging.getLogger("tabletop.store").info("saved %d games", 3, extra={"batch": 3})
+    try:
+        raise ValueError("the disk is full")
+    except ValueError:
+        logging.getLogger("tabletop.store").exception("group commit failed")
+    ok, refused, other, failed = (json.loads(line) for line in out.getvalue().splitlines())
+    assert ok["msg"] == "rpc" and ok["level"] == "info" and ok["logger"] == "tabletop.rpc"
+    assert ok["seat"] == 0 and ok["version"] == 12 and ok["peer"] == "ipv4:10.1.2.3:5555"
+    assert refused["rule"] == "吟诵" and refused["reason"] == "MUST_RAISE" and refused["seat"] == 3
+    assert other["msg"] == "saved 3 games" and other["batch"] == 3
+    assert failed["level"] == "error" and "ValueError: the disk is full" in failed["exception"]
+    assert all(line["ts"].endswith("Z") for line in (ok, refused, other, failed))
+
+
+def test_reads_are_debug_streams_and_writes_info(logged: Any) -> None:
+    out = logged("text")
+    logging.getLogger().setLevel(logging.INFO)
+    logs.rpc("GetView", "OK", 0.001, False, pb.GetViewRequest(), None, FakeContext())
+    logs.rpc("Watch", "OK", 2.0, True, pb.WatchRequest(), None, FakeContext())
+    play(seat=1)
+    methods = [line.split(" method=")[1].split()[0] for line in out.getvalue().splitlines()]
+    assert methods == ["Watch", "Play"]
+
+
+def test_a_real_server_logs_json_lines_with_seat_peer_rule_and_field(tmp_path: Path) -> None:
+    server = ServerProcess(tmp_path, extra=["--log-format", "json"]).start()
+    try:
+        with TableClient(server.target) as client:
+            game_id, seats, _ = seated_game(client, seed=29)
+            view = client.as_viewer(game_id).view()
+            actor = seats[view.to_act[0]]
+            idle = next(s for s in seats if s.seat not in view.to_act)
+            legal = actor.legal_moves()
+            history = pb.GetHistoryRequest(game_id=game_id, page_size=5000)  # too large a page
+            with pytest.raises(grpc.RpcError):
+                idle.play(legal.moves[0], legal.version)  # NOT_YOUR_TURN
+            with pytest.raises(grpc.RpcError):
+                actor.stub.GetHistory(history, metadata=actor.metadata)
+            actor.play(legal.moves[0], legal.version)
+    finally:
+        server.stop()
+    banner, records = [], []
+    for line in (tmp_path / "server.log").read_text().splitlines():
+        if line.startswith("{"):
+            records.append(json.loads(line))
+        else:
+            banner.append(line)
+    assert [b.startswith("tabletop server listening on") for b in banner] == [True]
+    assert {"serving on", "stopped"} <= {r["msg"].split(" 127")[0] for r in records}
+    plays = [r for r in records if r.get("method") == "Play" and r["game_id"] == game_id]
+    refused, ok = plays
+    assert refused["code"] == "FAILED_PRECONDITION" and refused["seat"] == idle.seat
+    assert refused["reason"] == "NOT_YOUR_TURN" and refused["rule"]
+    assert ok["code"] == "OK" and ok["seat"] == actor.seat and ok["version"] > legal.version
+    assert all(p["peer"].startswith("ipv4:127.0.0.1:") for p in plays)
+    (read,) = [r for r in records if r.get("method") == "GetHistory"]
+    assert read["field"] == "page_size" and read["seat"] == actor.seat

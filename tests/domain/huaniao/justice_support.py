@@ -275,11 +275,11 @@ def play_justice_game(
                 continue
             _settle_case(h, case, rng, stats)
             continue
-        if any(p.before is not None for p in t.penalties) and rng.random() < 0.3:
+        if any(p.before is not None for p in t.justice.penalties) and rng.random() < 0.3:
             if _appeal(h, rng, stats):
                 continue
         roll = rng.random()
-        if roll < 0.02 and t.redeals < 2 and _report(h, rng, attempts, stats):
+        if roll < 0.02 and t.justice.redeals < 2 and _report(h, rng, attempts, stats):
             continue
         if roll < 0.04 and _appeal(h, rng, stats):
             continue
@@ -400,7 +400,7 @@ def _settle_case(h: Harness, case: J.Case, rng: random.Random, stats: Stats) -> 
 
 
 def _appeal(h: Harness, rng: random.Random, stats: Stats) -> bool:
-    open_ = [p for p in h.table.penalties if p.before is not None and not p.revoked]
+    open_ = [p for p in h.table.justice.penalties if p.before is not None and not p.revoked]
     if not open_:
         return False
     p = rng.choice(open_)
