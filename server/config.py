@@ -1,19 +1,29 @@
-"""Server settings from flags and environment variables (flags win)."""
+"""Server settings from flags and environment variables, read and checked by click.
+
+Every option has an environment variable (shown by ``--help``); a flag wins over its
+variable. Booleans accept 1/0, true/false, yes/no, on/off; numbers are range-checked; a bad
+value ends the process with one line naming the flag and the variable, and exit status 2.
+"""
 
 from __future__ import annotations
 
-import argparse
-import os
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import click
 
 from server.limits import LimitSettings
+
+PROG = "tabletop-server"
 
 
 @dataclass(frozen=True)
 class Settings:
     host: str
-    port: int
+    port: int  # 0 picks a free port
     store: str  # sqlite | memory | postgres
     data_dir: Path
     max_batch: int
@@ -24,9 +34,12 @@ class Settings:
     shards: str = ""  # postgres: TABLETOP_SHARDS, see server.shards.parse_shards
     create_tables: bool = False  # postgres: create missing tables at start (one process only)
     max_connection_age: float = 0.0  # seconds; 0 = never (see docs/operations.md)
+    stream_stall_timeout: float = 30.0  # seconds a stream may wait for its reader
+    min_turn_time: float = 5.0  # seconds: the shortest turn clock a table may have
+    max_clock_events: int = 200  # events the clock may make in a row without a client call
     allow_prepared_deals: bool = False  # client seeds and decks (docs/api.md, "Audit")
     reveal_timeout: float = 30.0  # seconds the deal waits for the seats' reveals
-    limits: LimitSettings = LimitSettings()  # server/limits.py (docs/reliability.md)
+    limits: LimitSettings = field(default_factory=LimitSettings)  # server/limits.py
 
     def store_env(self) -> dict[str, str]:
         """The eventsourcing settings for the chosen store."""
@@ -54,120 +67,207 @@ class Settings:
         return shard_envs(self.store_env(), self.shards)
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="tabletop-server",
-        description="Event-sourced gRPC server for 花鸟风月 and 川南字牌.",
-        epilog="Every flag can also be set by the environment variable named in its help.",
-    )
-    p.add_argument(
-        "--host",
-        default=os.environ.get("TABLETOP_HOST", "127.0.0.1"),
-        help="address to listen on (TABLETOP_HOST, default 127.0.0.1)",
-    )
-    p.add_argument(
-        "--port",
-        type=int,
-        default=int(os.environ.get("TABLETOP_PORT", "50051")),
-        help="port to listen on; 0 picks a free one (TABLETOP_PORT, default 50051)",
-    )
-    p.add_argument(
+PORT = click.IntRange(0, 65535)
+SECONDS = click.FloatRange(min=0)
+_LIMITS = LimitSettings()
+
+
+def _option(flag: str, help: str, **kw: Any) -> click.Option:
+    """``--flag`` read from TABLETOP_FLAG too, with its variable and default in --help."""
+    env = "TABLETOP_" + flag.lstrip("-").replace("-", "_").upper()
+    kw.setdefault("show_default", kw.get("default") not in (None, ""))
+    return click.Option([flag], envvar=env, show_envvar=True, help=help, **kw)
+
+
+OPTIONS: list[click.Parameter] = [
+    _option("--host", "address to listen on", default="127.0.0.1"),
+    _option("--port", "port to listen on, 1-65535; 0 picks a free one", type=PORT, default=50051),
+    _option(
         "--store",
-        choices=["sqlite", "memory", "postgres"],
-        default=os.environ.get("TABLETOP_STORE", "sqlite"),
-        help="event store (TABLETOP_STORE, default sqlite); postgres reads POSTGRES_* variables",
-    )
-    p.add_argument(
+        "event store; postgres reads the POSTGRES_* variables (docs/operations.md)",
+        type=click.Choice(["sqlite", "memory", "postgres"]),
+        default="sqlite",
+    ),
+    _option(
         "--data-dir",
-        type=Path,
-        default=Path(os.environ.get("TABLETOP_DATA_DIR", "data")),
-        help="directory of the SQLite file games.sqlite (TABLETOP_DATA_DIR, default ./data)",
-    )
-    p.add_argument(
+        "directory of the SQLite file games.sqlite",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=Path("data"),
+    ),
+    _option(
         "--max-batch",
-        type=int,
-        default=int(os.environ.get("TABLETOP_MAX_BATCH", "64")),
-        help="most games saved in one group-commit transaction (TABLETOP_MAX_BATCH, default 64)",
-    )
-    p.add_argument(
+        "most games saved in one group-commit transaction",
+        type=click.IntRange(min=1),
+        default=64,
+    ),
+    _option(
         "--metrics-port",
-        type=int,
-        default=_optional_int(os.environ.get("TABLETOP_METRICS_PORT")),
-        help="serve Prometheus metrics on http://HOST:PORT/metrics; 0 picks a free port "
-        "(TABLETOP_METRICS_PORT, default off)",
-    )
-    p.add_argument(
-        "--log-format",
-        choices=["text", "json"],
-        default=os.environ.get("TABLETOP_LOG_FORMAT", "text"),
-        help="log lines as key=value text or JSON objects (TABLETOP_LOG_FORMAT, default text)",
-    )
-    p.add_argument(
-        "--log-level",
-        choices=["debug", "info", "warning", "error"],
-        default=os.environ.get("TABLETOP_LOG_LEVEL", "info"),
-        help="debug logs every call, info every write, refusal and stream (TABLETOP_LOG_LEVEL, "
-        "default info)",
-    )
-    p.add_argument(
-        "--shutdown-grace",
-        type=float,
-        default=float(os.environ.get("TABLETOP_SHUTDOWN_GRACE", "5")),
-        help="seconds in-flight calls get to finish on SIGTERM (TABLETOP_SHUTDOWN_GRACE, "
-        "default 5)",
-    )
-    p.add_argument(
-        "--shards",
-        default=os.environ.get("TABLETOP_SHARDS", ""),
-        help="postgres: games spread over these shards by game id, comma-separated; each a "
-        "postgresql://user:password@host:port/dbname?schema=name URL (missing parts come from "
-        "POSTGRES_*) or a schema name in the POSTGRES_DBNAME database (TABLETOP_SHARDS, "
-        "default: one shard, the POSTGRES_* database)",
-    )
-    p.add_argument(
-        "--create-tables",
-        action="store_true",
-        default=_flag(os.environ.get("TABLETOP_CREATE_TABLES")),
-        help="postgres: create missing tables at start; for a single process only, replicas "
-        "need `python -m server.migrate` first (TABLETOP_CREATE_TABLES, default off)",
-    )
-    p.add_argument(
-        "--max-connection-age",
-        type=float,
-        default=float(os.environ.get("TABLETOP_MAX_CONNECTION_AGE", "0")),
-        help="close each client connection after this many seconds (streams get 10 s grace "
-        "and resume elsewhere), spreading long Watch streams over replicas "
-        "(TABLETOP_MAX_CONNECTION_AGE, default 0 = never)",
-    )
-    p.add_argument(
-        "--allow-prepared-deals",
-        action="store_true",
-        default=_flag(os.environ.get("TABLETOP_ALLOW_PREPARED_DEALS")),
-        help="accept CreateGame with a seed or a deck: deals chosen by the table's creator, "
-        "marked as such; for development, tests, tournaments and reproducing disputes "
-        "(TABLETOP_ALLOW_PREPARED_DEALS, default off: refused with FAILED_PRECONDITION)",
-    )
-    p.add_argument(
-        "--reveal-timeout",
-        type=float,
-        default=float(os.environ.get("TABLETOP_REVEAL_TIMEOUT", "30")),
-        help="seconds the deal waits for seats to reveal their contributions, counted from "
-        "the table's latest event once every seat is taken; after that StartGame deals and "
-        "a missing reveal's commitment stands in for it (TABLETOP_REVEAL_TIMEOUT, default 30)",
-    )
-    _limit_arguments(p)
-    p.add_argument(
-        "--port-file",
-        type=Path,
+        "serve Prometheus metrics on http://HOST:PORT/metrics; 0 picks a free port "
+        "[default: off]",
+        type=PORT,
         default=None,
-        help="write the bound port to this file once serving (for tests and scripts); "
-        "the metrics port goes to the same path with .metrics appended",
-    )
-    return p
+    ),
+    _option(
+        "--log-format",
+        "log lines as key=value text or JSON objects",
+        type=click.Choice(["text", "json"]),
+        default="text",
+    ),
+    _option(
+        "--log-level",
+        "debug logs every call, info every write, refusal and stream",
+        type=click.Choice(["debug", "info", "warning", "error"]),
+        default="info",
+    ),
+    _option(
+        "--shutdown-grace", "seconds in-flight calls get to finish on SIGTERM", type=SECONDS,
+        default=5.0,
+    ),
+    _option(
+        "--shards",
+        "postgres: games spread over these shards by game id, comma-separated; each a "
+        "postgresql://user:password@host:port/dbname?schema=name URL (missing parts come from "
+        "POSTGRES_*) or a schema name in the POSTGRES_DBNAME database [default: one shard, "
+        "the POSTGRES_* database]",
+        default="",
+    ),
+    _option(
+        "--create-tables",
+        "postgres: create missing tables at start; for a single process only, replicas "
+        "need `python -m server.migrate` first",
+        type=click.BOOL,
+        default=False,
+        is_flag=True,
+    ),
+    _option(
+        "--max-connection-age",
+        "close each client connection after this many seconds (streams get 10 s grace and "
+        "resume elsewhere), spreading long Watch streams over replicas; 0 = never",
+        type=SECONDS,
+        default=0.0,
+    ),
+    _option(
+        "--stream-stall-timeout",
+        "seconds a Watch or Replay stream may wait for a client that does not read before it "
+        "is ended with UNAVAILABLE and the version to resume after",
+        type=click.FloatRange(min=0, min_open=True),
+        default=30.0,
+    ),
+    _option(
+        "--min-turn-time",
+        "seconds: the shortest per-action clock (CreateGame turn_time_limit_ms) a table may "
+        "have; 0 (no clock) is always allowed",
+        type=SECONDS,
+        default=5.0,
+    ),
+    _option(
+        "--max-clock-events",
+        "events the turn clock may append to a game in a row without a client's call; then "
+        "its clock waits for the next move",
+        type=click.IntRange(min=1),
+        default=200,
+    ),
+    _option(
+        "--allow-prepared-deals",
+        "accept CreateGame with a seed or a deck: deals chosen by the table's creator, marked "
+        "as such; for development, tests, tournaments and reproducing disputes [default: off, "
+        "refused with FAILED_PRECONDITION PREPARED_DEALS_DISABLED]",
+        type=click.BOOL,
+        default=False,
+        is_flag=True,
+    ),
+    _option(
+        "--reveal-timeout",
+        "seconds the deal waits for seats to reveal their contributions, counted from the "
+        "table's latest event once every seat is taken; then StartGame deals and a missing "
+        "reveal's commitment stands in for it",
+        type=SECONDS,
+        default=30.0,
+    ),
+    # the limits of server/limits.py; each refuses with RESOURCE_EXHAUSTED and a detail
+    _option(
+        "--max-message-bytes",
+        "largest request accepted",
+        type=click.IntRange(min=1024),
+        default=_LIMITS.max_message_bytes,
+    ),
+    _option(
+        "--max-streams-per-connection",
+        "open Watch/Replay streams per connection",
+        type=click.IntRange(min=1),
+        default=_LIMITS.max_streams_per_connection,
+    ),
+    _option(
+        "--max-streams-per-client",
+        "open streams per client, see --client-id-header",
+        type=click.IntRange(min=1),
+        default=_LIMITS.max_streams_per_client,
+    ),
+    _option(
+        "--move-rate",
+        "Play calls per second per seat, 0 = unlimited",
+        type=SECONDS,
+        default=_LIMITS.move_rate,
+    ),
+    _option(
+        "--move-burst",
+        "Play calls a seat may make at once",
+        type=click.IntRange(min=1),
+        default=_LIMITS.move_burst,
+    ),
+    _option(
+        "--max-open-games-per-client",
+        "unfinished games one client may have created in the last hour",
+        type=click.IntRange(min=1),
+        default=_LIMITS.max_open_games_per_client,
+    ),
+    _option(
+        "--finished-game-cooldown",
+        "seconds a finished game still counts against its creator's open games",
+        type=SECONDS,
+        default=_LIMITS.finished_game_cooldown,
+    ),
+    _option(
+        "--client-id-header",
+        "call metadata naming the client for the per-client limits, set by a trusted "
+        "gateway [default: the peer's IP address]",
+        default="",
+    ),
+    click.Option(
+        ["--port-file"],
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="write the bound port to this file once serving (for tests and scripts); the "
+        "metrics port goes to the same path with .metrics appended",
+    ),
+]
+
+COMMAND = click.Command(
+    PROG,
+    params=OPTIONS,
+    callback=lambda **values: values,
+    help="Event-sourced gRPC server for 花鸟风月 and 川南字牌. Every option can also be set "
+    "by the environment variable shown with it; a flag wins over its variable.",
+    context_settings={"max_content_width": 100, "terminal_width": 100},
+)
 
 
-def from_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namespace]:
-    a = parser().parse_args(argv)
+def read(argv: list[str] | None = None) -> dict[str, Any]:
+    """The option values; ``--help`` prints and exits 0, a bad value exits 2 with one line."""
+    try:
+        values = COMMAND.main(args=argv, prog_name=PROG, standalone_mode=False)
+    except click.ClickException as exc:
+        print(f"{PROG}: {exc.format_message()}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except click.exceptions.Abort:
+        raise SystemExit(1) from None
+    if not isinstance(values, dict):  # --help (the exit code)
+        raise SystemExit(values or 0)
+    return values
+
+
+def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]:
+    a = SimpleNamespace(**read(sys.argv[1:] if argv is None else argv))
     return (
         Settings(
             a.host,
@@ -182,6 +282,9 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namespa
             shards=a.shards,
             create_tables=a.create_tables,
             max_connection_age=a.max_connection_age,
+            stream_stall_timeout=a.stream_stall_timeout,
+            min_turn_time=a.min_turn_time,
+            max_clock_events=a.max_clock_events,
             allow_prepared_deals=a.allow_prepared_deals,
             reveal_timeout=a.reveal_timeout,
             limits=LimitSettings(
@@ -191,68 +294,9 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namespa
                 move_rate=a.move_rate,
                 move_burst=a.move_burst,
                 max_open_games_per_client=a.max_open_games_per_client,
+                finished_game_cooldown=a.finished_game_cooldown,
                 client_id_header=a.client_id_header.lower(),
             ),
         ),
         a,
     )
-
-
-def _limit_arguments(p: argparse.ArgumentParser) -> None:
-    """The limits of server/limits.py; each refuses with RESOURCE_EXHAUSTED and a detail."""
-    d = LimitSettings()
-    env = os.environ.get
-    p.add_argument(
-        "--max-message-bytes",
-        type=int,
-        default=int(env("TABLETOP_MAX_MESSAGE_BYTES", str(d.max_message_bytes))),
-        help=f"largest request accepted (TABLETOP_MAX_MESSAGE_BYTES, default {d.max_message_bytes})",
-    )
-    p.add_argument(
-        "--max-streams-per-connection",
-        type=int,
-        default=int(env("TABLETOP_MAX_STREAMS_PER_CONNECTION", str(d.max_streams_per_connection))),
-        help="open Watch/Replay streams per connection (TABLETOP_MAX_STREAMS_PER_CONNECTION, "
-        f"default {d.max_streams_per_connection})",
-    )
-    p.add_argument(
-        "--max-streams-per-client",
-        type=int,
-        default=int(env("TABLETOP_MAX_STREAMS_PER_CLIENT", str(d.max_streams_per_client))),
-        help="open streams per client, see --client-id-header (TABLETOP_MAX_STREAMS_PER_CLIENT, "
-        f"default {d.max_streams_per_client})",
-    )
-    p.add_argument(
-        "--move-rate",
-        type=float,
-        default=float(env("TABLETOP_MOVE_RATE", str(d.move_rate))),
-        help="Play calls per second per seat, 0 = unlimited (TABLETOP_MOVE_RATE, "
-        f"default {d.move_rate:g})",
-    )
-    p.add_argument(
-        "--move-burst",
-        type=int,
-        default=int(env("TABLETOP_MOVE_BURST", str(d.move_burst))),
-        help=f"Play calls a seat may make at once (TABLETOP_MOVE_BURST, default {d.move_burst})",
-    )
-    p.add_argument(
-        "--max-open-games-per-client",
-        type=int,
-        default=int(env("TABLETOP_MAX_OPEN_GAMES_PER_CLIENT", str(d.max_open_games_per_client))),
-        help="unfinished games one client may have created in the last hour "
-        f"(TABLETOP_MAX_OPEN_GAMES_PER_CLIENT, default {d.max_open_games_per_client})",
-    )
-    p.add_argument(
-        "--client-id-header",
-        default=env("TABLETOP_CLIENT_ID_HEADER", ""),
-        help="call metadata naming the client for the per-client limits, set by a trusted "
-        "gateway (TABLETOP_CLIENT_ID_HEADER, default: the peer's IP address)",
-    )
-
-
-def _flag(value: str | None) -> bool:
-    return (value or "").lower() not in ("", "0", "no", "false")
-
-
-def _optional_int(value: str | None) -> int | None:
-    return int(value) if value not in (None, "") else None

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import grpc
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from domain.engine import MalformedCommand, RuleViolation
+from server.health import RETRY_AFTER, is_store_fault
 from server.limits import Exhausted
 from server.service import Aborted, NotFound, PermissionDenied
 
@@ -78,5 +79,14 @@ def to_status(exc: BaseException) -> grpc.Status | None:
             code_pb2.NOT_FOUND,
             str(exc),
             error_details_pb2.ResourceInfo(resource_type="game", description=str(exc)),
+        )
+    if is_store_fault(exc):  # server/health.py: the transaction was rolled back
+        delay = duration_pb2.Duration()
+        delay.FromMilliseconds(int(RETRY_AFTER * 1000))
+        return _status(
+            code_pb2.UNAVAILABLE,
+            "the event store is not available now; retry later (a Play with the same request_id)",
+            error_details_pb2.ErrorInfo(reason="STORE_UNAVAILABLE", domain=DOMAIN),
+            error_details_pb2.RetryInfo(retry_delay=delay),
         )
     return None

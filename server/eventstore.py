@@ -69,6 +69,7 @@ class GameAggregate(Aggregate):
             aggregate.head_hash = self.hash
             if self.cause is not None and self.cause.get("request_id"):
                 _index_request(aggregate, self.cause, self.originator_version)
+            _count_clock_run(aggregate, self.cause)
 
     # Set by Opened.apply: ``table`` (domain.table.Table) and ``head_hash`` (str). Not class
     # annotations, which eventsourcing would turn into constructor arguments.
@@ -103,6 +104,12 @@ class GameAggregate(Aggregate):
         found = self.__dict__.get("requests", {}).get(f"{seat}:{request_id}")
         return None if found is None else int(found)
 
+    @property
+    def clock_run(self) -> int:
+        """Events the turn clock appended since the last move a client caused (state, so
+        snapshots and rebuilds keep it): the clock stops at a bound (server/timers.py)."""
+        return int(self.__dict__.get("clock_events", 0))
+
     def fork(self) -> GameAggregate:
         """A copy to append tentative facts to; the original stays as committed.
 
@@ -118,6 +125,16 @@ def _index_request(aggregate: Any, cause: dict[str, Any], version: int) -> None:
     committed aggregate's)."""
     key = f"{cause.get('seat')}:{cause['request_id']}"
     aggregate.requests = {**aggregate.__dict__.get("requests", {}), key: version}
+
+
+def _count_clock_run(aggregate: Any, cause: dict[str, Any] | None) -> None:
+    """A move's first fact carries its cause; the facts after it belong to the same move."""
+    if cause is not None:
+        aggregate.by_clock = cause.get("action") == "timeout"
+        if not aggregate.by_clock:
+            aggregate.clock_events = 0
+    if aggregate.__dict__.get("by_clock", False):
+        aggregate.clock_events = aggregate.__dict__.get("clock_events", 0) + 1
 
 
 class TableAsData(Transcoding):

@@ -12,6 +12,7 @@ import grpc
 from domain.engine import MalformedCommand, Viewer
 from server import logs, render
 from server.errors import to_status
+from server.health import is_store_fault
 from server.limits import Limits
 from server.service import TableServer
 from tabletop.v1 import tabletop_pb2 as pb
@@ -35,6 +36,8 @@ async def _abort(context: grpc.aio.ServicerContext, exc: BaseException) -> None:
         log.exception("unexpected failure", exc_info=exc)
         await context.abort(grpc.StatusCode.INTERNAL, "internal error")
     else:
+        if is_store_fault(exc):
+            log.warning("store fault: %s", exc)
         await context.abort_with_status(status)
 
 
@@ -113,7 +116,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def Play(self, request: pb.PlayRequest, context: Any) -> pb.PlayResponse:
         viewer = await self._viewer(request.game_id, context)
         if self.limits is not None and viewer.seat is not None:
-            self.limits.take_move(request.game_id, viewer.seat)
+            self.limits.take_move(self.server.parse_id(request.game_id), viewer.seat)
         snap = await self.server.snapshot(request.game_id, viewer, None)
         command = self.server.with_seat(render.read_move(snap.table.kind, request.move), viewer)
         stored = await self.server.play(

@@ -11,7 +11,7 @@ happens.
 | open streams (Watch, Replay, health Watch) per connection | 200 | ``TOO_MANY_STREAMS`` |
 | open streams per client | 2000 | ``TOO_MANY_STREAMS`` |
 | Play calls per seat | 50/s, bursts of 100 | ``MOVE_RATE_EXCEEDED`` |
-| open games created per client | 1000 | ``TOO_MANY_OPEN_GAMES`` |
+| open games created per client (finished ones for a cool-down) | 1000 | ``TOO_MANY_OPEN_GAMES`` |
 
 **Who is a client.** The peer's IP address, or, when the server is started with
 ``--client-id-header NAME``, the value of that call metadata (set it at a gateway that
@@ -19,9 +19,14 @@ authenticates callers; a client could otherwise claim any id). A *connection* is
 address with its port: one HTTP/2 connection. A *seat* is a game id and seat index, known
 once the seat token is checked, so forged tokens never create rate-limit state.
 
-**Open games** are games a client created that have not finished, counted for
-``OPEN_GAME_TTL`` seconds after their creation (so abandoned tables stop counting), in this
-process's memory only.
+**Open games** are games a client created, counted for ``OPEN_GAME_TTL`` seconds after their
+creation (so abandoned tables stop counting) unless they finished more than
+``finished_game_cooldown`` seconds ago (so games finished at once, by a fast clock say, do
+not free their slot at once), in this process's memory only.
+
+**Ids.** Every per-game and per-seat key is the parsed game id (``uuid.UUID``), never the
+client's spelling of it: upper case, no dashes, braces and ``urn:uuid:`` all name one game
+and share one bucket.
 
 **Decoding.** A request that is not a valid protobuf message of its type gets
 INVALID_ARGUMENT with a ``BadRequest`` (gRPC's own deserialisation failure would be
@@ -34,6 +39,7 @@ from __future__ import annotations
 
 import inspect
 import time
+import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -57,6 +63,7 @@ class LimitSettings:
     move_rate: float = 50.0  # Play calls per second per seat; 0 = unlimited
     move_burst: int = 100
     max_open_games_per_client: int = 1000
+    finished_game_cooldown: float = 600.0  # seconds a finished game still counts
     client_id_header: str = ""  # metadata naming the client; "" = the peer's IP address
 
     @property
@@ -138,17 +145,18 @@ class Limits:
     def __init__(
         self,
         settings: LimitSettings | None = None,
-        is_open: Callable[[str], bool] | None = None,
+        finished_for: Callable[[uuid.UUID], float | None] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.settings = settings or LimitSettings()
-        self.is_open = is_open or (lambda game_id: True)
+        # seconds since a game finished, None while it runs (or is not known to have ended)
+        self.finished_for = finished_for or (lambda game_id: None)
         self.clock = clock
         self._streams_by_connection: dict[str, int] = {}
         self._streams_by_client: dict[str, int] = {}
-        self._buckets: dict[tuple[str, int], tuple[float, float]] = {}  # (tokens, at)
+        self._buckets: dict[tuple[uuid.UUID, int], tuple[float, float]] = {}  # (tokens, at)
         self._takes = 0
-        self._games: dict[str, dict[str, float]] = {}  # client -> game id -> created at
+        self._games: dict[str, dict[uuid.UUID, float]] = {}  # client -> game -> created at
         self.refused: dict[str, int] = {}  # reason -> count (for tests and the soak)
 
     # --- identities ---------------------------------------------------------------------
@@ -211,7 +219,7 @@ class Limits:
 
     # --- moves --------------------------------------------------------------------------
 
-    def take_move(self, game_id: str, seat: int) -> None:
+    def take_move(self, game_id: uuid.UUID, seat: int) -> None:
         """One Play by a seat: a token from its bucket, or Exhausted with when to retry."""
         s = self.settings
         if s.move_rate <= 0:
@@ -250,21 +258,25 @@ class Limits:
         if not games:
             return
         now = self.clock()
-        live = {g: t for g, t in games.items() if now - t < OPEN_GAME_TTL and self.is_open(g)}
+        live = {g: t for g, t in games.items() if now - t < OPEN_GAME_TTL and self._counts(g)}
         self._games[client] = live
         if len(live) >= s.max_open_games_per_client:
             raise self._refuse(
                 Exhausted(
                     "TOO_MANY_OPEN_GAMES",
                     f"client:{client}",
-                    f"at most {s.max_open_games_per_client} unfinished games per client; "
-                    "finish or abandon some first",
+                    f"at most {s.max_open_games_per_client} open games per client (a finished "
+                    f"game counts for {s.finished_game_cooldown:g} s more); finish some first",
                     s.max_open_games_per_client,
                 )
             )
 
+    def _counts(self, game_id: uuid.UUID) -> bool:
+        ended = self.finished_for(game_id)
+        return ended is None or ended < self.settings.finished_game_cooldown
+
     def created(self, client: str, game_id: str) -> None:
-        self._games.setdefault(client, {})[game_id] = self.clock()
+        self._games.setdefault(client, {})[uuid.UUID(game_id)] = self.clock()
 
 
 def _inc(counts: dict[str, int], key: str) -> None:

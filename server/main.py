@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import signal
+import socket
 from pathlib import Path
 
 import grpc
@@ -16,9 +18,10 @@ from server import reflection as source_reflection
 from server.config import Settings, from_args
 from server.eventstore import TableApplication
 from server.grpc_api import TableServicer
+from server.health import StoreHealth
 from server.limits import Limits, LimitsInterceptor
 from server.logs import configure_logging
-from server.metrics import Metrics, RpcInterceptor, instrument_store, probe_store
+from server.metrics import Metrics, RpcInterceptor, instrument_store
 from server.service import TableServer
 from server.shards import Store, check_tables
 from server.timers import TurnClock
@@ -35,8 +38,41 @@ GRPC_OPTIONS = [
     ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.max_receive_message_length", 1 << 20),
+    # grpcio sets SO_REUSEPORT by default: a second server on a taken port would start and
+    # share it silently, clients reaching either one at random
+    ("grpc.so_reuseport", 0),
 ]
 STORE_PROBE_SECONDS = 5.0  # how often health re-checks that the store answers
+FAILING_PROBE_SECONDS = 1.0  # and how often while a shard fails (to notice its recovery)
+
+
+class StartupError(SystemExit):
+    """The server cannot start; the message says why, in one line (exit status 1)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"tabletop-server: {message}")
+
+
+def check_port_free(host: str, port: int, what: str = "port") -> None:
+    """Refuse to start on a port another process listens on (before gRPC logs its own)."""
+    if port == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise StartupError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    for family, kind, proto, _name, address in infos:
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind(address)
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise StartupError(
+                        f"{what} {port} on {host} is already in use (another server?); "
+                        f"stop it or choose another with --{what}"
+                    ) from None
+                raise StartupError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
 
 
 def build_app(settings: Settings) -> TableApplication:
@@ -67,12 +103,17 @@ def grpc_options(settings: Settings) -> list[tuple[str, int]]:
 
 
 async def serve(settings: Settings, port_file: Path | None = None) -> None:
+    check_port_free(settings.host, settings.port)
+    if settings.metrics_port is not None:
+        check_port_free(settings.host, settings.metrics_port, "metrics-port")
     store = build_store(settings)
     metrics = Metrics()  # in prometheus_client's default registry
     for shard in store.shards:
         instrument_store(shard, metrics)
+    store_health = StoreHealth(store.shards, metrics)
     tables = TableServer(
         store,
+        min_turn_ms=int(settings.min_turn_time * 1000),
         allow_prepared_deals=settings.allow_prepared_deals,
         reveal_timeout=settings.reveal_timeout,
     )
@@ -81,10 +122,10 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
             "prepared deals are ALLOWED (--allow-prepared-deals): CreateGame accepts a seed "
             "or a deck, so a table's creator may choose its deal; such tables are marked"
         )
-    clock = TurnClock(tables)  # per-action time limits, durable through restarts
+    clock = TurnClock(tables, max_run=settings.max_clock_events)  # durable through restarts
     clock.install()
-    interceptor = RpcInterceptor(metrics)
-    limits = Limits(settings.limits, is_open=tables.is_open)
+    interceptor = RpcInterceptor(metrics, stall_timeout=settings.stream_stall_timeout)
+    limits = Limits(settings.limits, finished_for=tables.finished_for)
     server = grpc.aio.server(
         options=grpc_options(settings), interceptors=[interceptor, LimitsInterceptor(limits)]
     )
@@ -99,32 +140,57 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         ],
         server,
     )
-    port = server.add_insecure_port(f"{settings.host}:{settings.port}")
+    try:
+        port = server.add_insecure_port(f"{settings.host}:{settings.port}")
+    except RuntimeError:  # taken since the check, or not an address of this machine
+        tables.close()
+        raise StartupError(f"cannot listen on {settings.host}:{settings.port}") from None
     httpd = None
     if settings.metrics_port is not None:
-        httpd, _ = start_http_server(settings.metrics_port, settings.host, metrics.registry)
+        try:
+            httpd, _ = start_http_server(settings.metrics_port, settings.host, metrics.registry)
+        except OSError as exc:
+            tables.close()
+            raise StartupError(
+                f"cannot serve metrics on {settings.host}:{settings.metrics_port}: {exc.strerror}"
+            ) from None
         metrics_port = httpd.server_port
         log.info("metrics on http://%s:%d/metrics", settings.host, metrics_port)
         if port_file is not None:
             Path(f"{port_file}.metrics").write_text(str(metrics_port))
+    loop = asyncio.get_running_loop()
     await server.start()
     armed = await clock.recover()
     if armed:
         log.info("turn clocks re-armed for %d running games", armed)
     stopping = False
+    changed = asyncio.Event()  # a save failed or worked again: re-check at once
+    def wake() -> None:  # from the writer thread
+        loop.call_soon_threadsafe(changed.set)
+
+    store_health.on_change = wake
 
     async def readiness() -> None:
-        # SERVING only while the store answers a probe; NOT_SERVING once shutting down.
+        # SERVING only while every shard works (server/health.py); NOT_SERVING once shutting
+        # down. A failed save turns it NOT_SERVING at once; probes notice the recovery.
         while not stopping:
-            up = all([await asyncio.to_thread(probe_store, s, metrics) for s in store.shards])
+            changed.clear()
+            for index in range(len(store.shards)):
+                await asyncio.to_thread(store_health.probe, index)
             if stopping:
                 return
+            up = store_health.ok
+            metrics.store_up.set(1 if up else 0)
             status = health_pb2.HealthCheckResponse.NOT_SERVING
             if up:
                 status = health_pb2.HealthCheckResponse.SERVING
             for name in ("", SERVICE):
                 await health_servicer.set(name, status)
-            await asyncio.sleep(STORE_PROBE_SECONDS)
+            wait = STORE_PROBE_SECONDS if up else FAILING_PROBE_SECONDS
+            try:
+                await asyncio.wait_for(changed.wait(), wait)
+            except TimeoutError:
+                pass
 
     probe = asyncio.create_task(readiness())
     log.info("serving on %s:%d with the %s store", settings.host, port, settings.store)
@@ -133,7 +199,6 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         port_file.write_text(str(port))
 
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()

@@ -1,4 +1,5 @@
-"""Prometheus metrics for every RPC and the event store (names: docs/api.md); stream draining."""
+"""Prometheus metrics for every RPC and the event store (names: docs/api.md); stream draining
+and the bound on a stream's send (``--stream-stall-timeout``)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ STORE_TIMES = (1e-4, 2.5e-4, 5e-4, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
 BATCH = tuple(2**i for i in range(10))  # events per group commit: 1, 2, 4 ... 512
 RPC = ("grpc_service", "grpc_method", "grpc_type")
 SHUTDOWN = "the server is shutting down; reconnect"
+STALLED = "the stream was not read for {seconds} s; reconnect"
+STALL_TIMEOUT = 30.0  # seconds a stream may wait for its reader (--stream-stall-timeout)
 
 
 class Metrics:
@@ -40,8 +43,11 @@ class Metrics:
         self.events = counter("tabletop_events_appended_total", "Events durably saved.")
         self.store = hist("tabletop_store_seconds", "Store call time.", ["op"], buckets=STORE_TIMES)
         self.store_errors = counter("tabletop_store_errors_total", "Failed store calls.", ["op"])
+        self.store_faults = counter(  # server/health.py
+            "tabletop_store_faults_total", "Store faults: full disk, lock, lost database.", ["op"]
+        )
         self.batch = hist("tabletop_commit_batch_events", "Events per commit.", buckets=BATCH)
-        self.store_up = gauge("tabletop_store_up", "1 while the event store answers.")
+        self.store_up = gauge("tabletop_store_up", "1 while every shard of the store works.")
 
 
 def _timed(metrics: Metrics, op: str, fn: Any) -> Any:
@@ -74,17 +80,6 @@ def instrument_store(app: Any, metrics: Metrics) -> None:
     app.stored_events = _timed(metrics, "read", app.stored_events)
 
 
-def probe_store(app: Any, metrics: Metrics) -> bool:
-    """One cheap read of the store (blocking): True when it answers. Records its latency."""
-    try:
-        _timed(metrics, "probe", app.recorder.max_notification_id)()
-    except Exception:
-        metrics.store_up.set(0)
-        return False
-    metrics.store_up.set(1)
-    return True
-
-
 class _Stream:
     __slots__ = ("task", "waiting", "last", "sent")
 
@@ -97,8 +92,9 @@ class _Stream:
 class RpcInterceptor(grpc.aio.ServerInterceptor):
     """Metrics, the log line and shutdown draining for every RPC of a grpc.aio server."""
 
-    def __init__(self, metrics: Metrics) -> None:
+    def __init__(self, metrics: Metrics, stall_timeout: float = STALL_TIMEOUT) -> None:
         self.metrics = metrics
+        self.stall_timeout = stall_timeout
         self.closing = False
         self._streams: set[_Stream] = set()
         self._cache: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
@@ -134,6 +130,11 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
         started, sent = m.started.labels(*labels), m.sent.labels(*labels)
         counted = {"Play": m.moves, "CreateGame": m.games}.get(method)  # TableService's
 
+        def release(stream: _Stream | None) -> None:
+            if stream in self._streams:
+                self._streams.discard(stream)
+                gauge.dec()
+
         async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
             started.inc()
             start, code, response, stream = time.perf_counter(), "UNKNOWN", None, None
@@ -150,13 +151,25 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
                     response = await behavior(request, context)
                 code = getattr(context.code(), "name", "OK")  # a StatusCode, or None: OK
                 return response
+            except _Stalled:
+                # What the stream held (its page, its subscription, its place in the stream
+                # limits) is released; the status waits behind the message in flight, and
+                # the client reads it when it reads again.
+                code = "UNAVAILABLE"
+                release(stream)
+                stalled = STALLED.format(seconds=f"{self.stall_timeout:g}")
+                assert stream is not None
+                await context.abort_with_status(
+                    resume_status(method, stalled, "STREAM_STALLED", stream.last)
+                )
             except asyncio.CancelledError:
                 if stream is None or not self.closing or context.cancelled():
                     code = "CANCELLED"
                     raise
                 code = "UNAVAILABLE"
-                resume = f" with after_version={stream.last}" if method == "Watch" else ""
-                await context.abort(grpc.StatusCode.UNAVAILABLE, SHUTDOWN + resume)
+                await context.abort_with_status(
+                    resume_status(method, SHUTDOWN, "SHUTTING_DOWN", stream.last)
+                )
             finally:  # an abort has its code, a servicer's crash none (UNKNOWN)
                 code = getattr(context.code(), "name", code) if code == "UNKNOWN" else code
                 elapsed = time.perf_counter() - start
@@ -166,15 +179,17 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
                     options = request.move if method == "Play" else request.options
                     counted.labels(options.WhichOneof("game") or "unknown").inc()
                 if stream is not None:
-                    self._streams.discard(stream)
-                    gauge.dec()
+                    release(stream)
                     noted.update(sent=stream.sent, last_version=stream.last)
                 logs.rpc(method, code, elapsed, gauge is not None, request, response, context)
 
         return call
 
     async def _pump(self, agen: Any, context: Any, stream: Any, sent: Any) -> None:
-        """Send a servicer's async generator with ``context.write``, noting the last version."""
+        """Send a servicer's async generator with ``context.write``, noting the last version
+        sent. A send that waits ``stall_timeout`` seconds for the client (its flow-control
+        window full) raises ``_Stalled``: a client that stops reading holds a stream, one
+        page of events and the transport's buffers, for that long at most."""
         try:
             while not self.closing:
                 stream.waiting = True
@@ -182,10 +197,39 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
                 stream.waiting = False
                 if msg is None:
                     return
+                try:
+                    async with asyncio.timeout(self.stall_timeout):
+                        await context.write(msg)
+                except TimeoutError:
+                    raise _Stalled from None
                 stream.last = getattr(getattr(msg, "event", None), "version", stream.last)
                 stream.sent += 1
                 sent.inc()
-                await context.write(msg)
             raise asyncio.CancelledError  # closing: ends like a cancelled wait
         finally:
             await agen.aclose()  # the servicer's own cleanup (unsubscribe) runs now
+
+
+class _Stalled(Exception):
+    """The client did not read its stream for ``stall_timeout`` seconds."""
+
+
+def resume_status(method: str, why: str, reason: str, last: int) -> grpc.Status:
+    """UNAVAILABLE for a stream the server ends, saying where to resume: ``Watch`` with
+    ``after_version`` = the last version sent, ``Replay`` from the version after it."""
+    from google.protobuf import any_pb2
+    from google.rpc import code_pb2, error_details_pb2, status_pb2
+    from grpc_status import rpc_status
+
+    metadata = {}
+    if method == "Watch":
+        metadata["after_version"] = str(last)
+        why += f" with after_version={last}"
+    elif method == "Replay" and last:
+        metadata["from_version"] = str(last + 1)
+        why += f" with from_version={last + 1}"
+    info = any_pb2.Any()
+    info.Pack(error_details_pb2.ErrorInfo(reason=reason, domain="tabletop.v1", metadata=metadata))
+    return rpc_status.to_status(
+        status_pb2.Status(code=code_pb2.UNAVAILABLE, message=why, details=[info])
+    )

@@ -34,6 +34,7 @@ from server.shards import Store
 
 MAX_REQUEST_ID = 64  # characters of a Play request_id (idempotency key)
 PREPARED_DEALS_SETTING = "--allow-prepared-deals (TABLETOP_ALLOW_PREPARED_DEALS)"
+STREAM_PAGE = 100  # events a Watch or Replay reads from the store at a time
 
 
 class NotFound(Exception):
@@ -75,10 +76,12 @@ class TableServer:
         store: Store | TableApplication,
         max_batch: int = 64,
         max_cached_games: int = 10_000,
+        min_turn_ms: int = 0,
         allow_prepared_deals: bool = False,
         reveal_timeout: float = 30.0,
     ) -> None:
         self.max_cached_games = max_cached_games
+        self.min_turn_ms = min_turn_ms  # the shortest turn clock a table may have (policy)
         self.allow_prepared_deals = allow_prepared_deals  # client seeds and decks
         self.reveal_timeout = timedelta(seconds=reveal_timeout)
         self.store = store if isinstance(store, Store) else Store([store], max_batch=max_batch)
@@ -302,6 +305,11 @@ class TableServer:
                 "this server refuses a seed or a deck: the table's creator would choose the "
                 f"deal (start the server with {PREPARED_DEALS_SETTING} to allow them, marked)",
             )
+        if 0 < time_limit_ms < self.min_turn_ms:  # a fast clock would play games by itself
+            raise MalformedCommand(
+                "turn_time_limit_ms",
+                f"at least {self.min_turn_ms} ms on this server, or 0 for no clock",
+            )
         rules = rules_for(kind)
         arbiter_token = secrets.token_urlsafe(24)
         secret = deal.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
@@ -451,10 +459,13 @@ class TableServer:
             raise MalformedCommand("request_id", "was already used for a different move")
         return move
 
-    def is_open(self, game_id: str) -> bool:
-        """Whether a game is not known to have finished (the open-games limit asks)."""
-        agg = self._latest.get(uuid.UUID(game_id))
-        return agg is None or agg.table.phase is not tables.Phase.FINISHED
+    def finished_for(self, game_id: uuid.UUID) -> float | None:
+        """Seconds since the game finished, or None while it runs or is not cached (the
+        open-games limit asks: a finished game still counts for a cool-down)."""
+        agg = self._latest.get(game_id)
+        if agg is None or agg.table.phase is not tables.Phase.FINISHED:
+            return None
+        return (datetime.now(UTC) - agg.modified_on).total_seconds()
 
     def with_seat(self, command: Any, viewer: Viewer) -> Any:
         """Fill the command's seat from the token when the client left it unset (0)."""
@@ -531,11 +542,27 @@ class TableServer:
         seen_as = tables.viewer_for(latest.table, viewer)
         agg = await self._load_at(gid, first)
         table, head = agg.table, agg.head_hash
-        events = await asyncio.to_thread(self.store.stored_events, gid, first - 1, last)
-        for event in events:
-            if event.version > first:
-                table, head = tables.evolve(table, event.fact), event.hash
-            yield event, Snapshot(gid, event.version, table, seen_as, head)
+        async for page in self._pages(gid, first - 1, last):
+            for event in page:
+                if event.version > first:
+                    table, head = tables.evolve(table, event.fact), event.hash
+                yield event, Snapshot(gid, event.version, table, seen_as, head)
+
+    async def _pages(
+        self, gid: uuid.UUID, after: int, last: int | None = None
+    ) -> AsyncIterator[list[StoredEvent]]:
+        """The stored events after ``after`` (up to ``last``), ``STREAM_PAGE`` at a time, so a
+        stream holds one page whatever the length of the history."""
+        while last is None or after < last:
+            page = await asyncio.to_thread(
+                self.store.stored_events, gid, after, last, STREAM_PAGE
+            )
+            if not page:
+                return
+            yield page
+            if len(page) < STREAM_PAGE:
+                return
+            after = page[-1].version
 
     async def history(
         self, game_id: str, viewer: Viewer, after: int, limit: int
@@ -561,13 +588,13 @@ class TableServer:
         last = after_version
         try:
             while True:
-                stored = await asyncio.to_thread(self.store.stored_events, gid, last)
-                latest = await self._load(gid)
-                if stored:
+                async for stored in self._pages(gid, last):
+                    latest = await self._load(gid)
                     last = stored[-1].version
                     ends_game = last >= latest.version
                     seen_as = tables.viewer_for(latest.table, viewer) if ends_game else viewer
                     yield stored, seen_as, None
+                latest = await self._load(gid)
                 if latest.table.phase is tables.Phase.FINISHED and last >= latest.version:
                     return
                 sub.lagging = False

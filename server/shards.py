@@ -353,7 +353,9 @@ def check_tables(app: TableApplication) -> None:
     try:
         app.recorder.max_notification_id()
     except Exception as exc:
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]  # one line
         raise SystemExit(
-            f"the event store tables are missing or unreachable ({exc}); create them once "
+            f"tabletop-server: the event store tables are missing or unreachable ({reason}); "
+            "create them once "
             "with `python -m server.migrate` (same settings) before starting replicas"
         ) from None

@@ -8,6 +8,11 @@ that passed while the server was down fires as soon as it is back.
 On expiry the server appends the table's timeout (domain/table/justice/decide.py timed_out: the seed's
 penalty, then the game's reading of what becomes of the turn) against the version the
 deadline belonged to; a move that came first simply makes the wake-up stale.
+
+The clock cannot be turned into a load: tables have a minimum limit (``--min-turn-time``,
+server/service.py), and after ``max_run`` events made by the clock with no client call in
+between (``GameAggregate.clock_run``, kept in the game's state) a game's clock waits for the
+next move a client makes, so a table nobody plays stops costing anything.
 """
 
 from __future__ import annotations
@@ -26,9 +31,13 @@ from server.service import Aborted, TableServer
 log = logging.getLogger("tabletop.timers")
 
 
+MAX_RUN = 200  # clock-made events in a row without a client call (--max-clock-events)
+
+
 class TurnClock:
-    def __init__(self, server: TableServer) -> None:
+    def __init__(self, server: TableServer, max_run: int = MAX_RUN) -> None:
         self.server = server
+        self.max_run = max_run
         self._handles: dict[uuid.UUID, asyncio.TimerHandle] = {}
         self.fired = 0
 
@@ -45,7 +54,7 @@ class TurnClock:
         old = self._handles.pop(game_id, None)
         if old is not None:
             old.cancel()
-        deadline = deadline_of(agg)
+        deadline = deadline_of(agg, self.max_run)
         if deadline is None:
             return
         delay = max(0.0, (deadline - datetime.now(UTC)).total_seconds())
@@ -60,7 +69,7 @@ class TurnClock:
         try:
             async with server._lock(game_id):
                 agg = await server._load(game_id)
-                if agg.version != version or deadline_of(agg) is None:
+                if agg.version != version or deadline_of(agg, self.max_run) is None:
                     return  # someone moved in time, or the clock stopped
                 facts = tables.time_out_all(agg.table)  # every awaited seat at once
                 self.fired += 1
@@ -78,7 +87,7 @@ class TurnClock:
         armed = 0
         for game_id in ids:
             agg = await self.server._load(game_id)
-            if deadline_of(agg) is not None:
+            if deadline_of(agg, self.max_run) is not None:
                 self.schedule(game_id, agg)
                 armed += 1
         return armed
@@ -100,10 +109,13 @@ class TurnClock:
         return [g if isinstance(g, uuid.UUID) else uuid.UUID(str(g)) for g in found]
 
 
-def deadline_of(agg: GameAggregate) -> datetime | None:
-    """When the awaited seat's time runs out, or None when no clock runs."""
+def deadline_of(agg: GameAggregate, max_run: int = MAX_RUN) -> datetime | None:
+    """When the awaited seat's time runs out, or None when no clock runs (none set, not
+    playing, or the clock already made ``max_run`` events in a row)."""
     table = agg.table
     if table.time_limit_ms <= 0 or table.phase is not tables.Phase.PLAYING:
+        return None
+    if agg.clock_run >= max_run:
         return None
     if not table.paused and not tables.to_act(table):
         return None  # an open case runs on the clock even while only the arbiter is awaited

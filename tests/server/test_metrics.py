@@ -18,8 +18,9 @@ from clients.python.serverproc import ServerProcess
 from domain.engine import MalformedCommand, RuleViolation
 from server import logs
 from server.errors import to_status
+from server.health import StoreHealth
 from server.logs import configure_logging
-from server.metrics import Metrics, instrument_store, probe_store
+from server.metrics import Metrics, instrument_store
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import seated_game
 
@@ -75,12 +76,14 @@ def test_store_calls_are_timed_and_events_counted() -> None:
 def test_the_probe_reports_a_store_that_stops_answering() -> None:
     metrics = Metrics(CollectorRegistry())
     app = FakeApp()
-    assert probe_store(app, metrics) is True
-    assert value(metrics, "tabletop_store_up") == 1
+    health = StoreHealth([app], metrics)
+    assert health.probe(0) is True and health.ok
     app.recorder.up = False
-    assert probe_store(app, metrics) is False
-    assert value(metrics, "tabletop_store_up") == 0
-    assert value(metrics, "tabletop_store_errors_total", op="probe") == 1
+    assert health.probe(0) is False and not health.ok
+    assert value(metrics, "tabletop_store_faults_total", op="probe") == 1
+    app.recorder.up = True
+    assert health.probe(0) is True and health.ok
+    assert value(metrics, "tabletop_store_seconds_count", op="probe") == 3
 
 
 # --- logs -----------------------------------------------------------------------------------
