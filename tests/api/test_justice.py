@@ -232,7 +232,7 @@ def test_a_table_nobody_plays_is_finished_by_its_clock(tmp_path) -> None:  # typ
     offers pass, discards are made for them) ends on the clock alone. (The server's bounds
     on the clock, a minimum limit and a run of clock-made events, are lifted here; they are
     tested in tests/hardening/test_clock.py.)"""
-    flags = ["--min-turn-time", "0", "--max-clock-events", "100000"]
+    flags = ["--min-turn-time", "0", "--max-clock-events", "100000", "--allow-prepared-deals"]
     with ServerProcess(tmp_path, extra=flags) as server, TableClient(server.target) as client:
         _a_table_nobody_plays_is_finished_by_its_clock(client)
 
