@@ -211,7 +211,7 @@ def test_a_finished_game_still_counts_for_its_cool_down(tmp_path: Path) -> None:
         request = pb.CreateGameRequest(options=huaniao_options("SIMPLE"), seat_count=4, seed=9)
         gid = stub.CreateGame(request, metadata=md("k")).game_id
         seats = [client.join(gid, s, f"p{s}") for s in range(4)]
-        seats[0].start()
+        reveal_and_start(seats)
         play_to_end([RandomBot(s, i) for i, s in enumerate(seats)])
         assert client.as_viewer(gid).view().phase == pb.GAME_PHASE_FINISHED
         with pytest.raises(grpc.RpcError) as e:  # finished, but within its cool-down
