@@ -8,7 +8,7 @@ PROTOS := $(shell find protos -name '*.proto')
 ARGS   ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install gen run test test-fast lint migrate demo bench clean
+.PHONY: help install gen browser run test test-fast lint migrate demo bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -32,6 +32,9 @@ $(GEN)/.stamp: $(STAMP) $(PROTOS)
 
 gen: $(GEN)/.stamp ## generate the Python gRPC code from protos/ into gen/
 
+browser: $(STAMP) ## install headless chromium + chromedriver for the browser tests if missing
+	$(BIN)/python -m tests.support.browser
+
 run: gen ## start a development server on 127.0.0.1:50051, SQLite in ./data, prepared deals allowed (ARGS="--help" for flags)
 	$(BIN)/python -m server.main --allow-prepared-deals $(ARGS)
 
@@ -39,10 +42,10 @@ lint: gen ## ruff and mypy
 	$(BIN)/ruff check domain server clients tests bench
 	$(BIN)/mypy domain server
 
-test: gen lint ## the whole suite (lint included)
+test: gen lint browser ## the whole suite (lint included)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(ARGS)
 
-test-fast: gen ## the suite without lint, stop at the first failure
+test-fast: gen browser ## the suite without lint, stop at the first failure
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q -x $(ARGS)
 
 migrate: gen ## create the PostgreSQL tables once, before starting replicas (POSTGRES_* settings)

@@ -28,6 +28,7 @@ class Settings:
     data_dir: Path
     max_batch: int
     metrics_port: int | None = None  # None: no metrics endpoint; 0: a free port
+    http_port: int | None = None  # the live spectator viewer (server/webview.py); None: off
     log_format: str = "text"  # text (key=value) | json
     log_level: str = "info"  # debug logs every call; info logs writes, refusals, streams
     shutdown_grace: float = 5.0
@@ -104,6 +105,13 @@ OPTIONS: list[click.Parameter] = [
         "--metrics-port",
         "serve Prometheus metrics on http://HOST:PORT/metrics; 0 picks a free port "
         "[default: off]",
+        type=PORT,
+        default=None,
+    ),
+    _option(
+        "--http-port",
+        "serve the live spectator viewer (read-only, public view, no token) on "
+        "http://HOST:PORT/games/GAME_ID; 0 picks a free port [default: off]",
         type=PORT,
         default=None,
     ),
@@ -238,7 +246,7 @@ OPTIONS: list[click.Parameter] = [
         type=click.Path(dir_okay=False, path_type=Path),
         default=None,
         help="write the bound port to this file once serving (for tests and scripts); the "
-        "metrics port goes to the same path with .metrics appended",
+        "metrics and HTTP viewer ports go to the same path with .metrics and .http appended",
     ),
 ]
 
@@ -276,6 +284,7 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]
             a.data_dir,
             a.max_batch,
             metrics_port=a.metrics_port,
+            http_port=a.http_port,
             log_format=a.log_format,
             log_level=a.log_level,
             shutdown_grace=a.shutdown_grace,

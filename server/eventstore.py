@@ -155,7 +155,7 @@ class StoredEvent:
     """A decoded fact with where and when it was stored."""
 
     version: int
-    recorded_at: datetime
+    recorded_at: datetime | None  # None: read from an export (no time)
     fact: Any
     hash: str
     stored: dict[str, Any] | None = None  # the fact's stored JSON form (audit, export)

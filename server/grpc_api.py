@@ -65,6 +65,19 @@ class TableServicer(pb_grpc.TableServiceServicer):
         logs.note(seat=viewer.seat, role=role)  # the call's log line names who made it
         return viewer
 
+    async def _viewpoint(
+        self, request: pb.GetViewRequest | pb.ReplayRequest, context: grpc.aio.ServicerContext
+    ) -> Viewer:
+        """The caller, or the seat or arbiter it asks to see the game as."""
+        viewer = await self._viewer(request.game_id, context)
+        if request.HasField("as_seat") and request.as_arbiter:
+            raise MalformedCommand("as_arbiter", "ask for one viewpoint: as_seat or as_arbiter")
+        if request.HasField("as_seat"):
+            return await self.server.as_seat(request.game_id, viewer, request.as_seat)
+        if request.as_arbiter:
+            return await self.server.as_arbiter(request.game_id, viewer)
+        return viewer
+
     @unary
     async def CreateGame(
         self, request: pb.CreateGameRequest, context: Any
@@ -145,9 +158,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     @unary
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
-        viewer = await self._viewer(request.game_id, context)
-        if request.HasField("as_seat"):
-            viewer = await self.server.as_seat(request.game_id, viewer, request.as_seat)
+        viewer = await self._viewpoint(request, context)
         version = request.version if request.HasField("version") else None
         snap = await self.server.snapshot(request.game_id, viewer, version)
         return pb.GetViewResponse(view=render.view_proto(snap))
@@ -175,9 +186,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self, request: pb.ReplayRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.ReplayResponse]:
         try:
-            viewer = await self._viewer(request.game_id, context)
-            if request.HasField("as_seat"):
-                viewer = await self.server.as_seat(request.game_id, viewer, request.as_seat)
+            viewer = await self._viewpoint(request, context)
             async for event, snap in self.server.replay(
                 request.game_id, viewer, request.from_version, request.to_version
             ):
@@ -221,6 +230,8 @@ def _render(kind: str, viewer: Viewer, events: list[Any]) -> list[pb.GameEvent]:
 def _page_start(token: str) -> int:
     if not token:
         return 0
-    if not token.startswith("v") or not token[1:].isdigit():
+    digits = token[1:]
+    # versions are int64 in the contract: a longer number is no token this server gave
+    if not token.startswith("v") or not digits.isdigit() or len(digits) > 18:
         raise MalformedCommand("page_token", "is not a token this server gave")
-    return int(token[1:])
+    return int(digits)

@@ -15,6 +15,7 @@ from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
 from server import reflection as source_reflection
+from server import webview
 from server.config import Settings, from_args
 from server.eventstore import TableApplication
 from server.grpc_api import TableServicer
@@ -160,6 +161,23 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
             Path(f"{port_file}.metrics").write_text(str(metrics_port))
     loop = asyncio.get_running_loop()
     await server.start()
+    live = None
+    if settings.http_port is not None:  # the live spectator viewer, on this same loop
+        try:
+            viewer, runner, http_port = await webview.start(
+                tables, settings.host, settings.http_port
+            )
+        except OSError as exc:
+            await server.stop(None)
+            tables.close()
+            raise StartupError(
+                f"cannot serve the live viewer on {settings.host}:{settings.http_port}: "
+                f"{exc.strerror}"
+            ) from None
+        live = (viewer, runner)
+        log.info("live viewer on http://%s:%d/games/GAME_ID", settings.host, http_port)
+        if port_file is not None:
+            Path(f"{port_file}.http").write_text(str(http_port))
     armed = await clock.recover()
     if armed:
         log.info("turn clocks re-armed for %d running games", armed)
@@ -211,6 +229,8 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     # Watch streams end with UNAVAILABLE and a resume hint; unary calls in flight get the
     # grace period to finish (a move is appended whole or not at all), new calls are refused.
     streams = interceptor.close_streams()
+    if live is not None:
+        await webview.stop(*live)
     await server.stop(grace=settings.shutdown_grace)
     clock.close()
     tables.close()

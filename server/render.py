@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf.timestamp_pb2 import Timestamp
-
 from domain import table as tables
 from domain.engine import ARBITER, MalformedCommand, Role, Viewer
 from domain.registry import rules_for
@@ -89,9 +87,9 @@ def move_label(table: tables.Table, command: Any) -> str:
 
 def event_proto(kind: str, stored: StoredEvent, viewer: Viewer) -> pb.GameEvent:
     fact = tables.redact(kind, stored.fact, viewer)
-    ts = Timestamp()
-    ts.FromDatetime(stored.recorded_at)
-    msg = pb.GameEvent(version=stored.version, recorded_at=ts, text=tables.describe(kind, fact))
+    msg = pb.GameEvent(version=stored.version, text=tables.describe(kind, fact))
+    if stored.recorded_at is not None:  # None: an exported record (it keeps no time)
+        msg.recorded_at.FromDatetime(stored.recorded_at)
     msg.hash = stored.hash
     if viewer == ARBITER and stored.stored is not None:
         msg.stored_json = records.canonical({"fact": stored.stored, "cause": stored.cause})
@@ -155,19 +153,19 @@ def to_act(table: tables.Table, viewer: Viewer = ARBITER, game_view: Any = None)
 def view_proto(snap: Snapshot) -> pb.GameView:
     table = snap.table
     rules = rules_for(table.kind)
-    viewer = snap.viewer
+    viewer, identity = snap.viewer, snap.seen_by
     msg = pb.GameView(
         game_id=str(snap.game_id),
         version=snap.version,
         phase=_PHASE[table.phase],
-        role=_ROLE[viewer.role],
+        role=_ROLE[identity.role],
         options=options_proto(table.kind, table.options),
         head_hash=snap.head_hash,
         commitment=table.commitment,
         deal_source=_DEAL_SOURCE[table.deal_source],
     )
-    if viewer.seat is not None:
-        msg.seat = viewer.seat
+    if identity.seat is not None:
+        msg.seat = identity.seat
     if snap.reveal_deadline is not None:
         msg.reveal_deadline.FromDatetime(snap.reveal_deadline)
     for seat, info in enumerate(table.seats):

@@ -65,9 +65,20 @@ class Snapshot:
     game_id: uuid.UUID
     version: int
     table: tables.Table
-    viewer: Viewer  # already opened up if the game is over
+    viewer: Viewer  # what the contents are rendered for: opened up from the end on
     head_hash: str = ""
+    identity: Viewer | None = None  # who is looking (the role a view reports); else viewer
     reveal_deadline: datetime | None = None  # while seats' reveals are pending
+
+    @property
+    def seen_by(self) -> Viewer:
+        return self.viewer if self.identity is None else self.identity
+
+
+def seen_at(game_id: uuid.UUID, table: tables.Table, viewer: Viewer, head: str) -> Snapshot:
+    """``table`` (the game at one version) as ``viewer`` saw it then: the viewer keeps its
+    identity, and the contents open up only from the version that ended the game."""
+    return Snapshot(game_id, table.version, table, tables.viewer_for(table, viewer), head, viewer)
 
 
 class TableServer:
@@ -508,23 +519,33 @@ class TableServer:
         """The game at ``version`` (latest if None) as ``viewer`` may see it.
 
         A past version is rendered for the viewer as they were then: seats replay what
-        they could see at the time. Everything opens once the game is over.
+        they could see at the time, also after the end (a player can show what it saw at
+        move 12). The versions from the end of the game on show everything.
         """
         gid = self.parse_id(game_id)
         agg = await self._load_at(gid, version)
+        snap = seen_at(gid, agg.table, viewer, agg.head_hash)
         latest = await self._load(gid)
-        seen_as = tables.viewer_for(latest.table, viewer)
-        deadline = self.reveal_deadline(agg) if agg is latest else None
-        return Snapshot(gid, agg.version, agg.table, seen_as, agg.head_hash, deadline)
+        if agg.version != latest.version:
+            return snap
+        return dataclasses.replace(snap, reveal_deadline=self.reveal_deadline(latest))
 
     async def as_seat(self, game_id: str, viewer: Viewer, seat: int) -> Viewer:
-        """The arbiter may look through a seat's eyes (disputes and appeals)."""
-        if viewer.role is not Role.ARBITER:
-            raise PermissionDenied("only the table's arbiter may view as a seat")
+        """Look through a seat's eyes: the arbiter at any time (disputes and appeals), anyone
+        once the game is over (every viewpoint is open then)."""
         agg = await self._load(self.parse_id(game_id))
+        if viewer.role is not Role.ARBITER and agg.table.phase is not tables.Phase.FINISHED:
+            raise PermissionDenied("only the table's arbiter may view as a seat before the end")
         if not 0 <= seat < agg.table.seat_count:
             raise MalformedCommand("as_seat", f"must be 0..{agg.table.seat_count - 1}")
         return Viewer.of_seat(seat)
+
+    async def as_arbiter(self, game_id: str, viewer: Viewer) -> Viewer:
+        """The arbiter's view: the arbiter's own, and everyone's once the game is over."""
+        agg = await self._load(self.parse_id(game_id))
+        if viewer.role is not Role.ARBITER and agg.table.phase is not tables.Phase.FINISHED:
+            raise PermissionDenied("only the table's arbiter sees everything before the end")
+        return ARBITER
 
     async def replay(
         self, game_id: str, viewer: Viewer, first: int, last: int
@@ -539,14 +560,26 @@ class TableServer:
         first = first or 1
         if not 1 <= first <= last <= latest.version:
             raise MalformedCommand("from_version", f"versions must be within 1..{latest.version}")
-        seen_as = tables.viewer_for(latest.table, viewer)
         agg = await self._load_at(gid, first)
         table, head = agg.table, agg.head_hash
         async for page in self._pages(gid, first - 1, last):
             for event in page:
                 if event.version > first:
                     table, head = tables.evolve(table, event.fact), event.hash
-                yield event, Snapshot(gid, event.version, table, seen_as, head)
+                yield event, seen_at(gid, table, viewer, head)
+
+    async def follow(
+        self, game_id: str, viewer: Viewer, after: int = 0
+    ) -> AsyncIterator[tuple[StoredEvent, Snapshot]]:
+        """Every version after ``after`` with its event, as ``viewer`` may see it: the stored
+        ones, then each new one as it is stored (Watch's order: no gap, no duplicate). Ends
+        once the game is over. The game is evolved here, once per event (the live viewer)."""
+        gid = self.parse_id(game_id)
+        table = (await self._load_at(gid, after)).table if after else None
+        async for events, _seen_as, _batch in self.watch(game_id, viewer, after):
+            for event in events:
+                table = tables.evolve(table, event.fact)
+                yield event, seen_at(gid, table, viewer, event.hash)
 
     async def _pages(
         self, gid: uuid.UUID, after: int, last: int | None = None

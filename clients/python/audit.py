@@ -24,8 +24,9 @@ from typing import Any
 import click
 from google.protobuf.json_format import MessageToDict
 
-from clients.python.clibase import CONTEXT, CliError, option, run, shared, shared_options
+from clients.python.clibase import CONTEXT, option, run, shared, shared_options
 from clients.python.client import TableClient
+from clients.python.replay_html import write_from_records
 from domain.table.records import canonical
 from domain.verify import AuditFailure, AuditReport, Record, verify
 from tabletop.v1 import tabletop_pb2 as pb
@@ -174,7 +175,7 @@ def cmd_export(game_id: str, token: str | None, output: str | None) -> None:
 @option(
     "--html",
     type=click.Path(dir_okay=False, writable=True),
-    help="also write the HTML replay page of the file",
+    help="also write the HTML replay page of the game (written even if it fails to verify)",
 )
 def cmd_verify(game_id: str | None, token: str | None, path: str | None, html: str | None) -> None:
     """Verify a finished game, over the API (GAME_ID) or from an export file (--file)."""
@@ -188,6 +189,8 @@ def cmd_verify(game_id: str | None, token: str | None, path: str | None, html: s
             with TableClient(shared().target) as client:
                 lines = export_lines(client.as_viewer(game_id or "", token).history())
                 records = parse_lines(lines)
+        if html:  # before verifying: the page shows the verifier's finding, failed or not
+            print(write_from_records(records, html, path or game_id or ""), file=sys.stderr)
         verified = verify_records(records)
     except AuditFailure as exc:
         if shared().json:
@@ -195,8 +198,6 @@ def cmd_verify(game_id: str | None, token: str | None, path: str | None, html: s
         else:
             print(f"VERIFY FAILED: {exc}", file=sys.stderr)
         raise SystemExit(1) from None
-    if html:
-        write_html(path, records, html)
     if shared().json:
         r = verified.report
         print(
@@ -215,17 +216,6 @@ def cmd_verify(game_id: str | None, token: str | None, path: str | None, html: s
         )
     else:
         print(verified.line())
-
-
-def write_html(path: str | None, records: list[Record], out: str) -> None:
-    """--html: the referee's page of an export (clients/python/replay_html.py, `web` branch)."""
-    try:
-        from clients.python import replay_html  # type: ignore[attr-defined]
-    except ImportError:
-        raise CliError(
-            "--html: this build has no HTML replay page (clients/python/replay_html.py)"
-        ) from None
-    replay_html.write_from_records(records, out)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -38,6 +38,7 @@ from rich.text import Text
 
 from clients.python import play as playing
 from clients.python import replay as replaying
+from clients.python import replay_html
 from clients.python.bot import make_bot, play_to_end
 from clients.python.clibase import CONTEXT, CliError, emit_json, option, run, shared, shared_options
 from clients.python.client import SeatClient, TableClient, reveal_and_start
@@ -354,7 +355,9 @@ def cmd_watch(game_id: str, token: str | None, after: int, retries: int) -> None
 @game_argument
 @option("--version", type=click.IntRange(1), help="a past version [default: the latest]")
 @option(
-    "--as-seat", type=click.IntRange(0), help="with the arbiter token: exactly as this seat saw it"
+    "--as-seat",
+    type=click.IntRange(0),
+    help="exactly as this seat saw it (the arbiter token before the end; anyone after it)",
 )
 def cmd_view(game_id: str, token: str | None, version: int | None, as_seat: int | None) -> None:
     """Show a game as a seat, a spectator or the arbiter sees it."""
@@ -448,7 +451,9 @@ def cmd_export(game_id: str, token: str | None, output: str | None) -> None:
 )
 @option("--full", is_flag=True, help="the full state at each version, not only what changed")
 @option(
-    "--as-seat", type=click.IntRange(0), help="with the arbiter token: exactly as this seat saw it"
+    "--as-seat",
+    type=click.IntRange(0),
+    help="exactly as this seat saw it (the arbiter token before the end; anyone after it)",
 )
 @option(
     "--html",
@@ -518,15 +523,8 @@ def cmd_replay(
 def write_html(
     c: TableClient, game_id: str, token: str | None, as_seat: int | None, path: str
 ) -> None:
-    """--html: the referee's page (clients/python/replay_html.py, built on the `web` branch)."""
-    try:
-        from clients.python import replay_html  # type: ignore[attr-defined]
-    except ImportError:
-        raise CliError(
-            "--html: this build has no HTML replay page (clients/python/replay_html.py)"
-        ) from None
-    replay_html.write(c, game_id, token, as_seat, path)
-    errors.print(f"wrote {path}")
+    """--html: the referee's page (clients/python/replay_html.py)."""
+    errors.print(replay_html.write(c, game_id, token, as_seat, path))
 
 
 @command("health")

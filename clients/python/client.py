@@ -147,9 +147,12 @@ class SeatClient:
             ).version
         )
 
-    def view(self, version: int | None = None, as_seat: int | None = None) -> pb.GameView:
-        """The game now or at ``version``; the arbiter may ask ``as_seat``."""
-        request = pb.GetViewRequest(game_id=self.game_id)
+    def view(
+        self, version: int | None = None, as_seat: int | None = None, as_arbiter: bool = False
+    ) -> pb.GameView:
+        """The game now or at ``version``; the arbiter (anyone after the end) may ask
+        ``as_seat`` or ``as_arbiter``."""
+        request = pb.GetViewRequest(game_id=self.game_id, as_arbiter=as_arbiter)
         if version is not None:
             request.version = version
         if as_seat is not None:
@@ -195,12 +198,19 @@ class SeatClient:
                 return
 
     def replay(
-        self, from_version: int = 0, to_version: int = 0, as_seat: int | None = None
+        self,
+        from_version: int = 0,
+        to_version: int = 0,
+        as_seat: int | None = None,
+        as_arbiter: bool = False,
     ) -> Iterator[pb.ReplayResponse]:
         """Each version's event and view as this viewer may see it (see the Replay RPC);
-        the arbiter may replay ``as_seat``."""
+        the arbiter (anyone after the end) may replay ``as_seat`` or ``as_arbiter``."""
         request = pb.ReplayRequest(
-            game_id=self.game_id, from_version=from_version, to_version=to_version
+            game_id=self.game_id,
+            from_version=from_version,
+            to_version=to_version,
+            as_arbiter=as_arbiter,
         )
         if as_seat is not None:
             request.as_seat = as_seat

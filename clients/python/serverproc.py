@@ -62,6 +62,7 @@ class ServerProcess:
         self.env = env or {}  # added to this process's environment (e.g. POSTGRES_*)
         self.proc: subprocess.Popen[bytes] | None = None
         self.port = 0
+        self.http_port: int | None = None  # the live viewer's, when started with --http-port
 
     @property
     def target(self) -> str:
@@ -102,6 +103,8 @@ class ServerProcess:
                 )
             if port_file.exists() and port_file.read_text().strip():
                 self.port = int(port_file.read_text())
+                http = Path(f"{port_file}.http")  # written before the port file
+                self.http_port = int(http.read_text()) if http.exists() else None
                 if is_serving(self.target):
                     return self
             time.sleep(0.05)

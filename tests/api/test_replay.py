@@ -7,6 +7,7 @@ import pytest
 
 from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import TableClient
+from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import seated_game
 
 
@@ -36,13 +37,53 @@ def test_a_seat_replays_only_what_it_saw_and_the_arbiter_everything(client: Tabl
     assert len(arbiter_steps[-1].view.huaniao.deck) == arbiter_steps[-1].view.huaniao.deck_size
 
 
-def test_after_the_end_everyone_replays_everything(client: TableClient) -> None:
-    game_id, seats, _ = seated_game(client, seed=18)
+def test_after_the_end_every_viewpoint_is_open_to_everyone(client: TableClient) -> None:
+    """A finished game keeps the viewer's identity: a version before the end shows what that
+    viewer saw then, and anyone, token or not, may ask for it as any seat or the arbiter."""
+    game_id, seats, arbiter_token = seated_game(client, seed=18)
+    arbiter = client.as_viewer(game_id, arbiter_token)
+    before = {s.seat: s.view(10) for s in seats}  # while it runs, what each seat saw at v10
+    before_arbiter = arbiter.view(10)
     play_to_end([RandomBot(s, i) for i, s in enumerate(seats)])
     spectator = client.as_viewer(game_id)
-    steps = list(spectator.replay(10, 10))
-    assert len(steps) == 1
-    assert sum(hands_shown(steps[0])) > 0, "a spectator sees the hands once the game is over"
+    (step,) = spectator.replay(10, 10)
+    assert step.view.role == pb.ROLE_SPECTATOR and not step.view.HasField("seat")
+    assert sum(hands_shown(step)) == 0, "v10 as the spectator saw it: no hand"
+    for seat in seats:
+        as_seen = spectator.view(10, as_seat=seat.seat)
+        assert as_seen.role == pb.ROLE_SEAT and as_seen.seat == seat.seat
+        assert as_seen.huaniao == before[seat.seat].huaniao, "exactly what the seat saw then"
+        (replayed,) = spectator.replay(10, 10, as_seat=seat.seat)
+        assert replayed.view == as_seen
+        own = seat.view(10)
+        assert own.role == pb.ROLE_SEAT and own.seat == seat.seat, "the seat keeps its identity"
+        assert own.huaniao == before[seat.seat].huaniao
+    everything = spectator.view(10, as_arbiter=True)
+    assert everything.role == pb.ROLE_ARBITER and everything.huaniao == before_arbiter.huaniao
+    last = spectator.view()
+    assert last.role == pb.ROLE_SPECTATOR
+    everything_now = spectator.view(as_arbiter=True).huaniao
+    assert sum(len(s.cards) for s in everything_now.seats) > 0
+    assert last.huaniao == everything_now, "the end shows everything to everyone"
+    assert spectator.view(last.version, as_seat=1).huaniao == everything_now
+    with pytest.raises(grpc.RpcError) as e:
+        spectator.view(10, as_seat=1, as_arbiter=True)
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_before_the_end_only_the_arbiter_asks_for_other_viewpoints(client: TableClient) -> None:
+    game_id, seats, arbiter_token = seated_game(client, seed=21)
+    for who in (client.as_viewer(game_id), seats[0]):
+        for ask in ({"as_seat": 1}, {"as_arbiter": True}):
+            with pytest.raises(grpc.RpcError) as e:
+                who.view(5, **ask)  # type: ignore[arg-type]
+            assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED
+            with pytest.raises(grpc.RpcError) as e:
+                list(who.replay(1, 5, **ask))  # type: ignore[arg-type]
+            assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert client.as_viewer(game_id, arbiter_token).view(5, as_arbiter=True).role == (
+        pb.ROLE_ARBITER
+    )
 
 
 def test_a_replay_range_outside_the_game_is_invalid(client: TableClient) -> None:

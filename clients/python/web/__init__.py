@@ -1,0 +1,92 @@
+"""The referee's console: one self-contained HTML page (viewer.html, .css, .js inlined).
+
+The same page serves a replay saved to a file (all its steps embedded, no network) and the
+server's live spectator view (``live`` set: the page follows the server's event stream).
+The page renders views the server rendered per viewer; it never re-runs a move.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from google.protobuf.descriptor import EnumDescriptor, FileDescriptor
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.message import Message
+
+from tabletop.huaniao.v1 import huaniao_pb2
+from tabletop.v1 import tabletop_pb2
+from tabletop.zipai.v1 import zipai_pb2
+
+KIND_NAMES = {"huaniao": "花鸟风月", "zipai": "川南字牌"}
+
+
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def script_json(data: Any) -> str:
+    """JSON that is safe inside a <script> element: no '</script>', no '<!--'."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def page(data: dict[str, Any], live: bool = False) -> str:
+    """The page with ``data`` embedded (see clients/python/replay_html.py for its shape).
+
+    Its Content-Security-Policy lets it talk to nobody, or with ``live`` to the server that
+    served it (the live viewer's event stream) and nobody else."""
+    data = {"enums": enum_names(), **data}
+    kind = KIND_NAMES.get(data.get("kind", ""), data.get("kind", ""))
+    title = f"{kind} · game {data.get('game_id', '')}".strip(" ·")
+    out = _asset("viewer.html")
+    out = out.replace("{{connect}}", "'self'" if live else "'none'", 1)
+    out = out.replace("{{title}}", html.escape(title), 1)
+    out = out.replace("/*css*/", _asset("viewer.css"), 1)
+    out = out.replace("/*js*/", _asset("viewer.js"), 1)
+    return out.replace("{{data}}", script_json(data), 1)  # last: data is never re-scanned
+
+
+@cache
+def enum_names() -> dict[str, str]:
+    """Every enum value of the API by its proto name, as a short readable name
+    (PLAY_KIND_SONG -> "song"), so the page can show any game's enums."""
+    names: dict[str, str] = {}
+    for module in (tabletop_pb2, huaniao_pb2, zipai_pb2):
+        for enum in _enums(module.DESCRIPTOR):
+            prefix = re.sub(r"(?<!^)(?=[A-Z])", "_", enum.name).upper() + "_"
+            for value in enum.values:
+                short = value.name.removeprefix(prefix).lower().replace("_", " ")
+                names.setdefault(value.name, short)
+    return names
+
+
+def _enums(file: FileDescriptor) -> list[EnumDescriptor]:
+    found = list(file.enum_types_by_name.values())
+    stack = list(file.message_types_by_name.values())
+    while stack:
+        message = stack.pop()
+        found += message.enum_types
+        stack += message.nested_types
+    return found
+
+
+def step(version: int, event: Message | None, view: Message) -> dict[str, Any]:
+    """One version as the page shows it: the event that made it and the view then, both as
+    the server rendered them for one viewer. Dropped: the arbiter's stored form of the
+    event (the audit has it) and the options, which never change (``data["options"]``)."""
+    event_data = as_dict(event) if event is not None else None
+    if event_data is not None:
+        event_data.pop("stored_json", None)
+    view_data = as_dict(view)
+    view_data.pop("options", None)
+    return {"version": version, "event": event_data, "view": view_data}
+
+
+def as_dict(msg: Message) -> dict[str, Any]:
+    """A message as the page reads it: proto JSON with the proto's own field names."""
+    return MessageToDict(msg, preserving_proto_field_name=True)

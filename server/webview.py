@@ -1,0 +1,219 @@
+"""The live spectator viewer over HTTP (``--http-port``): the referee's console, read-only.
+
+For a big screen at a tournament: anyone may open ``/games/GAME_ID`` in a browser and follow
+the table as a spectator sees it. There is no token and no way to send one: every response
+is the public view (and, from the end of the game on, what the end shows everyone).
+
+Routes:
+
+* ``GET /games/{id}`` -- the page (clients/python/web, the same one as the replay file).
+* ``GET /games/{id}/steps`` -- Server-Sent Events: one ``step`` event per version (its event
+  and the spectator's view, as JSON) from ``?after=N`` (or the ``Last-Event-ID`` a
+  reconnecting browser sends) on, live; an ``end`` event once the game is over.
+* ``GET /games/{id}/steps.json?after=N&limit=M`` -- the same steps for polling clients.
+
+aiohttp runs on the server's own asyncio loop, next to grpc.aio: the steps come from
+``TableServer.follow`` (the Watch fan-out and its no-gap, no-duplicate order), and nothing
+here touches the store but through the TableServer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web as aio
+
+from clients.python import web
+from domain.engine import SPECTATOR, MalformedCommand
+from server import render
+from server.service import NotFound, TableServer
+
+log = logging.getLogger("tabletop.http")
+MAX_STREAMS = 1000  # open event streams in all
+MAX_STREAMS_PER_CLIENT = 32  # per remote address
+MAX_POLL_STEPS = 500
+KEEPALIVE_SECONDS = 15.0  # a comment line keeps idle proxies from closing the stream
+# The page is inline and talks only to this server (a replay file: to nobody).
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+Handler = Callable[[aio.Request], Awaitable[aio.StreamResponse]]
+
+
+class LiveViewer:
+    def __init__(self, tables: TableServer) -> None:
+        self.tables = tables
+        self._streams: dict[str, int] = {}
+        self._feeds: set[asyncio.Task[None]] = set()
+
+    def app(self) -> aio.Application:
+        app = aio.Application(middlewares=[_errors])
+        app.router.add_get("/", self.index)
+        app.router.add_get("/games/{game_id}", self.page)
+        app.router.add_get("/games/{game_id}/steps", self.stream)
+        app.router.add_get("/games/{game_id}/steps.json", self.poll)
+        return app
+
+    async def close(self) -> None:
+        """End every open event stream (on shutdown; browsers reconnect elsewhere)."""
+        for task in list(self._feeds):
+            task.cancel()
+        await asyncio.gather(*self._feeds, return_exceptions=True)
+
+    async def index(self, request: aio.Request) -> aio.Response:
+        return aio.Response(
+            text="tabletop live viewer: open /games/GAME_ID for a table's public view\n",
+            headers=SECURITY_HEADERS,
+        )
+
+    async def page(self, request: aio.Request) -> aio.Response:
+        game_id = request.match_info["game_id"]
+        snap = await self.tables.snapshot(game_id, SPECTATOR, None)
+        data = {
+            "game_id": str(snap.game_id),
+            "kind": snap.table.kind,
+            "viewers": [{"key": "spectator", "label": "spectator (live)", "steps": []}],
+            "default_viewer": "spectator",
+            "verify": {
+                "status": "live",
+                "message": f"after the end: tabletop-audit verify {snap.game_id}",
+            },
+            "prepared_deal": None,
+            "live": {"steps_url": f"/games/{snap.game_id}/steps"},
+            "source": "live from the table server: the public view",
+        }
+        return aio.Response(
+            text=web.page(data, live=True), content_type="text/html", headers=SECURITY_HEADERS
+        )
+
+    async def poll(self, request: aio.Request) -> aio.Response:
+        game_id = request.match_info["game_id"]
+        after = _number(request.query.get("after", "0"), "after")
+        limit = min(_number(request.query.get("limit", "100"), "limit") or 1, MAX_POLL_STEPS)
+        latest = await self.tables.snapshot(game_id, SPECTATOR, None)
+        steps = []
+        if after < latest.version:
+            last = min(latest.version, after + limit)
+            async for event, snap in self.tables.replay(game_id, SPECTATOR, after + 1, last):
+                steps.append(_step(snap.table.kind, event, snap))
+        finished = latest.table.outcome is not None
+        body = {"version": latest.version, "finished": finished, "steps": steps}
+        return aio.json_response(body, headers=SECURITY_HEADERS, dumps=_dumps)
+
+    async def stream(self, request: aio.Request) -> aio.StreamResponse:
+        game_id = request.match_info["game_id"]
+        resume = request.headers.get("Last-Event-ID") or request.query.get("after", "0")
+        after = _number(resume, "after")
+        latest = await self.tables.snapshot(game_id, SPECTATOR, None)  # 404 before the stream
+        if after > latest.version:
+            raise MalformedCommand("after", f"must be 0..{latest.version}")
+        client = request.remote or "unknown"
+        if sum(self._streams.values()) >= MAX_STREAMS or (
+            self._streams.get(client, 0) >= MAX_STREAMS_PER_CLIENT
+        ):
+            raise aio.HTTPTooManyRequests(
+                text=f"at most {MAX_STREAMS_PER_CLIENT} open streams per client",
+                headers={"Retry-After": "10"},
+            )
+        self._streams[client] = self._streams.get(client, 0) + 1
+        try:
+            return await self._stream(request, game_id, after)
+        finally:
+            self._streams[client] -= 1
+            if not self._streams[client]:
+                del self._streams[client]
+
+    async def _stream(self, request: aio.Request, game_id: str, after: int) -> aio.StreamResponse:
+        response = aio.StreamResponse(
+            headers={
+                **SECURITY_HEADERS,
+                "Content-Type": "text/event-stream; charset=utf-8",
+                "X-Accel-Buffering": "no",  # no buffering at an nginx in front
+            }
+        )
+        await response.prepare(request)
+        queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=256)
+        feed = asyncio.create_task(self._feed(game_id, after, queue))
+        self._feeds.add(feed)
+        feed.add_done_callback(self._feeds.discard)
+        try:
+            while True:
+                try:
+                    chunk = await asyncio.wait_for(queue.get(), KEEPALIVE_SECONDS)
+                except TimeoutError:
+                    chunk = b": keepalive\n\n"
+                if chunk is None:
+                    break
+                await response.write(chunk)
+        except (ConnectionResetError, asyncio.CancelledError):
+            feed.cancel()
+            raise
+        finally:
+            feed.cancel()
+        return response
+
+    async def _feed(self, game_id: str, after: int, queue: asyncio.Queue[bytes | None]) -> None:
+        """Each step after ``after`` as an SSE event, then ``end`` once the game is over; a
+        shutdown or a failure ends the stream (the browser reconnects with its last id)."""
+        try:
+            async for event, snap in self.tables.follow(game_id, SPECTATOR, after):
+                data = _dumps(_step(snap.table.kind, event, snap))
+                await queue.put(f"id: {event.version}\nevent: step\ndata: {data}\n\n".encode())
+            await queue.put(b"event: end\ndata: {}\n\n")
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            log.exception("live stream of %s failed", game_id)
+        finally:
+            with contextlib.suppress(asyncio.QueueFull):
+                queue.put_nowait(None)
+
+
+def _step(kind: str, event: Any, snap: Any) -> dict[str, Any]:
+    return web.step(
+        snap.version, render.event_proto(kind, event, snap.viewer), render.view_proto(snap)
+    )
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _number(value: str, name: str) -> int:
+    if not value.isdigit():
+        raise MalformedCommand(name, "must be a version number (0 or more)")
+    return int(value)
+
+
+@aio.middleware
+async def _errors(request: aio.Request, handler: Handler) -> aio.StreamResponse:
+    """The API's refusals as HTTP statuses with a JSON body naming the field."""
+    try:
+        return await handler(request)
+    except NotFound as exc:
+        return aio.json_response({"error": "NOT_FOUND", "message": str(exc)}, status=404)
+    except MalformedCommand as exc:
+        body = {"error": "INVALID_ARGUMENT", "field": exc.field, "message": exc.description}
+        return aio.json_response(body, status=400)
+
+
+async def start(tables: TableServer, host: str, port: int) -> tuple[LiveViewer, aio.AppRunner, int]:
+    """Serve the live viewer on ``host:port`` (0: a free port); returns the bound port."""
+    viewer = LiveViewer(tables)
+    runner = aio.AppRunner(viewer.app(), access_log=None, shutdown_timeout=1.0)
+    await runner.setup()
+    await aio.TCPSite(runner, host, port).start()
+    return viewer, runner, int(runner.addresses[0][1])
+
+
+async def stop(viewer: LiveViewer, runner: aio.AppRunner) -> None:
+    await viewer.close()
+    await runner.cleanup()
