@@ -70,6 +70,7 @@ class AuditReport:
     reason: str
     game_id: str = ""
     seals: int = 0  # moves whose seal verified with the given key
+    prepared_deal: str = ""  # "prepared deal: chosen by the table's creator (...)", or ""
 
 
 # --- reading an export ---------------------------------------------------------------------
@@ -267,11 +268,14 @@ def _verify(records: list[Record], public_key: bytes, game_id: str | None) -> Au
     secret = revealed[-1].fact["data"]["secret"]
     if not isinstance(secret, str) or secret != created["secret"]:
         raise AuditFailure("the revealed secret is not the one stored at creation")
-    if commitment(secret, tuple(created["prepared_deck"])) != created["commitment"]:
+    salt = revealed[-1].fact["data"].get("salt", "")
+    if not isinstance(salt, str) or salt != created.get("salt", ""):
+        raise AuditFailure("the revealed salt is not the one stored at creation")
+    if commitment(secret, salt, tuple(created["prepared_deck"])) != created["commitment"]:
         raise AuditFailure("the revealed secret does not match the published commitment")
     if created.get("arbiter_token_hash"):
         raise AuditFailure("GameCreated carries a token hash: token hashes never leave a server")
-    key = chain_key(secret)
+    key = chain_key(secret, salt)
     prev = ""
     for r in records:
         if chain_hash(key, prev, r.version, r.fact, r.cause, r.recorded_at) != r.hash:
@@ -292,6 +296,7 @@ def _verify(records: list[Record], public_key: bytes, game_id: str | None) -> Au
         outcome.reason,
         game_id=signed_by,
         seals=len(moves(records)),
+        prepared_deal=tables.prepared_marking(table.deal_source),
     )
 
 
@@ -380,6 +385,8 @@ def _replay(records: list[Record], facts: list[Any]) -> tuple[Any, int]:
         cause = records[i].cause
         if cause is None:
             raise AuditFailure(f"version {version} has no cause")
+        if cause.get("reveals_closed"):
+            _check_reveals_closed(table, records[i - 1], records[i])
         try:
             expected = tables.redecide(table, cause, facts[i], last_move)
         except Exception as exc:  # a refused command is a forged history
@@ -400,6 +407,17 @@ def _replay(records: list[Record], facts: list[Any]) -> tuple[Any, int]:
         i += len(expected)
         redecided += 1
     return table, redecided
+
+
+def _check_reveals_closed(table: Any, before: Record, start: Record) -> None:
+    """A deal that went on without pending reveals was recorded once the table's recorded
+    reveal window had closed (the server's clock is trusted, its record must agree)."""
+    deadline = tables.reveal_deadline(table, datetime.fromisoformat(before.recorded_at))
+    if deadline is not None and datetime.fromisoformat(start.recorded_at) < deadline:
+        raise AuditFailure(
+            f"version {start.version}: the deal went on without pending reveals before the "
+            "reveal window closed"
+        )
 
 
 def _short(value: Any) -> str:

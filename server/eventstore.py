@@ -43,7 +43,7 @@ def chain_hash(
 ) -> str:
     """The keyed hash of one stored event (domain/table/records.py): it covers its
     predecessor, its version, its fact, the command that caused it and when it was stored."""
-    key = records.chain_key(table.secret)
+    key = records.chain_key(table.secret, table.salt)
     at = records.timestamp_text(recorded_at)
     return records.chain_hash(key, prev_hash, version, fact, cause, at)
 

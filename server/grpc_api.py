@@ -102,9 +102,28 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @unary
     async def JoinGame(self, request: pb.JoinGameRequest, context: Any) -> pb.JoinGameResponse:
         token, version = await self.server.join_game(
-            request.game_id, request.seat, request.player_name, request.contribution
+            request.game_id,
+            request.seat,
+            request.player_name,
+            request.contribution,
+            request.contribution_commitment,
         )
         return pb.JoinGameResponse(seat_token=token, seat=request.seat, version=version)
+
+    @unary
+    async def RevealContribution(
+        self, request: pb.RevealContributionRequest, context: Any
+    ) -> pb.RevealContributionResponse:
+        viewer = await self._viewer(request.game_id, context)
+        version, stored, awaiting, deadline = await self.server.reveal(
+            request.game_id, viewer, request.contribution
+        )
+        after = None
+        if stored:  # the reveal's events and their receipt, as a Play reply carries them
+            after = await self.server.snapshot(request.game_id, viewer, stored[-1].version)
+        return receipts.reveal_reply(
+            self.sealer, version, stored, awaiting, deadline, viewer, after
+        )
 
     @unary
     async def StartGame(self, request: pb.StartGameRequest, context: Any) -> pb.StartGameResponse:

@@ -121,8 +121,17 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         instrument_store(shard, metrics)
     store_health = StoreHealth(store.shards, metrics)
     tables = TableServer(
-        store, min_turn_ms=int(settings.min_turn_time * 1000), sealer=Sealer(signer)
+        store,
+        min_turn_ms=int(settings.min_turn_time * 1000),
+        sealer=Sealer(signer),
+        allow_prepared_deals=settings.allow_prepared_deals,
+        reveal_timeout=settings.reveal_timeout,
     )
+    if settings.allow_prepared_deals:
+        log.warning(
+            "prepared deals are ALLOWED (--allow-prepared-deals): CreateGame accepts a seed "
+            "or a deck, so a table's creator may choose its deal; such tables are marked"
+        )
     clock = TurnClock(tables, max_run=settings.max_clock_events)  # durable through restarts
     clock.install()
     interceptor = RpcInterceptor(metrics, stall_timeout=settings.stream_stall_timeout)

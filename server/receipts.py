@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import uuid
 from collections import OrderedDict
+from datetime import datetime
 from typing import Any
 
 from domain import table as tables
@@ -48,7 +49,7 @@ def render_move(
     return [
         (
             render.events_proto(table.kind, move, viewer),
-            render.view_proto(seen_at(game_id, table, viewer, head)),
+            render.view_proto(seen_at(game_id, table, viewer, head, at=move[-1].recorded_at)),
         )
         for viewer in records.receipt_viewers(table.seat_count)
     ]
@@ -58,7 +59,7 @@ def move_hashes(table: tables.Table, last: int, rendered: Rendered) -> list[list
     """Each viewer's salted [events, view] hashes of a rendered move."""
     out = []
     for index, (events, view) in enumerate(rendered):
-        nonce = records.receipt_nonce(table.secret, last, index)
+        nonce = records.receipt_nonce(table.secret, table.salt, last, index)
         out.append(
             [
                 records.receipt_hash(nonce, payload_bytes(events=events)),
@@ -122,7 +123,7 @@ def receipt(seal: Seal, table: tables.Table, viewer: Viewer) -> pb.Receipt:
         last_version=seal["last"],
         head_hash=seal["head"],
         viewer=index,
-        nonce=records.receipt_nonce(table.secret, seal["last"], index),
+        nonce=records.receipt_nonce(table.secret, table.salt, seal["last"], index),
         hashes=[pb.ReceiptHashes(events=e, view=v) for e, v in seal["receipts"]],
         signature=bytes.fromhex(seal["signature"]),
     )
@@ -156,6 +157,28 @@ def play_reply(
     )
     if seal is not None:
         reply.receipt.CopyFrom(receipt(seal, after.table, viewer))
+    return reply
+
+
+def reveal_reply(
+    sealer: Sealer | None,
+    version: int,
+    stored: list[StoredEvent],
+    awaiting: tuple[int, ...],
+    deadline: datetime | None,
+    viewer: Viewer,
+    after: Snapshot | None,
+) -> pb.RevealContributionResponse:
+    """A RevealContribution reply: whom the deal still waits for, and (unless the reveal was
+    a repeat) the reveal's events for the caller with their receipt, as a Play reply."""
+    reply = pb.RevealContributionResponse(version=version, awaiting_reveals=awaiting)
+    if deadline is not None:
+        reply.reveal_deadline.FromDatetime(deadline)
+    if stored and after is not None:
+        moved = play_reply(sealer, after.table.kind, stored, viewer, after)
+        reply.events.extend(moved.events)
+        if moved.HasField("receipt"):
+            reply.receipt.CopyFrom(moved.receipt)
     return reply
 
 

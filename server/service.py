@@ -23,7 +23,7 @@ from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
 from domain import table as tables
-from domain.engine import ARBITER, SPECTATOR, MalformedCommand, Role, Viewer
+from domain.engine import ARBITER, SPECTATOR, MalformedCommand, Role, RuleViolation, Viewer
 from domain.registry import rules_for
 from domain.table import deal, records
 from domain.table.justice import facts as J
@@ -33,6 +33,7 @@ from server.hub import Batch, Hub
 from server.shards import Store
 
 MAX_REQUEST_ID = 64  # characters of a Play request_id (idempotency key)
+PREPARED_DEALS_SETTING = "--allow-prepared-deals (TABLETOP_ALLOW_PREPARED_DEALS)"
 STREAM_PAGE = 100  # events a Watch or Replay reads from the store at a time
 
 
@@ -68,6 +69,7 @@ class Snapshot:
     head_hash: str = ""
     seal: dict[str, Any] | None = None  # the latest move's seal at this version (receipts)
     identity: Viewer | None = None  # who is looking (the role a view reports); else viewer
+    reveal_deadline: datetime | None = None  # while seats' reveals are pending
 
     @property
     def seen_by(self) -> Viewer:
@@ -80,12 +82,15 @@ def seen_at(
     viewer: Viewer,
     head: str,
     seal: dict[str, Any] | None = None,
+    at: datetime | None = None,
 ) -> Snapshot:
     """``table`` (the game at one version) as ``viewer`` saw it then: the viewer keeps its
     identity, and the contents open up only from the version that ended the game. ``seal``:
-    the latest move's at this version (the receipt of a view at a move's end)."""
+    the latest move's at this version (the receipt of a view at a move's end); ``at``: when
+    that version was recorded (a pending reveal's deadline follows from it)."""
     contents = tables.viewer_for(table, viewer)
-    return Snapshot(game_id, table.version, table, contents, head, seal, viewer)
+    deadline = None if at is None else tables.reveal_deadline(table, at)
+    return Snapshot(game_id, table.version, table, contents, head, seal, viewer, deadline)
 
 
 Sealer = Callable[[uuid.UUID, tables.Table, str, list[StoredEvent]], dict[str, Any]]
@@ -100,6 +105,8 @@ class TableServer:
         max_cached_games: int = 10_000,
         min_turn_ms: int = 0,
         sealer: Sealer | None = None,
+        allow_prepared_deals: bool = False,
+        reveal_timeout: float = 30.0,
     ) -> None:
         self.max_cached_games = max_cached_games
         self.min_turn_ms = min_turn_ms  # the shortest turn clock a table may have (policy)
@@ -107,6 +114,9 @@ class TableServer:
         # benchmark's unsigned baseline and tests of other things; server/main.py always
         # passes one.
         self.sealer = sealer
+        self.allow_prepared_deals = allow_prepared_deals  # client seeds and decks
+        # recorded in each new table (GameCreated), so its views' deadlines follow from it
+        self.reveal_timeout_ms = round(reveal_timeout * 1000)
         self.store = store if isinstance(store, Store) else Store([store], max_batch=max_batch)
         self.app = self.store.shards[0]  # the first (often only) shard
         self.committer = self.store.committers[0]
@@ -328,7 +338,16 @@ class TableServer:
     ) -> tuple[str, int, str]:
         """Open a table. Returns the game id, its version and the arbiter token.
 
-        The shuffle secret is random, or derived from ``seed`` for reproducible tables."""
+        The shuffle secret and the commitment's salt are random. A ``seed`` (the secret
+        derived from it) or a ``deck`` is a prepared deal: refused unless this server allows
+        prepared deals, and marked in the table's facts."""
+        if (seed is not None or deck) and not self.allow_prepared_deals:
+            raise RuleViolation(
+                "PREPARED_DEALS_DISABLED",
+                PREPARED_DEALS_SETTING,
+                "this server refuses a seed or a deck: the table's creator would choose the "
+                f"deal (start the server with {PREPARED_DEALS_SETTING} to allow them, marked)",
+            )
         if 0 < time_limit_ms < self.min_turn_ms:  # a fast clock would play games by itself
             raise MalformedCommand(
                 "turn_time_limit_ms",
@@ -347,6 +366,9 @@ class TableServer:
             enforcement,
             time_limit_ms,
             arbitrated,
+            salt=secrets.token_hex(32),
+            seeded=seed is not None,
+            reveal_timeout_ms=self.reveal_timeout_ms,
         )
         game_id = uuid.uuid4()
         agg = GameAggregate.open(game_id, created, tables.cause("create"))
@@ -359,16 +381,42 @@ class TableServer:
         return str(game_id), agg.version, arbiter_token
 
     async def join_game(
-        self, game_id: str, seat: int, player_name: str, contribution: str = ""
+        self,
+        game_id: str,
+        seat: int,
+        player_name: str,
+        contribution: str = "",
+        commitment: str = "",
     ) -> tuple[str, int]:
-        """Take a seat. Returns the seat token (shown once) and the new version."""
+        """Take a seat, committing to a contribution. Returns the seat token (shown once)
+        and the new version."""
         gid = self.parse_id(game_id)
         token = secrets.token_urlsafe(24)
         async with self._lock(gid):
             agg = await self._load(gid)
-            facts = tables.take_seat(agg.table, seat, player_name, token_hash(token), contribution)
+            facts = tables.take_seat(
+                agg.table, seat, player_name, token_hash(token), contribution, commitment
+            )
             stored = await self._append(agg, facts, tables.cause("join", seat))
         return token, stored[-1].version
+
+    async def reveal(
+        self, game_id: str, viewer: Viewer, contribution: str
+    ) -> tuple[int, list[StoredEvent], tuple[int, ...], datetime | None]:
+        """The seat reveals its contribution. Returns the version, the events appended (none
+        for a repeat), the seats still awaited and the reveal deadline."""
+        gid = self.parse_id(game_id)
+        if viewer.role is not Role.SEAT or viewer.seat is None:
+            raise PermissionDenied("only a seat reveals its contribution")
+        async with self._lock(gid):
+            agg = await self._load(gid)
+            facts = tables.reveal(agg.table, viewer.seat, contribution)
+            stored: list[StoredEvent] = []
+            if facts:
+                stored = await self._append(agg, facts, tables.cause("reveal", viewer.seat))
+                agg = await self._load(gid)
+        deadline = tables.reveal_deadline(agg.table, agg.modified_on)
+        return agg.version, stored, agg.table.pending_reveals, deadline
 
     async def start_game(self, game_id: str, viewer: Viewer) -> int:
         gid = self.parse_id(game_id)
@@ -376,7 +424,12 @@ class TableServer:
             raise PermissionDenied("a seat or the arbiter starts the game")
         async with self._lock(gid):
             agg = await self._load(gid)
-            stored = await self._append(agg, tables.start(agg.table), tables.cause("start"))
+            deadline = tables.reveal_deadline(agg.table, agg.modified_on)
+            closed = deadline is not None and datetime.now(UTC) >= deadline
+            cause = tables.cause("start")
+            if closed:  # the server's clock closed the window (trusted, like a turn timeout)
+                cause["reveals_closed"] = True
+            stored = await self._append(agg, tables.start(agg.table, closed), cause)
         return stored[-1].version
 
     async def play(
@@ -499,7 +552,7 @@ class TableServer:
         """
         gid = self.parse_id(game_id)
         agg = await self._load_at(gid, version)
-        return seen_at(gid, agg.table, viewer, agg.head_hash, agg.latest_seal)
+        return seen_at(gid, agg.table, viewer, agg.head_hash, agg.latest_seal, agg.modified_on)
 
     async def as_seat(self, game_id: str, viewer: Viewer, seat: int) -> Viewer:
         """Look through a seat's eyes: the arbiter at any time (disputes and appeals), anyone
@@ -537,7 +590,7 @@ class TableServer:
             for event in page:
                 if event.version > first:
                     table, head = tables.evolve(table, event.fact), event.hash
-                yield event, seen_at(gid, table, viewer, head)
+                yield event, seen_at(gid, table, viewer, head, at=event.recorded_at)
 
     async def follow(
         self, game_id: str, viewer: Viewer, after: int = 0
@@ -550,7 +603,7 @@ class TableServer:
         async for events, _seen_as, _batch in self.watch(game_id, viewer, after):
             for event in events:
                 table = tables.evolve(table, event.fact)
-                yield event, seen_at(gid, table, viewer, event.hash)
+                yield event, seen_at(gid, table, viewer, event.hash, at=event.recorded_at)
 
     async def _pages(
         self, gid: uuid.UUID, after: int, last: int | None = None

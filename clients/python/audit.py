@@ -81,10 +81,11 @@ class Verified:
             f"verified: {r.kind}, {r.events} events, {r.moves_redecided} commands re-decided "
             f"({parts}), winners {list(r.winners)} ({r.reason}); game {r.game_id}, all "
             f"{r.seals} moves signed by key {self.key.hex()}"
+            + (f"; {r.prepared_deal}" if r.prepared_deal else "")
         )
 
 
-_ACTION_WORDS = {"play": "moves", "join": "joins", "start": "start"}
+_ACTION_WORDS = {"play": "moves", "join": "joins", "reveal": "reveals", "start": "start"}
 
 
 def verify_records(
@@ -221,6 +222,7 @@ def cmd_verify(
             "commands": dict(verified.commands),
             "winners": list(r.winners),
             "reason": r.reason,
+            "prepared_deal": r.prepared_deal,
         }
         if checked:
             out["receipts"] = checked

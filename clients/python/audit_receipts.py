@@ -58,7 +58,8 @@ class Replayed:
         self.records = records
         created = records[0].fact["data"]
         self.kind = str(created["kind"])
-        self.secret = str(records[-1].fact["data"]["secret"])  # verified: the reveal is last
+        revealed = records[-1].fact["data"]  # verified: the reveal is last
+        self.secret, self.salt = str(revealed["secret"]), str(revealed.get("salt", ""))
         self.game_id = str(records[-1].seal["game_id"]) if records[-1].seal else ""
         self.facts = [tables.decode_event(self.kind, r.fact) for r in records]
         self.tables: list[tables.Table] = []
@@ -84,7 +85,8 @@ class Replayed:
         table = self.tables[last - 1]
         if part == "view":
             head = self.records[last - 1].hash
-            snap = seen_at(uuid.UUID(self.game_id), table, viewer, head)
+            at = datetime.fromisoformat(self.records[last - 1].recorded_at)
+            snap = seen_at(uuid.UUID(self.game_id), table, viewer, head, at=at)
             return payload_bytes(view=render.view_proto(snap))
         return payload_bytes(
             events=render.events_proto(self.kind, self.stored(first, last), viewer)
@@ -105,7 +107,7 @@ class Replayed:
                 f"{where} was signed for another history than the record: the server signed "
                 "two different versions of this game"
             )
-        if bytes(receipt.nonce) != rec.receipt_nonce(self.secret, last, receipt.viewer):
+        if bytes(receipt.nonce) != rec.receipt_nonce(self.secret, self.salt, last, receipt.viewer):
             raise AuditFailure(f"{where} carries a nonce that is not this viewer's")
         if self.render(first, last, receipt.viewer, part) != payload:
             raise AuditFailure(

@@ -8,6 +8,7 @@ server's signed receipt of everything its Play replies, views and Watch streams 
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -79,18 +80,29 @@ class TableClient:
         contribution: str | None = None,
         receipts: ReceiptLog | None = None,
     ) -> SeatClient:
-        """Take a seat. ``contribution`` is this seat's share of the shuffle seed; by default
-        a fresh random value, so no single party can choose the deal. ``receipts`` keeps the
-        seat's receipts (clients/python/receipts.py)."""
+        """Take a seat, committing to this seat's ``contribution`` to the deal: by default
+        16 fresh random bytes, so no other party can choose the deal. Only its commitment is
+        sent now; ``SeatClient.reveal`` sends the value once every seat is taken. ``""``
+        contributes nothing (a seeded table then deals the same every time). ``receipts``
+        keeps the seat's receipts (clients/python/receipts.py)."""
         if contribution is None:
             contribution = secrets.token_hex(16)
         reply = self.stub.JoinGame(
             pb.JoinGameRequest(
-                game_id=game_id, seat=seat, player_name=player_name, contribution=contribution
+                game_id=game_id,
+                seat=seat,
+                player_name=player_name,
+                contribution_commitment=commit(contribution) if contribution else "",
             )
         )
         return SeatClient(
-            self.target, game_id, reply.seat, reply.seat_token, self.channel, receipts
+            self.target,
+            game_id,
+            reply.seat,
+            reply.seat_token,
+            self.channel,
+            receipts,
+            contribution,
         )
 
     def as_viewer(
@@ -103,6 +115,19 @@ class TableClient:
         return self.as_viewer(game_id, self.token).view(version)
 
 
+def commit(contribution: str) -> str:
+    """The commitment a seat sends at JoinGame (docs/api.md, "Audit")."""
+    return hashlib.sha256(f"tabletop-contribution|{contribution}".encode()).hexdigest()
+
+
+def reveal_and_start(seats: list[SeatClient]) -> int:
+    """Every seat reveals its contribution, then the first starts the game (for a process
+    that plays every seat: bots, tests, the demo). Returns the version after the deal."""
+    for seat in seats:
+        seat.reveal()
+    return seats[0].start()
+
+
 @dataclass
 class SeatClient:
     target: str
@@ -111,6 +136,7 @@ class SeatClient:
     token: str | None
     channel: grpc.Channel
     receipts: ReceiptLog | None = None  # keeps every receipt this viewer is sent
+    contribution: str = ""  # this seat's contribution to the deal, kept until revealed
 
     @property
     def stub(self) -> pb_grpc.TableServiceStub:
@@ -120,7 +146,21 @@ class SeatClient:
     def metadata(self) -> tuple[tuple[str, str], ...]:
         return ((TOKEN_HEADER, self.token),) if self.token else ()
 
+    def reveal(self) -> pb.RevealContributionResponse | None:
+        """Reveal this seat's contribution (once every seat is taken). Safe to repeat."""
+        if not self.contribution:
+            return None
+        reply = self.stub.RevealContribution(
+            pb.RevealContributionRequest(game_id=self.game_id, contribution=self.contribution),
+            metadata=self.metadata,
+        )
+        if self.receipts is not None:
+            self.receipts.play(reply)
+        return reply
+
     def start(self) -> int:
+        """Deal. Every committed seat must have revealed (``reveal_and_start``), or the
+        reveal window must have closed."""
         return int(
             self.stub.StartGame(
                 pb.StartGameRequest(game_id=self.game_id), metadata=self.metadata

@@ -1,6 +1,6 @@
 """A viewer's receipts, saved as they arrive (``SeatClient(receipts=ReceiptLog())``).
 
-Every Play reply, view and Watch message carries a ``Receipt`` (protos/tabletop/v1): the
+Every Play and RevealContribution reply, view and Watch message carries a ``Receipt`` (protos/tabletop/v1): the
 server's signature over a move's chain head and every viewer's salted payload hashes.
 ``ReceiptLog`` keeps each receipt with exactly the payload it covers (the move's events, or
 the view: a ``ReceiptPayload``) and saves them as JSON Lines ``{"payload": base64,
@@ -40,7 +40,8 @@ class ReceiptLog:
         self.counts: Counter[str] = Counter()  # receipts kept from play, view, watch
         self._moves: dict[tuple[int, int], list[pb.GameEvent]] = {}  # Watch: a move so far
 
-    def play(self, reply: pb.PlayResponse) -> None:
+    def play(self, reply: pb.PlayResponse | pb.RevealContributionResponse) -> None:
+        """A Play (or RevealContribution) reply: the receipt covers its events."""
         if reply.HasField("receipt"):
             self._add(reply.receipt, payload_bytes(events=list(reply.events)), "play")
 

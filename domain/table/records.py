@@ -1,9 +1,10 @@
 """The stored form of a table: facts and states as JSON data, causes, the hash chain, seals.
 
-Every stored event carries ``chain_hash``: HMAC-SHA256 keyed by ``chain_key(secret)`` over
-the previous hash, the version, the fact, its cause and the time it was recorded. Keyed, so a hash reveals nothing
-about a hidden fact while the game runs and can be shown to everyone; recomputable by anyone
-once the secret is revealed (ShuffleRevealed, at the end).
+Every stored event carries ``chain_hash``: HMAC-SHA256 keyed by ``chain_key(secret, salt)``
+over the previous hash, the version, the fact, its cause and the time it was recorded. Keyed,
+so a hash reveals nothing about a hidden fact while the game runs and can be shown to
+everyone; recomputable by anyone once the secret and salt are revealed (ShuffleRevealed, at
+the end).
 
 The chain alone proves nothing to whoever holds the record (the record reveals its key), so
 the last event of every move also carries a *seal*: the server's Ed25519 signature over the
@@ -34,8 +35,10 @@ def canonical(data: Any) -> str:
     return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def chain_key(secret: str) -> bytes:
-    return hashlib.sha256(f"tabletop-chain|{secret}".encode()).digest()
+def chain_key(secret: str, salt: str) -> bytes:
+    """Keyed by the secret and the random salt: a seeded table's secret is as guessable as
+    its seed, the salt never is (both hidden until the end)."""
+    return hashlib.sha256(f"tabletop-chain|{secret}|{salt}".encode()).digest()
 
 
 def chain_hash(
@@ -103,11 +106,12 @@ def receipt_index(viewer: Viewer, seat_count: int) -> int:
     return receipt_viewers(seat_count).index(viewer)
 
 
-def receipt_nonce(secret: str, last: int, index: int) -> bytes:
+def receipt_nonce(secret: str, salt: str, last: int, index: int) -> bytes:
     """The salt of viewer ``index``'s receipt for the move ending at ``last``. Derived from
-    the table's secret, so nothing is stored per viewer; only that viewer is sent it while
-    the game runs, and anyone can recompute it once the secret is revealed."""
-    key = hashlib.sha256(f"tabletop-receipt|{secret}".encode()).digest()
+    the table's secret and random salt (a seed-derived secret alone would be guessable), so
+    nothing is stored per viewer; only that viewer is sent it while the game runs, and
+    anyone can recompute it once both are revealed."""
+    key = hashlib.sha256(f"tabletop-receipt|{secret}|{salt}".encode()).digest()
     return hmac.new(key, f"{last}|{index}".encode(), hashlib.sha256).digest()
 
 

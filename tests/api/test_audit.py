@@ -19,7 +19,7 @@ import pytest
 from clients.python import cli
 from clients.python.audit import export_lines, main, signing_key, verify_game
 from clients.python.bot import RandomBot, play_to_end
-from clients.python.client import TableClient
+from clients.python.client import TableClient, reveal_and_start
 from domain import table as tables
 from domain.registry import rules_for
 from domain.table import deal, records
@@ -33,7 +33,7 @@ def finished(server) -> tuple[str, list[str], bytes]:  # type: ignore[no-untyped
     with TableClient(server.target) as client:
         created = client.create_game(huaniao_options("BASIC"), 4)
         seats = [client.join(created.game_id, s, f"p{s}", contribution=f"c{s}") for s in range(4)]
-        seats[0].start()
+        reveal_and_start(seats)
         play_to_end([RandomBot(s, i) for i, s in enumerate(seats)])
         lines = list(export_lines(client.as_viewer(created.game_id).history()))
         key = signing_key(client)
@@ -62,7 +62,8 @@ def as_lines(rs: list[Record]) -> list[str]:
 
 def rechain(rs: list[Record]) -> list[Record]:
     """What a forger holding the revealed secret does: recompute every chain hash."""
-    key = records.chain_key(rs[0].fact["data"]["secret"])
+    created = rs[0].fact["data"]
+    key = records.chain_key(created["secret"], created["salt"])
     out, prev = [], ""
     for r in rs:
         digest = records.chain_hash(key, prev, r.version, r.fact, r.cause, r.recorded_at)
@@ -113,6 +114,34 @@ def test_verify_over_the_api_and_the_command_line(finished, server, capsys) -> N
     assert out.startswith("verified: huaniao,") and f"game {game_id}" in out and key.hex() in out
 
 
+def test_the_deck_is_recomputable_from_the_revealed_inputs(finished) -> None:  # type: ignore[no-untyped-def]
+    _, lines, _ = finished
+    rows = [json.loads(line) for line in lines]
+    created = rows[0]["fact"]["data"]
+    assert created["deal_source"] == "SHUFFLED"
+
+    def of(kind: str) -> list[dict[str, Any]]:
+        return [r["fact"]["data"] for r in rows if r["fact"]["type"] == kind]
+
+    def sha(text: str) -> str:
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    commitments = [s["commitment"] for s in of("SeatTaken")]
+    assert commitments == [sha(f"tabletop-contribution|c{s}") for s in range(4)]
+    reveals = {r["seat"]: r["contribution"] for r in of("ContributionRevealed")}
+    assert reveals == {s: f"c{s}" for s in range(4)}, "every seat revealed before the deal"
+    (revealed,) = of("ShuffleRevealed")
+    secret, salt = revealed["secret"], revealed["salt"]
+    assert sha(f"tabletop-commit|{secret}|{salt}|") == created["commitment"]
+    entries = ["r" + sha(f"tabletop-reveal|{reveals[s]}") for s in range(4)]
+    key = hashlib.sha256("|".join(["tabletop-deal", secret, *entries]).encode()).digest()
+    (started,) = of("GameStarted")
+    options = tables.decode_event("huaniao", rows[0]["fact"]).options
+    mode_deck = rules_for("huaniao").new_deck(options)
+    assert tuple(started["deck"]) == deal.deck_for_round(key, mode_deck, 0)
+    assert started["seed"] == deal.seed_for_round(key, 0)
+
+
 def test_a_file_is_verified_against_a_key_from_outside_it(finished, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     game_id, lines, key = finished
     path = tmp_path / "game.jsonl"
@@ -156,24 +185,6 @@ def test_an_export_of_a_running_game_names_the_command_that_makes_the_right_one(
         check(path.read_text().splitlines(), key)
 
 
-def test_the_deck_is_recomputable_from_the_revealed_inputs(finished) -> None:  # type: ignore[no-untyped-def]
-    _, lines, _ = finished
-    rs = [json.loads(line) for line in lines]
-    created = rs[0]["fact"]["data"]
-    contributions = tuple(
-        r["fact"]["data"]["contribution"] for r in rs if r["fact"]["type"] == "SeatTaken"
-    )
-    assert contributions == ("c0", "c1", "c2", "c3")
-    secret = next(r["fact"]["data"]["secret"] for r in rs if r["fact"]["type"] == "ShuffleRevealed")
-    assert (
-        hashlib.sha256(f"tabletop-commit|{secret}|".encode()).hexdigest() == created["commitment"]
-    )
-    started = next(r["fact"]["data"] for r in rs if r["fact"]["type"] == "GameStarted")
-    seed = deal.shuffle_seed(secret, contributions)
-    options = tables.decode_event("huaniao", rs[0]["fact"]).options
-    assert tuple(started["deck"]) == deal.shuffle(rules_for("huaniao").new_deck(options), seed)
-
-
 def test_any_single_altered_byte_fails(finished) -> None:  # type: ignore[no-untyped-def]
     _, lines, key = finished
     text = "\n".join(lines)
@@ -214,7 +225,8 @@ def test_a_forged_reveal_fails(finished) -> None:  # type: ignore[no-untyped-def
     with pytest.raises(AuditFailure, match="secret"):
         check([records.canonical(r) for r in rs], key)
     rs[0]["fact"]["data"]["secret"] = forged_secret
-    chain, prev = records.chain_key(forged_secret), ""
+    salt = rs[0]["fact"]["data"]["salt"]
+    chain, prev = records.chain_key(forged_secret, salt), ""
     for r in rs:
         r["hash"] = records.chain_hash(
             chain, prev, r["version"], r["fact"], r["cause"], r["recorded_at"]
@@ -307,7 +319,7 @@ def test_an_export_is_bound_to_its_game(finished, server) -> None:  # type: igno
     with TableClient(server.target) as client:
         created = client.create_game(huaniao_options("SIMPLE"), 2)
         seats = [client.join(created.game_id, s) for s in range(2)]
-        seats[0].start()
+        reveal_and_start(seats)
         play_to_end([RandomBot(s, i) for i, s in enumerate(seats)])
         other = list(export_lines(client.as_viewer(created.game_id).history()))
     with pytest.raises(AuditFailure, match="names game"):

@@ -197,7 +197,8 @@ def test_the_arbiter_can_redeal_a_deadlocked_table(client: TableClient) -> None:
 
 
 def test_a_turn_timer_fires_after_a_server_restart(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    server = ServerProcess(tmp_path, extra=["--min-turn-time", "1"]).start()
+    server = ServerProcess(tmp_path, extra=["--min-turn-time", "1", "--allow-prepared-deals"])
+    server.start()
     try:
         with TableClient(server.target) as client:
             created = client.create_game(
@@ -230,7 +231,7 @@ def test_a_table_nobody_plays_is_finished_by_its_clock(tmp_path) -> None:  # typ
     offers pass, discards are made for them) ends on the clock alone. (The server's bounds
     on the clock, a minimum limit and a run of clock-made events, are lifted here; they are
     tested in tests/hardening/test_clock.py.)"""
-    flags = ["--min-turn-time", "0", "--max-clock-events", "100000"]
+    flags = ["--min-turn-time", "0", "--max-clock-events", "100000", "--allow-prepared-deals"]
     with ServerProcess(tmp_path, extra=flags) as server, TableClient(server.target) as client:
         _a_table_nobody_plays_is_finished_by_its_clock(client)
 

@@ -15,7 +15,7 @@ import pytest
 from clients.python.audit import export_lines, main, signing_key
 from clients.python.audit_receipts import Replayed, check_receipts
 from clients.python.bot import RandomBot, play_to_end
-from clients.python.client import TableClient
+from clients.python.client import TableClient, reveal_and_start
 from clients.python.receipts import ReceiptLog, check_payload, check_signature, payload_bytes
 from domain.table import records
 from domain.verify import AuditFailure, Record, parse_export, verify
@@ -33,13 +33,15 @@ def game(server) -> tuple[str, list[Record], bytes, ReceiptLog]:  # type: ignore
         created = client.create_game(huaniao_options("BASIC"), 4, seed=21)  # a long game
         gid = created.game_id
         seats = [
-            client.join(gid, s, contribution="", receipts=log if s == 0 else None)
+            client.join(gid, s, contribution=f"k{s}", receipts=log if s == 0 else None)
             for s in range(4)
         ]
         watched: list[pb.GameEvent] = []
         stream = threading.Thread(target=lambda: watched.extend(seats[0].watch()))
         stream.start()
-        seats[0].start()
+        waiting = seats[0].view()  # the reveal window is open: its deadline is in the view
+        assert waiting.HasField("reveal_deadline")
+        reveal_and_start(seats)  # seat 0's RevealContribution reply carries a receipt
         play_to_end([RandomBot(s, i) for i, s in enumerate(seats)])
         stream.join(timeout=120)
         assert not stream.is_alive() and watched
@@ -52,6 +54,11 @@ def game(server) -> tuple[str, list[Record], bytes, ReceiptLog]:  # type: ignore
 def test_a_seats_receipts_verify_against_the_record(game) -> None:  # type: ignore[no-untyped-def]
     gid, rs, key, log = game
     assert log.counts["play"] >= 1 and log.counts["view"] >= 4 and log.counts["watch"] >= 4
+    payloads = [pb.ReceiptPayload.FromString(p) for _, p in log.entries]
+    assert any(
+        any(e.table.HasField("contribution_revealed") for e in p.events) for p in payloads
+    ), "the reveal's reply and its Watch messages carry receipts"
+    assert any(p.view.HasField("reveal_deadline") for p in payloads), "so does the deadline"
     report = check_receipts(rs, log.entries, key)
     assert report.receipts == len(log.entries)
     # seat 0's own receipts until the end; the arbiter's (everything open) after it
@@ -176,7 +183,7 @@ def test_an_arbiters_look_through_a_seat_carries_no_receipt(server) -> None:  # 
     with TableClient(server.target) as client:
         created = client.create_game(huaniao_options("SIMPLE"), 2)
         seats = [client.join(created.game_id, s) for s in range(2)]
-        seats[0].start()
+        reveal_and_start(seats)
         arbiter = client.as_viewer(created.game_id, created.arbiter_token)
         request = pb.GetViewRequest(game_id=created.game_id, as_seat=1)
         looked = arbiter.stub.GetView(request, metadata=arbiter.metadata)

@@ -4,8 +4,10 @@ Every reply of every RPC that the arbiter, each seat and a spectator receive dur
 is kept, with Watch streams open for all of them, and so are both export forms after the
 end. Then:
 
-* the shuffle secret (hex or raw, or the chain and receipt keys derived from it) is in no
-  byte anyone received before the game's final move, the arbiter included;
+* the shuffle secret and its salt (hex or raw, or the chain and receipt keys derived from
+  them) and every seat's contribution (committed at JoinGame, revealed with
+  RevealContribution) are in no byte anyone received before the game's final move, the
+  arbiter included;
 * no token hash (hex or raw) of any seat or of the arbiter is in any byte anyone ever
   received, before or after the end, nor in either export.
 """
@@ -51,11 +53,11 @@ def watch_all(viewer: SeatClient, into: Received, final: list[int]) -> None:
         into.add(reply, ended=reply.event.version >= final[0])
 
 
-def forms(secret_hex: str) -> list[bytes]:
-    raw = bytes.fromhex(secret_hex)
-    chain = hashlib.sha256(f"tabletop-chain|{secret_hex}".encode()).digest()
-    receipt = hashlib.sha256(f"tabletop-receipt|{secret_hex}".encode()).digest()
-    return [secret_hex.encode(), raw, chain, chain.hex().encode(), receipt, receipt.hex().encode()]
+def forms(secret_hex: str, salt_hex: str) -> list[bytes]:
+    chain = hashlib.sha256(f"tabletop-chain|{secret_hex}|{salt_hex}".encode()).digest()
+    receipt = hashlib.sha256(f"tabletop-receipt|{secret_hex}|{salt_hex}".encode()).digest()
+    keys = [chain, chain.hex().encode(), receipt, receipt.hex().encode()]
+    return [secret_hex.encode(), bytes.fromhex(secret_hex), salt_hex.encode(), *keys]
 
 
 @pytest.mark.parametrize(
@@ -73,8 +75,11 @@ def test_the_secret_only_at_the_end_and_token_hashes_never(
     gid = created.game_id
     tokens = [created.arbiter_token]
     players = []
-    for s in range(seats):
-        reply = client.stub.JoinGame(pb.JoinGameRequest(game_id=gid, seat=s, contribution=f"{s}"))
+    contributions = [f"{rng.getrandbits(128):032x}" for _ in range(seats)]
+    for s, c in enumerate(contributions):
+        committed = hashlib.sha256(f"tabletop-contribution|{c}".encode()).hexdigest()
+        request = pb.JoinGameRequest(game_id=gid, seat=s, contribution_commitment=committed)
+        reply = client.stub.JoinGame(request)
         got.add(reply, False)
         tokens.append(reply.seat_token)
         players.append(client.as_viewer(gid, reply.seat_token))
@@ -84,6 +89,12 @@ def test_the_secret_only_at_the_end_and_token_hashes_never(
     streams = [threading.Thread(target=watch_all, args=(v, got, final)) for v in viewers]
     for t in streams:
         t.start()
+    read_everything(viewers, gid, seats + 1, seats, got, rng)  # the reveal window is open
+    for p, c in zip(players, contributions, strict=True):
+        request = pb.RevealContributionRequest(game_id=gid, contribution=c)
+        reveal = p.stub.RevealContribution(request, metadata=p.metadata)
+        assert reveal.HasField("receipt") and reveal.events, "a reveal's reply carries a receipt"
+        got.add(reveal, False)
     got.add(
         players[0].stub.StartGame(pb.StartGameRequest(game_id=gid), metadata=players[0].metadata),
         False,
@@ -121,14 +132,15 @@ def test_the_secret_only_at_the_end_and_token_hashes_never(
         json.dumps(MessageToDict(e, preserving_proto_field_name=True)).encode()
         for e in arbiter.history()
     ]
-    secret = next(
-        json.loads(line)["fact"]["data"]["secret"]
+    revealed = next(
+        json.loads(line)["fact"]["data"]
         for line in map(bytes.decode, exports)
         if '"ShuffleRevealed"' in line and line.startswith('{"cause"')
     )
     before = [b for ended, b in got.got if not ended]
     assert len(before) > 100
-    for needle in forms(secret):
+    needles = forms(revealed["secret"], revealed["salt"]) + [c.encode() for c in contributions]
+    for needle in needles:
         leaked = [b for b in before if needle in b]
         assert not leaked, f"the secret reached a viewer before the end: {leaked[0][:200]!r}"
     everything = [b for _, b in got.got] + exports

@@ -147,7 +147,7 @@ def test_a_timed_out_play_retried_is_played_exactly_once(proc: ServerProcess) ->
 def test_retries_hold_across_a_restart_and_snapshots(tmp_path: Path) -> None:
     """Request ids are durable: after a restart (the game rebuilt from a snapshot and the
     events after it) every earlier request_id still returns its original reply."""
-    proc = ServerProcess(tmp_path).start()
+    proc = ServerProcess(tmp_path, extra=["--allow-prepared-deals"]).start()  # seeded tables
     try:
         sent: list[tuple[int, str, object, int, object]] = []
         with TableClient(proc.target) as client:

@@ -93,7 +93,10 @@ def rechained(rows: list[dict[str, Any]], signer: Signer) -> list[str]:
     verify with ``signer``'s key, whatever the rows say, so only the replay can object."""
     created = _at(rows, 0, "fact", "data")
     secret = created.get("secret") if isinstance(created, dict) else None
-    key = records.chain_key(secret if isinstance(secret, str) else "")
+    salt = created.get("salt") if isinstance(created, dict) else None
+    key = records.chain_key(
+        secret if isinstance(secret, str) else "", salt if isinstance(salt, str) else ""
+    )
     prev = ""
     for row in rows:
         try:

@@ -12,7 +12,7 @@ import pytest
 
 from clients.python.audit import signing_key, verify_game
 from clients.python.bot import RandomBot, play_to_end
-from clients.python.client import TableClient
+from clients.python.client import TableClient, reveal_and_start
 from clients.python.serverproc import ServerProcess
 from server.signing import (
     KEY_FILE,
@@ -90,7 +90,7 @@ def test_a_server_keeps_its_key_across_restarts_and_replicas_share_a_given_one(
             key = signing_key(client)
             created = client.create_game(huaniao_options("SIMPLE"), 2)
             seats = [client.join(created.game_id, s) for s in range(2)]
-            seats[0].start()
+            reveal_and_start(seats)
             play_to_end([RandomBot(s, i) for i, s in enumerate(seats)])
         server.stop()
         server.start()

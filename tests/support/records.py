@@ -12,6 +12,7 @@ from clients.python.audit import export_lines
 from domain import table as tables
 from domain.engine import ARBITER, Viewer
 from domain.registry import rules_for
+from domain.table import deal
 from server import render
 from server.eventstore import TableApplication
 from server.receipts import Sealer
@@ -28,16 +29,22 @@ class Finished:
 
 
 def in_memory_server(signer: Signer | None = None) -> TableServer:
+    """Signing, and a reveal window that closes at once: a seat that does not reveal is
+    passed over at the start (RevealWithheld)."""
     app = TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    return TableServer(app, sealer=Sealer(signer or Signer.generate()))
+    return TableServer(app, sealer=Sealer(signer or Signer.generate()), reveal_timeout=0.0)
 
 
 async def play_random(ts: TableServer, kind: str, options: Any, seats: int, seed: int) -> str:
-    """A game of random legal moves to its end; returns its id."""
+    """A game of random legal moves to its end; returns its id. Every seat commits to a
+    contribution and all but the last reveal it, so the record holds every deal fact
+    (commitments, ContributionRevealed, RevealWithheld, a start with reveals closed)."""
     rng = random.Random(seed)
     gid, _, _ = await ts.create_game(kind, options, seats)
     for s in range(seats):
-        await ts.join_game(gid, s, f"p{s}", f"c{s}")
+        await ts.join_game(gid, s, f"p{s}", commitment=deal.contribution_commitment(f"c{s}"))
+    for s in range(seats - 1):
+        await ts.reveal(gid, Viewer.of_seat(s), f"c{s}")
     version = await ts.start_game(gid, ARBITER)
     rules = rules_for(kind)
     while True:
