@@ -8,7 +8,7 @@ PROTOS := $(shell find protos -name '*.proto')
 ARGS   ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install gen browser run test test-fast lint migrate demo bench clean
+.PHONY: help install gen browser run test test-fast test-failover lint migrate demo bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -47,6 +47,9 @@ test: gen lint browser ## the whole suite (lint included)
 
 test-fast: gen browser ## the suite without lint, stop at the first failure
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q -x $(ARGS)
+
+test-failover: gen ## only the database failover test (part of `make test`; as root, apt-get installs patroni and etcd-server if missing)
+	$(BIN)/python -m pytest -q -s tests/e2e/test_failover.py $(ARGS)
 
 migrate: gen ## create the PostgreSQL tables once, before starting replicas (POSTGRES_* settings)
 	$(BIN)/python -m server.migrate --store postgres $(ARGS)

@@ -8,6 +8,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from domain.engine import MalformedCommand, RuleViolation
+from server.eventstore import OutcomeUnknown
 from server.health import RETRY_AFTER, is_store_fault
 from server.limits import Exhausted
 from server.service import Aborted, NotFound, PermissionDenied
@@ -74,6 +75,14 @@ def to_status(exc: BaseException) -> grpc.Status | None:
         )
     if isinstance(exc, Exhausted):  # a limit of server/limits.py
         return exc.status()
+    if isinstance(exc, OutcomeUnknown):  # may be stored: a retry with the same key settles it
+        return _status(
+            code_pb2.UNAVAILABLE,
+            "the store did not say whether this write was stored; retry with the same "
+            "request_id, or read the game before sending it again without one",
+            error_details_pb2.ErrorInfo(reason="OUTCOME_UNKNOWN", domain=DOMAIN),
+            error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=1)),
+        )
     if isinstance(exc, NotFound):
         return _status(
             code_pb2.NOT_FOUND,

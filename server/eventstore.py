@@ -16,6 +16,7 @@ import copy
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,13 +25,37 @@ from uuid import UUID
 
 from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate
-from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
+from eventsourcing.persistence import (
+    IntegrityError,
+    JSONTranscoder,
+    OperationalError,
+    Transcoding,
+)
 
 from domain import table as tables
 from domain.table import records
 
 SNAPSHOT_INTERVAL = 25  # worst-case rebuild: 1 snapshot + 24 events (bench P3, docs)
+# libpq connection parameters read from POSTGRES_<NAME> (or a shard URL's query)
+LIBPQ_PARAMETERS = (
+    "target_session_attrs",
+    "keepalives",
+    "keepalives_idle",
+    "keepalives_interval",
+    "keepalives_count",
+    "tcp_user_timeout",
+)
+RESOLVE_SECONDS = 30.0  # how long a write of unknown outcome is worked on before giving up
 log = logging.getLogger("tabletop.store")
+
+
+class OutcomeUnknown(OperationalError):
+    """A write the store neither confirmed nor denied in time: it may or may not be stored.
+
+    Only a networked store (PostgreSQL) can lose the reply to a COMMIT; the committer then
+    reads the game back until it can tell, and raises this only when the store stayed
+    unreachable for ``RESOLVE_SECONDS``. The caller's retry with the same idempotency key
+    settles it (docs/api.md)."""
 
 
 def chain_hash(
@@ -80,7 +105,9 @@ class GameAggregate(Aggregate):
             aggregate.table = tables.evolve(aggregate.table, event)
             aggregate.head_hash = self.hash
             _keep_seal(aggregate, self)
-            if self.cause is not None and self.cause.get("request_id"):
+            if self.cause is not None and (
+                self.cause.get("request_id") or self.cause.get("request_key")
+            ):
                 _index_request(aggregate, self.cause, self.originator_version)
             _count_clock_run(aggregate, self.cause)
 
@@ -144,6 +171,12 @@ class GameAggregate(Aggregate):
         found = self.__dict__.get("requests", {}).get(f"{seat}:{request_id}")
         return None if found is None else int(found)
 
+    def keyed_version(self, digest: str) -> int | None:
+        """The version of the first fact of the JoinGame or StartGame whose idempotency key
+        has this digest (server/idempotency.py), or None."""
+        found = self.__dict__.get("requests", {}).get(f"key:{digest}")
+        return None if found is None else int(found)
+
     @property
     def clock_run(self) -> int:
         """Events the turn clock appended since the last move a client caused (state, so
@@ -167,11 +200,24 @@ def _keep_seal(aggregate: Any, event: Any) -> None:
 
 
 def _index_request(aggregate: Any, cause: dict[str, Any], version: int) -> None:
-    """Remember which version a seat's Play request_id produced (a new dict: forks share the
-    committed aggregate's)."""
-    key = f"{cause.get('seat')}:{cause['request_id']}"
+    """Remember which version a seat's Play request_id, or a keyed request's digest,
+    produced (a new dict: forks share the committed aggregate's)."""
+    if cause.get("request_key"):
+        key = f"key:{cause['request_key']}"
+    else:
+        key = f"{cause.get('seat')}:{cause['request_id']}"
     aggregate.requests = {**aggregate.__dict__.get("requests", {}), key: version}
 
+
+def _steady_reconnects() -> None:
+    """psycopg_pool retries a lost connection after 1, 2, 4, 8 ... s; after a failover that
+    doubling alone kept writes away for up to twice the promotion time (docs/reliability.md,
+    "Failover"). Trying again every second (with the pool's jitter) costs one refused
+    connect per second while the database is away, and finds a new primary within about a
+    second of its promotion."""
+    from psycopg_pool.base import AttemptWithBackoff
+
+    AttemptWithBackoff.DELAY_BACKOFF = 1.0
 
 def _count_clock_run(aggregate: Any, cause: dict[str, Any] | None) -> None:
     """A move's first fact carries its cause; the facts after it belong to the same move."""
@@ -230,6 +276,20 @@ class TableApplication(Application[UUID]):
     name = "Tabletop"
     is_snapshotting_enabled = True
 
+    def construct_recorder(self) -> Any:
+        """The library's recorder; on PostgreSQL, with the libpq parameters of
+        ``LIBPQ_PARAMETERS`` that eventsourcing does not pass on. With a host list,
+        ``POSTGRES_TARGET_SESSION_ATTRS=read-write`` makes every connection, the store
+        feed's too, find the current primary, so a replica follows a failover by itself."""
+        datastore = getattr(self.factory, "datastore", None)
+        if datastore is not None:
+            for name in LIBPQ_PARAMETERS:
+                value = self.env.get(f"POSTGRES_{name.upper()}")
+                if value:
+                    datastore.pool.kwargs[name] = value
+            _steady_reconnects()
+        return super().construct_recorder()
+
     def register_transcodings(self, transcoder: JSONTranscoder) -> None:
         super().register_transcodings(transcoder)
         transcoder.register(TableAsData())
@@ -258,26 +318,41 @@ class TableApplication(Application[UUID]):
         self.snapshots.put([GameAggregate.Snapshot.take(aggregate)])
 
 
+Pending = tuple[GameAggregate, list[Any], concurrent.futures.Future[None]]
+
+
 class GroupCommitter:
     """Saves pending events of many games in one transaction, from one writer thread.
 
     Each ``submit`` returns a future that resolves when that game's events are durable. A
-    version conflict in one game of a batch must not fail the others, so a failed batch is
-    retried game by game and only the conflicting game gets the IntegrityError.
+    version conflict in one game of a batch must not fail the others, and a write whose
+    outcome the store did not report (a connection lost around COMMIT, or the library's own
+    retry clashing with the rows its first attempt stored) must not be guessed. Either way
+    each game of the failed batch is read back and settled on what is stored (``_settle``):
+    its own events there -> saved; another writer's events at its versions -> IntegrityError
+    (nothing of it was appended); nothing there -> written again. ``uncertain`` says
+    whether the store can lose a reply at all (PostgreSQL); on SQLite and in memory an error
+    other than a conflict means nothing was stored, and is passed on at once.
     """
 
-    def __init__(self, app: TableApplication, max_batch: int = 64) -> None:
+    resolve_seconds = RESOLVE_SECONDS
+
+    def __init__(self, app: TableApplication, max_batch: int = 64, uncertain: bool = False) -> None:
         self.app = app
         self.max_batch = max_batch
+        self.uncertain = uncertain
         self._queue: queue.Queue[tuple[GameAggregate, concurrent.futures.Future[None]] | None] = (
             queue.Queue()
         )
         self.batches = 0
         self.saved_events = 0
+        # writes settled by reading back, by result: stored, taken, rewritten, unresolved
+        self.settled: dict[str, int] = {}
         self.snapshot_interval = SNAPSHOT_INTERVAL
         # Told the recordings (with notification ids) of every successful save, from the
         # writer thread, before any caller learns of it (the store feed uses this).
         self.on_saved: Callable[[list[Any]], None] | None = None
+        self.on_settled: Callable[[str], None] | None = None  # metrics
         self._thread = threading.Thread(target=self._run, name="group-commit", daemon=True)
         self._thread.start()
 
@@ -310,45 +385,102 @@ class GroupCommitter:
             batch = [(agg, fut) for agg, fut in batch if fut.set_running_or_notify_cancel()]
             if batch:
                 try:
-                    self._save(batch)
+                    self._save([(agg, list(agg.collect_events()), fut) for agg, fut in batch])
                 except Exception:  # never let the writer thread die: callers would hang
                     log.exception("group commit failed")
                     for _agg, fut in batch:
                         if not fut.done():
                             fut.set_exception(RuntimeError("group commit failed"))
 
-    def _save(self, batch: list[tuple[GameAggregate, concurrent.futures.Future[None]]]) -> None:
-        pending = [(agg, list(agg.collect_events()), fut) for agg, fut in batch]
-        try:
-            recordings = self.app.save(*[e for _, events, _ in pending for e in events])
-        except IntegrityError:
-            done = [p for p in pending if self._save_one(*p)]
-            self._snapshot([a for a, events, _ in done if self._crosses(events)])
+    def _save(self, pending: list[Pending], deadline: float = 0.0) -> None:
+        """Write, and settle every failed write on what the store holds, until all are
+        answered (a rewrite waits a little longer each time, up to ``resolve_seconds``)."""
+        deadline = deadline or time.monotonic() + self.resolve_seconds
+        pause = 0.1
+        while pending:
+            try:
+                recordings = self.app.save(*[e for _, events, _ in pending for e in events])
+            except Exception as exc:
+                if not isinstance(exc, IntegrityError) and not self.uncertain:
+                    for _, _, fut in pending:  # nothing was stored: every caller learns it
+                        fut.set_exception(exc)
+                    return
+                pending = self._settle(pending, exc, deadline)
+                if isinstance(exc, IntegrityError) and len(pending) > 1:
+                    # the conflict may be inside the batch (two moves of one game): one
+                    # transaction per game, where a conflict is always with stored rows
+                    for item in pending:
+                        self._save([item], deadline)
+                    return
+                if pending and not isinstance(exc, IntegrityError):
+                    time.sleep(pause)  # the store is failing: give it a moment
+                    pause = min(pause * 2, 2.0)
+                continue
+            self.batches += 1
+            self._saved(recordings)
+            self._done(pending)
             return
-        except Exception as exc:  # the store is down: every caller learns it
-            for _, _, fut in pending:
-                fut.set_exception(exc)
-            return
-        self.batches += 1
-        self._saved(recordings)
+
+    def _settle(self, pending: list[Pending], exc: Exception, deadline: float) -> list[Pending]:
+        """Answer each write of a failed transaction from what is stored; returns the writes
+        to try again (nothing of theirs is stored, or the store could not be read)."""
+        again: list[Pending] = []
+        for item in pending:
+            agg, events, fut = item
+            try:
+                found = self._stored_as(agg.id, events)
+            except Exception:
+                found = "unreadable"
+            if found == "stored":
+                self._count("stored")
+                self._done([item])
+            elif found == "taken":
+                self._count("taken")
+                fut.set_exception(
+                    IntegrityError(f"game {agg.id}: version {events[0].originator_version} is taken")
+                )
+            else:
+                again.append(item)
+        if again and time.monotonic() > deadline:
+            for _agg, _events, fut in again:
+                self._count("unresolved")
+                fut.set_exception(
+                    OutcomeUnknown("the store did not say whether the write was stored")
+                )
+            log.error("%d writes of unknown outcome after %.0f s: %s", len(again),
+                      self.resolve_seconds, exc)
+            return []
+        if again and not isinstance(exc, IntegrityError):
+            self._count("rewritten", len(again))
+        return again
+
+    def _stored_as(self, game_id: UUID, events: list[Any]) -> str:
+        """What the store holds at these events' versions: "stored" (these very events: same
+        hash and timestamp, so never another writer's equal move), "taken" (another
+        writer's) or "absent". A transaction is atomic, so the first version tells."""
+        first, last = events[0].originator_version, events[-1].originator_version
+        stored: list[Any] = list(self.app.events.get(game_id, gt=first - 1, lte=last))
+        if not stored:
+            return "absent"
+        mine = len(stored) == len(events) and all(
+            s.originator_version == e.originator_version
+            and s.hash == e.hash
+            and s.timestamp == e.timestamp
+            for s, e in zip(stored, events, strict=True)
+        )
+        return "stored" if mine else "taken"
+
+    def _done(self, pending: list[Pending]) -> None:
         for _agg, events, fut in pending:
             self.saved_events += len(events)
             fut.set_result(None)
         self._snapshot([a for a, events, _ in pending if self._crosses(events)])
 
-    def _save_one(
-        self, agg: GameAggregate, events: list[Any], fut: concurrent.futures.Future[None]
-    ) -> bool:
-        try:
-            recordings = self.app.save(*events)
-        except Exception as exc:
-            fut.set_exception(exc)
-            return False
-        self.batches += 1
-        self._saved(recordings)
-        self.saved_events += len(events)
-        fut.set_result(None)
-        return True
+    def _count(self, result: str, n: int = 1) -> None:
+        self.settled[result] = self.settled.get(result, 0) + n
+        if self.on_settled is not None:
+            for _ in range(n):
+                self.on_settled(result)
 
     def _saved(self, recordings: list[Any]) -> None:
         if self.on_saved is not None:

@@ -96,6 +96,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             render.read_enforcement(request.enforcement),
             request.turn_time_limit_ms,
             arbitrated=request.arbitrated,
+            request_id=request.request_id,
         )
         return pb.CreateGameResponse(game_id=game_id, version=version, arbiter_token=arbiter)
 
@@ -107,6 +108,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             request.player_name,
             request.contribution,
             request.contribution_commitment,
+            request.request_id,
         )
         return pb.JoinGameResponse(seat_token=token, seat=request.seat, version=version)
 
@@ -128,7 +130,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @unary
     async def StartGame(self, request: pb.StartGameRequest, context: Any) -> pb.StartGameResponse:
         viewer = await self._viewer(request.game_id, context)
-        version = await self.server.start_game(request.game_id, viewer)
+        version = await self.server.start_game(request.game_id, viewer, request.request_id)
         return pb.StartGameResponse(version=version)
 
     @unary

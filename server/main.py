@@ -119,6 +119,8 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     metrics = Metrics()  # in prometheus_client's default registry
     for shard in store.shards:
         instrument_store(shard, metrics)
+    for committer in store.committers:  # unknown outcomes settled (server/eventstore.py)
+        committer.on_settled = lambda result: metrics.settled.labels(result).inc()
     store_health = StoreHealth(store.shards, metrics)
     tables = TableServer(
         store,

@@ -43,6 +43,11 @@ class Metrics:
         self.events = counter("tabletop_events_appended_total", "Events durably saved.")
         self.store = hist("tabletop_store_seconds", "Store call time.", ["op"], buckets=STORE_TIMES)
         self.store_errors = counter("tabletop_store_errors_total", "Failed store calls.", ["op"])
+        self.settled = counter(  # server/eventstore.py: writes of unknown outcome
+            "tabletop_writes_settled_total",
+            "Failed writes settled by reading back: stored, taken, rewritten, unresolved.",
+            ["result"],
+        )
         self.store_faults = counter(  # server/health.py
             "tabletop_store_faults_total", "Store faults: full disk, lock, lost database.", ["op"]
         )

@@ -17,7 +17,7 @@ import sys
 from eventsourcing.utils import Environment
 
 from server.config import Settings, from_args
-from server.eventstore import TableApplication
+from server.eventstore import LIBPQ_PARAMETERS, TableApplication
 
 LOCK_KEY = 0x7AB1E70  # pg_advisory_lock key: "tabletop migrate"
 
@@ -36,20 +36,23 @@ def migrate_shard(env: dict[str, str]) -> str:
         return env.get("SQLITE_DBNAME", "memory")
     import psycopg
     from psycopg import sql
+    from psycopg.conninfo import make_conninfo
 
     pg = _pg_settings(env)
     schema = (pg.get("POSTGRES_SCHEMA") or "").strip() or "public"
     where = f"{pg.get('POSTGRES_HOST')}:{pg.get('POSTGRES_PORT') or 5432}/" + (
         f"{pg.get('POSTGRES_DBNAME')} schema {schema}"
     )
-    with psycopg.connect(
+    libpq = {k: v for k in LIBPQ_PARAMETERS if (v := pg.get(f"POSTGRES_{k.upper()}"))}
+    conninfo = make_conninfo(
         host=pg.get("POSTGRES_HOST"),
         port=pg.get("POSTGRES_PORT") or "5432",
         user=pg.get("POSTGRES_USER"),
         password=pg.get("POSTGRES_PASSWORD") or None,
         dbname=pg.get("POSTGRES_DBNAME"),
-        autocommit=True,
-    ) as conn:
+        **libpq,
+    )
+    with psycopg.connect(conninfo, autocommit=True) as conn:
         conn.execute("SELECT pg_advisory_lock(%s)", (LOCK_KEY,))
         try:
             conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))

@@ -23,11 +23,13 @@ from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
 from domain import table as tables
+from domain.codec import to_data
 from domain.engine import ARBITER, SPECTATOR, MalformedCommand, Role, RuleViolation, Viewer
 from domain.registry import rules_for
 from domain.table import deal, records
 from domain.table.justice import facts as J
 from domain.table.justice.decide import LastMove, is_game_move
+from server import idempotency
 from server.eventstore import GameAggregate, StoredEvent, TableApplication
 from server.hub import Batch, Hub
 from server.shards import Store
@@ -95,6 +97,15 @@ def seen_at(
 
 Sealer = Callable[[uuid.UUID, tables.Table, str, list[StoredEvent]], dict[str, Any]]
 """Makes a move's seal from the game after it, its head and its events (server/receipts.py)."""
+
+
+def _same_request(stored: dict[str, Any] | None, cause: dict[str, Any]) -> None:
+    """A stored keyed request must be this very request: same key, same content."""
+    stored = stored or {}
+    if stored.get("request_key") != cause["request_key"]:
+        raise MalformedCommand("request_id", "does not belong to this game")
+    if not hmac.compare_digest(str(stored.get("request_check")), cause["request_check"]):
+        raise MalformedCommand("request_id", "was already used for a different request")
 
 
 class TableServer:
@@ -296,6 +307,10 @@ class TableServer:
             self._latest.pop(agg.id, None)  # another writer won: never trust memory now
             current = (await self._load(agg.id)).version
             raise Aborted(agg.version, current) from None
+        except Exception:  # e.g. OutcomeUnknown: the move may be stored, so re-read later
+            self._latest.pop(agg.id, None)
+            self._last_moves.pop(agg.id, None)
+            raise
         cached = self._latest.get(agg.id)
         if cached is agg:
             self._latest[agg.id] = fork
@@ -335,12 +350,15 @@ class TableServer:
         enforcement: J.Enforcement = J.Enforcement.REJECT,
         time_limit_ms: int = 0,
         arbitrated: bool = False,
+        request_id: str = "",
     ) -> tuple[str, int, str]:
         """Open a table. Returns the game id, its version and the arbiter token.
 
         The shuffle secret and the commitment's salt are random. A ``seed`` (the secret
         derived from it) or a ``deck`` is a prepared deal: refused unless this server allows
-        prepared deals, and marked in the table's facts."""
+        prepared deals, and marked in the table's facts. With a ``request_id``
+        (server/idempotency.py) the game id and the arbiter token come from the key, so a
+        retry finds the game and returns the same reply."""
         if (seed is not None or deck) and not self.allow_prepared_deals:
             raise RuleViolation(
                 "PREPARED_DEALS_DISABLED",
@@ -354,31 +372,58 @@ class TableServer:
                 f"at least {self.min_turn_ms} ms on this server, or 0 for no clock",
             )
         rules = rules_for(kind)
-        arbiter_token = secrets.token_urlsafe(24)
-        secret = deal.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
-        (created,) = tables.create(
-            rules,
-            options,
-            seat_count,
-            token_hash(arbiter_token),
-            secret,
-            tuple(deck),
-            enforcement,
-            time_limit_ms,
-            arbitrated,
-            salt=secrets.token_hex(32),
-            seeded=seed is not None,
-            reveal_timeout_ms=self.reveal_timeout_ms,
-        )
-        game_id = uuid.uuid4()
-        agg = GameAggregate.open(game_id, created, tables.cause("create"))
-        opened: Any = agg.pending_events[0]
-        first = StoredEvent(1, opened.timestamp, created, agg.head_hash, opened.fact, opened.cause)
-        self._seal(agg, [first])
-        await asyncio.wrap_future(self.store.submit(agg))
-        self._latest[game_id] = agg
-        self._trim()
+        key = idempotency.parse(request_id)
+        game_id, arbiter_token, cause = uuid.uuid4(), secrets.token_urlsafe(24), tables.cause("create")
+        if key is not None:
+            content = {
+                "kind": kind, "options": to_data(options), "seat_count": seat_count,
+                "seed": seed, "deck": list(deck), "enforcement": enforcement.name,
+                "time_limit_ms": time_limit_ms, "arbitrated": arbitrated,
+            }  # fmt: skip
+            game_id = idempotency.game_id(key)
+            arbiter_token = idempotency.token(key, "arbiter", game_id)
+            cause.update(idempotency.cause_fields(key, "create", content))
+        async with self._lock(game_id):  # duplicates sent to this replica at once
+            if key is not None and await self._created(game_id, cause):
+                return str(game_id), 1, arbiter_token
+            secret = deal.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
+            (created,) = tables.create(
+                rules,
+                options,
+                seat_count,
+                token_hash(arbiter_token),
+                secret,
+                tuple(deck),
+                enforcement,
+                time_limit_ms,
+                arbitrated,
+                salt=secrets.token_hex(32),
+                seeded=seed is not None,
+                reveal_timeout_ms=self.reveal_timeout_ms,
+            )
+            agg = GameAggregate.open(game_id, created, cause)
+            opened: Any = agg.pending_events[0]
+            first = StoredEvent(
+                1, opened.timestamp, created, agg.head_hash, opened.fact, opened.cause
+            )
+            self._seal(agg, [first])
+            try:
+                await asyncio.wrap_future(self.store.submit(agg))
+            except IntegrityError:  # the same key on another replica, at the same time
+                if key is not None and await self._created(game_id, cause):
+                    return str(game_id), 1, arbiter_token
+                raise
+            self._latest[game_id] = agg
+            self._trim()
         return str(game_id), agg.version, arbiter_token
+
+    async def _created(self, game_id: uuid.UUID, cause: dict[str, Any]) -> bool:
+        """Whether the keyed CreateGame behind ``cause`` already opened ``game_id``."""
+        first = await asyncio.to_thread(self.store.stored_events, game_id, 0, 1)
+        if not first:
+            return False
+        _same_request(first[0].cause, cause)
+        return True
 
     async def join_game(
         self,
@@ -387,17 +432,28 @@ class TableServer:
         player_name: str,
         contribution: str = "",
         commitment: str = "",
+        request_id: str = "",
     ) -> tuple[str, int]:
-        """Take a seat, committing to a contribution. Returns the seat token (shown once)
-        and the new version."""
+        """Take a seat, committing to a contribution. Returns the seat token (shown once, or
+        to a retry with the same ``request_id``: the token is then derived from the key) and
+        the new version."""
         gid = self.parse_id(game_id)
-        token = secrets.token_urlsafe(24)
-        async with self._lock(gid):
-            agg = await self._load(gid)
-            facts = tables.take_seat(
+        key = idempotency.parse(request_id)
+        cause = tables.cause("join", seat)
+        if key is None:
+            token = secrets.token_urlsafe(24)
+        else:
+            token = idempotency.token(key, "seat", gid, seat)
+            content = {"game_id": str(gid), "seat": seat, "player_name": player_name,
+                       "contribution": contribution, "commitment": commitment}  # fmt: skip
+            cause.update(idempotency.cause_fields(key, "join", content))
+
+        def decide(agg: GameAggregate) -> list[Any]:
+            return tables.take_seat(
                 agg.table, seat, player_name, token_hash(token), contribution, commitment
             )
-            stored = await self._append(agg, facts, tables.cause("join", seat))
+
+        stored = await self._once(gid, decide, cause)
         return token, stored[-1].version
 
     async def reveal(
@@ -418,19 +474,64 @@ class TableServer:
         deadline = tables.reveal_deadline(agg.table, agg.modified_on)
         return agg.version, stored, agg.table.pending_reveals, deadline
 
-    async def start_game(self, game_id: str, viewer: Viewer) -> int:
+    async def start_game(self, game_id: str, viewer: Viewer, request_id: str = "") -> int:
         gid = self.parse_id(game_id)
         if viewer.role is Role.SPECTATOR:
             raise PermissionDenied("a seat or the arbiter starts the game")
-        async with self._lock(gid):
-            agg = await self._load(gid)
+        key = idempotency.parse(request_id)
+        cause = tables.cause("start")
+        if key is not None:
+            cause.update(idempotency.cause_fields(key, "start", {"game_id": str(gid)}))
+
+        def decide(agg: GameAggregate) -> list[Any]:
             deadline = tables.reveal_deadline(agg.table, agg.modified_on)
             closed = deadline is not None and datetime.now(UTC) >= deadline
-            cause = tables.cause("start")
-            if closed:  # the server's clock closed the window (trusted, like a turn timeout)
+            # the server's clock closed the window (trusted, like a turn timeout): recorded
+            # in the cause, so the replay re-decides the same deal (and verify checks the time)
+            cause.pop("reveals_closed", None)
+            if closed:
                 cause["reveals_closed"] = True
-            stored = await self._append(agg, tables.start(agg.table, closed), cause)
+            return tables.start(agg.table, closed)
+
+        stored = await self._once(gid, decide, cause)
         return stored[-1].version
+
+    async def _once(
+        self, gid: uuid.UUID, decide: Callable[[GameAggregate], list[Any]], cause: dict[str, Any]
+    ) -> list[StoredEvent]:
+        """Decide and append, once per idempotency key: a request whose key is stored gets
+        its original events back. A refusal is checked against a fresh read first, since
+        another replica may hold the answer (the retry went elsewhere)."""
+        digest = cause.get("request_key")
+        async with self._lock(gid):
+            agg = await self._load(gid)
+            for fresh in (False, True):
+                if fresh:
+                    agg = await self._load(gid, refresh=True)
+                if digest and (done := await self._requested(agg, digest, cause)):
+                    return done
+                try:
+                    facts = decide(agg)  # before the cause is stored: it may complete it
+                    return await self._append(agg, facts, cause)
+                except (RuleViolation, Aborted):
+                    if not digest or fresh:
+                        raise
+        raise AssertionError("unreachable")
+
+    async def _requested(
+        self, agg: GameAggregate, digest: str, cause: dict[str, Any]
+    ) -> list[StoredEvent] | None:
+        first = agg.keyed_version(digest)
+        if first is None:
+            return None
+        move = await self._move_from(agg.id, first)
+        _same_request(move[0].cause if move else None, cause)
+        return move
+
+    async def _move_from(self, gid: uuid.UUID, first: int) -> list[StoredEvent]:
+        """The events of the request whose first fact is at ``first`` (up to the next cause)."""
+        events = await asyncio.to_thread(self.store.stored_events, gid, first - 1, None, 256)
+        return events[:1] + list(itertools.takewhile(lambda e: e.cause is None, events[1:]))
 
     async def play(
         self,
@@ -491,8 +592,7 @@ class TableServer:
         first = agg.request_version(seat, request_id)
         if first is None:
             return None
-        events = await asyncio.to_thread(self.store.stored_events, agg.id, first - 1, None, 256)
-        move = events[:1] + list(itertools.takewhile(lambda e: e.cause is None, events[1:]))
+        move = await self._move_from(agg.id, first)
         original = (move[0].cause or {}).get("command") if move else None
         if records.canonical(original) != records.canonical(tables.encode_event(command)):
             raise MalformedCommand("request_id", "was already used for a different move")

@@ -18,6 +18,7 @@ import asyncio
 import collections
 import concurrent.futures
 import logging
+import re
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -58,28 +59,22 @@ def parse_shards(spec: str) -> list[dict[str, str]]:
     Each shard is either a URL, ``postgresql://user:password@host:port/dbname?schema=name``
     (any part may be left out and then comes from the POSTGRES_* settings; other query
     parameters are eventsourcing settings such as ``pool_size``), or a bare schema name in
-    the database the POSTGRES_* settings name.
+    the database the POSTGRES_* settings name. As in libpq, a URL may list several hosts,
+    ``postgresql://u@h1:5432,h2:5432/db?target_session_attrs=read-write``: each connection
+    goes to the first that answers as the primary, which is how a replica follows a
+    failover (docs/operations.md, "Failover").
     """
     shards = []
-    for item in spec.replace(";", ",").replace(" ", ",").split(","):
-        item = item.strip()
-        if not item:
-            continue
+    for item in _shard_items(spec):
         if "://" not in item:
             shards.append({"POSTGRES_SCHEMA": item})
             continue
-        url = urlparse(item)
-        if url.scheme not in ("postgres", "postgresql"):
+        scheme, _, rest = item.partition("://")
+        if scheme not in ("postgres", "postgresql"):
             raise ValueError(f"shard {item!r}: only postgresql:// URLs or schema names")
-        env: dict[str, str] = {}
-        if url.hostname:
-            env["POSTGRES_HOST"] = url.hostname
-        if url.port:
-            env["POSTGRES_PORT"] = str(url.port)
-        if url.username:
-            env["POSTGRES_USER"] = unquote(url.username)
-        if url.password is not None:
-            env["POSTGRES_PASSWORD"] = unquote(url.password)
+        netloc = re.match(r"[^/?]*", rest).group(0)  # type: ignore[union-attr]
+        url = urlparse(f"{scheme}://x{rest[len(netloc) :]}")  # the path and the query
+        env = _netloc_env(item, netloc)
         if url.path.strip("/"):
             env["POSTGRES_DBNAME"] = url.path.strip("/")
         for key, values in parse_qs(url.query).items():
@@ -87,6 +82,36 @@ def parse_shards(spec: str) -> list[dict[str, str]]:
             env[name] = values[-1]
         shards.append(env)
     return shards
+
+
+def _shard_items(spec: str) -> list[str]:
+    """Split TABLETOP_SHARDS; a comma inside a URL's host list does not end the shard."""
+    pattern = r"postgres(?:ql)?://(?:(?!,\s*postgres(?:ql)?://)[^/?\s;])*[^,;\s]*|[^,;\s]+"
+    return re.findall(pattern, spec)
+
+
+def _netloc_env(item: str, netloc: str) -> dict[str, str]:
+    """``user:password@host:port,host:port`` as POSTGRES_* settings (lists for libpq)."""
+    env: dict[str, str] = {}
+    userinfo, at, hostlist = netloc.rpartition("@")
+    if at:
+        user, colon, password = userinfo.partition(":")
+        if user:
+            env["POSTGRES_USER"] = unquote(user)
+        if colon:
+            env["POSTGRES_PASSWORD"] = unquote(password)
+    hosts, ports = [], []
+    for part in hostlist.split(",") if hostlist else []:
+        found = re.fullmatch(r"(\[[^\]]*\]|[^:\[\]]*)(?::(\d*))?", part)
+        if found is None or not found.group(1):
+            raise ValueError(f"shard {item!r}: {part!r} is not host[:port]")
+        hosts.append(unquote(found.group(1).strip("[]")))
+        ports.append(found.group(2) or "")
+    if hosts:
+        env["POSTGRES_HOST"] = ",".join(hosts)
+    if any(ports):
+        env["POSTGRES_PORT"] = ",".join(p or "5432" for p in ports)
+    return env
 
 
 def shard_envs(base: Mapping[str, str], spec: str) -> list[dict[str, str]]:
@@ -271,7 +296,9 @@ class Store:
         if not apps:
             raise ValueError("a store needs at least one shard")
         self.shards = apps
-        self.committers = [GroupCommitter(app, max_batch=max_batch) for app in apps]
+        self.committers = [
+            GroupCommitter(app, max_batch=max_batch, uncertain=is_postgres(app)) for app in apps
+        ]
         self.feeds: list[Feed] = []
 
     @classmethod

@@ -59,7 +59,10 @@ class TableClient:
         enforcement: int = pb.ENFORCEMENT_REJECT,
         turn_time_limit_ms: int = 0,
         arbitrated: bool = False,
+        request_id: str = "",
     ) -> pb.CreateGameResponse:
+        """Open a table. With a ``request_id`` (``str(uuid.uuid4())``, fresh per table) the
+        call may be retried: the retry returns the same game id and arbiter token."""
         request = pb.CreateGameRequest(
             options=options,
             seat_count=seat_count,
@@ -67,6 +70,7 @@ class TableClient:
             enforcement=enforcement,  # type: ignore[arg-type]
             turn_time_limit_ms=turn_time_limit_ms,
             arbitrated=arbitrated,
+            request_id=request_id,
         )
         if seed is not None:
             request.seed = seed
@@ -79,12 +83,15 @@ class TableClient:
         player_name: str = "",
         contribution: str | None = None,
         receipts: ReceiptLog | None = None,
+        request_id: str = "",
     ) -> SeatClient:
         """Take a seat, committing to this seat's ``contribution`` to the deal: by default
         16 fresh random bytes, so no other party can choose the deal. Only its commitment is
         sent now; ``SeatClient.reveal`` sends the value once every seat is taken. ``""``
         contributes nothing (a seeded table then deals the same every time). ``receipts``
-        keeps the seat's receipts (clients/python/receipts.py)."""
+        keeps the seat's receipts (clients/python/receipts.py). With a ``request_id``
+        (``str(uuid.uuid4())``) the call may be retried with the same arguments: the retry
+        returns the same seat token."""
         if contribution is None:
             contribution = secrets.token_hex(16)
         reply = self.stub.JoinGame(
@@ -93,6 +100,7 @@ class TableClient:
                 seat=seat,
                 player_name=player_name,
                 contribution_commitment=commit(contribution) if contribution else "",
+                request_id=request_id,
             )
         )
         return SeatClient(
@@ -158,12 +166,14 @@ class SeatClient:
             self.receipts.play(reply)
         return reply
 
-    def start(self) -> int:
+    def start(self, request_id: str = "") -> int:
         """Deal. Every committed seat must have revealed (``reveal_and_start``), or the
-        reveal window must have closed."""
+        reveal window must have closed. With a ``request_id`` a retry gets the original
+        reply."""
         return int(
             self.stub.StartGame(
-                pb.StartGameRequest(game_id=self.game_id), metadata=self.metadata
+                pb.StartGameRequest(game_id=self.game_id, request_id=request_id),
+                metadata=self.metadata,
             ).version
         )
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import uuid
 from typing import Any
 
 import pytest
@@ -30,10 +31,19 @@ from tests.api.helpers import huaniao_options, seated_game
 
 @pytest.fixture(scope="module")
 def finished(server) -> tuple[str, list[str], bytes]:  # type: ignore[no-untyped-def]
+    """A game played to the end; its set-up calls carry idempotency keys, whose digests
+    the causes then hold (the audit must not mind them)."""
     with TableClient(server.target) as client:
-        created = client.create_game(huaniao_options("BASIC"), 4)
-        seats = [client.join(created.game_id, s, f"p{s}", contribution=f"c{s}") for s in range(4)]
-        reveal_and_start(seats)
+        created = client.create_game(huaniao_options("BASIC"), 4, request_id=str(uuid.uuid4()))
+        seats = [
+            client.join(
+                created.game_id, s, f"p{s}", contribution=f"c{s}", request_id=str(uuid.uuid4())
+            )
+            for s in range(4)
+        ]
+        for seat in seats:
+            seat.reveal()
+        seats[0].start(request_id=str(uuid.uuid4()))
         play_to_end([RandomBot(s, i) for i, s in enumerate(seats)])
         lines = list(export_lines(client.as_viewer(created.game_id).history()))
         key = signing_key(client)

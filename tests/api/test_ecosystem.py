@@ -32,24 +32,13 @@ from clients.python.client import SeatClient, TableClient
 from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options, seated_game
+from tests.hardening.common import metrics_port
 
 SERVICE = "tabletop.v1.TableService"
 HEALTH = "grpc.health.v1.Health"
 REFLECTION = "grpc.reflection.v1alpha.ServerReflection"
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
-
-
-def metrics_port(server: ServerProcess) -> int:
-    """The metrics port the server wrote next to its port file (``--metrics-port 0``)."""
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        for path in server.data_dir.glob("port.*.metrics"):
-            text = path.read_text().strip()
-            if text:
-                return int(text)
-        time.sleep(0.05)
-    raise AssertionError("the server wrote no metrics port")
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -70,3 +72,30 @@ def record_figure(name: str, **values: Any) -> None:
 
         with open(path, "a", encoding="utf-8") as f:
             f.write(json.dumps({"figure": name, **values}, ensure_ascii=False) + "\n")
+
+
+def metrics_port(server: ServerProcess) -> int:
+    """The metrics port the server wrote next to its port file (``--metrics-port 0``)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        for path in server.data_dir.glob("port.*.metrics"):
+            text = path.read_text().strip()
+            if text:
+                return int(text)
+        time.sleep(0.05)
+    raise AssertionError("the server wrote no metrics port")
+
+
+def counter(server: ServerProcess, name: str) -> dict[str, float]:
+    """A labelled counter of the server's /metrics, by its first label's value."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    url = f"http://127.0.0.1:{metrics_port(server)}/metrics"
+    with urllib.request.urlopen(url, timeout=5) as reply:
+        text = reply.read().decode()
+    out: dict[str, float] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == f"{name}_total":
+                out[next(iter(sample.labels.values()), "")] = sample.value
+    return out

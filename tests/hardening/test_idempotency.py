@@ -171,3 +171,69 @@ def test_retries_hold_across_a_restart_and_snapshots(tmp_path: Path) -> None:
         assert before[-1] > 30
     finally:
         proc.cleanup()
+
+
+# --- CreateGame, JoinGame and StartGame keys (server/idempotency.py) ---------------------
+
+
+def test_keyed_create_join_and_start_return_their_original_replies(proc: ServerProcess) -> None:
+    """Each call sent twice with its key: the same reply, tokens included, nothing twice."""
+    from tests.api.helpers import huaniao_options
+
+    with TableClient(proc.target) as client:
+        create_key = str(uuid.uuid4())
+        first = client.create_game(huaniao_options(), 4, seed=81, request_id=create_key)
+        again = client.create_game(huaniao_options(), 4, seed=81, request_id=create_key)
+        assert again == first  # same game id, version and arbiter token
+        # the same key with other content returns nothing
+        with pytest.raises(grpc.RpcError) as e:
+            client.create_game(huaniao_options(), 3, seed=81, request_id=create_key)
+        assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert detail(e.value, error_details_pb2.BadRequest).field_violations[0].field == "request_id"
+        game_id = first.game_id
+        keys = [str(uuid.uuid4()) for _ in range(4)]
+        seats = [client.join(game_id, s, f"p{s}", "c", request_id=keys[s]) for s in range(4)]
+        for s in range(4):
+            retried = client.join(game_id, s, f"p{s}", "c", request_id=keys[s])
+            assert retried.token == seats[s].token and retried.seat == s
+            retried.view()  # the token works
+        arbiter = client.as_viewer(game_id, first.arbiter_token)
+        before = history_versions(client, game_id, first.arbiter_token)
+        assert before == [1, 2, 3, 4, 5]
+        # another caller replaying the seat with another key, or the key with other content
+        with pytest.raises(grpc.RpcError) as e:
+            client.join(game_id, 0, "p0", "c", request_id=str(uuid.uuid4()))
+        assert e.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        for other in ({"player_name": "thief"}, {"contribution": "x"}):
+            args = {"player_name": "p0", "contribution": "c", **other}
+            with pytest.raises(grpc.RpcError) as e:
+                client.join(game_id, 0, request_id=keys[0], **args)  # type: ignore[arg-type]
+            assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        for seat in seats:
+            seat.reveal()
+        start_key = str(uuid.uuid4())
+        version = seats[1].start(request_id=start_key)
+        assert arbiter.start(request_id=start_key) == version  # any token, same reply
+        play_one(client, game_id, seats)  # the game moves on
+        assert seats[2].start(request_id=start_key) == version
+        with pytest.raises(grpc.RpcError) as e:
+            seats[1].start()
+        assert e.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        after = history_versions(client, game_id, first.arbiter_token)
+        assert after[: len(before)] == before and after == list(range(1, len(after) + 1))
+
+
+def test_keys_for_tokens_must_be_random_uuids(proc: ServerProcess) -> None:
+    from tests.api.helpers import huaniao_options
+
+    with TableClient(proc.target) as client:
+        game = client.create_game(huaniao_options(), 4, seed=82)
+        for weak in ("1", "retry", "00000000-0000-0000-0000-000000000001", str(uuid.uuid1())):
+            for call in (
+                lambda k: client.create_game(huaniao_options(), 4, request_id=k),
+                lambda k: client.join(game.game_id, 0, request_id=k),
+            ):
+                with pytest.raises(grpc.RpcError) as e:
+                    call(weak)
+                assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert history_versions(client, game.game_id, game.arbiter_token) == [1]

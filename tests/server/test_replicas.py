@@ -287,3 +287,23 @@ def test_replicas_ride_out_a_database_restart() -> None:
                 b.close()
 
         asyncio.run(scenario())
+
+
+def test_a_shard_url_may_list_hosts_like_libpq() -> None:
+    """Several hosts (a Patroni cluster), the primary picked by target_session_attrs."""
+    spec = (
+        "postgresql://tt@127.0.0.1:5433,127.0.0.1:5434/games?target_session_attrs=read-write,"
+        " postgresql://h1,[::1]:6000/other; s9"
+    )
+    first, second, third = parse_shards(spec)
+    assert first == {
+        "POSTGRES_USER": "tt",
+        "POSTGRES_HOST": "127.0.0.1,127.0.0.1",
+        "POSTGRES_PORT": "5433,5434",
+        "POSTGRES_DBNAME": "games",
+        "POSTGRES_TARGET_SESSION_ATTRS": "read-write",
+    }
+    assert second == {"POSTGRES_HOST": "h1,::1", "POSTGRES_PORT": "5432,6000", "POSTGRES_DBNAME": "other"}
+    assert third == {"POSTGRES_SCHEMA": "s9"}
+    with pytest.raises(ValueError):
+        parse_shards("postgresql://h1:x/db")

@@ -174,3 +174,58 @@ def test_a_cancelled_caller_is_not_saved_and_the_writer_survives(app: TableAppli
     assert app.repository.get(later.id).version == later.version
     assert list(app.events.get(dropped.id)) == []
     committer.close()
+
+
+def test_writes_of_unknown_outcome_are_settled_by_reading_back(tmp_path: Path) -> None:
+    """A store that may lose a COMMIT's reply (``uncertain``, as PostgreSQL): a write that
+    landed is answered as saved, one that did not is written again, another writer's
+    version is a conflict, and a store that stays unreadable ends in OutcomeUnknown."""
+    from eventsourcing.persistence import OperationalError
+
+    from server.eventstore import OutcomeUnknown
+
+    app = TableApplication(
+        env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "u.db")}
+    )
+    committer = GroupCommitter(app, uncertain=True)
+    real_save, faults = app.save, ["after", "before"]
+
+    def flaky(*events: object, **kw: object) -> object:
+        fault = faults.pop(0) if faults else ""
+        if fault == "before":
+            raise OperationalError("connection lost before COMMIT")
+        result = real_save(*events, **kw)  # type: ignore[arg-type]
+        if fault == "after":
+            raise OperationalError("connection lost after COMMIT")
+        return result
+
+    app.save = flaky  # type: ignore[method-assign]
+    landed, retried = new_game(1), new_game(2)
+    committer.submit(landed).result(timeout=10)
+    committer.submit(retried).result(timeout=10)
+    assert committer.settled == {"stored": 1, "rewritten": 1}
+    for game in (landed, retried):  # each stored once, whole
+        assert [e.originator_version for e in app.events.get(game.id)] == list(
+            range(1, game.version + 1)
+        )
+    # another writer took the version meanwhile: a conflict, nothing of ours stored
+    base = app.repository.get(landed.id)
+    mine, theirs = base.fork(), base.fork()
+    for fork in (theirs, mine):
+        (command, *_rest) = fakegame.RULES.legal_commands(fork.table.game, fork.table.game.turn)
+        for fact in tables.play(fork.table, command):
+            fork.record(fact)
+    committer.submit(theirs).result(timeout=10)
+    faults.append("before")
+    with pytest.raises(IntegrityError):
+        committer.submit(mine).result(timeout=10)
+    assert committer.settled["taken"] == 1
+    # the store neither writes nor reads: OutcomeUnknown once the settling time is over
+    committer.resolve_seconds = 0.5
+    faults.extend(["before"] * 100)
+    app.events.get = lambda *a, **k: (_ for _ in ()).throw(OperationalError("down"))  # type: ignore[method-assign]
+    with pytest.raises(OutcomeUnknown):
+        committer.submit(new_game(3)).result(timeout=10)
+    assert committer.settled["unresolved"] == 1
+    committer.close()
+    app.close()
