@@ -466,7 +466,11 @@ class TableServer:
             raise PermissionDenied("only a seat reveals its contribution")
         async with self._lock(gid):
             agg = await self._load(gid)
-            facts = tables.reveal(agg.table, viewer.seat, contribution)
+            try:
+                facts = tables.reveal(agg.table, viewer.seat, contribution)
+            except RuleViolation:  # another replica may have taken the last seat: read again
+                agg = await self._load(gid, refresh=True)
+                facts = tables.reveal(agg.table, viewer.seat, contribution)
             stored: list[StoredEvent] = []
             if facts:
                 stored = await self._append(agg, facts, tables.cause("reveal", viewer.seat))

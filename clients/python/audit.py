@@ -22,38 +22,22 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC
 from pathlib import Path
 from typing import IO, Any
 
 import click
 import grpc
-from google.protobuf.json_format import MessageToDict
 
 from clients.python.clibase import CONTEXT, option, run, shared, shared_options
 from clients.python.client import TableClient
+from clients.python.exports import export_lines
 from clients.python.replay_html import write_from_records
-from domain.table.records import canonical, timestamp_text
 from domain.verify import MAX_LINE, AuditFailure, AuditReport, Record, parse_export, verify
 from tabletop.v1 import tabletop_pb2 as pb
 
 parse_lines = parse_export  # either export form, bounded (domain/verify.py)
-
-
-def export_lines(events: Iterable[pb.GameEvent]) -> Iterator[str]:
-    for event in events:
-        if event.stored_json:  # after the end: {fact, cause, seal}
-            stored = json.loads(event.stored_json)
-            at = timestamp_text(event.recorded_at.ToDatetime(tzinfo=UTC))
-            yield canonical(
-                {"version": event.version, "hash": event.hash, "recorded_at": at, **stored}
-            )
-        else:  # still running: the redacted event as the viewer saw it
-            yield canonical(
-                {"version": event.version, "hash": event.hash, "redacted": MessageToDict(event)}
-            )
 
 
 def read_lines(stream: IO[str]) -> Iterator[str]:

@@ -21,6 +21,7 @@ from typing import Any
 
 from clients.python import web
 from clients.python.client import SeatClient, TableClient
+from clients.python.exports import export_lines
 from domain.verify import AuditFailure, AuditReport, Record, parse_export, verify
 from tabletop.v1 import tabletop_pb2 as pb
 
@@ -139,8 +140,6 @@ def _viewpoints(now: pb.GameView, as_seat: int | None) -> list[Viewpoint]:
 def _records(events: Iterable[pb.GameEvent]) -> list[Record]:
     """The complete record from a history that carries the stored form of every event (after
     the end), read as `tabletop-audit` reads an export."""
-    from clients.python.audit import export_lines  # (audit writes these pages too)
-
     return parse_export(export_lines(events))
 
 
