@@ -15,12 +15,13 @@ import random
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from typing import Protocol
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bench import targets
-from bench.common import SERVER_FLAGS, quantile_ms
+from bench.common import SERVER_FLAGS, quantile_ms, sized
 from clients.python.client import TOKEN_HEADER
 from clients.python.serverproc import ServerProcess
 from tabletop.huaniao.v1 import huaniao_pb2
@@ -31,7 +32,17 @@ SEATS = 2
 CONCURRENCY = (8, 64, 200)
 
 
-async def noop_rate(target: str, concurrency: int, seconds: float, pairs: bool = True) -> float:
+class Window(Protocol):
+    """Told when a timed window starts and stops (bench/cpu.py reads the server's CPU)."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+async def noop_rate(
+    target: str, concurrency: int, seconds: float, pairs: bool = True, window: Window | None = None
+) -> float:
     """No-op health Checks (in pairs, like LegalMoves + Play) per second."""
     async with grpc.aio.insecure_channel(target) as ch:
         stub = health_pb2_grpc.HealthStub(ch)
@@ -47,7 +58,11 @@ async def noop_rate(target: str, concurrency: int, seconds: float, pairs: bool =
                 done += 1
 
         start = time.perf_counter()
+        if window:
+            window.start()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
+        if window:
+            window.stop()
         return done / (time.perf_counter() - start)
 
 
@@ -76,8 +91,31 @@ async def open_games(
     return games
 
 
+async def random_move(
+    stub: pb_grpc.TableServiceStub,
+    game_id: str,
+    md: tuple[tuple[str, str], ...],
+    rng: random.Random,
+) -> tuple[pb.PlayResponse, float]:
+    """LegalMoves, then Play of one of them at random: the reply and the Play's own seconds."""
+    legal = await stub.LegalMoves(pb.LegalMovesRequest(game_id=game_id), metadata=md)
+    t0 = time.perf_counter()
+    reply = await stub.Play(
+        pb.PlayRequest(
+            game_id=game_id, expected_version=legal.version, move=rng.choice(list(legal.moves))
+        ),
+        metadata=md,
+    )
+    return reply, time.perf_counter() - t0
+
+
 async def play_rate(
-    target: str, concurrency: int, seconds: float, pool: int, errors: list[str] | None = None
+    target: str,
+    concurrency: int,
+    seconds: float,
+    pool: int,
+    errors: list[str] | None = None,
+    window: Window | None = None,
 ) -> tuple[float, list[float]]:
     """Random legal moves in ``concurrency`` games at once: moves/s and Play latencies."""
     async with grpc.aio.insecure_channel(target) as ch:
@@ -102,29 +140,22 @@ async def play_rate(
                     continue
                 md = ((TOKEN_HEADER, tokens[to_act[0]]),)
                 try:
-                    legal = await stub.LegalMoves(
-                        pb.LegalMovesRequest(game_id=game_id), metadata=md
-                    )
-                    t0 = time.perf_counter()
-                    reply = await stub.Play(
-                        pb.PlayRequest(
-                            game_id=game_id,
-                            expected_version=legal.version,
-                            move=rng.choice(list(legal.moves)),
-                        ),
-                        metadata=md,
-                    )
+                    reply, took = await random_move(stub, game_id, md, rng)
                 except grpc.aio.AioRpcError as err:  # counted, and that game is left
                     errors.append(f"{err.code().name}: {err.details()}")
                     to_act = []
                     continue
-                latencies.append(time.perf_counter() - t0)
+                latencies.append(took)
                 moves += 1
                 to_act = list(reply.to_act)
 
         start = time.perf_counter()
         stop = start + seconds
+        if window:
+            window.start()
         await asyncio.gather(*(worker(i, stop) for i in range(concurrency)))
+        if window:
+            window.stop()
         return moves / (time.perf_counter() - start), latencies
 
 
@@ -146,7 +177,7 @@ def server_for(store: str, stack: ExitStack) -> Iterator[ServerProcess]:
 
 
 def api_section(quick: bool) -> list[str]:
-    seconds = 3.0 if quick else 10.0
+    seconds = sized(quick, 10.0, 3.0, 0.3)
     lines = [
         "## P1: Play throughput over gRPC",
         "",
@@ -162,7 +193,7 @@ def api_section(quick: bool) -> list[str]:
     failed: list[str] = []
     for store in ("sqlite", "postgres"):
         with ExitStack() as stack, server_for(store, stack) as server:
-            for concurrency in CONCURRENCY:
+            for concurrency in sized(quick, CONCURRENCY, CONCURRENCY, (8,)):
                 noop = asyncio.run(noop_rate(server.target, concurrency, seconds))
                 pool = int(seconds * 2500 / 50) + concurrency
                 errors: list[str] = []

@@ -26,6 +26,16 @@ SERVER_FLAGS = [
 ]
 
 
+# ``--smoke`` (set by bench/run.py): tiny sizes, so `make test` runs every benchmark's code
+# path in seconds; its figures mean nothing and it asserts no timing.
+SMOKE = False
+
+
+def sized(quick: bool, full: Any, fast: Any, smoke: Any) -> Any:
+    """The size for this run: ``smoke`` under ``--smoke``, ``fast`` under ``--quick``."""
+    return smoke if SMOKE else fast if quick else full
+
+
 @contextmanager
 def postgres() -> Iterator[PgServer]:
     """A PostgreSQL server with durable commits (fsync and synchronous_commit on)."""

@@ -32,7 +32,7 @@ import grpc
 
 from bench import targets
 from bench.api import new_game
-from bench.common import SERVER_FLAGS, quantile_ms
+from bench.common import SERVER_FLAGS, quantile_ms, sized
 from clients.python.client import TOKEN_HEADER
 from clients.python.serverproc import ServerProcess, is_serving
 from tabletop.v1 import tabletop_pb2 as pb
@@ -289,8 +289,9 @@ LAYOUTS = {
 
 
 def fanout_section(quick: bool) -> list[str]:
-    seconds = 4.0 if quick else 10.0
-    plan = [(100, 20.0), (1000, 50.0)]
+    seconds = sized(quick, 10.0, 4.0, 0.5)
+    full = [(100, 20.0), (1000, 50.0)]
+    plan = sized(quick, full, full, [(20, 20.0), (40, 20.0)])  # the text reads two
     lines = [
         "## P2: move-to-stream delivery latency",
         "",

@@ -18,7 +18,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from bench import targets
-from bench.common import pass_game, pass_move, pg_env, postgres
+from bench.common import pass_game, pass_move, pg_env, postgres, sized
 from server.eventstore import SNAPSHOT_INTERVAL, GameAggregate, GroupCommitter, TableApplication
 
 SIZES = (100, 1000, 5000)
@@ -57,10 +57,10 @@ def _interleaved_ms(fns: list[Callable[[], object]], repeat: int) -> list[float]
     return [statistics.median(s) * 1000 for s in samples]
 
 
-def _rows(app: TableApplication, label: str, repeat: int) -> list[str]:
+def _rows(app: TableApplication, label: str, repeat: int, sizes: tuple[int, ...]) -> list[str]:
     committer = GroupCommitter(app)
     try:
-        games = [_store_game(committer, n) for n in SIZES]
+        games = [_store_game(committer, n) for n in sizes]
     finally:
         committer.close()
     get = app.repository.get
@@ -83,7 +83,7 @@ def _rows(app: TableApplication, label: str, repeat: int) -> list[str]:
     return rows
 
 
-def _tuning(app: TableApplication, repeat: int) -> list[str]:
+def _tuning(app: TableApplication, repeat: int, events: int) -> list[str]:
     """Worst-case rebuild at 5,000 events and snapshot storage, per snapshot interval."""
     intervals = (10, 25, 50, 100)
     games = []
@@ -91,7 +91,7 @@ def _tuning(app: TableApplication, repeat: int) -> list[str]:
         committer = GroupCommitter(app)
         committer.snapshot_interval = interval
         try:
-            games.append(_store_game(committer, SIZES[-1], step=1))
+            games.append(_store_game(committer, events, step=1))
         finally:
             committer.close()
     worst = [(g.version // i) * i - 1 for g, i in zip(games, intervals, strict=True)]
@@ -127,7 +127,8 @@ def rebuild_section(quick: bool) -> list[str]:
         "full replay ms (no snapshot) |",
         "|---|---|---|---|---|---|---|",
     ]
-    repeat = 20 if quick else 100
+    repeat = sized(quick, 100, 20, 2)
+    sizes = sized(quick, SIZES, SIZES, (50, 100, 200))  # 4 x sizes[-1] commits in _tuning
     with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
         sqlite = TableApplication(
             env={
@@ -136,11 +137,11 @@ def rebuild_section(quick: bool) -> list[str]:
             }
         )
         stack.callback(sqlite.close)
-        lines += _rows(sqlite, "SQLite", repeat)
+        lines += _rows(sqlite, "SQLite", repeat, sizes)
         pg = stack.enter_context(postgres())
         app = TableApplication(env=pg_env(pg))
         stack.callback(app.close)
-        lines += _rows(app, "PostgreSQL", repeat)
+        lines += _rows(app, "PostgreSQL", repeat, sizes)
         lines += [
             "",
             "Choosing the interval (PostgreSQL, 5,000-event game saved one move per "
@@ -150,5 +151,5 @@ def rebuild_section(quick: bool) -> list[str]:
             "| interval | worst-case rebuild ms | snapshots | snapshot bytes / event bytes |",
             "|---|---|---|---|",
         ]
-        lines += _tuning(app, repeat)
+        lines += _tuning(app, repeat, sizes[-1])
     return lines

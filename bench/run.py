@@ -13,7 +13,8 @@ import platform
 import sys
 from pathlib import Path
 
-from bench import engine
+from bench import common, engine
+from bench.common import sized
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 
@@ -32,7 +33,7 @@ def engine_section(quick: bool) -> list[str]:
         "|---|---|---|---|---|---|",
     ]
     for rules, options, seats, label in engine_variants():
-        r = engine.measure(rules, options, seats, 20 if quick else 100, label)
+        r = engine.measure(rules, options, seats, sized(quick, 100, 20, 2), label)
         lines.append(
             f"| {r.game} | {label} | {r.games} | {r.moves} | {r.moves_per_s:,.0f} | "
             f"{r.moves_per_s / calib:.2f} |"
@@ -41,13 +42,19 @@ def engine_section(quick: bool) -> list[str]:
     return lines
 
 
-SECTIONS = ("engine", "api", "fanout", "rebuild", "writes", "receipts", "soak")
+SECTIONS = ("engine", "api", "cpu", "fanout", "rebuild", "writes", "receipts", "soak")
 NOTES = Path(__file__).resolve().parent / "notes.md"
 
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--quick", action="store_true", help="fewer iterations (a smoke run)")
+    p.add_argument("--quick", action="store_true", help="fewer iterations")
+    p.add_argument(
+        "--smoke",
+        action="store_true",
+        help="tiny sizes, to run every benchmark's code (make test); the figures mean nothing",
+    )
+    p.add_argument("--output", type=Path, default=DOC, help=f"where to write (default {DOC})")
     p.add_argument(
         "--only", default="", help=f"comma-separated sections: {','.join(SECTIONS)}"
     )
@@ -57,6 +64,8 @@ def main(argv: list[str] | None = None) -> None:
         help="replace only this run's sections in docs/benchmarks.md and keep the others",
     )
     args = p.parse_args(argv)
+    common.SMOKE = args.smoke
+    doc: Path = args.output
     load_start = os.getloadavg()[0]
     # benchmarks measure capacity, not policy: servers they start (which read TABLETOP_*
     # from this environment) do not rate-limit moves (server/limits.py, docs/reliability.md)
@@ -72,6 +81,10 @@ def main(argv: list[str] | None = None) -> None:
         from bench.api import api_section
 
         sections.append(api_section(args.quick))
+    if not only or "cpu" in only:
+        from bench.cpu import cpu_section
+
+        sections.append(cpu_section(args.quick))
     if not only or "fanout" in only:
         from bench.fanout import fanout_section
 
@@ -110,11 +123,11 @@ def main(argv: list[str] | None = None) -> None:
     ]
     notes = NOTES.read_text().splitlines() if NOTES.exists() else []
     body = targets.render() + [""] + [line for s in sections for line in s + [""]] + notes
-    if args.merge and DOC.exists() and not targets.CHECKS:
-        body = _merged(DOC.read_text().splitlines(), sections)
+    if args.merge and doc.exists() and not targets.CHECKS:
+        body = _merged(doc.read_text().splitlines(), sections)
         head = []
-    DOC.write_text("\n".join(head + body) + "\n")
-    print(f"wrote {DOC}")
+    doc.write_text("\n".join(head + body) + "\n")
+    print(f"wrote {doc}")
 
 
 def _merged(old: list[str], sections: list[list[str]]) -> list[str]:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import grpc
 
+from bench.common import sized
 from clients.python.client import TOKEN_HEADER
 from clients.python.serverproc import ServerProcess
 from tabletop.huaniao.v1 import huaniao_pb2
@@ -252,7 +253,7 @@ def soak(seconds: float, games: int, watchers: int, seed: int = 1) -> SoakResult
 
 
 def soak_section(quick: bool) -> list[str]:
-    seconds, games, watchers = (30.0, 100, 50) if quick else (180.0, 300, 150)
+    seconds, games, watchers = sized(quick, (180.0, 300, 150), (30.0, 100, 50), (2.0, 4, 2))
     r = soak(seconds, games, watchers)
     warm, end, growth = r.growth()
     lines = [

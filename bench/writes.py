@@ -28,7 +28,7 @@ from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate
 
 from bench import targets
-from bench.common import pass_game, pass_move, pg_env, postgres
+from bench.common import pass_game, pass_move, pg_env, postgres, sized
 from server.shards import Store
 from tests.support.pgserver import PgServer
 
@@ -55,7 +55,7 @@ def save_rate(env: dict[str, str], per_tx: int, seconds: float) -> float:
 
 
 def baseline_section(quick: bool, pg: PgServer) -> list[str]:
-    seconds = 1.5 if quick else 4.0
+    seconds = sized(quick, 4.0, 1.5, 0.2)
     lines = [
         "## Group commit baseline: raw eventsourcing saves",
         "",
@@ -154,7 +154,7 @@ def write_rate(
 
 
 def shards_section(quick: bool, pg: PgServer, pg2: PgServer) -> list[str]:
-    seconds = 3.0 if quick else 8.0
+    seconds = sized(quick, 8.0, 3.0, 0.3)
     lines = [
         "## P5: write throughput with 1 and 2 PostgreSQL shards",
         "",
@@ -179,7 +179,7 @@ def shards_section(quick: bool, pg: PgServer, pg2: PgServer) -> list[str]:
         ("2 (databases on one server)", [first, same_server]),
         ("2 (two servers)", [first, other_server]),
     ]
-    rounds = 1 if quick else 3  # interleaved, median: drift hits every layout alike
+    rounds = sized(quick, 3, 1, 1)  # interleaved, median: drift hits every layout alike
     for max_batch in (1, 64):
         runs: dict[str, list[tuple[float, float, float]]] = {label: [] for label, _ in layouts}
         for _ in range(rounds):

@@ -1,0 +1,158 @@
+"""Server CPU per move, and open-loop latency (issue 16), against no-op RPCs in the same run.
+
+* **CPU per move.** The server's own CPU time (utime + stime of its process, all threads, from
+  ``/proc/PID/stat``) over a timed window of LegalMoves + Play in C concurrent games, divided
+  by the moves; against the same reading over a window of no-op unary RPCs (the standard
+  health Check) at the same concurrency on the same server. A move here includes what the
+  client needs to make the next one (its LegalMoves call), so the target is at most 3 no-op
+  RPCs of server CPU per move.
+* **Open-loop latency.** Moves arrive at a fixed rate, half the saturation rate just measured,
+  spread over GAMES games (each game moves every GAMES / rate seconds, the games staggered);
+  Play p50/p99 against a no-op Check's p50/p99 at the same offered rate on the same server.
+  In a closed loop with no think time p99 is just concurrency / throughput; an open loop with
+  think time is what real tables do. Target: Play p99 <= 3x no-op p99.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import time
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from bench import targets
+from bench.api import noop_rate, open_games, play_rate, random_move
+from bench.common import SERVER_FLAGS, quantile_ms, sized
+from clients.python.client import TOKEN_HEADER
+from clients.python.serverproc import ServerProcess
+from tabletop.v1 import tabletop_pb2 as pb
+from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
+
+CONCURRENCY = 64
+GAMES = 200
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of process ``pid`` (all its threads) so far, in seconds."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()  # the name in (...) may hold spaces
+    return (int(fields[11]) + int(fields[12])) / TICK  # fields 14 and 15 of proc(5)
+
+
+class CpuMeter:
+    """Server CPU and wall time over the window between ``start()`` and ``stop()``."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.seconds, self.wall = pid, 0.0, 0.0
+        self._cpu0 = self._wall0 = 0.0
+
+    def start(self) -> None:
+        self._cpu0, self._wall0 = cpu_seconds(self.pid), time.perf_counter()
+
+    def stop(self) -> None:
+        self.seconds = cpu_seconds(self.pid) - self._cpu0
+        self.wall = time.perf_counter() - self._wall0
+
+
+async def open_loop(target: str, rate: float, seconds: float, play: bool) -> list[float]:
+    """Arrivals at ``rate``/s over GAMES games for ``seconds``: latencies of Play (or of a
+    no-op Check when ``play`` is false), each timed alone."""
+    async with grpc.aio.insecure_channel(target) as ch:
+        stub = pb_grpc.TableServiceStub(ch)
+        health = health_pb2_grpc.HealthStub(ch)
+        pool = await open_games(stub, GAMES + GAMES // 4, 3000) if play else []
+        period = GAMES / rate
+        latencies: list[float] = []
+        begin = time.perf_counter() + 0.1
+        stop = begin + seconds
+
+        async def game(i: int) -> None:
+            rng = random.Random(i)
+            game_id, tokens, to_act = "", [""], [0]
+            due = begin + i * period / GAMES
+            while due < stop:
+                await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                due += period
+                if not play:
+                    t0 = time.perf_counter()
+                    await health.Check(health_pb2.HealthCheckRequest())
+                    latencies.append(time.perf_counter() - t0)
+                    continue
+                if not game_id or not to_act:
+                    if not pool:
+                        return
+                    game_id, tokens = pool.pop()
+                    view = await stub.GetView(pb.GetViewRequest(game_id=game_id))
+                    to_act = list(view.view.to_act)
+                md = ((TOKEN_HEADER, tokens[to_act[0]]),)
+                reply, took = await random_move(stub, game_id, md, rng)
+                latencies.append(took)
+                to_act = list(reply.to_act)
+
+        await asyncio.gather(*(game(i) for i in range(GAMES)))
+        return latencies
+
+
+def cpu_section(quick: bool) -> list[str]:
+    seconds = sized(quick, 10.0, 4.0, 0.3)
+    with ServerProcess(extra=SERVER_FLAGS) as server:
+        assert server.proc is not None
+        meter = CpuMeter(server.proc.pid)
+        noop = asyncio.run(noop_rate(server.target, CONCURRENCY, seconds, False, meter))
+        calls = round(noop * meter.wall)
+        noop_cpu = meter.seconds / max(1, calls)
+        load_noop = os.getloadavg()[0]
+        pool = int(seconds * 2500 / 50) + CONCURRENCY
+        errors: list[str] = []
+        rate, _ = asyncio.run(
+            play_rate(server.target, CONCURRENCY, seconds, pool, errors, window=meter)
+        )
+        moves = round(rate * meter.wall)
+        move_cpu = meter.seconds / max(1, moves)
+        load_play = os.getloadavg()[0]
+        offered = max(1.0, rate / 2)
+        noop_lat = asyncio.run(open_loop(server.target, offered, seconds, play=False))
+        play_lat = asyncio.run(open_loop(server.target, offered, seconds, play=True))
+        load_open = os.getloadavg()[0]
+    ratio = move_cpu / noop_cpu if noop_cpu else 0.0
+    n50, n99 = quantile_ms(noop_lat, 50), quantile_ms(noop_lat, 99)
+    p50, p99 = quantile_ms(play_lat, 50), quantile_ms(play_lat, 99)
+    targets.at_most("P1 server CPU per move (LegalMoves + Play) in no-op RPCs", ratio, 3.0)
+    targets.at_most("P1 open-loop Play p99 vs no-op p99, 50% load, 200 games",
+                    p99 / n99 if n99 else 0.0, 3.0)
+    lines = [
+        "## P1: server CPU per move, and open-loop latency",
+        "",
+        f"One SQLite server process (durable commits). CPU is the server process's utime + "
+        f"stime (`/proc/PID/stat`, all threads) over each timed window of {seconds:g} s: "
+        f"no-op health Checks, then LegalMoves + Play, both at {CONCURRENCY} concurrent "
+        "callers (a move includes the LegalMoves the client needs to make it; the window also "
+        "holds the GetView of each new game, about one per 30 moves). Target: at most 3 "
+        "no-op RPCs of server CPU per move.",
+        "",
+        "| figure | no-op RPC | move | ratio | load average |",
+        "|---|---|---|---|---|",
+        f"| calls in the window | {calls:,} | {moves:,} | | {load_noop:.1f} / {load_play:.1f} |",
+        f"| server CPU per call, µs | {noop_cpu * 1e6:,.0f} | {move_cpu * 1e6:,.0f} | "
+        f"{ratio:.2f} | |",
+        "",
+        f"Open loop: {offered:,.0f} arrivals/s (half the closed-loop moves/s above) spread "
+        f"over {GAMES} games for {seconds:g} s; each arrival is one no-op Check, or "
+        "LegalMoves + Play with Play timed alone. Target: Play p99 <= 3x no-op p99.",
+        "",
+        "| offered rate /s | no-op p50 ms | no-op p99 ms | Play p50 ms | Play p99 ms | "
+        "p99 ratio | load average |",
+        "|---|---|---|---|---|---|---|",
+        f"| {offered:,.0f} | {n50:.1f} | {n99:.1f} | {p50:.1f} | {p99:.1f} | "
+        f"{p99 / n99 if n99 else 0.0:.2f} | {load_open:.1f} |",
+    ]
+    if errors:
+        lines += ["", f"{len(errors)} moves failed in the closed loop, e.g. {errors[0]}"]
+    for line in lines:
+        print(line, flush=True)
+    return lines
