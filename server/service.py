@@ -104,7 +104,9 @@ def seen_at(
     that version was recorded (a pending reveal's deadline follows from it)."""
     contents = tables.viewer_for(table, viewer)
     deadline = None if at is None else tables.reveal_deadline(table, at)
-    return Snapshot(game_id, table.version, table, contents, head, seal, viewer, deadline)
+    return Snapshot(
+        game_id, table.version, table, contents, head, seal, viewer, reveal_deadline=deadline
+    )
 
 
 Sealer = Callable[[uuid.UUID, tables.Table, str, list[StoredEvent]], dict[str, Any]]
@@ -1031,16 +1033,12 @@ class TableServer:
         writer opened the hand first, theirs stands."""
         (first_cause, (created,)), *rest = moves
         agg = GameAggregate.open(game_id, created, first_cause)
-        facts: list[Any] = [created]
+        stored = self._stored_move(agg, [created], 0)
         for cause, move in rest:
+            done = len(agg.pending_events)
             for i, fact in enumerate(move):
                 agg.record(fact, cause if i == 0 else None)
-            facts += move
-        pending: list[Any] = list(agg.pending_events)
-        stored = [
-            StoredEvent(e.originator_version, e.timestamp, fact, e.hash, e.fact, e.cause)
-            for e, fact in zip(pending, facts, strict=True)
-        ]
+            stored += self._stored_move(agg, move, done)
         try:
             await asyncio.wrap_future(self.store.submit(agg))
         except IntegrityError:
@@ -1049,6 +1047,18 @@ class TableServer:
         self._trim()
         self.hub.publish(game_id, stored)
         self.after_append(game_id, agg)  # the turn clock of the new hand
+
+    def _stored_move(
+        self, agg: GameAggregate, facts: list[Any], done: int
+    ) -> list[StoredEvent]:
+        """The move just recorded on ``agg`` (its pending events after the first ``done``),
+        sealed under the hand's own id as every single table's move is."""
+        pending: list[Any] = list(agg.pending_events)[done:]
+        move = [
+            StoredEvent(e.originator_version, e.timestamp, fact, e.hash, e.fact, e.cause)
+            for e, fact in zip(pending, facts, strict=True)
+        ]
+        return self._seal(agg, move)
 
     async def ready_next_hand(
         self, game_id: str, viewer: Viewer, contribution: str = ""

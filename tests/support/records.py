@@ -52,7 +52,7 @@ async def play_random(ts: TableServer, kind: str, options: Any, seats: int, seed
         if table.phase is not tables.Phase.PLAYING:
             return gid
         seat = rng.choice(list(rules.to_act(table.game)))
-        version, legal = await ts.legal_moves(gid, Viewer.of_seat(seat))
+        _table, version, legal = await ts.legal_moves(gid, Viewer.of_seat(seat))
         game_moves = [c for c in legal if type(c) in rules.command_types]
         await ts.play(gid, Viewer.of_seat(seat), version, rng.choice(game_moves or legal))
 
