@@ -430,7 +430,11 @@ class TableServer:
             )
         rules = rules_for(kind)
         key = idempotency.parse(request_id)
-        game_id, arbiter_token, cause = uuid.uuid4(), secrets.token_urlsafe(24), tables.cause("create")
+        game_id, arbiter_token, cause = (
+            uuid.uuid4(),
+            secrets.token_urlsafe(24),
+            tables.cause("create"),
+        )
         match_id = str(match.match_id) if match is not None else ""
         if match is not None:
             game_id = uuid.UUID(matches.hand_id(match_id, 1))
@@ -488,9 +492,7 @@ class TableServer:
             self._trim()
         return str(game_id), agg.version, arbiter_token
 
-    async def _open_match(
-        self, rules: Any, seat_count: int, plan: MatchPlan, keyed: bool
-    ) -> None:
+    async def _open_match(self, rules: Any, seat_count: int, plan: MatchPlan, keyed: bool) -> None:
         """Store a new match's opening facts. A keyed CreateGame retried after its match was
         stored (but not its first hand) finds the same match and goes on; a match of the
         same id with another length is another request's."""
@@ -504,7 +506,9 @@ class TableServer:
         except IntegrityError:
             if not keyed:
                 raise
-            stored = [f.fact for f in await asyncio.to_thread(self.store.match_facts, plan.match_id)]
+            stored = [
+                f.fact for f in await asyncio.to_thread(self.store.match_facts, plan.match_id)
+            ]
             if stored != list(opening):
                 raise MalformedCommand(
                     "request_id", "was already used for a different request"
@@ -847,9 +851,7 @@ class TableServer:
         """The stored events after ``after`` (up to ``last``), ``STREAM_PAGE`` at a time, so a
         stream holds one page whatever the length of the history."""
         while last is None or after < last:
-            page = await asyncio.to_thread(
-                self.store.stored_events, gid, after, last, STREAM_PAGE
-            )
+            page = await asyncio.to_thread(self.store.stored_events, gid, after, last, STREAM_PAGE)
             if not page:
                 return
             yield page
@@ -1048,9 +1050,7 @@ class TableServer:
         self.hub.publish(game_id, stored)
         self.after_append(game_id, agg)  # the turn clock of the new hand
 
-    def _stored_move(
-        self, agg: GameAggregate, facts: list[Any], done: int
-    ) -> list[StoredEvent]:
+    def _stored_move(self, agg: GameAggregate, facts: list[Any], done: int) -> list[StoredEvent]:
         """The move just recorded on ``agg`` (its pending events after the first ``done``),
         sealed under the hand's own id as every single table's move is."""
         pending: list[Any] = list(agg.pending_events)[done:]

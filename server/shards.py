@@ -29,7 +29,6 @@ from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import Notification
 
-from domain import table as tables
 from server.eventstore import (
     GameAggregate,
     GroupCommitter,

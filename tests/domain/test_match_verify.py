@@ -113,7 +113,9 @@ def test_a_hand_of_another_match_is_caught(played: matchplay.PlayedMatch) -> Non
     hands = played.exported()
     second = match.hand_id(played.match.match_id, 2)
     hands[second] = other.exported()[match.hand_id(other.match.match_id, 2)]
-    with pytest.raises(AuditFailure, match="does not name this match|this record is not that game's"):
+    with pytest.raises(
+        AuditFailure, match="does not name this match|this record is not that game's"
+    ):
         check(played, hands=hands)
 
 

@@ -17,11 +17,11 @@ from domain import table as tables
 from domain.engine import ARBITER, MalformedCommand, RuleViolation, Viewer
 from domain.huaniao.options import Mode
 from domain.huaniao.options import Options as HuaniaoOptions
+from domain.table import records as records_
 from domain.verify import MatchRecord, Record, verify_match
 from domain.zipai.options import DealerRule, ScoringProfile
 from domain.zipai.options import Options as ZipaiOptions
 from server import idempotency
-from domain.table import records as records_
 from server.eventstore import GameAggregate, TableApplication
 from server.receipts import Sealer
 from server.service import HandEvents, NextHand, TableServer

@@ -19,7 +19,6 @@ from domain.registry import rules_for
 from domain.table import records
 from domain.verify import MatchRecord, Record
 
-
 KEY = Ed25519PrivateKey.generate()
 PUBLIC_KEY = KEY.public_key().public_bytes_raw()
 _T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -54,8 +53,14 @@ class HandRecorder:
         receipts = [["0" * 64, "0" * 64]] * (self.table.seat_count + 2)
         head = self.records[-1].hash
         body = records.seal_body(self.game_id, first, last, head, receipts)
-        seal = {"game_id": self.game_id, "first": first, "last": last, "head": head,
-                "receipts": receipts, "signature": self.key.sign(body).hex()}
+        seal = {
+            "game_id": self.game_id,
+            "first": first,
+            "last": last,
+            "head": head,
+            "receipts": receipts,
+            "signature": self.key.sign(body).hex(),
+        }
         self.records[-1] = dataclasses.replace(self.records[-1], seal=seal)
 
     @property
