@@ -35,8 +35,8 @@ gen: $(GEN)/.stamp ## generate the Python gRPC code from protos/ into gen/
 browser: $(STAMP) ## install headless chromium + chromedriver for the browser tests if missing
 	$(BIN)/python -m tests.support.browser
 
-run: gen ## start the server on 127.0.0.1:50051 with SQLite in ./data (ARGS="--help" for flags)
-	$(BIN)/python -m server.main $(ARGS)
+run: gen ## start a development server on 127.0.0.1:50051, SQLite in ./data, prepared deals allowed (ARGS="--help" for flags)
+	$(BIN)/python -m server.main --allow-prepared-deals $(ARGS)
 
 lint: gen ## ruff and mypy
 	$(BIN)/ruff check domain server clients tests bench

@@ -251,7 +251,7 @@ def server_for(store: str, stack: ExitStack) -> Iterator[ServerProcess]:
     pg = stack.enter_context(postgres())
     env = pg_env(pg, create=False)
     migrate_shard(env)
-    pg_vars = {k: v for k, v in env.items() if k.startswith("POSTGRES_")}
+    pg_vars = {k: v for k, v in env.items() if k.startswith(("POSTGRES_", "TABLETOP_SIGNING"))}
     with ServerProcess(store="postgres", env=pg_vars, extra=SERVER_FLAGS) as server:
         yield server
 

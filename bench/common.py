@@ -22,6 +22,7 @@ SERVER_FLAGS = [
     "--max-open-games-per-client", "100000000",
     "--max-streams-per-client", "1000000",
     "--move-rate", "0",
+    "--allow-prepared-deals",  # seeded tables: the same deals in every run
 ]
 
 

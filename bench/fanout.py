@@ -272,7 +272,7 @@ def replicas(layout: str, stack: ExitStack) -> Iterator[tuple[str, str]]:
     pg = stack.enter_context(postgres())
     env = pg_env(pg, create=False)
     migrate_shard(env)
-    pg_vars = {k: v for k, v in env.items() if k.startswith("POSTGRES_")}
+    pg_vars = {k: v for k, v in env.items() if k.startswith(("POSTGRES_", "TABLETOP_SIGNING"))}
     a = stack.enter_context(ServerProcess(store="postgres", env=pg_vars, extra=SERVER_FLAGS))
     if layout == "postgres":
         yield a.target, a.target

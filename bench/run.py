@@ -42,7 +42,7 @@ def engine_section(quick: bool) -> list[str]:
     return lines
 
 
-SECTIONS = ("engine", "api", "cpu", "fanout", "rebuild", "writes", "soak")
+SECTIONS = ("engine", "api", "cpu", "fanout", "rebuild", "writes", "receipts", "soak")
 NOTES = Path(__file__).resolve().parent / "notes.md"
 
 
@@ -97,6 +97,10 @@ def main(argv: list[str] | None = None) -> None:
         from bench.writes import writes_sections
 
         sections += writes_sections(args.quick)
+    if not only or "receipts" in only:
+        from bench.receipts import receipts_section
+
+        sections.append(receipts_section(args.quick))
     if not only or "soak" in only:
         from bench.soak import soak_section
 

@@ -1,13 +1,27 @@
 """Verification: the one place that replays a stored record through the table and the engine.
 
 The published algorithms are in ``domain/table/deal.py`` (commitment, deck derivation) and
-``domain/table/records.py`` (the keyed hash chain); docs/api.md, "Audit", specifies them.
+``domain/table/records.py`` (the keyed hash chain, the seals); docs/api.md, "Audit",
+specifies them.
+
+A verifier is an input parser fed by whoever holds a file, so everything here is bounded:
+``parse_export`` reads either export form line by line with limits on line length, line
+count, nesting and number size, and checks every field's type before it is used; ``verify``
+advances by at least one event per step and stops at the first problem. Every input ends in
+an ``AuditReport`` or in one ``AuditFailure`` whose message is one line naming the problem.
 """
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from domain import match
 from domain import table as tables
@@ -15,23 +29,39 @@ from domain.engine import DomainError
 from domain.registry import rules_for
 from domain.table.deal import commitment
 from domain.table.justice.decide import is_game_move
-from domain.table.records import chain_hash, chain_key
+from domain.table.records import chain_hash, chain_key, seal_body, timestamp_text
 
-# --- verification ------------------------------------------------------------------------
+MAX_LINE = 1 << 20  # characters in one line of an export
+MAX_EVENTS = 100_000  # lines of an export
+MAX_DEPTH = 48  # nesting of JSON arrays and objects (genuine records stay under 15)
+MAX_DIGITS = 20  # of a JSON integer (genuine ones fit in 64 bits)
+MAKE_EXPORT = "make one after the game has ended with `tabletop-audit export GAME_ID -o game.jsonl`"
+RECORD_KEYS = frozenset(("version", "fact", "cause", "hash", "seal", "recorded_at"))
+SEAL_KEYS = frozenset(("game_id", "first", "last", "head", "receipts", "signature"))
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_HEX128 = re.compile(r"[0-9a-f]{128}")
+_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
+_TIME_LIKE = "2026-01-31T23:59:59.000000Z"
 
 
 class AuditFailure(Exception):
-    """The history does not verify; the message says where and why."""
+    """The history does not verify; the message says where and why, in one line."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(_one_line(message))
 
 
 @dataclass(frozen=True)
 class Record:
-    """One stored event as exported: its version, stored fact, cause and chain hash."""
+    """One stored event as exported: version, stored fact, cause, the time it was recorded,
+    chain hash, and on the last event of a move the move's seal."""
 
     version: int
     fact: dict[str, Any]
     cause: dict[str, Any] | None
     hash: str
+    seal: dict[str, Any] | None = None
+    recorded_at: str = ""  # records.timestamp_text
 
 
 @dataclass(frozen=True)
@@ -41,64 +71,320 @@ class AuditReport:
     moves_redecided: int
     winners: tuple[int, ...]
     reason: str
+    game_id: str = ""
+    seals: int = 0  # moves whose seal verified with the given key
+    prepared_deal: str = ""  # "prepared deal: chosen by the table's creator (...)", or ""
 
 
-def verify(records: list[Record]) -> AuditReport:
-    """Check a complete history: the chain, the commitment, the deck and every move.
+# --- reading an export ---------------------------------------------------------------------
+
+
+def parse_export(lines: Iterable[str]) -> list[Record]:
+    """Records from either export form: ``tabletop-audit export`` (one record per
+    line) or ``tabletop export`` (``{"event": ...}`` lines, then ``{"view": ...}``)."""
+    records: list[Record] = []
+    for n, line in enumerate(lines, start=1):
+        if n > MAX_EVENTS + 1:
+            raise AuditFailure(f"more than {MAX_EVENTS} lines: not an export of one game")
+        if len(line) > MAX_LINE:
+            raise AuditFailure(f"line {n} is longer than {MAX_LINE} characters")
+        text = line.strip()
+        if not text:
+            continue
+        data = _load(text, f"line {n}")
+        if not isinstance(data, dict):
+            raise AuditFailure(f"line {n} is not a JSON object; {MAKE_EXPORT}")
+        record = _record(data, n)
+        if record is not None:
+            records.append(record)
+    return records
+
+
+def _load(text: str, where: str) -> Any:
+    try:
+        data = json.loads(
+            text,
+            parse_int=_int,
+            parse_float=_no_float,
+            parse_constant=_no_float,
+            object_pairs_hook=_no_repeats,
+        )
+    except RecursionError:
+        raise AuditFailure(f"{where} is nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError, and the hooks' refusals
+        raise AuditFailure(f"{where} is not a valid export line ({exc}); {MAKE_EXPORT}") from None
+    if _depth(data) > MAX_DEPTH:
+        raise AuditFailure(f"{where} is nested deeper than {MAX_DEPTH} levels")
+    return data
+
+
+def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys repeat means two things to two readers (most keep the last):
+    refused. Otherwise the layout does not matter: the chain hashes the canonical form of
+    what was read, so a re-formatted export verifies and an altered one fails on its hash."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        raise ValueError("a key repeats in an object")
+    return data
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise ValueError(f"an integer of {len(text)} digits")
+    return int(text)
+
+
+def _no_float(text: str) -> Any:
+    raise ValueError(f"the number {text[:20]} is not an integer")
+
+
+def _depth(data: Any) -> int:
+    """Nesting depth, without recursion (the input decides how deep it is)."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            deepest = max(deepest, depth)
+            if depth > MAX_DEPTH:
+                return depth
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend((v, depth + 1) for v in items)
+    return deepest
+
+
+def _record(data: dict[str, Any], n: int) -> Record | None:
+    if "event" in data and len(data) == 1:  # `tabletop export`
+        return _from_event(data["event"], n)
+    if "view" in data and len(data) == 1:
+        return None  # `tabletop export` ends with the final view
+    if "redacted" in data:
+        raise AuditFailure(
+            f"line {n} is a redacted event (exported while the game was running): it cannot "
+            f"be verified; {MAKE_EXPORT}"
+        )
+    if set(data) != RECORD_KEYS:
+        raise AuditFailure(f"line {n} is not a stored event of an export; {MAKE_EXPORT}")
+    return _checked(data, n)
+
+
+def _from_event(event: Any, n: int) -> Record:
+    """A ``tabletop export`` line: the GameEvent as JSON, its stored form in stored_json."""
+    if not isinstance(event, dict):
+        raise AuditFailure(f"line {n}: `event` is not an object")
+    stored = event.get("stored_json")
+    if not stored:
+        raise AuditFailure(
+            f"line {n}: this `tabletop export` was made while the game was running, so its "
+            f"events are redacted and cannot be verified; {MAKE_EXPORT}"
+        )
+    if not isinstance(stored, str) or len(stored) > MAX_LINE:
+        raise AuditFailure(f"line {n}: stored_json is not a string of at most {MAX_LINE}")
+    inner = _load(stored, f"line {n} stored_json")
+    if not isinstance(inner, dict) or set(inner) != {"fact", "cause", "seal"}:
+        raise AuditFailure(f"line {n}: stored_json is not a stored event")
+    version = event.get("version")
+    if not isinstance(version, str) or not version.isdigit() or len(version) > MAX_DIGITS:
+        raise AuditFailure(f"line {n}: the event's version is not a number")
+    data = {
+        **inner,
+        "version": int(version),
+        "hash": event.get("hash"),
+        "recorded_at": _time(event.get("recorded_at"), n),
+    }
+    return _checked(data, n)
+
+
+def _time(value: Any, n: int) -> str:
+    """A GameEvent's recorded_at as protobuf JSON writes it (RFC 3339, 0-9 decimals), in
+    the chained form."""
+    try:
+        if not isinstance(value, str) or len(value) > 40:
+            raise ValueError
+        return timestamp_text(datetime.fromisoformat(value))
+    except (ValueError, OverflowError):
+        raise AuditFailure(f"line {n}: recorded_at is not a timestamp") from None
+
+
+def _checked(data: dict[str, Any], n: int) -> Record:
+    """A Record once every field has the type verification relies on."""
+    version, fact, cause, digest = data["version"], data["fact"], data["cause"], data["hash"]
+    seal, recorded_at = data["seal"], data["recorded_at"]
+    if type(version) is not int or not 1 <= version <= MAX_EVENTS:
+        raise AuditFailure(f"line {n}: version is not a number from 1 to {MAX_EVENTS}")
+    if not (
+        isinstance(fact, dict)
+        and set(fact) == {"type", "data"}
+        and isinstance(fact["type"], str)
+        and isinstance(fact["data"], dict)
+    ):
+        raise AuditFailure(f"line {n}: fact is not a {{type, data}} object")
+    if cause is not None and not (isinstance(cause, dict) and isinstance(cause.get("action"), str)):
+        raise AuditFailure(f"line {n}: cause is neither null nor an object with an action")
+    if not isinstance(digest, str) or len(digest) > 200:  # a wrong one fails on the chain
+        raise AuditFailure(f"line {n}: hash is not a string of hex digits")
+    if seal is not None and not isinstance(seal, dict):
+        raise AuditFailure(f"line {n}: seal is neither null nor an object")
+    if not isinstance(recorded_at, str) or not _TIME.fullmatch(recorded_at):
+        raise AuditFailure(f"line {n}: recorded_at is not a timestamp like {_TIME_LIKE}")
+    return Record(version, fact, cause, digest, seal, recorded_at)
+
+
+# --- verification --------------------------------------------------------------------------
+
+
+def verify(records: list[Record], public_key: bytes, game_id: str | None = None) -> AuditReport:
+    """Check a complete history against the server's public key (from outside the file):
 
     1. versions run 1..N; the first fact is GameCreated and the game revealed its secret;
     2. the secret matches the published commitment;
     3. every chain hash recomputes with the revealed key (an altered byte, a dropped or a
        reordered event breaks it);
-    4. replaying re-decides every recorded command through the engine (the deal from the
+    4. every move (the events one command appended) ends in a seal signed with
+       ``public_key`` over the game id (``game_id`` if given), the move's versions, the chain
+       head and the receipt hashes: a history re-keyed or re-played by anyone without the
+       server's key fails here, and so does another game's record;
+    5. replaying re-decides every recorded command through the engine (the deal from the
        secret and the seats' contributions included) and must give exactly the recorded
-       facts, ending in the recorded outcome.
+       facts, ending in the recorded outcome, with nothing after the end.
     """
-    return replayed(records)[0]
+    return replayed(records, public_key, game_id)[0]
 
 
-def replayed(records: list[Record]) -> tuple[AuditReport, tables.Table]:
+def replayed(
+    records: list[Record], public_key: bytes, game_id: str | None = None
+) -> tuple[AuditReport, tables.Table]:
     """``verify``, with the replayed table at the end (a match checks what follows from it)."""
     try:
-        return _verify(records)
+        return _verify(records, public_key, game_id)
     except AuditFailure:
         raise
-    except Exception as exc:  # a malformed history fails loudly, never crashes the verifier
-        raise AuditFailure(f"malformed history: {exc!r}") from exc
+    except Exception as exc:  # a malformed history fails with a reason, never a traceback
+        raise AuditFailure(f"malformed history: {type(exc).__name__}: {exc}") from exc
 
 
-def _verify(records: list[Record]) -> tuple[AuditReport, tables.Table]:
+def _verify(
+    records: list[Record], public_key: bytes, game_id: str | None
+) -> tuple[AuditReport, tables.Table]:
     if not records:
         raise AuditFailure("empty history")
     for i, r in enumerate(records, start=1):
         if r.version != i:
             raise AuditFailure(f"event {i} has version {r.version}: events missing or reordered")
     first = records[0].fact
-    if first.get("type") != "GameCreated":
+    if first["type"] != "GameCreated":
         raise AuditFailure("the first event is not GameCreated")
     created = first["data"]
-    revealed = [r for r in records if r.fact.get("type") == "ShuffleRevealed"]
+    revealed = [r for r in records if r.fact["type"] == "ShuffleRevealed"]
     if not revealed:
         raise AuditFailure("the shuffle secret was not revealed: the game has not ended")
     secret = revealed[-1].fact["data"]["secret"]
-    if secret != created["secret"]:
+    if not isinstance(secret, str) or secret != created["secret"]:
         raise AuditFailure("the revealed secret is not the one stored at creation")
-    if commitment(secret, tuple(created["prepared_deck"])) != created["commitment"]:
+    salt = revealed[-1].fact["data"].get("salt", "")
+    if not isinstance(salt, str) or salt != created.get("salt", ""):
+        raise AuditFailure("the revealed salt is not the one stored at creation")
+    if commitment(secret, salt, tuple(created["prepared_deck"])) != created["commitment"]:
         raise AuditFailure("the revealed secret does not match the published commitment")
-    key = chain_key(secret)
+    if created.get("arbiter_token_hash"):
+        raise AuditFailure("GameCreated carries a token hash: token hashes never leave a server")
+    key = chain_key(secret, salt)
     prev = ""
     for r in records:
-        if chain_hash(key, prev, r.version, r.fact, r.cause) != r.hash:
+        if chain_hash(key, prev, r.version, r.fact, r.cause, r.recorded_at) != r.hash:
             raise AuditFailure(f"chain hash mismatch at version {r.version}")
         prev = r.hash
+    signed_by = _check_seals(records, public_key, game_id, created["seat_count"])
     kind = created["kind"]
     facts = [tables.decode_event(kind, r.fact) for r in records]
     table, redecided = _replay(records, facts)
     outcome = table.outcome
     if outcome is None or not table.revealed:
         raise AuditFailure("the replayed game has not ended")
-    report = AuditReport(kind, len(records), redecided, outcome.winners, outcome.reason)
+    report = AuditReport(
+        kind,
+        len(records),
+        redecided,
+        outcome.winners,
+        outcome.reason,
+        game_id=signed_by,
+        seals=len(moves(records)),
+        prepared_deal=tables.prepared_marking(table.deal_source),
+    )
     return report, table
+
+
+def moves(records: list[Record]) -> list[tuple[int, int]]:
+    """The (first, last) versions of each move: a move starts at a recorded cause (the
+    creation at version 1) and runs up to the next one."""
+    starts = [r.version for r in records if r.cause is not None or r.version == 1]
+    ends = [s - 1 for s in starts[1:]] + [records[-1].version]
+    return list(zip(starts, ends, strict=True))
+
+
+def _check_seals(
+    records: list[Record], public_key: bytes, game_id: str | None, seat_count: Any
+) -> str:
+    """Every move's seal: on its last event only, naming this game, the move's versions and
+    the head, with the receipts of every viewer, signed with ``public_key``. Returns the
+    game id the seals name."""
+    try:
+        key = Ed25519PublicKey.from_public_bytes(public_key)
+    except ValueError:
+        raise AuditFailure("the public key is not a 32-byte Ed25519 key") from None
+    if type(seat_count) is not int or not 0 < seat_count <= 16:
+        raise AuditFailure("GameCreated has no valid seat_count")
+    bounds = moves(records)
+    ends = {last for _, last in bounds}
+    for r in records:
+        if r.seal is not None and r.version not in ends:
+            raise AuditFailure(f"version {r.version} carries a seal but does not end a move")
+    named = game_id
+    for first, last in bounds:
+        seal = records[last - 1].seal
+        if seal is None:
+            raise AuditFailure(f"the move at versions {first}..{last} is not signed (no seal)")
+        where = f"the seal of versions {first}..{last}"
+        if set(seal) != SEAL_KEYS:
+            raise AuditFailure(f"{where} is not a seal")
+        if named is None:
+            named = seal["game_id"]
+        if not isinstance(seal["game_id"], str) or seal["game_id"] != named:
+            raise AuditFailure(
+                f"{where} names game {_short(seal['game_id'])}, not {_short(named)}: this "
+                "record is not that game's"
+            )
+        if seal["first"] != first or seal["last"] != last:
+            raise AuditFailure(f"{where} covers other versions: the moves were re-cut")
+        if seal["head"] != records[last - 1].hash:
+            raise AuditFailure(
+                f"{where} signs another chain head than the record's: the record was "
+                "rewritten after the server signed it"
+            )
+        receipts = seal["receipts"]
+        if not (
+            isinstance(receipts, list)
+            and len(receipts) == seat_count + 2
+            and all(
+                isinstance(pair, list)
+                and len(pair) == 2
+                and all(isinstance(h, str) and _HEX64.fullmatch(h) for h in pair)
+                for pair in receipts
+            )
+        ):
+            raise AuditFailure(f"{where} does not list every viewer's receipt hashes")
+        signature = seal["signature"]
+        if not isinstance(signature, str) or not _HEX128.fullmatch(signature):
+            raise AuditFailure(f"{where} has no 64-byte signature")
+        try:
+            body = seal_body(named, first, last, seal["head"], receipts)
+            key.verify(bytes.fromhex(signature), body)
+        except InvalidSignature:
+            raise AuditFailure(
+                f"{where} is not signed by the given server key: the record was forged or "
+                "re-signed, or the key is another server's"
+            ) from None
+    assert named is not None
+    return named
 
 
 def _replay(records: list[Record], facts: list[Any]) -> tuple[Any, int]:
@@ -106,31 +392,55 @@ def _replay(records: list[Record], facts: list[Any]) -> tuple[Any, int]:
     i, redecided = 1, 0
     last_move = None
     while i < len(records):
+        version = records[i].version
+        if table.phase is tables.Phase.FINISHED:
+            raise AuditFailure(f"version {version} comes after the end of the game")
         cause = records[i].cause
         if cause is None:
-            raise AuditFailure(f"version {records[i].version} has no cause")
+            raise AuditFailure(f"version {version} has no cause")
+        if cause.get("reveals_closed"):
+            _check_reveals_closed(table, records[i - 1], records[i])
         try:
             expected = tables.redecide(table, cause, facts[i], last_move)
         except Exception as exc:  # a refused command is a forged history
-            raise AuditFailure(
-                f"version {records[i].version}: the engine refuses it: {exc}"
-            ) from exc
+            raise AuditFailure(f"version {version}: the engine refuses it: {exc}") from exc
+        if not expected:  # e.g. a timeout nobody was awaited for: never loop on nothing
+            raise AuditFailure(f"version {version}: the engine decides nothing for its cause")
         got = facts[i : i + len(expected)]
         if got != expected:
-            raise AuditFailure(
-                f"version {records[i].version}: recorded facts differ from the engine's"
-            )
+            raise AuditFailure(f"version {version}: recorded facts differ from the engine's")
         before = table.game
         for fact in got:
             table = tables.evolve(table, fact)
         last_move = (
-            tables.last_move(table.kind, cause, (records[i].version, table.version), got, before)
+            tables.last_move(table.kind, cause, (version, table.version), got, before)
             if is_game_move(cause)
             else None
         )
         i += len(expected)
         redecided += 1
     return table, redecided
+
+
+def _check_reveals_closed(table: Any, before: Record, start: Record) -> None:
+    """A deal that went on without pending reveals was recorded once the table's recorded
+    reveal window had closed (the server's clock is trusted, its record must agree)."""
+    deadline = tables.reveal_deadline(table, datetime.fromisoformat(before.recorded_at))
+    if deadline is not None and datetime.fromisoformat(start.recorded_at) < deadline:
+        raise AuditFailure(
+            f"version {start.version}: the deal went on without pending reveals before the "
+            "reveal window closed"
+        )
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _one_line(message: str) -> str:
+    flat = " ".join(message.split())
+    return flat if len(flat) <= 400 else flat[:397] + "..."
 
 
 # --- matches -----------------------------------------------------------------------------
@@ -155,24 +465,31 @@ class MatchReport:
 
 
 def verify_match(
-    match_id: str, records: list[MatchRecord], hands: dict[str, list[Record]]
+    match_id: str,
+    records: list[MatchRecord],
+    hands: dict[str, list[Record]],
+    public_key: bytes,
 ) -> MatchReport:
     """Check a whole match: its own record, each hand, the links, and the standings.
 
     1. the match's versions run 1..N and every chain hash recomputes (its key comes from
        the match id: the facts are public);
-    2. every hand the match links is given and verifies on its own (``verify``), and names
-       this match and its number in its GameCreated;
+    2. every hand the match links is given and verifies on its own (``verify``: its deal,
+       chain and every move's seal against ``public_key``, the seals naming the hand's own
+       game id), and names this match and its number in its GameCreated;
     3. every fact of the match is re-decided: the opening and the first hand's link, each
        seat's ready, each hand's end (its outcome and the hash of its last event, read
        from the hand's record), each standing that follows and the end of the match;
     4. each hand after the first opened exactly as the match's rule says: the same seats,
-       tokens, arbiter and settings as the hand before, the options the game's dealer rule
-       gives after it, the seats' ready contributions, and the table's own deal;
+       arbiter and settings as the hand before, the options the game's dealer rule gives
+       after it, the seats' ready contributions (each committed and revealed at once, as
+       the table's older contribution form: the hand's fresh secret and these readies are
+       its entropy), and the table's own deal (token hashes never leave the server, so the
+       record cannot show the tokens; the seals bind each hand to its game id);
     5. the match has ended.
     """
     try:
-        return _verify_match(match_id, records, hands)
+        return _verify_match(match_id, records, hands, public_key)
     except AuditFailure:
         raise
     except Exception as exc:
@@ -180,7 +497,10 @@ def verify_match(
 
 
 def _verify_match(
-    match_id: str, records: list[MatchRecord], hands: dict[str, list[Record]]
+    match_id: str,
+    records: list[MatchRecord],
+    hands: dict[str, list[Record]],
+    public_key: bytes,
 ) -> MatchReport:
     if not records:
         raise AuditFailure("empty match record")
@@ -206,7 +526,7 @@ def _verify_match(
     reports: list[AuditReport] = []
     i = 1
     while i < len(facts):
-        expected = _redecide_match(state, facts[i], finals, hands, reports)
+        expected = _redecide_match(state, facts[i], finals, hands, reports, public_key)
         if i + len(expected) > len(facts):
             raise AuditFailure("the match record stops in the middle: the match has not ended")
         if facts[i : i + len(expected)] != expected:
@@ -227,6 +547,7 @@ def _redecide_match(
     finals: dict[int, tables.Table],
     hands: dict[str, list[Record]],
     reports: list[AuditReport],
+    public_key: bytes,
 ) -> list[Any]:
     """The facts the match's engine decides where the record has ``fact``."""
     try:
@@ -240,7 +561,7 @@ def _redecide_match(
             return match.end_hand(state, finals[current.hand], head)
         if isinstance(fact, match.HandOpened):
             expected = match.open_hand(state) if state.hands else [fact]
-            _check_hand(state, fact, finals, hands, reports)
+            _check_hand(state, fact, finals, hands, reports, public_key)
             return expected
     except DomainError as exc:
         raise AuditFailure(f"the match's engine refuses {type(fact).__name__}: {exc}") from exc
@@ -253,14 +574,16 @@ def _check_hand(
     finals: dict[int, tables.Table],
     hands: dict[str, list[Record]],
     reports: list[AuditReport],
+    public_key: bytes,
 ) -> None:
-    """The linked hand verifies alone and opened as the match's rule says."""
+    """The linked hand verifies alone (signed as that hand's game) and opened as the
+    match's rule says."""
     n, game_id = opened.hand, opened.game_id
     records = hands.get(game_id)
     if not records:
         raise AuditFailure(f"hand {n} ({game_id}) is missing from the export")
     try:
-        report, final = replayed(records)
+        report, final = replayed(records, public_key, game_id)
     except AuditFailure as exc:
         raise AuditFailure(f"hand {n} ({game_id}): {exc}") from exc
     if final.match_id != state.match_id or final.hand != n:
@@ -282,7 +605,7 @@ def _same_opening(n: int, records: list[Record], moves: list[match.decide.Move])
         got = records[at : at + len(facts)]
         if got[0].cause != cause or [tables.decode_event(kind, r.fact) for r in got] != facts:
             raise AuditFailure(
-                f"hand {n} did not open as the match says (seats, tokens, settings, the "
+                f"hand {n} did not open as the match says (seats, settings, the "
                 f"dealer rule's options, the ready contributions) at its version {at + 1}"
             )
         at += len(facts)

@@ -7,6 +7,7 @@ value ends the process with one line naming the flag and the variable, and exit 
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +39,11 @@ class Settings:
     stream_stall_timeout: float = 30.0  # seconds a stream may wait for its reader
     min_turn_time: float = 5.0  # seconds: the shortest turn clock a table may have
     max_clock_events: int = 200  # events the clock may make in a row without a client call
+    allow_prepared_deals: bool = False  # client seeds and decks (docs/api.md, "Audit")
+    reveal_timeout: float = 30.0  # seconds the deal waits for the seats' reveals
     limits: LimitSettings = field(default_factory=LimitSettings)  # server/limits.py
+    signing_key_file: Path | None = None  # server/signing.py: where the key comes from
+    signing_key: str = field(default="", repr=False)  # TABLETOP_SIGNING_KEY, the key itself
 
     def store_env(self) -> dict[str, str]:
         """The eventsourcing settings for the chosen store."""
@@ -173,6 +178,23 @@ OPTIONS: list[click.Parameter] = [
         type=click.IntRange(min=1),
         default=200,
     ),
+    _option(
+        "--allow-prepared-deals",
+        "accept CreateGame with a seed or a deck: deals chosen by the table's creator, marked "
+        "as such; for development, tests, tournaments and reproducing disputes [default: off, "
+        "refused with FAILED_PRECONDITION PREPARED_DEALS_DISABLED]",
+        type=click.BOOL,
+        default=False,
+        is_flag=True,
+    ),
+    _option(
+        "--reveal-timeout",
+        "seconds the deal waits for seats to reveal their contributions, counted from the "
+        "table's latest event once every seat is taken; then StartGame deals and a missing "
+        "reveal's commitment stands in for it (recorded in each new table)",
+        type=click.FloatRange(min=0, max=86_400),
+        default=30.0,
+    ),
     # the limits of server/limits.py; each refuses with RESOURCE_EXHAUSTED and a detail
     _option(
         "--max-message-bytes",
@@ -221,6 +243,17 @@ OPTIONS: list[click.Parameter] = [
         "call metadata naming the client for the per-client limits, set by a trusted "
         "gateway [default: the peer's IP address]",
         default="",
+    ),
+    click.Option(
+        ["--signing-key"],
+        envvar="TABLETOP_SIGNING_KEY_FILE",
+        show_envvar=True,
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="the Ed25519 key file that signs every move (PEM, or 64 hex digits); every "
+        "replica of a deployment shares one (`python -m server.signing new FILE` makes one). "
+        "TABLETOP_SIGNING_KEY may hold the key itself instead [default: "
+        "DATA_DIR/signing-key.pem, made at first start; PostgreSQL needs one given]",
     ),
     click.Option(
         ["--port-file"],
@@ -275,6 +308,10 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]
             stream_stall_timeout=a.stream_stall_timeout,
             min_turn_time=a.min_turn_time,
             max_clock_events=a.max_clock_events,
+            allow_prepared_deals=a.allow_prepared_deals,
+            reveal_timeout=a.reveal_timeout,
+            signing_key_file=a.signing_key,
+            signing_key=os.environ.get("TABLETOP_SIGNING_KEY", ""),
             limits=LimitSettings(
                 max_message_bytes=a.max_message_bytes,
                 max_streams_per_connection=a.max_streams_per_connection,

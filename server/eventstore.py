@@ -2,9 +2,11 @@
 
 Each stored event is a ``GameAggregate.Recorded`` (the first a ``GameAggregate.Opened``)
 wrapping one domain fact in its JSON form, plus the SHA-256 hash chaining it to its
-predecessor. The aggregate's only state is the immutable ``domain.table.Table`` and the head
-hash, so a copy for a tentative move is a shallow copy, and snapshots store the table in its
-JSON form.
+predecessor. The token hashes of a fact are kept beside it (``private``), outside the chained
+and exported form; the last event of each move carries the move's ``seal`` (the server's
+signature, domain/table/records.py). The aggregate's only state is the immutable
+``domain.table.Table``, the head hash and the latest seal, so a copy for a tentative move is
+a shallow copy, and snapshots store the table in its JSON form.
 """
 
 from __future__ import annotations
@@ -63,44 +65,56 @@ def chain_hash(
     version: int,
     fact: dict[str, Any],
     cause: dict[str, Any] | None,
+    recorded_at: datetime,
 ) -> str:
-    """The keyed hash of one stored event (domain/table/records.py): it covers its predecessor, its
-    version, its fact and the command that caused it."""
-    return records.chain_hash(records.chain_key(table.secret), prev_hash, version, fact, cause)
+    """The keyed hash of one stored event (domain/table/records.py): it covers its
+    predecessor, its version, its fact, the command that caused it and when it was stored."""
+    key = records.chain_key(table.secret, table.salt)
+    at = records.timestamp_text(recorded_at)
+    return records.chain_hash(key, prev_hash, version, fact, cause, at)
 
 
 class GameAggregate(Aggregate):
     """One game's stream. ``table`` is the domain state rebuilt from the facts."""
 
     class Opened(Aggregate.Created):
-        fact: dict[str, Any]
+        fact: dict[str, Any]  # as chained and exported: no token hash
         hash: str
         cause: dict[str, Any] | None
+        private: dict[str, Any] | None = None  # the token hashes, never exported
+        seal: dict[str, Any] | None = None  # the move's seal (set by seal_move)
 
         def apply(self, aggregate: Any) -> None:
-            aggregate.table = tables.evolve(None, tables.decode_event("", self.fact))
+            fact = records.join_private(self.fact, self.private)
+            aggregate.table = tables.evolve(None, tables.decode_event("", fact))
             aggregate.head_hash = self.hash
+            _keep_seal(aggregate, self)
 
     class Recorded(Aggregate.Event):
-        fact: dict[str, Any]
+        fact: dict[str, Any]  # as chained and exported: no token hash
         hash: str
         cause: dict[str, Any] | None  # the command behind the first fact of a move
+        private: dict[str, Any] | None = None  # the token hashes, never exported
+        seal: dict[str, Any] | None = None  # on a move's last event (set by seal_move)
 
         def apply(self, aggregate: Any) -> None:
             # record() hands over the fact it just encoded; replays decode the stored form
             event = aggregate.__dict__.pop("_recording", None)
             if event is None:
-                event = tables.decode_event(aggregate.table.kind, self.fact)
+                fact = records.join_private(self.fact, self.private)
+                event = tables.decode_event(aggregate.table.kind, fact)
             aggregate.table = tables.evolve(aggregate.table, event)
             aggregate.head_hash = self.hash
+            _keep_seal(aggregate, self)
             if self.cause is not None and (
                 self.cause.get("request_id") or self.cause.get("request_key")
             ):
                 _index_request(aggregate, self.cause, self.originator_version)
             _count_clock_run(aggregate, self.cause)
 
-    # Set by Opened.apply: ``table`` (domain.table.Table) and ``head_hash`` (str). Not class
-    # annotations, which eventsourcing would turn into constructor arguments.
+    # Set by Opened.apply: ``table`` (domain.table.Table), ``head_hash`` (str) and ``seal``
+    # (the latest move's, or None). Not class annotations, which eventsourcing would turn
+    # into constructor arguments.
     table: tables.Table
     head_hash: str
 
@@ -111,19 +125,45 @@ class GameAggregate(Aggregate):
     def open(
         cls, game_id: UUID, created: tables.GameCreated, cause: dict[str, Any] | None = None
     ) -> GameAggregate:
-        fact = tables.encode_event(created)
+        fact, private = records.split_private(tables.encode_event(created))
         table = tables.evolve(None, created)
-        digest = chain_hash(table, "", 1, fact, cause)
-        return cls._create(cls.Opened, id=game_id, fact=fact, hash=digest, cause=cause)
+        at = cls.Opened.create_timestamp()
+        digest = chain_hash(table, "", 1, fact, cause, at)
+        return cls._create(
+            cls.Opened,
+            id=game_id,
+            fact=fact,
+            hash=digest,
+            cause=cause,
+            private=private,
+            timestamp=at,
+        )
 
     def record(self, event: Any, cause: dict[str, Any] | None = None) -> None:
-        fact = tables.encode_event(event)
-        digest = chain_hash(self.table, self.head_hash, self.version + 1, fact, cause)
+        fact, private = records.split_private(tables.encode_event(event))
+        at = self.Recorded.create_timestamp()
+        digest = chain_hash(self.table, self.head_hash, self.version + 1, fact, cause, at)
         self.__dict__["_recording"] = event  # saves Recorded.apply decoding ``fact`` again
         try:
-            self.trigger_event(self.Recorded, fact=fact, hash=digest, cause=cause)
+            self.trigger_event(
+                self.Recorded, fact=fact, hash=digest, cause=cause, private=private, timestamp=at
+            )
         finally:
             self.__dict__.pop("_recording", None)
+
+    def seal_move(self, seal: dict[str, Any]) -> None:
+        """Attach the move's seal to its last pending event before the save.
+
+        The seal signs what the move's events render to (their hashes and timestamps), so
+        it is made after they exist; it is not part of any hash, and it is stored in the
+        same transaction as the move."""
+        last = self._pending_events[-1]
+        vars(last)["seal"] = seal
+        self.__dict__["seal"] = seal
+
+    @property
+    def latest_seal(self) -> dict[str, Any] | None:
+        return self.__dict__.get("seal")
 
     def request_version(self, seat: int | None, request_id: str) -> int | None:
         """The version of the first fact of the move ``seat`` sent with this Play request_id
@@ -152,6 +192,12 @@ class GameAggregate(Aggregate):
         clone = copy.copy(self)
         clone.__dict__["_pending_events"] = []
         return clone
+
+
+def _keep_seal(aggregate: Any, event: Any) -> None:
+    seal = event.seal
+    if seal is not None:
+        aggregate.seal = seal
 
 
 def _index_request(aggregate: Any, cause: dict[str, Any], version: int) -> None:
@@ -265,6 +311,22 @@ class StoredEvent:
     hash: str
     stored: dict[str, Any] | None = None  # the fact's stored JSON form (audit, export)
     cause: dict[str, Any] | None = None  # the command behind a move's first fact
+    seal: dict[str, Any] | None = None  # on a move's last event: the server's signature
+
+
+def stored_event(e: Any, kind: str) -> StoredEvent:
+    """A stored Opened/Recorded as a StoredEvent: the fact decoded with its token hashes
+    (the server's own state needs them), the stored form without."""
+    fact = records.join_private(e.fact, e.private)
+    return StoredEvent(
+        e.originator_version,
+        e.timestamp,
+        tables.decode_event(kind, fact),
+        e.hash,
+        e.fact,
+        e.cause,
+        e.seal,
+    )
 
 
 class TableApplication(Application[UUID]):
@@ -302,16 +364,7 @@ class TableApplication(Application[UUID]):
                 kind = e.fact["data"]["kind"] if e.fact["type"] == "GameCreated" else ""
                 if not kind:
                     kind = self.kind_of(game_id)
-            out.append(
-                StoredEvent(
-                    e.originator_version,
-                    e.timestamp,
-                    tables.decode_event(kind, e.fact),
-                    e.hash,
-                    e.fact,
-                    e.cause,
-                )
-            )
+            out.append(stored_event(e, kind))
         return out
 
     def kind_of(self, game_id: UUID) -> str:

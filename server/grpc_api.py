@@ -11,8 +11,9 @@ from typing import Any
 
 import grpc
 
+from domain import table as tables
 from domain.engine import MalformedCommand, Viewer
-from server import logs, render
+from server import logs, receipts, render
 from server.errors import to_status
 from server.health import is_store_fault
 from server.limits import Limits
@@ -58,9 +59,12 @@ def unary(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 class TableServicer(pb_grpc.TableServiceServicer):
-    def __init__(self, server: TableServer, limits: Limits | None = None) -> None:
+    def __init__(self, server: TableServer, limits: Limits | None, public_key: bytes) -> None:
         self.server = server
         self.limits = limits  # server/limits.py: the per-seat move rate is checked here
+        self.public_key = public_key  # the Ed25519 key that signs the seals (GetSigningKey)
+        sealer = server.sealer  # its renderings of each game's latest move are reused
+        self.sealer = sealer if isinstance(sealer, receipts.Sealer) else None
         # LegalMoves, the Play reply and a seat's Watch all give the same answer for one seat
         # at one version: it is decided and rendered once (issue 16)
         self._legal: OrderedDict[tuple[uuid.UUID, int, Viewer], pb.LegalMovesResponse] = (
@@ -160,9 +164,25 @@ class TableServicer(pb_grpc.TableServiceServicer):
             request.seat,
             request.player_name,
             request.contribution,
+            request.contribution_commitment,
             request.request_id,
         )
         return pb.JoinGameResponse(seat_token=token, seat=request.seat, version=version)
+
+    @unary
+    async def RevealContribution(
+        self, request: pb.RevealContributionRequest, context: Any
+    ) -> pb.RevealContributionResponse:
+        viewer = await self._viewer(request.game_id, context)
+        version, stored, awaiting, deadline = await self.server.reveal(
+            request.game_id, viewer, request.contribution
+        )
+        after = None
+        if stored:  # the reveal's events and their receipt, as a Play reply carries them
+            after = await self.server.snapshot(request.game_id, viewer, stored[-1].version)
+        return receipts.reveal_reply(
+            self.sealer, version, stored, awaiting, deadline, viewer, after
+        )
 
     @unary
     async def StartGame(self, request: pb.StartGameRequest, context: Any) -> pb.StartGameResponse:
@@ -182,13 +202,11 @@ class TableServicer(pb_grpc.TableServiceServicer):
         )
         # the game right after this move (a retried request_id gets its original reply)
         after = await self.server.snapshot(request.game_id, viewer, stored[-1].version)
-        to_act = render.to_act(after.table, after.viewer)
-        return pb.PlayResponse(
-            version=stored[-1].version,
-            events=render.events_proto(snap.table.kind, stored, viewer),
-            to_act=to_act,
-            legal_moves=await self._turn(request.game_id, viewer, stored[-1].version, to_act),
-        )
+        reply = receipts.play_reply(self.sealer, snap.table.kind, stored, viewer, after)
+        turn = await self._turn(request.game_id, viewer, stored[-1].version, list(reply.to_act))
+        if turn is not None:  # outside the receipt: what the caller may do now
+            reply.legal_moves.CopyFrom(turn)
+        return reply
 
     @unary
     async def LegalMoves(
@@ -202,7 +220,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
         viewer = await self._viewpoint(request, context)
         version = request.version if request.HasField("version") else None
         snap = await self.server.snapshot(request.game_id, viewer, version, with_match=True)
-        return pb.GetViewResponse(view=render.view_proto(snap))
+        own = not (request.HasField("as_seat") or request.as_arbiter)  # not another's view
+        return receipts.view_reply(self.sealer, snap, own=own)
 
     @unary
     async def ReadyNextHand(
@@ -234,8 +253,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
             request.game_id, viewer, after, size
         )
         more = bool(events) and events[-1].version < latest
+        ended = table.phase is tables.Phase.FINISHED  # the stored form only after the end
         return pb.GetHistoryResponse(
-            events=render.events_proto(table.kind, events, seen_as),
+            events=render.events_proto(table.kind, events, seen_as, complete=ended),
             next_page_token=f"v{events[-1].version}" if more else "",
             version=latest,
         )
@@ -257,6 +277,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
         except Exception as exc:
             await _abort(context, exc)
 
+    @unary
+    async def GetSigningKey(
+        self, request: pb.GetSigningKeyRequest, context: Any
+    ) -> pb.GetSigningKeyResponse:
+        return pb.GetSigningKeyResponse(public_key=self.public_key, algorithm="ed25519")
+
     async def Watch(
         self, request: pb.WatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.WatchResponse]:
@@ -265,7 +291,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             if request.after_version < 0:
                 raise MalformedCommand("after_version", "must be >= 0")
             snap = await self.server.snapshot(request.game_id, viewer, None)
-            kind = snap.table.kind
+            kind, table = snap.table.kind, snap.table
             if request.follow_match:
                 stream = self.server.watch_match(request.game_id, viewer, request.after_version)
             else:
@@ -274,22 +300,34 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 if isinstance(item, NextHand):
                     yield pb.WatchResponse(game_id=item.game_id, next_hand=_next_hand(item))
                     continue
-                if item.batch is not None:  # a live batch: render once per viewer
-                    rendered = item.batch.render(
-                        item.viewer, functools.partial(_render, kind, item.viewer)
+                gid, seen_as = item.game_id, item.viewer
+
+                def render_for(events: list[Any]) -> list[pb.WatchResponse]:
+                    msgs = receipts.watch_messages(
+                        self.sealer, kind, table, seen_as, events, request.batched  # noqa: B023
                     )
+                    for msg in msgs:
+                        msg.game_id = gid  # noqa: B023
+                    return msgs
+
+                if item.batch is not None:  # a live batch: render once per viewer and form
+                    rendered = item.batch.render((seen_as, request.batched), render_for)
                 else:
-                    rendered = render.events_proto(kind, item.events, item.viewer)
+                    rendered = render_for(item.events)
                 if not rendered:
                     continue
-                # a seat's own stream says what it may do when it is its turn
-                turn = await self._turn(item.game_id, viewer, item.events[-1].version)
-                if request.batched:
-                    yield pb.WatchResponse(events=rendered, game_id=item.game_id, legal_moves=turn)
-                    continue
                 for msg in rendered[:-1]:
-                    yield pb.WatchResponse(event=msg, game_id=item.game_id)
-                yield pb.WatchResponse(event=rendered[-1], game_id=item.game_id, legal_moves=turn)
+                    yield msg
+                # a seat's own stream says what it may do when it is its turn (the messages
+                # are shared by every stream of this viewer: this stream's turn goes on a copy)
+                turn = await self._turn(gid, viewer, item.events[-1].version)
+                if turn is None:
+                    yield rendered[-1]
+                else:
+                    last = pb.WatchResponse()
+                    last.CopyFrom(rendered[-1])
+                    last.legal_moves.CopyFrom(turn)
+                    yield last
         except grpc.aio.AbortError:
             raise
         except Exception as exc:
@@ -307,10 +345,6 @@ def _next_hand(item: NextHand) -> pb.NextHand:
     if item.game_id:  # dealt, though its link in the match may still be being written
         match.current_hand, match.current_game_id = item.hand, item.game_id
     return pb.NextHand(hand=item.hand, game_id=item.game_id, match=match)
-
-
-def _render(kind: str, viewer: Viewer, events: list[Any]) -> list[pb.GameEvent]:
-    return render.events_proto(kind, events, viewer)
 
 
 def _page_start(token: str) -> int:

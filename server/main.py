@@ -23,8 +23,10 @@ from server.health import StoreHealth
 from server.limits import Limits, LimitsInterceptor
 from server.logs import configure_logging
 from server.metrics import Metrics, RpcInterceptor, instrument_store
+from server.receipts import Sealer
 from server.service import TableServer
 from server.shards import Store, check_tables
+from server.signing import SigningKeyError, load_signer
 from server.timers import TurnClock
 from tabletop.v1 import tabletop_pb2, tabletop_pb2_grpc
 
@@ -107,6 +109,12 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     check_port_free(settings.host, settings.port)
     if settings.metrics_port is not None:
         check_port_free(settings.host, settings.metrics_port, "metrics-port")
+    try:
+        signer = load_signer(
+            settings.data_dir, settings.signing_key_file, settings.signing_key, settings.store
+        )
+    except SigningKeyError as exc:
+        raise StartupError(str(exc)) from None
     store = build_store(settings)
     metrics = Metrics()  # in prometheus_client's default registry
     for shard in store.shards:
@@ -114,7 +122,18 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     for committer in store.committers:  # unknown outcomes settled (server/eventstore.py)
         committer.on_settled = lambda result: metrics.settled.labels(result).inc()
     store_health = StoreHealth(store.shards, metrics)
-    tables = TableServer(store, min_turn_ms=int(settings.min_turn_time * 1000))
+    tables = TableServer(
+        store,
+        min_turn_ms=int(settings.min_turn_time * 1000),
+        sealer=Sealer(signer),
+        allow_prepared_deals=settings.allow_prepared_deals,
+        reveal_timeout=settings.reveal_timeout,
+    )
+    if settings.allow_prepared_deals:
+        log.warning(
+            "prepared deals are ALLOWED (--allow-prepared-deals): CreateGame accepts a seed "
+            "or a deck, so a table's creator may choose its deal; such tables are marked"
+        )
     clock = TurnClock(tables, max_run=settings.max_clock_events)  # durable through restarts
     clock.install()
     interceptor = RpcInterceptor(metrics, stall_timeout=settings.stream_stall_timeout)
@@ -122,7 +141,8 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     server = grpc.aio.server(
         options=grpc_options(settings), interceptors=[interceptor, LimitsInterceptor(limits)]
     )
-    tabletop_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(tables, limits), server)
+    servicer = TableServicer(tables, limits, public_key=signer.public_key)
+    tabletop_pb2_grpc.add_TableServiceServicer_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     source_reflection.enable(
@@ -206,6 +226,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
                 pass
 
     probe = asyncio.create_task(readiness())
+    log.info("signing with the key from %s, public key %s", signer.source, signer.public_key.hex())
     log.info("serving on %s:%d with the %s store", settings.host, port, settings.store)
     print(f"tabletop server listening on {settings.host}:{port} ({settings.store})", flush=True)
     if port_file is not None:

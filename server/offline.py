@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 from domain import table as tables
@@ -22,7 +23,7 @@ from server.eventstore import StoredEvent
 from server.service import seen_at
 from tabletop.v1 import tabletop_pb2 as pb
 
-NO_GAME_ID = uuid.UUID(int=0)  # an export names no game id
+NO_GAME_ID = uuid.UUID(int=0)  # the page shows no game id
 
 
 def record_kind(records: list[Record]) -> str:
@@ -48,4 +49,5 @@ def _versions(kind: str, records: list[Record]) -> Iterator[tuple[StoredEvent, t
     for r in records:
         fact = tables.decode_event(kind, r.fact)
         table = tables.evolve(table, fact)
-        yield StoredEvent(r.version, None, fact, r.hash, r.fact, r.cause), table
+        at = datetime.fromisoformat(r.recorded_at) if r.recorded_at else None
+        yield StoredEvent(r.version, at, fact, r.hash, r.fact, r.cause, r.seal), table

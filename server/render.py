@@ -17,7 +17,7 @@ from domain import match as matches
 from domain import table as tables
 from domain.engine import ARBITER, MalformedCommand, Role, Viewer
 from domain.registry import rules_for
-from domain.table import records
+from domain.table import deal, records
 from domain.table.justice import facts as J
 from server.eventstore import StoredEvent, StoredMatchFact
 from server.protoconv import fill, fill_oneof, read, read_oneof
@@ -30,6 +30,12 @@ _PHASE = {
     tables.Phase.WAITING: pb.GAME_PHASE_WAITING,
     tables.Phase.PLAYING: pb.GAME_PHASE_PLAYING,
     tables.Phase.FINISHED: pb.GAME_PHASE_FINISHED,
+}
+
+
+_DEAL_SOURCE = {s: pb.DealSource.Value(f"DEAL_SOURCE_{s.name}") for s in deal.DealSource}
+_CONTRIBUTION = {
+    c: pb.ContributionStatus.Value(f"CONTRIBUTION_STATUS_{c.name}") for c in deal.Contribution
 }
 
 
@@ -93,30 +99,42 @@ def move_label(table: tables.Table, command: Any) -> str:
     return str(rules_for(table.kind).label(table.game, command))
 
 
-def event_proto(kind: str, stored: StoredEvent, viewer: Viewer) -> pb.GameEvent:
+def event_proto(
+    kind: str, stored: StoredEvent, viewer: Viewer, complete: bool = False
+) -> pb.GameEvent:
+    """One event as ``viewer`` may see it. ``complete`` (GetHistory once the game has
+    ended, for everyone) adds the stored form: before the end it would give away the
+    shuffle secret (in GameCreated), the arbiter included."""
     fact = tables.redact(kind, stored.fact, viewer)
     msg = pb.GameEvent(version=stored.version, text=tables.describe(kind, fact))
     if stored.recorded_at is not None:  # None: an exported record (it keeps no time)
         msg.recorded_at.FromDatetime(stored.recorded_at)
     msg.hash = stored.hash
-    if viewer == ARBITER and stored.stored is not None:
-        msg.stored_json = records.canonical({"fact": stored.stored, "cause": stored.cause})
+    if complete and stored.stored is not None:
+        msg.stored_json = stored_json(stored)
     if isinstance(fact, tables.GameCreated):
         msg.table.game_created.options.CopyFrom(options_proto(fact.kind, fact.options))
         msg.table.game_created.seat_count = fact.seat_count
         msg.table.game_created.commitment = fact.commitment
         msg.table.game_created.match_id = fact.match_id
         msg.table.game_created.hand = fact.hand
+        msg.table.game_created.deal_source = _DEAL_SOURCE[fact.deal_source]
+        msg.table.game_created.reveal_timeout_ms = fact.reveal_timeout_ms
     elif isinstance(fact, tables.SeatTaken):
         msg.table.seat_taken.seat = fact.seat
         msg.table.seat_taken.player_name = fact.player_name
-        msg.table.seat_taken.contribution = fact.contribution
+        msg.table.seat_taken.contribution_commitment = fact.commitment
+    elif isinstance(fact, tables.ContributionRevealed):  # the value is never sent
+        msg.table.contribution_revealed.seat = fact.seat
+    elif isinstance(fact, tables.RevealWithheld):
+        msg.table.reveal_withheld.seat = fact.seat
     elif isinstance(fact, tables.GameStarted):
         msg.table.game_started.deck.extend(fact.deck)
         msg.table.game_started.deck_hidden = not fact.deck
         msg.table.game_started.seed = fact.seed
     elif isinstance(fact, tables.ShuffleRevealed):
         msg.table.shuffle_revealed.secret = fact.secret
+        msg.table.shuffle_revealed.salt = fact.salt
     elif isinstance(fact, J.MoveRetracted):  # the restored state is not part of the message
         r = msg.table.move_retracted
         r.seat, r.first_version, r.last_version = fact.seat, fact.first_version, fact.last_version
@@ -128,8 +146,16 @@ def event_proto(kind: str, stored: StoredEvent, viewer: Viewer) -> pb.GameEvent:
     return msg
 
 
-def events_proto(kind: str, events: list[StoredEvent], viewer: Viewer) -> list[pb.GameEvent]:
-    return [event_proto(kind, e, viewer) for e in events]
+def stored_json(stored: StoredEvent) -> str:
+    """The record of one event as exported: what the chain hashes (the fact without token
+    hashes, the cause) and the move's seal on its last event."""
+    return records.canonical({"fact": stored.stored, "cause": stored.cause, "seal": stored.seal})
+
+
+def events_proto(
+    kind: str, events: list[StoredEvent], viewer: Viewer, complete: bool = False
+) -> list[pb.GameEvent]:
+    return [event_proto(kind, e, viewer, complete) for e in events]
 
 
 def to_act(table: tables.Table, viewer: Viewer = ARBITER, game_view: Any = None) -> list[int]:
@@ -166,12 +192,22 @@ def view_proto(snap: Snapshot) -> pb.GameView:
         options=options_proto(table.kind, table.options),
         head_hash=snap.head_hash,
         commitment=table.commitment,
+        deal_source=_DEAL_SOURCE[table.deal_source],
     )
     if identity.seat is not None:
         msg.seat = identity.seat
+    if snap.reveal_deadline is not None:
+        msg.reveal_deadline.FromDatetime(snap.reveal_deadline)
     for seat, info in enumerate(table.seats):
+        if info is None:
+            msg.seats.add(seat=seat)
+            continue
         msg.seats.add(
-            seat=seat, taken=info is not None, player_name=info.player_name if info else ""
+            seat=seat,
+            taken=True,
+            player_name=info.player_name,
+            contribution_commitment=info.commitment,
+            contribution_status=_CONTRIBUTION[info.status],
         )
     if table.game is not None:
         game_view = rules.view(table.game, viewer)

@@ -45,6 +45,7 @@ from server.shards import Store
 MAX_REQUEST_ID = 64  # characters of a Play request_id (idempotency key)
 NEXT_HAND_POLL = 1.0  # seconds between a following watcher's looks at another replica's match
 MAX_CONCURRENT = 3  # facts a stale Play may be behind and still be decided (a claim window)
+PREPARED_DEALS_SETTING = "--allow-prepared-deals (TABLETOP_ALLOW_PREPARED_DEALS)"
 STREAM_PAGE = 100  # events a Watch or Replay reads from the store at a time
 log = logging.getLogger("tabletop.service")
 
@@ -79,18 +80,37 @@ class Snapshot:
     table: tables.Table
     viewer: Viewer  # what the contents are rendered for: opened up from the end on
     head_hash: str = ""
+    seal: dict[str, Any] | None = None  # the latest move's seal at this version (receipts)
     identity: Viewer | None = None  # who is looking (the role a view reports); else viewer
     match: matches.Match | None = None  # the table's match, when asked for and in one
+    reveal_deadline: datetime | None = None  # while seats' reveals are pending
 
     @property
     def seen_by(self) -> Viewer:
         return self.viewer if self.identity is None else self.identity
 
 
-def seen_at(game_id: uuid.UUID, table: tables.Table, viewer: Viewer, head: str) -> Snapshot:
+def seen_at(
+    game_id: uuid.UUID,
+    table: tables.Table,
+    viewer: Viewer,
+    head: str,
+    seal: dict[str, Any] | None = None,
+    at: datetime | None = None,
+) -> Snapshot:
     """``table`` (the game at one version) as ``viewer`` saw it then: the viewer keeps its
-    identity, and the contents open up only from the version that ended the game."""
-    return Snapshot(game_id, table.version, table, tables.viewer_for(table, viewer), head, viewer)
+    identity, and the contents open up only from the version that ended the game. ``seal``:
+    the latest move's at this version (the receipt of a view at a move's end); ``at``: when
+    that version was recorded (a pending reveal's deadline follows from it)."""
+    contents = tables.viewer_for(table, viewer)
+    deadline = None if at is None else tables.reveal_deadline(table, at)
+    return Snapshot(
+        game_id, table.version, table, contents, head, seal, viewer, reveal_deadline=deadline
+    )
+
+
+Sealer = Callable[[uuid.UUID, tables.Table, str, list[StoredEvent]], dict[str, Any]]
+"""Makes a move's seal from the game after it, its head and its events (server/receipts.py)."""
 
 
 @dataclass(frozen=True)
@@ -144,9 +164,19 @@ class TableServer:
         max_batch: int = 64,
         max_cached_games: int = 10_000,
         min_turn_ms: int = 0,
+        sealer: Sealer | None = None,
+        allow_prepared_deals: bool = False,
+        reveal_timeout: float = 30.0,
     ) -> None:
         self.max_cached_games = max_cached_games
         self.min_turn_ms = min_turn_ms  # the shortest turn clock a table may have (policy)
+        # Signs every move (server/receipts.py). None only where nothing is signed: the
+        # benchmark's unsigned baseline and tests of other things; server/main.py always
+        # passes one.
+        self.sealer = sealer
+        self.allow_prepared_deals = allow_prepared_deals  # client seeds and decks
+        # recorded in each new table (GameCreated), so its views' deadlines follow from it
+        self.reveal_timeout_ms = round(reveal_timeout * 1000)
         self.store = store if isinstance(store, Store) else Store([store], max_batch=max_batch)
         self.app = self.store.shards[0]  # the first (often only) shard
         self.committer = self.store.committers[0]
@@ -311,6 +341,7 @@ class TableServer:
             StoredEvent(e.originator_version, e.timestamp, fact, e.hash, e.fact, e.cause)
             for e, fact in zip(pending, facts, strict=True)
         ]
+        stored = self._seal(fork, stored)
         done = asyncio.wrap_future(self.store.submit(fork))
         try:
             await asyncio.shield(done)
@@ -352,6 +383,15 @@ class TableServer:
             await self._hand_ended(fork.table.match_id)
         return stored
 
+    def _seal(self, agg: GameAggregate, move: list[StoredEvent]) -> list[StoredEvent]:
+        """Sign the move (one seal covers every viewer's receipt) and store the seal with
+        its last event."""
+        if self.sealer is None:
+            return move
+        seal = self.sealer(agg.id, agg.table, agg.head_hash, move)
+        agg.seal_move(seal)
+        return [*move[:-1], dataclasses.replace(move[-1], seal=seal)]
+
     def after_append(self, game_id: uuid.UUID, agg: GameAggregate) -> None:
         """Hook for the turn clock (server/timers.py); nothing by default."""
 
@@ -371,9 +411,18 @@ class TableServer:
         """Open a table. Returns the game id, its version and the arbiter token. With
         ``match``, the table is the first hand of that new match (see ``create_match``).
 
-        The shuffle secret is random, or derived from ``seed`` for reproducible tables. With
-        a ``request_id`` (server/idempotency.py) the game id and the arbiter token come from
-        the key, so a retry finds the game and returns the same reply."""
+        The shuffle secret and the commitment's salt are random. A ``seed`` (the secret
+        derived from it) or a ``deck`` is a prepared deal: refused unless this server allows
+        prepared deals, and marked in the table's facts. With a ``request_id``
+        (server/idempotency.py) the game id and the arbiter token come from the key, so a
+        retry finds the game and returns the same reply."""
+        if (seed is not None or deck) and not self.allow_prepared_deals:
+            raise RuleViolation(
+                "PREPARED_DEALS_DISABLED",
+                PREPARED_DEALS_SETTING,
+                "this server refuses a seed or a deck: the table's creator would choose the "
+                f"deal (start the server with {PREPARED_DEALS_SETTING} to allow them, marked)",
+            )
         if 0 < time_limit_ms < self.min_turn_ms:  # a fast clock would play games by itself
             raise MalformedCommand(
                 "turn_time_limit_ms",
@@ -381,7 +430,11 @@ class TableServer:
             )
         rules = rules_for(kind)
         key = idempotency.parse(request_id)
-        game_id, arbiter_token, cause = uuid.uuid4(), secrets.token_urlsafe(24), tables.cause("create")
+        game_id, arbiter_token, cause = (
+            uuid.uuid4(),
+            secrets.token_urlsafe(24),
+            tables.cause("create"),
+        )
         match_id = str(match.match_id) if match is not None else ""
         if match is not None:
             game_id = uuid.UUID(matches.hand_id(match_id, 1))
@@ -417,10 +470,18 @@ class TableServer:
                 arbitrated,
                 match_id=match_id,
                 hand=1 if match is not None else 0,
+                salt=secrets.token_hex(32),
+                seeded=seed is not None,
+                reveal_timeout_ms=self.reveal_timeout_ms,
             )
             if match is not None:
                 await self._open_match(rules, seat_count, match, keyed=key is not None)
             agg = GameAggregate.open(game_id, created, cause)
+            opened: Any = agg.pending_events[0]
+            first = StoredEvent(
+                1, opened.timestamp, created, agg.head_hash, opened.fact, opened.cause
+            )
+            self._seal(agg, [first])
             try:
                 await asyncio.wrap_future(self.store.submit(agg))
             except IntegrityError:  # the same key on another replica, at the same time
@@ -431,9 +492,7 @@ class TableServer:
             self._trim()
         return str(game_id), agg.version, arbiter_token
 
-    async def _open_match(
-        self, rules: Any, seat_count: int, plan: MatchPlan, keyed: bool
-    ) -> None:
+    async def _open_match(self, rules: Any, seat_count: int, plan: MatchPlan, keyed: bool) -> None:
         """Store a new match's opening facts. A keyed CreateGame retried after its match was
         stored (but not its first hand) finds the same match and goes on; a match of the
         same id with another length is another request's."""
@@ -447,7 +506,9 @@ class TableServer:
         except IntegrityError:
             if not keyed:
                 raise
-            stored = [f.fact for f in await asyncio.to_thread(self.store.match_facts, plan.match_id)]
+            stored = [
+                f.fact for f in await asyncio.to_thread(self.store.match_facts, plan.match_id)
+            ]
             if stored != list(opening):
                 raise MalformedCommand(
                     "request_id", "was already used for a different request"
@@ -469,10 +530,12 @@ class TableServer:
         seat: int,
         player_name: str,
         contribution: str = "",
+        commitment: str = "",
         request_id: str = "",
     ) -> tuple[str, int]:
-        """Take a seat. Returns the seat token (shown once, or to a retry with the same
-        ``request_id``: the token is then derived from the key) and the new version."""
+        """Take a seat, committing to a contribution. Returns the seat token (shown once, or
+        to a retry with the same ``request_id``: the token is then derived from the key) and
+        the new version."""
         gid = self.parse_id(game_id)
         key = idempotency.parse(request_id)
         cause = tables.cause("join", seat)
@@ -481,14 +544,38 @@ class TableServer:
         else:
             token = idempotency.token(key, "seat", gid, seat)
             content = {"game_id": str(gid), "seat": seat, "player_name": player_name,
-                       "contribution": contribution}  # fmt: skip
+                       "contribution": contribution, "commitment": commitment}  # fmt: skip
             cause.update(idempotency.cause_fields(key, "join", content))
 
-        def decide(table: tables.Table) -> list[Any]:
-            return tables.take_seat(table, seat, player_name, token_hash(token), contribution)
+        def decide(agg: GameAggregate) -> list[Any]:
+            return tables.take_seat(
+                agg.table, seat, player_name, token_hash(token), contribution, commitment
+            )
 
         stored = await self._once(gid, decide, cause)
         return token, stored[-1].version
+
+    async def reveal(
+        self, game_id: str, viewer: Viewer, contribution: str
+    ) -> tuple[int, list[StoredEvent], tuple[int, ...], datetime | None]:
+        """The seat reveals its contribution. Returns the version, the events appended (none
+        for a repeat), the seats still awaited and the reveal deadline."""
+        gid = self.parse_id(game_id)
+        if viewer.role is not Role.SEAT or viewer.seat is None:
+            raise PermissionDenied("only a seat reveals its contribution")
+        async with self._lock(gid):
+            agg = await self._load(gid)
+            try:
+                facts = tables.reveal(agg.table, viewer.seat, contribution)
+            except RuleViolation:  # another replica may have taken the last seat: read again
+                agg = await self._load(gid, refresh=True)
+                facts = tables.reveal(agg.table, viewer.seat, contribution)
+            stored: list[StoredEvent] = []
+            if facts:
+                stored = await self._append(agg, facts, tables.cause("reveal", viewer.seat))
+                agg = await self._load(gid)
+        deadline = tables.reveal_deadline(agg.table, agg.modified_on)
+        return agg.version, stored, agg.table.pending_reveals, deadline
 
     async def start_game(self, game_id: str, viewer: Viewer, request_id: str = "") -> int:
         gid = self.parse_id(game_id)
@@ -498,11 +585,22 @@ class TableServer:
         cause = tables.cause("start")
         if key is not None:
             cause.update(idempotency.cause_fields(key, "start", {"game_id": str(gid)}))
-        stored = await self._once(gid, tables.start, cause)
+
+        def decide(agg: GameAggregate) -> list[Any]:
+            deadline = tables.reveal_deadline(agg.table, agg.modified_on)
+            closed = deadline is not None and datetime.now(UTC) >= deadline
+            # the server's clock closed the window (trusted, like a turn timeout): recorded
+            # in the cause, so the replay re-decides the same deal (and verify checks the time)
+            cause.pop("reveals_closed", None)
+            if closed:
+                cause["reveals_closed"] = True
+            return tables.start(agg.table, closed)
+
+        stored = await self._once(gid, decide, cause)
         return stored[-1].version
 
     async def _once(
-        self, gid: uuid.UUID, decide: Callable[[tables.Table], list[Any]], cause: dict[str, Any]
+        self, gid: uuid.UUID, decide: Callable[[GameAggregate], list[Any]], cause: dict[str, Any]
     ) -> list[StoredEvent]:
         """Decide and append, once per idempotency key: a request whose key is stored gets
         its original events back. A refusal is checked against a fresh read first, since
@@ -516,7 +614,8 @@ class TableServer:
                 if digest and (done := await self._requested(agg, digest, cause)):
                     return done
                 try:
-                    return await self._append(agg, decide(agg.table), cause)
+                    facts = decide(agg)  # before the cause is stored: it may complete it
+                    return await self._append(agg, facts, cause)
                 except (RuleViolation, Aborted):
                     if not digest or fresh:
                         raise
@@ -689,7 +788,7 @@ class TableServer:
         """
         gid = self.parse_id(game_id)
         agg = await self._load_at(gid, version)
-        snap = seen_at(gid, agg.table, viewer, agg.head_hash)
+        snap = seen_at(gid, agg.table, viewer, agg.head_hash, agg.latest_seal, agg.modified_on)
         if not with_match:
             return snap
         latest = await self._load(gid)
@@ -731,7 +830,7 @@ class TableServer:
             for event in page:
                 if event.version > first:
                     table, head = tables.evolve(table, event.fact), event.hash
-                yield event, seen_at(gid, table, viewer, head)
+                yield event, seen_at(gid, table, viewer, head, at=event.recorded_at)
 
     async def follow(
         self, game_id: str, viewer: Viewer, after: int = 0
@@ -744,7 +843,7 @@ class TableServer:
         async for events, _seen_as, _batch in self.watch(game_id, viewer, after):
             for event in events:
                 table = tables.evolve(table, event.fact)
-                yield event, seen_at(gid, table, viewer, event.hash)
+                yield event, seen_at(gid, table, viewer, event.hash, at=event.recorded_at)
 
     async def _pages(
         self, gid: uuid.UUID, after: int, last: int | None = None
@@ -752,9 +851,7 @@ class TableServer:
         """The stored events after ``after`` (up to ``last``), ``STREAM_PAGE`` at a time, so a
         stream holds one page whatever the length of the history."""
         while last is None or after < last:
-            page = await asyncio.to_thread(
-                self.store.stored_events, gid, after, last, STREAM_PAGE
-            )
+            page = await asyncio.to_thread(self.store.stored_events, gid, after, last, STREAM_PAGE)
             if not page:
                 return
             yield page
@@ -938,16 +1035,12 @@ class TableServer:
         writer opened the hand first, theirs stands."""
         (first_cause, (created,)), *rest = moves
         agg = GameAggregate.open(game_id, created, first_cause)
-        facts: list[Any] = [created]
+        stored = self._stored_move(agg, [created], 0)
         for cause, move in rest:
+            done = len(agg.pending_events)
             for i, fact in enumerate(move):
                 agg.record(fact, cause if i == 0 else None)
-            facts += move
-        pending: list[Any] = list(agg.pending_events)
-        stored = [
-            StoredEvent(e.originator_version, e.timestamp, fact, e.hash, e.fact, e.cause)
-            for e, fact in zip(pending, facts, strict=True)
-        ]
+            stored += self._stored_move(agg, move, done)
         try:
             await asyncio.wrap_future(self.store.submit(agg))
         except IntegrityError:
@@ -956,6 +1049,16 @@ class TableServer:
         self._trim()
         self.hub.publish(game_id, stored)
         self.after_append(game_id, agg)  # the turn clock of the new hand
+
+    def _stored_move(self, agg: GameAggregate, facts: list[Any], done: int) -> list[StoredEvent]:
+        """The move just recorded on ``agg`` (its pending events after the first ``done``),
+        sealed under the hand's own id as every single table's move is."""
+        pending: list[Any] = list(agg.pending_events)[done:]
+        move = [
+            StoredEvent(e.originator_version, e.timestamp, fact, e.hash, e.fact, e.cause)
+            for e, fact in zip(pending, facts, strict=True)
+        ]
+        return self._seal(agg, move)
 
     async def ready_next_hand(
         self, game_id: str, viewer: Viewer, contribution: str = ""

@@ -29,7 +29,6 @@ from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import Notification
 
-from domain import table as tables
 from server.eventstore import (
     GameAggregate,
     GroupCommitter,
@@ -37,6 +36,7 @@ from server.eventstore import (
     StoredEvent,
     StoredMatchFact,
     TableApplication,
+    stored_event,
 )
 
 log = logging.getLogger("tabletop.storage")
@@ -278,15 +278,7 @@ class Feed:
             self._kinds.move_to_end(gid)
             if len(self._kinds) > 100_000:
                 self._kinds.popitem(last=False)
-            fact = tables.decode_event(kind, event.fact)
-            return StoredEvent(
-                event.originator_version,
-                event.timestamp,
-                fact,
-                event.hash,
-                event.fact,
-                getattr(event, "cause", None),
-            )
+            return stored_event(event, kind)
         except Exception:  # an unknown kind here (an older replica?): the cache still learns
             log.warning("cannot decode an event of game %s", gid, exc_info=True)
             return None

@@ -19,6 +19,7 @@ SECTIONS = (
     "## P3: rebuild at a version",
     "## Group commit baseline",
     "## P5: write throughput",
+    "## P6: signing and receipts per move",
     "## Soak:",
 )
 

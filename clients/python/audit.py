@@ -1,18 +1,24 @@
-"""`tabletop-audit`: export a game's stored history and verify it.
+"""`tabletop-audit`: export a game's stored history and verify it against the server's key.
 
+  tabletop-audit key                          print the server's public signing key
   tabletop-audit export GAME_ID [-o FILE]     JSON Lines, one stored event per line
-  tabletop-audit verify GAME_ID               fetch over the API and verify
+  tabletop-audit verify GAME_ID               fetch the history and the key over the API
   tabletop-audit verify --file FILE           verify an export: this command's, or the one
                                               of `tabletop export` (either is read)
   tabletop-audit export --match MATCH_ID      a whole match: its record and every hand's
-  tabletop-audit verify --match MATCH_ID      verify a whole match (each hand, the links,
-                                              the standings); --file reads a match export
+  tabletop-audit verify --match MATCH_ID      verify a whole match (each hand and its seals,
+                                              the links, the standings); --file reads a
+                                              match export
+  tabletop-audit verify ... --receipts FILE   also check a viewer's saved receipts
 
 An export is per viewer while the game runs (redacted events, no stored form) and complete
-after it ends. Each complete line is canonical JSON {"cause","fact","hash","version"}; the
-verifier (domain/verify.py, the published engine) re-checks the chain, the commitment, the deck derivation
-and re-decides every command. Exit status 0 = verified, 1 = failed. Options work before or
-after the command and each has an environment variable (`--help` shows them).
+after it ends. Each complete line is canonical JSON {"cause","fact","hash","recorded_at",
+"seal","version"}; the verifier (domain/verify.py, the published engine) re-checks the
+chain, the commitment, every move's seal against the server's public key, the deck
+derivation, and re-decides every command. The key comes from outside the file:
+--public-key (the operator's published key), else the server at --target. Exit status 0 =
+verified, 1 = failed. Options work before or after the command and each has an environment
+variable (`--help` shows them).
 """
 
 from __future__ import annotations
@@ -22,95 +28,63 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from pathlib import Path
+from typing import IO, Any, NoReturn
 
 import click
-from google.protobuf.json_format import MessageToDict
+import grpc
 
 from clients.python.clibase import CONTEXT, option, run, shared, shared_options
 from clients.python.client import TableClient
+from clients.python.exports import export_lines
 from clients.python.replay_html import write_from_records
 from domain.table.records import canonical
 from domain.verify import (
+    MAKE_EXPORT,
+    MAX_LINE,
     AuditFailure,
     AuditReport,
     MatchRecord,
     MatchReport,
     Record,
+    parse_export,
     verify,
     verify_match,
 )
 from tabletop.v1 import tabletop_pb2 as pb
 
-MAKE_EXPORT = "make one after the game has ended with `tabletop-audit export GAME_ID -o game.jsonl`"
+parse_lines = parse_export  # either export form, bounded (domain/verify.py)
 
 
-def export_lines(events: Iterable[pb.GameEvent]) -> Iterator[str]:
-    for event in events:
-        if event.stored_json:
-            stored = json.loads(event.stored_json)
-            yield canonical({"version": event.version, "hash": event.hash, **stored})
-        else:  # still running and not the arbiter: the redacted event as the viewer saw it
-            yield canonical(
-                {"version": event.version, "hash": event.hash, "redacted": MessageToDict(event)}
-            )
-
-
-def _record(data: dict[str, Any], n: int) -> Record | None:
-    """One line of either export form as a Record (None for the final view line)."""
-    if "event" in data and isinstance(data["event"], dict):  # `tabletop export`
-        event = data["event"]
-        if not event.get("stored_json"):
-            raise AuditFailure(
-                f"line {n}: this `tabletop export` was made while the game was running, so its "
-                f"events are redacted and cannot be verified; {MAKE_EXPORT}"
-            )
-        stored = json.loads(event["stored_json"])
-        data = {"version": int(event["version"]), "hash": event.get("hash", ""), **stored}
-    elif "view" in data and len(data) == 1:
-        return None  # `tabletop export` ends with the final view
-    elif "redacted" in data:
-        raise AuditFailure(
-            f"line {n}: a redacted export (made while the game was running, or without the "
-            f"arbiter token) cannot be verified; {MAKE_EXPORT}"
-        )
-    if set(data) != {"version", "fact", "cause", "hash"}:
-        raise AuditFailure(
-            f"line {n} is neither a stored event nor a `tabletop export` line; {MAKE_EXPORT}"
-        )
-    return Record(data["version"], data["fact"], data["cause"], data["hash"])
+def read_lines(stream: IO[str]) -> Iterator[str]:
+    """Lines of at most MAX_LINE characters, never holding a longer one whole (the verifier
+    then names the line as too long)."""
+    while line := stream.readline(MAX_LINE + 1):
+        yield line
 
 
 def json_objects(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Each non-blank line as a JSON object, with its line number."""
+    """Each non-blank line of a match export as a JSON object, with its line number (a
+    hand's own lines are then read by the bounded ``parse_export``)."""
     for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        if len(line) > MAX_LINE:
+            raise AuditFailure(f"line {n} is longer than {MAX_LINE} characters")
         try:
             data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise AuditFailure(f"line {n} is not JSON ({exc.msg}); {MAKE_EXPORT}") from exc
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise AuditFailure(f"line {n} is not JSON ({exc}); {MAKE_EXPORT}") from None
         if not isinstance(data, dict):
             raise AuditFailure(f"line {n} is not a JSON object; {MAKE_EXPORT}")
         yield n, data
-
-
-def parse_lines(lines: Iterable[str]) -> list[Record]:
-    """Either export form, line by line. The content is what the chain hashes (canonical JSON
-    of each fact and cause), so a re-formatted file still verifies and an altered one fails
-    on its hash, never on its layout."""
-    records = []
-    for n, data in json_objects(lines):
-        record = _record(data, n)
-        if record is not None:
-            records.append(record)
-    return records
 
 
 @dataclass(frozen=True)
 class Verified:
     report: AuditReport
     commands: Counter[str]  # re-decided commands by action: play, join, start, timeout, ...
+    key: bytes  # the public key every seal verified with
 
     @property
     def moves(self) -> int:
@@ -122,21 +96,46 @@ class Verified:
         parts = ", ".join(f"{n} {_ACTION_WORDS.get(a, a)}" for a, n in self.commands.most_common())
         return (
             f"verified: {r.kind}, {r.events} events, {r.moves_redecided} commands re-decided "
-            f"({parts}), winners {list(r.winners)} ({r.reason})"
+            f"({parts}), winners {list(r.winners)} ({r.reason}); game {r.game_id}, all "
+            f"{r.seals} moves signed by key {self.key.hex()}"
+            + (f"; {r.prepared_deal}" if r.prepared_deal else "")
         )
 
 
-_ACTION_WORDS = {"play": "moves", "join": "joins", "start": "start"}
+_ACTION_WORDS = {"play": "moves", "join": "joins", "reveal": "reveals", "start": "start"}
 
 
-def verify_records(records: list[Record]) -> Verified:
-    report = verify(records)
+def verify_records(
+    records: list[Record], public_key: bytes, game_id: str | None = None
+) -> Verified:
+    report = verify(records, public_key, game_id)
     actions = Counter(str(r.cause.get("action", "?")) for r in records[1:] if r.cause is not None)
-    return Verified(report, actions)
+    return Verified(report, actions, public_key)
 
 
-def verify_lines(lines: Iterable[str]) -> AuditReport:
-    return verify(parse_lines(lines))
+def signing_key(client: TableClient) -> bytes:
+    """The server's public key (GetSigningKey)."""
+    return bytes(client.stub.GetSigningKey(pb.GetSigningKeyRequest()).public_key)
+
+
+def verify_game(client: TableClient, game_id: str, token: str | None = None) -> Verified:
+    """Fetch a finished game's history and the server's key, and verify the game."""
+    records = parse_export(export_lines(client.as_viewer(game_id, token).history()))
+    return verify_records(records, signing_key(client), game_id)
+
+
+def public_key_from(value: str) -> bytes:
+    """``--public-key``: 64 hex digits, or a file holding them."""
+    text = value.strip()
+    if len(text) != 64 and Path(text).is_file():
+        text = Path(text).read_text(encoding="utf-8").strip()
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        key = b""
+    if len(key) != 32:
+        raise AuditFailure("--public-key must be 64 hex digits (or a file holding them)")
+    return key
 
 
 # --- matches ---------------------------------------------------------------------------
@@ -166,6 +165,8 @@ def parse_match_lines(
     hands: dict[str, list[str]] = {}
     for n, data in json_objects(lines):
         if "match" in data:
+            if set(data) != {"match", "version", "fact", "hash"}:
+                raise AuditFailure(f"line {n} is not a match fact of a match export")
             match_id = str(data["match"])
             records.append(MatchRecord(data["version"], data["fact"], data["hash"]))
         elif "game_id" in data:
@@ -173,7 +174,7 @@ def parse_match_lines(
             hands.setdefault(str(data["game_id"]), []).append(canonical(rest))
         else:
             raise AuditFailure(f"line {n} is neither a match fact nor a hand's event")
-    return match_id, records, {g: parse_lines(ls) for g, ls in hands.items()}
+    return match_id, records, {g: parse_export(ls) for g, ls in hands.items()}
 
 
 def is_match_export(path: str) -> bool:
@@ -225,6 +226,13 @@ def command(name: str) -> Any:
     return wrap
 
 
+@command("key")
+def cmd_key() -> None:
+    """Print the server's public signing key (hex): publish it, verify with it."""
+    with TableClient(shared().target) as client:
+        print(signing_key(client).hex())
+
+
 @command("export")
 @click.argument("game_id", required=False)
 @option(
@@ -269,6 +277,15 @@ def cmd_export(
     help="verify this export file instead of fetching",
 )
 @option(
+    "--public-key",
+    help="the server's public key (64 hex digits, or a file of them) [default: ask --target]",
+)
+@option(
+    "--receipts",
+    type=click.Path(exists=True, dir_okay=False),
+    help="a viewer's saved receipts, to check against the verified record",
+)
+@option(
     "--html",
     type=click.Path(dir_okay=False, writable=True),
     help="also write the HTML replay page of the game (written even if it fails to verify)",
@@ -278,6 +295,8 @@ def cmd_verify(
     game_id: str | None,
     token: str | None,
     path: str | None,
+    public_key: str | None,
+    receipts: str | None,
     html: str | None,
     match_id: str | None,
 ) -> None:
@@ -285,66 +304,113 @@ def cmd_verify(
     a whole match (--match MATCH_ID, or --file with a match export)."""
     if sum(map(bool, (game_id, path, match_id))) != 1:
         raise click.UsageError("give a GAME_ID, --match MATCH_ID or --file FILE (one of them)")
-    if match_id or (path and is_match_export(path)):
-        verify_whole_match(match_id, token, path)
-        return
     try:
-        if path:
-            with open(path, encoding="utf-8") as f:
-                records = parse_lines(f)
-        else:
-            with TableClient(shared().target) as client:
-                lines = export_lines(client.as_viewer(game_id or "", token).history())
-                records = parse_lines(lines)
-        if html:  # before verifying: the page shows the verifier's finding, failed or not
-            print(write_from_records(records, html, path or game_id or ""), file=sys.stderr)
-        verified = verify_records(records)
-    except AuditFailure as exc:
-        failed(exc)
+        if match_id or (path and is_match_export(path)):
+            if receipts or html:
+                raise click.UsageError("--receipts and --html check one game, not a match")
+            report = verify_whole_match(match_id, token, path, public_key)
+            if shared().json:
+                print(json.dumps(match_json(report), ensure_ascii=False))
+            else:
+                print(match_line(report))
+            return
+        verified, checked = _verify(game_id, token, path, public_key, receipts, html)
+    except (AuditFailure, grpc.RpcError, OSError) as exc:
+        failed(_reason(exc))
     if shared().json:
         r = verified.report
-        print(
-            json.dumps(
-                {
-                    "verified": True,
-                    "kind": r.kind,
-                    "events": r.events,
-                    "commands": dict(verified.commands),
-                    "winners": list(r.winners),
-                    "reason": r.reason,
-                },
-                ensure_ascii=False,
-            )
-        )
+        out = {
+            "verified": True,
+            "kind": r.kind,
+            "game_id": r.game_id,
+            "public_key": verified.key.hex(),
+            "events": r.events,
+            "seals": r.seals,
+            "commands": dict(verified.commands),
+            "winners": list(r.winners),
+            "reason": r.reason,
+            "prepared_deal": r.prepared_deal,
+        }
+        if checked:
+            out["receipts"] = checked
+        print(json.dumps(out, ensure_ascii=False))
     else:
         print(verified.line())
+        if checked:
+            print(checked)
 
 
-def failed(exc: AuditFailure) -> NoReturn:
+def _verify(
+    game_id: str | None,
+    token: str | None,
+    path: str | None,
+    public_key: str | None,
+    receipts: str | None,
+    html: str | None,
+) -> tuple[Verified, str]:
+    with TableClient(shared().target) as client:
+        key = public_key_from(public_key) if public_key else signing_key(client)
+        if path:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                records = parse_export(read_lines(f))
+        else:
+            records = parse_export(export_lines(client.as_viewer(game_id or "", token).history()))
+    if html:  # before verifying: the page shows the verifier's finding, failed or not
+        page = write_from_records(records, html, path or game_id or "", public_key=key)
+        print(page, file=sys.stderr)
+    verified = verify_records(records, key, game_id)
+    checked = _receipts(records, receipts, key) if receipts else ""
+    return verified, checked
+
+
+def _receipts(records: list[Record], path: str, key: bytes) -> str:
+    from clients.python.audit_receipts import Replayed, check_receipts
+    from clients.python.receipts import parse_receipts
+
+    with open(path, encoding="utf-8", errors="replace") as f:
+        saved = parse_receipts(f)
+    report = check_receipts(records, saved, key)
+    moves = Replayed(records).check_all_hashes()
+    return (
+        f"receipts: {report.receipts} verified for viewer(s) {list(report.viewers)}; the "
+        f"receipt hashes of all {moves} moves match the record for every viewer"
+    )
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, grpc.RpcError):
+        return (
+            f"the server at {shared().target}: {exc.details()} (give --public-key to verify "
+            "a file without it)"
+        )
+    if isinstance(exc, OSError):
+        return f"cannot read {exc.filename}: {exc.strerror}"
+    return str(exc)
+
+
+def failed(reason: str) -> NoReturn:
     """Say why verification failed (JSON with --json) and exit with status 1."""
     if shared().json:
-        print(json.dumps({"verified": False, "reason": str(exc)}, ensure_ascii=False))
+        print(json.dumps({"verified": False, "reason": reason}, ensure_ascii=False))
     else:
-        print(f"VERIFY FAILED: {exc}", file=sys.stderr)
+        print(f"VERIFY FAILED: {reason}", file=sys.stderr)
     raise SystemExit(1) from None
 
 
-def verify_whole_match(match_id: str | None, token: str | None, path: str | None) -> None:
-    try:
+def verify_whole_match(
+    match_id: str | None, token: str | None, path: str | None, public_key: str | None
+) -> MatchReport:
+    """A whole match, from its export file or over the API, every hand's seals checked with
+    the server's key (``--public-key``, else the server at --target)."""
+    with TableClient(shared().target) as client:
+        key = public_key_from(public_key) if public_key else signing_key(client)
         if path:
-            with open(path, encoding="utf-8") as f:
-                found, records, hands = parse_match_lines(f)
+            with open(path, encoding="utf-8", errors="replace") as f:
+                found, records, hands = parse_match_lines(read_lines(f))
         else:
-            with TableClient(shared().target) as client:
-                lines = list(match_export_lines(client, match_id or "", token))
+            lines = list(match_export_lines(client, match_id or "", token))
             found, records, hands = parse_match_lines(lines)
-        report = verify_match(found, records, hands)
-    except AuditFailure as exc:
-        failed(exc)
-    if shared().json:
-        print(json.dumps(match_json(report), ensure_ascii=False))
-    else:
-        print(match_line(report))
+    return verify_match(found, records, hands, key)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -41,7 +41,7 @@ from clients.python import replay as replaying
 from clients.python import replay_html
 from clients.python.bot import make_bot, play_by_streams, play_match
 from clients.python.clibase import CONTEXT, CliError, emit_json, option, run, shared, shared_options
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import SeatClient, TableClient, reveal_and_start
 from clients.python.render import (
     event_body,
     event_text,
@@ -163,11 +163,19 @@ def _colours() -> None:
 # --- tables -------------------------------------------------------------------------------------
 
 
+SEED_HELP = (
+    "a seeded table, dealt the same every time (nobody contributes): a prepared deal, marked "
+    "as chosen by its creator and refused unless the server allows prepared deals "
+    "(TABLETOP_ALLOW_PREPARED_DEALS) [default: the server's secret and every seat's "
+    "contribution deal it, so nobody chooses it]"
+)
+
+
 @command("create")
 @option("--kind", type=KINDS, default="huaniao", help="the game")
 @option("--mode", type=MODES, default="basic", help="花鸟风月 mode")
 @option("--seats", type=click.IntRange(2, 4), help="seats at the table [default: 4, zipai 3]")
-@option("--seed", type=int, help="deal seed (reproducible games); the server draws one without it")
+@option("--seed", type=int, help=SEED_HELP)
 @option("--players", help="take the seats for these comma-separated names (e.g. ann,bo,cy,di)")
 @option("--start", is_flag=True, help="deal once every seat is taken (needs --players)")
 @option(
@@ -201,10 +209,14 @@ def cmd_create(
     with client() as c:
         created = c.create_game(playing.game_options(kind, mode), n, seed=seed, match=match)
         tokens = playing.Tokens(c.target, created.game_id, created.arbiter_token)
+        seated = []
         for s, name in enumerate(names):
-            tokens.seats[s] = c.join(created.game_id, s, name).token or ""
+            # one person holds every token here: seats it will not start commit to nothing
+            contributes = start and seed is None  # a seeded table is reproduced: nobody does
+            seated.append(c.join(created.game_id, s, name, None if contributes else ""))
+            tokens.seats[s] = seated[-1].token or ""
         if start:
-            c.as_viewer(created.game_id, tokens.seats[0]).start()
+            reveal_and_start(seated)
     if tokens_file:
         tokens.save(tokens_file)
     if shared().json:
@@ -229,7 +241,12 @@ def cmd_create(
 @option("--kind", type=KINDS, default="huaniao", help="the game")
 @option("--mode", type=MODES, default="basic", help="花鸟风月 mode")
 @option("--seats", type=click.IntRange(2, 4), help="seats at the table [default: 4, zipai 3]")
-@option("--seed", type=int, help="first deal and bot seed (game n uses seed + n)")
+@option(
+    "--seed",
+    type=int,
+    help="game n is seeded with seed + n and dealt the same every time (a prepared deal), "
+    "and so are its bots",
+)
 @option("--games", type=click.IntRange(1), default=1, help="how many games (or matches)")
 @option("--bot", type=BOTS, default="heuristic", help="the bots' policy (random: the old one)")
 @match_options
@@ -248,7 +265,7 @@ def cmd_bots(
     at the end, and each match's standings."""
     _colours()
     n_seats = seat_count(kind, seats)
-    seed = seed if seed is not None else random.randrange(1 << 30)
+    bot_seed = seed if seed is not None else random.randrange(1 << 30)
     match = match_settings(hands, target_score, ready)
     results = []
     started = time.perf_counter()
@@ -256,11 +273,17 @@ def cmd_bots(
         task = bar.add_task(f"{kind} {'matches' if match else 'games'}", total=games)
         for n in range(games):
             t0 = time.perf_counter()
+            # only an explicit --seed seeds a table: never a guessable deal by default
+            deal_seed = seed + n if seed is not None else None
             options = playing.game_options(kind, mode)
-            created = c.create_game(options, n_seats, seed=seed + n, match=match)
-            seated = [c.join(created.game_id, s, f"bot-{s}") for s in range(n_seats)]
-            seated[0].start()
-            bots = [make_bot(s, bot, seed + n * 31 + i) for i, s in enumerate(seated)]
+            created = c.create_game(options, n_seats, seed=deal_seed, match=match)
+            joins = [
+                (created.game_id, s, f"bot-{s}", None if seed is None else "")
+                for s in range(n_seats)
+            ]
+            seated = [c.join(*j) for j in joins]  # a seeded game is reproduced: no contributions
+            reveal_and_start(seated)
+            bots = [make_bot(s, bot, bot_seed + n * 31 + i) for i, s in enumerate(seated)]
             if match is None:
                 moves = play_by_streams(bots)
                 standing = None
@@ -269,7 +292,7 @@ def cmd_bots(
             view = c.as_viewer(created.game_id).view()
             result = {
                 "game_id": created.game_id,
-                "seed": seed + n,
+                "seed": deal_seed,
                 "moves": moves,
                 "version": view.version,
                 "winners": list(view.outcome.winners),
@@ -310,7 +333,7 @@ def cmd_bots(
     for r in results:
         table.add_row(
             r["game_id"],
-            str(r["seed"]),
+            "-" if r["seed"] is None else str(r["seed"]),
             str(r["moves"]),
             str(r["version"]),
             Text(", ".join(f"seat {w}" for w in r["winners"]) or "-", style="bold green"),
@@ -342,7 +365,7 @@ def cmd_bots(
 @option(
     "--bot", type=BOTS, default="heuristic", help="the other seats' policy (random: the old bot)"
 )
-@option("--seed", type=int, help="deal and bot seed (reproducible games)")
+@option("--seed", type=int, help=SEED_HELP)
 @option("--name", default="you", help="your name at the table")
 @option(
     "--tokens-file",

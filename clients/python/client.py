@@ -2,11 +2,13 @@
 
 ``TableClient`` opens tables; ``SeatClient`` acts for one seat and carries its token;
 ``watch`` resumes after a dropped connection from the last version it saw, so a caller
-never sees a gap or a duplicate.
+never sees a gap or a duplicate. Give a seat a ``ReceiptLog`` (``receipts=``) to keep the
+server's signed receipt of everything its Play replies, views and Watch streams showed it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 
 import grpc
 
+from clients.python.receipts import ReceiptLog
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 
@@ -88,10 +91,14 @@ class TableClient:
         seat: int,
         player_name: str = "",
         contribution: str | None = None,
+        receipts: ReceiptLog | None = None,
         request_id: str = "",
     ) -> SeatClient:
-        """Take a seat. ``contribution`` is this seat's share of the shuffle seed; by default
-        a fresh random value, so no single party can choose the deal. With a ``request_id``
+        """Take a seat, committing to this seat's ``contribution`` to the deal: by default
+        16 fresh random bytes, so no other party can choose the deal. Only its commitment is
+        sent now; ``SeatClient.reveal`` sends the value once every seat is taken. ``""``
+        contributes nothing (a seeded table then deals the same every time). ``receipts``
+        keeps the seat's receipts (clients/python/receipts.py). With a ``request_id``
         (``str(uuid.uuid4())``) the call may be retried with the same arguments: the retry
         returns the same seat token."""
         if contribution is None:
@@ -101,18 +108,41 @@ class TableClient:
                 game_id=game_id,
                 seat=seat,
                 player_name=player_name,
-                contribution=contribution,
+                contribution_commitment=commit(contribution) if contribution else "",
                 request_id=request_id,
             )
         )
-        return SeatClient(self.target, game_id, reply.seat, reply.seat_token, self.channel)
+        return SeatClient(
+            self.target,
+            game_id,
+            reply.seat,
+            reply.seat_token,
+            self.channel,
+            receipts,
+            contribution,
+        )
 
-    def as_viewer(self, game_id: str, token: str | None = None) -> SeatClient:
+    def as_viewer(
+        self, game_id: str, token: str | None = None, receipts: ReceiptLog | None = None
+    ) -> SeatClient:
         """Act with an existing token (arbiter or seat), or as a spectator without one."""
-        return SeatClient(self.target, game_id, None, token, self.channel)
+        return SeatClient(self.target, game_id, None, token, self.channel, receipts)
 
     def view(self, game_id: str, version: int | None = None) -> pb.GameView:
         return self.as_viewer(game_id, self.token).view(version)
+
+
+def commit(contribution: str) -> str:
+    """The commitment a seat sends at JoinGame (docs/api.md, "Audit")."""
+    return hashlib.sha256(f"tabletop-contribution|{contribution}".encode()).hexdigest()
+
+
+def reveal_and_start(seats: list[SeatClient]) -> int:
+    """Every seat reveals its contribution, then the first starts the game (for a process
+    that plays every seat: bots, tests, the demo). Returns the version after the deal."""
+    for seat in seats:
+        seat.reveal()
+    return seats[0].start()
 
 
 @dataclass
@@ -122,6 +152,8 @@ class SeatClient:
     seat: int | None
     token: str | None
     channel: grpc.Channel
+    receipts: ReceiptLog | None = None  # keeps every receipt this viewer is sent
+    contribution: str = ""  # this seat's contribution to the deal, kept until revealed
 
     @property
     def stub(self) -> pb_grpc.TableServiceStub:
@@ -131,7 +163,22 @@ class SeatClient:
     def metadata(self) -> tuple[tuple[str, str], ...]:
         return ((TOKEN_HEADER, self.token),) if self.token else ()
 
+    def reveal(self) -> pb.RevealContributionResponse | None:
+        """Reveal this seat's contribution (once every seat is taken). Safe to repeat."""
+        if not self.contribution:
+            return None
+        reply = self.stub.RevealContribution(
+            pb.RevealContributionRequest(game_id=self.game_id, contribution=self.contribution),
+            metadata=self.metadata,
+        )
+        if self.receipts is not None:
+            self.receipts.play(reply)
+        return reply
+
     def start(self, request_id: str = "") -> int:
+        """Deal. Every committed seat must have revealed (``reveal_and_start``), or the
+        reveal window must have closed. With a ``request_id`` a retry gets the original
+        reply."""
         return int(
             self.stub.StartGame(
                 pb.StartGameRequest(game_id=self.game_id, request_id=request_id),
@@ -149,7 +196,10 @@ class SeatClient:
             request.version = version
         if as_seat is not None:
             request.as_seat = as_seat
-        return self.stub.GetView(request, metadata=self.metadata).view
+        reply = self.stub.GetView(request, metadata=self.metadata)
+        if self.receipts is not None:
+            self.receipts.view(reply)
+        return reply.view
 
     def ready_next_hand(self, contribution: str | None = None) -> pb.MatchView:
         """This seat is ready for the match's next hand; ``contribution`` (by default a
@@ -181,7 +231,7 @@ class SeatClient:
         """Play a move. With a ``request_id`` (e.g. ``uuid.uuid4().hex``) the same call may be
         retried after a timeout or a lost connection: it is never played twice, and a retry
         of an accepted move returns the original reply."""
-        return self.stub.Play(
+        reply = self.stub.Play(
             pb.PlayRequest(
                 game_id=self.game_id,
                 expected_version=expected_version,
@@ -191,6 +241,9 @@ class SeatClient:
             metadata=self.metadata,
             timeout=timeout,
         )
+        if self.receipts is not None:
+            self.receipts.play(reply)
+        return reply
 
     def history(self, page_size: int = 500) -> Iterator[pb.GameEvent]:
         token = ""
@@ -274,6 +327,8 @@ class SeatClient:
                         del reply.events[:]
                         reply.events.extend(fresh)
                     last = fresh[-1].version
+                    if self.receipts is not None:
+                        self.receipts.watched(reply)
                     yield reply
                 return
             except grpc.RpcError as err:

@@ -15,10 +15,10 @@ import threading
 
 from rich.console import Console
 
-from clients.python.audit import export_lines, parse_lines, verify_records
+from clients.python.audit import verify_game
 from clients.python.bot import make_bot, play_by_streams
 from clients.python.clibase import DEFAULT_TARGET
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import SeatClient, TableClient, reveal_and_start
 from clients.python.play import Tokens, game_options, summary_panel
 from clients.python.render import event_text
 from clients.python.serverproc import ServerProcess, is_serving
@@ -33,43 +33,57 @@ def main(argv: list[str] | None = None) -> None:
         default=os.environ.get("TABLETOP_TARGET", DEFAULT_TARGET),
         help="server address (env TABLETOP_TARGET)",
     )
-    p.add_argument("--seed", type=int, default=None, help="bot and deal seed")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="reproduce a game: a seeded table is a prepared deal (marked as chosen by its "
+        "creator; the server must allow prepared deals). Default: a deal nobody can choose",
+    )
     p.add_argument(
         "--bot", choices=["heuristic", "random"], default="heuristic", help="the bots' policy"
     )
     args = p.parse_args(argv)
-    seed = args.seed if args.seed is not None else random.randrange(1 << 30)
 
     own = None
     target = args.target
     if not is_serving(target):
         console.print(f"no server at {target}; starting one")
-        own = ServerProcess().start()
+        own = ServerProcess(extra=["--allow-prepared-deals"] if args.seed is not None else [])
+        own.start()
         target = own.target
     try:
-        run(target, seed, args.bot, server_stays=own is None)
+        run(target, args.seed, args.bot, server_stays=own is None)
     finally:
         if own is not None:
             own.cleanup()
 
 
-def run(target: str, seed: int, bot: str = "heuristic", server_stays: bool = True) -> None:
+def run(
+    target: str, seed: int | None = None, bot: str = "heuristic", server_stays: bool = True
+) -> None:
+    """One game. With ``seed`` the table is seeded and nobody contributes, so the seed
+    reproduces the deal (a prepared deal, marked); without, every seat commits and reveals."""
     with TableClient(target) as client:
         created = client.create_game(game_options("huaniao", "basic"), seat_count=4, seed=seed)
         game_id = created.game_id
-        console.print(f"game {game_id} (基本 mode, seed {seed}, {bot} bots)")
-        # no contributions: the printed seed reproduces the deal
-        seats = [client.join(game_id, s, f"bot-{s}", contribution="") for s in range(4)]
+        if seed is None:
+            console.print(f"game {game_id} (基本 mode, {bot} bots, a deal nobody chose)")
+        else:
+            console.print(f"game {game_id} (基本 mode, seed {seed}: a prepared deal, {bot} bots)")
+        contribution = None if seed is None else ""  # a seeded demo reproduces its deal
+        seats = [client.join(game_id, s, f"bot-{s}", contribution) for s in range(4)]
         tokens = Tokens(
             target, game_id, created.arbiter_token, {s.seat or 0: s.token or "" for s in seats}
         )
         watcher = threading.Thread(target=_print_stream, args=(seats[0],), daemon=True)
         watcher.start()
-        seats[0].start()
-        play_by_streams([make_bot(s, bot, seed + i) for i, s in enumerate(seats)])
+        reveal_and_start(seats)
+        bot_seed = seed if seed is not None else random.randrange(1 << 30)
+        play_by_streams([make_bot(s, bot, bot_seed + i) for i, s in enumerate(seats)])
         watcher.join(timeout=30)
         final = client.as_viewer(game_id).view()
-        verified = verify_records(parse_lines(export_lines(client.as_viewer(game_id).history())))
+        verified = verify_game(client, game_id)  # against the server's signing key
     # One count of moves for the whole panel: the verifier's, from the stored causes.
     console.print(
         summary_panel(

@@ -25,7 +25,7 @@ from rich.table import Table
 from rich.text import Text
 
 from clients.python.bot import RandomBot, make_bot
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import SeatClient, TableClient, reveal_and_start
 from clients.python.render import card_text, coloured, event_text, label_text
 from clients.python.rpcerrors import error_line
 from clients.python.text import card_name, cards_by_id
@@ -339,16 +339,20 @@ class PlaySettings:
 def start_table(
     client: TableClient, settings: PlaySettings, console: Console
 ) -> tuple[SeatClient, list[RandomBot], Tokens]:
+    # only an explicit seed seeds the table (a prepared deal); bots get one either way
     seed = settings.seed if settings.seed is not None else random.randrange(1 << 30)
     created = client.create_game(
-        game_options(settings.kind, settings.mode), settings.seats, seed=seed
+        game_options(settings.kind, settings.mode), settings.seats, seed=settings.seed
     )
     tokens = Tokens(client.target, created.game_id, created.arbiter_token)
     me = None
     bots: list[RandomBot] = []
+    seated = []
     for s in range(settings.seats):
         who = settings.name if s == settings.seat else f"bot-{s}"
-        seat = client.join(created.game_id, s, who)
+        # a seeded table is reproduced from its seed: then nobody contributes
+        seat = client.join(created.game_id, s, who, None if settings.seed is None else "")
+        seated.append(seat)
         tokens.seats[s] = seat.token or ""
         if s == settings.seat:
             me = seat
@@ -357,15 +361,16 @@ def start_table(
     assert me is not None
     if settings.tokens_file:
         tokens.save(settings.tokens_file)
+    dealt = "a deal nobody chose" if settings.seed is None else f"seed {seed}: a prepared deal"
     console.print(
         Text(f"game {created.game_id}", "bold")
         + Text(
-            f"  ({settings.kind}, seed {seed}, you are seat {settings.seat}, bots: {settings.bot})",
+            f"  ({settings.kind}, {dealt}, you are seat {settings.seat}, bots: {settings.bot})",
             "dim",
         )
     )
     console.print(token_lines(tokens, settings.tokens_file))
-    me.start()
+    reveal_and_start([me, *(s for s in seated if s is not me)])
     return me, bots, tokens
 
 

@@ -15,6 +15,8 @@ from rich.text import Text
 
 from clients.python.text import card_name
 from clients.python.vocab import enum_term, gloss_line, label_line
+from domain import table as tables
+from domain.table.deal import DealSource
 from tabletop.v1 import tabletop_pb2 as pb
 
 HUANIAO_STYLES = {
@@ -148,6 +150,13 @@ def _role(view: pb.GameView) -> str:
     return role + (f" {view.seat}" if view.HasField("seat") else "")
 
 
+def prepared_marking(source: int) -> str:
+    """The words every surface shows for a prepared deal ("" for a shuffled one)."""
+    if source in (pb.DEAL_SOURCE_SHUFFLED, pb.DEAL_SOURCE_UNSPECIFIED):
+        return ""
+    return tables.prepared_marking(DealSource[pb.DealSource.Name(source)[len("DEAL_SOURCE_") :]])
+
+
 def head_rows(view: pb.GameView) -> list[tuple[str, Text]]:
     rows = [
         ("game", Text(view.game_id)),
@@ -155,6 +164,9 @@ def head_rows(view: pb.GameView) -> list[tuple[str, Text]]:
         ("phase", Text(pb.GamePhase.Name(view.phase).removeprefix("GAME_PHASE_").lower())),
         ("as", Text(_role(view))),
     ]
+    marking = prepared_marking(view.deal_source)
+    if marking:
+        rows.append(("deal", Text(marking, "bold red")))
     if view.to_act:
         rows.append(("to act", Text(", ".join(f"seat {s}" for s in view.to_act))))
     if view.HasField("outcome"):

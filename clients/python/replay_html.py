@@ -21,11 +21,12 @@ from typing import Any
 
 from clients.python import web
 from clients.python.client import SeatClient, TableClient
-from domain.verify import AuditFailure, AuditReport, Record, verify
+from clients.python.exports import export_lines
+from domain.verify import AuditFailure, AuditReport, Record, parse_export, verify
 from tabletop.v1 import tabletop_pb2 as pb
 
 # What a passing verify has checked (domain/verify.py, verify's steps 1-4).
-CHECKS = ("chain", "commitment", "deck", "moves re-decided", "outcome")
+CHECKS = ("chain", "commitment", "seals (server key)", "deck", "moves re-decided", "outcome")
 
 
 @dataclass(frozen=True)
@@ -46,13 +47,18 @@ def write_replay_page(
     as_seat: int | None = None,
     export: list[Record] | None = None,
     source: str = "",
+    public_key: bytes | None = None,
 ) -> str:
     """Write the page for ``game`` (over the API, as its token allows; ``as_seat`` for one
-    seat's page) or for the records of an ``export`` file (``audit.parse_lines``). Returns a
-    one-line summary."""
+    seat's page) or for the records of an ``export`` file (``audit.parse_lines``), verified
+    with ``public_key`` (from the game's server when not given). Returns a one-line
+    summary."""
     if (game is None) == (export is None):
         raise ValueError("give either a game or an export")
-    data = _from_server(game, as_seat) if game is not None else _from_export(export or [])
+    if game is not None:
+        data = _from_server(game, as_seat, public_key)
+    else:
+        data = _from_export(export or [], public_key)
     data["source"] = source or data.get("source", "")
     data["generated_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     Path(path).write_text(web.page(data), encoding="utf-8")
@@ -68,15 +74,17 @@ def write(
     return write_replay_page(path, game=client.as_viewer(game_id, token), as_seat=as_seat)
 
 
-def write_from_records(records: list[Record], path: str, source: str = "") -> str:
+def write_from_records(
+    records: list[Record], path: str, source: str = "", public_key: bytes | None = None
+) -> str:
     """``tabletop-audit verify ... --html FILE``: the page of a complete record."""
-    return write_replay_page(path, export=records, source=source)
+    return write_replay_page(path, export=records, source=source, public_key=public_key)
 
 
 # --- over the API ---------------------------------------------------------------------------
 
 
-def _from_server(game: SeatClient, as_seat: int | None) -> dict[str, Any]:
+def _from_server(game: SeatClient, as_seat: int | None, key: bytes | None) -> dict[str, Any]:
     now = game.view()
     latest = now.version
     finished = now.phase == pb.GAME_PHASE_FINISHED
@@ -90,16 +98,19 @@ def _from_server(game: SeatClient, as_seat: int | None) -> dict[str, Any]:
             for s in replayer.replay(1, latest, as_seat=vp.as_seat, as_arbiter=vp.as_arbiter)
         ]
         viewers.append({"key": vp.key, "label": vp.label, "steps": steps})
-    records = None  # the complete record: public after the end; before it, the arbiter's
-    if finished or (now.role == pb.ROLE_ARBITER and as_seat is None):  # (not on a seat's page)
+    records = None  # the complete record: public after the end, to nobody before it
+    if finished:
         records = _records(game.history())
+        if key is None:
+            reply = game.stub.GetSigningKey(pb.GetSigningKeyRequest())
+            key = bytes(reply.public_key)
     return {
         "game_id": game.game_id,
         "kind": now.options.WhichOneof("game") or "",
         "options": web.as_dict(now.options),
         "viewers": viewers,
         "default_viewer": viewers[0]["key"],
-        "verify": _verify(records, finished),
+        "verify": _verify(records, finished, key),
         "prepared_deal": _prepared(records),
         "source": f"server {game.target}, version {latest}",
     }
@@ -127,20 +138,15 @@ def _viewpoints(now: pb.GameView, as_seat: int | None) -> list[Viewpoint]:
 
 
 def _records(events: Iterable[pb.GameEvent]) -> list[Record]:
-    """The complete record from a history that carries the stored form of every event."""
-    out = []
-    for event in events:
-        if not event.stored_json:
-            raise AuditFailure(f"version {event.version} is redacted for this viewer")
-        stored = json.loads(event.stored_json)
-        out.append(Record(event.version, stored["fact"], stored["cause"], event.hash))
-    return out
+    """The complete record from a history that carries the stored form of every event (after
+    the end), read as `tabletop-audit` reads an export."""
+    return parse_export(export_lines(events))
 
 
 # --- from an export file --------------------------------------------------------------------
 
 
-def _from_export(records: list[Record]) -> dict[str, Any]:
+def _from_export(records: list[Record], key: bytes | None) -> dict[str, Any]:
     from domain.engine import ARBITER, SPECTATOR, Viewer
     from server.offline import record_kind, replay_records
 
@@ -168,7 +174,7 @@ def _from_export(records: list[Record]) -> dict[str, Any]:
         "kind": record_kind(records),
         "viewers": viewers,
         "default_viewer": "arbiter",
-        "verify": _verify(records, finished),
+        "verify": _verify(records, finished, key),
         "prepared_deal": _prepared(records),
         "source": f"export file, {len(records)} events",
     }
@@ -185,13 +191,15 @@ def _player_names(records: list[Record]) -> dict[int, str]:
 # --- verify ---------------------------------------------------------------------------------
 
 
-def _verify(records: list[Record] | None, finished: bool) -> dict[str, Any]:
+def _verify(records: list[Record] | None, finished: bool, key: bytes | None) -> dict[str, Any]:
     """The verifier's result for the page: its report's fields, whatever they are."""
     if records is None or not finished:
         why = "the game has not ended" if not finished else "this viewer has no complete record"
         return {"status": "not yet", "message": f"{why}: verify runs on the complete record"}
+    if key is None:
+        return {"status": "not yet", "message": "no server key to verify the seals with"}
     try:
-        report = verify(records)
+        report = verify(records, key)
     except AuditFailure as exc:
         return {"status": "failed", "message": str(exc), "report": {}}
     return {

@@ -20,7 +20,7 @@ def chain_key(match_id: str) -> bytes:
 
 
 def fact_hash(match_id: str, prev_hash: str, version: int, fact: dict[str, Any]) -> str:
-    return chain_hash(chain_key(match_id), prev_hash, version, fact, None)
+    return chain_hash(chain_key(match_id), prev_hash, version, fact, None, "")
 
 
 def encode_fact(fact: Any) -> dict[str, Any]:

@@ -1,52 +1,136 @@
-"""The deal: the shuffle commitment, the seats' entropy and the deck derivation.
+"""The deal: commit–reveal entropy and the published, language-independent deck derivation.
 
-Published algorithms (docs/api.md, "Audit"):
+Nobody chooses the deal (docs/api.md, "Audit", has the argument and the test vectors):
 
-* The server draws a 256-bit ``secret`` per table and publishes ``commitment(secret,
-  prepared_deck)`` in GameCreated, before any seat joins.
-* Each seat may add a ``contribution`` when it joins (SeatTaken, public).
-* ``shuffle_seed(secret, contributions)`` seeds Python's Mersenne Twister, whose
-  ``shuffle`` (Fisher-Yates) orders the mode's deck. Neither the server (committed before
-  the contributions) nor any seat (blind to the secret) can choose the deal.
+* CreateGame: the server draws a 256-bit ``secret`` and a ``salt`` and publishes
+  ``commitment(secret, salt, prepared_deck)`` before any seat joins.
+* JoinGame: each seat commits to its own random ``contribution`` with
+  ``contribution_commitment(contribution)``.
+* Once every seat has committed, each reveals its contribution; a reveal must match its
+  commitment. A seat that has not revealed when the reveal window closes is left out by a
+  fixed rule: its commitment stands in for it (``entry``), never a fresh value.
+* The deck is a Fisher–Yates shuffle fed by a counter-mode SHA-256 stream keyed by
+  ``table_key(secret, entries)``: every input was fixed before anyone revealed.
+
+Everything here is plain SHA-256, integers and sorted card ids, so any language can
+recompute it (clients/node/lib/deal.js does).
 """
 
 from __future__ import annotations
 
+import enum
 import hashlib
-import random
+from collections.abc import Iterable, Iterator
+
+MAX_CONTRIBUTION = 128  # characters of a seat's contribution
+SEED_BYTES = 6  # a game seed is 48 bits: exact in every JSON parser (JavaScript included)
 
 
-def commitment(secret: str, prepared_deck: tuple[int, ...] = ()) -> str:
-    body = f"tabletop-commit|{secret}|{','.join(map(str, prepared_deck))}"
-    return hashlib.sha256(body.encode()).hexdigest()
+class DealSource(enum.Enum):
+    """Where a table's deal comes from; anything but SHUFFLED is a prepared deal."""
+
+    SHUFFLED = 1  # the server's committed secret and the seats' reveals
+    PREPARED_SEED = 2  # a client-given seed: the creator chose the server's secret
+    PREPARED_DECK = 3  # a client-given deck: the creator chose every hand
 
 
-def shuffle_seed(secret: str, contributions: tuple[str, ...]) -> int:
-    body = "tabletop-shuffle|" + "|".join((secret, *contributions))
-    return int(hashlib.sha256(body.encode()).hexdigest()[:16], 16)
+class Contribution(enum.Enum):
+    """Where a seat's contribution stands."""
+
+    NONE = 1  # the seat committed to nothing
+    PENDING = 2  # committed, not yet revealed
+    REVEALED = 3  # revealed; it matched its commitment
+    WITHHELD = 4  # not revealed in time: its commitment stands in for it
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def commitment(secret: str, salt: str = "", prepared_deck: tuple[int, ...] = ()) -> str:
+    """The server's public commitment. The random salt keeps a seed-derived secret from
+    being guessed back out of it."""
+    return _sha256(f"tabletop-commit|{secret}|{salt}|{','.join(map(str, prepared_deck))}")
 
 
 def secret_from_seed(seed: int) -> str:
-    """A reproducible secret for tables created with an explicit seed (tests, replays)."""
-    return hashlib.sha256(f"tabletop-seed|{seed}".encode()).hexdigest()
+    """The secret of a table created with a client-given seed (a prepared deal)."""
+    return _sha256(f"tabletop-seed|{seed}")
 
 
-def shuffle(deck: tuple[int, ...], seed: int) -> tuple[int, ...]:
-    """The published shuffle: Python's Mersenne Twister seeded with ``seed``, Fisher-Yates."""
-    cards = list(deck)
-    random.Random(seed).shuffle(cards)
-    return tuple(cards)
+def contribution_commitment(contribution: str) -> str:
+    """What a seat sends at JoinGame: it binds the seat to the contribution it reveals later."""
+    return _sha256(f"tabletop-contribution|{contribution}")
 
 
-def redeal_seed(secret: str, contributions: tuple[str, ...], round_: int) -> int:
-    """The seed of the ``round_``-th 重新洗牌发牌 at the same table."""
-    return shuffle_seed(secret, (*contributions, f"redeal-{round_}"))
+def is_commitment(text: str) -> bool:
+    return len(text) == 64 and all(c in "0123456789abcdef" for c in text)
 
 
-def reshuffle_unseen(
-    cards: tuple[int, ...], secret: str, contributions: tuple[str, ...], label: str
-) -> tuple[int, ...]:
-    """Cards going back to the unseen part of the deck (an upheld appeal), in a new order
-    derived from the committed randomness and ``label`` (unique per use at a table): replay
-    and verify reproduce it, and nobody could know it before the secret is revealed."""
-    return shuffle(cards, shuffle_seed(secret, (*contributions, label)))
+def entry(commitment_: str, revealed: str | None, withheld: bool = False) -> str:
+    """A seat's input to the table key: its reveal, or, withheld, its own commitment (fixed
+    before anyone revealed), or ``n`` for a seat that committed to nothing."""
+    if revealed:
+        return "r" + _sha256(f"tabletop-reveal|{revealed}")
+    if commitment_ and withheld:
+        return "w" + commitment_
+    return "n"
+
+
+def table_key(secret: str, entries: Iterable[str]) -> bytes:
+    """The key every shuffle of the table derives from: the secret and each seat's entry,
+    in seat order."""
+    return hashlib.sha256("|".join(("tabletop-deal", secret, *entries)).encode()).digest()
+
+
+def subkey(key: bytes, label: str) -> bytes:
+    return hashlib.sha256(key + label.encode()).digest()
+
+
+def stream(key: bytes) -> Iterator[int]:
+    """Counter-mode SHA-256: the bytes of SHA-256(key || uint64_be(j)) for j = 0, 1, ..."""
+    counter = 0
+    while True:
+        yield from hashlib.sha256(key + counter.to_bytes(8, "big")).digest()
+        counter += 1
+
+
+def uniform(source: Iterator[int], n: int) -> int:
+    """An integer in [0, n), uniform: 4 stream bytes big-endian, rejected above the largest
+    multiple of n (so no value is more likely than another)."""
+    limit = (1 << 32) - (1 << 32) % n
+    while True:
+        x = int.from_bytes(bytes(next(source) for _ in range(4)), "big")
+        if x < limit:
+            return x % n
+
+
+def shuffle(cards: Iterable[int], key: bytes) -> tuple[int, ...]:
+    """Fisher–Yates (Durstenfeld) over the cards sorted ascending, fed by ``stream(key)``:
+    for i from the last index down to 1, swap a[i] with a[uniform(i + 1)]."""
+    deck = sorted(cards)
+    source = stream(key)
+    for i in range(len(deck) - 1, 0, -1):
+        j = uniform(source, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return tuple(deck)
+
+
+def deck_for_round(key: bytes, cards: Iterable[int], round_: int) -> tuple[int, ...]:
+    """The deck of the first deal (round 0) or of the ``round_``-th 重新洗牌发牌."""
+    return shuffle(cards, subkey(key, f"deck-{round_}"))
+
+
+def seed_for_round(key: bytes, round_: int) -> int:
+    """The game's own seed for its in-game chance in that round (48 bits)."""
+    return int.from_bytes(subkey(key, f"seed-{round_}")[:SEED_BYTES], "big")
+
+
+def reshuffle_unseen(key: bytes, cards: Iterable[int], label: str) -> tuple[int, ...]:
+    """The unseen part of the deck (the stock) in a new order, once cards a seat saw have
+    gone back into it (an upheld appeal, a retraction): ``cards`` is the whole unseen part,
+    the returning cards included, shuffled under ``subkey(key, "reshuffle-" + label)``.
+    ``label`` is unique per use at a table (e.g. ``revoke-<case id>``). Like every deal it
+    follows from committed randomness, so replay and verify reproduce it, and nobody knows
+    where a returned card lies."""
+    return shuffle(cards, subkey(key, f"reshuffle-{label}"))

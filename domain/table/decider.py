@@ -9,6 +9,7 @@ sees only its own part of the state. Pure: the server supplies token hashes and 
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime, timedelta
 from typing import Any
 
 from domain.codec import from_data
@@ -22,10 +23,13 @@ from domain.engine import (
 )
 from domain.registry import rules_for
 from domain.table import deal
+from domain.table.deal import DealSource
 from domain.table.facts import (
     TABLE_COMMAND_TYPES,
+    ContributionRevealed,
     GameCreated,
     GameStarted,
+    RevealWithheld,
     SeatTaken,
     ShuffleRevealed,
 )
@@ -37,6 +41,7 @@ from domain.table.justice.state import evolve as evolve_justice
 from domain.table.state import Phase, Seat, Table
 
 ARBITER_COMMANDS = (J.Rule, J.Redeal)
+DEAL_RULE = "deal"  # commit–reveal (docs/api.md, "Audit"), named in refusals
 
 
 # --- decide ------------------------------------------------------------------------------
@@ -54,8 +59,14 @@ def create(
     arbitrated: bool = False,
     match_id: str = "",
     hand: int = 0,
+    salt: str = "",
+    seeded: bool = False,
+    reveal_timeout_ms: int = 0,
 ) -> list[Any]:
-    """Open a table; in a match (``match_id``), as its hand number ``hand``."""
+    """Open a table; in a match (``match_id``), as its hand number ``hand``. ``secret`` and
+    ``salt`` come from the server (random, or the secret from a client-given seed:
+    ``seeded``); a prepared deck or a seed marks the deal. ``reveal_timeout_ms`` is the
+    server's reveal window, recorded (``reveal_deadline``)."""
     options = rules.check_options(options)
     if seat_count not in rules.seat_counts(options):
         raise MalformedCommand(
@@ -63,10 +74,17 @@ def create(
         )
     if prepared_deck and sorted(prepared_deck) != sorted(rules.new_deck(options)):
         raise MalformedCommand("deck", "must be a permutation of the mode's deck")
+    if not 0 <= reveal_timeout_ms <= 86_400_000:
+        raise MalformedCommand("reveal_timeout_ms", "0 up to one day")
     if not 0 <= time_limit_ms <= 3_600_000:
         raise MalformedCommand("turn_time_limit_ms", "0 (no clock) up to one hour")
     if enforcement is not J.Enforcement.REJECT and not isinstance(rules, J.PenaltyRules):
         raise MalformedCommand("enforcement", f"{rules.name} supports REJECT only")
+    source = DealSource.SHUFFLED
+    if seeded:
+        source = DealSource.PREPARED_SEED
+    if prepared_deck:
+        source = DealSource.PREPARED_DECK
     return [
         GameCreated(
             kind=rules.name,
@@ -74,55 +92,126 @@ def create(
             seat_count=seat_count,
             arbiter_token_hash=arbiter_token_hash,
             secret=secret,
-            commitment=deal.commitment(secret, prepared_deck),
+            commitment=deal.commitment(secret, salt, prepared_deck),
             prepared_deck=prepared_deck,
             enforcement=enforcement,
             time_limit_ms=time_limit_ms,
             arbitrated=arbitrated,
             match_id=match_id,
             hand=hand,
+            salt=salt,
+            deal_source=source,
+            reveal_timeout_ms=reveal_timeout_ms,
         )
     ]
 
 
 def take_seat(
-    table: Table, seat: int, player_name: str, token_hash: str, contribution: str = ""
+    table: Table,
+    seat: int,
+    player_name: str,
+    token_hash: str,
+    contribution: str = "",
+    commitment: str = "",
 ) -> list[Any]:
+    """A seat is taken, committing to its contribution (``commitment``, revealed later
+    with ``reveal``). A plain ``contribution`` (the older form) commits and reveals at once."""
     if not 0 <= seat < table.seat_count:
         raise MalformedCommand("seat", f"seat must be 0..{table.seat_count - 1}")
     if len(player_name) > 64:
         raise MalformedCommand("player_name", "at most 64 characters")
-    if len(contribution) > 128:
-        raise MalformedCommand("contribution", "at most 128 characters")
+    if len(contribution) > deal.MAX_CONTRIBUTION:
+        raise MalformedCommand("contribution", f"at most {deal.MAX_CONTRIBUTION} characters")
+    if commitment and not deal.is_commitment(commitment):
+        raise MalformedCommand("contribution_commitment", "64 lowercase hex digits (SHA-256)")
+    if commitment and contribution:
+        raise MalformedCommand(
+            "contribution", "send the commitment now and the contribution with its reveal"
+        )
     if table.phase is not Phase.WAITING:
         raise RuleViolation("GAME_ALREADY_STARTED", "table", "seats are fixed once dealt")
     if table.seats[seat] is not None:
         raise RuleViolation("SEAT_TAKEN", "table", f"seat {seat} is taken")
-    return [SeatTaken(seat, player_name, token_hash, contribution)]
+    return [SeatTaken(seat, player_name, token_hash, contribution, commitment)]
 
 
-def start(table: Table) -> list[Any]:
-    """The GameStarted fact followed by the game's opening facts (the deal)."""
+def reveal(table: Table, seat: int, contribution: str) -> list[Any]:
+    """The seat reveals the contribution it committed to; nothing if it already did.
+
+    Only once every seat has committed (all seats taken), so nobody commits after seeing
+    a reveal; and only the committed value, so nobody changes its mind after."""
+    if not 0 <= seat < table.seat_count:
+        raise MalformedCommand("seat", f"seat must be 0..{table.seat_count - 1}")
+    if not 0 < len(contribution) <= deal.MAX_CONTRIBUTION:
+        raise MalformedCommand("contribution", f"1 to {deal.MAX_CONTRIBUTION} characters")
+    if table.phase is not Phase.WAITING:
+        raise RuleViolation("GAME_ALREADY_STARTED", DEAL_RULE, "the deal is already made")
+    if any(s is None for s in table.seats):
+        raise RuleViolation(
+            "REVEAL_TOO_EARLY", DEAL_RULE, "reveals come once every seat has committed"
+        )
+    taken = table.seats[seat]
+    assert taken is not None
+    if taken.status is deal.Contribution.NONE:
+        raise RuleViolation("NOTHING_TO_REVEAL", DEAL_RULE, f"seat {seat} committed to nothing")
+    if deal.contribution_commitment(contribution) != taken.commitment:
+        raise RuleViolation(
+            "REVEAL_MISMATCH", DEAL_RULE, "the contribution does not match the seat's commitment"
+        )
+    if taken.status is deal.Contribution.REVEALED:
+        return []  # a retried reveal: already done
+    return [ContributionRevealed(seat, contribution)]
+
+
+def start(table: Table, reveals_closed: bool = False) -> list[Any]:
+    """GameStarted and the game's opening facts (the deal).
+
+    While a committed seat has not revealed, the deal waits; once the server closes the
+    reveal window (``reveals_closed``), each such seat is recorded as RevealWithheld and its
+    commitment stands in for its contribution. Either way the deck follows from inputs
+    fixed before anyone revealed: withholding changes nothing a seat could choose."""
     if table.phase is not Phase.WAITING:
         raise RuleViolation("GAME_ALREADY_STARTED", "table", "the game was already dealt")
     if any(s is None for s in table.seats):
         raise RuleViolation("SEATS_NOT_FILLED", "table", "every seat must be taken first")
-    seed = deal.shuffle_seed(table.secret, _contributions(table))
-    deck = table.prepared_deck or deal.shuffle(table.rules.new_deck(table.options), seed)
-    started = GameStarted(deck, seed)
-    return [started, *table.rules.deal(evolve(table, started).game)]
+    pending = table.pending_reveals
+    if pending and not reveals_closed:
+        seats = ", ".join(map(str, pending))
+        raise RuleViolation(
+            "REVEALS_PENDING",
+            DEAL_RULE,
+            f"seat(s) {seats} have not revealed their contributions; the deal waits for them "
+            "until the reveal window closes",
+        )
+    facts: list[Any] = [RevealWithheld(s) for s in pending]
+    current = table
+    for fact in facts:
+        current = evolve(current, fact)
+    key = current.deal_key
+    deck = table.prepared_deck or deal.deck_for_round(key, table.rules.new_deck(table.options), 0)
+    started = GameStarted(deck, deal.seed_for_round(key, 0))
+    return [*facts, started, *table.rules.deal(evolve(current, started).game)]
 
 
-def _contributions(table: Table) -> tuple[str, ...]:
-    return tuple(s.contribution for s in table.seats if s is not None)
+def reveal_deadline(table: Table, since: datetime) -> datetime | None:
+    """When the deal stops waiting for pending reveals: the table's recorded reveal window
+    after ``since``, the time its latest fact was recorded (the last seat taken or the
+    latest reveal). None while seats are open or when nothing is pending. A function of the
+    record, so a view's deadline is part of what its receipt proves."""
+    if table.phase is not Phase.WAITING or any(s is None for s in table.seats):
+        return None
+    if not table.pending_reveals:
+        return None
+    return since + timedelta(milliseconds=table.reveal_timeout_ms)
 
 
 def _redeal_facts(table: Table) -> list[Any]:
     """重新洗牌发牌: a fresh deck from the committed randomness, and the game's deal."""
     rules = table.rules
     n = table.justice.redeals + 1
-    seed = deal.redeal_seed(table.secret, _contributions(table), n)
-    redealt = J.GameRedealt(deal.shuffle(rules.new_deck(table.options), seed), seed, n)
+    key = table.deal_key
+    deck = deal.deck_for_round(key, rules.new_deck(table.options), n)
+    redealt = J.GameRedealt(deck, deal.seed_for_round(key, n), n)
     return [redealt, *rules.deal(evolve(table, redealt).game)]
 
 
@@ -139,9 +228,7 @@ def court(table: Table) -> Court:
         enforcement=table.enforcement,
         arbitrated=table.arbitrated,
         redeal=lambda: _redeal_facts(table),
-        reshuffle=lambda cards, label: deal.reshuffle_unseen(
-            cards, table.secret, _contributions(table), label
-        ),
+        reshuffle=lambda cards, label: deal.reshuffle_unseen(table.deal_key, cards, label),
     )
 
 
@@ -225,7 +312,15 @@ def concurrent(kind: str, facts: list[Any], seat: int) -> bool:
     hook = getattr(rules_for(kind), "independent_of", None)
     if hook is None or not facts:
         return False
-    table_facts = (GameCreated, SeatTaken, GameStarted, ShuffleRevealed, *J.JUSTICE_EVENT_TYPES)
+    table_facts = (
+        GameCreated,
+        SeatTaken,
+        ContributionRevealed,
+        RevealWithheld,
+        GameStarted,
+        ShuffleRevealed,
+        *J.JUSTICE_EVENT_TYPES,
+    )
     return all(not isinstance(f, table_facts) and hook(f, seat) for f in facts)
 
 
@@ -269,7 +364,7 @@ def with_reveal(table: Table, facts: list[Any]) -> list[Any]:
     for fact in facts:
         after = evolve(after, fact)
     if after.phase is Phase.FINISHED and not after.revealed:
-        return [*facts, ShuffleRevealed(table.secret)]
+        return [*facts, ShuffleRevealed(table.secret, table.salt)]
     return facts
 
 
@@ -278,14 +373,20 @@ def redecide(
 ) -> list[Any]:
     """The facts the engine decides for a recorded cause (the audit's replay).
 
-    A join is re-decided with the recorded token hash and contribution (inputs the engine
-    cannot know); everything else from the cause alone."""
+    A join is re-decided with the recorded name, contribution and commitment (inputs the
+    engine cannot know) and no token hash: token hashes never leave the server, so the record
+    holds none (records.split_private). A reveal is re-decided with the recorded contribution,
+    checked against the commitment. Everything else is re-decided from the cause alone."""
     action = cause["action"]
     if action == "join" and isinstance(first_fact, SeatTaken):
         f = first_fact
-        return take_seat(table, f.seat, f.player_name, f.token_hash, f.contribution)
+        return take_seat(table, f.seat, f.player_name, "", f.contribution, f.commitment)
+    if action == "reveal" and isinstance(first_fact, ContributionRevealed):
+        if cause.get("seat") != first_fact.seat:
+            raise MalformedCommand("cause", "the reveal's seat is not the cause's seat")
+        return reveal(table, first_fact.seat, first_fact.contribution)
     if action == "start":
-        return start(table)
+        return start(table, reveals_closed=bool(cause.get("reveals_closed")))
     if action == "play":
         command = command_of(table.kind, cause)
         if cause["seat"] is not None and command.seat != cause["seat"]:
@@ -336,13 +437,27 @@ def _apply(table: Table | None, event: Any) -> Table:
             seats=(None,) * event.seat_count,
             match_id=event.match_id,
             hand=event.hand,
+            salt=event.salt,
+            deal_source=event.deal_source,
+            reveal_timeout_ms=event.reveal_timeout_ms,
         )
     assert table is not None
     if isinstance(event, SeatTaken):
-        seats = list(table.seats)
-        seats[event.seat] = Seat(event.player_name, event.token_hash, event.contribution)
+        committed = event.commitment
+        if event.contribution and not committed:  # the older form: committed and revealed
+            committed = deal.contribution_commitment(event.contribution)
+        seat = Seat(event.player_name, event.token_hash, event.contribution, committed)
         first = event.seat if table.first_seat is None else table.first_seat
-        return dataclasses.replace(table, seats=tuple(seats), first_seat=first)
+        return dataclasses.replace(_with_seat(table, event.seat, seat), first_seat=first)
+    if isinstance(event, ContributionRevealed):
+        revealing = table.seats[event.seat]
+        assert revealing is not None
+        revealed = dataclasses.replace(revealing, contribution=event.contribution)
+        return _with_seat(table, event.seat, revealed)
+    if isinstance(event, RevealWithheld):
+        withholding = table.seats[event.seat]
+        assert withholding is not None
+        return _with_seat(table, event.seat, dataclasses.replace(withholding, withheld=True))
     if isinstance(event, ShuffleRevealed):
         return dataclasses.replace(table, revealed=True)
     if isinstance(event, GameStarted):
@@ -375,6 +490,12 @@ def hand_options(table: Table) -> Any:
     return table.options
 
 
+def _with_seat(table: Table, index: int, seat: Seat) -> Table:
+    seats = list(table.seats)
+    seats[index] = seat
+    return dataclasses.replace(table, seats=tuple(seats))
+
+
 def _new_game(table: Table, deck: tuple[int, ...], seed: int) -> Any:
     return table.rules.initial_state(table.options, table.seat_count, deck, seed)
 
@@ -391,9 +512,15 @@ def redact(table_kind: str, event: Any, viewer: Viewer) -> Any:
     if isinstance(event, GameStarted):
         return event if viewer == ARBITER else GameStarted((), 0)
     if isinstance(event, GameCreated):
-        return dataclasses.replace(event, arbiter_token_hash="", secret="", prepared_deck=())
-    if isinstance(event, SeatTaken):
-        return dataclasses.replace(event, token_hash="")
+        return dataclasses.replace(
+            event, arbiter_token_hash="", secret="", salt="", prepared_deck=()
+        )
+    if isinstance(event, SeatTaken):  # a contribution stays hidden: see ContributionRevealed
+        return dataclasses.replace(event, token_hash="", contribution="")
+    if isinstance(event, ContributionRevealed):
+        return dataclasses.replace(event, contribution="")
+    if isinstance(event, RevealWithheld):
+        return event
     if isinstance(event, J.MoveRetracted):
         return event if viewer == ARBITER else dataclasses.replace(event, restored=None)
     if isinstance(event, J.GameRedealt):
@@ -405,11 +532,30 @@ def redact(table_kind: str, event: Any, viewer: Viewer) -> Any:
     return rules_for(table_kind).redact(event, viewer)
 
 
+def prepared_marking(source: DealSource) -> str:
+    """The words every surface shows for a prepared deal ("" for a shuffled one)."""
+    if source is DealSource.PREPARED_DECK:
+        return "prepared deal: chosen by the table's creator (a prepared deck)"
+    if source is DealSource.PREPARED_SEED:
+        return "prepared deal: chosen by the table's creator (a client-given seed)"
+    return ""
+
+
 def describe(table_kind: str, event: Any) -> str:
     if isinstance(event, GameCreated):
-        return f"table opened: {event.kind}, {event.seat_count} seats"
+        opened = f"table opened: {event.kind}, {event.seat_count} seats"
+        marking = prepared_marking(event.deal_source)
+        return f"{opened}; {marking}" if marking else opened
     if isinstance(event, SeatTaken):
-        return f"seat {event.seat} taken by {event.player_name or 'anonymous'}"
+        committed = ", committed to a contribution" if event.commitment else ""
+        return f"seat {event.seat} taken by {event.player_name or 'anonymous'}{committed}"
+    if isinstance(event, ContributionRevealed):
+        return f"seat {event.seat} revealed its contribution"
+    if isinstance(event, RevealWithheld):
+        return (
+            f"seat {event.seat} did not reveal its contribution in time: "
+            "its commitment stands in for it"
+        )
     if isinstance(event, GameStarted):
         return "game started: cards dealt" + ("" if event.deck else " (deck hidden)")
     if isinstance(event, ShuffleRevealed):

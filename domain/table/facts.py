@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from domain.table.deal import DealSource
 from domain.table.justice import facts as J
 
 
@@ -17,13 +18,18 @@ class GameCreated:
     seat_count: int
     arbiter_token_hash: str
     secret: str  # the server's shuffle secret: hidden until the game ends
-    commitment: str  # public: deal.commitment(secret, prepared_deck)
+    commitment: str  # public: deal.commitment(secret, salt, prepared_deck)
     prepared_deck: tuple[int, ...]  # a prepared deal, or () to shuffle
     enforcement: J.Enforcement = J.Enforcement.REJECT
     time_limit_ms: int = 0  # per action; 0 = no clock
     arbitrated: bool = False  # an arbiter rules on disputes (else they close UNRESOLVED)
     match_id: str = ""  # the match this table is a hand of (domain/match/), or ""
     hand: int = 0  # the hand's number in its match, from 1 (0: not in a match)
+    salt: str = ""  # random, hidden until the game ends: the commitment never reveals a seed
+    deal_source: DealSource = DealSource.SHUFFLED  # public: a prepared deal is marked
+    # public: how long after the latest seat or reveal the deal waits for pending reveals
+    # (the server's setting, recorded so every view's deadline follows from the record)
+    reveal_timeout_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -33,12 +39,30 @@ class SeatTaken:
     seat: int
     player_name: str
     token_hash: str
-    contribution: str  # the seat's share of the shuffle seed, public
+    contribution: str  # legacy: a contribution revealed at once (hidden until the end)
+    commitment: str = ""  # public: deal.contribution_commitment(the seat's contribution)
+
+
+@dataclass(frozen=True)
+class ContributionRevealed:
+    """``seat`` revealed the contribution it committed to (the value is hidden until the
+    end, from everyone: the last to reveal learns nothing from the others)."""
+
+    seat: int
+    contribution: str
+
+
+@dataclass(frozen=True)
+class RevealWithheld:
+    """``seat`` did not reveal in time; its commitment stands in for its contribution."""
+
+    seat: int
 
 
 @dataclass(frozen=True)
 class GameStarted:
-    """The deck was fixed (from chance or a prepared deal) and the game began."""
+    """The deck was fixed (from chance or a prepared deal) and the game began. ``seed`` is
+    the game's own seed for its in-game chance, derived like the deck."""
 
     deck: tuple[int, ...]
     seed: int
@@ -49,10 +73,19 @@ class ShuffleRevealed:
     """The game ended; the shuffle secret is revealed so anyone can check the deal."""
 
     secret: str
+    salt: str = ""
 
 
 TABLE_EVENT_TYPES: dict[str, type] = {
     t.__name__: t
-    for t in (GameCreated, SeatTaken, GameStarted, ShuffleRevealed, *J.JUSTICE_EVENT_TYPES)
+    for t in (
+        GameCreated,
+        SeatTaken,
+        ContributionRevealed,
+        RevealWithheld,
+        GameStarted,
+        ShuffleRevealed,
+        *J.JUSTICE_EVENT_TYPES,
+    )
 }
 TABLE_COMMAND_TYPES: dict[str, type] = {t.__name__: t for t in J.TABLE_COMMAND_TYPES}

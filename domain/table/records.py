@@ -1,9 +1,16 @@
-"""The stored form of a table: facts and states as JSON data, causes, and the hash chain.
+"""The stored form of a table: facts and states as JSON data, causes, the hash chain, seals.
 
-Every stored event carries ``chain_hash``: HMAC-SHA256 keyed by ``chain_key(secret)`` over
-the previous hash, the version, the fact and its cause. Keyed, so a hash reveals nothing
-about a hidden fact while the game runs and can be shown to everyone; verifiable by anyone
-once the secret is revealed (ShuffleRevealed, at the end).
+Every stored event carries ``chain_hash``: HMAC-SHA256 keyed by ``chain_key(secret, salt)``
+over the previous hash, the version, the fact, its cause and the time it was recorded. Keyed,
+so a hash reveals nothing about a hidden fact while the game runs and can be shown to
+everyone; recomputable by anyone once the secret and salt are revealed (ShuffleRevealed, at
+the end).
+
+The chain alone proves nothing to whoever holds the record (the record reveals its key), so
+the last event of every move also carries a *seal*: the server's Ed25519 signature over the
+game id, the move's versions, the chain head and the move's receipt hashes (``seal_body``).
+Token hashes are not part of the chained fact: they are stored beside it (``split_private``)
+and never leave the server.
 """
 
 from __future__ import annotations
@@ -12,10 +19,11 @@ import dataclasses
 import hashlib
 import hmac
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 from domain.codec import from_data, to_data
-from domain.engine import GameRules
+from domain.engine import ARBITER, SPECTATOR, GameRules, Viewer
 from domain.registry import rules_for
 from domain.table.facts import TABLE_EVENT_TYPES, GameCreated
 from domain.table.justice import facts as J
@@ -27,15 +35,89 @@ def canonical(data: Any) -> str:
     return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def chain_key(secret: str) -> bytes:
-    return hashlib.sha256(f"tabletop-chain|{secret}".encode()).digest()
+def chain_key(secret: str, salt: str) -> bytes:
+    """Keyed by the secret and the random salt: a seeded table's secret is as guessable as
+    its seed, the salt never is (both hidden until the end)."""
+    return hashlib.sha256(f"tabletop-chain|{secret}|{salt}".encode()).digest()
 
 
 def chain_hash(
-    key: bytes, prev_hash: str, version: int, fact: dict[str, Any], cause: dict[str, Any] | None
+    key: bytes,
+    prev_hash: str,
+    version: int,
+    fact: dict[str, Any],
+    cause: dict[str, Any] | None,
+    recorded_at: str,
 ) -> str:
-    body = f"{prev_hash}|{version}|{canonical(fact)}|{canonical(cause)}"
+    """``recorded_at`` is ``timestamp_text`` of the time the event was stored: covered, so
+    nobody can move a move in time (a turn's clock is read from these times)."""
+    body = f"{prev_hash}|{version}|{canonical(fact)}|{canonical(cause)}|{recorded_at}"
     return hmac.new(key, body.encode(), hashlib.sha256).hexdigest()
+
+
+def timestamp_text(at: datetime) -> str:
+    """A stored time as chained and exported: UTC, RFC 3339, always six decimals."""
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def split_private(fact: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """A stored fact as chained and exported (token hashes blanked), and the token hashes
+    kept beside it in the store (None when the fact has none)."""
+    fields = PRIVATE_FIELDS.get(fact.get("type", ""))
+    if not fields:
+        return fact, None
+    data = dict(fact["data"])
+    private = {f: data[f] for f in fields}
+    data.update(dict.fromkeys(fields, ""))
+    return {**fact, "data": data}, private
+
+
+def join_private(fact: dict[str, Any], private: dict[str, Any] | None) -> dict[str, Any]:
+    """The inverse of split_private: the fact the server's own state is built from."""
+    if not private:
+        return fact
+    return {**fact, "data": {**fact["data"], **private}}
+
+
+PRIVATE_FIELDS = {"GameCreated": ("arbiter_token_hash",), "SeatTaken": ("token_hash",)}
+
+
+# --- seals and receipts (docs/api.md, "Audit") ---------------------------------------------
+
+SEAL_PREFIX = b"tabletop-seal/1\n"
+
+
+def seal_body(
+    game_id: str, first: int, last: int, head: str, receipts: list[list[str]]
+) -> bytes:
+    """The bytes the server signs at the end of a move (versions ``first``..``last``): the
+    game, the chain head after the move, and per viewer its salted ``[events, view]``
+    payload hashes (``receipt_viewers`` order)."""
+    body = {"game_id": game_id, "first": first, "last": last, "head": head, "receipts": receipts}
+    return SEAL_PREFIX + canonical(body).encode()
+
+
+def receipt_viewers(seat_count: int) -> list[Viewer]:
+    """The viewers a seal has receipts for, in order: each seat, a spectator, the arbiter."""
+    return [Viewer.of_seat(s) for s in range(seat_count)] + [SPECTATOR, ARBITER]
+
+
+def receipt_index(viewer: Viewer, seat_count: int) -> int:
+    return receipt_viewers(seat_count).index(viewer)
+
+
+def receipt_nonce(secret: str, salt: str, last: int, index: int) -> bytes:
+    """The salt of viewer ``index``'s receipt for the move ending at ``last``. Derived from
+    the table's secret and random salt (a seed-derived secret alone would be guessable), so
+    nothing is stored per viewer; only that viewer is sent it while the game runs, and
+    anyone can recompute it once both are revealed."""
+    key = hashlib.sha256(f"tabletop-receipt|{secret}|{salt}".encode()).digest()
+    return hmac.new(key, f"{last}|{index}".encode(), hashlib.sha256).digest()
+
+
+def receipt_hash(nonce: bytes, payload: bytes) -> str:
+    """SHA-256 of the nonce followed by exactly the payload bytes the viewer received."""
+    return hashlib.sha256(nonce + payload).hexdigest()
 
 
 def cause(action: str, seat: int | None = None, command: Any = None) -> dict[str, Any]:

@@ -8,6 +8,8 @@ from typing import Any
 
 from domain.engine import GameRules, Outcome
 from domain.registry import rules_for
+from domain.table import deal
+from domain.table.deal import DealSource
 from domain.table.justice import facts as J
 from domain.table.justice.state import JusticeState
 
@@ -22,7 +24,22 @@ class Phase(enum.Enum):
 class Seat:
     player_name: str
     token_hash: str  # sha256 of the seat token; the token itself is never stored
-    contribution: str  # the seat's share of the shuffle seed (audit)
+    contribution: str  # the seat's revealed contribution ("" until revealed)
+    commitment: str = ""  # its commitment ("" when it committed to nothing)
+    withheld: bool = False  # not revealed in time: the commitment stands in for it
+
+    @property
+    def status(self) -> deal.Contribution:
+        if not self.commitment:
+            return deal.Contribution.NONE
+        if self.contribution:
+            return deal.Contribution.REVEALED
+        return deal.Contribution.WITHHELD if self.withheld else deal.Contribution.PENDING
+
+    @property
+    def entry(self) -> str:
+        """This seat's input to the table key (deal.entry)."""
+        return deal.entry(self.commitment, self.contribution or None, self.withheld)
 
 
 @dataclass(frozen=True)
@@ -45,6 +62,24 @@ class Table:
     match_id: str = ""  # the match this table is a hand of, or ""
     hand: int = 0  # the hand's number in its match, from 1
     first_seat: int | None = None  # the first seat taken (川南字牌: 首进入房间的玩家坐庄)
+    salt: str = ""
+    deal_source: DealSource = DealSource.SHUFFLED
+    reveal_timeout_ms: int = 0  # the recorded reveal window (GameCreated)
+
+    @property
+    def pending_reveals(self) -> tuple[int, ...]:
+        """Seats that committed and have not revealed (nor been passed over)."""
+        return tuple(
+            i
+            for i, s in enumerate(self.seats)
+            if s is not None and s.status is deal.Contribution.PENDING
+        )
+
+    @property
+    def deal_key(self) -> bytes:
+        """The key every shuffle at this table derives from (deal.table_key)."""
+        entries = tuple(s.entry if s is not None else "n" for s in self.seats)
+        return deal.table_key(self.secret, entries)
 
     @property
     def rules(self) -> GameRules:

@@ -9,10 +9,13 @@ import pytest
 from clients.python.client import TableClient
 from clients.python.serverproc import ServerProcess
 
+PREPARED = ["--allow-prepared-deals"]  # the setting that lets tests seed or prepare deals
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    proc = ServerProcess(tmp_path_factory.mktemp("server")).start()
+    # the API tests use seeded and prepared tables (reproducible deals): allowed here only
+    proc = ServerProcess(tmp_path_factory.mktemp("server"), extra=PREPARED).start()
     yield proc
     proc.stop()
 

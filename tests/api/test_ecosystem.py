@@ -44,7 +44,8 @@ NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     proc = ServerProcess(
-        tmp_path_factory.mktemp("eco"), extra=["--metrics-port", "0", "--log-format", "text"]
+        tmp_path_factory.mktemp("eco"),
+        extra=["--metrics-port", "0", "--log-format", "text", "--allow-prepared-deals"],
     ).start()
     yield proc
     proc.cleanup()
@@ -324,7 +325,7 @@ def _play_forever(seats: list[SeatClient]) -> Iterator[tuple[int, pb.PlayRespons
 
 @pytest.mark.timeout(120)
 def test_sigterm_during_a_game_loses_nothing(tmp_path: Path) -> None:
-    server = ServerProcess(tmp_path, extra=["--shutdown-grace", "5"]).start()
+    server = ServerProcess(tmp_path, extra=["--shutdown-grace", "5", "--allow-prepared-deals"]).start()
     try:
         with TableClient(server.target) as client:
             for attempt in range(20):  # a game still running after a few moves

@@ -179,7 +179,7 @@ def test_a_live_watch_sees_every_move_in_order(client: TableClient) -> None:
 
 
 def test_a_game_continues_after_a_server_restart(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    server = ServerProcess(tmp_path).start()
+    server = ServerProcess(tmp_path, extra=["--allow-prepared-deals"]).start()
     try:
         with TableClient(server.target) as client:
             game_id, seats, arbiter = seated_game(client, seed=8)

@@ -9,7 +9,7 @@ import grpc
 import pytest
 from google.rpc import error_details_pb2
 
-from clients.python.audit import export_lines, verify_lines
+from clients.python.audit import verify_game
 from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import SeatClient, TableClient
 from clients.python.serverproc import ServerProcess
@@ -193,12 +193,12 @@ def test_the_arbiter_can_redeal_a_deadlocked_table(client: TableClient) -> None:
     assert game_part(view) != game_part(old), "a new deal"
     assert len(list(arbiter.history())) == view.version, "the old game stays in the history"
     play_to_end([RandomBot(s, i) for i, s in enumerate(seats)])
-    lines = list(export_lines(client.as_viewer(game_id).history()))
-    assert verify_lines(lines).moves_redecided > 3, "a history with justice in it verifies"
+    assert verify_game(client, game_id).report.moves_redecided > 3, "justice verifies"
 
 
 def test_a_turn_timer_fires_after_a_server_restart(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    server = ServerProcess(tmp_path, extra=["--min-turn-time", "1"]).start()
+    server = ServerProcess(tmp_path, extra=["--min-turn-time", "1", "--allow-prepared-deals"])
+    server.start()
     try:
         with TableClient(server.target) as client:
             created = client.create_game(
@@ -231,7 +231,7 @@ def test_a_table_nobody_plays_is_finished_by_its_clock(tmp_path) -> None:  # typ
     offers pass, discards are made for them) ends on the clock alone. (The server's bounds
     on the clock, a minimum limit and a run of clock-made events, are lifted here; they are
     tested in tests/hardening/test_clock.py.)"""
-    flags = ["--min-turn-time", "0", "--max-clock-events", "100000"]
+    flags = ["--min-turn-time", "0", "--max-clock-events", "100000", "--allow-prepared-deals"]
     with ServerProcess(tmp_path, extra=flags) as server, TableClient(server.target) as client:
         _a_table_nobody_plays_is_finished_by_its_clock(client)
 
@@ -252,5 +252,5 @@ def _a_table_nobody_plays_is_finished_by_its_clock(client: TableClient) -> None:
     assert view.phase == pb.GAME_PHASE_FINISHED
     texts = [e.text for e in client.as_viewer(created.game_id).history()]
     assert sum("timed out" in t for t in texts) > 5
-    lines = list(export_lines(client.as_viewer(created.game_id).history()))
-    assert verify_lines(lines).events == view.version, "timeouts re-decide in the audit"
+    report = verify_game(client, created.game_id).report
+    assert report.events == view.version, "timeouts re-decide in the audit"

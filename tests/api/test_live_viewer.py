@@ -20,7 +20,8 @@ from tests.api.helpers import seated_game
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    proc = ServerProcess(tmp_path_factory.mktemp("live"), extra=["--http-port", "0"]).start()
+    flags = ["--http-port", "0", "--allow-prepared-deals"]  # seeded tables
+    proc = ServerProcess(tmp_path_factory.mktemp("live"), extra=flags).start()
     yield proc
     proc.stop()
 

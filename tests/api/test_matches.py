@@ -16,7 +16,7 @@ from google.rpc import error_details_pb2
 from clients.python import audit
 from clients.python.bot import make_bot, play_match, play_to_end
 from clients.python.cli import tabletop
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import SeatClient, TableClient, reveal_and_start
 from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
@@ -42,7 +42,7 @@ def seated_match(
     created = client.create_game(options, seats, match=settings)
     joined = {s: client.join(created.game_id, s, f"p{s}") for s in (order or range(seats))}
     players = [joined[s] for s in range(seats)]
-    players[0].start()
+    reveal_and_start(players)
     return created, players
 
 

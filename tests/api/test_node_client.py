@@ -2,14 +2,18 @@
 
 The harness opens a 基本-mode 花鸟风月 table, seats Python RandomBots at seats 2 and 3 and
 plays them from a thread, then runs ``clients/node/run-tests.sh``; its game test takes seats
-0 and 1, starts the game and plays them. Both languages act in one game. The other Node
-tests (resuming a dropped Watch, decoding rich errors) run in the same invocation.
+0 and 1, starts the game and plays them. Both languages act in one game, and every seat
+commits and reveals its contribution. The other Node tests (resuming a dropped Watch,
+decoding rich errors, the deal test vectors) run in the same invocation. Then Node's
+``bin/deal-check.js`` recomputes the deals of two real exports: the shared game, and a
+川南字牌 game whose last seat withholds its reveal (and a tampered copy must fail).
 
 Node.js and npm are required: without them this test fails, it never skips.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -21,10 +25,12 @@ from pathlib import Path
 import grpc
 import pytest
 
-from clients.python.bot import RandomBot
+from clients.python.audit import export_lines
+from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import SeatClient, TableClient
 from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
+from tabletop.zipai.v1 import zipai_pb2
 from tests.api.helpers import huaniao_options
 
 NODE_DIR = Path(__file__).resolve().parents[2] / "clients" / "node"
@@ -42,6 +48,8 @@ class PythonSeats(threading.Thread):
         self.viewer = seats[0]
         self.deadline = deadline
         self.stop = threading.Event()
+        self.seats = seats
+        self.revealed = False
         self.moves = 0
         self.error: BaseException | None = None
         self.finished = False
@@ -54,6 +62,10 @@ class PythonSeats(threading.Thread):
                     self.finished = True
                     return
                 acted = False
+                if not self.revealed and all(s.taken for s in view.seats):
+                    for seat in self.seats:  # every seat has committed: reveal ours
+                        seat.reveal()
+                    self.revealed = True
                 if view.phase == pb.GAME_PHASE_PLAYING:
                     for seat in view.to_act:
                         if seat in self.bots and self.bots[seat].step():
@@ -78,8 +90,14 @@ def test_node_client_plays_with_python_bots_resumes_and_decodes_errors(tmp_path:
     _need("node")
     _need("npm")
     assert RUN_TESTS.exists(), RUN_TESTS
-    with ServerProcess(tmp_path / "server") as server, TableClient(server.target) as client:
-        created = client.create_game(huaniao_options("BASIC"), 4, seed=2024)
+    # a server as deployed (no prepared deals), with a short reveal window for the game below
+    # in which a seat withholds its reveal
+    flags = ["--reveal-timeout", str(REVEAL_TIMEOUT)]
+    with (
+        ServerProcess(tmp_path / "server", extra=flags) as server,
+        TableClient(server.target) as client,
+    ):
+        created = client.create_game(huaniao_options("BASIC"), 4)
         game_id = created.game_id
         python_seats = [client.join(game_id, s, f"py-{s}") for s in PY_SEATS]
         bots = PythonSeats(python_seats, deadline=time.monotonic() + 240)
@@ -125,3 +143,73 @@ def test_node_client_plays_with_python_bots_resumes_and_decodes_errors(tmp_path:
         assert view.phase == pb.GAME_PHASE_FINISHED
         names = {s.seat: s.player_name for s in view.seats}
         assert names == {0: "node-0", 1: "node-1", 2: "py-2", 3: "py-3"}
+
+        # The Node implementation recomputes the deals of real exports: the shared game
+        # (every seat revealed) and a 川南字牌 game in which the last seat withholds.
+        assert deal_check(tmp_path / "mixed.jsonl", client, game_id).startswith(
+            "deal verified: huaniao, 4 seats, 4 reveals, 1 deck(s) recomputed"
+        )
+        withheld = zipai_game_with_a_withheld_reveal(client)
+        line = deal_check(tmp_path / "zipai.jsonl", client, withheld)
+        assert line.startswith("deal verified: zipai, 3 seats, 2 reveals"), line
+        assert "withheld by seat(s) 2" in line
+        # and a tampered export fails in Node too: one card of the first deck moved
+        lines = (tmp_path / "zipai.jsonl").read_text().splitlines()
+        i, rec = next((i, json.loads(x)) for i, x in enumerate(lines) if '"GameStarted"' in x)
+        deck = rec["fact"]["data"]["deck"]
+        deck[0], deck[1] = deck[1], deck[0]
+        lines[i] = json.dumps(rec)
+        (tmp_path / "tampered.jsonl").write_text("\n".join(lines) + "\n")
+        check = run_deal_check(tmp_path / "tampered.jsonl")
+        assert check.returncode == 1 and "first deck" in check.stderr, check
+
+
+REVEAL_TIMEOUT = 3.0  # seconds; long enough for the shared game's seats to reveal in
+
+
+def zipai_game_with_a_withheld_reveal(client: TableClient) -> str:
+    """Python bots play a 3-seat 川南字牌 game whose seat 2 never reveals."""
+    created = client.create_game(ZIPAI, 3)
+    seats = [client.join(created.game_id, s, f"z{s}") for s in range(3)]
+    for seat in seats[:2]:
+        seat.reveal()
+    deadline = time.monotonic() + REVEAL_TIMEOUT + 20
+    while True:  # the deal waits for the reveal window, then goes on without seat 2
+        try:
+            seats[0].start()
+            break
+        except grpc.RpcError as err:
+            assert err.code() == grpc.StatusCode.FAILED_PRECONDITION, err
+            assert time.monotonic() < deadline, "the table stalled"
+            time.sleep(0.2)
+    play_to_end([RandomBot(s, 60 + i) for i, s in enumerate(seats)])
+    return created.game_id
+
+
+ZIPAI = pb.GameOptions(
+    zipai=zipai_pb2.Options(
+        variant=zipai_pb2.VARIANT_LUZHOU,
+        dealer_rule=zipai_pb2.DEALER_RULE_WINNER,
+        scoring=zipai_pb2.SCORING_PROFILE_LUZHOU,
+    )
+)
+
+
+def run_deal_check(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [_need("node"), str(NODE_DIR / "bin" / "deal-check.js"), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def deal_check(path: Path, client: TableClient, game_id: str) -> str:
+    """Export a finished game as `tabletop-audit export` does and check it with Node."""
+    path.write_text(
+        "".join(line + "\n" for line in export_lines(client.as_viewer(game_id).history()))
+    )
+    check = run_deal_check(path)
+    assert check.returncode == 0, check.stdout + check.stderr
+    return check.stdout.strip()

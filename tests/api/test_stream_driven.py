@@ -15,7 +15,7 @@ import grpc
 import pytest
 
 from clients.python.bot import RandomBot, play_by_streams
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import SeatClient, TableClient, reveal_and_start
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
 from tests.api.helpers import huaniao_options
@@ -43,7 +43,7 @@ def counted_seats(
     joined = [client.join(created.game_id, s, f"p{s}") for s in range(seats)]
     channel = grpc.intercept_channel(client.channel, counter)
     players = [SeatClient(p.target, p.game_id, p.seat, p.token, channel) for p in joined]
-    joined[0].start()
+    reveal_and_start(joined)
     return created.game_id, players
 
 
@@ -88,7 +88,7 @@ def test_a_turn_is_exactly_what_legal_moves_answers_and_reaches_only_its_seat(
         "arbiter": client.as_viewer(created.game_id, created.arbiter_token),
         **{f"seat {p.seat}": p for p in players},
     }
-    players[0].start()
+    reveal_and_start(players)
     streams = {name: w.watch_replies() for name, w in watchers.items()}
     for _ in range(40):
         latest = client.view(created.game_id).version

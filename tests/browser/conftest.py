@@ -15,7 +15,9 @@ from tests.support.browser import chromium
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    proc = ServerProcess(tmp_path_factory.mktemp("server"), extra=["--http-port", "0"]).start()
+    # the browser tests seed their tables: prepared deals allowed
+    flags = ["--http-port", "0", "--allow-prepared-deals"]
+    proc = ServerProcess(tmp_path_factory.mktemp("server"), extra=flags).start()
     assert proc.http_port, "the server writes the live viewer's port"
     yield proc
     proc.stop()

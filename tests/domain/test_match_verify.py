@@ -8,6 +8,7 @@ import random
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from domain import match
 from domain.huaniao.options import Mode
@@ -28,7 +29,9 @@ def played() -> matchplay.PlayedMatch:
 def check(played: matchplay.PlayedMatch, **changes: Any) -> match.Match | None:
     records = changes.get("records", played.match.records)
     hands = changes.get("hands", played.exported())
-    report = verify_match(changes.get("match_id", played.match.match_id), records, hands)
+    report = verify_match(
+        changes.get("match_id", played.match.match_id), records, hands, matchplay.PUBLIC_KEY
+    )
     return report  # type: ignore[return-value]
 
 
@@ -42,7 +45,9 @@ def rechained(match_id: str, facts: list[dict[str, Any]]) -> list[MatchRecord]:
 
 
 def test_a_whole_match_verifies_with_its_standings(played: matchplay.PlayedMatch) -> None:
-    report = verify_match(played.match.match_id, played.match.records, played.exported())
+    report = verify_match(
+        played.match.match_id, played.match.records, played.exported(), matchplay.PUBLIC_KEY
+    )
     assert played.state.ended is not None
     assert report.standings == played.state.ended.standings
     assert report.winners == played.state.ended.winners
@@ -51,7 +56,9 @@ def test_a_whole_match_verifies_with_its_standings(played: matchplay.PlayedMatch
 
 def test_a_huaniao_match_verifies() -> None:
     played = matchplay.play_match("huaniao", HuaniaoOptions(mode=Mode.BASIC), 3, seed=2, hands=3)
-    report = verify_match(played.match.match_id, played.match.records, played.exported())
+    report = verify_match(
+        played.match.match_id, played.match.records, played.exported(), matchplay.PUBLIC_KEY
+    )
     assert len(report.hands) == 3 and report.kind == "huaniao"
 
 
@@ -106,7 +113,9 @@ def test_a_hand_of_another_match_is_caught(played: matchplay.PlayedMatch) -> Non
     hands = played.exported()
     second = match.hand_id(played.match.match_id, 2)
     hands[second] = other.exported()[match.hand_id(other.match.match_id, 2)]
-    with pytest.raises(AuditFailure, match="does not name this match"):
+    with pytest.raises(
+        AuditFailure, match="does not name this match|this record is not that game's"
+    ):
         check(played, hands=hands)
 
 
@@ -121,9 +130,10 @@ def test_a_tampered_hand_fails_as_that_hand(played: matchplay.PlayedMatch) -> No
 
 
 def _forged_second_hand(
-    played: matchplay.PlayedMatch, edit: Any
+    played: matchplay.PlayedMatch, edit: Any, key: Any = matchplay.KEY
 ) -> dict[str, list[Record]]:
-    """Hand 2 opened from an edited hand 1 (its records chain and verify on their own)."""
+    """Hand 2 opened from an edited hand 1 (its records chain and verify on their own),
+    sealed with ``key`` (the server's own unless a test says otherwise)."""
     mid = played.match.match_id
     before = None
     for r in played.match.records:
@@ -133,7 +143,7 @@ def _forged_second_hand(
         before = match.evolve(before, fact)
     assert before is not None
     first = played.hands[match.hand_id(mid, 1)].table
-    hand = matchplay.HandRecorder("forged-secret")
+    hand = matchplay.HandRecorder("forged-secret", game_id=match.hand_id(mid, 2), key=key)
     for cause, facts in match.next_hand(before, edit(first), hand.secret):
         hand.append(facts, cause)
     matchplay.play_hand(hand, random.Random(1))
@@ -142,14 +152,31 @@ def _forged_second_hand(
     return hands
 
 
-def test_a_hand_that_changed_a_seats_token_is_caught(played: matchplay.PlayedMatch) -> None:
-    def evil_token(table: Any) -> Any:
-        seats = list(table.seats)
-        seats[1] = dataclasses.replace(seats[1], token_hash="a-token-the-seat-never-had")
-        return dataclasses.replace(table, seats=tuple(seats))
+def _evil_token(table: Any) -> Any:
+    seats = list(table.seats)
+    seats[1] = dataclasses.replace(seats[1], token_hash="a-token-the-seat-never-had")
+    return dataclasses.replace(table, seats=tuple(seats))
 
-    with pytest.raises(AuditFailure, match="did not open as the match says"):
-        check(played, hands=_forged_second_hand(played, evil_token))
+
+def test_a_hand_forged_with_another_seats_token_is_caught_by_the_match(
+    played: matchplay.PlayedMatch,
+) -> None:
+    """Token hashes never enter the chained record, so the opening check cannot see a
+    changed token; even a forger holding the server's key is caught, because the match's
+    HandEnded names the head hash of the hand that really was played."""
+    with pytest.raises(AuditFailure, match="recorded facts differ"):
+        check(played, hands=_forged_second_hand(played, _evil_token))
+
+
+def test_a_hand_forged_without_the_servers_key_is_caught(
+    played: matchplay.PlayedMatch,
+) -> None:
+    """What stops a forger who rewrites the match's public chain to suit a new hand: the
+    hand's seals, which only the server's key makes."""
+    forger = Ed25519PrivateKey.generate()
+    hands = _forged_second_hand(played, _evil_token, key=forger)
+    with pytest.raises(AuditFailure, match="hand 2 .*not signed by the given server key"):
+        check(played, hands=hands)
 
 
 def test_a_hand_dealt_by_the_wrong_dealer_is_caught(played: matchplay.PlayedMatch) -> None:

@@ -63,20 +63,106 @@ def test_start_needs_every_seat() -> None:
 
 def test_start_shuffles_from_the_secret_and_every_contribution() -> None:
     started, *dealt = tables.start(given(CREATED, SEAT0, SEAT1))
-    seed = deal.shuffle_seed("s42", ("c0", ""))
-    assert started == tables.GameStarted(deal.shuffle(tuple(range(9)), seed), seed)
+    key = deal.table_key("s42", (deal.entry("", "c0"), "n"))
+    deck = deal.deck_for_round(key, range(9), 0)
+    assert started == tables.GameStarted(deck, deal.seed_for_round(key, 0))
     other, *_ = tables.start(given(CREATED, tables.SeatTaken(0, "ann", "h0", "c1"), SEAT1))
     assert other.seed != started.seed, "a seat's contribution changes the deal"
     assert sorted(started.deck) == list(range(9))
     assert dealt == fakegame.RULES.deal(tables.evolve(given(CREATED, SEAT0, SEAT1), started).game)
 
 
-def test_a_prepared_deck_is_dealt_as_given() -> None:
+def test_a_prepared_deck_is_dealt_as_given_and_marked() -> None:
     deck = tuple(reversed(range(9)))
-    (created,) = tables.create(fakegame.RULES, fakegame.Options(), 2, "h", "s42", deck)
-    assert created.commitment == deal.commitment("s42", deck)
+    (created,) = tables.create(fakegame.RULES, fakegame.Options(), 2, "h", "s42", deck, salt="t")
+    assert created.commitment == deal.commitment("s42", "t", deck)
+    assert created.deal_source is deal.DealSource.PREPARED_DECK
+    assert "prepared deal: chosen by the table's creator" in tables.describe("fake", created)
     started, *_ = tables.start(given(created, SEAT0, SEAT1))
     assert started.deck == deck
+
+
+def test_a_seeded_table_is_marked_and_a_random_one_is_not() -> None:
+    seeded = tables.create(fakegame.RULES, fakegame.Options(), 2, "h", "s", seeded=True)[0]
+    assert seeded.deal_source is deal.DealSource.PREPARED_SEED
+    assert "(a client-given seed)" in tables.describe("fake", seeded)
+    assert CREATED.deal_source is deal.DealSource.SHUFFLED
+    assert "prepared" not in tables.describe("fake", CREATED)
+
+
+# --- commit–reveal ------------------------------------------------------------------------
+
+C0, C1 = deal.contribution_commitment("r0"), deal.contribution_commitment("r1")
+COMMIT0 = tables.SeatTaken(0, "ann", "h0", "", C0)
+COMMIT1 = tables.SeatTaken(1, "bob", "h1", "", C1)
+
+
+def test_a_seat_commits_with_a_sha256() -> None:
+    assert tables.take_seat(given(CREATED), 0, "ann", "h0", commitment=C0) == [COMMIT0]
+    for bad in ("abc", C0.upper(), C0[:-1] + "g"):
+        with pytest.raises(MalformedCommand) as e:
+            tables.take_seat(given(CREATED), 0, "ann", "h0", commitment=bad)
+        assert e.value.field == "contribution_commitment"
+    with pytest.raises(MalformedCommand):
+        tables.take_seat(given(CREATED), 0, "ann", "h0", "r0", C0)
+
+
+def test_reveals_come_after_every_seat_committed() -> None:
+    with pytest.raises(RuleViolation) as e:
+        tables.reveal(given(CREATED, COMMIT0), 0, "r0")
+    assert e.value.reason == "REVEAL_TOO_EARLY"
+
+
+def test_a_reveal_must_match_its_commitment() -> None:
+    table = given(CREATED, COMMIT0, COMMIT1)
+    for wrong in ("r1", "r0 ", "R0"):
+        with pytest.raises(RuleViolation) as e:
+            tables.reveal(table, 0, wrong)
+        assert e.value.reason == "REVEAL_MISMATCH"
+    assert tables.reveal(table, 0, "r0") == [tables.ContributionRevealed(0, "r0")]
+    revealed = tables.evolve(table, tables.ContributionRevealed(0, "r0"))
+    assert tables.reveal(revealed, 0, "r0") == [], "a retried reveal changes nothing"
+    with pytest.raises(RuleViolation) as e:
+        tables.reveal(given(CREATED, COMMIT0, SEAT1), 1, "x")
+    assert e.value.reason == "NOTHING_TO_REVEAL"
+
+
+def test_the_deal_waits_for_pending_reveals_until_the_window_closes() -> None:
+    table = given(CREATED, COMMIT0, COMMIT1, tables.ContributionRevealed(1, "r1"))
+    assert table.pending_reveals == (0,)
+    with pytest.raises(RuleViolation) as e:
+        tables.start(table)
+    assert e.value.reason == "REVEALS_PENDING"
+    withheld, started, *_ = tables.start(table, reveals_closed=True)
+    assert withheld == tables.RevealWithheld(0)
+    # the stand-in is seat 0's own commitment: fixed before anyone revealed
+    key = deal.table_key("s42", ("w" + C0, deal.entry(C1, "r1")))
+    assert started == tables.GameStarted(
+        deal.deck_for_round(key, range(9), 0), deal.seed_for_round(key, 0)
+    )
+
+
+def test_a_revealed_table_deals_from_every_reveal() -> None:
+    table = given(
+        CREATED,
+        COMMIT0,
+        COMMIT1,
+        tables.ContributionRevealed(1, "r1"),
+        tables.ContributionRevealed(0, "r0"),
+    )
+    started, *_ = tables.start(table)
+    key = deal.table_key("s42", (deal.entry(C0, "r0"), deal.entry(C1, "r1")))
+    assert started.deck == deal.deck_for_round(key, range(9), 0)
+    assert tables.start(table, reveals_closed=True)[0] == started, "nothing was pending"
+
+
+@pytest.mark.parametrize("viewer", [SPECTATOR, Viewer.of_seat(0), Viewer.of_seat(1), ARBITER])
+def test_a_contribution_reaches_nobody_before_the_end(viewer: Viewer) -> None:
+    """Not even the arbiter: the last seat to reveal learns nothing from the others."""
+    revealed = tables.ContributionRevealed(0, "r0")
+    assert tables.redact("fake", revealed, viewer) == tables.ContributionRevealed(0, "")
+    assert tables.redact("fake", SEAT0, viewer).contribution == ""
+    assert tables.redact("fake", COMMIT0, viewer).commitment == C0, "commitments are public"
 
 
 def test_no_move_before_the_start_or_after_the_end() -> None:
@@ -102,6 +188,7 @@ def test_seed_deck_and_token_hashes_never_reach_a_seat_or_spectator(viewer: View
     (prepared,) = tables.create(fakegame.RULES, fakegame.Options(), 2, "a", "s5", tuple(range(9)))
     created = tables.redact("fake", prepared, viewer)
     assert (created.secret, created.prepared_deck, created.arbiter_token_hash) == ("", (), "")
+    assert created.salt == ""
     assert created.commitment == prepared.commitment, "the commitment is public"
     assert tables.redact("fake", SEAT0, viewer).token_hash == ""
 
@@ -121,13 +208,17 @@ def test_everything_opens_once_the_game_is_over() -> None:
         facts = tables.play(table, cmd)
         for fact in facts:
             table = tables.evolve(table, fact)
-    assert facts[-1] == tables.ShuffleRevealed("s42"), "the move that ends the game reveals"
+    assert facts[-1] == tables.ShuffleRevealed("s42", ""), "the move that ends the game reveals"
     assert tables.viewer_for(table, Viewer.of_seat(0)) == ARBITER
 
 
 def test_table_facts_and_states_survive_storage() -> None:
-    table = given(CREATED, SEAT0, SEAT1)
-    for fact in tables.start(table):
+    table = given(CREATED, COMMIT0, SEAT1)
+    assert tables.decode_table(tables.encode_table(table)) == table
+    with_reveal = [tables.ContributionRevealed(0, "r0"), tables.RevealWithheld(1)]
+    for fact in with_reveal:
+        assert tables.decode_event("fake", tables.encode_event(fact)) == fact
+    for fact in tables.start(table, reveals_closed=True):
         assert tables.decode_event("fake", tables.encode_event(fact)) == fact
         table = tables.evolve(table, fact)
     assert tables.decode_event("fake", tables.encode_event(CREATED)) == CREATED

@@ -24,7 +24,7 @@ def run(*args: str, timeout: float = 120) -> str:
 
 
 def test_demo_plays_a_whole_game_and_prints_the_stream_and_winner() -> None:
-    with ServerProcess() as server:
+    with ServerProcess(extra=["--allow-prepared-deals"]) as server:  # --seed: prepared deals
         out = run("-m", "clients.python.demo", "--target", server.target, "--seed", "5")
     assert "seat 0's live stream" in out
     assert re.search(r"v\s+7\s+seat 0 发牌 \(dealt\) [鸟十百千万花风月+]+", out), (
@@ -40,7 +40,7 @@ def test_demo_plays_a_whole_game_and_prints_the_stream_and_winner() -> None:
 
 
 def test_bots_then_replay_every_version() -> None:
-    with ServerProcess() as server:
+    with ServerProcess(extra=["--allow-prepared-deals"]) as server:  # --seed: prepared deals
         out = run("-m", "clients.python.cli", "--target", server.target, "bots", "--seed", "3")
         game_id = re.search(r"([0-9a-f]{8}-[0-9a-f-]{27})", out).group(1)  # type: ignore[union-attr]
         replay = run(

@@ -26,7 +26,10 @@ def cli(target: str, *args: str) -> list[dict]:  # type: ignore[type-arg]
 
 
 def test_report_vote_appeal_rule_and_replay_as_a_seat() -> None:
-    with ServerProcess() as server, TableClient(server.target) as client:
+    with (
+        ServerProcess(extra=["--allow-prepared-deals"]) as server,
+        TableClient(server.target) as client,
+    ):
         game_id, seats, arbiter = seated_game(client, seed=60, arbitrated=True)
         v = client.as_viewer(game_id).view().version
         t = server.target

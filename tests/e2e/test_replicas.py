@@ -55,7 +55,7 @@ def replicas(
 ) -> Iterator[tuple[ServerProcess, ServerProcess]]:
     env = pg_server.env(new_database())
     migrate(env)
-    servers = [ServerProcess(tmp_path / name, store="postgres", env=env).start() for name in "ab"]
+    servers = [ServerProcess(tmp_path / name, store="postgres", env=env, extra=["--allow-prepared-deals"]).start() for name in "ab"]
     try:
         yield servers[0], servers[1]
     finally:
@@ -224,7 +224,9 @@ def test_shards_serve_history_and_watch_alike(
         spec = "shard_0,shard_1"
     migrate(env, "--shards", spec)
     servers = [
-        ServerProcess(tmp_path / n, store="postgres", env=env, extra=["--shards", spec]).start()
+        ServerProcess(
+            tmp_path / n, store="postgres", env=env, extra=["--shards", spec, "--allow-prepared-deals"]
+        ).start()
         for n in "ab"
     ]
     try:

@@ -15,7 +15,7 @@ import pexpect
 import pytest
 
 from clients.python.bot import make_bot, play_to_end
-from clients.python.client import TableClient
+from clients.python.client import TableClient, reveal_and_start
 from clients.python.play import game_options
 from clients.python.serverproc import ServerProcess
 
@@ -26,7 +26,7 @@ PROMPT = r"your move \(number, help, quit\)> "
 
 @pytest.fixture(scope="module")
 def server() -> ServerProcess:  # type: ignore[misc]
-    with ServerProcess() as proc:
+    with ServerProcess(extra=["--allow-prepared-deals"]) as proc:  # --seed tables
         yield proc
 
 
@@ -108,7 +108,7 @@ def test_the_readme_commands_run_as_written(server: ServerProcess, tmp_path: Pat
     with TableClient(server.target) as client:  # a finished game and one of its seat tokens
         game_id = client.create_game(game_options("huaniao"), 4, seed=3).game_id
         seats = [client.join(game_id, s, f"p{s}") for s in range(4)]
-        seats[0].start()
+        reveal_and_start(seats)
         play_to_end([make_bot(s, "heuristic", 3) for s in seats])
     seat = seats[0].token or ""
     for line in unattended:

@@ -27,7 +27,8 @@ def env_int(name: str, default: int) -> int:
 
 @contextmanager
 def server(data_dir: Path | None = None, *flags: str, **kw: Any) -> Iterator[ServerProcess]:
-    proc = ServerProcess(data_dir, extra=list(flags), **kw).start()
+    # the hunts seed their tables (reproducible deals): prepared deals are allowed here
+    proc = ServerProcess(data_dir, extra=["--allow-prepared-deals", *flags], **kw).start()
     try:
         yield proc
     finally:

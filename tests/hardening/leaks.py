@@ -12,15 +12,22 @@ play random legal moves, and the hunt renders, per viewer, what the API would se
 * **views**: the acting seat's GetView and LegalMoves before each move; at two random
   versions every viewer's GetView; at two random versions every viewer's GetView of a
   *past* version (replay); one Replay stream and one GetHistory per game, mid-game;
-* **secrets**: no message holds the table's shuffle secret, or its shuffle seed as a
-  number or in a text, before the game ends;
+* **secrets**: every seat commits at JoinGame and reveals (RevealContribution, whose reply
+  is hunted too); no message holds the table's shuffle secret, its salt, a seat's
+  contribution, or its shuffle seed as a number or in a text, before the game ends; the
+  arbiter's history and view are hunted for the secret, the salt and the contributions;
 * **who is awaited**: after every move, each viewer's ``to_act``: a seat may be told only
   of seats the game awaits in public (in a 川南字牌 claim window or 爆 prompt, at most
   itself: who may claim gives hands away);
 * **error messages**: three times a game, the acting seat and an idle seat play a card
   hidden in another seat's hand, and a card of the same face hidden in the deck: both must
   be refused with the same status, message and details up to the card id, so a refusal
-  never tells where a hidden card is.
+  never tells where a hidden card is;
+* **receipts** (every Play and RevealContribution reply, view and Watch message carries one, as the servicer
+  builds them in ``server.receipts``): each is the viewer's own (its index and its nonce;
+  the arbiter's only for the final move, which opens everything), hashes exactly the
+  payload it came with, and is signed by the server's key; nobody is ever sent another
+  viewer's nonce, which would let it test guesses of that viewer's cards against the seal.
 
 A card hidden from a viewer both before and after the move that produced an event must not
 be in it, unless it passed through the viewer's own hand during that move (花鸟风月: a card
@@ -43,13 +50,18 @@ from google.protobuf import text_format
 from google.protobuf.message import Message
 from google.rpc import status_pb2
 
+from clients.python.receipts import check_payload, check_signature
 from domain import table as tables
 from domain.engine import ARBITER, SPECTATOR, DomainError, Viewer
 from domain.registry import rules_for
-from server import render
+from domain.table import deal, records
+from domain.verify import AuditFailure
+from server import receipts, render
 from server.errors import to_status
 from server.eventstore import TableApplication
+from server.receipts import Sealer
 from server.service import TableServer
+from server.signing import Signer
 from tabletop.v1 import tabletop_pb2 as pb
 
 PROBES = 3
@@ -163,6 +175,11 @@ class GameHunt:
         self.held: dict[int, list[set[int]]] = {}  # version -> ids held during its move
         self.moves_at: list[int] = []
         self.pending: list[tuple[int, int, Message, str]] = []  # (version, viewer, msg, what)
+        sealer = ts.sealer
+        assert isinstance(sealer, Sealer), "the hunt runs with receipts on"
+        self.sealer = sealer
+        self.public_key = sealer.signer.public_key
+        self.signed: set[bytes] = set()
 
     def leak(self, text: str) -> None:
         self.result.leaks.append(f"{self.kind} {self.n} seats seed={self.seed}: {text}")
@@ -193,11 +210,11 @@ class GameHunt:
         ts = self.ts
         gid, _, _ = await ts.create_game(self.kind, self.options, self.n, self.seed)
         self.gid, self.uid = gid, uuid.UUID(gid)
-        for s in range(self.n):
-            await ts.join_game(gid, s, f"p{s}")
+        await self.join_and_reveal()
         version = await ts.start_game(gid, ARBITER)
         table = self.table()
         self.secret = table.secret
+        self.salt = table.salt
         started = [e.fact for e in await self.events(0, version)]
         self.shuffle_seed = next(f.seed for f in started if isinstance(f, tables.GameStarted))
         self.face = faces(table)
@@ -238,11 +255,7 @@ class GameHunt:
             version = stored[-1].version
             self.held[version] = self.held_during(before_move, stored)
             after = await ts.snapshot(gid, viewer, version)
-            reply = pb.PlayResponse(
-                version=version,
-                events=render.events_proto(self.kind, stored, viewer),
-                to_act=render.to_act(after.table, after.viewer),
-            )
+            reply = receipts.play_reply(self.sealer, self.kind, stored, viewer, after)
             self.record(version, seat, reply, "PlayResponse")
             self.stream(stored)
             self.note_hidden(version)
@@ -255,22 +268,61 @@ class GameHunt:
         self.ts._latest.pop(self.uid, None)  # keep the hunt's memory flat
         return self.result
 
+    async def join_and_reveal(self) -> None:
+        """Every seat commits to a contribution, then reveals it (the reply is hunted). The
+        views in between carry the reveal deadline: their receipts must cover it."""
+        self.contributions = [f"{self.rng.getrandbits(128):032x}" for _ in range(self.n)]
+        joined = 0
+        for s, c in enumerate(self.contributions):
+            commitment = deal.contribution_commitment(c)
+            _, joined = await self.ts.join_game(self.gid, s, f"p{s}", commitment=commitment)
+        for who in range(self.n + 1):
+            await self.view(who, joined, None)
+        for s, c in enumerate(self.contributions):
+            viewer = self.viewers[s]
+            version, stored, awaiting, deadline = await self.ts.reveal(self.gid, viewer, c)
+            after = await self.ts.snapshot(self.gid, viewer, version)
+            reply = receipts.reveal_reply(
+                self.sealer, version, stored, awaiting, deadline, viewer, after
+            )
+            self.record(version, s, reply, "RevealContributionResponse")
+        await self.arbiter_blind()
+
+    async def arbiter_blind(self) -> None:
+        """Before the deal, the arbiter's history and view hold no secret, salt or
+        contribution: the arbiter joins no earlier than anyone into the deal's inputs."""
+        table = self.table()
+        secrets = [table.secret, table.salt, *self.contributions]
+        _, evs, _, seen_as = await self.ts.history(self.gid, ARBITER, 0, 1000)
+        view = await self.ts.snapshot(self.gid, ARBITER, None)
+        shown: list[Message] = [
+            *render.events_proto(self.kind, evs, seen_as, complete=False),  # GetHistory's
+            receipts.view_reply(self.sealer, view),
+        ]
+        for msg in shown:
+            values: list[Any] = []
+            walk(msg, set(), values)
+            self.result.checks += 1
+            if any(isinstance(v, str) and any(x in v for x in secrets) for v in values):
+                self.leak(f"the arbiter got the secret, the salt or a contribution at v{table.version}")
+
     async def events(self, after: int, upto: int) -> list[Any]:
         return (await self.ts.history(self.gid, ARBITER, after, upto - after))[1]
 
     def stream(self, events: list[Any]) -> None:
         """Stored events as every seat's and the spectator's Watch renders a live batch (it
         opens up only if it ended the game, as server.service.watch does)."""
-        ended = self.table().phase is tables.Phase.FINISHED
+        table = self.table()
+        ended = table.phase is tables.Phase.FINISHED
         for who, vw in enumerate(self.viewers):
             seen_as = ARBITER if ended else vw
-            for e in render.events_proto(self.kind, events, seen_as):
-                self.record(e.version, who, e, "stream")
+            for msg in receipts.watch_messages(self.sealer, self.kind, table, seen_as, events):
+                self.record(msg.event.version, who, msg, "stream")
 
     async def view(self, who: int, at: int, version: int | None) -> None:
         snap = await self.ts.snapshot(self.gid, self.viewers[who], version)
         what = "GetView" if version is None else f"GetView(version={version})"
-        self.record(at, who, render.view_proto(snap), what)
+        self.record(at, who, receipts.view_reply(self.sealer, snap), what)
 
     async def replay(self, version: int) -> None:
         who = self.rng.randrange(self.n + 1)
@@ -285,7 +337,8 @@ class GameHunt:
     async def history(self) -> None:
         for who in (self.rng.randrange(self.n), self.n):
             _, evs, _, seen_as = await self.ts.history(self.gid, self.viewers[who], 0, 1000)
-            for e in render.events_proto(self.kind, evs, seen_as):
+            # mid-game: GetHistory (server/grpc_api.py) adds the stored form only after the end
+            for e in render.events_proto(self.kind, evs, seen_as, complete=False):
                 self.record(e.version, who, e, "GetHistory")
 
     def check_to_act(self, version: int) -> None:
@@ -362,6 +415,7 @@ class GameHunt:
         moves_at = self.moves_at
         final_start = moves_at[-2] if len(moves_at) > 1 else moves_at[-1]
         seed_text = str(self.shuffle_seed)
+        hidden_texts = [self.secret, self.salt, seed_text, *self.contributions]
 
         def forbidden(who: int, v: int) -> set[int]:
             """Hidden from the viewer both before and after the move that made version v."""
@@ -372,7 +426,9 @@ class GameHunt:
             seen = self.held[after][who] if who < self.n and after in self.held else set()
             return (self.hidden[before][who] & self.hidden[after][who]) - seen
 
+        moves: dict[tuple[int, int, int], list[pb.GameEvent]] = {}  # Watch: a move so far
         for v, who, msg, what in self.pending:
+            self.check_receipt(v > final_start, who, msg, what, moves)
             if v > final_start:
                 continue
             self.result.checks += 1
@@ -385,8 +441,58 @@ class GameHunt:
             for value in values:
                 if isinstance(value, int) and value == self.shuffle_seed:
                     self.leak(f"viewer {who} got the shuffle seed in a {what} at v{v}")
-                elif isinstance(value, str) and (self.secret in value or seed_text in value):
-                    self.leak(f"viewer {who} got the shuffle secret or seed in a {what} at v{v}")
+                elif isinstance(value, str) and any(x in value for x in hidden_texts):
+                    self.leak(
+                        f"viewer {who} got the shuffle secret, salt or seed, or a seat's "
+                        f"contribution in a {what} at v{v}"
+                    )
+
+
+    def check_receipt(
+        self,
+        final: bool,
+        who: int,
+        msg: Message,
+        what: str,
+        moves: dict[tuple[int, int, int], list[pb.GameEvent]],
+    ) -> None:
+        """A receipt is the viewer's own (the arbiter's only in the final move), for exactly
+        its payload, and signed by the server."""
+        receipt = getattr(msg, "receipt", None)
+        if receipt is None or not msg.HasField("receipt"):
+            if what in ("PlayResponse", "RevealContributionResponse", "GetView"):
+                self.leak(f"viewer {who} got a {what} without a receipt")
+            return
+        mine = records.receipt_index(self.viewers[who], self.n)
+        allowed = {mine, self.n + 1} if final else {mine}
+        nonces = {
+            records.receipt_nonce(self.secret, self.salt, receipt.last_version, i)
+            for i in allowed
+        }
+        if receipt.viewer not in allowed or bytes(receipt.nonce) not in nonces:
+            self.leak(
+                f"viewer {who} got the receipt (and nonce) of viewer {receipt.viewer} in a {what} "
+                f"at v{receipt.last_version}"
+            )
+            return
+        if isinstance(msg, pb.WatchResponse):  # a move's events come one message each
+            key = (who, receipt.first_version, receipt.last_version)
+            moves.setdefault(key, []).append(msg.event)
+            if msg.event.version != receipt.last_version:
+                return
+            payload = receipts.payload_bytes(events=moves.pop(key))
+        elif isinstance(msg, pb.PlayResponse | pb.RevealContributionResponse):
+            payload = receipts.payload_bytes(events=list(msg.events))
+        else:
+            payload = receipts.payload_bytes(view=msg.view)  # type: ignore[attr-defined]
+        try:
+            check_payload(receipt, payload)
+            if bytes(receipt.signature) not in self.signed:  # once per seal: keep it fast
+                check_signature(receipt, self.public_key)
+                self.signed.add(bytes(receipt.signature))
+        except AuditFailure as exc:
+            self.leak(f"viewer {who}'s receipt in a {what}: {exc}")
+        self.result.checks += 1
 
 
 def options_for(kind: str, i: int, rng: random.Random) -> tuple[Any, int]:
@@ -415,7 +521,11 @@ def hunt_many(kind: str, first_seed: int, games: int) -> HuntResult:
     """``games`` random games of ``kind`` on one in-memory TableServer."""
 
     async def run() -> HuntResult:
-        ts = TableServer(TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}))
+        ts = TableServer(
+            TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}),
+            sealer=Sealer(Signer.generate()),  # receipts on
+            allow_prepared_deals=True,  # seeded and prepared tables: reproducible hunts
+        )
         total = HuntResult()
         try:
             for i in range(games):

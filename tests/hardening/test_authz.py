@@ -55,6 +55,12 @@ MATRIX: dict[str, dict[str, Any]] = {
         "none": PD, "empty": PD, "forged": PD, "seat0": OK, "seat1": OK, "seat2": OK,
         "seat3": OK, "arbiter": OK, "other_seat": PD, "other_arbiter": PD,
     },
+    # seats commit to c0..c3 and the call reveals "c0": seat 0's own value is accepted,
+    # another seat sending it does not match its commitment; only a seat reveals
+    "RevealContribution": {
+        "none": PD, "empty": PD, "forged": PD, "seat0": OK, "seat1": FP, "seat2": FP,
+        "seat3": FP, "arbiter": PD, "other_seat": PD, "other_arbiter": PD,
+    },
     "Play": {
         "none": PD, "empty": PD, "forged": PD, "seat0": ACTOR, "seat1": ACTOR, "seat2": ACTOR,
         "seat3": ACTOR, "arbiter": PD, "other_seat": PD, "other_arbiter": PD,
@@ -70,6 +76,7 @@ MATRIX: dict[str, dict[str, Any]] = {
         "seat3": OK, "arbiter": PD, "other_seat": PD, "other_arbiter": PD,
     },
     "GetMatch": READ,  # a match is public; a bad token is still refused
+    "GetSigningKey": dict.fromkeys(ROLES, OK),  # the public key is public; tokens are ignored
 }
 MATCH_ROWS = ("ReadyNextHand", "GetMatch")  # these run against the first hand of a match
 EXPECTED_ROLE = {"none": pb.ROLE_SPECTATOR, "empty": pb.ROLE_SPECTATOR, "arbiter": pb.ROLE_ARBITER}
@@ -89,10 +96,15 @@ def proc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         yield p
 
 
-def new_game(client: TableClient, seed: int, start: bool = True, match: bool = False) -> Game:
+def new_game(
+    client: TableClient, seed: int, start: bool = True, match: bool = False, commit: bool = False
+) -> Game:
     settings = pb.MatchSettings(hands=2) if match else None
     created = client.create_game(huaniao_options("BASIC"), 4, seed=seed, match=settings)
-    seats = [client.join(created.game_id, s, f"p{s}", contribution="") for s in range(4)]
+    seats = [
+        client.join(created.game_id, s, f"p{s}", contribution=f"c{s}" if commit else "")
+        for s in range(4)
+    ]
     actor = -1
     if start:
         seats[0].start()
@@ -123,6 +135,9 @@ def call(stub: pb_grpc.TableServiceStub, rpc: str, game: Game, token: str | None
         return stub.JoinGame(pb.JoinGameRequest(game_id=gid, seat=2, player_name="x"), metadata=md)
     if rpc == "StartGame":
         return stub.StartGame(pb.StartGameRequest(game_id=gid), metadata=md)
+    if rpc == "RevealContribution":
+        request = pb.RevealContributionRequest(game_id=gid, contribution="c0")
+        return stub.RevealContribution(request, metadata=md)
     if rpc == "Play":
         actor = client.as_viewer(gid, game.seat_tokens[game.actor])
         legal = actor.legal_moves()
@@ -153,6 +168,8 @@ def call(stub: pb_grpc.TableServiceStub, rpc: str, game: Game, token: str | None
     if rpc == "GetMatch":
         match_id = client.as_viewer(gid).view().match.match_id
         return stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=md)
+    if rpc == "GetSigningKey":
+        return stub.GetSigningKey(pb.GetSigningKeyRequest(), metadata=md)
     raise AssertionError(f"no way to call {rpc}")
 
 
@@ -171,6 +188,8 @@ def check_reply(rpc: str, role: str, game: Game, reply: Any) -> None:
         assert list(reply.ready) == [seat], f"ReadyNextHand as {role}: ready {reply.ready}"
     if rpc == "GetMatch":
         assert reply.match.current_game_id == game.game_id and reply.facts
+    if rpc == "GetSigningKey":
+        assert len(reply.public_key) == 32 and reply.algorithm == "ed25519"
 
 
 def test_the_service_has_a_row_for_every_rpc() -> None:
@@ -189,7 +208,10 @@ def test_authorisation_matrix(proc: ServerProcess) -> None:
         for rpc, row in MATRIX.items():
             for role in ROLES:
                 seed += 1
-                game = new_game(client, seed, rpc != "StartGame", match=rpc in MATCH_ROWS)
+                waiting = rpc in ("StartGame", "RevealContribution")
+                game = new_game(
+                    client, seed, not waiting, rpc in MATCH_ROWS, rpc == "RevealContribution"
+                )
                 expected = row[role]
                 if expected == ACTOR:
                     expected = OK if int(role[-1]) == game.actor else FP
@@ -280,7 +302,10 @@ def test_tokens_are_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(service_module.hmac, "compare_digest", spy)
 
     async def run() -> None:
-        ts = TableServer(TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}))
+        ts = TableServer(
+            TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}),
+            allow_prepared_deals=True,  # seeded and prepared tables: reproducible hunts
+        )
         try:
             from domain.huaniao.options import Mode, Options
 

@@ -23,7 +23,7 @@ NO_RATE = ["--move-rate", "0"]  # the bots move as fast as they can
 
 @pytest.mark.timeout(300)
 def test_sigkill_under_load_loses_nothing_sqlite(tmp_path: Path) -> None:
-    proc = ServerProcess(tmp_path, extra=NO_RATE).start()
+    proc = ServerProcess(tmp_path, extra=[*NO_RATE, "--allow-prepared-deals"]).start()
     db = tmp_path / "games.sqlite"
 
     def open_store() -> TableApplication:
@@ -48,7 +48,7 @@ def test_sigkill_under_load_loses_nothing_postgres(
 ) -> None:
     env = pg_server.env(new_database())
     migrate_shard({**env, "PERSISTENCE_MODULE": "eventsourcing.postgres"})
-    proc = ServerProcess(tmp_path, store="postgres", env=env, extra=NO_RATE).start()
+    proc = ServerProcess(tmp_path, store="postgres", env=env, extra=[*NO_RATE, "--allow-prepared-deals"]).start()
 
     def open_store() -> TableApplication:
         return TableApplication(

@@ -147,7 +147,7 @@ def test_a_timed_out_play_retried_is_played_exactly_once(proc: ServerProcess) ->
 def test_retries_hold_across_a_restart_and_snapshots(tmp_path: Path) -> None:
     """Request ids are durable: after a restart (the game rebuilt from a snapshot and the
     events after it) every earlier request_id still returns its original reply."""
-    proc = ServerProcess(tmp_path).start()
+    proc = ServerProcess(tmp_path, extra=["--allow-prepared-deals"]).start()  # seeded tables
     try:
         sent: list[tuple[int, str, object, int, object]] = []
         with TableClient(proc.target) as client:
@@ -209,6 +209,8 @@ def test_keyed_create_join_and_start_return_their_original_replies(proc: ServerP
             with pytest.raises(grpc.RpcError) as e:
                 client.join(game_id, 0, request_id=keys[0], **args)  # type: ignore[arg-type]
             assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        for seat in seats:
+            seat.reveal()
         start_key = str(uuid.uuid4())
         version = seats[1].start(request_id=start_key)
         assert arbiter.start(request_id=start_key) == version  # any token, same reply

@@ -104,6 +104,36 @@ def test_the_hunt_catches_an_error_that_says_where_a_card_is(
     assert any("refused differently" in leak for leak in result.leaks), result.leaks[:3]
 
 
+def test_the_hunt_catches_a_receipt_with_another_viewers_nonce(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every viewer given the arbiter's receipt: its nonce would let a seat test guesses of
+    every hand against the arbiter's hash in the seal."""
+    from server import receipts
+
+    real = receipts.receipt
+    monkeypatch.setattr(receipts, "receipt", lambda seal, table, viewer: real(seal, table, ARBITER))
+    result = hunt_many("huaniao", 7_300, 2)
+    assert any("nonce" in leak for leak in result.leaks), result.leaks[:3]
+
+
+def test_the_hunt_catches_the_stored_form_before_the_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The stored form (stored_json) sent before the end, as it was to the arbiter: it holds
+    GameCreated's secret and salt and every revealed contribution. Caught for the seats and
+    the arbiter, before the deal."""
+    real = render.events_proto
+
+    def planted(kind: str, events: Any, viewer: Viewer, complete: bool = False) -> Any:
+        return real(kind, events, viewer, complete=True)
+
+    monkeypatch.setattr(render, "events_proto", planted)
+    result = hunt_many("huaniao", 7_400, 2)
+    assert any("contribution in a" in leak for leak in result.leaks), result.leaks[:3]
+    assert any("the arbiter got" in leak for leak in result.leaks), result.leaks[:3]
+
+
 @pytest.fixture(scope="module")
 def proc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with server(tmp_path_factory.mktemp("hunt"), "--move-rate", "0") as p:
@@ -129,13 +159,16 @@ def test_responses_do_not_depend_on_hidden_cards(kind: str) -> None:
     response sizes cannot depend on the hidden cards; and rendering takes about as long."""
 
     async def run() -> list[str]:
-        ts = TableServer(TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}))
+        ts = TableServer(
+            TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}),
+            allow_prepared_deals=True,  # seeded and prepared tables: reproducible hunts
+        )
         notes: list[str] = []
         try:
             options, seats = options_for(kind, 3, random.Random(3))
             options = rules_for(kind).check_options(options)
             seats = 3
-            base = shuffle(rules_for(kind).new_deck(options), 12345)
+            base = shuffle(rules_for(kind).new_deck(options), b"a fixed key")
 
             async def deal(deck: tuple[int, ...]) -> tuple[str, tables.Table]:
                 gid, _, _ = await ts.create_game(kind, options, seats, 1, deck)

@@ -18,7 +18,7 @@ import pytest
 from google.rpc import error_details_pb2
 
 from clients.python.bot import RandomBot, play_to_end
-from clients.python.client import TOKEN_HEADER, TableClient
+from clients.python.client import TOKEN_HEADER, TableClient, reveal_and_start
 from clients.python.serverproc import ServerProcess
 from server.limits import Limits, LimitSettings, peer_host
 from tabletop.v1 import tabletop_pb2 as pb
@@ -126,7 +126,7 @@ def test_open_games_per_client(proc: ServerProcess) -> None:
         # finishing one of its games frees a slot
         gid = games[0].game_id
         seats = [client.join(gid, s, f"p{s}") for s in range(4)]
-        seats[0].start()
+        reveal_and_start(seats)
         play_to_end([RandomBot(s, i) for i, s in enumerate(seats)])
         assert client.as_viewer(gid).view().phase == pb.GAME_PHASE_FINISHED
         create("g")
@@ -165,8 +165,11 @@ def test_move_rate_per_seat(tmp_path: Path) -> None:
         assert history_versions(client, game_id, arbiter) == before  # nothing appended
         other = next(s for s in seats if s is not actor)
         other.legal_moves()  # other calls and other seats are not limited
+        mine = pb.Move()  # the actor's move with its seat left 0: "my seat" for `other`
+        mine.CopyFrom(legal.moves[0])
+        getattr(mine.huaniao, mine.huaniao.WhichOneof("kind")).seat = 0
         with pytest.raises(grpc.RpcError) as e:
-            other.play(legal.moves[0], legal.version - 1)
+            other.play(mine, legal.version - 1)
         assert e.value.code() == grpc.StatusCode.ABORTED
         time.sleep(wait + 0.02)
         assert actor.play(legal.moves[0], legal.version).version > legal.version
@@ -208,7 +211,7 @@ def test_a_finished_game_still_counts_for_its_cool_down(tmp_path: Path) -> None:
         request = pb.CreateGameRequest(options=huaniao_options("SIMPLE"), seat_count=4, seed=9)
         gid = stub.CreateGame(request, metadata=md("k")).game_id
         seats = [client.join(gid, s, f"p{s}") for s in range(4)]
-        seats[0].start()
+        reveal_and_start(seats)
         play_to_end([RandomBot(s, i) for i, s in enumerate(seats)])
         assert client.as_viewer(gid).view().phase == pb.GAME_PHASE_FINISHED
         with pytest.raises(grpc.RpcError) as e:  # finished, but within its cool-down

@@ -17,15 +17,20 @@ from domain import table as tables
 from domain.engine import ARBITER, MalformedCommand, RuleViolation, Viewer
 from domain.huaniao.options import Mode
 from domain.huaniao.options import Options as HuaniaoOptions
+from domain.table import records as records_
 from domain.verify import MatchRecord, Record, verify_match
 from domain.zipai.options import DealerRule, ScoringProfile
 from domain.zipai.options import Options as ZipaiOptions
 from server import idempotency
 from server.eventstore import GameAggregate, TableApplication
+from server.receipts import Sealer
 from server.service import HandEvents, NextHand, TableServer
+from server.signing import Signer
 from tests.support.matchplay import _eager
 
 SEED = 31
+SIGNER = Signer.generate()
+SEALER = Sealer(SIGNER)  # every server of these tests signs with one key, as after a restart
 
 
 def sqlite(path: Path) -> TableApplication:
@@ -82,8 +87,18 @@ async def verified(server: TableServer, match_id: str) -> matches.Match:
     hands = {}
     for h in state.hands:
         stored = server.store.stored_events(server.parse_id(h.game_id))
-        hands[h.game_id] = [Record(e.version, e.stored, e.cause, e.hash) for e in stored]  # type: ignore[arg-type]
-    verify_match(match_id, records, hands)
+        hands[h.game_id] = [
+            Record(
+                e.version,
+                e.stored,  # type: ignore[arg-type]
+                e.cause,
+                e.hash,
+                e.seal,
+                records_.timestamp_text(e.recorded_at) if e.recorded_at else "",
+            )
+            for e in stored
+        ]
+    verify_match(match_id, records, hands, SIGNER.public_key)
     return state
 
 
@@ -96,7 +111,7 @@ def test_a_four_hand_zipai_match_passes_the_deal_by_its_rule(
     domain test, tests/domain/test_match.py, is the one that meets every branch.)"""
 
     async def scenario() -> None:
-        server = TableServer(sqlite(tmp_path / "m.sqlite"))
+        server = TableServer(sqlite(tmp_path / "m.sqlite"), sealer=SEALER)
         options = ZipaiOptions(dealer_rule=rule, scoring=ScoringProfile.LUZHOU)
         _g, match_id, tokens = await seated(server, "zipai", options, 3, [2, 0, 1], hands=4)
         hands = await play_match(server, match_id, tokens, random.Random(SEED))
@@ -120,7 +135,7 @@ def test_a_four_hand_zipai_match_passes_the_deal_by_its_rule(
 
 def test_a_ready_match_deals_the_next_hand_once_every_seat_is_ready(tmp_path: Path) -> None:
     async def scenario() -> None:
-        server = TableServer(sqlite(tmp_path / "m.sqlite"))
+        server = TableServer(sqlite(tmp_path / "m.sqlite"), sealer=SEALER)
         options = HuaniaoOptions(mode=Mode.BASIC)
         first, match_id, tokens = await seated(
             server, "huaniao", options, 3, [0, 1, 2], hands=3, advance=matches.Advance.READY
@@ -152,7 +167,7 @@ def test_a_ready_match_deals_the_next_hand_once_every_seat_is_ready(tmp_path: Pa
 
 def test_the_same_tokens_act_in_every_hand(tmp_path: Path) -> None:
     async def scenario() -> None:
-        server = TableServer(sqlite(tmp_path / "m.sqlite"))
+        server = TableServer(sqlite(tmp_path / "m.sqlite"), sealer=SEALER)
         first, match_id, tokens = await seated(
             server, "huaniao", HuaniaoOptions(mode=Mode.BASIC), 2, [0, 1], hands=2
         )
@@ -168,7 +183,7 @@ def test_the_same_tokens_act_in_every_hand(tmp_path: Path) -> None:
 
 def test_watch_follows_the_match_into_every_hand_without_a_gap(tmp_path: Path) -> None:
     async def scenario() -> None:
-        server = TableServer(sqlite(tmp_path / "m.sqlite"))
+        server = TableServer(sqlite(tmp_path / "m.sqlite"), sealer=SEALER)
         first, match_id, tokens = await seated(
             server, "huaniao", HuaniaoOptions(mode=Mode.BASIC), 2, [0, 1], hands=3
         )
@@ -211,14 +226,14 @@ def test_a_restart_mid_match_goes_on_with_the_same_tokens(tmp_path: Path) -> Non
     async def scenario() -> None:
         db = tmp_path / "m.sqlite"
         rng = random.Random(SEED)
-        server = TableServer(sqlite(db))
+        server = TableServer(sqlite(db), sealer=SEALER)
         options = ZipaiOptions(scoring=ScoringProfile.LUZHOU)
         first, match_id, tokens = await seated(server, "zipai", options, 2, [0, 1], hands=3)
         await play_hand(server, first, tokens, rng)
         await play_hand(server, await current_hand(server, match_id), tokens, rng, stop=5)
         server.close()
 
-        again = TableServer(sqlite(db))
+        again = TableServer(sqlite(db), sealer=SEALER)
         assert await again.recover_matches() == 0  # nothing was left between two steps
         hands = await play_match(again, match_id, tokens, rng)
         assert len(hands) == 3
@@ -236,7 +251,7 @@ def test_a_match_left_between_a_hands_end_and_the_next_deal_moves_on_after_a_res
     async def scenario() -> None:
         db = tmp_path / "m.sqlite"
         rng = random.Random(SEED)
-        server = TableServer(sqlite(db))
+        server = TableServer(sqlite(db), sealer=SEALER)
         first, match_id, tokens = await seated(
             server, "huaniao", HuaniaoOptions(mode=Mode.BASIC), 2, [0, 1], hands=2
         )
@@ -250,7 +265,7 @@ def test_a_match_left_between_a_hands_end_and_the_next_deal_moves_on_after_a_res
         assert len(state.hands) == 1 and state.hands[0].ended is None
         server.close()
 
-        again = TableServer(sqlite(db))
+        again = TableServer(sqlite(db), sealer=SEALER)
         assert await again.recover_matches() == 1
         state, _ = await again.match_record(match_id)
         assert state.hands[0].ended is not None and len(state.hands) == 2
@@ -269,7 +284,7 @@ def test_a_keyed_create_of_a_match_retried_returns_the_same_match_and_opens_no_s
     match but lost its first hand is finished by the retry; other content is refused."""
 
     async def scenario() -> None:
-        server = TableServer(sqlite(tmp_path / "m.sqlite"))
+        server = TableServer(sqlite(tmp_path / "m.sqlite"), sealer=SEALER)
         options = ZipaiOptions()
         key = str(uuid.uuid4())
         first = await server.create_match("zipai", options, 3, 4, request_id=key)

@@ -17,7 +17,7 @@ from server.service import TableServer
 def test_the_game_cache_is_bounded_and_forgotten_games_still_play() -> None:
     async def scenario() -> None:
         app = TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-        server = TableServer(app, max_cached_games=5)
+        server = TableServer(app, max_cached_games=5, allow_prepared_deals=True)
         rng = random.Random(3)
         games = []
         for g in range(20):

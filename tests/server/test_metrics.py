@@ -179,7 +179,8 @@ def test_reads_are_debug_streams_and_writes_info(logged: Any) -> None:
 
 
 def test_a_real_server_logs_json_lines_with_seat_peer_rule_and_field(tmp_path: Path) -> None:
-    server = ServerProcess(tmp_path, extra=["--log-format", "json"]).start()
+    flags = ["--log-format", "json", "--allow-prepared-deals"]  # a seeded table below
+    server = ServerProcess(tmp_path, extra=flags).start()
     try:
         with TableClient(server.target) as client:
             game_id, seats, _ = seated_game(client, seed=29)
@@ -188,8 +189,11 @@ def test_a_real_server_logs_json_lines_with_seat_peer_rule_and_field(tmp_path: P
             idle = next(s for s in seats if s.seat not in view.to_act)
             legal = actor.legal_moves()
             history = pb.GetHistoryRequest(game_id=game_id, page_size=5000)  # too large a page
+            mine = pb.Move()  # the actor's move with its seat left 0: "my seat" for `idle`
+            mine.CopyFrom(legal.moves[0])
+            getattr(mine.huaniao, mine.huaniao.WhichOneof("kind")).seat = 0
             with pytest.raises(grpc.RpcError):
-                idle.play(legal.moves[0], legal.version)  # NOT_YOUR_TURN
+                idle.play(mine, legal.version)  # NOT_YOUR_TURN
             with pytest.raises(grpc.RpcError):
                 actor.stub.GetHistory(history, metadata=actor.metadata)
             actor.play(legal.moves[0], legal.version)

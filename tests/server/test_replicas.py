@@ -29,7 +29,7 @@ register(fakegame.RULES)
 
 async def seated(server: TableServer, hand: int = 6) -> str:
     game_id, _version, _arbiter = await server.create_game(
-        "fake", fakegame.Options(hand_size=hand), 2, seed=1
+        "fake", fakegame.Options(hand_size=hand), 2
     )
     for seat in range(2):
         await server.join_game(game_id, seat, f"p{seat}")

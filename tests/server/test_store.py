@@ -97,7 +97,7 @@ def test_hash_chain_links_every_event(app: TableApplication) -> None:
     prev = ""
     for event in app.events.get(agg.id):
         assert event.hash == chain_hash(
-            agg.table, prev, event.originator_version, event.fact, event.cause
+            agg.table, prev, event.originator_version, event.fact, event.cause, event.timestamp
         )
         prev = event.hash
     assert prev == app.repository.get(agg.id).head_hash

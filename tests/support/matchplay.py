@@ -4,10 +4,14 @@ verifier's tests. Random legal moves; everything follows from the seed."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import uuid
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from domain import match
 from domain import table as tables
@@ -15,25 +19,49 @@ from domain.registry import rules_for
 from domain.table import records
 from domain.verify import MatchRecord, Record
 
+KEY = Ed25519PrivateKey.generate()
+PUBLIC_KEY = KEY.public_key().public_bytes_raw()
+_T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
 
 @dataclass
 class HandRecorder:
-    """One hand's stream: facts, causes and the keyed hash chain."""
+    """One hand's stream as the server stores it: facts (token hashes kept out), causes,
+    the recorded times, the keyed hash chain and a seal on every move."""
 
     secret: str
     records: list[Record] = field(default_factory=list)
     table: Any = None
+    game_id: str = ""
+    key: Ed25519PrivateKey = KEY  # the server's signing key; a forger's in some tests
 
     def append(self, facts: list[Any], cause: dict[str, Any] | None) -> None:
-        key = records.chain_key(self.secret)
         for i, fact in enumerate(facts):
-            data = records.encode_event(fact)
+            self.table = tables.evolve(self.table, fact)
+            key = records.chain_key(self.table.secret, self.table.salt)
+            data, _ = records.split_private(records.encode_event(fact))
             c = cause if i == 0 else None
             prev = self.records[-1].hash if self.records else ""
             version = len(self.records) + 1
-            digest = records.chain_hash(key, prev, version, data, c)
-            self.records.append(Record(version, data, c, digest))
-            self.table = tables.evolve(self.table, fact)
+            at = records.timestamp_text(_T0 + timedelta(seconds=version))
+            digest = records.chain_hash(key, prev, version, data, c, at)
+            self.records.append(Record(version, data, c, digest, None, at))
+        if not self.game_id and self.table.match_id:
+            self.game_id = match.hand_id(self.table.match_id, self.table.hand)
+        first = len(self.records) - len(facts) + 1
+        last = len(self.records)
+        receipts = [["0" * 64, "0" * 64]] * (self.table.seat_count + 2)
+        head = self.records[-1].hash
+        body = records.seal_body(self.game_id, first, last, head, receipts)
+        seal = {
+            "game_id": self.game_id,
+            "first": first,
+            "last": last,
+            "head": head,
+            "receipts": receipts,
+            "signature": self.key.sign(body).hex(),
+        }
+        self.records[-1] = dataclasses.replace(self.records[-1], seal=seal)
 
     @property
     def head(self) -> str:
@@ -104,7 +132,7 @@ def first_hand(
     kind: str, options: Any, seats: int, match_id: str, secret: str, join_order: list[int]
 ) -> HandRecorder:
     """Hand 1 as clients open it: created, the seats taken in ``join_order``, dealt."""
-    hand = HandRecorder(secret)
+    hand = HandRecorder(secret, game_id=match.hand_id(match_id, 1))
     rules = rules_for(kind)
     hand.append(
         tables.create(rules, options, seats, "arbiter-hash", secret, match_id=match_id, hand=1),
@@ -145,7 +173,7 @@ def play_match(
             for seat in rng.sample(range(seats), seats):
                 recorder.append(match.ready(recorder.state, seat, f"r{seat}-{len(played)}"))
         n = recorder.state.next_number
-        hand = HandRecorder(f"secret-{seed}-{n}")
+        hand = HandRecorder(f"secret-{seed}-{n}", game_id=match.hand_id(match_id, n))
         for cause, facts in match.next_hand(recorder.state, hand_table(played), hand.secret):
             hand.append(facts, cause)
         recorder.append(match.open_hand(recorder.state))

@@ -18,6 +18,7 @@ import ctypes
 import glob
 import os
 import pwd
+import secrets
 import shutil
 import signal
 import socket
@@ -97,6 +98,7 @@ class PgServer:
         self.dir = Path(tempfile.mkdtemp(prefix="tabletop-pg-"))
         self.data = self.dir / "data"
         self.log_path = self.dir / "postgres.log"
+        self.signing_key = secrets.token_hex(32)  # server/signing.py: a seed as hex
         if self.user is not None:
             os.chown(self.dir, self.user.pw_uid, self.user.pw_gid)
 
@@ -212,13 +214,15 @@ class PgServer:
         return name
 
     def env(self, dbname: str) -> dict[str, str]:
-        """The POSTGRES_* settings the server reads for ``dbname``."""
+        """The POSTGRES_* settings the server reads for ``dbname``, and the signing key
+        every server on this cluster shares (a PostgreSQL deployment must give one)."""
         return {
             "POSTGRES_HOST": "127.0.0.1",
             "POSTGRES_PORT": str(self.port),
             "POSTGRES_USER": USER,
             "POSTGRES_PASSWORD": "",
             "POSTGRES_DBNAME": dbname,
+            "TABLETOP_SIGNING_KEY": self.signing_key,
         }
 
     def url(self, dbname: str, schema: str = "") -> str:

@@ -7,6 +7,8 @@
 //   node bin/bot.js --game GAME_ID --join 0,1 [--start]
 //       takes seats 0 and 1 of an existing table (others may be any client, any language),
 //       optionally starts it once every seat is taken, and plays those seats to the end.
+// Every seat commits to a random contribution when it joins and reveals it once the table
+// is full, so nobody can choose the deal.
 const { parseArgs } = require('node:util');
 
 const USAGE = `usage: node bin/bot.js [options]
@@ -18,7 +20,8 @@ options:
   --target HOST:PORT  server address (env TABLETOP_TARGET; default 127.0.0.1:50051)
   --mode MODE         MODE_SIMPLE, MODE_BASIC (default), MODE_REGULAR, MODE_FULL, MODE_PRO
   --seats N           seats of a new table (default 4)
-  --seed N            deal and bot seed
+  --seed N            bot seed; also seeds the deal (a prepared deal: the server must
+                      allow prepared deals)
   --game GAME_ID      play seats of this existing table instead
   --join 0,1          the seats to take there
   --start             start it once every seat is taken
@@ -52,12 +55,14 @@ async function main() {
   }
   const { TableClient, RandomBot, playUntilOver, describeError, sleep } = require('../lib'); // after --help: it needs node_modules
   const client = new TableClient(values.target);
-  const seed = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.random() * 2 ** 30);
+  const seeded = values.seed !== undefined;
+  const seed = seeded ? Number(values.seed) : Math.floor(Math.random() * 2 ** 30);
   try {
     let gameId = values.game;
     let seatNumbers;
     if (!gameId) {
-      const created = await client.createGame({ huaniao: { mode: values.mode } }, Number(values.seats), { seed });
+      const dealSeed = seeded ? { seed } : {}; // never a guessable deal by default
+      const created = await client.createGame({ huaniao: { mode: values.mode } }, Number(values.seats), dealSeed);
       gameId = created.game_id;
       seatNumbers = [...Array(Number(values.seats)).keys()];
     } else {
@@ -65,16 +70,16 @@ async function main() {
     }
     const seats = [];
     for (const s of seatNumbers) seats.push(await client.join(gameId, s, `node-${s}`));
-    if (!values.game || values.start) {
-      for (;;) {
-        const view = await seats[0].view();
-        if (view.phase !== 'GAME_PHASE_WAITING') break;
-        if (view.seats.every((s) => s.taken)) {
-          await seats[0].start();
-          break;
-        }
-        await sleep(50);
+    for (;;) { // reveals come once every seat is taken; then the deal
+      const view = await seats[0].view();
+      if (view.phase !== 'GAME_PHASE_WAITING') break;
+      if (view.seats.every((s) => s.taken)) {
+        for (const seat of seats.slice(1)) await seat.reveal();
+        if (!values.game || values.start) await seats[0].startWhenRevealed();
+        else await seats[0].reveal();
+        break;
       }
+      await sleep(50);
     }
     const bots = seats.map((s, i) => new RandomBot(s, seed + i));
     const final = await playUntilOver(bots);

@@ -5,7 +5,10 @@
 // or a spectator) and sends its token as `x-seat-token` metadata; Watcher streams a game's
 // events and resumes a dropped stream from the last version it saw, so its consumer never
 // sees a gap or a duplicate.
+const crypto = require('node:crypto');
 const { load } = require('./protos');
+const { contributionCommitment } = require('./deal');
+const { findDetail } = require('./errors');
 
 const TOKEN_HEADER = 'x-seat-token';
 const DEFAULT_DEADLINE_MS = 10_000;
@@ -67,12 +70,22 @@ class TableClient {
     return unary(this.stub, 'CreateGame', request, this.metadata());
   }
 
-  /** Take a seat; returns a SeatClient that carries the seat token. */
-  async join(gameId, seat, playerName = '') {
-    const reply = await unary(
-      this.stub, 'JoinGame', { game_id: gameId, seat, player_name: playerName }, this.metadata(null),
-    );
-    return new SeatClient(this, gameId, reply.seat, reply.seat_token);
+  /**
+   * Take a seat; returns a SeatClient that carries the seat token. The seat commits to its
+   * own contribution to the deal (by default 16 fresh random bytes as hex), so no other
+   * party can choose the deal; only the commitment is sent now, `reveal()` sends the value
+   * once every seat is taken. `{contribution: ''}` contributes nothing.
+   */
+  async join(gameId, seat, playerName = '', { contribution } = {}) {
+    const mine = contribution === undefined ? crypto.randomBytes(16).toString('hex') : contribution;
+    const request = {
+      game_id: gameId,
+      seat,
+      player_name: playerName,
+      contribution_commitment: mine ? contributionCommitment(mine) : '',
+    };
+    const reply = await unary(this.stub, 'JoinGame', request, this.metadata(null));
+    return new SeatClient(this, gameId, reply.seat, reply.seat_token, mine);
   }
 
   /** Act with an existing token (seat or arbiter), or as a spectator without one. */
@@ -82,11 +95,12 @@ class TableClient {
 }
 
 class SeatClient {
-  constructor(client, gameId, seat, token) {
+  constructor(client, gameId, seat, token, contribution = '') {
     this.client = client;
     this.gameId = gameId;
     this.seat = seat;
     this.token = token;
+    this.contribution = contribution; // this seat's contribution to the deal, until revealed
   }
 
   get stub() {
@@ -97,9 +111,39 @@ class SeatClient {
     return this.client.metadata(this.token);
   }
 
+  /** Reveal this seat's contribution (once every seat is taken); safe to repeat. */
+  async reveal() {
+    if (!this.contribution) return null;
+    return unary(
+      this.stub, 'RevealContribution',
+      { game_id: this.gameId, contribution: this.contribution }, this.metadata(),
+    );
+  }
+
+  /** Deal: every committed seat must have revealed, or the reveal window must have closed. */
   async start() {
     const reply = await unary(this.stub, 'StartGame', { game_id: this.gameId }, this.metadata());
     return reply.version;
+  }
+
+  /**
+   * Reveal this seat's contribution, then start the game as soon as the deal may be made:
+   * while other seats' reveals are pending (REVEALS_PENDING) it waits and asks again, and a
+   * game someone else started is fine. Resolves when the game has been dealt.
+   */
+  async startWhenRevealed({ timeoutMs = 60_000, pollMs = 50 } = {}) {
+    await this.reveal();
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        return await this.start();
+      } catch (err) {
+        const reason = (findDetail(err, 'ErrorInfo') || {}).reason;
+        if (reason === 'GAME_ALREADY_STARTED') return (await this.view()).version;
+        if (reason !== 'REVEALS_PENDING' || Date.now() > until) throw err;
+      }
+      await sleep(pollMs);
+    }
   }
 
   /** The GameView at `version` (latest when omitted). */
@@ -223,4 +267,12 @@ class Watcher {
   }
 }
 
-module.exports = { TableClient, SeatClient, Watcher, TOKEN_HEADER, CHANNEL_OPTIONS, unary, sleep };
+/** Every seat reveals, then the first starts (a process that plays every seat). */
+async function revealAndStart(seats) {
+  for (const seat of seats) await seat.reveal();
+  return seats[0].start();
+}
+
+module.exports = {
+  TableClient, SeatClient, Watcher, TOKEN_HEADER, CHANNEL_OPTIONS, unary, sleep, revealAndStart,
+};

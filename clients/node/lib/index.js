@@ -1,7 +1,9 @@
 'use strict';
-// The tabletop Node.js client: TableClient / SeatClient / Watcher, rich errors, a bot.
+// The tabletop Node.js client: TableClient / SeatClient / Watcher, rich errors, a bot,
+// and the deal derivation (deal.checkExport recomputes a finished game's deals).
 const { load, PROTO_ROOT } = require('./protos');
-const { TableClient, SeatClient, Watcher, TOKEN_HEADER } = require('./client');
+const { TableClient, SeatClient, Watcher, TOKEN_HEADER, revealAndStart } = require('./client');
+const deal = require('./deal');
 const { richStatus, findDetail, describeError } = require('./errors');
 const { RandomBot, playUntilOver, playFromStreams } = require('./bot');
 
@@ -12,6 +14,8 @@ module.exports = {
   SeatClient,
   Watcher,
   TOKEN_HEADER,
+  revealAndStart,
+  deal,
   richStatus,
   findDetail,
   describeError,

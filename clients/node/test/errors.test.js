@@ -42,7 +42,7 @@ test('an unknown game is NOT_FOUND with a ResourceInfo', withClient(async (clien
 }));
 
 test('rule violations and stale versions carry ErrorInfo reasons', withClient(async (client) => {
-  const { seats } = await seatedGame(client, { seed: 5 });
+  const { seats } = await seatedGame(client);
   const view = await seats[0].view();
   const actor = seats[view.to_act[0]];
   const idle = seats.find((s) => !view.to_act.includes(s.seat));

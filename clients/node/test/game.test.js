@@ -8,7 +8,7 @@
 // the test seats Node bots at every seat.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { RandomBot, playUntilOver, sleep } = require('../lib');
+const { RandomBot, playUntilOver, sleep, deal } = require('../lib');
 const { seatedGame, withClient, range } = require('./helpers');
 
 // The facts a seat causes by acting, by the event's oneof member name.
@@ -38,9 +38,12 @@ test('a Node bot plays a whole 花鸟风月 game (with Python bots under make te
     seats = [];
     for (const s of mine) seats.push(await client.join(gameId, s, `node-${s}`));
     const view = await waitForAllSeats(seats[0]);
-    if (view.phase === 'GAME_PHASE_WAITING') await seats[0].start();
+    if (view.phase === 'GAME_PHASE_WAITING') {
+      for (const seat of seats.slice(1)) await seat.reveal();
+      await seats[0].startWhenRevealed(); // the Python seats reveal from their side
+    }
   } else {
-    ({ gameId, seats } = await seatedGame(client, { seed: 7 }));
+    ({ gameId, seats } = await seatedGame(client));
   }
   const bots = seats.map((s, i) => new RandomBot(s, 100 + i));
   const final = await playUntilOver(bots, { idleTimeoutMs: 40_000 });
@@ -54,6 +57,13 @@ test('a Node bot plays a whole 花鸟风月 game (with Python bots under make te
   const history = await seats[0].history(200);
   assert.deepEqual(history.map((e) => e.version), range(1, final.version));
   assert.ok(history.every((e) => typeof e.text === 'string' && e.text.length > 0));
+
+  // Every seat committed and revealed; the deck recomputes from the revealed inputs here,
+  // in JavaScript, from the stored record every event carries after the end.
+  const dealt = deal.checkExport(history.map((e) => e.stored_json).join('\n'));
+  assert.equal(dealt.dealSource, 'SHUFFLED');
+  assert.equal(dealt.revealed, 4, 'every seat contributed');
+  assert.deepEqual(dealt.withheld, []);
 
   const actors = new Set(history.map(actingSeat).filter((s) => s !== null));
   for (const bot of bots) assert.ok(actors.has(bot.seat.seat), `seat ${bot.seat.seat} acted`);

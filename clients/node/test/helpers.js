@@ -1,7 +1,7 @@
 'use strict';
 // Shared setup for the Node tests: the server address and a seated 花鸟风月 table.
 const assert = require('node:assert/strict');
-const { TableClient } = require('../lib');
+const { TableClient, revealAndStart } = require('../lib');
 
 const TARGET = process.env.TABLETOP_TARGET;
 
@@ -12,12 +12,13 @@ function target() {
 
 const BASIC = { huaniao: { mode: 'MODE_BASIC' } };
 
-/** Open a 4-seat 基本 table, seat four Node clients, optionally start it. */
-async function seatedGame(client, { seed = 1, start = true } = {}) {
-  const created = await client.createGame(BASIC, 4, { seed });
+/** Open a 4-seat 基本 table (a deal nobody chooses), seat four Node clients (each commits
+ * to a contribution), optionally reveal and start it. */
+async function seatedGame(client, { start = true } = {}) {
+  const created = await client.createGame(BASIC, 4);
   const seats = [];
   for (let s = 0; s < 4; s += 1) seats.push(await client.join(created.game_id, s, `node-${s}`));
-  if (start) await seats[0].start();
+  if (start) await revealAndStart(seats);
   return { gameId: created.game_id, arbiter: created.arbiter_token, seats };
 }
 

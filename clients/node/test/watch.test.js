@@ -2,11 +2,11 @@
 // A Node watcher resumes a dropped stream without a gap or a duplicate.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { RandomBot, playUntilOver } = require('../lib');
+const { RandomBot, playUntilOver, revealAndStart } = require('../lib');
 const { seatedGame, withClient, range } = require('./helpers');
 
 test('a stream cancelled mid-way resumes from after_version with no gap', withClient(async (client) => {
-  const { seats } = await seatedGame(client, { seed: 21 });
+  const { seats } = await seatedGame(client);
   const final = await playUntilOver(seats.map((s, i) => new RandomBot(s, i)));
   const watcher = seats[1];
 
@@ -35,7 +35,7 @@ test('a stream cancelled mid-way resumes from after_version with no gap', withCl
 }));
 
 test('a live watcher dropped during play misses nothing', withClient(async (client) => {
-  const { seats, gameId } = await seatedGame(client, { seed: 33, start: false });
+  const { seats, gameId } = await seatedGame(client, { start: false });
   const watcher = client.asViewer(gameId, seats[2].token, 2).watcher(0);
   const got = [];
   let drops = 0;
@@ -49,7 +49,7 @@ test('a live watcher dropped during play misses nothing', withClient(async (clie
       }
     }
   })();
-  await seats[0].start();
+  await revealAndStart(seats);
   const final = await playUntilOver(seats.map((s, i) => new RandomBot(s, 50 + i)));
   let timer;
   await Promise.race([

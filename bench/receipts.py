@@ -1,0 +1,155 @@
+"""What signing and receipts cost per move: the same games with them on and off.
+
+In process, through ``TableServer`` and ``server.receipts`` (what the servicer runs for each
+call, minus the transport). Two loads per move:
+
+* *bare*: the awaited seat's LegalMoves and its Play with the reply the servicer builds
+  (events, to_act, receipt), and the next awaited seat's GetView;
+* *watched*: the same, and also the move's Watch messages rendered once for every viewer
+  (each seat, a spectator, the arbiter, as the hub renders a live batch) and every seat's
+  GetView after the move (what clients that watch and redraw ask for).
+
+The same seeded games are played twice in each round, once with a ``Sealer`` (one Ed25519
+signature and every viewer's payload hashes per move) and once without
+(``TableServer(sealer=None)``, a setting only benchmarks and unit tests use; the server
+always signs). The figure is the process CPU time per move (the measure least moved by
+other jobs on the machine).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from bench.common import sized
+from domain import table as tables
+from domain.engine import ARBITER, Viewer
+from domain.registry import rules_for
+from domain.table import deal, records
+from server import receipts
+from server.eventstore import TableApplication
+from server.receipts import Sealer
+from server.service import TableServer
+from server.signing import Signer
+
+GAMES = (("huaniao", 4), ("zipai", 3))
+
+
+def _options(kind: str) -> Any:
+    if kind == "huaniao":
+        from domain.huaniao.options import Mode, Options
+
+        return Options(mode=Mode.BASIC)
+    from domain.zipai.options import Options as ZOptions
+
+    return ZOptions()
+
+
+async def _play(ts: TableServer, kind: str, seats: int, seed: int, watched: bool) -> int:
+    rng = random.Random(seed)
+    rules = rules_for(kind)
+    sealer = ts.sealer if isinstance(ts.sealer, Sealer) else None
+    gid, _, _ = await ts.create_game(kind, _options(kind), seats, seed)
+    for s in range(seats):  # every seat commits, then reveals: the opening as served
+        await ts.join_game(gid, s, f"p{s}", commitment=deal.contribution_commitment(f"c{s}"))
+    for s in range(seats):
+        await ts.reveal(gid, Viewer.of_seat(s), f"c{s}")
+    await ts.start_game(gid, ARBITER)
+    moves = 0
+    while True:
+        table = ts._latest[uuid.UUID(gid)].table
+        if table.phase is not tables.Phase.PLAYING:
+            break
+        awaited = list(rules.to_act(table.game))
+        seat = rng.choice(awaited)
+        viewer = Viewer.of_seat(seat)
+        version, legal = await ts.legal_moves(gid, viewer)
+        stored = await ts.play(gid, viewer, version, rng.choice(legal))
+        after = await ts.snapshot(gid, viewer, stored[-1].version)
+        receipts.play_reply(sealer, kind, stored, viewer, after)
+        nxt = Viewer.of_seat(rng.choice(awaited))
+        receipts.view_reply(sealer, await ts.snapshot(gid, nxt, None))
+        if watched:
+            for vw in records.receipt_viewers(seats):
+                receipts.watch_messages(sealer, kind, after.table, vw, stored)
+            for s in range(seats):
+                receipts.view_reply(sealer, await ts.snapshot(gid, Viewer.of_seat(s), None))
+        moves += 1
+    ts._latest.pop(uuid.UUID(gid), None)
+    return moves
+
+
+def _run(load: str, signed: bool, kind: str, seats: int, seeds: range, tmp: Path) -> float:
+    """CPU seconds per move over ``seeds``, on SQLite (durable commits, as served)."""
+    name = tmp / f"{uuid.uuid4().hex}.sqlite"
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(name)}
+
+    async def go() -> float:
+        ts = TableServer(
+            TableApplication(env=env),
+            sealer=Sealer(SIGNER) if signed else None,
+            allow_prepared_deals=True,  # seeded tables: the same games with and without
+        )
+        try:
+            started = time.process_time()
+            moves = sum([await _play(ts, kind, seats, s, load == "watched") for s in seeds])
+            return (time.process_time() - started) / moves
+        finally:
+            ts.close()
+
+    return asyncio.run(go())
+
+
+SIGNER = Signer.generate()
+
+
+def _sign_us(n: int = 2000) -> float:
+    body = records.seal_body(str(uuid.uuid4()), 10, 12, "a" * 64, [["b" * 64, "c" * 64]] * 6)
+    started = time.process_time()
+    for _ in range(n):
+        SIGNER.sign(body)
+    return (time.process_time() - started) / n * 1e6
+
+
+def receipts_section(quick: bool) -> list[str]:
+    rounds = sized(quick, 5, 2, 1)
+    games = sized(quick, 12, 4, 1)
+    lines = [
+        "## P6: signing and receipts per move",
+        "",
+        "The same seeded games played in process on SQLite with the seal and receipts on, "
+        "and with them off (`TableServer(sealer=None)`, for benchmarks only). *bare*: each "
+        "move is LegalMoves, Play with the reply the servicer builds, and the next seat's "
+        "GetView. *watched*: also the move's Watch messages for every viewer (each seat, a "
+        "spectator, the arbiter) and every seat's GetView after it. Figures are process CPU "
+        f"time per move, the median of {rounds} interleaved rounds of {games} games; "
+        "`ratio` is on over off; a move is a Play, and the table's opening (creation, "
+        "joins, reveals, start: each sealed too) is counted in. Sealing renders the move for every "
+        "viewer once; the reply, the views and the streams then send those renderings. One "
+        f"Ed25519 signature took {_sign_us(sized(quick, 2000, 2000, 50)):.0f} µs of CPU in this run.",
+        "",
+        "| load | game | seats | off µs/move | on µs/move | added µs/move | ratio |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    with tempfile.TemporaryDirectory(prefix="bench-receipts-") as tmp:
+        for load in ("bare", "watched"):
+            for kind, seats in GAMES:
+                on: list[float] = []
+                off: list[float] = []
+                for r in range(rounds):
+                    seeds = range(1000 + r * games, 1000 + (r + 1) * games)
+                    off.append(_run(load, False, kind, seats, seeds, Path(tmp)))
+                    on.append(_run(load, True, kind, seats, seeds, Path(tmp)))
+                a, b = statistics.median(off) * 1e6, statistics.median(on) * 1e6
+                lines.append(
+                    f"| {load} | {kind} | {seats} | {a:,.0f} | {b:,.0f} | {b - a:,.0f} | "
+                    f"{b / a:.2f} |"
+                )
+                print(lines[-1], flush=True)
+    return lines

@@ -1,0 +1,195 @@
+'use strict';
+// The published deal derivation (docs/api.md, "Audit"): a second implementation beside
+// domain/table/deal.py, so an auditor depends on neither Python nor the server. Seat
+// commitments and entries, the table key, a counter-mode SHA-256 stream feeding
+// Fisher–Yates with rejection sampling, and `checkExport`, which recomputes every deal of a
+// finished game's export (`tabletop-audit export`) from its revealed inputs.
+const crypto = require('node:crypto');
+
+const TWO_32 = 2 ** 32;
+const SEED_BYTES = 6; // a game seed is 48 bits: exact as a JavaScript number
+
+const sha256 = (bytes) => crypto.createHash('sha256').update(bytes).digest();
+const hexOf = (text) => sha256(Buffer.from(text, 'utf8')).toString('hex');
+
+/** The server's commitment, published in GameCreated before anyone joins. */
+function commitment(secret, salt = '', preparedDeck = []) {
+  return hexOf(`tabletop-commit|${secret}|${salt}|${preparedDeck.join(',')}`);
+}
+
+/** The secret of a table created with a client-given seed (a prepared deal). */
+function secretFromSeed(seed) {
+  return hexOf(`tabletop-seed|${seed}`);
+}
+
+/** What a seat sends at JoinGame for its contribution. */
+function contributionCommitment(contribution) {
+  return hexOf(`tabletop-contribution|${contribution}`);
+}
+
+/** A seat's input to the table key: its reveal; withheld, its commitment; else "n". */
+function entry(seatCommitment, revealed, withheld = false) {
+  if (revealed) return `r${hexOf(`tabletop-reveal|${revealed}`)}`;
+  if (seatCommitment && withheld) return `w${seatCommitment}`;
+  return 'n';
+}
+
+/** The key every shuffle at the table derives from (32 bytes). */
+function tableKey(secret, entries) {
+  return sha256(Buffer.from(['tabletop-deal', secret, ...entries].join('|'), 'utf8'));
+}
+
+function subkey(key, label) {
+  return sha256(Buffer.concat([key, Buffer.from(label, 'utf8')]));
+}
+
+/** Counter-mode SHA-256: the bytes of SHA-256(key || uint64_be(j)) for j = 0, 1, ... */
+class Stream {
+  constructor(key) {
+    this.key = key;
+    this.counter = 0n;
+    this.block = Buffer.alloc(0);
+    this.used = 0;
+  }
+
+  take(n) {
+    const out = Buffer.alloc(n);
+    for (let i = 0; i < n; i += 1) {
+      if (this.used === this.block.length) {
+        const counter = Buffer.alloc(8);
+        counter.writeBigUInt64BE(this.counter);
+        this.block = sha256(Buffer.concat([this.key, counter]));
+        this.counter += 1n;
+        this.used = 0;
+      }
+      out[i] = this.block[this.used];
+      this.used += 1;
+    }
+    return out;
+  }
+}
+
+/** An integer in [0, n): 4 bytes big-endian, rejected at or above the largest multiple of n. */
+function uniform(stream, n) {
+  const limit = TWO_32 - (TWO_32 % n);
+  for (;;) {
+    const x = stream.take(4).readUInt32BE(0);
+    if (x < limit) return x % n;
+  }
+}
+
+/** Fisher–Yates (Durstenfeld) over the card ids sorted ascending, fed by Stream(key). */
+function shuffle(cards, key) {
+  const deck = [...cards].sort((a, b) => a - b);
+  const stream = new Stream(key);
+  for (let i = deck.length - 1; i > 0; i -= 1) {
+    const j = uniform(stream, i + 1);
+    [deck[i], deck[j]] = [deck[j], deck[i]];
+  }
+  return deck;
+}
+
+/** The deck of the first deal (round 0) or of the round-th 重新洗牌发牌. */
+function deckForRound(key, cards, round) {
+  return shuffle(cards, subkey(key, `deck-${round}`));
+}
+
+/** The game's own seed for its in-game chance in that round. */
+function seedForRound(key, round) {
+  return subkey(key, `seed-${round}`).readUIntBE(0, SEED_BYTES);
+}
+
+/** The unseen part of the deck once cards a seat saw went back into it. */
+function reshuffleUnseen(key, cards, label) {
+  return shuffle(cards, subkey(key, `reshuffle-${label}`));
+}
+
+const sameCards = (a, b) => a.length === b.length && a.every((c, i) => c === b[i]);
+const ascending = (cards) => [...cards].sort((a, b) => a - b);
+
+/**
+ * Check every deal of a finished game's export (JSON Lines of stored events, the form
+ * `tabletop-audit export` writes once the game has ended): the server's commitment, every
+ * reveal against its seat's commitment, then the table key, each deck and each game seed.
+ * Returns a summary; throws an Error naming the first problem.
+ */
+function checkExport(text) {
+  const records = text.split('\n').filter((line) => line.trim())
+    .map((line) => JSON.parse(line))
+    .filter((r) => r && r.fact && typeof r.fact.type === 'string');
+  const of = (type) => records.filter((r) => r.fact.type === type).map((r) => r.fact.data);
+  const [created] = of('GameCreated');
+  if (!created) throw new Error('no GameCreated: not a complete export');
+  const revealed = of('ShuffleRevealed');
+  if (revealed.length === 0) throw new Error('the secret was not revealed: the game has not ended');
+  const { secret, salt = '' } = revealed[revealed.length - 1];
+  const prepared = created.prepared_deck || [];
+  if (commitment(secret, salt, prepared) !== created.commitment) {
+    throw new Error('the revealed secret does not match the published commitment');
+  }
+
+  const seats = Array.from({ length: created.seat_count }, () => null);
+  for (const s of of('SeatTaken')) {
+    const early = s.contribution || ''; // the older form: committed and revealed at once
+    seats[s.seat] = {
+      commitment: s.commitment || (early ? contributionCommitment(early) : ''),
+      revealed: early || null,
+      withheld: false,
+    };
+  }
+  for (const r of of('ContributionRevealed')) {
+    const seat = seats[r.seat];
+    if (!seat || contributionCommitment(r.contribution) !== seat.commitment) {
+      throw new Error(`seat ${r.seat}'s reveal does not match its commitment`);
+    }
+    seat.revealed = r.contribution;
+  }
+  for (const w of of('RevealWithheld')) seats[w.seat].withheld = true;
+  const entries = seats.map((s) => (s ? entry(s.commitment, s.revealed, s.withheld) : 'n'));
+  const key = tableKey(secret, entries);
+
+  const [started] = of('GameStarted');
+  if (!started) throw new Error('the game was never dealt');
+  const first = prepared.length ? prepared : deckForRound(key, ascending(started.deck), 0);
+  if (!sameCards(started.deck, first)) throw new Error('the first deck is not the derived one');
+  if (started.seed !== seedForRound(key, 0)) throw new Error('the game seed is not the derived one');
+  let decks = 1;
+  for (const r of of('GameRedealt')) {
+    if (!sameCards(r.deck, deckForRound(key, ascending(r.deck), r.round))) {
+      throw new Error(`the deck of redeal ${r.round} is not the derived one`);
+    }
+    if (r.seed !== seedForRound(key, r.round)) throw new Error(`redeal ${r.round}'s seed differs`);
+    decks += 1;
+  }
+  for (const p of of('PenaltyRevoked')) {
+    if (!p.deck || p.deck.length === 0) continue;
+    if (!sameCards(p.deck, reshuffleUnseen(key, p.deck, `revoke-${p.case_id}`))) {
+      throw new Error(`the deck reshuffled on revoking case ${p.case_id} is not the derived one`);
+    }
+    decks += 1;
+  }
+  return {
+    kind: created.kind,
+    seats: created.seat_count,
+    dealSource: created.deal_source || 'SHUFFLED',
+    revealed: seats.filter((s) => s && s.revealed).length,
+    withheld: seats.flatMap((s, i) => (s && s.withheld ? [i] : [])),
+    decks,
+  };
+}
+
+module.exports = {
+  commitment,
+  secretFromSeed,
+  contributionCommitment,
+  entry,
+  tableKey,
+  subkey,
+  Stream,
+  uniform,
+  shuffle,
+  deckForRound,
+  seedForRound,
+  reshuffleUnseen,
+  checkExport,
+};

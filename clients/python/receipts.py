@@ -1,0 +1,138 @@
+"""A viewer's receipts, saved as they arrive (``SeatClient(receipts=ReceiptLog())``).
+
+Every Play and RevealContribution reply, view and Watch message carries a ``Receipt`` (protos/tabletop/v1): the
+server's signature over a move's chain head and every viewer's salted payload hashes.
+``ReceiptLog`` keeps each receipt with exactly the payload it covers (the move's events, or
+the view: a ``ReceiptPayload``) and saves them as JSON Lines ``{"payload": base64,
+"receipt": base64}``. ``check_signature`` and ``check_payload`` let a client check a receipt
+as soon as it arrives; after the game, ``tabletop-audit verify --receipts FILE``
+(clients/python/audit_receipts.py) checks the saved payloads against the verified record.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections import Counter
+from collections.abc import Iterable
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from google.protobuf.message import DecodeError
+
+from domain.table import records as rec
+from domain.verify import AuditFailure
+from tabletop.v1 import tabletop_pb2 as pb
+
+
+def payload_bytes(
+    events: list[pb.GameEvent] | None = None, view: pb.GameView | None = None
+) -> bytes:
+    """The bytes a receipt covers (the proto's definition, as in server/receipts.py)."""
+    return pb.ReceiptPayload(events=events, view=view).SerializeToString(deterministic=True)
+
+
+class ReceiptLog:
+    """The receipts one viewer received, each with the payload it covers."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[pb.Receipt, bytes]] = []
+        self.counts: Counter[str] = Counter()  # receipts kept from play, view, watch
+        self._moves: dict[tuple[int, int], list[pb.GameEvent]] = {}  # Watch: a move so far
+
+    def play(self, reply: pb.PlayResponse | pb.RevealContributionResponse) -> None:
+        """A Play (or RevealContribution) reply: the receipt covers its events."""
+        if reply.HasField("receipt"):
+            self._add(reply.receipt, payload_bytes(events=list(reply.events)), "play")
+
+    def view(self, reply: pb.GetViewResponse) -> None:
+        """A view's receipt covers the game's view; a match's standings (``match``) have a
+        record of their own and are not part of it."""
+        if reply.HasField("receipt"):
+            view = pb.GameView()
+            view.CopyFrom(reply.view)
+            view.ClearField("match")
+            self._add(reply.receipt, payload_bytes(view=view), "view")
+
+    def watched(self, reply: pb.WatchResponse) -> None:
+        """A Watch message (one event, or a batched move's ``events``): its move's receipt
+        is kept once the move's last event came."""
+        if not reply.HasField("receipt"):
+            return
+        r = reply.receipt
+        key = (r.first_version, r.last_version)
+        events = self._moves.setdefault(key, [])
+        events.extend(reply.events or [reply.event])
+        if events[-1].version == r.last_version:
+            del self._moves[key]
+            self._add(r, payload_bytes(events=events), "watch")
+
+    def _add(self, receipt: pb.Receipt, payload: bytes, source: str) -> None:
+        copy = pb.Receipt()
+        copy.CopyFrom(receipt)
+        self.entries.append((copy, payload))
+        self.counts[source] += 1
+
+    def lines(self) -> list[str]:
+        return [
+            json.dumps(
+                {
+                    "payload": base64.b64encode(payload).decode(),
+                    "receipt": base64.b64encode(r.SerializeToString(deterministic=True)).decode(),
+                },
+                sort_keys=True,
+            )
+            for r, payload in self.entries
+        ]
+
+    def save(self, path: str) -> None:
+        with open(path, "w", encoding="utf-8") as f:
+            for line in self.lines():
+                f.write(line + "\n")
+
+
+def parse_receipts(lines: Iterable[str]) -> list[tuple[pb.Receipt, bytes]]:
+    out = []
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        if len(line) > 4 << 20:
+            raise AuditFailure(f"receipts line {n} is too long")
+        try:
+            data = json.loads(line)
+            receipt = pb.Receipt.FromString(base64.b64decode(data["receipt"], validate=True))
+            payload = base64.b64decode(data["payload"], validate=True)
+        except (ValueError, KeyError, TypeError, DecodeError, RecursionError) as exc:
+            raise AuditFailure(f"receipts line {n} is not a saved receipt ({exc})") from None
+        out.append((receipt, payload))
+    return out
+
+
+def check_signature(receipt: pb.Receipt, public_key: bytes) -> None:
+    """The receipt is the server's: its seal verifies with ``public_key``."""
+    hashes = [[h.events, h.view] for h in receipt.hashes]
+    body = rec.seal_body(
+        receipt.game_id, receipt.first_version, receipt.last_version, receipt.head_hash, hashes
+    )
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key).verify(bytes(receipt.signature), body)
+    except (InvalidSignature, ValueError):
+        raise AuditFailure(
+            f"the receipt of versions {receipt.first_version}..{receipt.last_version} is not "
+            "signed by the given server key"
+        ) from None
+
+
+def check_payload(receipt: pb.Receipt, payload: bytes) -> str:
+    """The payload is the one the receipt hashes; returns which part it is (events/view)."""
+    if not 0 <= receipt.viewer < len(receipt.hashes):
+        raise AuditFailure("the receipt names no viewer of its hashes")
+    parsed = pb.ReceiptPayload.FromString(payload)
+    part = "view" if parsed.HasField("view") else "events"
+    expected = getattr(receipt.hashes[receipt.viewer], part)
+    if rec.receipt_hash(bytes(receipt.nonce), payload) != expected:
+        raise AuditFailure(
+            f"the payload saved with the receipt of versions {receipt.first_version}.."
+            f"{receipt.last_version} is not the one it covers (altered?)"
+        )
+    return part

@@ -1,0 +1,251 @@
+"""Seals and receipts: one signature per move covers every viewer (docs/api.md, "Audit").
+
+At the end of each move ``Sealer`` renders the move for every viewer (each seat, a
+spectator, the arbiter) exactly as the API will send it: the move's events and the view
+after it. It hashes each rendering salted with that viewer's nonce, and signs the game id,
+the move's versions, the chain head and that list of hashes in one Ed25519 signature, the
+*seal*, stored with the move's last event. Every Play reply, view and Watch message then
+carries a ``Receipt`` built from the stored seal and the viewer's nonce: nothing is signed
+or stored per viewer or per stream.
+
+``payload_bytes`` defines the bytes a receipt covers; the audit (clients/python/receipts.py)
+renders a verified record through the same functions to check a seat's saved receipts.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import OrderedDict
+from datetime import datetime
+from typing import Any
+
+from domain import table as tables
+from domain.engine import Viewer
+from domain.table import records
+from server import render
+from server.eventstore import StoredEvent
+from server.service import Snapshot, seen_at
+from server.signing import Signer
+from tabletop.v1 import tabletop_pb2 as pb
+
+Seal = dict[str, Any]
+
+
+def payload_bytes(
+    events: list[pb.GameEvent] | None = None, view: pb.GameView | None = None
+) -> bytes:
+    """The bytes a receipt hash covers: a ReceiptPayload holding what the viewer received."""
+    return pb.ReceiptPayload(events=events, view=view).SerializeToString(deterministic=True)
+
+
+Rendered = list[tuple[list[pb.GameEvent], pb.GameView]]  # per viewer: a move's events, view
+
+
+def render_move(
+    game_id: uuid.UUID, table: tables.Table, head: str, move: list[StoredEvent]
+) -> Rendered:
+    """``move`` as each viewer (``receipt_viewers`` order) is sent it: its events, and the
+    view after it (``table``: the game after the move, ``head``: its chain hash)."""
+    return [
+        (
+            render.events_proto(table.kind, move, viewer),
+            render.view_proto(seen_at(game_id, table, viewer, head, at=move[-1].recorded_at)),
+        )
+        for viewer in records.receipt_viewers(table.seat_count)
+    ]
+
+
+def move_hashes(table: tables.Table, last: int, rendered: Rendered) -> list[list[str]]:
+    """Each viewer's salted [events, view] hashes of a rendered move."""
+    out = []
+    for index, (events, view) in enumerate(rendered):
+        nonce = records.receipt_nonce(table.secret, table.salt, last, index)
+        out.append(
+            [
+                records.receipt_hash(nonce, payload_bytes(events=events)),
+                records.receipt_hash(nonce, payload_bytes(view=view)),
+            ]
+        )
+    return out
+
+
+class Sealer:
+    """Makes the seal of each move; ``TableServer`` calls it before the move is saved.
+
+    Sealing renders the move for every viewer; the renderings of each game's latest move
+    are kept (for ``LATEST_GAMES`` games), so the Play reply, the views and the Watch
+    streams that follow send those very messages instead of rendering them again. They
+    are keyed by the move's chain head, which no other move can share.
+    """
+
+    LATEST_GAMES = 1000
+
+    def __init__(self, signer: Signer) -> None:
+        self.signer = signer
+        self._latest: OrderedDict[uuid.UUID, tuple[int, str, Rendered]] = OrderedDict()
+
+    def __call__(
+        self, game_id: uuid.UUID, table: tables.Table, head: str, move: list[StoredEvent]
+    ) -> Seal:
+        first, last = move[0].version, move[-1].version
+        rendered = render_move(game_id, table, head, move)
+        hashes = move_hashes(table, last, rendered)
+        body = records.seal_body(str(game_id), first, last, head, hashes)
+        self._latest[game_id] = (last, head, rendered)
+        self._latest.move_to_end(game_id)
+        if len(self._latest) > self.LATEST_GAMES:
+            self._latest.popitem(last=False)
+        return {
+            "game_id": str(game_id),
+            "first": first,
+            "last": last,
+            "head": head,
+            "receipts": hashes,
+            "signature": self.signer.sign(body),
+        }
+
+    def rendered(
+        self, game_id: uuid.UUID, seal: Seal, index: int
+    ) -> tuple[list[pb.GameEvent], pb.GameView] | None:
+        """What sealing rendered for viewer ``index`` of this seal's move, if still kept."""
+        kept = self._latest.get(game_id)
+        if kept is None or kept[0] != seal["last"] or kept[1] != seal["head"]:
+            return None
+        return kept[2][index]
+
+
+def receipt(seal: Seal, table: tables.Table, viewer: Viewer) -> pb.Receipt:
+    """``viewer``'s receipt from a stored seal: the seal and the viewer's own nonce."""
+    index = records.receipt_index(viewer, table.seat_count)
+    return pb.Receipt(
+        game_id=seal["game_id"],
+        first_version=seal["first"],
+        last_version=seal["last"],
+        head_hash=seal["head"],
+        viewer=index,
+        nonce=records.receipt_nonce(table.secret, table.salt, seal["last"], index),
+        hashes=[pb.ReceiptHashes(events=e, view=v) for e, v in seal["receipts"]],
+        signature=bytes.fromhex(seal["signature"]),
+    )
+
+
+# --- the messages that carry receipts (the servicer and the leak hunts build them here) ---
+# ``sealer`` is the server's (None only where nothing is signed: then there are no receipts)
+
+
+def _kept(
+    sealer: Sealer | None, seal: Seal | None, table: tables.Table, viewer: Viewer
+) -> tuple[list[pb.GameEvent], pb.GameView] | None:
+    if sealer is None or seal is None:
+        return None
+    game_id = uuid.UUID(seal["game_id"])
+    return sealer.rendered(game_id, seal, records.receipt_index(viewer, table.seat_count))
+
+
+def play_reply(
+    sealer: Sealer | None, kind: str, stored: list[StoredEvent], viewer: Viewer, after: Snapshot
+) -> pb.PlayResponse:
+    """A Play reply: the move's events for the caller, who is awaited next, the receipt."""
+    seal = stored[-1].seal
+    whole = seal is not None and stored[0].version == seal["first"]
+    kept = _kept(sealer, seal, after.table, viewer) if whole else None
+    events = kept[0] if kept else render.events_proto(kind, stored, viewer)
+    reply = pb.PlayResponse(
+        version=stored[-1].version,
+        events=events,
+        to_act=render.to_act(after.table, after.viewer),
+    )
+    if seal is not None:
+        reply.receipt.CopyFrom(receipt(seal, after.table, viewer))
+    return reply
+
+
+def reveal_reply(
+    sealer: Sealer | None,
+    version: int,
+    stored: list[StoredEvent],
+    awaiting: tuple[int, ...],
+    deadline: datetime | None,
+    viewer: Viewer,
+    after: Snapshot | None,
+) -> pb.RevealContributionResponse:
+    """A RevealContribution reply: whom the deal still waits for, and (unless the reveal was
+    a repeat) the reveal's events for the caller with their receipt, as a Play reply."""
+    reply = pb.RevealContributionResponse(version=version, awaiting_reveals=awaiting)
+    if deadline is not None:
+        reply.reveal_deadline.FromDatetime(deadline)
+    if stored and after is not None:
+        moved = play_reply(sealer, after.table.kind, stored, viewer, after)
+        reply.events.extend(moved.events)
+        if moved.HasField("receipt"):
+            reply.receipt.CopyFrom(moved.receipt)
+    return reply
+
+
+def view_reply(sealer: Sealer | None, snap: Snapshot, own: bool = True) -> pb.GetViewResponse:
+    """A view, with its receipt when it is the caller's own view at the end of a move."""
+    seal = snap.seal
+    if not own or seal is None or seal["last"] != snap.version:
+        return pb.GetViewResponse(view=render.view_proto(snap))
+    kept = _kept(sealer, seal, snap.table, snap.seen_by)  # whose view it is
+    reply = pb.GetViewResponse(view=kept[1] if kept else render.view_proto(snap))
+    reply.receipt.CopyFrom(receipt(seal, snap.table, snap.seen_by))
+    if snap.match is not None:  # the match has a record of its own: outside this receipt
+        reply.view.match.CopyFrom(render.match_proto(snap.match, snap.table.hand))
+    return reply
+
+
+def watch_messages(
+    sealer: Sealer | None,
+    kind: str,
+    table: tables.Table,
+    viewer: Viewer,
+    events: list[StoredEvent],
+    batched: bool = False,
+) -> list[pb.WatchResponse]:
+    """Watch messages for a batch of events: each with the receipt of its move, taken from
+    the seal on the move's last event (a move not yet complete in this batch has none).
+    ``batched`` (WatchRequest.batched) packs each move's events into one message."""
+    messages = _watch_messages(sealer, kind, table, viewer, events)
+    return _one_a_move(messages) if batched else messages
+
+
+def _one_a_move(messages: list[pb.WatchResponse]) -> list[pb.WatchResponse]:
+    """The same events, one move a message (`events`), each move with its receipt."""
+    out: list[pb.WatchResponse] = []
+    move: list[pb.GameEvent] = []
+    for msg in messages:
+        move.append(msg.event)
+        if msg.HasField("receipt") and msg.receipt.last_version == msg.event.version:
+            out.append(pb.WatchResponse(events=move, receipt=msg.receipt))
+            move = []
+    if move:  # a move whose last event is not stored yet (or a record without seals)
+        out.append(pb.WatchResponse(events=move))
+    return out
+
+
+def _watch_messages(
+    sealer: Sealer | None,
+    kind: str,
+    table: tables.Table,
+    viewer: Viewer,
+    events: list[StoredEvent],
+) -> list[pb.WatchResponse]:
+    out: list[pb.WatchResponse] = []
+    move: list[StoredEvent] = []  # the events of the move whose seal is still ahead
+    for stored in events:
+        move.append(stored)
+        seal = stored.seal
+        if seal is None:
+            continue
+        kept = _kept(sealer, seal, table, viewer) if move[0].version == seal["first"] else None
+        rendered = kept[0] if kept else render.events_proto(kind, move, viewer)
+        signed = receipt(seal, table, viewer)
+        for e, msg in zip(move, rendered, strict=True):
+            reply = pb.WatchResponse(event=msg)
+            if e.version >= seal["first"]:
+                reply.receipt.CopyFrom(signed)
+            out.append(reply)
+        move = []
+    out += [pb.WatchResponse(event=msg) for msg in render.events_proto(kind, move, viewer)]
+    return out

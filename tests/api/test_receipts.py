@@ -1,0 +1,194 @@
+"""Receipts through a real server: each seat can prove what it was shown.
+
+Seat 0 keeps a ReceiptLog while a 4-seat game is played: its Play replies, its views and
+its own Watch stream. After the end its receipts verify against the record, each one on
+arrival and all of them after the reveal; any altered receipt or payload fails, and so
+does a receipt the key holder signs for something the record does not show.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from clients.python.audit import export_lines, main, signing_key
+from clients.python.audit_receipts import Replayed, check_receipts
+from clients.python.bot import RandomBot, play_to_end
+from clients.python.client import TableClient, reveal_and_start
+from clients.python.receipts import ReceiptLog, check_payload, check_signature, payload_bytes
+from domain.table import records
+from domain.verify import AuditFailure, Record, parse_export, verify
+from server.signing import KEY_FILE, Signer, read_key_file
+from tabletop.v1 import tabletop_pb2 as pb
+from tests.api.helpers import huaniao_options
+
+Entry = tuple[pb.Receipt, bytes]
+
+
+@pytest.fixture(scope="module")
+def game(server) -> tuple[str, list[Record], bytes, ReceiptLog]:  # type: ignore[no-untyped-def]
+    log = ReceiptLog()
+    with TableClient(server.target) as client:
+        created = client.create_game(huaniao_options("BASIC"), 4, seed=21)  # a long game
+        gid = created.game_id
+        seats = [
+            client.join(gid, s, contribution=f"k{s}", receipts=log if s == 0 else None)
+            for s in range(4)
+        ]
+        watched: list[pb.GameEvent] = []
+        stream = threading.Thread(target=lambda: watched.extend(seats[0].watch()))
+        stream.start()
+        waiting = seats[0].view()  # the reveal window is open: its deadline is in the view
+        assert waiting.HasField("reveal_deadline")
+        reveal_and_start(seats)  # seat 0's RevealContribution reply carries a receipt
+        play_to_end([RandomBot(s, i) for i, s in enumerate(seats)])
+        stream.join(timeout=120)
+        assert not stream.is_alive() and watched
+        rs = parse_export(export_lines(client.as_viewer(gid).history()))
+        key = signing_key(client)
+    verify(rs, key, gid)
+    return gid, rs, key, log
+
+
+def test_a_seats_receipts_verify_against_the_record(game) -> None:  # type: ignore[no-untyped-def]
+    gid, rs, key, log = game
+    assert log.counts["play"] >= 1 and log.counts["view"] >= 4 and log.counts["watch"] >= 4
+    payloads = [pb.ReceiptPayload.FromString(p) for _, p in log.entries]
+    assert any(
+        any(e.table.HasField("contribution_revealed") for e in p.events) for p in payloads
+    ), "the reveal's reply and its Watch messages carry receipts"
+    assert any(p.view.HasField("reveal_deadline") for p in payloads), "so does the deadline"
+    report = check_receipts(rs, log.entries, key)
+    assert report.receipts == len(log.entries)
+    # seat 0's own receipts until the end; the arbiter's (everything open) after it
+    assert set(report.viewers) == {0, 5}
+    final = max(r.last_version for r, _ in log.entries)
+    assert final == len(rs)
+    assert all(r.viewer == 0 for r, _ in log.entries if r.last_version < final)
+
+
+def test_each_receipt_checks_on_arrival(game) -> None:  # type: ignore[no-untyped-def]
+    _, _, key, log = game
+    for receipt, payload in log.entries:
+        check_signature(receipt, key)
+        assert check_payload(receipt, payload) in ("events", "view")
+
+
+def test_every_seal_hashes_the_record_for_every_viewer(game) -> None:  # type: ignore[no-untyped-def]
+    _, rs, _, _ = game
+    assert Replayed(rs).check_all_hashes() > 10
+
+
+def test_tabletop_audit_verify_receipts(game, server, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    gid, _, _, log = game
+    path = tmp_path / "seat0.receipts"
+    log.save(str(path))
+    assert main(["verify", gid, "--target", server.target, "--receipts", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"receipts: {len(log.entries)} verified" in out
+    lines = path.read_text().splitlines()
+    lines[len(lines) // 2] = lines[len(lines) // 2].replace('"payload": "', '"payload": "AA')
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(SystemExit, match="1"):
+        main(["verify", gid, "--target", server.target, "--receipts", str(path)])
+    assert capsys.readouterr().err.startswith("VERIFY FAILED:")
+
+
+def altered_hash(entry: Entry) -> Entry:
+    receipt, payload = entry
+    forged = pb.Receipt()
+    forged.CopyFrom(receipt)
+    other = (receipt.viewer + 1) % len(receipt.hashes)
+    forged.hashes[other].view = "0" * 64
+    return forged, payload
+
+
+def altered_payload(entry: Entry) -> Entry:
+    receipt, payload = entry
+    parsed = pb.ReceiptPayload.FromString(payload)
+    if parsed.HasField("view"):
+        parsed.view.version += 1
+    else:
+        parsed.events[0].text += " (edited)"
+    return receipt, parsed.SerializeToString(deterministic=True)
+
+
+def other_viewer(entry: Entry) -> Entry:
+    receipt, payload = entry
+    forged = pb.Receipt()
+    forged.CopyFrom(receipt)
+    forged.viewer = (receipt.viewer + 1) % 4
+    return forged, payload
+
+
+@pytest.mark.parametrize(
+    ("alter", "reason"),
+    [
+        (altered_hash, "not signed by the given server key"),
+        (altered_payload, "not the one it covers"),
+        (other_viewer, "not the one it covers"),
+    ],
+)
+def test_one_altered_receipt_or_payload_fails(game, alter, reason) -> None:  # type: ignore[no-untyped-def]
+    _, rs, key, log = game
+    for i in (0, len(log.entries) // 2, len(log.entries) - 1):
+        entries = list(log.entries)
+        entries[i] = alter(entries[i])
+        with pytest.raises(AuditFailure, match=reason):
+            check_receipts(rs, entries, key)
+
+
+def test_a_payload_moved_to_another_receipt_fails(game) -> None:  # type: ignore[no-untyped-def]
+    _, rs, key, log = game
+    views = [e for e in log.entries if pb.ReceiptPayload.FromString(e[1]).HasField("view")]
+    a, b = views[2], views[-3]
+    assert a[0].last_version != b[0].last_version
+    with pytest.raises(AuditFailure, match="not the one it covers"):
+        check_receipts(rs, [(a[0], b[1])], key)
+
+
+def test_a_receipt_the_key_holder_signs_for_another_history_fails(game, server) -> None:  # type: ignore[no-untyped-def]
+    """Even with the server's own key, a receipt for something the verified record does not
+    show is caught: the key holder cannot later deny what it told a seat, nor claim it told
+    a seat something else, once the seat saved its receipts."""
+    _, rs, key, log = game
+    signer = Signer(read_key_file(server.data_dir / KEY_FILE))
+    assert signer.public_key == key
+    receipt, payload = log.entries[len(log.entries) // 2]
+    parsed = pb.ReceiptPayload.FromString(payload)
+    if parsed.HasField("view"):
+        parsed.view.to_act[:] = [3]
+        lied = payload_bytes(view=parsed.view)
+        part = "view"
+    else:
+        parsed.events[0].text = "seat 0 was shown nothing"
+        lied = payload_bytes(events=list(parsed.events))
+        part = "events"
+    forged = pb.Receipt()
+    forged.CopyFrom(receipt)
+    setattr(forged.hashes[receipt.viewer], part, records.receipt_hash(bytes(receipt.nonce), lied))
+    hashes = [[h.events, h.view] for h in forged.hashes]
+    body = records.seal_body(
+        forged.game_id, forged.first_version, forged.last_version, forged.head_hash, hashes
+    )
+    forged.signature = bytes.fromhex(signer.sign(body))
+    check_signature(forged, key)
+    check_payload(forged, lied)  # a well-formed, correctly signed receipt...
+    with pytest.raises(AuditFailure, match="another history"):
+        check_receipts(rs, [(forged, lied)], key)  # ...that the record contradicts
+
+
+def test_an_arbiters_look_through_a_seat_carries_no_receipt(server) -> None:  # type: ignore[no-untyped-def]
+    with TableClient(server.target) as client:
+        created = client.create_game(huaniao_options("SIMPLE"), 2)
+        seats = [client.join(created.game_id, s) for s in range(2)]
+        reveal_and_start(seats)
+        arbiter = client.as_viewer(created.game_id, created.arbiter_token)
+        request = pb.GetViewRequest(game_id=created.game_id, as_seat=1)
+        looked = arbiter.stub.GetView(request, metadata=arbiter.metadata)
+        own = arbiter.stub.GetView(
+            pb.GetViewRequest(game_id=created.game_id), metadata=arbiter.metadata
+        )
+    assert not looked.HasField("receipt")
+    assert own.HasField("receipt") and own.receipt.viewer == 3  # 2 seats, spectator, arbiter

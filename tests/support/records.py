@@ -1,0 +1,91 @@
+"""Finished, signed game records made in process (no server process): for the verifier's
+fuzz and forgery tests, which need many real exports quickly."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from clients.python.audit import export_lines
+from domain import table as tables
+from domain.engine import ARBITER, Viewer
+from domain.registry import rules_for
+from domain.table import deal
+from server import render
+from server.eventstore import TableApplication
+from server.receipts import Sealer
+from server.service import TableServer
+from server.signing import Signer
+
+
+@dataclass(frozen=True)
+class Finished:
+    game_id: str
+    lines: list[str]  # `tabletop-audit export` form
+    public_key: bytes
+    signer: Signer
+
+
+def in_memory_server(signer: Signer | None = None) -> TableServer:
+    """Signing, and a reveal window that closes at once: a seat that does not reveal is
+    passed over at the start (RevealWithheld)."""
+    app = TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    return TableServer(app, sealer=Sealer(signer or Signer.generate()), reveal_timeout=0.0)
+
+
+async def play_random(ts: TableServer, kind: str, options: Any, seats: int, seed: int) -> str:
+    """A game of random legal moves to its end; returns its id. Every seat commits to a
+    contribution and all but the last reveal it, so the record holds every deal fact
+    (commitments, ContributionRevealed, RevealWithheld, a start with reveals closed)."""
+    rng = random.Random(seed)
+    gid, _, _ = await ts.create_game(kind, options, seats)
+    for s in range(seats):
+        await ts.join_game(gid, s, f"p{s}", commitment=deal.contribution_commitment(f"c{s}"))
+    for s in range(seats - 1):
+        await ts.reveal(gid, Viewer.of_seat(s), f"c{s}")
+    version = await ts.start_game(gid, ARBITER)
+    rules = rules_for(kind)
+    while True:
+        table = (await ts.snapshot(gid, ARBITER, None)).table
+        if table.phase is not tables.Phase.PLAYING:
+            return gid
+        seat = rng.choice(list(rules.to_act(table.game)))
+        _table, version, legal = await ts.legal_moves(gid, Viewer.of_seat(seat))
+        game_moves = [c for c in legal if type(c) in rules.command_types]
+        await ts.play(gid, Viewer.of_seat(seat), version, rng.choice(game_moves or legal))
+
+
+async def export(ts: TableServer, gid: str) -> list[str]:
+    """What `tabletop-audit export` writes, from the GetHistory rendering after the end."""
+    table, events, _, seen_as = await ts.history(gid, ARBITER, 0, 100_000)
+    ended = table.phase is tables.Phase.FINISHED
+    return list(export_lines(render.events_proto(table.kind, events, seen_as, complete=ended)))
+
+
+def finished_game(kind: str = "huaniao", seed: int = 1, options: Any = None) -> Finished:
+    """One finished game of ``kind`` (2 seats; 花鸟风月 in SIMPLE mode by default)."""
+    if options is None:
+        options = _short_options(kind)
+    signer = Signer.generate()
+
+    async def run() -> Finished:
+        ts = in_memory_server(signer)
+        try:
+            gid = await play_random(ts, kind, options, 2, seed)
+            return Finished(gid, await export(ts, gid), signer.public_key, signer)
+        finally:
+            ts.close()
+
+    return asyncio.run(run())
+
+
+def _short_options(kind: str) -> Any:
+    if kind == "huaniao":
+        from domain.huaniao.options import Mode, Options
+
+        return Options(mode=Mode.SIMPLE)
+    from domain.zipai.options import Options as ZOptions
+
+    return ZOptions()
