@@ -69,7 +69,7 @@ async def _play(ts: TableServer, kind: str, seats: int, seed: int, watched: bool
         awaited = list(rules.to_act(table.game))
         seat = rng.choice(awaited)
         viewer = Viewer.of_seat(seat)
-        version, legal = await ts.legal_moves(gid, viewer)
+        _table, version, legal = await ts.legal_moves(gid, viewer)
         stored = await ts.play(gid, viewer, version, rng.choice(legal))
         after = await ts.snapshot(gid, viewer, stored[-1].version)
         receipts.play_reply(sealer, kind, stored, viewer, after)

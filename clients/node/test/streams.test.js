@@ -3,14 +3,14 @@
 // stream's `legal_moves` and from its Play replies, never calling LegalMoves or GetView.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { RandomBot, playFromStreams } = require('../lib');
+const { RandomBot, playFromStreams, revealAndStart } = require('../lib');
 const { withClient, BASIC } = require('./helpers');
 
 test('Node bots play a whole 花鸟风月 game from their own streams alone', withClient(async (client) => {
   const created = await client.createGame(BASIC, 4);
   const seats = [];
   for (let s = 0; s < 4; s += 1) seats.push(await client.join(created.game_id, s, `node-${s}`));
-  await seats[0].start();
+  await revealAndStart(seats);
   let plays = 0;
   for (const seat of seats) {
     seat.legalMoves = () => { throw new Error('a stream-driven seat asked LegalMoves'); };
