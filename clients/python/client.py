@@ -301,8 +301,8 @@ class SeatClient:
         on_retry: Callable[[grpc.RpcError, int, int], None] | None = None,
         on_resume: Callable[[int], None] | None = None,
     ) -> Iterator[pb.WatchResponse]:
-        """``watch``, whole batched messages (``events``: a move's events, or a page of the
-        stored ones): on a seat's own stream a message also carries the seat's
+        """``watch``, whole batched messages (``events``: one move's events, with its
+        receipt): on a seat's own stream a move's message also carries the seat's
         ``legal_moves`` when it is its turn (a stream-driven client plays from it)."""
         last = after_version
         failures = 0
