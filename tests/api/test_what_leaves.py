@@ -125,7 +125,10 @@ def test_the_secret_only_at_the_end_and_token_hashes_never(
         moves += 1
     for t in streams:
         t.join(timeout=120)
-    assert final[0] < 1 << 62 and moves > 5
+    # The deal comes from the server's secret and every reveal, so the length is not ours to
+    # choose: about one 花鸟风月 game in eight ends within five moves. read_everything ran
+    # at move 0, mid-game, whatever the length.
+    assert final[0] < 1 << 62 and moves >= 1
     read_everything(viewers, gid, final[0], seats, got, rng, ended=True)
     exports = [line.encode() for line in export_lines(arbiter.history())]
     exports += [
