@@ -9,7 +9,6 @@ seasons and bans allow), so results are cached: the same question is asked again
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -300,18 +299,38 @@ def _classify_combo(vec: Vec, combo: Combo, rules: PlayRules) -> PlayShape:
 # --- enumeration (legal_commands) --------------------------------------------------------
 
 
-def _multisets(caps: tuple[int, ...], size: int) -> Iterator[tuple[int, ...]]:
-    """All ways to take ``size`` items from bins holding ``caps``."""
+@lru_cache(maxsize=1 << 14)
+def _multisets(caps: tuple[int, ...], size: int) -> tuple[tuple[int, ...], ...]:
+    """All ways to take ``size`` items from bins holding ``caps``, the first bin's largest
+    take first. Memoized (why: a recursive generator here was a fifth of the engine's
+    profile of 专业 with its four rules, whose large hands owe large discards)."""
     if not caps:
-        if size == 0:
-            yield ()
-        return
+        return ((),) if size == 0 else ()
     head, rest = caps[0], caps[1:]
+    left = sum(rest)
+    out: list[tuple[int, ...]] = []
     for take in range(min(head, size), -1, -1):
-        if sum(rest) < size - take:
+        if left < size - take:
             break
         for tail in _multisets(rest, size - take):
-            yield (take, *tail)
+            out.append((take, *tail))
+    return tuple(out)
+
+
+_SHAPE_DEFAULTS = {"combo": None, "single": None}
+
+
+def _shape(vec: Vec, kind: PlayKind, count: int) -> PlayShape:
+    """``PlayShape(vec, kind, count)`` without the frozen dataclass's ``__init__`` (which sets
+    each field through ``object.__setattr__``): bird plays are built by the thousand. The
+    result is an ordinary, equal-comparable ``PlayShape`` (it has no ``__post_init__``)."""
+    new = object.__new__(PlayShape)
+    d = new.__dict__
+    d["vec"] = vec
+    d["kind"] = kind
+    d["count"] = count
+    d.update(_SHAPE_DEFAULTS)
+    return new
 
 
 def _unit_plays(
@@ -319,8 +338,12 @@ def _unit_plays(
 ) -> list[PlayShape]:
     """Every bird play counting ``lo``..``hi``: a 吟 when it counts ``reference``, else 诵."""
     out: list[PlayShape] = []
+    append = out.append
+    yin, song = PlayKind.YIN, PlayKind.SONG
     max_flowers = hand[I_FLOWER] if rules.flowers_are_units and not rules.dance_banned else 0
     n1, n2, n3, n4 = hand[I_TEN], hand[I_HUNDRED], hand[I_THOUSAND], hand[I_WAN]
+    numbers = n1 + n2 + n3 + n4
+    most = n1 + 2 * n2 + 3 * n3 + 4 * n4
     for b in range(hand[I_BIRD] + 1):
         for f in range(max_flowers + 1):
             if b + f == 0 or _lone_flower(b, f, rules):
@@ -328,29 +351,41 @@ def _unit_plays(
             base = b + f + rules.bird_bonus * b
             if base > hi:
                 break
-            cap = number_capacity(b, f, rules)
-            for t4 in range(min(n4, cap) + 1):
-                c4 = base + 4 * t4
-                if c4 > hi:
-                    break
-                for t3 in range(min(n3, cap - t4) + 1):
-                    c3 = c4 + 3 * t3
-                    if c3 > hi:
-                        break
-                    for t2 in range(min(n2, cap - t4 - t3) + 1):
-                        c2 = c3 + 2 * t2
-                        if c2 > hi:
-                            break
-                        room = cap - t4 - t3 - t2
-                        for t1 in range(min(n1, room) + 1):
-                            c = c2 + t1
-                            if c > hi:
-                                break
-                            if c >= lo:
-                                vec = (b, t1, t2, t3, t4, f, 0, 0)
-                                kind = PlayKind.YIN if c == reference else PlayKind.SONG
-                                out.append(PlayShape(vec, kind, c))
+            cap = min(number_capacity(b, f, rules), numbers)
+            takes = _number_takes(n1, n2, n3, n4, cap, max(0, lo - base), min(hi - base, most))
+            for t1, t2, t3, t4, extra in takes:
+                c = base + extra
+                append(_shape((b, t1, t2, t3, t4, f, 0, 0), yin if c == reference else song, c))
     return out
+
+
+@lru_cache(maxsize=1 << 14)
+def _number_takes(
+    n1: int, n2: int, n3: int, n4: int, cap: int, lo: int, hi: int
+) -> tuple[tuple[int, int, int, int, int], ...]:
+    """The number cards a bird play may carry: every (十, 百, 千, 万 taken, units they add)
+    from ``n1``..``n4`` held, at most ``cap`` cards, adding ``lo``..``hi`` units; 万 first,
+    then 千, 百 and 十, each counting up.
+
+    Why memoized apart: the hands of a game differ, but their number cards and the birds'
+    room for them repeat, and these loops were most of the cost of ``legal_shapes``."""
+    out = []
+    for t4 in range(min(n4, cap) + 1):
+        c4 = 4 * t4
+        if c4 > hi:
+            break
+        for t3 in range(min(n3, cap - t4) + 1):
+            c3 = c4 + 3 * t3
+            if c3 > hi:
+                break
+            for t2 in range(min(n2, cap - t4 - t3) + 1):
+                c2 = c3 + 2 * t2
+                if c2 > hi:
+                    break
+                last = min(n1, cap - t4 - t3 - t2, hi - c2)
+                for t1 in range(max(0, lo - c2), last + 1):
+                    out.append((t1, t2, t3, t4, c2 + t1))
+    return tuple(out)
 
 
 @lru_cache(maxsize=200_000)
@@ -406,13 +441,14 @@ def legal_shapes(hand: Vec, rules: PlayRules, need: Need, reference: int) -> tup
 
 
 def _combo_vecs(combo: Combo, hand: Vec) -> list[Vec]:
-    def fits(vec: Vec) -> bool:
-        return all(v <= h for v, h in zip(vec, hand, strict=True))
-
+    """The kind vectors of ``combo`` that ``hand`` holds. Each combo first checks the counts
+    it cannot do without (why: asked for every combo on every turn, nearly always in vain)."""
     if combo == Combo.TIANSHANG_TIANXIA:
-        return [TIANSHANG_TIANXIA_VEC] if fits(TIANSHANG_TIANXIA_VEC) else []
+        ok = hand[I_TEN] and hand[I_HUNDRED] and hand[I_THOUSAND] and hand[I_WAN]
+        return [TIANSHANG_TIANXIA_VEC] if ok else []
     if combo == Combo.WAN_ZI_QIAN_HONG:
-        return [WAN_ZI_QIAN_HONG_VEC] if fits(WAN_ZI_QIAN_HONG_VEC) else []
+        ok = hand[I_THOUSAND] >= 2 and hand[I_WAN] >= 2
+        return [WAN_ZI_QIAN_HONG_VEC] if ok else []
     out: list[Vec] = []
     if combo == Combo.HUA_NIAO_FENG_YUE:
         for a, b in ((I_FLOWER, I_WIND), (I_FLOWER, I_MOON), (I_WIND, I_MOON)):
@@ -421,10 +457,11 @@ def _combo_vecs(combo: Combo, hand: Vec) -> list[Vec]:
                 vec[a] = vec[b] = 1
                 out.append(tuple(vec))
     elif combo == Combo.QUE_WU_MAN_SHAN:
-        for b in range(hand[I_BIRD] + 1):
-            for f in range(hand[I_FLOWER] + 1):
-                if b + f >= 6:
-                    out.append((b, 0, 0, 0, 0, f, 0, 0))
+        if hand[I_BIRD] + hand[I_FLOWER] >= 6:
+            for b in range(hand[I_BIRD] + 1):
+                for f in range(hand[I_FLOWER] + 1):
+                    if b + f >= 6:
+                        out.append((b, 0, 0, 0, 0, f, 0, 0))
     elif combo == Combo.LIANG_FENG_YOU_XING:
         if hand[I_WIND] and hand[I_MOON]:
             for i in NUMBER_INDEXES:
@@ -435,8 +472,9 @@ def _combo_vecs(combo: Combo, hand: Vec) -> list[Vec]:
                     out.append(tuple(vec))
     elif combo == Combo.FENG_HUA_XUE_YUE:
         caps = (hand[I_FLOWER], hand[I_WIND], hand[I_MOON])
-        for fl, wi, mo in _multisets(caps, 4):
-            out.append((0, 0, 0, 0, 0, fl, wi, mo))
+        if sum(caps) >= 4:
+            for fl, wi, mo in _multisets(caps, 4):
+                out.append((0, 0, 0, 0, 0, fl, wi, mo))
     return out
 
 
