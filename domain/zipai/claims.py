@@ -104,10 +104,16 @@ def chi_choices(hand: tuple[int, ...], shown: int) -> list[ChiChoice]:
     of the shown kind cannot eat it (比牌 would have to break the 坎). The hand must keep a
     card to discard afterwards.
     """
-    k = kind_of(shown)
+    return list(_chi_choices(hand, kind_of(shown)))
+
+
+@lru_cache(maxsize=1 << 14)
+def _chi_choices(hand: tuple[int, ...], k: int) -> tuple[ChiChoice, ...]:
+    """``chi_choices`` of a card of kind ``k``, memoized (why: a seat meets the same face
+    again with the same hand in two of five claim windows of a random game)."""
     counts = counts_of(hand)
     if counts[k] >= 3:
-        return []
+        return ()
     free = [0 if n >= 3 else n for n in counts]
     shapes = []
     for others, gk, mixed in _chi_shapes(k):
@@ -123,7 +129,7 @@ def chi_choices(hand: tuple[int, ...], shown: int) -> list[ChiChoice]:
             bi_sets = _bi_options(tuple(rest), k)
         shapes.append((others, gk, bi_sets))
     if not shapes:
-        return []
+        return ()
     # each 列 takes the lowest hand ids of its kinds not yet used, so the picks of one kind
     # are a prefix of that kind's ids (why: scanning the hand for every card was a tenth of
     # the engine's profile)
@@ -140,7 +146,7 @@ def chi_choices(hand: tuple[int, ...], shown: int) -> list[ChiChoice]:
             if picked is not None:
                 pair, *bi_ids = picked
                 out.append(ChiChoice((pair[0], pair[1]), gk, tuple(bi_ids)))
-    return out
+    return tuple(out)
 
 
 def _pick_lowest(

@@ -179,7 +179,61 @@ def is_winning(
 
 
 def is_winning_counts(hand_counts: Counts | list[int], extra_kind: int | None) -> bool:
-    return _is_winning_counts(tuple(hand_counts), extra_kind)
+    hc = tuple(hand_counts)
+    if extra_kind is None:
+        return _is_winning_counts(hc, None)
+    return extra_kind in _winning_kinds(hc)
+
+
+@lru_cache(maxsize=1 << 14)
+def _winning_kinds(hand_counts: Counts) -> frozenset[int]:
+    """The kinds whose card completes ``hand_counts`` (its 听牌, the four copies not counted).
+
+    Why once per hand: every card shown asks each seat whether it wins with it, and a seat
+    meets a dozen cards with the same hand. One pass over the hand's single cards leaves the
+    few kinds that could complete it (``_completing_candidates``); only those are searched.
+    """
+    if (sum(hand_counts) + 1) % 3 == 1:
+        return frozenset()
+    rest, _locked = _split_locked(hand_counts, None)
+    return frozenset(
+        k for k in _completing_candidates(rest) if _is_winning_counts(hand_counts, k)
+    )
+
+
+def _completing_candidates(rest: Counts) -> list[int]:
+    """The kinds ``k`` for which ``rest`` plus one card of ``k`` has no lone card
+    (``_has_lone_card``), the necessary condition of a split, found without trying each k.
+
+    A card added never leaves another card alone, so the lone cards after adding ``k`` are
+    the lone cards of ``rest`` that ``k`` does not rescue (by pairing with it, or by being
+    the card missing from one of their 列), and ``k`` itself when it is new and no 列 holds it.
+    """
+    candidates = set(range(KIND_COUNT))
+    for x, n in enumerate(rest):
+        if n != 1 or _held(x, rest):
+            continue
+        rescuers = {x}  # a second card of x makes a pair
+        for a, b in _LONE_PARTNERS[x]:
+            if a == b:
+                if rest[a]:
+                    rescuers.add(a)
+            elif rest[b]:
+                rescuers.add(a)
+            elif rest[a]:
+                rescuers.add(b)
+        candidates &= rescuers
+        if not candidates:
+            return []
+    return [k for k in sorted(candidates) if rest[k] or _held(k, rest)]
+
+
+def _held(x: int, counts: Counts) -> bool:
+    """Some 3-card 列 holds a single card of ``x`` with the other cards of ``counts``."""
+    for a, b in _LONE_PARTNERS[x]:
+        if counts[a] and counts[b] and (a != b or counts[a] >= 2):
+            return True
+    return False
 
 
 @lru_cache(maxsize=1 << 16)

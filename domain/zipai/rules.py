@@ -74,16 +74,31 @@ def active_seats(state: State) -> tuple[int, ...]:
 
 def next_active(state: State, seat: int) -> int:
     """The 下家 of ``seat`` among the seats dealt in."""
-    return _turn_tables(state.seat_count, _actives(state))[1][seat]
+    return _layout(state)[1][seat]
 
 
 def order_from(state: State, seat: int) -> tuple[int, ...]:
     """Active seats in turn order starting at ``seat``."""
-    return _turn_tables(state.seat_count, _actives(state))[0][seat]
+    return _layout(state)[0][seat]
 
 
-def _actives(state: State) -> tuple[bool, ...]:
-    return tuple([s.active for s in state.seats])
+_Layout = tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]
+_LAST_LAYOUT: tuple[tuple[SeatState, ...], _Layout] | None = None
+
+
+def _layout(state: State) -> _Layout:
+    """``_turn_tables`` of the state's seats, remembered for the last seats tuple asked
+    about (why: a claim window asks a dozen times about one state's seats, and reading
+    every seat's ``active`` for each was a twentieth of the engine's profile). Checked by
+    identity, and the entry keeps that tuple alive, so its ``id`` is never reused."""
+    global _LAST_LAYOUT
+    seats = state.seats
+    last = _LAST_LAYOUT
+    if last is not None and last[0] is seats:
+        return last[1]
+    layout = _turn_tables(state.seat_count, tuple([s.active for s in seats]))
+    _LAST_LAYOUT = (seats, layout)
+    return layout
 
 
 @lru_cache(maxsize=64)
@@ -236,9 +251,10 @@ def _answer(state: State, seat: int) -> _Answer:
     commands, its claim, the resolution, each on a new state object). The key is everything
     ``_claim_options`` and ``_auto_claim`` read: the seat's own (immutable) record, the
     options object, the shown card's kind (every answer depends on the card only through its
-    face), whose card it is, whether it was flipped, and whether the seat is its shower's 下家
-    (the one layout fact read). Entries keep the seat record and the options alive and are
-    checked by identity, so a reused ``id`` never answers for another seat.
+    face), whether it was flipped, and who showed it (the one layout fact read, whether the
+    seat is the shower's 下家, is fixed for the hand a seat record belongs to). Entries keep
+    the seat record and the options alive and are checked by identity, so a reused ``id``
+    never answers for another seat.
     """
     s = state.seats[seat]
     o = state.options
@@ -249,9 +265,8 @@ def _answer(state: State, seat: int) -> _Answer:
         id(o),
         seat,
         None if shown is None else kind_of(shown),
-        seat == by,
         state.shown_flipped,
-        seat == next_active(state, by),
+        by,
     )
     hit = _ANSWERS.get(key)
     if hit is not None and hit[0] is s and hit[1] is o:
@@ -425,14 +440,17 @@ def _after_take(state: State, s: SeatState, discard: bool) -> State:
 def _ev_drawn(state: State, e: CardDrawn) -> State:
     cid = e.card.id if e.card is not None else state.stock[0]
     s = state.seats[e.seat]
-    s = _set(s, hand=tuple(sorted((*s.hand, cid))))
+    hand = tuple(sorted((*s.hand, cid)))
     if e.reason is DrawReason.REPLACEMENT:
-        s = _set(s, replacements=s.replacements + 1)
-    state = _replace_seat(state, s)
-    state = _set(state, stock=tuple(i for i in state.stock if i != cid))
+        s = _set(s, hand=hand, replacements=s.replacements + 1)
+    else:
+        s = _set(s, hand=hand)
+    stock = tuple(i for i in state.stock if i != cid)
     if e.reason is DrawReason.DEALER_21ST:  # the non-dealers' 爆 offers are over
-        state = _set(state, dealer_card=cid, bao_round=max(state.bao_round, 1))
-    return state
+        return _replace_seat(
+            state, s, stock=stock, dealer_card=cid, bao_round=max(state.bao_round, 1)
+        )
+    return _replace_seat(state, s, stock=stock)
 
 
 def _resume_phase(state: State) -> Phase:
@@ -504,25 +522,28 @@ def _ev_flipped(state: State, e: CardFlipped) -> State:
 
 def _ev_claim_made(state: State, e: ClaimMade) -> State:
     s = state.seats[e.seat]
+    remembered: dict[str, Any] = {}  # what the seat's record keeps of its answer
     if e.guo_zhang and state.shown is not None:
-        s = _set(s, guo_zhang=_add_kind(s.guo_zhang, kind_of(state.shown)))
+        remembered["guo_zhang"] = _add_kind(s.guo_zhang, kind_of(state.shown))
     if e.guo_hu_fan is not None:
         prev = s.guo_hu_fan
-        s = _set(s, guo_hu_fan=e.guo_hu_fan if prev is None else max(prev, e.guo_hu_fan))
-    if s is not state.seats[e.seat]:
-        state = _replace_seat(state, s)
-    pending = tuple(x for x in state.pending if x != e.seat)
+        remembered["guo_hu_fan"] = e.guo_hu_fan if prev is None else max(prev, e.guo_hu_fan)
     if state.phase is Phase.PROMPT_HU:  # an offered 胡 at the deal was declined
-        return _set(state, phase=Phase.OPENING, prompt=None, pending=())
-    claim = e.claim
-    assert claim is not None, "ClaimMade must be evolved unredacted"
-    pc = PendingClaim(
-        e.seat,
-        claim.kind,
-        tuple(c.id for c in claim.cards),
-        tuple(BiGroup(tuple(c.id for c in g.cards)) for g in claim.bi),
-    )
-    return _set(state, pending=pending, claims=(*state.claims, pc))
+        changes: dict[str, Any] = {"phase": Phase.OPENING, "prompt": None, "pending": ()}
+    else:
+        claim = e.claim
+        assert claim is not None, "ClaimMade must be evolved unredacted"
+        pc = PendingClaim(
+            e.seat,
+            claim.kind,
+            tuple(c.id for c in claim.cards),
+            tuple(BiGroup(tuple(c.id for c in g.cards)) for g in claim.bi),
+        )
+        pending = tuple(x for x in state.pending if x != e.seat)
+        changes = {"pending": pending, "claims": (*state.claims, pc)}
+    if remembered:
+        return _replace_seat(state, _set(s, **remembered), **changes)
+    return _set(state, **changes)
 
 
 def _ev_chied(state: State, e: Chied) -> State:
