@@ -184,6 +184,20 @@ class MatchRules(Protocol):
 
 
 S = TypeVar("S")
+T = TypeVar("T")
+
+
+def instance(cls: type[T], fields: dict[str, Any]) -> T:
+    """``cls(**fields)`` for a frozen dataclass, without its ``__init__``.
+
+    Why: a frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``,
+    and the engines build some of them by the dozen per move (every legal command, every
+    state). ``fields`` must name every field, in field order; ``cls`` must have no
+    ``__post_init__``. The result is an ordinary, equal-comparable instance.
+    """
+    new = object.__new__(cls)
+    new.__dict__.update(fields)
+    return new
 
 
 def remembers_folds(evolve: Callable[[S, Any], S], size: int = 256) -> Callable[[S, Any], S]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from domain.engine import RuleViolation
+from domain.engine import RuleViolation, instance
 from domain.huaniao.cards import (
     FUNCTION_INDEXES,
     I_BIRD,
@@ -317,20 +317,12 @@ def _multisets(caps: tuple[int, ...], size: int) -> tuple[tuple[int, ...], ...]:
     return tuple(out)
 
 
-_SHAPE_DEFAULTS = {"combo": None, "single": None}
-
-
 def _shape(vec: Vec, kind: PlayKind, count: int) -> PlayShape:
-    """``PlayShape(vec, kind, count)`` without the frozen dataclass's ``__init__`` (which sets
-    each field through ``object.__setattr__``): bird plays are built by the thousand. The
-    result is an ordinary, equal-comparable ``PlayShape`` (it has no ``__post_init__``)."""
-    new = object.__new__(PlayShape)
-    d = new.__dict__
-    d["vec"] = vec
-    d["kind"] = kind
-    d["count"] = count
-    d.update(_SHAPE_DEFAULTS)
-    return new
+    """``PlayShape(vec, kind, count)`` without the frozen dataclass's ``__init__``: bird plays
+    are built by the thousand (``domain.engine.instance``)."""
+    return instance(
+        PlayShape, {"vec": vec, "kind": kind, "count": count, "combo": None, "single": None}
+    )
 
 
 def _unit_plays(

@@ -180,25 +180,25 @@ def is_winning(
 
 def is_winning_counts(hand_counts: Counts | list[int], extra_kind: int | None) -> bool:
     hc = tuple(hand_counts)
-    if extra_kind is None:
-        return _is_winning_counts(hc, None)
-    return extra_kind in _winning_kinds(hc)
+    if extra_kind is not None and extra_kind not in may_complete(hc):
+        return False
+    return _is_winning_counts(hc, extra_kind)
 
 
 @lru_cache(maxsize=1 << 14)
-def _winning_kinds(hand_counts: Counts) -> frozenset[int]:
-    """The kinds whose card completes ``hand_counts`` (its 听牌, the four copies not counted).
+def may_complete(hand_counts: Counts) -> tuple[int, ...]:
+    """The kinds whose card might complete ``hand_counts``, in kind order: every other kind
+    surely does not.
 
-    Why once per hand: every card shown asks each seat whether it wins with it, and a seat
-    meets a dozen cards with the same hand. One pass over the hand's single cards leaves the
-    few kinds that could complete it (``_completing_candidates``); only those are searched.
+    Why once per hand: every card shown asks each seat whether it wins with it, a seat meets
+    a dozen cards with the same hand, and most cards leave a lone card behind. One pass over
+    the hand's single cards (``_completing_candidates``) answers those questions; the search
+    runs only for the kinds left.
     """
     if (sum(hand_counts) + 1) % 3 == 1:
-        return frozenset()
+        return ()
     rest, _locked = _split_locked(hand_counts, None)
-    return frozenset(
-        k for k in _completing_candidates(rest) if _is_winning_counts(hand_counts, k)
-    )
+    return tuple(_completing_candidates(rest))
 
 
 def _completing_candidates(rest: Counts) -> list[int]:
@@ -300,7 +300,7 @@ def best_grouping(
 def waits(hand: tuple[int, ...] | list[int]) -> tuple[int, ...]:
     """The kinds that would complete ``hand`` (its 听牌), ignoring which cards are left."""
     hc = counts_of(hand)
-    return tuple(k for k in range(KIND_COUNT) if hc[k] < 4 and is_winning_counts(hc, k))
+    return tuple(k for k in may_complete(hc) if hc[k] < 4 and _is_winning_counts(hc, k))
 
 
 def is_ready(hand: tuple[int, ...] | list[int], melds: int | None = None) -> bool:
@@ -308,4 +308,4 @@ def is_ready(hand: tuple[int, ...] | list[int], melds: int | None = None) -> boo
     if not units_ok(len(hand) + 1, melds):
         return False
     hc = counts_of(hand)
-    return any(hc[k] < 4 and is_winning_counts(hc, k) for k in range(KIND_COUNT))
+    return any(hc[k] < 4 and _is_winning_counts(hc, k) for k in may_complete(hc))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from domain.engine import MalformedCommand, NotYourTurn, RuleViolation, remembers_folds
+from domain.engine import MalformedCommand, NotYourTurn, RuleViolation, instance, remembers_folds
 from domain.zipai.cards import CARD_COUNT, card, cards, kind_of
 from domain.zipai.claims import check_chi, chi_choices, choose_seat, claim_of
 from domain.zipai.commands import (
@@ -56,6 +56,7 @@ from domain.zipai.hu import (
     counts_of,
     is_ready,
     is_winning,
+    may_complete,
 )
 from domain.zipai.melds import Group, GroupKind, Meld, MeldKind, classify
 from domain.zipai.options import DealerRule, Options, Variant
@@ -295,10 +296,11 @@ def _claim_options(state: State, seat: int) -> list[Any]:
         return []  # nobody claims their own discard
     s = state.seats[seat]
     k = kind_of(c)
+    counts = counts_of(s.hand)
     opts: list[Any] = []
-    if _hu_allowed(state, seat, s.hand, c, _win_kind(state, seat)):
+    if k in may_complete(counts) and _hu_allowed(state, seat, s.hand, c, _win_kind(state, seat)):
         opts.append(Hu(seat))  # a 胡 may always be passed (zp:54: 不勾选则没有过胡限制)
-    n = counts_of(s.hand)[k]
+    n = counts[k]
     if n == 3:
         rest = _without(s.hand, _ids_of_kind(s.hand, k))
         if s.bao:
@@ -343,9 +345,17 @@ def offered(state: State, seat: int) -> list[Any]:
     return list(_answer(state, seat)[2])
 
 
-def claim_seats(state: State) -> tuple[int, ...]:
+_Window = list[tuple[int, _Answer]]
+
+
+def _window(state: State) -> _Window:
+    """Every seat's answer on the shown card, in precedence order."""
+    return [(seat, _answer(state, seat)) for seat in precedence(state)]
+
+
+def claim_seats(state: State, window: _Window | None = None) -> tuple[int, ...]:
     """Seats asked to answer the shown card, in precedence order."""
-    return tuple(s for s in precedence(state) if _answer(state, s)[2])
+    return tuple(seat for seat, answer in window or _window(state) if answer[2])
 
 
 # ---------------------------------------------------------------------------- queries
@@ -361,16 +371,29 @@ def to_act(state: State) -> tuple[int, ...]:
 
 def discardable(seat: SeatState) -> tuple[int, ...]:
     """Hand cards the seat may play: a 坎 is greyed out unless nothing else is left."""
-    kans = _kan_kinds(seat.hand)
-    free = tuple(i for i in seat.hand if kind_of(i) not in kans)
-    return free or seat.hand
+    return _discardable(seat.hand)
+
+
+@lru_cache(maxsize=1 << 12)
+def _discardable(hand: tuple[int, ...]) -> tuple[int, ...]:
+    """``discardable`` of a hand, memoized: asked for the seat's legal commands, then again
+    when it discards."""
+    kans = _kan_kinds(hand)
+    free = tuple(i for i in hand if kind_of(i) not in kans)
+    return free or hand
+
+
+def _discards(seat: int, hand: tuple[int, ...]) -> list[Discard]:
+    """``[Discard(seat, i) for i in _discardable(hand)]`` without the frozen dataclass's
+    ``__init__`` (one per hand card on every turn; see ``domain.engine.instance``)."""
+    return [instance(Discard, {"seat": seat, "card": i}) for i in _discardable(hand)]
 
 
 def legal_commands(state: State, seat: int) -> list[Any]:
     if seat not in to_act(state):
         return []
     if state.phase is Phase.DISCARD:
-        return [Discard(seat, i) for i in discardable(state.seats[seat])]
+        return _discards(seat, state.seats[seat].hand)
     if state.phase is Phase.BAO:
         return [DeclareBao(seat), DeclineBao(seat)]
     if state.phase is Phase.PROMPT_HU:
@@ -692,8 +715,9 @@ def _shown_step(state: State) -> Any:
         # 庄家…打一张出去检查是否可爆牌
         if _ready(state, state.dealer):
             return Prompted(PromptKind.BAO, (state.dealer,))
-    seats = claim_seats(state)
-    return Prompted(PromptKind.CLAIM, seats) if seats else _resolve(state)
+    window = _window(state)
+    seats = claim_seats(state, window)
+    return Prompted(PromptKind.CLAIM, seats) if seats else _resolve(state, window)
 
 
 def _hued(
@@ -753,24 +777,26 @@ def _concrete_groups(
     return tuple(out)
 
 
-def _with_auto_claims(state: State) -> tuple[PendingClaim, ...]:
+def _with_auto_claims(state: State, window: _Window) -> tuple[PendingClaim, ...]:
     """The window's claims with the automatic ones (碰, one's own flip onto a 坎): a seat's
     automatic claim stands unless it claimed 胡."""
     claims = {c.seat: c for c in state.claims}
-    for seat in precedence(state):
-        kind = auto_claim(state, seat)
+    for seat, answer in window:
+        kind = answer[1]
         mine = claims.get(seat)
         if kind is not None and (mine is None or mine.kind is ClaimKind.PASS):
             claims[seat] = PendingClaim(seat, kind)
     return tuple(claims.values())
 
 
-def _resolve(state: State) -> Any:
-    """Close the claim window: first the seat by priority, then that seat's full claim."""
+def _resolve(state: State, window: _Window | None = None) -> Any:
+    """Close the claim window: first the seat by priority, then that seat's full claim.
+    ``window``: the seats' answers (``_window``), when the caller has them."""
     assert state.shown is not None
     c = state.shown
-    claims = _with_auto_claims(state)
-    seat = choose_seat(claims, precedence(state))
+    window = window or _window(state)
+    claims = _with_auto_claims(state, window)
+    seat = choose_seat(claims, [seat for seat, _answer in window])
     if seat is None:
         return NobodyClaimed(state.shown_by, card(c), state.shown_flipped)
     claim = claim_of(claims, seat)
