@@ -328,7 +328,11 @@ def _shape(vec: Vec, kind: PlayKind, count: int) -> PlayShape:
 def _unit_plays(
     hand: Vec, rules: PlayRules, lo: int, hi: int, reference: int
 ) -> list[PlayShape]:
-    """Every bird play counting ``lo``..``hi``: a 吟 when it counts ``reference``, else 诵."""
+    """Every bird play counting ``lo``..``hi``: a 吟 when it counts ``reference``, else 诵.
+
+    The birds and flowers taken are counted here, the number cards they carry by
+    ``_number_takes``; the rules' fields are read once (why: this is the one part of
+    ``legal_shapes`` that runs for every hand)."""
     out: list[PlayShape] = []
     append = out.append
     yin, song = PlayKind.YIN, PlayKind.SONG
@@ -336,14 +340,17 @@ def _unit_plays(
     n1, n2, n3, n4 = hand[I_TEN], hand[I_HUNDRED], hand[I_THOUSAND], hand[I_WAN]
     numbers = n1 + n2 + n3 + n4
     most = n1 + 2 * n2 + 3 * n3 + 4 * n4
+    bonus = rules.bird_bonus
+    unlimited = rules.bird_cap == UNLIMITED
+    bird_cap, flower_cap = rules.bird_cap, rules.flower_cap
     for b in range(hand[I_BIRD] + 1):
         for f in range(max_flowers + 1):
-            if b + f == 0 or _lone_flower(b, f, rules):
+            if b + f == 0 or (f == 1 and b < 2 and _lone_flower(b, f, rules)):
                 continue
-            base = b + f + rules.bird_bonus * b
+            base = b + f + bonus * b
             if base > hi:
                 break
-            cap = min(number_capacity(b, f, rules), numbers)
+            cap = numbers if unlimited else min(b * bird_cap + f * flower_cap, numbers)
             takes = _number_takes(n1, n2, n3, n4, cap, max(0, lo - base), min(hi - base, most))
             for t1, t2, t3, t4, extra in takes:
                 c = base + extra

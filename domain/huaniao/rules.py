@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import fields, replace
 from functools import lru_cache
@@ -163,7 +164,7 @@ def initial_state(
     if seat_count not in seat_counts(options):
         raise InvalidOptions("seat_count", f"花鸟风月 is played by 2 to 4 seats, not {seat_count}")
     deal = tuple(deal)
-    if sorted(deal) != list(new_deck(options)):
+    if sorted(deal) != list(range(deck_size(options))):  # new_deck, options checked above
         raise MalformedCommand("deal", "the deal must be a permutation of new_deck(options)")
     n = seat_count
     return HuaniaoState(
@@ -1168,29 +1169,30 @@ def legal_commands(s: HuaniaoState, seat: int) -> list[Any]:
     return []
 
 
-def _buckets(o: Options, hand: tuple[int, ...]) -> list[list[int]]:
-    buckets: list[list[int]] = [[] for _ in range(8)]
-    birds = daylight_rule1(o)  # 花风月 sit with the birds
-    for c in hand:
-        k = INDEX_OF[c]
-        buckets[I_BIRD if birds and k >= I_FLOWER else k].append(c)
-    return buckets
+KIND_STARTS = tuple(INDEX_OF.index(k) for k in range(8)) + (len(INDEX_OF),)  # ids by kind
 
 
 def _picker(o: Options, hand: tuple[int, ...]) -> Callable[[Vec], tuple[int, ...]]:
     """``pick(vec)``: the lowest ids of ``hand`` of each kind ``vec`` asks for, sorted.
 
     Why: it runs once per legal play (the largest single cost of ``legal_commands`` in the
-    engine's profile). The hand is sorted and card ids run kind by kind, so the kinds'
-    prefixes joined in kind order are sorted already -- except under 白昼规则1, where 花风月
-    count as birds."""
-    b0, b1, b2, b3, b4, b5, b6, b7 = (tuple(b) for b in _buckets(o, hand))
-    in_order = not daylight_rule1(o)
+    engine's profile). The hand is sorted and card ids run kind by kind (``KIND_STARTS``),
+    so each kind's cards are one slice of the hand, and the kinds' prefixes joined in kind
+    order are sorted already -- except under 白昼规则1, where 花风月 count as birds."""
+    cut = [bisect_left(hand, start) for start in KIND_STARTS]
+    b0, b1, b2, b3, b4, b5, b6, b7 = (hand[cut[k] : cut[k + 1]] for k in range(8))
+    if daylight_rule1(o):  # 花风月 sit with the birds
+        b0 = b0 + hand[cut[I_FLOWER] :]
+
+        def pick_sorted(vec: Vec) -> tuple[int, ...]:
+            v0, v1, v2, v3, v4, _v5, _v6, _v7 = vec
+            return tuple(sorted(b0[:v0] + b1[:v1] + b2[:v2] + b3[:v3] + b4[:v4]))
+
+        return pick_sorted
 
     def pick(vec: Vec) -> tuple[int, ...]:
         v0, v1, v2, v3, v4, v5, v6, v7 = vec
-        ids = b0[:v0] + b1[:v1] + b2[:v2] + b3[:v3] + b4[:v4] + b5[:v5] + b6[:v6] + b7[:v7]
-        return ids if in_order else tuple(sorted(ids))
+        return b0[:v0] + b1[:v1] + b2[:v2] + b3[:v3] + b4[:v4] + b5[:v5] + b6[:v6] + b7[:v7]
 
     return pick
 

@@ -795,10 +795,13 @@ def _resolve(state: State, window: _Window | None = None) -> Any:
     assert state.shown is not None
     c = state.shown
     window = window or _window(state)
+    nobody = NobodyClaimed(state.shown_by, card(c), state.shown_flipped)
+    if not state.claims and all(answer[1] is None for _seat, answer in window):
+        return nobody  # nobody claimed it, and nothing is claimed for anybody (most cards)
     claims = _with_auto_claims(state, window)
     seat = choose_seat(claims, [seat for seat, _answer in window])
     if seat is None:
-        return NobodyClaimed(state.shown_by, card(c), state.shown_flipped)
+        return nobody
     claim = claim_of(claims, seat)
     s = state.seats[seat]
     k = kind_of(c)
