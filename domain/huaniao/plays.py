@@ -9,7 +9,7 @@ seasons and bans allow), so results are cached: the same question is asked again
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 
 from domain.engine import RuleViolation, instance
@@ -52,6 +52,16 @@ class PlayRules:
     dance_banned: bool = False  # 天上天下's user on its next turn: no 舞
     cool_banned: bool = False  # 凉风有幸's target: nothing containing 花/鸟/风/月
     cool_all_four: bool = False  # ... read narrowly: nothing containing all four of them
+
+    def __hash__(self) -> int:
+        """The fields' hash, computed once per instance (why: ``legal_shapes`` is cached on
+        the rules, and hashing twelve fields with their enum tuples on every look-up cost
+        more than the look-up). Kept beside the fields, so equality and ``repr`` ignore it."""
+        h: int | None = self.__dict__.get("_hash")
+        if h is None:
+            h = hash(tuple(getattr(self, f.name) for f in fields(self)))
+            object.__setattr__(self, "_hash", h)
+        return h
 
 
 @dataclass(frozen=True)
