@@ -99,13 +99,35 @@ def move_label(table: tables.Table, command: Any) -> str:
     return str(rules_for(table.kind).label(table.game, command))
 
 
+Shared = dict[tuple[int, int], tuple[Any, pb.GameEvent]]
+
+
 def event_proto(
-    kind: str, stored: StoredEvent, viewer: Viewer, complete: bool = False
+    kind: str,
+    stored: StoredEvent,
+    viewer: Viewer,
+    complete: bool = False,
+    shared: Shared | None = None,
 ) -> pb.GameEvent:
     """One event as ``viewer`` may see it. ``complete`` (GetHistory once the game has
     ended, for everyone) adds the stored form: before the end it would give away the
-    shuffle secret (in GameCreated), the arbiter included."""
+    shuffle secret (in GameCreated), the arbiter included.
+
+    ``shared``: messages already rendered for other viewers of the same events, by the
+    redacted fact's identity (redaction returns a public fact itself), so a fact every
+    viewer sees alike is rendered once. Callers must not change the messages."""
     fact = tables.redact(kind, stored.fact, viewer)
+    if shared is not None:
+        hit = shared.get((stored.version, id(fact)))
+        if hit is not None and hit[0] is fact:
+            return hit[1]
+        msg = _event_proto(kind, stored, fact, complete)
+        shared[(stored.version, id(fact))] = (fact, msg)  # holds the fact: its id stays its own
+        return msg
+    return _event_proto(kind, stored, fact, complete)
+
+
+def _event_proto(kind: str, stored: StoredEvent, fact: Any, complete: bool) -> pb.GameEvent:
     msg = pb.GameEvent(version=stored.version, text=tables.describe(kind, fact))
     if stored.recorded_at is not None:  # None: an exported record (it keeps no time)
         msg.recorded_at.FromDatetime(stored.recorded_at)
@@ -153,9 +175,13 @@ def stored_json(stored: StoredEvent) -> str:
 
 
 def events_proto(
-    kind: str, events: list[StoredEvent], viewer: Viewer, complete: bool = False
+    kind: str,
+    events: list[StoredEvent],
+    viewer: Viewer,
+    complete: bool = False,
+    shared: Shared | None = None,
 ) -> list[pb.GameEvent]:
-    return [event_proto(kind, e, viewer, complete) for e in events]
+    return [event_proto(kind, e, viewer, complete, shared) for e in events]
 
 
 def to_act(table: tables.Table, viewer: Viewer = ARBITER, game_view: Any = None) -> list[int]:
