@@ -69,7 +69,8 @@ def _kwargs(desc: Any, value: Any) -> dict[str, Any]:
     if hit is not None and hit[0] is value and hit[1] is desc:
         return hit[2]
     out: dict[str, Any] = {}
-    plan, frozen = _plan(desc, type(value))
+    cls: Any = type(value)
+    plan, frozen = _plan(desc, cls)
     for name, sub, enum_numbers, repeated in plan:
         v = getattr(value, name)
         if v is None:
