@@ -64,6 +64,12 @@ def fill(msg: Message, value: Any) -> Message:
     return msg
 
 
+def as_kwargs(desc: Any, value: Any) -> dict[str, Any]:
+    """The dataclass ``value`` as the keyword arguments of a message of type ``desc`` (a
+    descriptor), to build it inside a larger message's constructor without a copy."""
+    return _kwargs(desc, value)
+
+
 def _kwargs(desc: Any, value: Any) -> dict[str, Any]:
     hit = _MEMO.get(id(value))
     if hit is not None and hit[0] is value and hit[1] is desc:
