@@ -13,10 +13,13 @@ from hypothesis import strategies as st
 
 from domain.zipai.cards import kind_name
 from domain.zipai.hu import (
+    _is_winning_counts,
     best_grouping,
     is_complete_counts,
     is_ready,
     is_winning,
+    is_winning_counts,
+    may_complete,
     waits,
 )
 from domain.zipai.melds import ALL_GROUPS, GroupKind
@@ -360,3 +363,25 @@ def test_no_hand_with_a_wrong_card_count_wins(
     assert not is_complete_counts(c)
     assert not is_winning(_ids(c))
     assert best_grouping(_ids(c)) is None
+
+
+@settings(
+    derandomize=True, max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(winning_counts(), st.integers(min_value=0, max_value=19), st.integers(0, 19))
+def test_the_ting_pre_check_never_drops_a_winning_card(
+    sample: tuple[list[int], list[tuple[tuple[int, ...], GroupKind]], bool], gone: int, extra: int
+) -> None:
+    """``may_complete`` (the kinds worth a search, found once per hand) keeps every kind the
+    full search finds: a winning hand with one card taken out (and sometimes another added)
+    wins with exactly the cards it wins with when every kind is searched."""
+    counts, _groups, _pair = sample
+    c = list(counts)
+    if c[gone]:
+        c[gone] -= 1
+    if extra != gone and c[extra] < 4 and extra % 3 == 0:
+        c[extra] += 1
+    hand = tuple(c)
+    searched = [k for k in range(20) if _is_winning_counts(hand, k)]
+    assert [k for k in range(20) if is_winning_counts(hand, k)] == searched, hand
+    assert set(searched) <= set(may_complete(hand)), hand
