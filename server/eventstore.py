@@ -23,17 +23,20 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+import orjson
 from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import (
     IntegrityError,
     JSONTranscoder,
     OperationalError,
+    Transcoder,
     Transcoding,
 )
 
 from domain import match as matches
 from domain import table as tables
+from domain.codec import Canonical, canonical_fragment, orjson_writes_alike
 from domain.table import records
 
 SNAPSHOT_INTERVAL = 25  # worst-case rebuild: 1 snapshot + 24 events (bench P3, docs)
@@ -125,7 +128,8 @@ class GameAggregate(Aggregate):
     def open(
         cls, game_id: UUID, created: tables.GameCreated, cause: dict[str, Any] | None = None
     ) -> GameAggregate:
-        fact, private = records.split_private(tables.encode_event(created))
+        fact, private = _chained(tables.encode_event(created))
+        cause = None if cause is None else Canonical(cause)
         table = tables.evolve(None, created)
         at = cls.Opened.create_timestamp()
         digest = chain_hash(table, "", 1, fact, cause, at)
@@ -140,7 +144,8 @@ class GameAggregate(Aggregate):
         )
 
     def record(self, event: Any, cause: dict[str, Any] | None = None) -> None:
-        fact, private = records.split_private(tables.encode_event(event))
+        fact, private = _chained(tables.encode_event(event))
+        cause = None if cause is None else Canonical(cause)
         at = self.Recorded.create_timestamp()
         digest = chain_hash(self.table, self.head_hash, self.version + 1, fact, cause, at)
         self.__dict__["_recording"] = event  # saves Recorded.apply decoding ``fact`` again
@@ -192,6 +197,13 @@ class GameAggregate(Aggregate):
         clone = copy.copy(self)
         clone.__dict__["_pending_events"] = []
         return clone
+
+
+def _chained(data: dict[str, Any]) -> tuple[Canonical, dict[str, Any] | None]:
+    """A fact as chained, with its canonical text made once: the chain hash, the store
+    (FastJSONTranscoder) and the renderings of the move all use that text."""
+    fact, private = records.split_private(data)
+    return Canonical(fact), private
 
 
 def _keep_seal(aggregate: Any, event: Any) -> None:
@@ -301,6 +313,91 @@ class TableAsData(Transcoding):
         return tables.decode_table(data)
 
 
+class FastJSONTranscoder(JSONTranscoder):
+    """The library's JSON transcoder, writing and reading with orjson wherever orjson gives
+    the same data, and with the library's own json code everywhere else; the stored bytes
+    are the same JSON either way (key order aside: a Canonical is written as its sorted
+    text), so a store written by either reads with the other (tests/server/test_transcoder.py).
+
+    Writing, orjson hands the types it leaves alone to ``_transcode``: a Canonical as its
+    text, the registered transcodings (datetimes, the table) as ``{"_type_", "_data_"}``
+    as the library writes them. Whatever json would write differently from orjson (floats,
+    enums, UUIDs, subclasses of str, int, dict or list, ints beyond 64 bits, surrogates)
+    goes to the library's encoder. Reading, orjson parses unless the bytes hold a number
+    it would turn into a float (more than 64 bits) or an escape that could spell a key;
+    the transcoded values are decoded where a state and its objects hold them, innermost
+    first as the library's object hook does; bytes with any elsewhere go to the library's
+    decoder."""
+
+    def encode(self, obj: Any) -> bytes:
+        if orjson_writes_alike(obj):
+            try:
+                return orjson.dumps(obj, default=self._transcode, option=_ORJSON_OPTIONS)
+            except orjson.JSONEncodeError:
+                pass
+        return super().encode(obj)
+
+    def _transcode(self, obj: Any) -> Any:
+        if type(obj) is Canonical:
+            return canonical_fragment(obj)
+        transcoding = self.types.get(type(obj))
+        if transcoding is None or isinstance(obj, _JSON_WRITES_ITSELF):
+            raise TypeError(f"{type(obj).__name__} is written by the library's encoder")
+        data = transcoding.encode(obj)
+        if not orjson_writes_alike(data):
+            raise TypeError(f"{transcoding.name} is written by the library's encoder")
+        return {"_type_": transcoding.name, "_data_": data}
+
+    def decode(self, data: bytes) -> Any:
+        if _orjson_reads_alike(data):
+            try:
+                obj = orjson.loads(data)
+            except orjson.JSONDecodeError:  # NaN, a lone surrogate, an overflowing float...
+                pass
+            else:
+                if self._untag(obj, data.count(b'"_type_"')):
+                    return obj
+        return super().decode(data)
+
+    def _untag(self, obj: Any, tags: int) -> bool:
+        """Decode the transcoded values of state ``obj`` and of its objects, innermost
+        first; False, having changed nothing, unless those are all the bytes hold
+        (``tags`` counts their ``"_type_"``: anywhere else, the library's decoder reads)."""
+        if tags == 0:
+            return True
+        if type(obj) is not dict or _tagged(obj):
+            return False
+        inner: list[tuple[dict[str, Any], str]] = []
+        outer: list[tuple[dict[str, Any], str]] = []
+        for key, value in obj.items():
+            if type(value) is dict:
+                inner += [(value, k) for k, v in value.items() if _tagged(v)]
+                if _tagged(value):
+                    outer.append((obj, key))
+        if len(inner) + len(outer) != tags:
+            return False
+        for holder, key in inner + outer:
+            holder[key] = self._decode_obj(holder[key])
+        return True
+
+
+_ORJSON_OPTIONS = (
+    orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+)
+_JSON_WRITES_ITSELF = (str, int, float, dict, list, tuple)  # subclasses too, never transcoded
+_DIGITS_AS_ZEROS = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))  # for translate
+
+
+def _orjson_reads_alike(data: bytes) -> bool:
+    """No run of 19 digits (orjson reads an integer beyond 64 bits as a float; i64 has
+    19 digits) and no \\u escape (one could spell "_type_", which ``_untag`` counts)."""
+    return b"\\u" not in data and b"0" * 19 not in data.translate(_DIGITS_AS_ZEROS)
+
+
+def _tagged(value: Any) -> bool:
+    return type(value) is dict and len(value) == 2 and "_type_" in value and "_data_" in value
+
+
 @dataclass(frozen=True)
 class StoredEvent:
     """A decoded fact with where and when it was stored."""
@@ -348,6 +445,16 @@ class TableApplication(Application[UUID]):
                     datastore.pool.kwargs[name] = value
             _steady_reconnects()
         return super().construct_recorder()
+
+    def construct_transcoder(self) -> Transcoder:
+        """FastJSONTranscoder, unless the library's TRANSCODER_TOPIC names another (such as
+        ``eventsourcing.persistence:JSONTranscoder``, which reads and writes the same
+        stores)."""
+        if self.factory.env.get(self.factory.TRANSCODER_TOPIC):
+            return super().construct_transcoder()
+        transcoder = FastJSONTranscoder()
+        self.register_transcodings(transcoder)
+        return transcoder
 
     def register_transcodings(self, transcoder: JSONTranscoder) -> None:
         super().register_transcodings(transcoder)

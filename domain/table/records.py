@@ -18,21 +18,16 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import hmac
-import json
 from datetime import UTC, datetime
 from typing import Any
 
-from domain.codec import from_data, to_data
+from domain.codec import canonical, from_data, to_data
 from domain.engine import ARBITER, SPECTATOR, GameRules, Viewer
 from domain.registry import rules_for
 from domain.table.facts import TABLE_EVENT_TYPES, GameCreated
 from domain.table.justice import facts as J
 from domain.table.justice.state import JusticeState
 from domain.table.state import Table
-
-
-def canonical(data: Any) -> str:
-    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def chain_key(secret: str, salt: str) -> bytes:
