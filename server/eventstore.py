@@ -252,7 +252,7 @@ class MatchAggregate(Aggregate):
     @classmethod
     def open(cls, match_id: UUID, facts: list[Any]) -> MatchAggregate:
         """A new match from its opening facts (MatchCreated first)."""
-        fact = matches.encode_fact(facts[0])
+        fact = Canonical(matches.encode_fact(facts[0]))  # hashed and stored from one text
         digest = matches.fact_hash(str(match_id), "", 1, fact)
         agg = cls._create(cls.Opened, id=match_id, fact=fact, hash=digest)
         for more in facts[1:]:
@@ -260,7 +260,7 @@ class MatchAggregate(Aggregate):
         return agg
 
     def record(self, fact: Any) -> None:
-        data = matches.encode_fact(fact)
+        data = Canonical(matches.encode_fact(fact))
         digest = matches.fact_hash(str(self.id), self.head_hash, self.version + 1, data)
         self.trigger_event(self.Recorded, fact=data, hash=digest)
 
@@ -355,28 +355,31 @@ class FastJSONTranscoder(JSONTranscoder):
             except orjson.JSONDecodeError:  # NaN, a lone surrogate, an overflowing float...
                 pass
             else:
-                if self._untag(obj, data.count(b'"_type_"')):
+                tags = data.count(b'"_type_"')
+                if tags == 0 or self._untag(obj, tags):
                     return obj
         return super().decode(data)
 
     def _untag(self, obj: Any, tags: int) -> bool:
         """Decode the transcoded values of state ``obj`` and of its objects, innermost
-        first; False, having changed nothing, unless those are all the bytes hold
-        (``tags`` counts their ``"_type_"``: anywhere else, the library's decoder reads)."""
-        if tags == 0:
-            return True
+        first as the library's hook does; False, having changed nothing, unless those are
+        all the bytes hold (``tags`` counts their ``"_type_"``: each one found accounts for
+        one, so the search ends when all are found)."""
         if type(obj) is not dict or _tagged(obj):
             return False
-        inner: list[tuple[dict[str, Any], str]] = []
-        outer: list[tuple[dict[str, Any], str]] = []
+        found: list[tuple[dict[str, Any], str]] = []
         for key, value in obj.items():
             if type(value) is dict:
-                inner += [(value, k) for k, v in value.items() if _tagged(v)]
+                for inner, item in value.items():
+                    if type(item) is dict and _tagged(item):
+                        found.append((value, inner))
                 if _tagged(value):
-                    outer.append((obj, key))
-        if len(inner) + len(outer) != tags:
+                    found.append((obj, key))
+                if len(found) == tags:
+                    break
+        if len(found) != tags:
             return False
-        for holder, key in inner + outer:
+        for holder, key in found:
             holder[key] = self._decode_obj(holder[key])
         return True
 
@@ -385,17 +388,36 @@ _ORJSON_OPTIONS = (
     orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 )
 _JSON_WRITES_ITSELF = (str, int, float, dict, list, tuple)  # subclasses too, never transcoded
-_DIGITS_AS_ZEROS = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))  # for translate
+# For a scan of the integers in a JSON text: digits become "0"; what may stand before a
+# number (":", ",", "[", "-", whitespace) becomes ":"; everything else " ".
+_NUMBERS = bytes(48 if chr(b).isdigit() else 58 if chr(b) in ":,[- \t\n\r" else 32 for b in range(128))
+_NUMBERS += bytes([32]) * 128
+_LONG = b":" + b"0" * 19  # shorter integers always fit in 64 bits
+_ORJSON_INTS = range(-(2**63), 2**64)  # orjson reads the others as floats
 
 
 def _orjson_reads_alike(data: bytes) -> bool:
-    """No run of 19 digits (orjson reads an integer beyond 64 bits as a float; i64 has
-    19 digits) and no \\u escape (one could spell "_type_", which ``_untag`` counts)."""
-    return b"\\u" not in data and b"0" * 19 not in data.translate(_DIGITS_AS_ZEROS)
+    """Whether orjson reads the JSON object or array ``data`` as json does, or refuses it:
+    no integer beyond 64 bits (orjson would read a float; every run of 19 or more digits
+    after a separator is checked, in a string or not), and no escape (a \\u escape could
+    spell "_type_", which ``_untag`` counts)."""
+    if data[:1] not in (b"{", b"[") or b"\\" in data:
+        return False
+    scan = data.translate(_NUMBERS)
+    at = scan.find(_LONG)
+    while at >= 0:
+        end = at + len(_LONG)
+        while scan[end : end + 1] == b"0":
+            end += 1
+        if int(data[at + 1 : end]) * (-1 if data[at] == 45 else 1) not in _ORJSON_INTS:
+            return False
+        at = scan.find(_LONG, end)
+    return True
 
 
-def _tagged(value: Any) -> bool:
-    return type(value) is dict and len(value) == 2 and "_type_" in value and "_data_" in value
+def _tagged(value: dict[str, Any]) -> bool:
+    """Shaped as a transcoded value, which the library's object hook decodes."""
+    return "_type_" in value and len(value) == 2 and "_data_" in value
 
 
 @dataclass(frozen=True)

@@ -256,3 +256,27 @@ def test_any_state_written_by_either_transcoder_reads_the_same_with_either(
     expected = reads[("library", "library")]
     for how, read in reads.items():
         assert read == expected, f"{where}: written by {how[0]}, read by {how[1]}"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"n": 18446744073709551615, "m": -9223372036854775808}',  # the edges orjson reads
+        b'{"n":18446744073709551616}',  # one beyond: orjson would read a float
+        b'{"n":[-9223372036854775809, 1]}',
+        b'{"n":\n 123456789012345678901234567890}',
+        b'{"s": "1234567890123456789012345", "t": "x 99999999999999999999"}',
+        b'{"t": {"_type_": "uuid_hex", "_data_": "' + uuid.UUID(int=7).hex.encode() + b'"}}',
+        b'{"t": {"\\u005ftype_": "uuid_hex", "_data_": "' + uuid.UUID(int=7).hex.encode() + b'"}}',
+        b'{"a": {"b": {"_type_": "decimal_str", "_data_": "1.5"}}, "c": "_type_"}',
+        b'{"f": NaN, "g": -Infinity, "h": 1e400, "i": 1E-7}',
+        b'[{"_type_": "decimal_str", "_data_": "2"}]',
+        b'{"_type_": "decimal_str", "_data_": "2"}',
+        b'"text"',
+        b"12345678901234567890123",
+    ],
+)
+def test_bytes_any_json_writer_could_store_read_the_same_with_either(text: bytes) -> None:
+    assert outcome(lambda b: exact(FAST_T.decode(b)), text) == outcome(
+        lambda b: exact(LIBRARY_T.decode(b)), text
+    ), text
