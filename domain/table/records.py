@@ -144,7 +144,14 @@ def decode_event(kind: str, data: dict[str, Any]) -> Any:
 
 
 def _event_types(rules: GameRules) -> dict[str, type]:
-    return {t.__name__: t for t in rules.event_types}
+    """A game's event types by name, made once per rules object (every read decodes)."""
+    cached = _EVENT_TYPES.get(rules.name)
+    if cached is None or cached[0] is not rules:
+        cached = _EVENT_TYPES[rules.name] = (rules, {t.__name__: t for t in rules.event_types})
+    return cached[1]
+
+
+_EVENT_TYPES: dict[str, tuple[GameRules, dict[str, type]]] = {}
 
 
 def encode_table(table: Table) -> dict[str, Any]:
