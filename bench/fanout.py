@@ -33,6 +33,7 @@ import grpc
 from bench import targets
 from bench.api import new_game
 from bench.common import SERVER_FLAGS, quantile_ms, sized
+from bench.cpu import CpuMeter
 from clients.python.client import TOKEN_HEADER
 from clients.python.serverproc import ServerProcess, is_serving
 from tabletop.v1 import tabletop_pb2 as pb
@@ -97,7 +98,7 @@ async def _serve_baseline(port_file: Path) -> None:
 
 
 @contextmanager
-def baseline_server() -> Iterator[str]:
+def baseline_server() -> Iterator[tuple[str, int]]:
     with tempfile.TemporaryDirectory() as tmp:
         port_file = Path(tmp) / "port"
         proc = subprocess.Popen(
@@ -112,7 +113,7 @@ def baseline_server() -> Iterator[str]:
             target = f"127.0.0.1:{port_file.read_text()}"
             while not is_serving(target):
                 time.sleep(0.05)
-            yield target
+            yield target, proc.pid
         finally:
             proc.terminate()
             proc.wait(10)
@@ -124,12 +125,12 @@ def baseline_server() -> Iterator[str]:
 def _channels(target: str, streams: int) -> list[grpc.aio.Channel]:
     count = max(1, streams // STREAMS_PER_CHANNEL)
     # a distinct argument per channel: separate HTTP/2 connections, not one shared one
-    return [
-        grpc.aio.insecure_channel(target, options=[("bench.channel", i)]) for i in range(count)
-    ]
+    return [grpc.aio.insecure_channel(target, options=[("bench.channel", i)]) for i in range(count)]
 
 
-async def _measure_baseline(target: str, streams: int, rate: float, seconds: float) -> list[float]:
+async def _measure_baseline(
+    target: str, streams: int, rate: float, seconds: float, meter: CpuMeter | None = None
+) -> list[float]:
     chans = _channels(target, streams)
     topics = [os.urandom(16) for _ in range(streams // PER_GAME)]
     sent: dict[bytes, float] = {}
@@ -156,6 +157,8 @@ async def _measure_baseline(target: str, streams: int, rate: float, seconds: flo
     n = 0
     stop = time.perf_counter() + seconds
     pending: set[asyncio.Future[bytes]] = set()
+    if meter is not None:
+        meter.start()
     while time.perf_counter() < stop:
         topic = topics[n % len(topics)]
         key = n.to_bytes(8, "big")
@@ -165,6 +168,8 @@ async def _measure_baseline(target: str, streams: int, rate: float, seconds: flo
         await asyncio.sleep(1 / rate)
     await asyncio.gather(*pending)
     await asyncio.sleep(0.5)
+    if meter is not None:
+        meter.stop()
     for r in readers:
         r.cancel()
     await asyncio.gather(*readers, return_exceptions=True)
@@ -174,7 +179,12 @@ async def _measure_baseline(target: str, streams: int, rate: float, seconds: flo
 
 
 async def _measure_tabletop(
-    play_target: str, watch_target: str, streams: int, rate: float, seconds: float
+    play_target: str,
+    watch_target: str,
+    streams: int,
+    rate: float,
+    seconds: float,
+    meter: CpuMeter | None = None,
 ) -> list[float]:
     games_count = streams // PER_GAME
     async with grpc.aio.insecure_channel(play_target) as ch:
@@ -191,7 +201,7 @@ async def _measure_tabletop(
             slot = i % PER_GAME
             md = ((TOKEN_HEADER, tokens[slot]),) if slot < len(tokens) else ()
             call = pb_grpc.TableServiceStub(chans[i % len(chans)]).Watch(
-                pb.WatchRequest(game_id=game_id, after_version=0), metadata=md
+                pb.WatchRequest(game_id=game_id, after_version=0, batched=True), metadata=md
             )
             first = True
             try:
@@ -199,7 +209,7 @@ async def _measure_tabletop(
                     if first:
                         opened += 1
                         first = False
-                    t0 = sent.get((game_id, reply.event.version - 1))
+                    t0 = sent.get((game_id, reply.events[0].version - 1)) if reply.events else None
                     if t0 is not None:
                         latencies.append(time.perf_counter() - t0)
             except grpc.aio.AioRpcError:
@@ -239,6 +249,8 @@ async def _measure_tabletop(
 
         rng = random.Random(1)
         tasks = set()
+        if meter is not None:
+            meter.start()
         stop = time.perf_counter() + seconds
         n = 0
         while time.perf_counter() < stop and len(done) < len(games):
@@ -251,6 +263,8 @@ async def _measure_tabletop(
             await asyncio.sleep(1 / rate)
         await asyncio.gather(*tasks, return_exceptions=True)
         await asyncio.sleep(0.5)
+        if meter is not None:
+            meter.stop()
         for w in watchers:
             w.cancel()
         await asyncio.gather(*watchers, return_exceptions=True)
@@ -260,11 +274,12 @@ async def _measure_tabletop(
 
 
 @contextmanager
-def replicas(layout: str, stack: ExitStack) -> Iterator[tuple[str, str]]:
-    """(target to play on, target to watch on) for a layout."""
+def replicas(layout: str, stack: ExitStack) -> Iterator[tuple[str, str, int]]:
+    """(target to play on, target to watch on, the watch side's pid) for a layout."""
     if layout == "sqlite":
         server = stack.enter_context(ServerProcess(extra=SERVER_FLAGS))
-        yield server.target, server.target
+        assert server.proc is not None
+        yield server.target, server.target, server.proc.pid
         return
     from bench.common import pg_env, postgres
     from server.migrate import migrate_shard
@@ -274,11 +289,13 @@ def replicas(layout: str, stack: ExitStack) -> Iterator[tuple[str, str]]:
     migrate_shard(env)
     pg_vars = {k: v for k, v in env.items() if k.startswith(("POSTGRES_", "TABLETOP_SIGNING"))}
     a = stack.enter_context(ServerProcess(store="postgres", env=pg_vars, extra=SERVER_FLAGS))
+    assert a.proc is not None
     if layout == "postgres":
-        yield a.target, a.target
+        yield a.target, a.target, a.proc.pid
         return
     b = stack.enter_context(ServerProcess(store="postgres", env=pg_vars, extra=SERVER_FLAGS))
-    yield a.target, b.target
+    assert b.proc is not None
+    yield a.target, b.target, b.proc.pid
 
 
 LAYOUTS = {
@@ -299,23 +316,37 @@ def fanout_section(quick: bool) -> list[str]:
         f"{plan[1][1]:.0f}/s with 1,000); latency from just before Play to the move's first "
         "event on each stream. Baseline: a raw grpc.aio fan-out of a 64-byte message to the "
         "same streams at the same pace, same client. Target: p99 within 1.5x of the "
-        "baseline on one replica, within 2x across two replicas.",
+        "baseline on one replica, within 2x across two replicas. The streams are batched "
+        "(`WatchRequest.batched`: one message a move, with its receipt), as a "
+        "stream-driven client reads them.",
+        "",
+        "CPU is the watch side's server process (utime + stime) over the moving window, per "
+        "delivery (one move reaching one stream), against the baseline server's per message. "
+        "With two replicas, B only serves the streams (A takes the moves): its figure is "
+        "the fan-out's whole cost, the feed from PostgreSQL included. On one replica the "
+        "figure also holds the moves themselves.",
         "",
         "| layout | streams | deliveries | p50 ms | p99 ms | baseline p50 ms | "
-        "baseline p99 ms | p99 ratio |",
-        "|---|---|---|---|---|---|---|---|",
+        "baseline p99 ms | p99 ratio | CPU µs per delivery | baseline µs | CPU ratio |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     baselines = {}
-    with baseline_server() as target:
+    with baseline_server() as (target, pid):
         for streams, rate in plan:
-            lat = asyncio.run(_measure_baseline(target, streams, rate, seconds))
-            baselines[streams] = (quantile_ms(lat, 50), quantile_ms(lat, 99))
+            meter = CpuMeter(pid)
+            lat = asyncio.run(_measure_baseline(target, streams, rate, seconds, meter))
+            per = meter.seconds / max(1, len(lat))
+            baselines[streams] = (quantile_ms(lat, 50), quantile_ms(lat, 99), per)
             print(f"baseline {streams}: {baselines[streams]}", flush=True)
     for layout, label in LAYOUTS.items():
-        with ExitStack() as stack, replicas(layout, stack) as (play_on, watch_on):
+        with ExitStack() as stack, replicas(layout, stack) as (play_on, watch_on, pid):
             for streams, rate in plan:
-                lat = asyncio.run(_measure_tabletop(play_on, watch_on, streams, rate, seconds))
-                b50, b99 = baselines[streams]
+                meter = CpuMeter(pid)
+                lat = asyncio.run(
+                    _measure_tabletop(play_on, watch_on, streams, rate, seconds, meter)
+                )
+                cpu = meter.seconds / max(1, len(lat))
+                b50, b99, base_cpu = baselines[streams]
                 p50, p99 = quantile_ms(lat, 50), quantile_ms(lat, 99)
                 if layout != "postgres":
                     targets.at_most(
@@ -325,7 +356,8 @@ def fanout_section(quick: bool) -> list[str]:
                     )
                 lines.append(
                     f"| {label} | {streams:,} | {len(lat):,} | {p50:.1f} | {p99:.1f} | "
-                    f"{b50:.1f} | {b99:.1f} | {p99 / b99:.2f} |"
+                    f"{b50:.1f} | {b99:.1f} | {p99 / b99:.2f} | {cpu * 1e6:,.0f} | "
+                    f"{base_cpu * 1e6:,.0f} | {cpu / base_cpu if base_cpu else 0.0:.2f} |"
                 )
                 print(lines[-1], flush=True)
     return lines

@@ -31,6 +31,7 @@ class Settings:
     metrics_port: int | None = None  # None: no metrics endpoint; 0: a free port
     http_port: int | None = None  # the live spectator viewer (server/webview.py); None: off
     log_format: str = "text"  # text (key=value) | json
+    event_loop: str = "asyncio"  # asyncio | uvloop
     log_level: str = "info"  # debug logs every call; info logs writes, refusals, streams
     shutdown_grace: float = 5.0
     shards: str = ""  # postgres: TABLETOP_SHARDS, see server.shards.parse_shards
@@ -106,8 +107,7 @@ OPTIONS: list[click.Parameter] = [
     ),
     _option(
         "--metrics-port",
-        "serve Prometheus metrics on http://HOST:PORT/metrics; 0 picks a free port "
-        "[default: off]",
+        "serve Prometheus metrics on http://HOST:PORT/metrics; 0 picks a free port [default: off]",
         type=PORT,
         default=None,
     ),
@@ -117,6 +117,13 @@ OPTIONS: list[click.Parameter] = [
         "http://HOST:PORT/games/GAME_ID; 0 picks a free port [default: off]",
         type=PORT,
         default=None,
+    ),
+    _option(
+        "--event-loop",
+        "the asyncio event loop: asyncio (the standard library's) or uvloop (libuv's, when "
+        "the uvloop package is installed; measured in docs/benchmarks.md)",
+        type=click.Choice(["asyncio", "uvloop"]),
+        default="asyncio",
     ),
     _option(
         "--log-format",
@@ -131,7 +138,9 @@ OPTIONS: list[click.Parameter] = [
         default="info",
     ),
     _option(
-        "--shutdown-grace", "seconds in-flight calls get to finish on SIGTERM", type=SECONDS,
+        "--shutdown-grace",
+        "seconds in-flight calls get to finish on SIGTERM",
+        type=SECONDS,
         default=5.0,
     ),
     _option(
@@ -300,6 +309,7 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]
             metrics_port=a.metrics_port,
             http_port=a.http_port,
             log_format=a.log_format,
+            event_loop=a.event_loop,
             log_level=a.log_level,
             shutdown_grace=a.shutdown_grace,
             shards=a.shards,

@@ -8,6 +8,7 @@ import logging
 import signal
 import socket
 from pathlib import Path
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -198,6 +199,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         log.info("%d matches moved on to their next hand", moved)
     stopping = False
     changed = asyncio.Event()  # a save failed or worked again: re-check at once
+
     def wake() -> None:  # from the writer thread
         loop.call_soon_threadsafe(changed.set)
 
@@ -227,7 +229,14 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
 
     probe = asyncio.create_task(readiness())
     log.info("signing with the key from %s, public key %s", signer.source, signer.public_key.hex())
-    log.info("serving on %s:%d with the %s store", settings.host, port, settings.store)
+    loop_type = type(asyncio.get_running_loop())
+    log.info(
+        "serving on %s:%d with the %s store, on the %s event loop",
+        settings.host,
+        port,
+        settings.store,
+        f"{loop_type.__module__}.{loop_type.__qualname__}",
+    )
     print(f"tabletop server listening on {settings.host}:{port} ({settings.store})", flush=True)
     if port_file is not None:
         port_file.write_text(str(port))
@@ -258,7 +267,21 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
 def main(argv: list[str] | None = None) -> None:
     settings, args = from_args(argv)
     configure_logging(settings.log_format, getattr(logging, settings.log_level.upper()))
-    asyncio.run(serve(settings, args.port_file))
+    with asyncio.Runner(loop_factory=loop_factory(settings.event_loop)) as runner:
+        runner.run(serve(settings, args.port_file))
+
+
+def loop_factory(name: str) -> Any:
+    """The event loop's factory: None (asyncio's own) unless uvloop is chosen."""
+    if name != "uvloop":
+        return None
+    try:
+        import uvloop
+    except ImportError:
+        raise SystemExit(
+            "--event-loop uvloop: the uvloop package is not installed (pip install uvloop)"
+        ) from None
+    return uvloop.new_event_loop
 
 
 if __name__ == "__main__":

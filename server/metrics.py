@@ -86,12 +86,14 @@ def instrument_store(app: Any, metrics: Metrics) -> None:
 
 
 class _Stream:
-    __slots__ = ("task", "waiting", "last", "sent")
+    __slots__ = ("task", "waiting", "last", "sent", "writing_since", "stalled")
 
     def __init__(self, last: int) -> None:
         self.task = asyncio.current_task()
         self.waiting = True  # inside the servicer (waiting for events), not sending
         self.last, self.sent = last, 0
+        self.writing_since: float | None = None  # loop time the send in flight began
+        self.stalled = False  # the stall watchdog cancelled the send
 
 
 class RpcInterceptor(grpc.aio.ServerInterceptor):
@@ -103,6 +105,7 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
         self.closing = False
         self._streams: set[_Stream] = set()
         self._cache: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
+        self._watchdog: asyncio.Task[None] | None = None
 
     def close_streams(self) -> int:
         """End open streams with UNAVAILABLE (at once if waiting, else before the next send)."""
@@ -148,6 +151,7 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
                 if gauge is not None:
                     self._streams.add(stream := _Stream(getattr(request, "after_version", 0)))
                     gauge.inc()
+                    self._watch_stalls()
                     if self.closing:
                         raise asyncio.CancelledError
                 if pump:  # (a server stream)
@@ -194,7 +198,9 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
         """Send a servicer's async generator with ``context.write``, noting the last version
         sent. A send that waits ``stall_timeout`` seconds for the client (its flow-control
         window full) raises ``_Stalled``: a client that stops reading holds a stream, one
-        page of events and the transport's buffers, for that long at most."""
+        page of events and the transport's buffers, for that long at most. The bound is
+        kept by one watchdog for all streams (``_stall_watchdog``), not a timer per send."""
+        loop = asyncio.get_running_loop()
         try:
             while not self.closing:
                 stream.waiting = True
@@ -202,17 +208,40 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
                 stream.waiting = False
                 if msg is None:
                     return
+                stream.writing_since = loop.time()
                 try:
-                    async with asyncio.timeout(self.stall_timeout):
-                        await context.write(msg)
-                except TimeoutError:
+                    await context.write(msg)
+                except asyncio.CancelledError:
+                    if not stream.stalled:
+                        raise
+                    stream.task.uncancel()  # the watchdog's cancel, turned into _Stalled
                     raise _Stalled from None
+                finally:
+                    stream.writing_since = None
                 stream.last = last_version(msg, stream.last)
                 stream.sent += 1
                 sent.inc()
             raise asyncio.CancelledError  # closing: ends like a cancelled wait
         finally:
             await agen.aclose()  # the servicer's own cleanup (unsubscribe) runs now
+
+    def _watch_stalls(self) -> None:
+        if self._watchdog is None or self._watchdog.done():
+            self._watchdog = asyncio.get_running_loop().create_task(self._stall_watchdog())
+
+    async def _stall_watchdog(self) -> None:
+        """Every quarter of ``stall_timeout`` (at most a second), cancel each send that has
+        waited ``stall_timeout`` for its reader; ends when no stream is open."""
+        loop = asyncio.get_running_loop()
+        while self._streams:
+            await asyncio.sleep(min(1.0, self.stall_timeout / 4))
+            now = loop.time()
+            for stream in list(self._streams):
+                since = stream.writing_since
+                if since is not None and now - since >= self.stall_timeout and not stream.stalled:
+                    stream.stalled = True
+                    if stream.task is not None:
+                        stream.task.cancel()
 
 
 def last_version(msg: Any, before: int) -> int:

@@ -24,6 +24,7 @@ from google.protobuf.message import Message
 from domain.engine import MalformedCommand
 
 
+@cache
 def snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
@@ -63,10 +64,20 @@ def fill(msg: Message, value: Any) -> Message:
     return msg
 
 
+def as_kwargs(desc: Any, value: Any) -> dict[str, Any]:
+    """The dataclass ``value`` as the keyword arguments of a message of type ``desc`` (a
+    descriptor), to build it inside a larger message's constructor without a copy."""
+    return _kwargs(desc, value)
+
+
 def _kwargs(desc: Any, value: Any) -> dict[str, Any]:
+    hit = _MEMO.get(id(value))
+    if hit is not None and hit[0] is value and hit[1] is desc:
+        return hit[2]
     out: dict[str, Any] = {}
     cls: Any = type(value)
-    for name, sub, enum_numbers, repeated in _plan(desc, cls):
+    plan, frozen = _plan(desc, cls)
+    for name, sub, enum_numbers, repeated in plan:
         v = getattr(value, name)
         if v is None:
             continue
@@ -74,22 +85,36 @@ def _kwargs(desc: Any, value: Any) -> dict[str, Any]:
             if sub is not None:
                 out[name] = [_kwargs(sub, item) for item in v]
             elif enum_numbers is not None:
-                out[name] = [enum_numbers[item.name] for item in v]
+                out[name] = [enum_numbers[item._name_] for item in v]
             else:
                 out[name] = list(v)
         elif sub is not None:
             out[name] = _kwargs(sub, v)
         elif enum_numbers is not None:
-            out[name] = enum_numbers[v.name]
+            out[name] = enum_numbers[v._name_]  # _name_: Enum.name is a slow descriptor
         else:
             out[name] = v
+    if frozen:
+        if len(_MEMO) >= MEMO_SIZE:
+            _MEMO.clear()
+        _MEMO[id(value)] = (value, desc, out)
     return out
 
 
+# The keyword arguments of frozen (immutable) dataclasses already rendered, by identity:
+# the cards, options and other shared parts of a game's state reach every view and event
+# rendered for every viewer of every move. An entry holds its value, so the id cannot be
+# reused while it is kept; the whole memo is dropped when full.
+MEMO_SIZE = 1 << 14
+_MEMO: dict[int, tuple[Any, Any, dict[str, Any]]] = {}
+
+
 @cache
-def _plan(desc: Any, cls: Any) -> tuple[tuple[str, Any, dict[str, int] | None, bool], ...]:
+def _plan(
+    desc: Any, cls: Any
+) -> tuple[tuple[tuple[str, Any, dict[str, int] | None, bool], ...], bool]:
     """Per (message, dataclass): each field's name, message type, enum numbers by member
-    name, and whether it repeats."""
+    name, and whether it repeats; and whether the dataclass is frozen."""
     fields = desc.fields_by_name
     plan = []
     for f in dataclasses.fields(cls):
@@ -99,7 +124,7 @@ def _plan(desc: Any, cls: Any) -> tuple[tuple[str, Any, dict[str, int] | None, b
             prefix = _enum_prefix(fd.enum_type)
             numbers = {v.name[len(prefix) :]: v.number for v in fd.enum_type.values}
         plan.append((f.name, fd.message_type, numbers, _is_repeated(fd)))
-    return tuple(plan)
+    return tuple(plan), bool(cls.__dataclass_params__.frozen)
 
 
 def fill_oneof(msg: Message, value: Any) -> Message:

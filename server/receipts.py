@@ -45,10 +45,12 @@ def render_move(
     game_id: uuid.UUID, table: tables.Table, head: str, move: list[StoredEvent]
 ) -> Rendered:
     """``move`` as each viewer (``receipt_viewers`` order) is sent it: its events, and the
-    view after it (``table``: the game after the move, ``head``: its chain hash)."""
+    view after it (``table``: the game after the move, ``head``: its chain hash). A fact
+    that every viewer sees alike is rendered once and shared by their lists."""
+    shared: render.Shared = {}
     return [
         (
-            render.events_proto(table.kind, move, viewer),
+            render.events_proto(table.kind, move, viewer, shared=shared),
             render.view_proto(seen_at(game_id, table, viewer, head, at=move[-1].recorded_at)),
         )
         for viewer in records.receipt_viewers(table.seat_count)

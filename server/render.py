@@ -20,7 +20,7 @@ from domain.registry import rules_for
 from domain.table import deal, records
 from domain.table.justice import facts as J
 from server.eventstore import StoredEvent, StoredMatchFact
-from server.protoconv import fill, fill_oneof, read, read_oneof
+from server.protoconv import as_kwargs, fill, fill_oneof, read, read_oneof
 from server.service import Snapshot
 from tabletop.v1 import tabletop_pb2 as pb
 
@@ -33,6 +33,11 @@ _PHASE = {
 }
 
 
+# each game's message in GameView and GameOptions (the field named after the kind)
+_GAME_VIEW = {f.name: f.message_type for f in pb.GameView.DESCRIPTOR.oneofs_by_name["game"].fields}
+_GAME_OPTIONS = {
+    f.name: f.message_type for f in pb.GameOptions.DESCRIPTOR.oneofs_by_name["game"].fields
+}
 _DEAL_SOURCE = {s: pb.DealSource.Value(f"DEAL_SOURCE_{s.name}") for s in deal.DealSource}
 _CONTRIBUTION = {
     c: pb.ContributionStatus.Value(f"CONTRIBUTION_STATUS_{c.name}") for c in deal.Contribution
@@ -99,13 +104,35 @@ def move_label(table: tables.Table, command: Any) -> str:
     return str(rules_for(table.kind).label(table.game, command))
 
 
+Shared = dict[tuple[int, int], tuple[Any, pb.GameEvent]]
+
+
 def event_proto(
-    kind: str, stored: StoredEvent, viewer: Viewer, complete: bool = False
+    kind: str,
+    stored: StoredEvent,
+    viewer: Viewer,
+    complete: bool = False,
+    shared: Shared | None = None,
 ) -> pb.GameEvent:
     """One event as ``viewer`` may see it. ``complete`` (GetHistory once the game has
     ended, for everyone) adds the stored form: before the end it would give away the
-    shuffle secret (in GameCreated), the arbiter included."""
+    shuffle secret (in GameCreated), the arbiter included.
+
+    ``shared``: messages already rendered for other viewers of the same events, by the
+    redacted fact's identity (redaction returns a public fact itself), so a fact every
+    viewer sees alike is rendered once. Callers must not change the messages."""
     fact = tables.redact(kind, stored.fact, viewer)
+    if shared is not None:
+        hit = shared.get((stored.version, id(fact)))
+        if hit is not None and hit[0] is fact:
+            return hit[1]
+        msg = _event_proto(kind, stored, fact, complete)
+        shared[(stored.version, id(fact))] = (fact, msg)  # holds the fact: its id stays its own
+        return msg
+    return _event_proto(kind, stored, fact, complete)
+
+
+def _event_proto(kind: str, stored: StoredEvent, fact: Any, complete: bool) -> pb.GameEvent:
     msg = pb.GameEvent(version=stored.version, text=tables.describe(kind, fact))
     if stored.recorded_at is not None:  # None: an exported record (it keeps no time)
         msg.recorded_at.FromDatetime(stored.recorded_at)
@@ -153,9 +180,13 @@ def stored_json(stored: StoredEvent) -> str:
 
 
 def events_proto(
-    kind: str, events: list[StoredEvent], viewer: Viewer, complete: bool = False
+    kind: str,
+    events: list[StoredEvent],
+    viewer: Viewer,
+    complete: bool = False,
+    shared: Shared | None = None,
 ) -> list[pb.GameEvent]:
-    return [event_proto(kind, e, viewer, complete) for e in events]
+    return [event_proto(kind, e, viewer, complete, shared) for e in events]
 
 
 def to_act(table: tables.Table, viewer: Viewer = ARBITER, game_view: Any = None) -> list[int]:
@@ -184,15 +215,19 @@ def view_proto(snap: Snapshot) -> pb.GameView:
     table = snap.table
     rules = rules_for(table.kind)
     viewer, identity = snap.viewer, snap.seen_by
-    msg = pb.GameView(
+    kind = table.kind
+    game_view = None if table.game is None else rules.view(table.game, viewer)
+    game = {} if game_view is None else {kind: as_kwargs(_GAME_VIEW[kind], game_view)}
+    msg = pb.GameView(  # built whole: the game's part and options go in without a copy
         game_id=str(snap.game_id),
         version=snap.version,
         phase=_PHASE[table.phase],
         role=_ROLE[identity.role],
-        options=options_proto(table.kind, table.options),
+        options={kind: as_kwargs(_GAME_OPTIONS[kind], table.options)},
         head_hash=snap.head_hash,
         commitment=table.commitment,
         deal_source=_DEAL_SOURCE[table.deal_source],
+        **game,
     )
     if identity.seat is not None:
         msg.seat = identity.seat
@@ -209,11 +244,8 @@ def view_proto(snap: Snapshot) -> pb.GameView:
             contribution_commitment=info.commitment,
             contribution_status=_CONTRIBUTION[info.status],
         )
-    if table.game is not None:
-        game_view = rules.view(table.game, viewer)
+    if game_view is not None:
         msg.to_act.extend(to_act(table, viewer, game_view))
-        fill(getattr(msg, table.kind), game_view)
-        getattr(msg, table.kind).SetInParent()
     outcome = table.outcome
     if outcome is not None:
         msg.outcome.winners.extend(outcome.winners)

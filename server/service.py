@@ -219,8 +219,11 @@ class TableServer:
             if fresh[0].originator_version == cached.version + 1:
                 moved = cached.fork()
                 decoded = {e.version: e.fact for e in stored}
+                started: tuple[int, tables.Table] | None = None  # the last move's start
                 try:
-                    for event in fresh:
+                    for i, event in enumerate(fresh):
+                        if event.cause is not None:
+                            started = (i, moved.table)
                         # the feed decoded the fact already: let apply() use it (eventstore.py)
                         fact = decoded.get(event.originator_version)
                         if fact is not None:
@@ -230,12 +233,40 @@ class TableServer:
                 except Exception:
                     self._latest.pop(game_id, None)
                 else:
+                    self._note_last_move(moved, fresh, decoded, started)
                     # e.g. the turn clock: every replica holding the game arms its deadline;
                     # should several fire, the store lets one timeout in (by version)
                     self.after_append(game_id, moved)
             else:  # a gap: re-read on next use
                 self._latest.pop(game_id, None)
         self.hub.publish(game_id, stored)
+
+    def _note_last_move(
+        self,
+        agg: GameAggregate,
+        fresh: list[Any],
+        decoded: dict[int, Any],
+        started: tuple[int, tables.Table] | None,
+    ) -> None:
+        """Remember the last move of events another process stored, as ``_append`` does for
+        this process's own: without it every seat's stream on this replica (its turn's legal
+        moves, for 误操作) read the move back from the store and rebuilt the game before it,
+        once per move (profile of bench P2, two replicas)."""
+        if started is None:
+            return  # the move began in an earlier batch: _last_move reads it if asked
+        i, before = started
+        moved = fresh[i:]
+        facts = [decoded.get(e.originator_version) for e in moved]
+        if any(f is None for f in facts):
+            return
+        cause = moved[0].cause
+        versions = (moved[0].originator_version, moved[-1].originator_version)
+        self._last_moves[agg.id] = (
+            agg.version,
+            tables.last_move(before.kind, cause, versions, facts, before.game)
+            if is_game_move(cause)
+            else None,
+        )
 
     # --- reading -------------------------------------------------------------------------
 

@@ -136,3 +136,25 @@ def test_a_batched_stream_carries_the_same_events_as_one_a_message(
     assert all(not r.events for r in single) and all(not r.HasField("event") for r in batched)
     assert [r.event for r in single] == [e for r in batched for e in r.events], seed
     assert len(batched) < len(single), seed
+
+
+def test_the_server_on_uvloop_serves_stream_driven_games() -> None:
+    """``--event-loop uvloop`` (measured in docs/benchmarks.md): the same games, streams and
+    receipts on libuv's loop; the log line names the loop in use."""
+    from clients.python.serverproc import ServerProcess
+
+    seed = random.randrange(1 << 30)
+    with ServerProcess(extra=["--event-loop", "uvloop"]) as server:
+        client = TableClient(server.target)
+        try:
+            counter = Counting()
+            game_id, players = counted_seats(client, huaniao_options("BASIC"), 4, counter)
+            bots = [RandomBot(p, seed + i) for i, p in enumerate(players)]
+            moves = play_by_streams(bots, 300)
+            view = client.view(game_id)
+        finally:
+            client.close()
+        log = (server.data_dir / "server.log").read_text()
+    assert view.phase == pb.GAME_PHASE_FINISHED and moves >= 1, f"seed {seed}"
+    assert counter.calls["LegalMoves"] == 0 and counter.calls["Watch"] == 4, counter.calls
+    assert "on the uvloop.Loop event loop" in log, log[-2000:]

@@ -125,7 +125,9 @@ def test_the_hunt_catches_the_stored_form_before_the_end(
     the arbiter, before the deal."""
     real = render.events_proto
 
-    def planted(kind: str, events: Any, viewer: Viewer, complete: bool = False) -> Any:
+    def planted(
+        kind: str, events: Any, viewer: Viewer, complete: bool = False, shared: Any = None
+    ) -> Any:
         return real(kind, events, viewer, complete=True)
 
     monkeypatch.setattr(render, "events_proto", planted)

@@ -96,6 +96,56 @@ def test_moves_on_one_replica_reach_watchers_and_cache_of_the_other(
 
 
 @PG
+def test_the_other_replica_knows_the_last_move_without_reading_the_store(
+    pg_env: dict[str, str],
+) -> None:
+    """A seat's legal moves on the replica that did not make the move include its 误操作
+    (Retract) exactly as on the replica that did, and as a fresh reader finds them in the
+    store; the watching replica learns the last move from the feed, with no store read."""
+
+    async def scenario() -> None:
+        a = TableServer(Store.open([pg_env]))
+        b = replica(pg_env)
+        fresh = replica(pg_env)
+        try:
+            game_id = await seated(a, hand=8)
+            gid = uuid.UUID(game_id)
+
+            async def watch() -> None:
+                async for _events, _viewer, _batch in b.watch(game_id, Viewer.of_seat(0), 0):
+                    pass
+
+            watcher = asyncio.create_task(watch())
+            await eventually(lambda: b.hub.watching(gid) and gid in b._latest)
+            reads: list[Any] = []
+            real = b.store.stored_events
+            b.store.stored_events = lambda *a_, **k: reads.append(a_) or real(*a_, **k)  # type: ignore[method-assign]
+            retractions = 0
+            for _move in range(6):
+                viewer, command, version = await next_move(a, game_id)
+                stored = await a.play(game_id, viewer, version, command)
+                final = stored[-1].version
+                await eventually(lambda f=final: b._latest[gid].version == f)  # type: ignore[misc]
+                fresh._latest.pop(gid, None)
+                fresh._last_moves.pop(gid, None)
+                for seat in range(2):
+                    seen = Viewer.of_seat(seat)
+                    on_a = (await a.legal_moves(game_id, seen))[1:]
+                    on_b = (await b.legal_moves(game_id, seen))[1:]
+                    assert on_b == on_a == (await fresh.legal_moves(game_id, seen))[1:]
+                    retractions += any(type(c).__name__ == "Retract" for c in on_b[1])
+            assert retractions > 0, "the mover may retract: the case under test came up"
+            assert reads == [], f"B read the store for the last move: {reads}"
+            watcher.cancel()
+        finally:
+            a.close()
+            b.close()
+            fresh.close()
+
+    asyncio.run(scenario())
+
+
+@PG
 def test_a_race_between_replicas_has_exactly_one_winner(pg_env: dict[str, str]) -> None:
     async def scenario() -> None:
         a = TableServer(Store.open([pg_env]))
