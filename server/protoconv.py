@@ -83,7 +83,7 @@ def _kwargs(desc: Any, value: Any) -> dict[str, Any]:
             continue
         if repeated:
             if sub is not None:
-                out[name] = [_kwargs(sub, item) for item in v]
+                out[name] = _items(sub, v)
             elif enum_numbers is not None:
                 out[name] = [enum_numbers[item._name_] for item in v]
             else:
@@ -98,6 +98,21 @@ def _kwargs(desc: Any, value: Any) -> dict[str, Any]:
         if len(_MEMO) >= MEMO_SIZE:
             _MEMO.clear()
         _MEMO[id(value)] = (value, desc, out)
+    return out
+
+
+def _items(desc: Any, items: Any) -> list[dict[str, Any]]:
+    """A repeated message field's items. A tuple (immutable, of frozen dataclasses: the
+    domain has no other kind) is kept in the memo like a dataclass, so a hand, pile or meld
+    shared between viewers, or unchanged from one move to the next, is walked once."""
+    hit = _MEMO.get(id(items))
+    if hit is not None and hit[0] is items and hit[1] is desc:
+        return hit[2]  # type: ignore[return-value]
+    out = [_kwargs(desc, item) for item in items]
+    if len(items) > 1 and type(items) is tuple:
+        if len(_MEMO) >= MEMO_SIZE:
+            _MEMO.clear()
+        _MEMO[id(items)] = (items, desc, out)  # type: ignore[assignment]
     return out
 
 

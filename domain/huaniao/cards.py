@@ -22,6 +22,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 class CardKind(enum.Enum):
@@ -116,6 +117,14 @@ def card(card_id: int) -> Card:
 
 
 def cards_of(ids: Iterable[int]) -> tuple[Card, ...]:
+    """The cards with these ids. The same ids give the very same tuple (a bounded cache):
+    a pile or hand that did not change, or that several views show, is then one object,
+    which the server renders once (server/protoconv.py keeps renderings by identity)."""
+    return _cards_of(ids if type(ids) is tuple else tuple(ids))
+
+
+@lru_cache(maxsize=8192)
+def _cards_of(ids: tuple[int, ...]) -> tuple[Card, ...]:
     return tuple(CARDS[i] for i in ids)
 
 

@@ -8,7 +8,7 @@ small ranks 1..10 are kinds 0..9, big ranks 1..10 are kinds 10..19. ``id = kind 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 CARD_COUNT = 80
 KIND_COUNT = 20
@@ -53,6 +53,14 @@ def card(card_id: int) -> Card:
 
 
 def cards(card_ids: tuple[int, ...] | list[int]) -> tuple[Card, ...]:
+    """The cards with these ids. The same ids give the very same tuple (a bounded cache):
+    a hand or meld that did not change, or that several views show, is then one object,
+    which the server renders once (server/protoconv.py keeps renderings by identity)."""
+    return _cards(card_ids if type(card_ids) is tuple else tuple(card_ids))
+
+
+@lru_cache(maxsize=8192)
+def _cards(card_ids: tuple[int, ...]) -> tuple[Card, ...]:
     return tuple(card(i) for i in card_ids)
 
 
