@@ -23,17 +23,20 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+import orjson
 from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import (
     IntegrityError,
     JSONTranscoder,
     OperationalError,
+    Transcoder,
     Transcoding,
 )
 
 from domain import match as matches
 from domain import table as tables
+from domain.codec import Canonical, canonical_fragment, orjson_writes_alike
 from domain.table import records
 
 SNAPSHOT_INTERVAL = 25  # worst-case rebuild: 1 snapshot + 24 events (bench P3, docs)
@@ -125,7 +128,8 @@ class GameAggregate(Aggregate):
     def open(
         cls, game_id: UUID, created: tables.GameCreated, cause: dict[str, Any] | None = None
     ) -> GameAggregate:
-        fact, private = records.split_private(tables.encode_event(created))
+        fact, private = _chained(tables.encode_event(created))
+        cause = None if cause is None else Canonical(cause)
         table = tables.evolve(None, created)
         at = cls.Opened.create_timestamp()
         digest = chain_hash(table, "", 1, fact, cause, at)
@@ -140,7 +144,8 @@ class GameAggregate(Aggregate):
         )
 
     def record(self, event: Any, cause: dict[str, Any] | None = None) -> None:
-        fact, private = records.split_private(tables.encode_event(event))
+        fact, private = _chained(tables.encode_event(event))
+        cause = None if cause is None else Canonical(cause)
         at = self.Recorded.create_timestamp()
         digest = chain_hash(self.table, self.head_hash, self.version + 1, fact, cause, at)
         self.__dict__["_recording"] = event  # saves Recorded.apply decoding ``fact`` again
@@ -194,6 +199,13 @@ class GameAggregate(Aggregate):
         return clone
 
 
+def _chained(data: dict[str, Any]) -> tuple[Canonical, dict[str, Any] | None]:
+    """A fact as chained, with its canonical text made once: the chain hash, the store
+    (FastJSONTranscoder) and the renderings of the move all use that text."""
+    fact, private = records.split_private(data)
+    return Canonical(fact), private
+
+
 def _keep_seal(aggregate: Any, event: Any) -> None:
     seal = event.seal
     if seal is not None:
@@ -240,7 +252,7 @@ class MatchAggregate(Aggregate):
     @classmethod
     def open(cls, match_id: UUID, facts: list[Any]) -> MatchAggregate:
         """A new match from its opening facts (MatchCreated first)."""
-        fact = matches.encode_fact(facts[0])
+        fact = Canonical(matches.encode_fact(facts[0]))  # hashed and stored from one text
         digest = matches.fact_hash(str(match_id), "", 1, fact)
         agg = cls._create(cls.Opened, id=match_id, fact=fact, hash=digest)
         for more in facts[1:]:
@@ -248,7 +260,7 @@ class MatchAggregate(Aggregate):
         return agg
 
     def record(self, fact: Any) -> None:
-        data = matches.encode_fact(fact)
+        data = Canonical(matches.encode_fact(fact))
         digest = matches.fact_hash(str(self.id), self.head_hash, self.version + 1, data)
         self.trigger_event(self.Recorded, fact=data, hash=digest)
 
@@ -301,6 +313,113 @@ class TableAsData(Transcoding):
         return tables.decode_table(data)
 
 
+class FastJSONTranscoder(JSONTranscoder):
+    """The library's JSON transcoder, writing and reading with orjson wherever orjson gives
+    the same data, and with the library's own json code everywhere else; the stored bytes
+    are the same JSON either way (key order aside: a Canonical is written as its sorted
+    text), so a store written by either reads with the other (tests/server/test_transcoder.py).
+
+    Writing, orjson hands the types it leaves alone to ``_transcode``: a Canonical as its
+    text, the registered transcodings (datetimes, the table) as ``{"_type_", "_data_"}``
+    as the library writes them. Whatever json would write differently from orjson (floats,
+    enums, UUIDs, subclasses of str, int, dict or list, ints beyond 64 bits, surrogates)
+    goes to the library's encoder. Reading, orjson parses unless the bytes hold a number
+    it would turn into a float (more than 64 bits) or an escape that could spell a key;
+    the transcoded values are decoded where a state and its objects hold them, innermost
+    first as the library's object hook does; bytes with any elsewhere go to the library's
+    decoder."""
+
+    def encode(self, obj: Any) -> bytes:
+        if orjson_writes_alike(obj):
+            try:
+                return orjson.dumps(obj, default=self._transcode, option=_ORJSON_OPTIONS)
+            except orjson.JSONEncodeError:
+                pass
+        return super().encode(obj)
+
+    def _transcode(self, obj: Any) -> Any:
+        if type(obj) is Canonical:
+            return canonical_fragment(obj)
+        transcoding = self.types.get(type(obj))
+        if transcoding is None or isinstance(obj, _JSON_WRITES_ITSELF):
+            raise TypeError(f"{type(obj).__name__} is written by the library's encoder")
+        data = transcoding.encode(obj)
+        if not orjson_writes_alike(data):
+            raise TypeError(f"{transcoding.name} is written by the library's encoder")
+        return {"_type_": transcoding.name, "_data_": data}
+
+    def decode(self, data: bytes) -> Any:
+        if _orjson_reads_alike(data):
+            try:
+                obj = orjson.loads(data)
+            except orjson.JSONDecodeError:  # NaN, a lone surrogate, an overflowing float...
+                pass
+            else:
+                tags = data.count(b'"_type_"')
+                if tags == 0 or self._untag(obj, tags):
+                    return obj
+        return super().decode(data)
+
+    def _untag(self, obj: Any, tags: int) -> bool:
+        """Decode the transcoded values of state ``obj`` and of its objects, innermost
+        first as the library's hook does; False, having changed nothing, unless those are
+        all the bytes hold (``tags`` counts their ``"_type_"``: each one found accounts for
+        one, so the search ends when all are found)."""
+        if type(obj) is not dict or _tagged(obj):
+            return False
+        found: list[tuple[dict[str, Any], str]] = []
+        for key, value in obj.items():
+            if type(value) is dict:
+                for inner, item in value.items():
+                    if type(item) is dict and _tagged(item):
+                        found.append((value, inner))
+                if _tagged(value):
+                    found.append((obj, key))
+                if len(found) == tags:
+                    break
+        if len(found) != tags:
+            return False
+        for holder, key in found:
+            holder[key] = self._decode_obj(holder[key])
+        return True
+
+
+_ORJSON_OPTIONS = (
+    orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+)
+_JSON_WRITES_ITSELF = (str, int, float, dict, list, tuple)  # subclasses too, never transcoded
+# For a scan of the integers in a JSON text: digits become "0"; what may stand before a
+# number (":", ",", "[", "-", whitespace) becomes ":"; everything else " ".
+_NUMBERS = bytes(48 if chr(b).isdigit() else 58 if chr(b) in ":,[- \t\n\r" else 32 for b in range(128))
+_NUMBERS += bytes([32]) * 128
+_LONG = b":" + b"0" * 19  # shorter integers always fit in 64 bits
+_ORJSON_INTS = range(-(2**63), 2**64)  # orjson reads the others as floats
+
+
+def _orjson_reads_alike(data: bytes) -> bool:
+    """Whether orjson reads the JSON object or array ``data`` as json does, or refuses it:
+    no integer beyond 64 bits (orjson would read a float; every run of 19 or more digits
+    after a separator is checked, in a string or not), and no escape (a \\u escape could
+    spell "_type_", which ``_untag`` counts)."""
+    if data[:1] not in (b"{", b"[") or b"\\" in data:
+        return False
+    scan = data.translate(_NUMBERS)
+    at = scan.find(_LONG)
+    while at >= 0:
+        end = at + len(_LONG)
+        while scan[end : end + 1] == b"0":
+            end += 1
+        if int(data[at + 1 : end]) * (-1 if data[at] == 45 else 1) not in _ORJSON_INTS:
+            return False
+        at = scan.find(_LONG, end)
+    return True
+
+
+def _tagged(value: dict[str, Any]) -> bool:
+    """Shaped as a transcoded value, which the library's object hook decodes."""
+    return "_type_" in value and len(value) == 2 and "_data_" in value
+
+
 @dataclass(frozen=True)
 class StoredEvent:
     """A decoded fact with where and when it was stored."""
@@ -348,6 +467,16 @@ class TableApplication(Application[UUID]):
                     datastore.pool.kwargs[name] = value
             _steady_reconnects()
         return super().construct_recorder()
+
+    def construct_transcoder(self) -> Transcoder:
+        """FastJSONTranscoder, unless the library's TRANSCODER_TOPIC names another (such as
+        ``eventsourcing.persistence:JSONTranscoder``, which reads and writes the same
+        stores)."""
+        if self.factory.env.get(self.factory.TRANSCODER_TOPIC):
+            return super().construct_transcoder()
+        transcoder = FastJSONTranscoder()
+        self.register_transcodings(transcoder)
+        return transcoder
 
     def register_transcodings(self, transcoder: JSONTranscoder) -> None:
         super().register_transcodings(transcoder)

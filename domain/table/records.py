@@ -18,21 +18,16 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import hmac
-import json
 from datetime import UTC, datetime
 from typing import Any
 
-from domain.codec import from_data, to_data
+from domain.codec import canonical, from_data, to_data
 from domain.engine import ARBITER, SPECTATOR, GameRules, Viewer
 from domain.registry import rules_for
 from domain.table.facts import TABLE_EVENT_TYPES, GameCreated
 from domain.table.justice import facts as J
 from domain.table.justice.state import JusticeState
 from domain.table.state import Table
-
-
-def canonical(data: Any) -> str:
-    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def chain_key(secret: str, salt: str) -> bytes:
@@ -149,7 +144,14 @@ def decode_event(kind: str, data: dict[str, Any]) -> Any:
 
 
 def _event_types(rules: GameRules) -> dict[str, type]:
-    return {t.__name__: t for t in rules.event_types}
+    """A game's event types by name, made once per rules object (every read decodes)."""
+    cached = _EVENT_TYPES.get(rules.name)
+    if cached is None or cached[0] is not rules:
+        cached = _EVENT_TYPES[rules.name] = (rules, {t.__name__: t for t in rules.event_types})
+    return cached[1]
+
+
+_EVENT_TYPES: dict[str, tuple[GameRules, dict[str, type]]] = {}
 
 
 def encode_table(table: Table) -> dict[str, Any]:
