@@ -58,9 +58,7 @@ def main(argv: list[str] | None = None) -> None:
         help="tiny sizes, to run every benchmark's code (make test); the figures mean nothing",
     )
     p.add_argument("--output", type=Path, default=DOC, help=f"where to write (default {DOC})")
-    p.add_argument(
-        "--only", default="", help=f"comma-separated sections: {','.join(SECTIONS)}"
-    )
+    p.add_argument("--only", default="", help=f"comma-separated sections: {','.join(SECTIONS)}")
     p.add_argument(
         "--merge",
         action="store_true",
@@ -126,11 +124,45 @@ def main(argv: list[str] | None = None) -> None:
     ]
     notes = NOTES.read_text().splitlines() if NOTES.exists() else []
     body = targets.render() + [""] + [line for s in sections for line in s + [""]] + notes
-    if args.merge and doc.exists() and not targets.CHECKS:
-        body = _merged(doc.read_text().splitlines(), sections)
-        head = []
+    if args.merge and doc.exists():
+        old = doc.read_text().splitlines()
+        merged_targets = _merged_targets(old, targets.render()) if targets.CHECKS else []
+        body = _merged(old, [s for s in (merged_targets, *sections) if s])
+        ran = f"Sections {', '.join(sorted(only))} re-measured by `{command}` on {datetime.date.today()}"
+        head, body = (
+            body[:1],
+            [
+                "",
+                f"{ran}, load average {load_start:.1f} at the start and "
+                f"{os.getloadavg()[0]:.1f} at the end; the other sections are from the run "
+                "described below.",
+                *body[1:],
+            ],
+        )
     doc.write_text("\n".join(head + body) + "\n")
     print(f"wrote {doc}")
+
+
+def _merged_targets(old: list[str], fresh: list[str]) -> list[str]:
+    """The Targets table with this run's rows in place of the same figures' old rows (the
+    figures not measured now keep theirs)."""
+    title = fresh[0]
+    rows = {line.split(" | ")[0]: line for line in fresh if line.startswith("| ")}
+    if title not in old:
+        return fresh
+    i = old.index(title)
+    end = next((j for j in range(i + 1, len(old)) if old[j].startswith("## ")), len(old))
+    out, seen = [], set()
+    for line in old[i:end]:
+        key = line.split(" | ")[0]
+        if line.startswith("| ") and key in rows and not line.startswith("|---"):
+            out.append(rows[key])
+            seen.add(key)
+        else:
+            out.append(line)
+    table_end = max(j for j, line in enumerate(out) if line.startswith("|")) + 1
+    new_rows = [r for k, r in rows.items() if k not in seen and not r.startswith("| figure")]
+    return out[:table_end] + new_rows + out[table_end:]
 
 
 def _merged(old: list[str], sections: list[list[str]]) -> list[str]:
