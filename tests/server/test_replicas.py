@@ -111,12 +111,16 @@ def test_the_other_replica_knows_the_last_move_without_reading_the_store(
             game_id = await seated(a, hand=8)
             gid = uuid.UUID(game_id)
 
+            received: list[int] = []
+
             async def watch() -> None:
-                async for _events, _viewer, _batch in b.watch(game_id, Viewer.of_seat(0), 0):
-                    pass
+                async for events, _viewer, _batch in b.watch(game_id, Viewer.of_seat(0), 0):
+                    received.extend(e.version for e in events)
 
             watcher = asyncio.create_task(watch())
-            await eventually(lambda: b.hub.watching(gid) and gid in b._latest)
+            opened = a._latest[gid].version
+            # the watch has read the history (its one store read) and waits for live events
+            await eventually(lambda: b.hub.watching(gid) and received[-1:] == [opened])
             reads: list[Any] = []
             real = b.store.stored_events
             b.store.stored_events = lambda *a_, **k: reads.append(a_) or real(*a_, **k)  # type: ignore[method-assign]
