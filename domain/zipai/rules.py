@@ -447,6 +447,11 @@ def _after_take(state: State, s: SeatState, discard: bool) -> State:
     """The shown card went into the 列 of seat ``s`` (its new record): it discards, or its 下家
     flips (八块 / 爆)."""
     turn = s.seat if discard else next_active(state, s.seat)
+    return _window_closed(state, s, Phase.DISCARD if discard else Phase.FLIP, turn)
+
+
+def _window_closed(state: State, s: SeatState, phase: Phase, turn: int) -> State:
+    """The shown card's claim window is over: seat ``s`` (its new record) and who acts next."""
     return _replace_seat(
         state,
         s,
@@ -455,7 +460,7 @@ def _after_take(state: State, s: SeatState, discard: bool) -> State:
         pending=(),
         prompt=None,
         bao_round=_BAO_DONE,
-        phase=Phase.DISCARD if discard else Phase.FLIP,
+        phase=phase,
         turn=turn,
     )
 
@@ -603,17 +608,7 @@ def _ev_nobody(state: State, e: NobodyClaimed) -> State:
     counted = e.flipped and state.options.own_flip_is_played
     played = _add_kind(s.played, kind_of(e.card.id)) if counted else s.played
     s = _set(s, discards=(*s.discards, e.card.id), played=played)
-    return _replace_seat(
-        state,
-        s,
-        shown=None,
-        claims=(),
-        pending=(),
-        prompt=None,
-        phase=Phase.FLIP,
-        turn=next_active(state, e.seat),
-        bao_round=_BAO_DONE,
-    )
+    return _window_closed(state, s, Phase.FLIP, next_active(state, e.seat))
 
 
 def _ev_hued(state: State, e: Hued) -> State:
