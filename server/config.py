@@ -32,6 +32,7 @@ class Settings:
     http_port: int | None = None  # the live spectator viewer (server/webview.py); None: off
     log_format: str = "text"  # text (key=value) | json
     event_loop: str = "asyncio"  # asyncio | uvloop
+    gc_full_every: int = 100  # young-generation collections between full ones, at most
     log_level: str = "info"  # debug logs every call; info logs writes, refusals, streams
     shutdown_grace: float = 5.0
     shards: str = ""  # postgres: TABLETOP_SHARDS, see server.shards.parse_shards
@@ -124,6 +125,15 @@ OPTIONS: list[click.Parameter] = [
         "the uvloop package is installed; measured in docs/benchmarks.md)",
         type=click.Choice(["asyncio", "uvloop"]),
         default="asyncio",
+    ),
+    _option(
+        "--gc-full-every",
+        "run a full garbage collection at most once per N collections of the middle "
+        "generation (CPython's own is 10). Each full collection pauses the event loop for "
+        "as long as it takes to scan every object the server holds (tens of ms with "
+        "thousands of games cached): see docs/operations.md",
+        type=click.IntRange(min=1),
+        default=100,
     ),
     _option(
         "--log-format",
@@ -310,6 +320,7 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]
             http_port=a.http_port,
             log_format=a.log_format,
             event_loop=a.event_loop,
+            gc_full_every=a.gc_full_every,
             log_level=a.log_level,
             shutdown_grace=a.shutdown_grace,
             shards=a.shards,

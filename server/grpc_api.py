@@ -24,7 +24,7 @@ from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 log = logging.getLogger("tabletop.api")
 TOKEN_HEADER = "x-seat-token"
 MAX_PAGE = 1000
-LEGAL_CACHE = 4096  # rendered legal-move answers kept: (game, version, seat) of recent turns
+LEGAL_CACHE = 1024  # rendered legal-move answers kept: (game, version, seat) of recent turns
 
 
 def _token(context: grpc.aio.ServicerContext) -> str | None:

@@ -180,6 +180,13 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     # it each one took 20-70 ms of the event loop, on the tail of every figure in bench P2.
     gc.collect()
     gc.freeze()
+    # Full collections are what pause the loop longest (every object the server holds is
+    # scanned); CPython runs one once per 10 middle-generation collections when the long-lived
+    # objects grew by a quarter, which a busy server reaches every 2-3 s as each move's state
+    # outlives the young collections. Reference counting frees all but cyclic garbage, so a
+    # full collection can be rarer: docs/operations.md, "Garbage collection".
+    young, middle, _full = gc.get_threshold()
+    gc.set_threshold(young, middle, settings.gc_full_every)
     live = None
     if settings.http_port is not None:  # the live spectator viewer, on this same loop
         try:
@@ -237,11 +244,12 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     log.info("signing with the key from %s, public key %s", signer.source, signer.public_key.hex())
     loop_type = type(asyncio.get_running_loop())
     log.info(
-        "serving on %s:%d with the %s store, on the %s event loop",
+        "serving on %s:%d with the %s store, on the %s event loop, collector thresholds %s",
         settings.host,
         port,
         settings.store,
         f"{loop_type.__module__}.{loop_type.__qualname__}",
+        "/".join(map(str, gc.get_threshold())),
     )
     print(f"tabletop server listening on {settings.host}:{port} ({settings.store})", flush=True)
     if port_file is not None:

@@ -119,8 +119,10 @@ def _items(desc: Any, items: Any) -> list[dict[str, Any]]:
 # The keyword arguments of frozen (immutable) dataclasses already rendered, by identity:
 # the cards, options and other shared parts of a game's state reach every view and event
 # rendered for every viewer of every move. An entry holds its value, so the id cannot be
-# reused while it is kept; the whole memo is dropped when full.
-MEMO_SIZE = 1 << 14
+# reused while it is kept; the whole memo is dropped when full. Sized for a few moves' worth
+# (every viewer of a move shares it), not for every game: each entry is several objects that
+# every full garbage collection scans (docs/operations.md, "Garbage collection").
+MEMO_SIZE = 1 << 11
 _MEMO: dict[int, tuple[Any, Any, dict[str, Any]]] = {}
 
 

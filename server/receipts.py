@@ -80,7 +80,7 @@ class Sealer:
     are keyed by the move's chain head, which no other move can share.
     """
 
-    LATEST_GAMES = 1000
+    LATEST_GAMES = 256  # the replies and streams that follow a move use them within ms
 
     def __init__(self, signer: Signer) -> None:
         self.signer = signer

@@ -123,7 +123,7 @@ def cards_of(ids: Iterable[int]) -> tuple[Card, ...]:
     return _cards_of(ids if type(ids) is tuple else tuple(ids))
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=2048)
 def _cards_of(ids: tuple[int, ...]) -> tuple[Card, ...]:
     return tuple(CARDS[i] for i in ids)
 

@@ -397,7 +397,10 @@ def _number_takes(
     return tuple(out)
 
 
-@lru_cache(maxsize=200_000)
+# Why 1,024: the hits come from one move asking again for the same hand (legal commands, then
+# the decision); a larger memo hit no more often in self-play of every mode, and its entries
+# (a dozen objects each) lengthened the server's full garbage collections.
+@lru_cache(maxsize=1024)
 def legal_shapes(hand: Vec, rules: PlayRules, need: Need, reference: int) -> tuple[PlayShape, ...]:
     """Every legal play from ``hand``, one per kind vector (and per combo reading)."""
     shapes: list[PlayShape] = []

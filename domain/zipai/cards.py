@@ -59,7 +59,7 @@ def cards(card_ids: tuple[int, ...] | list[int]) -> tuple[Card, ...]:
     return _cards(card_ids if type(card_ids) is tuple else tuple(card_ids))
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=2048)
 def _cards(card_ids: tuple[int, ...]) -> tuple[Card, ...]:
     return tuple(card(i) for i in card_ids)
 

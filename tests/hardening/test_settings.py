@@ -4,6 +4,7 @@ traceback; booleans such as ``off`` mean false; ``--help`` lists every variable.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import subprocess
@@ -53,6 +54,7 @@ def one_line(result: Any, *words: str) -> str:
         ([], {"TABLETOP_MAX_BATCH": "0"}, ["TABLETOP_MAX_BATCH"]),
         (["--store", "mysql"], {}, ["--store", "mysql"]),
         (["--metrics-port", "70000"], {}, ["--metrics-port"]),
+        (["--gc-full-every", "0"], {}, ["--gc-full-every"]),
     ],
 )
 def test_a_bad_value_stops_the_server_with_one_line(
@@ -97,6 +99,18 @@ def test_create_tables_off_through_a_real_server(
             "SELECT count(*) FROM information_schema.tables WHERE table_name LIKE 'tabletop%'"
         ).fetchone()
     assert tables == (0,)
+
+
+@pytest.mark.parametrize(("env", "full"), [({}, 100), ({"TABLETOP_GC_FULL_EVERY": "37"}, 37)])
+def test_the_server_spaces_its_full_collections_as_set(env: dict[str, str], full: int) -> None:
+    """Full collections pause the event loop longest (docs/operations.md): the running
+    server applies ``--gc-full-every`` after its start-up freeze and names the thresholds."""
+    from clients.python.serverproc import ServerProcess
+
+    with ServerProcess(env=env) as running:
+        log = (running.data_dir / "server.log").read_text()
+    young, middle = gc.get_threshold()[:2]  # the server keeps CPython's own for the others
+    assert f"collector thresholds {young}/{middle}/{full}" in log, log[-2000:]
 
 
 def test_help_lists_every_environment_variable(tmp_path: Path) -> None:
