@@ -240,3 +240,48 @@ def test_limit_bookkeeping_in_process() -> None:
     now[0] = 100.0
     limits._prune_buckets(now[0])
     assert not limits._buckets  # idle buckets are forgotten (they would be full anyway)
+
+
+@pytest.mark.parametrize("limit", [5, 10_000])
+def test_open_games_are_counted_exactly_at_the_limit_and_rarely_below_it(limit: int) -> None:
+    """A client allowed many games used to have every one of them looked up on each
+    CreateGame (O(games) per call). Now they are looked up only at the limit, or when the
+    list has doubled since it was last pruned: the refusals are the same, and creating N
+    games costs O(N) look-ups in all."""
+    looked_up: list[uuid.UUID] = []
+    finished: dict[uuid.UUID, float] = {}
+
+    def finished_for(game_id: uuid.UUID) -> float | None:
+        looked_up.append(game_id)
+        return finished.get(game_id)
+
+    settings = LimitSettings(max_open_games_per_client=limit, finished_game_cooldown=60)
+    limits = Limits(settings, finished_for=finished_for)
+    created = 0
+    for n in range(3000):
+        try:
+            limits.check_create("c")
+        except Exception as e:
+            assert getattr(e, "reason", "") == "TOO_MANY_OPEN_GAMES"
+            assert created == limit and n == limit, (created, n)
+            # a game finished long ago frees its slot; one within its cool-down does not
+            first, second = list(limits._games["c"])[:2]
+            finished[first] = 30.0
+            with pytest.raises(Exception, match="TOO_MANY_OPEN_GAMES|open games"):
+                limits.check_create("c")
+            finished[second] = 61.0
+            limits.check_create("c")
+            break
+        gid = uuid.uuid4()
+        limits.created("c", str(gid))
+        created += 1
+    else:
+        assert limit > 3000
+    assert len(looked_up) <= 4 * (created + 64), len(looked_up)  # not created**2 / 2
+    if limit > 3000:  # far from the limit: the list is pruned, never counted per call
+        for gid in list(limits._games["c"])[:2500]:
+            finished[gid] = 61.0
+        for _ in range(3000):
+            limits.check_create("c")
+            limits.created("c", str(uuid.uuid4()))
+        assert len(limits._games["c"]) < 2 * 3500 + 64
