@@ -24,7 +24,7 @@ from server.grpc_api import TableServicer
 from server.health import StoreHealth
 from server.limits import Limits, LimitsInterceptor
 from server.logs import configure_logging
-from server.metrics import Metrics, RpcInterceptor, instrument_store
+from server.metrics import Metrics, RpcInterceptor, instrument_store, watch_collector
 from server.receipts import Sealer
 from server.service import TableServer
 from server.shards import Store, check_tables
@@ -119,6 +119,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         raise StartupError(str(exc)) from None
     store = build_store(settings)
     metrics = Metrics()  # in prometheus_client's default registry
+    watch_collector(metrics)  # for the life of the process
     for shard in store.shards:
         instrument_store(shard, metrics)
     for committer in store.committers:  # unknown outcomes settled (server/eventstore.py)

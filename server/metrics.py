@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import inspect
 import time
+from collections.abc import Callable
 from typing import Any
 
 import grpc
@@ -18,6 +20,7 @@ from server import logs
 RPC_TIMES = (5e-4, 1e-3, 2.5e-3, 5e-3, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 STORE_TIMES = (1e-4, 2.5e-4, 5e-4, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0)
 BATCH = tuple(2**i for i in range(10))  # events per group commit: 1, 2, 4 ... 512
+GC_PAUSES = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)  # seconds
 RPC = ("grpc_service", "grpc_method", "grpc_type")
 SHUTDOWN = "the server is shutting down; reconnect"
 STALLED = "the stream was not read for {seconds} s; reconnect"
@@ -53,6 +56,30 @@ class Metrics:
         )
         self.batch = hist("tabletop_commit_batch_events", "Events per commit.", buckets=BATCH)
         self.store_up = gauge("tabletop_store_up", "1 while every shard of the store works.")
+        self.gc_pause = hist(  # watch_collector: the tail of every call (docs/operations.md)
+            "tabletop_gc_pause_seconds",
+            "Cyclic garbage collections: how long each held the interpreter, by generation.",
+            ["generation"],
+            buckets=GC_PAUSES,
+        )
+
+
+def watch_collector(metrics: Metrics) -> Callable[[], None]:
+    """Time every collection of CPython's cyclic collector into ``tabletop_gc_pause_seconds``;
+    returns what stops it. Why: a collection holds the GIL, so the event loop and every call
+    in flight wait for it; a full one scans everything the server holds (docs/operations.md,
+    "Garbage collection"), and this is how an operator sees those pauses grow."""
+    by_generation = [metrics.gc_pause.labels(str(g)) for g in range(3)]
+    began = [0.0]
+
+    def callback(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            began[0] = time.perf_counter()
+        else:
+            by_generation[info["generation"]].observe(time.perf_counter() - began[0])
+
+    gc.callbacks.append(callback)
+    return lambda: gc.callbacks.remove(callback)
 
 
 def _timed(metrics: Metrics, op: str, fn: Any) -> Any:

@@ -215,3 +215,54 @@ def test_a_real_server_logs_json_lines_with_seat_peer_rule_and_field(tmp_path: P
     assert all(p["peer"].startswith("ipv4:127.0.0.1:") for p in plays)
     (read,) = [r for r in records if r.get("method") == "GetHistory"]
     assert read["field"] == "page_size" and read["seat"] == actor.seat
+
+
+def test_collector_pauses_are_timed_by_generation() -> None:
+    """Each cyclic collection holds the interpreter (docs/operations.md, "Garbage
+    collection"): every one is timed into tabletop_gc_pause_seconds, labelled with the
+    generation it collected, and a full one over a large heap shows as a longer pause."""
+    import gc
+
+    from server.metrics import watch_collector
+
+    metrics = Metrics(CollectorRegistry())
+    stop = watch_collector(metrics)
+    try:
+        gc.collect(0)
+        heap = [[i] for i in range(200_000)]  # tracked objects a full collection must visit
+        gc.collect(2)
+    finally:
+        stop()
+    counted = value(metrics, "tabletop_gc_pause_seconds_count", generation="2")
+    gc.collect(2)  # after stop(): not counted
+    assert value(metrics, "tabletop_gc_pause_seconds_count", generation="2") == counted
+
+    def count(generation: int) -> float:
+        return value(metrics, "tabletop_gc_pause_seconds_count", generation=str(generation))
+
+    assert count(0) >= 1 and count(2) >= 1, (count(0), count(2))
+    full = value(metrics, "tabletop_gc_pause_seconds_sum", generation="2")
+    assert full > 0.0 and len(heap) == 200_000
+    # the full collection over 200,000 lists is not under the smallest bucket
+    assert value(metrics, "tabletop_gc_pause_seconds_bucket", generation="2", le="0.0005") == 0
+
+
+def test_a_real_server_exports_its_collector_pauses(tmp_path: Path) -> None:
+    """The running server installs the hook: its /metrics has young-generation pauses once
+    it has served some calls."""
+    import urllib.request
+
+    from tests.hardening.common import metrics_port
+
+    flags = ["--metrics-port", "0", "--allow-prepared-deals"]
+    with ServerProcess(tmp_path / "data", extra=flags) as server:
+        port = metrics_port(server)
+        with TableClient(server.target) as client:
+            for seed in range(20):
+                seated_game(client, seed)
+        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read().decode()
+    young = [
+        line for line in text.splitlines()
+        if line.startswith('tabletop_gc_pause_seconds_count{generation="0"}')
+    ]
+    assert young and float(young[0].split()[-1]) > 0, young
