@@ -233,28 +233,48 @@ def view_proto(snap: Snapshot) -> pb.GameView:
         msg.seat = identity.seat
     if snap.reveal_deadline is not None:
         msg.reveal_deadline.FromDatetime(snap.reveal_deadline)
+    msg.MergeFrom(_public_part(table))
+    if game_view is not None:
+        msg.to_act.extend(to_act(table, viewer, game_view))
+    if snap.match is not None:
+        msg.match.CopyFrom(match_proto(snap.match, table.hand))
+    return msg
+
+
+def _public_part(table: tables.Table) -> pb.GameView:
+    """The part of a view that every viewer sees alike: the seats' names and commitments,
+    the outcome and the justice record. Made once per game state and merged into each
+    viewer's view (why: the sealer renders six views of every move at a 4-seat table; see
+    ``Sealer``). Kept for the last few states, by identity; callers must not change it."""
+    hit = _PUBLIC_PARTS.get(id(table))
+    if hit is not None and hit[0] is table:
+        return hit[1]
+    part = pb.GameView()
     for seat, info in enumerate(table.seats):
         if info is None:
-            msg.seats.add(seat=seat)
+            part.seats.add(seat=seat)
             continue
-        msg.seats.add(
+        part.seats.add(
             seat=seat,
             taken=True,
             player_name=info.player_name,
             contribution_commitment=info.commitment,
             contribution_status=_CONTRIBUTION[info.status],
         )
-    if game_view is not None:
-        msg.to_act.extend(to_act(table, viewer, game_view))
     outcome = table.outcome
     if outcome is not None:
-        msg.outcome.winners.extend(outcome.winners)
-        msg.outcome.scores.extend(outcome.scores)
-        msg.outcome.reason = outcome.reason
-    _justice_view(msg, table)
-    if snap.match is not None:
-        msg.match.CopyFrom(match_proto(snap.match, table.hand))
-    return msg
+        part.outcome.winners.extend(outcome.winners)
+        part.outcome.scores.extend(outcome.scores)
+        part.outcome.reason = outcome.reason
+    _justice_view(part, table)
+    if len(_PUBLIC_PARTS) >= PUBLIC_PARTS_KEPT:
+        _PUBLIC_PARTS.clear()
+    _PUBLIC_PARTS[id(table)] = (table, part)
+    return part
+
+
+PUBLIC_PARTS_KEPT = 64  # game states whose public view part is kept (each holds its state)
+_PUBLIC_PARTS: dict[int, tuple[tables.Table, pb.GameView]] = {}
 
 
 def match_proto(match: matches.Match, hand: int = 0) -> pb.MatchView:

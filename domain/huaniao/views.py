@@ -135,24 +135,8 @@ def view(s: HuaniaoState, viewer: Viewer) -> View:
     viewer = effective_viewer(viewer, s.phase == Phase.ENDED)
     arbiter = viewer.role == Role.ARBITER
     me = viewer.seat if viewer.role == Role.SEAT else None
-    owed = {p.seat: p.count for p in s.pending_discards}
-    guesses = {g.seat: g.card_class for g in s.guesses}
-    seats = tuple(
-        SeatView(
-            seat=seat,
-            hand_count=len(h.cards),
-            cards=cards_of(h.cards) if arbiter or seat == me or hand_open(s, seat) else (),
-            turns_taken=s.turns_taken[seat],
-            seasons=seasons_of(s, seat),
-            dance_banned=dance_banned(s, seat),
-            cool_banned=s.cool_ban_at[seat] == s.turns_taken[seat],
-            owes_discard=owed.get(seat, 0),
-            has_guessed=seat in guesses,
-            guess=guesses.get(seat) if arbiter or seat == me else None,
-            open_hand=hand_open(s, seat),
-        )
-        for seat, h in enumerate(s.hands)
-    )
+    both = _seat_views(s)
+    seats = tuple(both[seat][arbiter or seat == me] for seat in range(len(s.hands)))
     lp = s.last_play
     return View(
         viewer_seat=me,
@@ -188,6 +172,47 @@ def view(s: HuaniaoState, viewer: Viewer) -> View:
         end_reason=s.end_reason,
         hand_limit_enforced=enforced_limit(s) is not None,
     )
+
+
+def _seat_views(s: HuaniaoState) -> tuple[tuple[SeatView, SeatView], ...]:
+    """Each seat as others see it and as it (or the arbiter) sees itself, made once per state.
+
+    Why: the server renders every viewer's view after each move (a 4-seat table has six
+    viewers), and a seat looks the same to every viewer but itself and the arbiter. Sharing
+    the objects lets the renderer reuse a seat's rendering by identity (server/protoconv.py)
+    instead of walking 24 seat views a move. Kept for the last few states, by identity, like
+    ``domain.engine.remembers_folds``."""
+    hit = _SEAT_VIEWS.get(id(s))
+    if hit is not None and hit[0] is s:
+        return hit[1]
+    owed = {p.seat: p.count for p in s.pending_discards}
+    guesses = {g.seat: g.card_class for g in s.guesses}
+    out = []
+    for seat, h in enumerate(s.hands):
+        shown = hand_open(s, seat)
+        public = SeatView(
+            seat=seat,
+            hand_count=len(h.cards),
+            cards=cards_of(h.cards) if shown else (),
+            turns_taken=s.turns_taken[seat],
+            seasons=seasons_of(s, seat),
+            dance_banned=dance_banned(s, seat),
+            cool_banned=s.cool_ban_at[seat] == s.turns_taken[seat],
+            owes_discard=owed.get(seat, 0),
+            has_guessed=seat in guesses,
+            guess=None,
+            open_hand=shown,
+        )
+        own = replace(public, cards=cards_of(h.cards), guess=guesses.get(seat))
+        out.append((public, own))
+    if len(_SEAT_VIEWS) >= SEAT_VIEWS_KEPT:
+        _SEAT_VIEWS.clear()
+    views = _SEAT_VIEWS[id(s)] = (s, tuple(out))
+    return views[1]
+
+
+SEAT_VIEWS_KEPT = 64  # states whose seat views are kept (each entry holds its state)
+_SEAT_VIEWS: dict[int, tuple[HuaniaoState, tuple[tuple[SeatView, SeatView], ...]]] = {}
 
 
 def _sees(viewer: Viewer, *seats: int) -> bool:

@@ -123,12 +123,19 @@ def _opt(cid: int | None) -> Card | None:
     return None if cid is None else card(cid)
 
 
-def view(state: State, viewer: Viewer) -> View:
-    arbiter = viewer.role is Role.ARBITER
-    seats = []
+def _seat_views(state: State) -> tuple[tuple[SeatView, SeatView], ...]:
+    """Each seat as others see it and as it (or the arbiter) sees itself, made once per state.
+
+    Why: the server renders every viewer's view after each move, and a seat looks the same
+    to every viewer but itself and the arbiter; shared objects let the renderer reuse a
+    seat's rendering by identity (server/protoconv.py). Kept for the last few states, by
+    identity, like ``domain.engine.remembers_folds``."""
+    hit = _SEAT_VIEWS.get(id(state))
+    if hit is not None and hit[0] is state:
+        return hit[1]
+    out = []
     for s in state.seats:
-        mine = _sees_seat(viewer, s.seat)
-        seats.append(
+        public, own = (
             SeatView(
                 seat=s.seat,
                 active=s.active,
@@ -141,7 +148,23 @@ def view(state: State, viewer: Viewer) -> View:
                 played=s.played,
                 guo_hu_fan=s.guo_hu_fan if mine else None,
             )
+            for mine in (False, True)
         )
+        out.append((public, own))
+    if len(_SEAT_VIEWS) >= SEAT_VIEWS_KEPT:
+        _SEAT_VIEWS.clear()
+    kept = _SEAT_VIEWS[id(state)] = (state, tuple(out))
+    return kept[1]
+
+
+SEAT_VIEWS_KEPT = 64  # states whose seat views are kept (each entry holds its state)
+_SEAT_VIEWS: dict[int, tuple[State, tuple[tuple[SeatView, SeatView], ...]]] = {}
+
+
+def view(state: State, viewer: Viewer) -> View:
+    arbiter = viewer.role is Role.ARBITER
+    both = _seat_views(state)
+    seats = [both[i][_sees_seat(viewer, s.seat)] for i, s in enumerate(state.seats)]
     if state.phase is Phase.DISCARD:
         awaiting: tuple[int, ...] = (state.turn,)
     elif arbiter:
