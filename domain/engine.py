@@ -20,7 +20,7 @@ import enum
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 
 class Role(enum.Enum):
@@ -198,6 +198,37 @@ def instance(cls: type[T], fields: dict[str, Any]) -> T:
     new = object.__new__(cls)
     new.__dict__.update(fields)
     return new
+
+
+R = TypeVar("R")
+
+
+class RememberedPerState(Generic[S, R]):
+    """``fn(state)`` answered from memory for the last ``size`` states it was asked about.
+
+    Why: the server renders every viewer's view of one state in a row (server/receipts.py),
+    and parts that every viewer shares are then made once. States are frozen, so an answer
+    stays right; entries are found by the state's ``id`` and checked by identity against the
+    state they keep alive, so a reused ``id`` never answers for another object. The memo
+    is dropped whole when full (``clear`` drops it at any time)."""
+
+    def __init__(self, fn: Callable[[S], R], size: int = 64) -> None:
+        self.fn, self.size = fn, size
+        self._memo: dict[int, tuple[S, R]] = {}
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, state: S) -> R:
+        hit = self._memo.get(id(state))
+        if hit is not None and hit[0] is state:
+            return hit[1]
+        out = self.fn(state)
+        if len(self._memo) >= self.size:
+            self._memo.clear()
+        self._memo[id(state)] = (state, out)
+        return out
+
+    def clear(self) -> None:
+        self._memo.clear()
 
 
 def remembers_folds(evolve: Callable[[S, Any], S], size: int = 256) -> Callable[[S, Any], S]:

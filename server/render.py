@@ -15,7 +15,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from domain import match as matches
 from domain import table as tables
-from domain.engine import ARBITER, MalformedCommand, Role, Viewer
+from domain.engine import ARBITER, MalformedCommand, RememberedPerState, Role, Viewer
 from domain.registry import rules_for
 from domain.table import deal, records
 from domain.table.justice import facts as J
@@ -241,14 +241,11 @@ def view_proto(snap: Snapshot) -> pb.GameView:
     return msg
 
 
-def _public_part(table: tables.Table) -> pb.GameView:
+def _make_public_part(table: tables.Table) -> pb.GameView:
     """The part of a view that every viewer sees alike: the seats' names and commitments,
-    the outcome and the justice record. Made once per game state and merged into each
-    viewer's view (why: the sealer renders six views of every move at a 4-seat table; see
-    ``Sealer``). Kept for the last few states, by identity; callers must not change it."""
-    hit = _PUBLIC_PARTS.get(id(table))
-    if hit is not None and hit[0] is table:
-        return hit[1]
+    the outcome and the justice record. Made once per game state (``_public_part``) and
+    merged into each viewer's view (why: the sealer renders six views of every move at a
+    4-seat table; see ``Sealer``). Callers must not change it."""
     part = pb.GameView()
     for seat, info in enumerate(table.seats):
         if info is None:
@@ -267,14 +264,10 @@ def _public_part(table: tables.Table) -> pb.GameView:
         part.outcome.scores.extend(outcome.scores)
         part.outcome.reason = outcome.reason
     _justice_view(part, table)
-    if len(_PUBLIC_PARTS) >= PUBLIC_PARTS_KEPT:
-        _PUBLIC_PARTS.clear()
-    _PUBLIC_PARTS[id(table)] = (table, part)
     return part
 
 
-PUBLIC_PARTS_KEPT = 64  # game states whose public view part is kept (each holds its state)
-_PUBLIC_PARTS: dict[int, tuple[tables.Table, pb.GameView]] = {}
+_public_part = RememberedPerState(_make_public_part)
 
 
 def match_proto(match: matches.Match, hand: int = 0) -> pb.MatchView:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from domain.engine import Role, RuleViolation, Viewer, effective_viewer
+from domain.engine import RememberedPerState, Role, RuleViolation, Viewer, effective_viewer
 from domain.huaniao.cards import CLASS_NAME, NAME, Card, CardClass, cards_of
 from domain.huaniao.commands import ChangeSeason, Discard, EndTurn, Guess, PassGuess, Perch, Play
 from domain.huaniao.events import (
@@ -174,17 +174,13 @@ def view(s: HuaniaoState, viewer: Viewer) -> View:
     )
 
 
-def _seat_views(s: HuaniaoState) -> tuple[tuple[SeatView, SeatView], ...]:
-    """Each seat as others see it and as it (or the arbiter) sees itself, made once per state.
+def _make_seat_views(s: HuaniaoState) -> tuple[tuple[SeatView, SeatView], ...]:
+    """Each seat as others see it and as it (or the arbiter) sees itself.
 
-    Why: the server renders every viewer's view after each move (a 4-seat table has six
-    viewers), and a seat looks the same to every viewer but itself and the arbiter. Sharing
-    the objects lets the renderer reuse a seat's rendering by identity (server/protoconv.py)
-    instead of walking 24 seat views a move. Kept for the last few states, by identity, like
-    ``domain.engine.remembers_folds``."""
-    hit = _SEAT_VIEWS.get(id(s))
-    if hit is not None and hit[0] is s:
-        return hit[1]
+    Why once per state (``_seat_views``): the server renders every viewer's view after each
+    move (a 4-seat table has six viewers), and a seat looks the same to every viewer but
+    itself and the arbiter. Sharing the objects lets the renderer reuse a seat's rendering
+    by identity (server/protoconv.py) instead of walking 24 seat views a move."""
     owed = {p.seat: p.count for p in s.pending_discards}
     guesses = {g.seat: g.card_class for g in s.guesses}
     out = []
@@ -205,14 +201,10 @@ def _seat_views(s: HuaniaoState) -> tuple[tuple[SeatView, SeatView], ...]:
         )
         own = replace(public, cards=cards_of(h.cards), guess=guesses.get(seat))
         out.append((public, own))
-    if len(_SEAT_VIEWS) >= SEAT_VIEWS_KEPT:
-        _SEAT_VIEWS.clear()
-    views = _SEAT_VIEWS[id(s)] = (s, tuple(out))
-    return views[1]
+    return tuple(out)
 
 
-SEAT_VIEWS_KEPT = 64  # states whose seat views are kept (each entry holds its state)
-_SEAT_VIEWS: dict[int, tuple[HuaniaoState, tuple[tuple[SeatView, SeatView], ...]]] = {}
+_seat_views = RememberedPerState(_make_seat_views)
 
 
 def _sees(viewer: Viewer, *seats: int) -> bool:

@@ -13,7 +13,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from domain.engine import Role, Viewer
+from domain.engine import RememberedPerState, Role, Viewer
 from domain.zipai.cards import Card, card, card_name, cards
 from domain.zipai.commands import (
     Chi,
@@ -123,16 +123,12 @@ def _opt(cid: int | None) -> Card | None:
     return None if cid is None else card(cid)
 
 
-def _seat_views(state: State) -> tuple[tuple[SeatView, SeatView], ...]:
-    """Each seat as others see it and as it (or the arbiter) sees itself, made once per state.
+def _make_seat_views(state: State) -> tuple[tuple[SeatView, SeatView], ...]:
+    """Each seat as others see it and as it (or the arbiter) sees itself.
 
-    Why: the server renders every viewer's view after each move, and a seat looks the same
-    to every viewer but itself and the arbiter; shared objects let the renderer reuse a
-    seat's rendering by identity (server/protoconv.py). Kept for the last few states, by
-    identity, like ``domain.engine.remembers_folds``."""
-    hit = _SEAT_VIEWS.get(id(state))
-    if hit is not None and hit[0] is state:
-        return hit[1]
+    Why once per state (``_seat_views``): the server renders every viewer's view after each
+    move, and a seat looks the same to every viewer but itself and the arbiter; shared
+    objects let the renderer reuse a seat's rendering by identity (server/protoconv.py)."""
     out = []
     for s in state.seats:
         public, own = (
@@ -151,14 +147,10 @@ def _seat_views(state: State) -> tuple[tuple[SeatView, SeatView], ...]:
             for mine in (False, True)
         )
         out.append((public, own))
-    if len(_SEAT_VIEWS) >= SEAT_VIEWS_KEPT:
-        _SEAT_VIEWS.clear()
-    kept = _SEAT_VIEWS[id(state)] = (state, tuple(out))
-    return kept[1]
+    return tuple(out)
 
 
-SEAT_VIEWS_KEPT = 64  # states whose seat views are kept (each entry holds its state)
-_SEAT_VIEWS: dict[int, tuple[State, tuple[tuple[SeatView, SeatView], ...]]] = {}
+_seat_views = RememberedPerState(_make_seat_views)
 
 
 def view(state: State, viewer: Viewer) -> View:

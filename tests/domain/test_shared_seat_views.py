@@ -32,10 +32,10 @@ def test_shared_seat_views_change_nothing_a_viewer_sees(
     viewers = [Viewer.of_seat(s) for s in range(seats)] + [SPECTATOR, ARBITER]
     for state in played.states[:: max(1, len(played.states) // 40)]:
         shared = [module.view(state, v) for v in viewers]
-        module._SEAT_VIEWS.clear()  # from scratch: no seat view kept from another viewer
+        module._seat_views.clear()  # from scratch: no seat view kept from another viewer
         fresh = [module.view(state, v) for v in viewers]
         for v, a in zip(viewers, shared, strict=True):
-            module._SEAT_VIEWS.clear()
+            module._seat_views.clear()
             assert a == module.view(state, v), f"seed {seed}, {label}, {v}"
         assert shared == fresh, f"seed {seed}, {label}"
         if shared[-2] == shared[-1]:
