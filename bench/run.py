@@ -167,8 +167,12 @@ def _merged_targets(old: list[str], fresh: list[str]) -> list[str]:
 
 def _merged(old: list[str], sections: list[list[str]]) -> list[str]:
     """``old`` with each of ``sections`` in place of the section of the same ``## `` title,
-    or before the first section not written by a run (the notes) if it is new."""
+    or before the notes if it is new; the notes (the reading of the figures, which ends the
+    document) are bench/notes.md as it is now, as a full run writes them."""
+    notes = NOTES.read_text().splitlines() if NOTES.exists() else []
     out = list(old)
+    if notes and notes[0] in out:
+        out = out[: out.index(notes[0])]
     for section in sections:
         title = section[0]
         starts = [i for i, line in enumerate(out) if line.startswith("## ")]
@@ -177,10 +181,8 @@ def _merged(old: list[str], sections: list[list[str]]) -> list[str]:
             end = next((j for j in starts if j > i), len(out))
             out[i:end] = [*section, ""]
         else:
-            notes = NOTES.read_text().splitlines() if NOTES.exists() else []
-            at = next((j for j in starts if out[j] in notes), len(out))
-            out[at:at] = [*section, ""]
-    return out
+            out += [*section, ""]
+    return out + notes
 
 
 def _pg_version() -> str:

@@ -32,7 +32,7 @@ class Settings:
     http_port: int | None = None  # the live spectator viewer (server/webview.py); None: off
     log_format: str = "text"  # text (key=value) | json
     event_loop: str = "asyncio"  # asyncio | uvloop
-    gc_full_every: int = 100  # young-generation collections between full ones, at most
+    gc_full_every: int = 100  # middle-generation collections between full ones, at least
     log_level: str = "info"  # debug logs every call; info logs writes, refusals, streams
     shutdown_grace: float = 5.0
     shards: str = ""  # postgres: TABLETOP_SHARDS, see server.shards.parse_shards

@@ -43,3 +43,18 @@ def test_every_bench_section_runs_and_writes_its_table(tmp_path: Path) -> None:
     assert "moves failed" not in text, text
     # the smoke run never touches the published figures
     assert (docs.read_bytes() if docs.exists() else b"") == before
+
+
+def test_a_merged_run_keeps_other_sections_and_takes_the_notes_as_they_are_now() -> None:
+    """``make bench ARGS='--only X --merge'``: section X is replaced, the others keep their
+    figures, a new section goes before the notes, and the notes are bench/notes.md's
+    current text (they used to stay as the last full run left them)."""
+    from bench.run import NOTES, _merged
+
+    notes = NOTES.read_text().splitlines()
+    old = ["# Benchmarks", "", "## A", "old a", "", "## B", "old b", "", notes[0], "stale notes"]
+    out = _merged(old, [["## B", "new b"], ["## C", "new c"]])
+    assert out[: out.index(notes[0])] == [
+        "# Benchmarks", "", "## A", "old a", "", "## B", "new b", "", "## C", "new c", "",
+    ]
+    assert out[out.index(notes[0]) :] == notes and "stale notes" not in out
