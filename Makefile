@@ -36,7 +36,7 @@ browser: $(STAMP) ## install headless chromium + chromedriver for the browser te
 	$(BIN)/python -m tests.support.browser
 
 run: gen ## start a development server on 127.0.0.1:50051, SQLite in ./data, prepared deals allowed (ARGS="--help" for flags)
-	$(BIN)/python -m server.main --allow-prepared-deals $(ARGS)
+	$(BIN)/python -m server.startup.main --allow-prepared-deals $(ARGS)
 
 lint: gen ## ruff and mypy
 	$(BIN)/ruff check domain server clients tests bench
@@ -57,7 +57,7 @@ selfplay: gen ## issue 14's heavy self-play: 2,000 random games per mode and per
 		tests/domain/zipai/test_zipai_selfplay.py::test_random_hands_end_in_hu_or_huang_zhuang $(ARGS)
 
 migrate: gen ## create the PostgreSQL tables once, before starting replicas (POSTGRES_* settings)
-	$(BIN)/python -m server.migrate --store postgres $(ARGS)
+	$(BIN)/python -m server.startup.migrate --store postgres $(ARGS)
 
 demo: gen ## four bots play a 基本-mode game over gRPC while one seat's stream is printed
 	$(BIN)/python -m clients.python.demo $(ARGS)

@@ -246,7 +246,7 @@ def server_for(store: str, stack: ExitStack) -> Iterator[ServerProcess]:
             yield server
         return
     from bench.common import pg_env, postgres
-    from server.migrate import migrate_shard
+    from server.startup.migrate import migrate_shard
 
     pg = stack.enter_context(postgres())
     env = pg_env(pg, create=False)

@@ -23,8 +23,8 @@ from typing import Any
 from clients.python.bots import Policy, heuristic_choice, random_choice
 from domain.engine import GameRules, Viewer
 from domain.registry import rules_for
-from server.protoconv import fill
-from server.render import move_proto
+from server.wire.protoconv import fill
+from server.wire.render import move_proto
 from tabletop.huaniao.v1 import huaniao_pb2
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
@@ -45,7 +45,7 @@ def default_options(kind: str) -> Any:
 
 
 def seat_view(kind: str, rules: GameRules, state: Any, seat: int) -> pb.GameView:
-    """The GameView the API gives ``seat`` (the game part and to_act, as server/render.py
+    """The GameView the API gives ``seat`` (the game part and to_act, as server/wire/render.py
     builds them; the table part -- names, justice -- plays no role in a move)."""
     game_view = rules.view(state, Viewer.of_seat(seat))
     msg = pb.GameView(role=pb.ROLE_SEAT, seat=seat, phase=pb.GAME_PHASE_PLAYING)

@@ -11,12 +11,12 @@ from typing import Any
 from bench import passgame
 from domain import table as tables
 from domain.registry import register
-from server.eventstore import GameAggregate
+from server.store.eventstore import GameAggregate
 from tests.support.pgserver import PgServer
 
 register(passgame.RULES)
 
-# The per-client limits (server/limits.py) guard a public server; one load generator is one
+# The per-client limits (server/transport/limits.py) guard a public server; one load generator is one
 # client opening thousands of games and streams, so benchmarks lift them.
 SERVER_FLAGS = [
     "--max-open-games-per-client", "100000000",

@@ -84,7 +84,7 @@ async def _serve_baseline(port_file: Path) -> None:
     )
     from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-    from server.main import GRPC_OPTIONS
+    from server.startup.main import GRPC_OPTIONS
 
     server = grpc.aio.server(options=GRPC_OPTIONS)
     server.add_generic_rpc_handlers((handler,))
@@ -282,7 +282,7 @@ def replicas(layout: str, stack: ExitStack) -> Iterator[tuple[str, str, int]]:
         yield server.target, server.target, server.proc.pid
         return
     from bench.common import pg_env, postgres
-    from server.migrate import migrate_shard
+    from server.startup.migrate import migrate_shard
 
     pg = stack.enter_context(postgres())
     env = pg_env(pg, create=False)

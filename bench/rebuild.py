@@ -19,7 +19,8 @@ from pathlib import Path
 
 from bench import targets
 from bench.common import pass_game, pass_move, pg_env, postgres, sized
-from server.eventstore import SNAPSHOT_INTERVAL, GameAggregate, GroupCommitter, TableApplication
+from server.store.commit import GroupCommitter
+from server.store.eventstore import SNAPSHOT_INTERVAL, GameAggregate, TableApplication
 
 SIZES = (100, 1000, 5000)
 

@@ -1,6 +1,6 @@
 """What signing and receipts cost per move: the same games with them on and off.
 
-In process, through ``TableServer`` and ``server.receipts`` (what the servicer runs for each
+In process, through ``TableServer`` and ``server.wire.receipts`` (what the servicer runs for each
 call, minus the transport). Two loads per move:
 
 * *bare*: the awaited seat's LegalMoves and its Play with the reply the servicer builds
@@ -32,11 +32,11 @@ from domain import table as tables
 from domain.engine import ARBITER, Viewer
 from domain.registry import rules_for
 from domain.table import deal, records
-from server import receipts
-from server.eventstore import TableApplication
-from server.receipts import Sealer
-from server.service import TableServer
-from server.signing import Signer
+from server.store.eventstore import TableApplication
+from server.usecases.table_server import TableServer
+from server.wire import receipts
+from server.wire.receipts import Sealer
+from server.wire.signing import Signer
 
 GAMES = (("huaniao", 4), ("zipai", 3))
 

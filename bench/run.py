@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> None:
     doc: Path = args.output
     load_start = os.getloadavg()[0]
     # benchmarks measure capacity, not policy: servers they start (which read TABLETOP_*
-    # from this environment) do not rate-limit moves (server/limits.py, docs/reliability.md)
+    # from this environment) do not rate-limit moves (server/transport/limits.py, docs/reliability.md)
     os.environ.setdefault("TABLETOP_MOVE_RATE", "0")
     only = set(filter(None, args.only.split(",")))
     unknown = only - set(SECTIONS)

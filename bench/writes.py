@@ -29,7 +29,7 @@ from eventsourcing.domain import Aggregate
 
 from bench import targets
 from bench.common import pass_game, pass_move, pg_env, postgres, sized
-from server.shards import Store
+from server.store.shards import Store
 from tests.support.pgserver import PgServer
 
 CONCURRENCY = 64
@@ -169,7 +169,7 @@ def shards_section(quick: bool, pg: PgServer, pg2: PgServer) -> list[str]:
         "vs 1 shard | machine CPU busy |",
         "|---|---|---|---|---|---|",
     ]
-    from server.migrate import migrate_shard
+    from server.startup.migrate import migrate_shard
 
     first, same_server, other_server = pg_env(pg), pg_env(pg), pg_env(pg2)
     for env in (first, same_server, other_server):

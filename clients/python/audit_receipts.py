@@ -2,8 +2,8 @@
 --receipts FILE``.
 
 Each saved payload must be exactly what redaction of the record gives that viewer at that
-version, re-rendered through the server's own published rendering (``server.render``,
-``server.receipts``): in an appeal, a seat proves what it was shown. ``Replayed.
+version, re-rendered through the server's own published rendering (``server.wire.render``,
+``server.wire.receipts``): in an appeal, a seat proves what it was shown. ``Replayed.
 check_all_hashes`` recomputes every viewer's hashes of every seal, so a third party can show
 that no seat was sent other than its share of any move it holds a receipt for.
 """
@@ -19,10 +19,9 @@ from clients.python.receipts import check_payload, check_signature
 from domain import table as tables
 from domain.table import records as rec
 from domain.verify import AuditFailure, Record, moves
-from server import render
-from server.eventstore import StoredEvent
-from server.receipts import move_hashes, payload_bytes, render_move
-from server.service import seen_at
+from server.wire import render
+from server.wire.receipts import move_hashes, payload_bytes, render_move
+from server.wire.stored import StoredEvent, seen_at
 from tabletop.v1 import tabletop_pb2 as pb
 
 

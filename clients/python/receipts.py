@@ -28,7 +28,7 @@ from tabletop.v1 import tabletop_pb2 as pb
 def payload_bytes(
     events: list[pb.GameEvent] | None = None, view: pb.GameView | None = None
 ) -> bytes:
-    """The bytes a receipt covers (the proto's definition, as in server/receipts.py)."""
+    """The bytes a receipt covers (the proto's definition, as in server/wire/receipts.py)."""
     return pb.ReceiptPayload(events=events, view=view).SerializeToString(deterministic=True)
 
 

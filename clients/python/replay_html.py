@@ -19,10 +19,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from clients.python import web
 from clients.python.client import SeatClient, TableClient
 from clients.python.exports import export_lines
 from domain.verify import AuditFailure, AuditReport, Record, parse_export, verify
+from server.wire import page as web
 from tabletop.v1 import tabletop_pb2 as pb
 
 # What a passing verify has checked (domain/verify.py, verify's steps 1-4).
@@ -148,7 +148,7 @@ def _records(events: Iterable[pb.GameEvent]) -> list[Record]:
 
 def _from_export(records: list[Record], key: bytes | None) -> dict[str, Any]:
     from domain.engine import ARBITER, SPECTATOR, Viewer
-    from server.offline import record_kind, replay_records
+    from server.wire.offline import record_kind, replay_records
 
     if not records:
         raise AuditFailure("empty history")

@@ -46,7 +46,7 @@ _TRAMPOLINE = (
 
 
 class ServerProcess:
-    """``python -m server.main`` on 127.0.0.1 with a free port, SQLite in ``data_dir``."""
+    """``python -m server.startup.main`` on 127.0.0.1 with a free port, SQLite in ``data_dir``."""
 
     def __init__(
         self,
@@ -74,7 +74,7 @@ class ServerProcess:
         cmd = [
             sys.executable,
             "-m",
-            "server.main",
+            "server.startup.main",
             "--port",
             str(port),
             "--store",

@@ -25,7 +25,7 @@ from domain import table as tables
 from domain.registry import rules_for
 from domain.table import deal, records
 from domain.verify import AuditFailure, Record, moves, parse_export, verify
-from server.signing import Signer
+from server.wire.signing import Signer
 from tests.api.helpers import huaniao_options, seated_game
 
 

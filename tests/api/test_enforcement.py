@@ -11,7 +11,7 @@ from clients.python.client import SeatClient, TableClient
 from domain.huaniao import Combo, Mode, Options, Play
 from domain.huaniao.cards import KIND_OF, CardKind
 from domain.huaniao.terms import Season
-from server.protoconv import fill_oneof
+from server.wire.protoconv import fill_oneof
 from tabletop.huaniao.v1 import huaniao_pb2 as hn
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.test_game_api import detail

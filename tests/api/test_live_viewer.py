@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from clients.python import web
 from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import TableClient
 from clients.python.serverproc import ServerProcess
+from server.wire import page as web
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import seated_game
 

@@ -64,7 +64,7 @@ def test_the_breaking_check_catches_a_breaking_change(tmp_path: Path) -> None:
 REASON_PATTERNS = (
     # RuleViolation("REASON", "rule", ...) across lines, in the domain and the table
     re.compile(r"RuleViolation\(\s*\"([A-Z][A-Z0-9_]+)\",\s*([^,]*)"),
-    # Exhausted("REASON", ...): server/limits.py
+    # Exhausted("REASON", ...): server/transport/limits.py
     re.compile(r"Exhausted\(\s*\"([A-Z][A-Z0-9_]+)\"()"),
     # ErrorInfo(reason="REASON", ...) built by the server
     re.compile(r"reason=\"([A-Z][A-Z0-9_]+)\"()"),

@@ -19,7 +19,7 @@ from clients.python.client import TableClient, reveal_and_start
 from clients.python.receipts import ReceiptLog, check_payload, check_signature, payload_bytes
 from domain.table import records
 from domain.verify import AuditFailure, Record, parse_export, verify
-from server.signing import KEY_FILE, Signer, read_key_file
+from server.wire.signing import KEY_FILE, Signer, read_key_file
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options
 

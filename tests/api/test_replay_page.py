@@ -7,14 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from clients.python import web
 from clients.python.audit import export_lines, parse_lines
 from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import TableClient
 from clients.python.replay_html import write_replay_page
 from clients.python.serverproc import ServerProcess
 from domain.engine import ARBITER, SPECTATOR, Viewer
-from server.offline import replay_records
+from server.wire import page as web
+from server.wire.offline import replay_records
 from tests.api.helpers import seated_game
 from tests.browser.pages import page_data
 

@@ -685,7 +685,7 @@ def test_a_timed_out_discard_is_made_for_the_seat() -> None:
 
 def test_every_seat_owing_a_discard_times_out_at_once() -> None:
     """雀舞满山 (all draw 3, limit -1) leaves seats 0 and 2 over the limit; the clock runs out
-    for both (server/timers.py: time_out_all): each draws its penalty card, which adds to
+    for both (server/usecases/timers.py: time_out_all): each draws its penalty card, which adds to
     what it owes, and the discard is made for it in order."""
     options = Options(mode=Mode.REGULAR)
     hands = ["鸟鸟鸟鸟鸟鸟鸟十", "鸟鸟鸟鸟鸟鸟十十", "鸟鸟鸟鸟十十十十"]

@@ -35,8 +35,8 @@ import pytest
 
 from clients.python.client import SeatClient, TableClient
 from clients.python.serverproc import ServerProcess
-from server.eventstore import TableApplication
-from server.shards import shard_envs
+from server.store.eventstore import TableApplication
+from server.store.shards import shard_envs
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options
 from tests.hardening.common import env_int, record_figure
@@ -143,7 +143,7 @@ def wait_for(check: Callable[[], bool], timeout: float, what: str) -> None:
 
 def migrate(env: dict[str, str]) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "server.migrate", "--store", "postgres"],
+        [sys.executable, "-m", "server.startup.migrate", "--store", "postgres"],
         env={**os.environ, **env}, cwd=ROOT, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert out.returncode == 0, out.stderr

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def migrate(env: dict[str, str], *flags: str) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "server.migrate", "--store", "postgres", *flags],
+        [sys.executable, "-m", "server.startup.migrate", "--store", "postgres", *flags],
         env={**os.environ, **env},
         cwd=ROOT,
         capture_output=True,

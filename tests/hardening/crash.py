@@ -42,7 +42,7 @@ import grpc
 from clients.python.client import TOKEN_HEADER
 from clients.python.serverproc import ServerProcess
 from domain import table as tables
-from server.eventstore import TableApplication
+from server.store.eventstore import TableApplication
 from tabletop.huaniao.v1 import huaniao_pb2
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc

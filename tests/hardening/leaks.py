@@ -1,6 +1,6 @@
 """Leak hunt at the server's render layer, in process: the same code path as the gRPC API
-(``server.service.TableServer`` for every use case, ``server.render`` for every message,
-``server.errors.to_status`` for every refusal) minus the transport, so that thousands of
+(``server.usecases.TableServer`` for every use case, ``server.wire.render`` for every message,
+``server.transport.errors.to_status`` for every refusal) minus the transport, so that thousands of
 random games fit in a test run. tests/api/leakhunt.py hunts the same way over real gRPC.
 
 At every version the arbiter's view of the game gives what is hidden from each seat (the
@@ -24,7 +24,7 @@ play random legal moves, and the hunt renders, per viewer, what the API would se
   be refused with the same status, message and details up to the card id, so a refusal
   never tells where a hidden card is;
 * **receipts** (every Play and RevealContribution reply, view and Watch message carries one, as the servicer
-  builds them in ``server.receipts``): each is the viewer's own (its index and its nonce;
+  builds them in ``server.wire.receipts``): each is the viewer's own (its index and its nonce;
   the arbiter's only for the final move, which opens everything), hashes exactly the
   payload it came with, and is signed by the server's key; nobody is ever sent another
   viewer's nonce, which would let it test guesses of that viewer's cards against the seal.
@@ -56,12 +56,12 @@ from domain.engine import ARBITER, SPECTATOR, DomainError, Viewer
 from domain.registry import rules_for
 from domain.table import deal, records
 from domain.verify import AuditFailure
-from server import receipts, render
-from server.errors import to_status
-from server.eventstore import TableApplication
-from server.receipts import Sealer
-from server.service import TableServer
-from server.signing import Signer
+from server.store.eventstore import TableApplication
+from server.transport.errors import to_status
+from server.usecases.table_server import TableServer
+from server.wire import receipts, render
+from server.wire.receipts import Sealer
+from server.wire.signing import Signer
 from tabletop.v1 import tabletop_pb2 as pb
 
 PROBES = 3
@@ -311,7 +311,7 @@ class GameHunt:
 
     def stream(self, events: list[Any]) -> None:
         """Stored events as every seat's and the spectator's Watch renders a live batch (it
-        opens up only if it ended the game, as server.service.watch does)."""
+        opens up only if it ended the game, as server.usecases.watch does)."""
         table = self.table()
         ended = table.phase is tables.Phase.FINISHED
         for who, vw in enumerate(self.viewers):
@@ -337,7 +337,7 @@ class GameHunt:
     async def history(self) -> None:
         for who in (self.rng.randrange(self.n), self.n):
             _, evs, _, seen_as = await self.ts.history(self.gid, self.viewers[who], 0, 1000)
-            # mid-game: GetHistory (server/grpc_api.py) adds the stored form only after the end
+            # mid-game: GetHistory (server/transport/servicer.py) adds the stored form only after the end
             for e in render.events_proto(self.kind, evs, seen_as, complete=False):
                 self.record(e.version, who, e, "GetHistory")
 

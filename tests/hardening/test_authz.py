@@ -28,7 +28,8 @@ import pytest
 
 from clients.python.client import TOKEN_HEADER, TableClient
 from clients.python.serverproc import ServerProcess
-from server import service as service_module
+from server.usecases import games as service_module
+from server.usecases.table_server import TableServer as _TableServer
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 from tests.api.helpers import huaniao_options
@@ -256,8 +257,8 @@ def test_joining_a_free_seat_needs_no_token_and_a_token_grants_none(proc: Server
 def test_tokens_are_unguessable_and_never_stored(proc: ServerProcess) -> None:
     """Tokens come from ``secrets.token_urlsafe(24)``: 192 random bits, 32 url-safe
     characters, all distinct; the store holds only their SHA-256."""
-    src = inspect.getsource(service_module.TableServer.create_game)
-    src += inspect.getsource(service_module.TableServer.join_game)
+    src = inspect.getsource(_TableServer.create_game)
+    src += inspect.getsource(_TableServer.join_game)
     assert src.count("secrets.token_urlsafe(24)") == 2, "tokens must come from secrets"
     tokens: list[str] = []
     with TableClient(proc.target) as client:
@@ -285,8 +286,8 @@ def test_tokens_are_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch) -
     import asyncio
 
     from domain.engine import Role
-    from server.eventstore import TableApplication
-    from server.service import TableServer
+    from server.store.eventstore import TableApplication
+    from server.usecases.table_server import TableServer
 
     src = inspect.getsource(TableServer.authenticate)
     assert "hmac.compare_digest" in src
@@ -316,7 +317,7 @@ def test_tokens_are_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch) -
             assert viewer.role is Role.SEAT and viewer.seat == 3
             assert len(compared) >= 4  # the arbiter's hash and seats 0..3, each in constant time
             compared.clear()
-            from server.service import PermissionDenied
+            from server.usecases.games import PermissionDenied
 
             with pytest.raises(PermissionDenied):
                 await ts.authenticate(gid, "x" * 32)

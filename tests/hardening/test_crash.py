@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from clients.python.serverproc import ServerProcess
-from server.eventstore import TableApplication
-from server.migrate import migrate_shard
+from server.startup.migrate import migrate_shard
+from server.store.eventstore import TableApplication
 from tests.hardening.common import env_int, record_figure
 from tests.hardening.crash import CrashRun
 from tests.support.pgfixtures import PG

@@ -37,7 +37,7 @@ from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from clients.python.client import TOKEN_HEADER
-from server.service import MAX_CONCURRENT
+from server.usecases.play import MAX_CONCURRENT
 from tabletop.huaniao.v1 import huaniao_pb2
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
@@ -561,7 +561,7 @@ class Fuzzer:
 
 def stored_request_ids(db: Path) -> list[tuple[int, str]]:
     """(seat, request_id) of every stored move that carried one, read from SQLite directly."""
-    from server.eventstore import TableApplication
+    from server.store.eventstore import TableApplication
 
     app = TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(db)})
     try:

@@ -173,7 +173,7 @@ def test_retries_hold_across_a_restart_and_snapshots(tmp_path: Path) -> None:
         proc.cleanup()
 
 
-# --- CreateGame, JoinGame and StartGame keys (server/idempotency.py) ---------------------
+# --- CreateGame, JoinGame and StartGame keys (server/usecases/idempotency.py) ---------------------
 
 
 def test_keyed_create_join_and_start_return_their_original_replies(proc: ServerProcess) -> None:

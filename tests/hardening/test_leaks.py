@@ -22,9 +22,9 @@ from domain import table as tables
 from domain.engine import ARBITER, SPECTATOR, Viewer
 from domain.registry import rules_for
 from domain.table.deal import shuffle
-from server import render
-from server.eventstore import TableApplication
-from server.service import TableServer
+from server.store.eventstore import TableApplication
+from server.usecases.table_server import TableServer
+from server.wire import render
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.hardening.common import env_int, record_figure, server
 from tests.hardening.leaks import HuntResult, faces, hands_and_deck, hunt_many, options_for
@@ -57,7 +57,7 @@ def test_no_viewer_ever_learns_a_hidden_card(kind: str, chunk: int) -> None:
 
 
 def test_the_hunt_catches_a_to_act_that_names_claimants(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The bug this hunt found (fixed in server/render.py): GameView.to_act and
+    """The bug this hunt found (fixed in server/wire/render.py): GameView.to_act and
     PlayResponse.to_act listed the seats the game awaited to every viewer, and in a 川南字牌
     claim window those are the seats whose hands can claim the shown card. Reproducer:
     the old rendering, planted back, is caught."""
@@ -109,7 +109,7 @@ def test_the_hunt_catches_a_receipt_with_another_viewers_nonce(
 ) -> None:
     """Every viewer given the arbiter's receipt: its nonce would let a seat test guesses of
     every hand against the arbiter's hash in the seal."""
-    from server import receipts
+    from server.wire import receipts
 
     real = receipts.receipt
     monkeypatch.setattr(receipts, "receipt", lambda seal, table, viewer: real(seal, table, ARBITER))

@@ -1,8 +1,8 @@
-"""The limits of server/limits.py, each set low, each refusing with RESOURCE_EXHAUSTED and a
+"""The limits of server/transport/limits.py, each set low, each refusing with RESOURCE_EXHAUSTED and a
 detail, and each leaving the games untouched.
 
 The server runs with ``--client-id-header x-client-id`` so that one test process can act
-as several clients; without the flag a client is its IP address (see server/limits.py).
+as several clients; without the flag a client is its IP address (see server/transport/limits.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from google.rpc import error_details_pb2
 from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import TOKEN_HEADER, TableClient, reveal_and_start
 from clients.python.serverproc import ServerProcess
-from server.limits import Limits, LimitSettings, peer_host
+from server.transport.limits import Limits, LimitSettings, peer_host
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 from tests.api.helpers import history_versions, huaniao_options, seated_game

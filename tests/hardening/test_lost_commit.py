@@ -30,7 +30,7 @@ import pytest
 
 from clients.python.client import SeatClient, TableClient
 from clients.python.serverproc import ServerProcess
-from server.eventstore import TableApplication
+from server.store.eventstore import TableApplication
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options, the_move
 from tests.hardening.common import counter, env_int, record_figure
@@ -147,7 +147,7 @@ def history(client: TableClient, game: str, arbiter_token: str) -> list[pb.GameE
 def database(pg_server: PgServer) -> Iterator[dict[str, str]]:
     env = pg_server.env(pg_server.create_database(f"lost_{uuid.uuid4().hex[:8]}"))
     out = subprocess.run(
-        [sys.executable, "-m", "server.migrate", "--store", "postgres"],
+        [sys.executable, "-m", "server.startup.migrate", "--store", "postgres"],
         env={**__import__("os").environ, **env}, cwd=ROOT, capture_output=True, text=True,
         timeout=60,
     )  # fmt: skip

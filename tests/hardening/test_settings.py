@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from clients.python.client import TableClient
-from server.config import OPTIONS, from_args
+from server.startup.config import OPTIONS, from_args
 from tests.api.helpers import seated_game
 from tests.hardening.common import server
 from tests.support.pgfixtures import PG
@@ -24,9 +24,9 @@ from tests.support.pgserver import PgServer
 
 
 def run_server(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> Any:
-    """Start ``server.main`` and wait for it to exit (a server that starts is a failure)."""
+    """Start ``server.startup.main`` and wait for it to exit (a server that starts is a failure)."""
     return subprocess.run(
-        [sys.executable, "-m", "server.main", "--data-dir", str(tmp_path / "data"), *args],
+        [sys.executable, "-m", "server.startup.main", "--data-dir", str(tmp_path / "data"), *args],
         env={**os.environ, **(env or {})},
         capture_output=True,
         text=True,
@@ -88,7 +88,7 @@ def test_create_tables_off_through_a_real_server(
     env = {**pg_server.env(new_database()), "TABLETOP_CREATE_TABLES": "off"}
     result = run_server(tmp_path, "--store", "postgres", "--port", "0", env=env)
     assert result.returncode == 1
-    assert "server.migrate" in one_line(result)
+    assert "server.startup.migrate" in one_line(result)
     import psycopg
 
     with psycopg.connect(
@@ -115,7 +115,7 @@ def test_the_server_spaces_its_full_collections_as_set(env: dict[str, str], full
 
 def test_help_lists_every_environment_variable(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "server.main", "--help"], capture_output=True, text=True,
+        [sys.executable, "-m", "server.startup.main", "--help"], capture_output=True, text=True,
         timeout=30,
     )
     assert result.returncode == 0

@@ -28,8 +28,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from clients.python.client import SeatClient, TableClient
 from clients.python.serverproc import ServerProcess
-from server.eventstore import TableApplication
-from server.health import StoreHealth
+from server.store.eventstore import TableApplication
+from server.transport.health import StoreHealth
 from tests.api.helpers import history_versions, huaniao_options, seated_game
 from tests.api.test_ecosystem import scrape
 from tests.hardening.common import BAD_CODES, detail, server

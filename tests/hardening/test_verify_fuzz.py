@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from domain.table import records
 from domain.verify import AuditFailure, AuditReport, Record, moves, parse_export, verify
-from server.signing import Signer
+from server.wire.signing import Signer
 from tests.support.records import Finished, finished_game
 
 BOUND = 20.0  # seconds per input; genuine records of these games verify in well under 1 s

@@ -12,8 +12,9 @@ from domain.engine import ARBITER, Viewer
 from domain.zipai import Options
 from domain.zipai.commands import PassClaim
 from domain.zipai.state import Phase
-from server.eventstore import TableApplication
-from server.service import Aborted, TableServer
+from server.store.eventstore import TableApplication
+from server.usecases.games import Aborted
+from server.usecases.table_server import TableServer
 
 
 def test_two_claimers_answer_the_same_window_against_the_same_version() -> None:

@@ -1,4 +1,4 @@
-"""Matches in the server (server/service.py): hands dealt one after another at one table,
+"""Matches in the server (server/usecases/): hands dealt one after another at one table,
 the dealer rule between them, ready mode, Watch across hands, and restarts mid-match."""
 
 from __future__ import annotations
@@ -21,11 +21,12 @@ from domain.table import records as records_
 from domain.verify import MatchRecord, Record, verify_match
 from domain.zipai.options import DealerRule, ScoringProfile
 from domain.zipai.options import Options as ZipaiOptions
-from server import idempotency
-from server.eventstore import GameAggregate, TableApplication
-from server.receipts import Sealer
-from server.service import HandEvents, NextHand, TableServer
-from server.signing import Signer
+from server.store.eventstore import GameAggregate, TableApplication
+from server.usecases import idempotency
+from server.usecases.table_server import TableServer
+from server.usecases.watch import HandEvents, NextHand
+from server.wire.receipts import Sealer
+from server.wire.signing import Signer
 from tests.support.matchplay import _eager
 
 SEED = 31

@@ -10,8 +10,8 @@ from domain import table as tables
 from domain.engine import Viewer
 from domain.huaniao import Options
 from domain.huaniao.options import Mode
-from server.eventstore import TableApplication
-from server.service import TableServer
+from server.store.eventstore import TableApplication
+from server.usecases.table_server import TableServer
 
 
 def test_the_game_cache_is_bounded_and_forgotten_games_still_play() -> None:

@@ -1,4 +1,4 @@
-"""server.metrics and server.logs: store timing, the readiness probe, the structured log lines."""
+"""server.startup.metrics and server.transport.logs: store timing, the readiness probe, the structured log lines."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ from prometheus_client import CollectorRegistry
 from clients.python.client import TableClient
 from clients.python.serverproc import ServerProcess
 from domain.engine import MalformedCommand, RuleViolation
-from server import logs
-from server.errors import to_status
-from server.health import StoreHealth
-from server.logs import configure_logging
-from server.metrics import Metrics, instrument_store
+from server.startup.metrics import Metrics, instrument_store
+from server.transport import logs
+from server.transport.errors import to_status
+from server.transport.health import StoreHealth
+from server.transport.logs import configure_logging
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import seated_game
 
@@ -223,7 +223,7 @@ def test_collector_pauses_are_timed_by_generation() -> None:
     generation it collected, and a full one over a large heap shows as a longer pause."""
     import gc
 
-    from server.metrics import watch_collector
+    from server.startup.metrics import watch_collector
 
     metrics = Metrics(CollectorRegistry())
     stop = watch_collector(metrics)

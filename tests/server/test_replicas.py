@@ -17,9 +17,12 @@ import pytest
 from domain import table as tables
 from domain.engine import Viewer
 from domain.registry import register
-from server.eventstore import GameAggregate, StoredEvent
-from server.service import Aborted, HandEvents, TableServer
-from server.shards import Store, parse_shards, shard_envs
+from server.store.eventstore import GameAggregate
+from server.store.shards import Store, parse_shards, shard_envs
+from server.usecases.games import Aborted
+from server.usecases.table_server import TableServer
+from server.usecases.watch import HandEvents
+from server.wire.stored import StoredEvent
 from tests.support import fakegame
 from tests.support.pgfixtures import PG
 from tests.support.pgserver import PgServer
@@ -234,7 +237,7 @@ def test_shard_specs_parse() -> None:
 def test_games_spread_over_shards_and_read_back_from_theirs(
     layout: str, pg_server: PgServer, new_database: Callable[[], str]
 ) -> None:
-    from server.migrate import migrate_shard
+    from server.startup.migrate import migrate_shard
 
     base = dict(pg_server.env(new_database()), PERSISTENCE_MODULE="eventsourcing.postgres")
     if layout == "databases":

@@ -14,7 +14,7 @@ from clients.python.audit import signing_key, verify_game
 from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import TableClient, reveal_and_start
 from clients.python.serverproc import ServerProcess
-from server.signing import (
+from server.wire.signing import (
     KEY_FILE,
     Signer,
     SigningKeyError,
@@ -69,7 +69,7 @@ def test_the_key_tool_makes_and_prints_keys(tmp_path: Path) -> None:
     path = tmp_path / "k.pem"
 
     def tool(*args: str) -> subprocess.CompletedProcess[str]:
-        cmd = [sys.executable, "-m", "server.signing", *args]
+        cmd = [sys.executable, "-m", "server.wire.signing", *args]
         return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
 
     made = tool("new", str(path))

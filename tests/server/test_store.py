@@ -12,13 +12,8 @@ from eventsourcing.persistence import IntegrityError
 from domain import table as tables
 from domain.engine import RuleViolation
 from domain.registry import register
-from server.eventstore import (
-    SNAPSHOT_INTERVAL,
-    GameAggregate,
-    GroupCommitter,
-    TableApplication,
-    chain_hash,
-)
+from server.store.commit import GroupCommitter
+from server.store.eventstore import SNAPSHOT_INTERVAL, GameAggregate, TableApplication, chain_hash
 from tests.support import fakegame
 from tests.support.pgfixtures import PG
 
@@ -182,7 +177,7 @@ def test_writes_of_unknown_outcome_are_settled_by_reading_back(tmp_path: Path) -
     version is a conflict, and a store that stays unreadable ends in OutcomeUnknown."""
     from eventsourcing.persistence import OperationalError
 
-    from server.eventstore import OutcomeUnknown
+    from server.store.eventstore import OutcomeUnknown
 
     app = TableApplication(
         env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "u.db")}

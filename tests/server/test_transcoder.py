@@ -1,4 +1,4 @@
-"""The store's transcoder (server/eventstore.py, FastJSONTranscoder) and the library's
+"""The store's transcoder (server/store/eventstore.py, FastJSONTranscoder) and the library's
 JSONTranscoder read each other's stores: the same games, snapshots and match facts come
 back from a store written by either, whichever reads it. And for any state, however odd
 (floats, NaN, ints beyond 64 bits, UUIDs, datetimes, decimals, tuples, strings and objects
@@ -27,16 +27,16 @@ from domain.huaniao.options import Mode
 from domain.huaniao.options import Options as HuaniaoOptions
 from domain.zipai.options import Options as ZipaiOptions
 from domain.zipai.options import ScoringProfile
-from server.eventstore import (
+from server.store.eventstore import (
     SNAPSHOT_INTERVAL,
     FastJSONTranscoder,
     GameAggregate,
     MatchAggregate,
     TableApplication,
 )
-from server.receipts import Sealer
-from server.service import TableServer
-from server.signing import Signer
+from server.usecases.table_server import TableServer
+from server.wire.receipts import Sealer
+from server.wire.signing import Signer
 from tests.server.test_matches import play_match, seated
 from tests.support.records import play_random
 

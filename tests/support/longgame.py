@@ -21,8 +21,8 @@ from domain.huaniao.options import Mode
 from domain.registry import rules_for
 from domain.table import deal
 from domain.table.justice import facts as J
-from server.eventstore import GameAggregate, TableApplication
-from server.service import token_hash
+from server.store.eventstore import GameAggregate, TableApplication
+from server.usecases.games import token_hash
 
 
 def write_long_game(data_dir: Path, events: int, seed: int = 1) -> tuple[str, str]:

@@ -98,7 +98,7 @@ class PgServer:
         self.dir = Path(tempfile.mkdtemp(prefix="tabletop-pg-"))
         self.data = self.dir / "data"
         self.log_path = self.dir / "postgres.log"
-        self.signing_key = secrets.token_hex(32)  # server/signing.py: a seed as hex
+        self.signing_key = secrets.token_hex(32)  # server/wire/signing.py: a seed as hex
         if self.user is not None:
             os.chown(self.dir, self.user.pw_uid, self.user.pw_gid)
 

@@ -13,11 +13,11 @@ from domain import table as tables
 from domain.engine import ARBITER, Viewer
 from domain.registry import rules_for
 from domain.table import deal
-from server import render
-from server.eventstore import TableApplication
-from server.receipts import Sealer
-from server.service import TableServer
-from server.signing import Signer
+from server.store.eventstore import TableApplication
+from server.usecases.table_server import TableServer
+from server.wire import render
+from server.wire.receipts import Sealer
+from server.wire.signing import Signer
 
 
 @dataclass(frozen=True)

@@ -134,7 +134,7 @@ class Harness:
         return facts
 
     def timeout(self) -> list[Any]:
-        """The clock ran out: every awaited seat times out at once (as server/timers.py)."""
+        """The clock ran out: every awaited seat times out at once (as server/usecases/timers.py)."""
         facts = tables.time_out_all(self.table)
         self._append({"action": "timeout", "seat": None, "command": None}, facts)
         return facts

@@ -1,6 +1,6 @@
 """protos/tabletop/zipai/v1/zipai.proto mirrors the domain dataclasses field by field.
 
-The server translates by name (server/protoconv.py), so a field missing, renamed or of the
+The server translates by name (server/wire/protoconv.py), so a field missing, renamed or of the
 wrong type here would only fail at run time. The proto is compiled into a private descriptor
 pool (nothing is registered globally).
 """

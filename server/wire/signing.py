@@ -1,16 +1,16 @@
 """The server's Ed25519 signing key: it seals every move (domain/table/records.py, seal_body).
 
-Where the key comes from, first match wins (server/config.py):
+Where the key comes from, first match wins (server/startup/config.py):
 
 * ``TABLETOP_SIGNING_KEY``: the key itself (PEM, or the 32-byte seed as 64 hex digits), for
   secret stores that hand a process its secrets in the environment;
 * ``--signing-key FILE`` (``TABLETOP_SIGNING_KEY_FILE``): a key file, shared by every replica
-  of one deployment (make one with ``python -m server.signing new FILE``);
+  of one deployment (make one with ``python -m server.wire.signing new FILE``);
 * otherwise ``DATA_DIR/signing-key.pem``, made at first start with permissions 0600 and used
   from then on. PostgreSQL deployments must give the key: each replica making its own would
   sign one game with several keys.
 
-``python -m server.signing public FILE`` prints a key file's public key, so an operator can
+``python -m server.wire.signing public FILE`` prints a key file's public key, so an operator can
 publish it before the server ever runs; a running server serves it (GetSigningKey) and
 ``tabletop-audit key`` prints it.
 """
@@ -109,7 +109,7 @@ def load_signer(data_dir: Path, key_file: Path | None, key_text: str | None, sto
         raise SigningKeyError(
             "a PostgreSQL deployment needs one signing key for every replica: give it with "
             "--signing-key FILE or TABLETOP_SIGNING_KEY (make one with "
-            "`python -m server.signing new FILE`)"
+            "`python -m server.wire.signing new FILE`)"
         )
     path = data_dir / KEY_FILE
     try:
@@ -121,7 +121,7 @@ def load_signer(data_dir: Path, key_file: Path | None, key_text: str | None, sto
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2 or args[0] not in ("new", "public"):
-        print("usage: python -m server.signing new|public FILE", file=sys.stderr)
+        print("usage: python -m server.wire.signing new|public FILE", file=sys.stderr)
         return 2
     path = Path(args[1])
     try:

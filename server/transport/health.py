@@ -2,7 +2,7 @@
 
 A *store fault* is an error of the store itself, not of the request: a full disk, a SQLite
 file locked by another process, a lost database connection. Calls that meet one are
-answered UNAVAILABLE with a RetryInfo (server/errors.py), never INTERNAL, and nothing is
+answered UNAVAILABLE with a RetryInfo (server/transport/errors.py), never INTERNAL, and nothing is
 appended (the transaction was rolled back).
 
 Reads keep working on a full disk or a write-locked SQLite file, so a read probe alone would

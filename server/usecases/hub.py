@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from server.eventstore import StoredEvent
+from server.wire.stored import StoredEvent
 
 
 class Batch:

@@ -15,7 +15,7 @@ import grpc
 import prometheus_client
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
 
-from server import logs
+from server.transport import logs
 
 RPC_TIMES = (5e-4, 1e-3, 2.5e-3, 5e-3, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 STORE_TIMES = (1e-4, 2.5e-4, 5e-4, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0)
@@ -46,12 +46,12 @@ class Metrics:
         self.events = counter("tabletop_events_appended_total", "Events durably saved.")
         self.store = hist("tabletop_store_seconds", "Store call time.", ["op"], buckets=STORE_TIMES)
         self.store_errors = counter("tabletop_store_errors_total", "Failed store calls.", ["op"])
-        self.settled = counter(  # server/eventstore.py: writes of unknown outcome
+        self.settled = counter(  # server/store/eventstore.py: writes of unknown outcome
             "tabletop_writes_settled_total",
             "Failed writes settled by reading back: stored, taken, rewritten, unresolved.",
             ["result"],
         )
-        self.store_faults = counter(  # server/health.py
+        self.store_faults = counter(  # server/transport/health.py
             "tabletop_store_faults_total", "Store faults: full disk, lock, lost database.", ["op"]
         )
         self.batch = hist("tabletop_commit_batch_events", "Events per commit.", buckets=BATCH)

@@ -29,15 +29,9 @@ from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import Notification
 
-from server.eventstore import (
-    GameAggregate,
-    GroupCommitter,
-    MatchAggregate,
-    StoredEvent,
-    StoredMatchFact,
-    TableApplication,
-    stored_event,
-)
+from server.store.commit import GroupCommitter
+from server.store.eventstore import GameAggregate, MatchAggregate, TableApplication, stored_event
+from server.wire.stored import StoredEvent, StoredMatchFact
 
 log = logging.getLogger("tabletop.storage")
 
@@ -411,5 +405,5 @@ def check_tables(app: TableApplication) -> None:
         raise SystemExit(
             f"tabletop-server: the event store tables are missing or unreachable ({reason}); "
             "create them once "
-            "with `python -m server.migrate` (same settings) before starting replicas"
+            "with `python -m server.startup.migrate` (same settings) before starting replicas"
         ) from None

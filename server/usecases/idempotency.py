@@ -18,7 +18,7 @@ tokens included, and nothing is appended twice. The reasoning, as docs/api.md st
   or of an exported history (causes are shown to the arbiter, and to everyone once the game
   is over) learns neither. Replicas need no shared secret and no configuration.
 
-These are pure functions; ``server/service.py`` stores ``cause_fields`` with the request's
+These are pure functions; ``server/usecases/`` stores ``cause_fields`` with the request's
 first fact and looks requests up by ``digest``.
 """
 

@@ -59,7 +59,7 @@ def fill(msg: Message, value: Any) -> Message:
     The dataclass becomes the keyword arguments of one message constructor (a C call that
     builds the whole tree), merged into ``msg``: much faster than a setattr per field,
     which matters because every view and event is rendered per viewer, and once more per
-    viewer for each move's receipts (server/receipts.py)."""
+    viewer for each move's receipts (server/wire/receipts.py)."""
     msg.MergeFrom(type(msg)(**_kwargs(msg.DESCRIPTOR, value)))
     return msg
 

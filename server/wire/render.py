@@ -19,9 +19,8 @@ from domain.engine import ARBITER, MalformedCommand, RememberedPerState, Role, V
 from domain.registry import rules_for
 from domain.table import deal, records
 from domain.table.justice import facts as J
-from server.eventstore import StoredEvent, StoredMatchFact
-from server.protoconv import as_kwargs, fill, fill_oneof, read, read_oneof
-from server.service import Snapshot
+from server.wire.protoconv import as_kwargs, fill, fill_oneof, read, read_oneof
+from server.wire.stored import Snapshot, StoredEvent, StoredMatchFact
 from tabletop.v1 import tabletop_pb2 as pb
 
 E = TypeVar("E", bound=enum.Enum)

@@ -8,10 +8,10 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from domain.engine import MalformedCommand, RuleViolation
-from server.eventstore import OutcomeUnknown
-from server.health import RETRY_AFTER, is_store_fault
-from server.limits import Exhausted
-from server.service import Aborted, NotFound, PermissionDenied
+from server.store.eventstore import OutcomeUnknown
+from server.transport.health import RETRY_AFTER, is_store_fault
+from server.transport.limits import Exhausted
+from server.usecases.games import Aborted, NotFound, PermissionDenied
 
 DOMAIN = "tabletop.v1"
 
@@ -73,7 +73,7 @@ def to_status(exc: BaseException) -> grpc.Status | None:
             str(exc),
             error_details_pb2.ErrorInfo(reason="PERMISSION_DENIED", domain=DOMAIN),
         )
-    if isinstance(exc, Exhausted):  # a limit of server/limits.py
+    if isinstance(exc, Exhausted):  # a limit of server/transport/limits.py
         return exc.status()
     if isinstance(exc, OutcomeUnknown):  # may be stored: a retry with the same key settles it
         return _status(
@@ -89,7 +89,7 @@ def to_status(exc: BaseException) -> grpc.Status | None:
             str(exc),
             error_details_pb2.ResourceInfo(resource_type="game", description=str(exc)),
         )
-    if is_store_fault(exc):  # server/health.py: the transaction was rolled back
+    if is_store_fault(exc):  # server/transport/health.py: the transaction was rolled back
         delay = duration_pb2.Duration()
         delay.FromMilliseconds(int(RETRY_AFTER * 1000))
         return _status(

@@ -1,4 +1,4 @@
-"""Run the table server: ``python -m server.main --help``."""
+"""Run the table server: ``python -m server.startup.main --help``."""
 
 from __future__ import annotations
 
@@ -16,20 +16,20 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
-from server import reflection as source_reflection
-from server import webview
-from server.config import Settings, from_args
-from server.eventstore import TableApplication
-from server.grpc_api import TableServicer
-from server.health import StoreHealth
-from server.limits import Limits, LimitsInterceptor
-from server.logs import configure_logging
-from server.metrics import Metrics, RpcInterceptor, instrument_store, watch_collector
-from server.receipts import Sealer
-from server.service import TableServer
-from server.shards import Store, check_tables
-from server.signing import SigningKeyError, load_signer
-from server.timers import TurnClock
+from server.startup.config import Settings, from_args
+from server.startup.metrics import Metrics, RpcInterceptor, instrument_store, watch_collector
+from server.store.eventstore import TableApplication
+from server.store.shards import Store, check_tables
+from server.transport import reflection as source_reflection
+from server.transport import webview
+from server.transport.health import StoreHealth
+from server.transport.limits import Limits, LimitsInterceptor
+from server.transport.logs import configure_logging
+from server.transport.servicer import TableServicer
+from server.usecases.table_server import TableServer
+from server.usecases.timers import TurnClock
+from server.wire.receipts import Sealer
+from server.wire.signing import SigningKeyError, load_signer
 from tabletop.v1 import tabletop_pb2, tabletop_pb2_grpc
 
 log = logging.getLogger("tabletop.server")
@@ -96,7 +96,7 @@ def grpc_options(settings: Settings) -> list[tuple[str, int]]:
     """GRPC_OPTIONS plus the connection age that rebalances long streams over replicas."""
     options = list(GRPC_OPTIONS)
     # the limits check requests up to their size limit (to refuse with a detail); the
-    # transport refuses anything much larger before reading it whole (server/limits.py)
+    # transport refuses anything much larger before reading it whole (server/transport/limits.py)
     options = [o for o in options if o[0] != "grpc.max_receive_message_length"]
     options.append(("grpc.max_receive_message_length", settings.limits.transport_max_bytes))
     if settings.max_connection_age > 0:
@@ -122,7 +122,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     watch_collector(metrics)  # for the life of the process
     for shard in store.shards:
         instrument_store(shard, metrics)
-    for committer in store.committers:  # unknown outcomes settled (server/eventstore.py)
+    for committer in store.committers:  # unknown outcomes settled (server/store/eventstore.py)
         committer.on_settled = lambda result: metrics.settled.labels(result).inc()
     store_health = StoreHealth(store.shards, metrics)
     tables = TableServer(
@@ -220,7 +220,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     store_health.on_change = wake
 
     async def readiness() -> None:
-        # SERVING only while every shard works (server/health.py); NOT_SERVING once shutting
+        # SERVING only while every shard works (server/transport/health.py); NOT_SERVING once shutting
         # down. A failed save turns it NOT_SERVING at once; probes notice the recovery.
         while not stopping:
             changed.clear()

@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from server.limits import LimitSettings
+from server.transport.limits import LimitSettings
 
 PROG = "tabletop-server"
 
@@ -29,13 +29,13 @@ class Settings:
     data_dir: Path
     max_batch: int
     metrics_port: int | None = None  # None: no metrics endpoint; 0: a free port
-    http_port: int | None = None  # the live spectator viewer (server/webview.py); None: off
+    http_port: int | None = None  # the live spectator viewer (server/transport/webview.py); None: off
     log_format: str = "text"  # text (key=value) | json
     event_loop: str = "asyncio"  # asyncio | uvloop
     gc_full_every: int = 100  # middle-generation collections between full ones, at least
     log_level: str = "info"  # debug logs every call; info logs writes, refusals, streams
     shutdown_grace: float = 5.0
-    shards: str = ""  # postgres: TABLETOP_SHARDS, see server.shards.parse_shards
+    shards: str = ""  # postgres: TABLETOP_SHARDS, see server.store.shards.parse_shards
     create_tables: bool = False  # postgres: create missing tables at start (one process only)
     max_connection_age: float = 0.0  # seconds; 0 = never (see docs/operations.md)
     stream_stall_timeout: float = 30.0  # seconds a stream may wait for its reader
@@ -43,8 +43,8 @@ class Settings:
     max_clock_events: int = 200  # events the clock may make in a row without a client call
     allow_prepared_deals: bool = False  # client seeds and decks (docs/api.md, "Audit")
     reveal_timeout: float = 30.0  # seconds the deal waits for the seats' reveals
-    limits: LimitSettings = field(default_factory=LimitSettings)  # server/limits.py
-    signing_key_file: Path | None = None  # server/signing.py: where the key comes from
+    limits: LimitSettings = field(default_factory=LimitSettings)  # server/transport/limits.py
+    signing_key_file: Path | None = None  # server/wire/signing.py: where the key comes from
     signing_key: str = field(default="", repr=False)  # TABLETOP_SIGNING_KEY, the key itself
 
     def store_env(self) -> dict[str, str]:
@@ -68,7 +68,7 @@ class Settings:
         """One eventsourcing env per shard (a single one unless postgres has shards)."""
         if self.store != "postgres":
             return [self.store_env()]
-        from server.shards import shard_envs
+        from server.store.shards import shard_envs
 
         return shard_envs(self.store_env(), self.shards)
 
@@ -164,7 +164,7 @@ OPTIONS: list[click.Parameter] = [
     _option(
         "--create-tables",
         "postgres: create missing tables at start; for a single process only, replicas "
-        "need `python -m server.migrate` first",
+        "need `python -m server.startup.migrate` first",
         type=click.BOOL,
         default=False,
         is_flag=True,
@@ -214,7 +214,7 @@ OPTIONS: list[click.Parameter] = [
         type=click.FloatRange(min=0, max=86_400),
         default=30.0,
     ),
-    # the limits of server/limits.py; each refuses with RESOURCE_EXHAUSTED and a detail
+    # the limits of server/transport/limits.py; each refuses with RESOURCE_EXHAUSTED and a detail
     _option(
         "--max-message-bytes",
         "largest request accepted",
@@ -270,7 +270,7 @@ OPTIONS: list[click.Parameter] = [
         type=click.Path(dir_okay=False, path_type=Path),
         default=None,
         help="the Ed25519 key file that signs every move (PEM, or 64 hex digits); every "
-        "replica of a deployment shares one (`python -m server.signing new FILE` makes one). "
+        "replica of a deployment shares one (`python -m server.wire.signing new FILE` makes one). "
         "TABLETOP_SIGNING_KEY may hold the key itself instead [default: "
         "DATA_DIR/signing-key.pem, made at first start; PostgreSQL needs one given]",
     ),

@@ -1,6 +1,6 @@
 """Limits that keep one client from exhausting the server, and safe request decoding.
 
-Every limit is configurable (server/config.py) and refuses with RESOURCE_EXHAUSTED carrying
+Every limit is configurable (server/startup/config.py) and refuses with RESOURCE_EXHAUSTED carrying
 a ``google.rpc.QuotaFailure`` (what was exceeded, by whom) and an ``ErrorInfo`` (a stable
 reason and the limit); the move rate adds a ``RetryInfo``. Nothing a refused call asked for
 happens.

@@ -6,7 +6,7 @@ is the public view (and, from the end of the game on, what the end shows everyon
 
 Routes:
 
-* ``GET /games/{id}`` -- the page (clients/python/web, the same one as the replay file).
+* ``GET /games/{id}`` -- the page (server/wire/page, the same one as the replay file).
 * ``GET /games/{id}/steps`` -- Server-Sent Events: one ``step`` event per version (its event
   and the spectator's view, as JSON) from ``?after=N`` (or the ``Last-Event-ID`` a
   reconnecting browser sends) on, live; an ``end`` event once the game is over.
@@ -28,10 +28,11 @@ from typing import Any
 
 from aiohttp import web as aio
 
-from clients.python import web
 from domain.engine import SPECTATOR, MalformedCommand
-from server import render
-from server.service import NotFound, TableServer
+from server.usecases.games import NotFound
+from server.usecases.table_server import TableServer
+from server.wire import page as web
+from server.wire import render
 
 log = logging.getLogger("tabletop.http")
 MAX_STREAMS = 1000  # open event streams in all

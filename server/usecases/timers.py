@@ -10,7 +10,7 @@ penalty, then the game's reading of what becomes of the turn) against the versio
 deadline belonged to; a move that came first simply makes the wake-up stale.
 
 The clock cannot be turned into a load: tables have a minimum limit (``--min-turn-time``,
-server/service.py), and after ``max_run`` events made by the clock with no client call in
+server/usecases/), and after ``max_run`` events made by the clock with no client call in
 between (``GameAggregate.clock_run``, kept in the game's state) a game's clock waits for the
 next move a client makes, so a table nobody plays stops costing anything.
 """
@@ -25,8 +25,9 @@ from typing import Any
 
 from domain import table as tables
 from domain.engine import DomainError
-from server.eventstore import GameAggregate
-from server.service import Aborted, TableServer
+from server.store.eventstore import GameAggregate
+from server.usecases.games import Aborted
+from server.usecases.table_server import TableServer
 
 log = logging.getLogger("tabletop.timers")
 

@@ -22,10 +22,9 @@ from typing import Any
 from domain import table as tables
 from domain.engine import Viewer
 from domain.table import records
-from server import render
-from server.eventstore import StoredEvent
-from server.service import Snapshot, seen_at
-from server.signing import Signer
+from server.wire import render
+from server.wire.signing import Signer
+from server.wire.stored import Snapshot, StoredEvent, seen_at
 from tabletop.v1 import tabletop_pb2 as pb
 
 Seal = dict[str, Any]

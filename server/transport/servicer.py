@@ -13,11 +13,13 @@ import grpc
 
 from domain import table as tables
 from domain.engine import MalformedCommand, Viewer
-from server import logs, receipts, render
-from server.errors import to_status
-from server.health import is_store_fault
-from server.limits import Limits
-from server.service import HandEvents, NextHand, TableServer
+from server.transport import logs
+from server.transport.errors import to_status
+from server.transport.health import is_store_fault
+from server.transport.limits import Limits
+from server.usecases.table_server import TableServer
+from server.usecases.watch import HandEvents, NextHand
+from server.wire import receipts, render
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 
@@ -61,7 +63,7 @@ def unary(method: Callable[..., Any]) -> Callable[..., Any]:
 class TableServicer(pb_grpc.TableServiceServicer):
     def __init__(self, server: TableServer, limits: Limits | None, public_key: bytes) -> None:
         self.server = server
-        self.limits = limits  # server/limits.py: the per-seat move rate is checked here
+        self.limits = limits  # server/transport/limits.py: the per-seat move rate is checked here
         self.public_key = public_key  # the Ed25519 key that signs the seals (GetSigningKey)
         sealer = server.sealer  # its renderings of each game's latest move are reused
         self.sealer = sealer if isinstance(sealer, receipts.Sealer) else None

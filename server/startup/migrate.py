@@ -1,6 +1,6 @@
 """Create the event store's schemas and tables, once, before replicas start.
 
-    python -m server.migrate --store postgres [--shards ...]   (same flags and variables
+    python -m server.startup.migrate --store postgres [--shards ...]   (same flags and variables
                                                                 as the server)
 
 Replicas start with table creation off: several processes creating the same PostgreSQL
@@ -16,8 +16,8 @@ import sys
 
 from eventsourcing.utils import Environment
 
-from server.config import Settings, from_args
-from server.eventstore import LIBPQ_PARAMETERS, TableApplication
+from server.startup.config import Settings, from_args
+from server.store.eventstore import LIBPQ_PARAMETERS, TableApplication
 
 LOCK_KEY = 0x7AB1E70  # pg_advisory_lock key: "tabletop migrate"
 

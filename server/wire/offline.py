@@ -3,7 +3,7 @@
 An export (``tabletop-audit export``, complete after the end or for the arbiter) holds every
 stored fact. The audit tool verifies it with the published engine; this module turns the
 same records into the per-viewer steps of Replay (the event and the view at each version),
-through the server's own rendering (server/render.py), so a page made from a file shows
+through the server's own rendering (server/wire/render.py), so a page made from a file shows
 what the server would have shown each viewer. Nothing is decided here: the facts are
 applied as recorded (``domain.table.evolve``).
 """
@@ -18,9 +18,8 @@ from typing import Any
 from domain import table as tables
 from domain.engine import Viewer
 from domain.verify import Record
-from server import render
-from server.eventstore import StoredEvent
-from server.service import seen_at
+from server.wire import render
+from server.wire.stored import StoredEvent, seen_at
 from tabletop.v1 import tabletop_pb2 as pb
 
 NO_GAME_ID = uuid.UUID(int=0)  # the page shows no game id

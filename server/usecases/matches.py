@@ -1,0 +1,159 @@
+"""Matches (domain/match/): a series of hands at one table, moved on from what is stored,
+safe from any replica at any time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import uuid
+from typing import Any
+
+from eventsourcing.persistence import IntegrityError
+
+from domain import match as matches
+from domain import table as tables
+from domain.engine import MalformedCommand, Role, RuleViolation, Viewer
+from server.store.eventstore import GameAggregate, MatchAggregate
+from server.usecases.games import (
+    Games,
+    NotFound,
+    PermissionDenied,
+    _MatchMoved,
+    log,
+)
+from server.wire.stored import StoredEvent, StoredMatchFact
+
+
+class Matches(Games):
+    """ReadyNextHand, GetMatch, and the match moving on after each hand."""
+
+    async def _hand_ended(self, match_id: str) -> None:
+        """A hand of a match ended here: move the match on. The hand's own facts are already
+        durable, so a failure here loses nothing: the next look (a ready, a watcher between
+        hands, the start-up recovery) moves the match on instead."""
+        try:
+            await self.advance_match(match_id)
+        except Exception:
+            log.exception("match %s did not move on after its hand ended", match_id)
+
+    async def advance_match(self, match_id: str) -> None:
+        """Bring the match forward from what is stored: record the hand that ended (and the
+        end of the match after its last hand), then, when the next hand is due, open and
+        deal it through the table's own path and link it. Idempotent, safe from any replica
+        at any time: each step is an append the store lets in once (the next hand's id is
+        derived from the match, so only one table can be that hand)."""
+        mid = uuid.UUID(match_id)
+        async with self._lock(mid):
+            for _attempt in range(8 + 4 * matches.MAX_HANDS):
+                agg = await self._load_match(mid)
+                try:
+                    if not await self._advance_step(agg):
+                        return
+                except _MatchMoved:
+                    continue
+
+    async def _advance_step(self, agg: MatchAggregate) -> bool:
+        """One step of ``advance_match``; True when it wrote something."""
+        state = agg.match
+        current = state.current
+        if state.finished or current is None:
+            return False
+        hand = await self._load(uuid.UUID(current.game_id))
+        if current.ended is None:
+            if hand.table.phase is not tables.Phase.FINISHED:
+                return False
+            await self._append_match(agg, matches.end_hand(state, hand.table, hand.head_hash))
+            return True
+        if not matches.next_due(state):
+            return False
+        next_id = uuid.UUID(matches.hand_id(state.match_id, state.next_number))
+        if not await self._exists(next_id):
+            moves = matches.next_hand(state, hand.table, secrets.token_hex(32))
+            await self._open_hand(next_id, moves)
+        await self._append_match(agg, matches.open_hand(state))
+        return True
+
+    async def _exists(self, game_id: uuid.UUID) -> bool:
+        try:
+            await self._load(game_id)
+        except NotFound:
+            return False
+        return True
+
+    async def _open_hand(self, game_id: uuid.UUID, moves: list[Any]) -> None:
+        """Write a hand's opening moves (create, seats, deal) as one append; if another
+        writer opened the hand first, theirs stands."""
+        (first_cause, (created,)), *rest = moves
+        agg = GameAggregate.open(game_id, created, first_cause)
+        stored = self._stored_move(agg, [created], 0)
+        for cause, move in rest:
+            done = len(agg.pending_events)
+            for i, fact in enumerate(move):
+                agg.record(fact, cause if i == 0 else None)
+            stored += self._stored_move(agg, move, done)
+        try:
+            await asyncio.wrap_future(self.store.submit(agg))
+        except IntegrityError:
+            return
+        self._latest[game_id] = agg
+        self._trim()
+        self.hub.publish(game_id, stored)
+        self.after_append(game_id, agg)  # the turn clock of the new hand
+
+    def _stored_move(self, agg: GameAggregate, facts: list[Any], done: int) -> list[StoredEvent]:
+        """The move just recorded on ``agg`` (its pending events after the first ``done``),
+        sealed under the hand's own id as every single table's move is."""
+        pending: list[Any] = list(agg.pending_events)[done:]
+        move = [
+            StoredEvent(e.originator_version, e.timestamp, fact, e.hash, e.fact, e.cause)
+            for e, fact in zip(pending, facts, strict=True)
+        ]
+        return self._seal(agg, move)
+
+    async def ready_next_hand(
+        self, game_id: str, viewer: Viewer, contribution: str = ""
+    ) -> matches.Match:
+        """The viewer's seat is ready for the match's next hand (at any hand's id of the
+        match: the same token acts in every hand) and adds its contribution to that deal."""
+        if viewer.role is not Role.SEAT or viewer.seat is None:
+            raise PermissionDenied("only a seated player says it is ready")
+        table = (await self._load(self.parse_id(game_id))).table
+        if not table.match_id:
+            raise RuleViolation("NOT_A_MATCH", matches.decide.RULE, "this table plays one hand")
+        mid = uuid.UUID(table.match_id)
+        async with self._lock(mid):
+            for _attempt in range(8):
+                agg = await self._load_match(mid)
+                try:
+                    await self._append_match(
+                        agg, matches.ready(agg.match, viewer.seat, contribution)
+                    )
+                    break
+                except _MatchMoved:
+                    continue
+        await self.advance_match(table.match_id)
+        return (await self._load_match(mid)).match
+
+    async def match_record(self, match_id: str) -> tuple[matches.Match, list[StoredMatchFact]]:
+        """A match and its stored facts (public: a match's facts hide nothing)."""
+        try:
+            mid = uuid.UUID(match_id)
+        except ValueError:
+            raise MalformedCommand("match_id", "is not a match id") from None
+        agg = await self._load_match(mid, refresh=True)
+        facts = await asyncio.to_thread(self.store.match_facts, mid)
+        return agg.match, facts
+
+    async def recover_matches(self) -> int:
+        """After a restart: move on every match that was left between two steps (a hand
+        ended but not recorded, a next hand due but not dealt). Returns how many moved."""
+        moved = 0
+        for match_id in await asyncio.to_thread(self.store.match_ids):
+            agg = await self._load_match(match_id, refresh=True)
+            if agg.match.finished:
+                continue
+            before = agg.version
+            await self.advance_match(str(match_id))
+            moved += (await self._load_match(match_id)).version > before
+        return moved

@@ -1,0 +1,141 @@
+"""Playing a move: who may, against which version, once per request id; and the legal
+moves of a seat (with the last move, for 误操作).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import Any
+
+from domain import table as tables
+from domain.engine import MalformedCommand, Role, Viewer
+from domain.table import records
+from domain.table.justice.decide import LastMove, is_game_move
+from server.store.eventstore import GameAggregate
+from server.usecases import justice
+from server.usecases.games import (
+    Aborted,
+    Games,
+)
+from server.wire.stored import StoredEvent
+
+MAX_REQUEST_ID = 64  # characters of a Play request_id (idempotency key)
+MAX_CONCURRENT = 3  # facts a stale Play may be behind and still be decided (a claim window)
+
+
+class Play(Games):
+    """Play and LegalMoves."""
+
+    async def play(
+        self,
+        game_id: str,
+        viewer: Viewer,
+        expected_version: int,
+        command: Any,
+        request_id: str = "",
+    ) -> list[StoredEvent]:
+        """Decide ``command`` for the viewer's seat against ``expected_version``.
+
+        ``request_id`` is the client's idempotency key: it is stored in the move's cause, and
+        a Play whose seat and request_id were already accepted is not decided again; the
+        original move's events come back, whatever the game's version is now.
+        """
+        gid = self.parse_id(game_id)
+        justice.check_sender(command, viewer)
+        if len(request_id) > MAX_REQUEST_ID:
+            raise MalformedCommand("request_id", f"at most {MAX_REQUEST_ID} characters")
+        async with self._lock(gid):
+            agg = await self._load(gid)
+            if request_id and (done := await self._played(agg, command, request_id)):
+                return done
+            if expected_version != agg.version:
+                agg = await self._load(gid, refresh=True)  # another replica may have moved
+                if request_id and (done := await self._played(agg, command, request_id)):
+                    return done
+            if expected_version != agg.version and not await self._concurrent(
+                agg, expected_version, command
+            ):
+                raise Aborted(expected_version, agg.version)
+            last = await self._last_move(agg) if justice.needs_last_move(command) else None
+            facts = tables.act(agg.table, command, last)
+            cause = tables.cause("play", justice.sender_seat(command), command)
+            if request_id:
+                cause["request_id"] = request_id
+            try:
+                return await self._append(agg, facts, cause)
+            except Aborted:  # another replica stored a move first: this very request?
+                if request_id:
+                    latest = await self._load(gid)
+                    if done := await self._played(latest, command, request_id):
+                        return done
+                raise
+
+    async def _concurrent(self, agg: GameAggregate, expected_version: int, command: Any) -> bool:
+        """The facts since ``expected_version`` leave the move as valid as it was (another
+        seat's answer in the same 川南字牌 claim window): decide it on the current state."""
+        gap = agg.version - expected_version
+        if not 0 < gap <= MAX_CONCURRENT or isinstance(command, tables.ARBITER_COMMANDS):
+            return False
+        events = await asyncio.to_thread(
+            self.store.stored_events, agg.id, expected_version, agg.version, None
+        )
+        return tables.concurrent(agg.table.kind, [e.fact for e in events], command.seat)
+
+    async def _played(
+        self, agg: GameAggregate, command: Any, request_id: str
+    ) -> list[StoredEvent] | None:
+        """The stored events of the move this seat (or the arbiter) already made with
+        ``request_id``: the arbiter's commands are indexed under no seat, as their cause is."""
+        first = agg.request_version(justice.sender_seat(command), request_id)
+        if first is None:
+            return None
+        move = await self._move_from(agg.id, first)
+        original = (move[0].cause or {}).get("command") if move else None
+        if records.canonical(original) != records.canonical(tables.encode_event(command)):
+            raise MalformedCommand("request_id", "was already used for a different move")
+        return move
+
+    def with_seat(self, command: Any, viewer: Viewer) -> Any:
+        """Fill the command's seat from the token when the client left it unset (0)."""
+        if viewer.role is Role.SEAT and command.seat == 0:
+            return dataclasses.replace(command, seat=viewer.seat)
+        return command
+
+    async def legal_moves(
+        self, game_id: str, viewer: Viewer
+    ) -> tuple[tables.Table, int, list[Any]]:
+        """The viewer's legal commands at the latest version: the table, the version, them."""
+        agg = await self._load(self.parse_id(game_id))
+        table = agg.table
+        if viewer.role is not Role.SEAT or table.phase is not tables.Phase.PLAYING:
+            return table, agg.version, []
+        assert viewer.seat is not None
+        last = await self._last_move(agg)
+        return table, agg.version, tables.legal_commands(table, viewer.seat, last)
+
+    async def _last_move(self, agg: GameAggregate) -> LastMove | None:
+        """The latest game move if it is the last thing that happened (for 误操作)."""
+        known = self._last_moves.get(agg.id)
+        if known is not None and known[0] == agg.version:
+            return known[1]
+        if agg.table.phase is not tables.Phase.PLAYING:
+            return None
+        found = await self._read_last_move(agg)
+        self._last_moves[agg.id] = (agg.version, found)
+        return found
+
+    async def _read_last_move(self, agg: GameAggregate) -> LastMove | None:
+        """``_last_move`` from the store (after a restart, or a move another replica made)."""
+        recent = await asyncio.to_thread(
+            self.store.stored_events, agg.id, max(0, agg.version - 64), None, None
+        )
+        caused = [i for i, e in enumerate(recent) if e.cause is not None]
+        if not caused or not is_game_move(recent[caused[-1]].cause):
+            return None
+        move = recent[caused[-1] :]
+        first = move[0].version
+        before = (await self._load_at(agg.id, first - 1)).table.game
+        cause = move[0].cause or {}
+        facts = [e.fact for e in move]
+        return tables.last_move(agg.table.kind, cause, (first, move[-1].version), facts, before)

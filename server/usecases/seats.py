@@ -1,0 +1,228 @@
+"""Opening a table (alone or as a match's first hand) and taking its seats.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import secrets
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from eventsourcing.persistence import IntegrityError
+
+from domain import match as matches
+from domain import table as tables
+from domain.codec import to_data
+from domain.engine import MalformedCommand, RuleViolation
+from domain.registry import rules_for
+from domain.table import deal
+from domain.table.justice import facts as J
+from server.store.eventstore import GameAggregate, MatchAggregate
+from server.usecases import idempotency
+from server.usecases.games import (
+    Games,
+    _same_request,
+    token_hash,
+)
+from server.wire.stored import StoredEvent
+
+PREPARED_DEALS_SETTING = "--allow-prepared-deals (TABLETOP_ALLOW_PREPARED_DEALS)"
+
+
+@dataclass(frozen=True)
+class MatchPlan:
+    """A match asked for at CreateGame: its length, how it moves on, and its id."""
+
+    hands: int
+    target_score: int = 0
+    advance: matches.Advance = matches.Advance.AUTO
+    match_id: uuid.UUID = dataclasses.field(default_factory=uuid.uuid4)
+
+class Seats(Games):
+    """CreateGame and JoinGame."""
+
+    async def create_game(
+        self,
+        kind: str,
+        options: Any,
+        seat_count: int,
+        seed: int | None = None,
+        deck: tuple[int, ...] = (),
+        enforcement: J.Enforcement = J.Enforcement.REJECT,
+        time_limit_ms: int = 0,
+        arbitrated: bool = False,
+        request_id: str = "",
+        match: MatchPlan | None = None,
+    ) -> tuple[str, int, str]:
+        """Open a table. Returns the game id, its version and the arbiter token. With
+        ``match``, the table is the first hand of that new match (see ``create_match``).
+
+        The shuffle secret and the commitment's salt are random. A ``seed`` (the secret
+        derived from it) or a ``deck`` is a prepared deal: refused unless this server allows
+        prepared deals, and marked in the table's facts. With a ``request_id``
+        (server/usecases/idempotency.py) the game id and the arbiter token come from the key, so a
+        retry finds the game and returns the same reply."""
+        if (seed is not None or deck) and not self.allow_prepared_deals:
+            raise RuleViolation(
+                "PREPARED_DEALS_DISABLED",
+                PREPARED_DEALS_SETTING,
+                "this server refuses a seed or a deck: the table's creator would choose the "
+                f"deal (start the server with {PREPARED_DEALS_SETTING} to allow them, marked)",
+            )
+        if 0 < time_limit_ms < self.min_turn_ms:  # a fast clock would play games by itself
+            raise MalformedCommand(
+                "turn_time_limit_ms",
+                f"at least {self.min_turn_ms} ms on this server, or 0 for no clock",
+            )
+        rules = rules_for(kind)
+        key = idempotency.parse(request_id)
+        game_id, arbiter_token, cause = (
+            uuid.uuid4(),
+            secrets.token_urlsafe(24),
+            tables.cause("create"),
+        )
+        match_id = str(match.match_id) if match is not None else ""
+        if match is not None:
+            game_id = uuid.UUID(matches.hand_id(match_id, 1))
+        if key is not None:
+            content = {
+                "kind": kind, "options": to_data(options), "seat_count": seat_count,
+                "seed": seed, "deck": list(deck), "enforcement": enforcement.name,
+                "time_limit_ms": time_limit_ms, "arbitrated": arbitrated,
+            }  # fmt: skip
+            if match is not None:  # create_match derived the match id from the key
+                content["match"] = {
+                    "hands": match.hands,
+                    "target_score": match.target_score,
+                    "advance": match.advance.name,
+                }
+            else:
+                game_id = idempotency.game_id(key)
+            arbiter_token = idempotency.token(key, "arbiter", game_id)
+            cause.update(idempotency.cause_fields(key, "create", content))
+        async with self._lock(game_id):  # duplicates sent to this replica at once
+            if key is not None and await self._created(game_id, cause):
+                return str(game_id), 1, arbiter_token
+            secret = deal.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
+            (created,) = tables.create(
+                rules,
+                options,
+                seat_count,
+                token_hash(arbiter_token),
+                secret,
+                tuple(deck),
+                enforcement,
+                time_limit_ms,
+                arbitrated,
+                match_id=match_id,
+                hand=1 if match is not None else 0,
+                salt=secrets.token_hex(32),
+                seeded=seed is not None,
+                reveal_timeout_ms=self.reveal_timeout_ms,
+            )
+            if match is not None:
+                await self._open_match(rules, seat_count, match, keyed=key is not None)
+            agg = GameAggregate.open(game_id, created, cause)
+            opened: Any = agg.pending_events[0]
+            first = StoredEvent(
+                1, opened.timestamp, created, agg.head_hash, opened.fact, opened.cause
+            )
+            self._seal(agg, [first])
+            try:
+                await asyncio.wrap_future(self.store.submit(agg))
+            except IntegrityError:  # the same key on another replica, at the same time
+                if key is not None and await self._created(game_id, cause):
+                    return str(game_id), 1, arbiter_token
+                raise
+            self._latest[game_id] = agg
+            self._trim()
+        return str(game_id), agg.version, arbiter_token
+
+    async def _open_match(self, rules: Any, seat_count: int, plan: MatchPlan, keyed: bool) -> None:
+        """Store a new match's opening facts. A keyed CreateGame retried after its match was
+        stored (but not its first hand) finds the same match and goes on; a match of the
+        same id with another length is another request's."""
+        match_id = str(plan.match_id)
+        opening = matches.create(
+            rules, match_id, seat_count, plan.hands, plan.target_score, plan.advance
+        )
+        opened = MatchAggregate.open(plan.match_id, opening)
+        try:
+            await asyncio.wrap_future(self.store.submit(opened))
+        except IntegrityError:
+            if not keyed:
+                raise
+            stored = [
+                f.fact for f in await asyncio.to_thread(self.store.match_facts, plan.match_id)
+            ]
+            if stored != list(opening):
+                raise MalformedCommand(
+                    "request_id", "was already used for a different request"
+                ) from None
+            opened = await self._load_match(plan.match_id, refresh=True)
+        self._matches[plan.match_id] = opened
+
+    async def _created(self, game_id: uuid.UUID, cause: dict[str, Any]) -> bool:
+        """Whether the keyed CreateGame behind ``cause`` already opened ``game_id``."""
+        first = await asyncio.to_thread(self.store.stored_events, game_id, 0, 1)
+        if not first:
+            return False
+        _same_request(first[0].cause, cause)
+        return True
+
+    async def join_game(
+        self,
+        game_id: str,
+        seat: int,
+        player_name: str,
+        contribution: str = "",
+        commitment: str = "",
+        request_id: str = "",
+    ) -> tuple[str, int]:
+        """Take a seat, committing to a contribution. Returns the seat token (shown once, or
+        to a retry with the same ``request_id``: the token is then derived from the key) and
+        the new version."""
+        gid = self.parse_id(game_id)
+        key = idempotency.parse(request_id)
+        cause = tables.cause("join", seat)
+        if key is None:
+            token = secrets.token_urlsafe(24)
+        else:
+            token = idempotency.token(key, "seat", gid, seat)
+            content = {"game_id": str(gid), "seat": seat, "player_name": player_name,
+                       "contribution": contribution, "commitment": commitment}  # fmt: skip
+            cause.update(idempotency.cause_fields(key, "join", content))
+
+        def decide(agg: GameAggregate) -> list[Any]:
+            return tables.take_seat(
+                agg.table, seat, player_name, token_hash(token), contribution, commitment
+            )
+
+        stored = await self._once(gid, decide, cause)
+        return token, stored[-1].version
+
+    async def create_match(
+        self,
+        kind: str,
+        options: Any,
+        seat_count: int,
+        hands: int,
+        target_score: int = 0,
+        advance: matches.Advance = matches.Advance.AUTO,
+        **table: Any,
+    ) -> tuple[str, int, str, str]:
+        """Open a match and its first hand's table (``table``: create_game's settings).
+        Returns the first hand's game id and version, the arbiter token and the match id.
+        Seats join and start the first hand as any table; the server deals the hands after
+        it (``advance_match``). A seed or a prepared deck fixes the first hand only: every
+        later hand has a fresh secret. With a ``request_id`` the match id comes from the
+        key too (its first hand's id follows from it), so a retry finds both."""
+        plan = MatchPlan(hands, target_score, advance)
+        if key := idempotency.parse(table.get("request_id", "")):
+            plan = dataclasses.replace(plan, match_id=idempotency.match_id(key))
+        game_id, version, arbiter = await self.create_game(
+            kind, options, seat_count, match=plan, **table
+        )
+        return game_id, version, arbiter, str(plan.match_id)

@@ -1,0 +1,245 @@
+"""Seeing a game: a view at a version, through whose eyes, the history, a replay, and the
+live stream (across a match's hands too).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from domain import match as matches
+from domain import table as tables
+from domain.engine import ARBITER, MalformedCommand, Role, Viewer
+from server.store.eventstore import GameAggregate
+from server.usecases.games import (
+    Games,
+    NotFound,
+    PermissionDenied,
+)
+from server.usecases.hub import Batch
+from server.wire.stored import Snapshot, StoredEvent, seen_at
+
+NEXT_HAND_POLL = 1.0  # seconds between a following watcher's looks at another replica's match
+STREAM_PAGE = 100  # events a Watch or Replay reads from the store at a time
+
+
+@dataclass(frozen=True)
+class HandEvents:
+    """Watch across a match: events of the hand ``game_id`` (see ``TableServer.watch``)."""
+
+    game_id: str
+    events: list[StoredEvent]
+    viewer: Viewer
+    batch: Batch | None
+
+
+@dataclass(frozen=True)
+class NextHand:
+    """Watch across a match: every event of the previous hand was sent; the stream goes on
+    with the hand ``game_id`` from its first event (``game_id`` is "" once the match has
+    ended and the stream ends)."""
+
+    game_id: str
+    hand: int  # its number (0 once the match has ended)
+    match: matches.Match
+
+class Watch(Games):
+    """GetView, GetHistory, Replay and Watch."""
+
+    async def snapshot(
+        self, game_id: str, viewer: Viewer, version: int | None, with_match: bool = False
+    ) -> Snapshot:
+        """The game at ``version`` (latest if None) as ``viewer`` may see it, and, with
+        ``with_match``, the match it is a hand of as the match stands now.
+
+        A past version is rendered for the viewer as they were then: seats replay what
+        they could see at the time, also after the end (a player can show what it saw at
+        move 12). The versions from the end of the game on show everything.
+        """
+        gid = self.parse_id(game_id)
+        agg = await self._load_at(gid, version)
+        snap = seen_at(gid, agg.table, viewer, agg.head_hash, agg.latest_seal, agg.modified_on)
+        if not with_match:
+            return snap
+        latest = await self._load(gid)
+        return dataclasses.replace(snap, match=await self.match_of(latest.table))
+
+    async def as_seat(self, game_id: str, viewer: Viewer, seat: int) -> Viewer:
+        """Look through a seat's eyes: the arbiter at any time (disputes and appeals), anyone
+        once the game is over (every viewpoint is open then)."""
+        agg = await self._load(self.parse_id(game_id))
+        if viewer.role is not Role.ARBITER and agg.table.phase is not tables.Phase.FINISHED:
+            raise PermissionDenied("only the table's arbiter may view as a seat before the end")
+        if not 0 <= seat < agg.table.seat_count:
+            raise MalformedCommand("as_seat", f"must be 0..{agg.table.seat_count - 1}")
+        return Viewer.of_seat(seat)
+
+    async def as_arbiter(self, game_id: str, viewer: Viewer) -> Viewer:
+        """The arbiter's view: the arbiter's own, and everyone's once the game is over."""
+        agg = await self._load(self.parse_id(game_id))
+        if viewer.role is not Role.ARBITER and agg.table.phase is not tables.Phase.FINISHED:
+            raise PermissionDenied("only the table's arbiter sees everything before the end")
+        return ARBITER
+
+    async def replay(
+        self, game_id: str, viewer: Viewer, first: int, last: int
+    ) -> AsyncIterator[tuple[StoredEvent, Snapshot]]:
+        """Each version from ``first`` to ``last`` with its event, as ``viewer`` may see it.
+
+        The game is rebuilt once at ``first`` (from the nearest snapshot) and then evolved
+        forward event by event, so a replay costs one rebuild plus the events."""
+        gid = self.parse_id(game_id)
+        latest = await self._load(gid)
+        last = last or latest.version
+        first = first or 1
+        if not 1 <= first <= last <= latest.version:
+            raise MalformedCommand("from_version", f"versions must be within 1..{latest.version}")
+        agg = await self._load_at(gid, first)
+        table, head = agg.table, agg.head_hash
+        async for page in self._pages(gid, first - 1, last):
+            for event in page:
+                if event.version > first:
+                    table, head = tables.evolve(table, event.fact), event.hash
+                yield event, seen_at(gid, table, viewer, head, at=event.recorded_at)
+
+    async def follow(
+        self, game_id: str, viewer: Viewer, after: int = 0
+    ) -> AsyncIterator[tuple[StoredEvent, Snapshot]]:
+        """Every version after ``after`` with its event, as ``viewer`` may see it: the stored
+        ones, then each new one as it is stored (Watch's order: no gap, no duplicate). Ends
+        once the game is over. The game is evolved here, once per event (the live viewer)."""
+        gid = self.parse_id(game_id)
+        table = (await self._load_at(gid, after)).table if after else None
+        async for events, _seen_as, _batch in self.watch(game_id, viewer, after):
+            for event in events:
+                table = tables.evolve(table, event.fact)
+                yield event, seen_at(gid, table, viewer, event.hash, at=event.recorded_at)
+
+    async def _pages(
+        self, gid: uuid.UUID, after: int, last: int | None = None
+    ) -> AsyncIterator[list[StoredEvent]]:
+        """The stored events after ``after`` (up to ``last``), ``STREAM_PAGE`` at a time, so a
+        stream holds one page whatever the length of the history."""
+        while last is None or after < last:
+            page = await asyncio.to_thread(self.store.stored_events, gid, after, last, STREAM_PAGE)
+            if not page:
+                return
+            yield page
+            if len(page) < STREAM_PAGE:
+                return
+            after = page[-1].version
+
+    async def history(
+        self, game_id: str, viewer: Viewer, after: int, limit: int
+    ) -> tuple[tables.Table, list[StoredEvent], int, Viewer]:
+        gid = self.parse_id(game_id)
+        latest = await self._load(gid)
+        events = await asyncio.to_thread(self.store.stored_events, gid, after, None, limit)
+        return latest.table, events, latest.version, tables.viewer_for(latest.table, viewer)
+
+    async def watch(
+        self, game_id: str, viewer: Viewer, after_version: int
+    ) -> AsyncIterator[tuple[list[StoredEvent], Viewer, Batch | None]]:
+        """Batches of events after ``after_version``: stored ones first, then live ones.
+
+        Subscribing before reading the store and skipping what was already sent gives no gap
+        and no duplicate. A version jump (a lagging subscriber) triggers a re-read from the
+        store. Each batch comes with the viewer to render it for (opened up once the game
+        is over). The stream ends once the game is over and everything was sent.
+        """
+        gid = self.parse_id(game_id)
+        await self._load(gid)
+        sub = self.hub.subscribe(gid)
+        last = after_version
+        try:
+            while True:
+                async for stored in self._pages(gid, last):
+                    latest = await self._load(gid)
+                    last = stored[-1].version
+                    ends_game = last >= latest.version
+                    seen_as = tables.viewer_for(latest.table, viewer) if ends_game else viewer
+                    yield stored, seen_as, None
+                latest = await self._load(gid)
+                if latest.table.phase is tables.Phase.FINISHED and last >= latest.version:
+                    return
+                sub.lagging = False
+                while not sub.lagging:
+                    batch = await sub.next_batch()
+                    fresh = [e for e in batch.events if e.version > last]
+                    if not fresh:
+                        continue
+                    if fresh[0].version != last + 1:
+                        break  # a gap: re-read from the store
+                    last = fresh[-1].version
+                    latest = await self._load(gid)
+                    # A live batch opens up only if it is the one that ended the game, so
+                    # what a watcher sees does not depend on how fast it reads.
+                    ends_game = fresh[-1].version >= latest.version
+                    seen_as = tables.viewer_for(latest.table, viewer) if ends_game else viewer
+                    yield fresh, seen_as, (batch if len(fresh) == len(batch.events) else None)
+                    if latest.table.phase is tables.Phase.FINISHED and last >= latest.version:
+                        return  # the end, and everything was sent
+        finally:
+            sub.close()
+
+    async def watch_match(
+        self, game_id: str, viewer: Viewer, after_version: int
+    ) -> AsyncIterator[HandEvents | NextHand]:
+        """``watch``, going on into the match's next hands: each hand's events, then a
+        NextHand once the next hand is dealt (its events follow from version 1), and a last
+        NextHand without a game id when the match has ended. The viewer is the same in
+        every hand (the same token)."""
+        current = game_id
+        after = after_version
+        while True:
+            async for events, seen_as, batch in self.watch(current, viewer, after):
+                yield HandEvents(current, events, seen_as, batch)
+            table = (await self._load(self.parse_id(current))).table
+            if not table.match_id:
+                return
+            following = await self._following_hand(table)
+            if following is None:
+                match = (await self._load_match(uuid.UUID(table.match_id), refresh=True)).match
+                yield NextHand("", 0, match)
+                return
+            then = await self.match_of(following.table)
+            assert then is not None
+            current, after = str(following.id), 0
+            yield NextHand(current, following.table.hand, then)
+
+    async def _following_hand(self, table: tables.Table) -> GameAggregate | None:
+        """The hand after ``table`` once it is dealt, or None when the match ended first.
+        Waits on this process's hub (the next hand's id is known in advance) and looks at
+        the store every NEXT_HAND_POLL seconds (another replica may deal it)."""
+        mid = uuid.UUID(table.match_id)
+        next_id = uuid.UUID(matches.hand_id(table.match_id, table.hand + 1))
+        hand_sub = self.hub.subscribe(next_id)
+        match_sub = self.hub.subscribe(("match", mid))
+        nudged = False
+        try:
+            while True:
+                try:
+                    return await self._load(next_id, refresh=True)
+                except NotFound:
+                    pass
+                state = (await self._load_match(mid, refresh=True)).match
+                if state.finished:
+                    return None
+                if not nudged:  # a match whose last writer died moves on from here
+                    nudged = True
+                    await self._hand_ended(table.match_id)
+                    continue
+                waits = [asyncio.ensure_future(sub.next_batch()) for sub in (hand_sub, match_sub)]
+                try:
+                    await asyncio.wait(
+                        waits, timeout=NEXT_HAND_POLL, return_when=asyncio.FIRST_COMPLETED
+                    )
+                finally:
+                    for waiting in waits:
+                        waiting.cancel()
+        finally:
+            hand_sub.close()
+            match_sub.close()

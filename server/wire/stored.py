@@ -1,0 +1,80 @@
+"""What the wire floor renders from: a stored fact as it was stored, and a game as one
+viewer sees it at one version.
+
+These are plain records, free of the store: the server's store floor makes them from its
+rows, and the auditor makes them from an export's lines (server/wire/offline.py).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from domain import match as matches
+from domain import table as tables
+from domain.engine import Viewer
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """A decoded fact with where and when it was stored."""
+
+    version: int
+    recorded_at: datetime | None  # None: read from an export (no time)
+    fact: Any
+    hash: str
+    stored: dict[str, Any] | None = None  # the fact's stored JSON form (audit, export)
+    cause: dict[str, Any] | None = None  # the command behind a move's first fact
+    seal: dict[str, Any] | None = None  # on a move's last event: the server's signature
+
+
+
+@dataclass(frozen=True)
+class StoredMatchFact:
+    """A match's stored fact, decoded, with its stored form and chain hash."""
+
+    version: int
+    recorded_at: datetime
+    fact: Any
+    hash: str
+    stored: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A game as one viewer sees it at one version."""
+
+    game_id: uuid.UUID
+    version: int
+    table: tables.Table
+    viewer: Viewer  # what the contents are rendered for: opened up from the end on
+    head_hash: str = ""
+    seal: dict[str, Any] | None = None  # the latest move's seal at this version (receipts)
+    identity: Viewer | None = None  # who is looking (the role a view reports); else viewer
+    match: matches.Match | None = None  # the table's match, when asked for and in one
+    reveal_deadline: datetime | None = None  # while seats' reveals are pending
+
+    @property
+    def seen_by(self) -> Viewer:
+        return self.viewer if self.identity is None else self.identity
+
+
+def seen_at(
+    game_id: uuid.UUID,
+    table: tables.Table,
+    viewer: Viewer,
+    head: str,
+    seal: dict[str, Any] | None = None,
+    at: datetime | None = None,
+) -> Snapshot:
+    """``table`` (the game at one version) as ``viewer`` saw it then: the viewer keeps its
+    identity, and the contents open up only from the version that ended the game. ``seal``:
+    the latest move's at this version (the receipt of a view at a move's end); ``at``: when
+    that version was recorded (a pending reveal's deadline follows from it)."""
+    contents = tables.viewer_for(table, viewer)
+    deadline = None if at is None else tables.reveal_deadline(table, at)
+    return Snapshot(
+        game_id, table.version, table, contents, head, seal, viewer, reveal_deadline=deadline
+    )
