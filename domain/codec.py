@@ -1,7 +1,7 @@
 """Dataclass <-> plain JSON data, for storing events and snapshots, and the canonical JSON text.
 
 Conventions every game's commands, events, states and views follow (the protobuf
-translation in ``server/protoconv.py`` relies on the same ones):
+translation in ``server/wire/protoconv.py`` relies on the same ones):
 
 * fields are ``int``, ``str``, ``bool``, an ``enum.Enum`` (stored by member name), another
   such dataclass, ``X | None``, or ``tuple[X, ...]``;
@@ -199,7 +199,7 @@ _CANONICAL = (
 class Canonical(dict[str, Any]):
     """A JSON object that carries its canonical text, made once: a fact is hashed, stored
     and rendered from that one text (``canonical`` returns it; orjson writes it where the
-    object stands, server/eventstore.py). Like every fact, never changed once made."""
+    object stands, server/store/eventstore.py). Like every fact, never changed once made."""
 
     text: str
 

@@ -206,7 +206,7 @@ R = TypeVar("R")
 class RememberedPerState(Generic[S, R]):
     """``fn(state)`` answered from memory for the last ``size`` states it was asked about.
 
-    Why: the server renders every viewer's view of one state in a row (server/receipts.py),
+    Why: the server renders every viewer's view of one state in a row (server/wire/receipts.py),
     and parts that every viewer shares are then made once. States are frozen, so an answer
     stays right; entries are found by the state's ``id`` and checked by identity against the
     state they keep alive, so a reused ``id`` never answers for another object. The memo

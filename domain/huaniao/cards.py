@@ -119,7 +119,7 @@ def card(card_id: int) -> Card:
 def cards_of(ids: Iterable[int]) -> tuple[Card, ...]:
     """The cards with these ids. The same ids give the very same tuple (a bounded cache):
     a pile or hand that did not change, or that several views show, is then one object,
-    which the server renders once (server/protoconv.py keeps renderings by identity)."""
+    which the server renders once (server/wire/protoconv.py keeps renderings by identity)."""
     return _cards_of(ids if type(ids) is tuple else tuple(ids))
 
 

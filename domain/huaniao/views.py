@@ -11,38 +11,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from domain.engine import RememberedPerState, Role, RuleViolation, Viewer, effective_viewer
+from domain.huaniao import commands, events
 from domain.huaniao.cards import CLASS_NAME, NAME, Card, CardClass, cards_of
-from domain.huaniao.commands import ChangeSeason, Discard, EndTurn, Guess, PassGuess, Perch, Play
-from domain.huaniao.events import (
-    AttemptPlayed,
-    CardsExchanged,
-    CardTaken,
-    DanceBanned,
-    Dealt,
-    Discarded,
-    DiscardRequired,
-    Drew,
-    ExtraActionsDeclined,
-    GameEnded,
-    GuessesRevealed,
-    GuessingCancelled,
-    GuessingOpened,
-    GuessMade,
-    HandLimitChanged,
-    HandOpened,
-    HandsRecovered,
-    LeaderChosen,
-    PenaltyDiscarded,
-    Perched,
-    Played,
-    PlayRestarted,
-    Recited,
-    SeasonChanged,
-    ShowdownDealt,
-    ShowdownHand,
-    SongEnded,
-    Transfer,
-)
+from domain.huaniao.events import ShowdownHand, Transfer
 from domain.huaniao.options import COMBO_NAME, Combo, Options
 from domain.huaniao.plays import classify
 from domain.huaniao.rules import (
@@ -180,7 +151,7 @@ def _make_seat_views(s: HuaniaoState) -> tuple[tuple[SeatView, SeatView], ...]:
     Why once per state (``_seat_views``): the server renders every viewer's view after each
     move (a 4-seat table has six viewers), and a seat looks the same to every viewer but
     itself and the arbiter. Sharing the objects lets the renderer reuse a seat's rendering
-    by identity (server/protoconv.py) instead of walking 24 seat views a move."""
+    by identity (server/wire/protoconv.py) instead of walking 24 seat views a move."""
     owed = {p.seat: p.count for p in s.pending_discards}
     guesses = {g.seat: g.card_class for g in s.guesses}
     out = []
@@ -217,23 +188,23 @@ def _transfer(t: Transfer, viewer: Viewer) -> Transfer:
 
 def redact(event: Any, viewer: Viewer) -> Any:
     t = type(event)
-    if t is Dealt:
+    if t is events.Dealt:
         return event if _sees(viewer, event.seat) else replace(event, cards=())
-    if t is Drew:  # a draw into an open hand (公开手牌) is shown to everyone
+    if t is events.Drew:  # a draw into an open hand (公开手牌) is shown to everyone
         return event if event.shown or _sees(viewer, event.seat) else replace(event, cards=())
-    if t is CardsExchanged:
+    if t is events.CardsExchanged:
         return replace(event, transfers=tuple(_transfer(x, viewer) for x in event.transfers))
-    if t is CardTaken:
+    if t is events.CardTaken:
         return replace(event, transfer=_transfer(event.transfer, viewer))
-    if t is GuessMade:
+    if t is events.GuessMade:
         hidden = replace(event, card_class=None, passed=False)
         return event if _sees(viewer, event.seat) else hidden
     if viewer.role != Role.ARBITER:
         # The 大对决 facts come in the game's last batch, just before GameEnded; once the game is
         # over the server renders them for everyone as for the arbiter (effective_viewer).
-        if t is HandsRecovered:
+        if t is events.HandsRecovered:
             return replace(event, cards=())
-        if t is ShowdownDealt:
+        if t is events.ShowdownDealt:
             return replace(event, hands=tuple(replace(h, cards=()) for h in event.hands))
     return event  # everything else is public (discards are face up)
 
@@ -251,56 +222,56 @@ def _hidden(cards: tuple[Card, ...], count: int) -> str:
 
 def describe(event: Any) -> str:  # noqa: C901 - one line per fact
     t = type(event)
-    if t is Dealt:
+    if t is events.Dealt:
         return f"seat {event.seat} 发牌 {_hidden(event.cards, event.count)}"
-    if t is LeaderChosen:
+    if t is events.LeaderChosen:
         drawn = f" (抽自 {','.join(map(str, event.tied))})" if event.tied else ""
         return f"seat {event.seat} 鸟牌最多，先手{drawn}"
-    if t is Played:
+    if t is events.Played:
         return _describe_play(event)
-    if t is Perched:
+    if t is events.Perched:
         return f"seat {event.seat} 栖"
-    if t is Drew:
+    if t is events.Drew:
         return (
             f"seat {event.seat} 摸 {_hidden(event.cards, event.count)} ({CAUSE_NAME[event.cause]})"
         )
-    if t is DiscardRequired:
+    if t is events.DiscardRequired:
         why = "+".join(CAUSE_NAME[c] for c in event.causes)
         return f"seat {event.seat} 须弃 {event.count} 张 ({why})"
-    if t is Discarded:
+    if t is events.Discarded:
         return f"seat {event.seat} 弃 {_cards(event.cards)}"
-    if t is HandLimitChanged:
+    if t is events.HandLimitChanged:
         return f"手牌上限 {event.limit} ({event.delta:+d}, {COMBO_NAME[event.combo]})"
-    if t is CardsExchanged:
+    if t is events.CardsExchanged:
         parts = [
             f"{x.from_seat}→{x.to_seat} {NAME[x.card.kind] if x.card else '?'}"
             for x in event.transfers
         ]
         return "花鸟风月 交换: " + ", ".join(parts)
-    if t is CardTaken:
+    if t is events.CardTaken:
         x = event.transfer
         card = NAME[x.card.kind] if x.card else "?"
         return f"seat {x.to_seat} 从 seat {x.from_seat} 取 {card} ({CAUSE_NAME[event.cause]})"
-    if t is PlayRestarted:
+    if t is events.PlayRestarted:
         return f"白昼: 全员栖, seat {event.seat} 以鸟牌重新开始"
-    if t is GuessingOpened:
+    if t is events.GuessingOpened:
         return f"曲高和寡: seat {event.seat} 只剩1张"
-    if t is GuessMade:
+    if t is events.GuessMade:
         if event.passed:
             return f"seat {event.seat} 不猜"
         guess = CLASS_NAME[event.card_class] if event.card_class else "?"
         return f"seat {event.seat} 猜 {guess}"
-    if t is GuessesRevealed:
+    if t is events.GuessesRevealed:
         line = f"seat {event.seat} 的牌是{CLASS_NAME[event.card_class]}, 猜对 {event.correct} 人"
         return line + (f", 不猜 {','.join(map(str, event.passed))}" if event.passed else "")
-    if t is SeasonChanged:
+    if t is events.SeasonChanged:
         return f"seat {event.seat} 换季 → {SEASON_NAME[event.season]} (第 {event.round} 回合)"
-    if t is SongEnded:
+    if t is events.SongEnded:
         why = "手牌打完" if event.reason == "HAND_EMPTIED" else "牌堆打完"
         return f"一曲终了 ({why}) 「{event.verse}」"
-    if t is HandsRecovered:
+    if t is events.HandsRecovered:
         return "大对决: 回收手牌" + (f" {len(event.cards)} 张" if event.cards else "")
-    if t is ShowdownDealt:
+    if t is events.ShowdownDealt:
         hands = "; ".join(
             f"seat {h.seat} {_cards(h.cards) or '?'} {PATTERN_NAME[h.pattern]} {h.score}/{h.total}"
             for h in event.hands
@@ -308,7 +279,7 @@ def describe(event: Any) -> str:  # noqa: C901 - one line per fact
         refill = " (重洗)" if event.refilled else ""
         chant = f" 「{event.chant}」" if event.chant else ""
         return f"大对决 第{event.round}轮{refill}{chant}: {hands}"
-    if t is GameEnded:
+    if t is events.GameEnded:
         winners = ",".join(str(w) for w in event.winners)
         scores = " ".join(str(x) for x in event.scores)
         return f"终局 {event.reason}: 胜者 seat {winners}; 分值 {scores}"
@@ -317,28 +288,28 @@ def describe(event: Any) -> str:  # noqa: C901 - one line per fact
 
 def _describe_penalty(event: Any) -> str:
     t = type(event)
-    if t is PenaltyDiscarded:
+    if t is events.PenaltyDiscarded:
         where = "桌上违规牌" if event.from_table else "手牌"
         return f"seat {event.seat} 罚弃{where} {_cards(event.cards)}"
-    if t is DanceBanned:
+    if t is events.DanceBanned:
         return f"seat {event.seat} 下回合不可舞 (第 {event.turn + 1} 回合)"
-    if t is HandOpened:
+    if t is events.HandOpened:
         return f"seat {event.seat} 公开手牌 {_cards(event.cards) or '0 张'} ({event.turns} 手)"
-    if t is AttemptPlayed:
+    if t is events.AttemptPlayed:
         body = _cards(event.cards)
         if event.combo is not None:
             body = f"{COMBO_NAME[event.combo]} {body}"
         return f"seat {event.seat} 违规出牌 {body} [{event.reason}], 待举报"
-    if t is GuessingCancelled:
+    if t is events.GuessingCancelled:
         return f"曲高和寡取消: seat {event.seat} 的手牌因处罚而变"
-    if t is ExtraActionsDeclined:
+    if t is events.ExtraActionsDeclined:
         return f"seat {event.seat} 繁花似锦: 余 {event.unused} 次不用, 结束回合"
-    if t is Recited:
+    if t is events.Recited:
         return f"seat {event.seat} 诵{VERSE_NAME[event.verse]}「{event.text}」"
     return repr(event)
 
 
-def _describe_play(e: Played) -> str:
+def _describe_play(e: events.Played) -> str:
     head = f"seat {e.seat} {PLAY_KIND_NAME[e.kind]}"
     if e.season is not None:
         head += f" [{SEASON_NAME[e.season]}]"
@@ -365,24 +336,24 @@ def label(s: HuaniaoState, command: Any) -> str:
     """What a legal command is, in the seed's words: its kind first, then what it makes
     ("诵 5", "吟 3", "起 1", "舞 风 → seat 2", "舞 天上天下 宣言 2", "栖", "弃 鸟", "猜 鸟牌")."""
     t = type(command)
-    if t is Play:
+    if t is commands.Play:
         return _label_play(s, command)
-    if t is Perch:
+    if t is commands.Perch:
         return "栖"
-    if t is Discard:
+    if t is commands.Discard:
         return f"弃 {_cards(cards_of(command.cards))}"
-    if t is Guess:
+    if t is commands.Guess:
         return f"猜 {CLASS_NAME[command.card_class]}"
-    if t is ChangeSeason:
+    if t is commands.ChangeSeason:
         return "换季"
-    if t is EndTurn:
+    if t is commands.EndTurn:
         return "结束回合"
-    if t is PassGuess:
+    if t is commands.PassGuess:
         return "不猜"
     return type(command).__name__
 
 
-def _label_play(s: HuaniaoState, cmd: Play) -> str:
+def _label_play(s: HuaniaoState, cmd: commands.Play) -> str:
     try:
         shape = classify(
             kinds(s.options, cmd.cards), cmd.combo, play_rules(s, cmd.seat), s.need, s.reference

@@ -55,7 +55,7 @@ def card(card_id: int) -> Card:
 def cards(card_ids: tuple[int, ...] | list[int]) -> tuple[Card, ...]:
     """The cards with these ids. The same ids give the very same tuple (a bounded cache):
     a hand or meld that did not change, or that several views show, is then one object,
-    which the server renders once (server/protoconv.py keeps renderings by identity)."""
+    which the server renders once (server/wire/protoconv.py keeps renderings by identity)."""
     return _cards(card_ids if type(card_ids) is tuple else tuple(card_ids))
 
 

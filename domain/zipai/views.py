@@ -14,41 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.engine import RememberedPerState, Role, Viewer
+from domain.zipai import commands, events
 from domain.zipai.cards import Card, card, card_name, cards
-from domain.zipai.commands import (
-    Chi,
-    DeclareBao,
-    DeclineBao,
-    Discard,
-    Hu,
-    Long,
-    PassClaim,
-    Peng,
-    Zhao,
-)
-from domain.zipai.events import (
-    BaoDeclared,
-    BaoDeclined,
-    CardDiscarded,
-    CardDrawn,
-    CardFlipped,
-    Chied,
-    Claim,
-    ClaimKind,
-    ClaimMade,
-    Dealt,
-    DrawReason,
-    HandStarted,
-    HuangZhuang,
-    Hued,
-    LongLaidDown,
-    NobodyClaimed,
-    Penged,
-    Prompted,
-    PromptKind,
-    WinKind,
-    Zhaoed,
-)
+from domain.zipai.events import Claim, ClaimKind, DrawReason, PromptKind, WinKind
 from domain.zipai.melds import Group, GroupKind, Meld, MeldKind, classify
 from domain.zipai.options import Options
 from domain.zipai.state import Phase, State
@@ -128,7 +96,7 @@ def _make_seat_views(state: State) -> tuple[tuple[SeatView, SeatView], ...]:
 
     Why once per state (``_seat_views``): the server renders every viewer's view after each
     move, and a seat looks the same to every viewer but itself and the arbiter; shared
-    objects let the renderer reuse a seat's rendering by identity (server/protoconv.py)."""
+    objects let the renderer reuse a seat's rendering by identity (server/wire/protoconv.py)."""
     out = []
     for s in state.seats:
         public, own = (
@@ -201,17 +169,17 @@ def redact(event: Any, viewer: Viewer) -> Any:
     """The fact as ``viewer`` may see it (hidden cards removed or None)."""
     if viewer.role is Role.ARBITER:
         return event
-    if isinstance(event, Dealt):
+    if isinstance(event, events.Dealt):
         return event if _sees_seat(viewer, event.seat) else dataclasses.replace(event, cards=())
-    if isinstance(event, LongLaidDown):
+    if isinstance(event, events.LongLaidDown):
         return event if _sees_seat(viewer, event.seat) else dataclasses.replace(event, hidden=())
-    if isinstance(event, CardDrawn):
+    if isinstance(event, events.CardDrawn):
         return event if _sees_seat(viewer, event.seat) else dataclasses.replace(event, card=None)
-    if isinstance(event, ClaimMade):
+    if isinstance(event, events.ClaimMade):
         if _sees_seat(viewer, event.seat):
             return event
         return dataclasses.replace(event, claim=None, guo_zhang=False, guo_hu_fan=None)
-    if isinstance(event, Prompted) and event.prompt is not PromptKind.DISCARD:
+    if isinstance(event, events.Prompted) and event.prompt is not PromptKind.DISCARD:
         seats = tuple(s for s in event.seats if viewer.role is Role.SEAT and s == viewer.seat)
         return dataclasses.replace(event, seats=seats)
     return event
@@ -241,32 +209,32 @@ _CLAIM_WORDS = {
 def describe(event: Any) -> str:
     """One readable line, cards by name (一…十 small, 壹…拾 big)."""
     e = event
-    if isinstance(e, HandStarted):
+    if isinstance(e, events.HandStarted):
         out = f"; seat {e.sitting_out} sits out" if e.sitting_out is not None else ""
         return f"hand started: seat {e.dealer} deals, {e.stock_size} cards in the stock{out}"
-    if isinstance(e, Dealt):
+    if isinstance(e, events.Dealt):
         shown = _names(e.cards) if e.cards else f"{e.count} cards"
         return f"seat {e.seat} was dealt {shown}"
-    if isinstance(e, LongLaidDown):
+    if isinstance(e, events.LongLaidDown):
         how = " with its own flip" if e.taken else ""
         then = " and must discard" if e.discard_required else ""
         return f"seat {e.seat} laid down 拢 of {card_name(e.face_up)}{how}{then}"
-    if isinstance(e, CardDrawn):
+    if isinstance(e, events.CardDrawn):
         what = card_name(e.card) if e.card is not None else "a card"
         why = "补张" if e.reason is DrawReason.REPLACEMENT else "the dealer's 21st card"
         return f"seat {e.seat} drew {what} ({why})"
-    if isinstance(e, Prompted):
+    if isinstance(e, events.Prompted):
         who = ", ".join(str(s) for s in e.seats) or "no seat"
         return f"{e.prompt.name.lower().replace('_', ' ')} prompt for {who}"
-    if isinstance(e, BaoDeclared):
+    if isinstance(e, events.BaoDeclared):
         return f"seat {e.seat} declared 爆"
-    if isinstance(e, BaoDeclined):
+    if isinstance(e, events.BaoDeclined):
         return f"seat {e.seat} declined 爆"
-    if isinstance(e, CardDiscarded):
+    if isinstance(e, events.CardDiscarded):
         return f"seat {e.seat} discarded {card_name(e.card)}"
-    if isinstance(e, CardFlipped):
+    if isinstance(e, events.CardFlipped):
         return f"seat {e.seat} flipped {card_name(e.card)} ({e.stock_left} left)"
-    if isinstance(e, ClaimMade):
+    if isinstance(e, events.ClaimMade):
         if e.claim is None:
             return f"seat {e.seat} answered"
         detail = ""
@@ -276,24 +244,24 @@ def describe(event: Any) -> str:
                 detail += ", 比 " + " ".join(_group(g) for g in e.claim.bi)
         extra = " (过张)" if e.guo_zhang else ""
         return f"seat {e.seat} claims {_CLAIM_WORDS[e.claim.kind]}{detail}{extra}"
-    if isinstance(e, Chied):
+    if isinstance(e, events.Chied):
         bi = (", 比 " + " ".join(_group(g) for g in e.bi)) if e.bi else ""
         return f"seat {e.seat} ate {card_name(e.card)} with {_names(e.cards)}{bi}"
-    if isinstance(e, Penged):
+    if isinstance(e, events.Penged):
         return f"seat {e.seat} ponged {card_name(e.card)}"
-    if isinstance(e, Zhaoed):
+    if isinstance(e, events.Zhaoed):
         then = " and must discard" if e.discard_required else ""
         return f"seat {e.seat} konged (招) {card_name(e.card)}{then}"
-    if isinstance(e, NobodyClaimed):
+    if isinstance(e, events.NobodyClaimed):
         return f"nobody took {card_name(e.card)}"
-    if isinstance(e, Hued):
+    if isinstance(e, events.Hued):
         on = f" on {card_name(e.card)}" if e.card is not None else ""
         groups = " ".join(_group(g) for g in e.groups)
         return (
             f"seat {e.seat} won (胡){on}, {e.win_kind.name}: {groups}; "
             f"{e.hu_points} 胡, {e.fan} fan, scores {list(e.scores)}"
         )
-    if isinstance(e, HuangZhuang):
+    if isinstance(e, events.HuangZhuang):
         return "荒庄: the stock ran out"
     return repr(e)
 
@@ -301,15 +269,15 @@ def describe(event: Any) -> str:
 # ---------------------------------------------------------------------------- labels
 
 _COMMAND_WORDS = {
-    Discard: "打",
-    Chi: "吃",
-    Peng: "碰",
-    Zhao: "招",
-    Long: "拢",
-    Hu: "胡",
-    PassClaim: "过",
-    DeclareBao: "爆",
-    DeclineBao: "不爆",
+    commands.Discard: "打",
+    commands.Chi: "吃",
+    commands.Peng: "碰",
+    commands.Zhao: "招",
+    commands.Long: "拢",
+    commands.Hu: "胡",
+    commands.PassClaim: "过",
+    commands.DeclareBao: "爆",
+    commands.DeclineBao: "不爆",
 }
 
 
@@ -317,12 +285,14 @@ def label(state: State, command: Any) -> str:
     """What a legal command is, in the seed's words: "打 五", "吃 五 with 四六, 比 …",
     "碰 五", "招 五", "拢", "胡", "过", "爆", "不爆"."""
     word = _COMMAND_WORDS.get(type(command), type(command).__name__)
-    if isinstance(command, Discard):
+    if isinstance(command, commands.Discard):
         return f"{word} {card_name(card(command.card))}"
     shown = card_name(card(state.shown)) if state.shown is not None else ""
-    if isinstance(command, Chi):
+    if isinstance(command, commands.Chi):
         bi = " ".join(_names(cards(g.cards)) for g in command.bi)
         return f"{word} {shown} with {_names(cards(command.cards))}" + (f", 比 {bi}" if bi else "")
-    if isinstance(command, Peng | Zhao) or (isinstance(command, Hu | PassClaim) and shown):
+    if isinstance(command, commands.Peng | commands.Zhao) or (
+        isinstance(command, commands.Hu | commands.PassClaim) and shown
+    ):
         return f"{word} {shown}".rstrip()
     return word
