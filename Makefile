@@ -59,7 +59,7 @@ selfplay: gen ## issue 14's heavy self-play: 2,000 random games per mode and per
 migrate: gen ## create the PostgreSQL tables once, before starting replicas (POSTGRES_* settings)
 	$(BIN)/python -m server.startup.migrate --store postgres $(ARGS)
 
-demo: gen ## four bots play a 基本-mode game over gRPC while one seat's stream is printed
+demo: gen ## four bots play `tabletop play`'s default game (专业 with 阳春白雪) over gRPC while one seat's stream is printed
 	$(BIN)/python -m clients.python.demo $(ARGS)
 
 bench: gen ## benchmarks; results go to docs/benchmarks.md

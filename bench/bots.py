@@ -33,7 +33,8 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "bots.md"
 
 
 def default_options(kind: str) -> Any:
-    """The table options `tabletop play` and `make demo` use (基本 mode; 泸州 scoring)."""
+    """The benchmarks' table options (基本 mode; 泸州 scoring); `tabletop play` and `make demo`
+    deal 专业 with 阳春白雪 (clients/python/play.py DEFAULT_MODE)."""
     from domain.huaniao.options import Mode
     from domain.huaniao.options import Options as HuaniaoOptions
     from domain.zipai.options import Options as ZipaiOptions

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -29,7 +29,7 @@ from domain.engine import DomainError
 from domain.registry import rules_for
 from domain.table.deal import commitment
 from domain.table.justice.decide import is_game_move
-from domain.table.records import chain_hash, chain_key, seal_body, timestamp_text
+from domain.table.records import chain_hash, chain_key, key_id, seal_body, timestamp_text
 
 MAX_LINE = 1 << 20  # characters in one line of an export
 MAX_EVENTS = 100_000  # lines of an export
@@ -38,6 +38,9 @@ MAX_DIGITS = 20  # of a JSON integer (genuine ones fit in 64 bits)
 MAKE_EXPORT = "make one after the game has ended with `tabletop-audit export GAME_ID -o game.jsonl`"
 RECORD_KEYS = frozenset(("version", "fact", "cause", "hash", "seal", "recorded_at"))
 SEAL_KEYS = frozenset(("game_id", "first", "last", "head", "receipts", "signature"))
+SEAL_KEY_ID = "key_id"  # optional beside SEAL_KEYS (seals stored before keys had ids lack it)
+PublicKeys = bytes | Sequence[bytes]  # one raw Ed25519 public key, or several (a key set)
+_HEX16 = re.compile(r"[0-9a-f]{16}")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _HEX128 = re.compile(r"[0-9a-f]{128}")
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
@@ -73,7 +76,14 @@ class AuditReport:
     reason: str
     game_id: str = ""
     seals: int = 0  # moves whose seal verified with the given key
+    # which key signed which moves: (key id, first version, last version) for each run of
+    # moves that one key signed, in order
+    signed_with: tuple[tuple[str, int, int], ...] = ()
     prepared_deal: str = ""  # "prepared deal: chosen by the table's creator (...)", or ""
+    redeals: tuple[str, ...] = ()  # who asked for each 重新洗牌发牌 ("arbiter", "seats")
+    max_redeals: int | None = None  # the table's cap (None: a record from before the cap)
+    # every report and appeal and how it closed ("report 12 UNRESOLVED", "appeal 20 UPHELD")
+    cases: tuple[str, ...] = ()
 
 
 # --- reading an export ---------------------------------------------------------------------
@@ -98,6 +108,13 @@ def parse_export(lines: Iterable[str]) -> list[Record]:
         if record is not None:
             records.append(record)
     return records
+
+
+def load_line(text: str, where: str) -> Any:
+    """One line of an export (at most MAX_LINE characters) as JSON, read as ``parse_export``
+    reads every line: bounded nesting and integers, no floats, no repeated keys; anything
+    else is one AuditFailure naming ``where``. The auditor sniffs a file's form with it."""
+    return _load(text, where)
 
 
 def _load(text: str, where: str) -> Any:
@@ -232,7 +249,9 @@ def _checked(data: dict[str, Any], n: int) -> Record:
 # --- verification --------------------------------------------------------------------------
 
 
-def verify(records: list[Record], public_key: bytes, game_id: str | None = None) -> AuditReport:
+def verify(
+    records: list[Record], public_key: PublicKeys, game_id: str | None = None
+) -> AuditReport:
     """Check a complete history against the server's public key (from outside the file):
 
     1. versions run 1..N; the first fact is GameCreated and the game revealed its secret;
@@ -240,7 +259,7 @@ def verify(records: list[Record], public_key: bytes, game_id: str | None = None)
     3. every chain hash recomputes with the revealed key (an altered byte, a dropped or a
        reordered event breaks it);
     4. every move (the events one command appended) ends in a seal signed with
-       ``public_key`` over the game id (``game_id`` if given), the move's versions, the chain
+       ``public_key`` (or, given several, the one its ``key_id`` names) over the game id (``game_id`` if given), the move's versions, the chain
        head and the receipt hashes: a history re-keyed or re-played by anyone without the
        server's key fails here, and so does another game's record;
     5. replaying re-decides every recorded command through the engine (the deal from the
@@ -251,7 +270,7 @@ def verify(records: list[Record], public_key: bytes, game_id: str | None = None)
 
 
 def replayed(
-    records: list[Record], public_key: bytes, game_id: str | None = None
+    records: list[Record], public_key: PublicKeys, game_id: str | None = None
 ) -> tuple[AuditReport, tables.Table]:
     """``verify``, with the replayed table at the end (a match checks what follows from it)."""
     try:
@@ -263,7 +282,7 @@ def replayed(
 
 
 def _verify(
-    records: list[Record], public_key: bytes, game_id: str | None
+    records: list[Record], public_key: PublicKeys, game_id: str | None
 ) -> tuple[AuditReport, tables.Table]:
     if not records:
         raise AuditFailure("empty history")
@@ -293,7 +312,7 @@ def _verify(
         if chain_hash(key, prev, r.version, r.fact, r.cause, r.recorded_at) != r.hash:
             raise AuditFailure(f"chain hash mismatch at version {r.version}")
         prev = r.hash
-    signed_by = _check_seals(records, public_key, game_id, created["seat_count"])
+    named, signers = _check_seals(records, public_key, game_id, created["seat_count"])
     kind = created["kind"]
     facts = [tables.decode_event(kind, r.fact) for r in records]
     table, redecided = _replay(records, facts)
@@ -306,9 +325,15 @@ def _verify(
         redecided,
         outcome.winners,
         outcome.reason,
-        game_id=signed_by,
+        game_id=named,
         seals=len(moves(records)),
+        signed_with=signers,
         prepared_deal=tables.prepared_marking(table.deal_source),
+        redeals=table.redeals_requested_by,
+        max_redeals=table.max_redeals,
+        cases=tuple(
+            f"{c.kind.name.lower()} {c.id} {c.status.name}" for c in table.justice.cases
+        ),
     )
     return report, table
 
@@ -321,16 +346,46 @@ def moves(records: list[Record]) -> list[tuple[int, int]]:
     return list(zip(starts, ends, strict=True))
 
 
+def key_ring(public_key: PublicKeys) -> dict[str, Ed25519PublicKey]:
+    """The given public keys by key id (``records.key_id``)."""
+    given = [public_key] if isinstance(public_key, bytes) else list(public_key)
+    ring = {}
+    for raw in given:
+        try:
+            ring[key_id(raw)] = Ed25519PublicKey.from_public_bytes(raw)
+        except ValueError:
+            raise AuditFailure("the public key is not a 32-byte Ed25519 key") from None
+    if not ring:
+        raise AuditFailure("no public key given")
+    return ring
+
+
+def signed_by(
+    ring: dict[str, Ed25519PublicKey], named: Any, signature: bytes, body: bytes
+) -> str | None:
+    """The id of the key that made ``signature`` over ``body``: the key ``named`` (a key id),
+    or, where a seal names none (stored before keys had ids), any given key that verifies."""
+    if named:
+        candidates = [named] if named in ring else []
+    else:
+        candidates = list(ring)
+    for kid in candidates:
+        try:
+            ring[kid].verify(signature, body)
+            return kid
+        except InvalidSignature:
+            continue
+    return None
+
+
 def _check_seals(
-    records: list[Record], public_key: bytes, game_id: str | None, seat_count: Any
-) -> str:
+    records: list[Record], public_key: PublicKeys, game_id: str | None, seat_count: Any
+) -> tuple[str, tuple[tuple[str, int, int], ...]]:
     """Every move's seal: on its last event only, naming this game, the move's versions and
-    the head, with the receipts of every viewer, signed with ``public_key``. Returns the
-    game id the seals name."""
-    try:
-        key = Ed25519PublicKey.from_public_bytes(public_key)
-    except ValueError:
-        raise AuditFailure("the public key is not a 32-byte Ed25519 key") from None
+    the head, with the receipts of every viewer, signed with one of the given keys (the one
+    its ``key_id`` names). Returns the game id the seals name, and which key signed which
+    moves (``AuditReport.signed_with``)."""
+    ring = key_ring(public_key)
     if type(seat_count) is not int or not 0 < seat_count <= 16:
         raise AuditFailure("GameCreated has no valid seat_count")
     bounds = moves(records)
@@ -339,12 +394,13 @@ def _check_seals(
         if r.seal is not None and r.version not in ends:
             raise AuditFailure(f"version {r.version} carries a seal but does not end a move")
     named = game_id
+    runs: list[tuple[str, int, int]] = []
     for first, last in bounds:
         seal = records[last - 1].seal
         if seal is None:
             raise AuditFailure(f"the move at versions {first}..{last} is not signed (no seal)")
         where = f"the seal of versions {first}..{last}"
-        if set(seal) != SEAL_KEYS:
+        if set(seal) - {SEAL_KEY_ID} != SEAL_KEYS:
             raise AuditFailure(f"{where} is not a seal")
         if named is None:
             named = seal["game_id"]
@@ -375,16 +431,27 @@ def _check_seals(
         signature = seal["signature"]
         if not isinstance(signature, str) or not _HEX128.fullmatch(signature):
             raise AuditFailure(f"{where} has no 64-byte signature")
-        try:
-            body = seal_body(named, first, last, seal["head"], receipts)
-            key.verify(bytes.fromhex(signature), body)
-        except InvalidSignature:
+        kid = seal.get(SEAL_KEY_ID, "")
+        if not isinstance(kid, str) or (kid and not _HEX16.fullmatch(kid)):
+            raise AuditFailure(f"{where} has a key_id that is not 16 hex digits")
+        if kid and kid not in ring:
+            raise AuditFailure(
+                f"{where} is not signed by the given server key: it names key {kid}, not "
+                f"among the given keys ({', '.join(ring)}); give that key too"
+            )
+        body = seal_body(named, first, last, seal["head"], receipts)
+        signer = signed_by(ring, kid, bytes.fromhex(signature), body)
+        if signer is None:
             raise AuditFailure(
                 f"{where} is not signed by the given server key: the record was forged or "
                 "re-signed, or the key is another server's"
-            ) from None
+            )
+        if runs and runs[-1][0] == signer:
+            runs[-1] = (signer, runs[-1][1], last)
+        else:
+            runs.append((signer, first, last))
     assert named is not None
-    return named
+    return named, tuple(runs)
 
 
 def _replay(records: list[Record], facts: list[Any]) -> tuple[Any, int]:
@@ -400,8 +467,11 @@ def _replay(records: list[Record], facts: list[Any]) -> tuple[Any, int]:
             raise AuditFailure(f"version {version} has no cause")
         if cause.get("reveals_closed"):
             _check_reveals_closed(table, records[i - 1], records[i])
+        end = i + 1
+        while end < len(records) and records[end].cause is None:
+            end += 1
         try:
-            expected = tables.redecide(table, cause, facts[i], last_move)
+            expected = tables.redecide(table, cause, facts[i], last_move, tuple(facts[i:end]))
         except Exception as exc:  # a refused command is a forged history
             raise AuditFailure(f"version {version}: the engine refuses it: {exc}") from exc
         if not expected:  # e.g. a timeout nobody was awaited for: never loop on nothing
@@ -468,7 +538,7 @@ def verify_match(
     match_id: str,
     records: list[MatchRecord],
     hands: dict[str, list[Record]],
-    public_key: bytes,
+    public_key: PublicKeys,
 ) -> MatchReport:
     """Check a whole match: its own record, each hand, the links, and the standings.
 
@@ -482,10 +552,12 @@ def verify_match(
        from the hand's record), each standing that follows and the end of the match;
     4. each hand after the first opened exactly as the match's rule says: the same seats,
        arbiter and settings as the hand before, the options the game's dealer rule gives
-       after it, the seats' ready contributions (each committed and revealed at once, as
-       the table's older contribution form: the hand's fresh secret and these readies are
-       its entropy), and the table's own deal (token hashes never leave the server, so the
-       record cannot show the tokens; the seals bind each hand to its game id);
+       after it, and no seat's entropy in its opening: its commitment (version 1) is
+       earlier than every input to its deal, which the seats commit to (SeatCommitted) and
+       reveal afterwards on the hand's own stream, re-decided and re-dealt by ``verify`` as
+       hand 1's are (token hashes never leave the server, so the record cannot show the
+       tokens; the seals bind each hand to its game id). A contribution in the match's
+       record (SeatReady, the older form) was public before the hand's commitment: refused;
     5. the match has ended.
     """
     try:
@@ -500,7 +572,7 @@ def _verify_match(
     match_id: str,
     records: list[MatchRecord],
     hands: dict[str, list[Record]],
-    public_key: bytes,
+    public_key: PublicKeys,
 ) -> MatchReport:
     if not records:
         raise AuditFailure("empty match record")
@@ -547,12 +619,16 @@ def _redecide_match(
     finals: dict[int, tables.Table],
     hands: dict[str, list[Record]],
     reports: list[AuditReport],
-    public_key: bytes,
+    public_key: PublicKeys,
 ) -> list[Any]:
     """The facts the match's engine decides where the record has ``fact``."""
     try:
         if isinstance(fact, match.SeatReady):
-            return match.ready(state, fact.seat, fact.contribution)
+            raise AuditFailure(
+                f"seat {fact.seat}'s contribution to hand {fact.hand} is in the match's record "
+                "(SeatReady) before that hand's commitment existed: its server could choose "
+                "the hand's secret after seeing it"
+            )
         if isinstance(fact, match.HandEnded):
             current = state.current
             if current is None or current.hand not in finals:
@@ -574,7 +650,7 @@ def _check_hand(
     finals: dict[int, tables.Table],
     hands: dict[str, list[Record]],
     reports: list[AuditReport],
-    public_key: bytes,
+    public_key: PublicKeys,
 ) -> None:
     """The linked hand verifies alone (signed as that hand's game) and opened as the
     match's rule says."""
@@ -591,8 +667,14 @@ def _check_hand(
     if final.kind != state.kind or final.seat_count != state.seat_count:
         raise AuditFailure(f"hand {n} ({game_id}) is not a {state.kind} table of this match")
     if n > 1:
-        secret = records[0].fact["data"]["secret"]
-        moves = match.next_hand(state, finals[n - 1], secret)
+        created = records[0].fact["data"]
+        moves = match.next_hand(
+            state,
+            finals[n - 1],
+            created["secret"],
+            created.get("salt", ""),
+            created.get("reveal_timeout_ms", 0),
+        )
         _same_opening(n, records, moves)
     finals[n] = final
     reports.append(report)
@@ -605,7 +687,7 @@ def _same_opening(n: int, records: list[Record], moves: list[match.decide.Move])
         got = records[at : at + len(facts)]
         if got[0].cause != cause or [tables.decode_event(kind, r.fact) for r in got] != facts:
             raise AuditFailure(
-                f"hand {n} did not open as the match says (seats, settings, the "
-                f"dealer rule's options, the ready contributions) at its version {at + 1}"
+                f"hand {n} did not open as the match says (seats, settings, the dealer "
+                f"rule's options; seated before any seat's entropy) at its version {at + 1}"
             )
         at += len(facts)

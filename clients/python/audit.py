@@ -1,5 +1,6 @@
 """`tabletop-audit`: export a game's stored history and verify it against the server's key.
 
+\b
   tabletop-audit key                          print the server's public signing key
   tabletop-audit export GAME_ID [-o FILE]     JSON Lines, one stored event per line
   tabletop-audit verify GAME_ID               fetch the history and the key over the API
@@ -10,15 +11,21 @@
                                               the links, the standings); --file reads a
                                               match export
   tabletop-audit verify ... --receipts FILE   also check a viewer's saved receipts
+  tabletop-audit compare --receipts A --receipts B [--file EXPORT]
+                                              prove a lying server: two seats' receipts
+                                              (and the record) signed for two different
+                                              histories of one game; exit status 3 if so
 
 An export is per viewer while the game runs (redacted events, no stored form) and complete
 after it ends. Each complete line is canonical JSON {"cause","fact","hash","recorded_at",
 "seal","version"}; the verifier (domain/verify.py, the published engine) re-checks the
 chain, the commitment, every move's seal against the server's public key, the deck
 derivation, and re-decides every command. The key comes from outside the file:
---public-key (the operator's published key), else the server at --target. Exit status 0 =
-verified, 1 = failed. Options work before or after the command and each has an environment
-variable (`--help` shows them).
+--public-key (the operator's published key; repeat it for the keys retired by a rotation),
+else the server at --target (its current and retired keys). Each seal names the id of its
+key; the output names the key that signed each part. Exit status 0 = verified, 1 = failed,
+3 = `compare` found a proof that the server lied. Options work before or after the command
+and each has an environment variable (`--help` shows them).
 """
 
 from __future__ import annotations
@@ -36,9 +43,15 @@ import grpc
 
 from clients.python.clibase import CONTEXT, option, run, shared, shared_options
 from clients.python.client import TableClient
+from clients.python.equivocation import (
+    Statement,
+    contradictions,
+    receipt_statements,
+    record_statements,
+)
 from clients.python.exports import export_lines
 from clients.python.replay_html import write_from_records
-from domain.table.records import canonical
+from domain.table.records import canonical, key_id
 from domain.verify import (
     MAKE_EXPORT,
     MAX_LINE,
@@ -46,7 +59,9 @@ from domain.verify import (
     AuditReport,
     MatchRecord,
     MatchReport,
+    PublicKeys,
     Record,
+    load_line,
     parse_export,
     verify,
     verify_match,
@@ -64,27 +79,31 @@ def read_lines(stream: IO[str]) -> Iterator[str]:
 
 
 def json_objects(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Each non-blank line of a match export as a JSON object, with its line number (a
-    hand's own lines are then read by the bounded ``parse_export``)."""
+    """Each non-blank line of a match export as a JSON object, with its line number, read
+    by the verifier's bounded reader (a hand's own lines are then read by ``parse_export``)."""
     for n, line in enumerate(lines, start=1):
-        if not line.strip():
+        data = _bounded_json(line, n)
+        if data is None:
             continue
-        if len(line) > MAX_LINE:
-            raise AuditFailure(f"line {n} is longer than {MAX_LINE} characters")
-        try:
-            data = json.loads(line)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            raise AuditFailure(f"line {n} is not JSON ({exc}); {MAKE_EXPORT}") from None
         if not isinstance(data, dict):
             raise AuditFailure(f"line {n} is not a JSON object; {MAKE_EXPORT}")
         yield n, data
+
+
+def _bounded_json(line: str, n: int) -> Any:
+    """Line ``n`` as JSON (None if blank), as ``parse_export`` reads a line: a line longer
+    than MAX_LINE, deep nesting, a huge integer or bad JSON is one AuditFailure."""
+    if len(line) > MAX_LINE:
+        raise AuditFailure(f"line {n} is longer than {MAX_LINE} characters")
+    text = line.strip()
+    return load_line(text, f"line {n}") if text else None
 
 
 @dataclass(frozen=True)
 class Verified:
     report: AuditReport
     commands: Counter[str]  # re-decided commands by action: play, join, start, timeout, ...
-    key: bytes  # the public key every seal verified with
+    keys: dict[str, bytes]  # the given public keys by key id
 
     @property
     def moves(self) -> int:
@@ -97,45 +116,93 @@ class Verified:
         return (
             f"verified: {r.kind}, {r.events} events, {r.moves_redecided} commands re-decided "
             f"({parts}), winners {list(r.winners)} ({r.reason}); game {r.game_id}, all "
-            f"{r.seals} moves signed by key {self.key.hex()}"
+            f"{r.seals} seals (its opening's and each command's) signed by {self.signers()}"
             + (f"; {r.prepared_deal}" if r.prepared_deal else "")
+            + (f"; cases: {', '.join(r.cases)}" if r.cases else "")
+            + f"; {redeal_words(r)}"
         )
+
+    @property
+    def key(self) -> bytes:
+        """The key that signed the last move."""
+        return self.keys[self.report.signed_with[-1][0]]
+
+    def signers(self) -> str:
+        """Which key signed which versions: "key HEX (key id ID)", or, after a rotation in
+        the game, "key ID1 (HEX) versions 1..9, key ID2 (HEX) versions 10..80"."""
+        runs = self.report.signed_with
+        if len(runs) == 1:
+            return f"key {self.keys[runs[0][0]].hex()} (key id {runs[0][0]})"
+        return ", ".join(
+            f"key {kid} ({self.keys[kid].hex()}) versions {first}..{last}"
+            for kid, first, last in runs
+        )
+
+
+def redeal_words(r: AuditReport) -> str:
+    """The 重新洗牌发牌 count, the table's cap and who asked for each."""
+    cap = "no cap (an older record)" if r.max_redeals is None else f"at most {r.max_redeals}"
+    asked = f" ({', '.join(r.redeals)})" if r.redeals else ""
+    return f"redeals {len(r.redeals)}{asked}, {cap}"
 
 
 _ACTION_WORDS = {"play": "moves", "join": "joins", "reveal": "reveals", "start": "start"}
 
 
 def verify_records(
-    records: list[Record], public_key: bytes, game_id: str | None = None
+    records: list[Record], public_key: PublicKeys, game_id: str | None = None
 ) -> Verified:
     report = verify(records, public_key, game_id)
     actions = Counter(str(r.cause.get("action", "?")) for r in records[1:] if r.cause is not None)
-    return Verified(report, actions, public_key)
+    given = [public_key] if isinstance(public_key, bytes) else list(public_key)
+    return Verified(report, actions, {key_id(k): k for k in given})
 
 
 def signing_key(client: TableClient) -> bytes:
-    """The server's public key (GetSigningKey)."""
+    """The server's current public key (GetSigningKey)."""
     return bytes(client.stub.GetSigningKey(pb.GetSigningKeyRequest()).public_key)
+
+
+def signing_keys(client: TableClient) -> list[bytes]:
+    """The server's current public key and the ones it retired (GetSigningKey)."""
+    reply = client.stub.GetSigningKey(pb.GetSigningKeyRequest())
+    return [bytes(reply.public_key), *(bytes(k.public_key) for k in reply.retired)]
 
 
 def verify_game(client: TableClient, game_id: str, token: str | None = None) -> Verified:
     """Fetch a finished game's history and the server's key, and verify the game."""
     records = parse_export(export_lines(client.as_viewer(game_id, token).history()))
-    return verify_records(records, signing_key(client), game_id)
+    return verify_records(records, signing_keys(client), game_id)
 
 
 def public_key_from(value: str) -> bytes:
     """``--public-key``: 64 hex digits, or a file holding them."""
-    text = value.strip()
-    if len(text) != 64 and Path(text).is_file():
-        text = Path(text).read_text(encoding="utf-8").strip()
-    try:
-        key = bytes.fromhex(text)
-    except ValueError:
-        key = b""
-    if len(key) != 32:
-        raise AuditFailure("--public-key must be 64 hex digits (or a file holding them)")
-    return key
+    keys = public_keys_from([value])
+    if len(keys) != 1:
+        raise AuditFailure("--public-key must be one key here")
+    return keys[0]
+
+
+def public_keys_from(values: Iterable[str]) -> list[bytes]:
+    """``--public-key`` values: each 64 hex digits, or a file of keys, one a line (the first
+    word of each line; ``#`` lines are comments), as a retired-keys file holds them."""
+    keys = []
+    for value in values:
+        text = value.strip()
+        if len(text) != 64 and Path(text).is_file():
+            lines = Path(text).read_text(encoding="utf-8").splitlines()
+            words = [w.split()[0] for w in lines if w.strip() and not w.lstrip().startswith("#")]
+        else:
+            words = [text]
+        for word in words:
+            try:
+                key = bytes.fromhex(word)
+            except ValueError:
+                key = b""
+            if len(key) != 32:
+                raise AuditFailure("--public-key must be 64 hex digits (or a file holding them)")
+            keys.append(key)
+    return keys
 
 
 # --- matches ---------------------------------------------------------------------------
@@ -178,12 +245,15 @@ def parse_match_lines(
 
 
 def is_match_export(path: str) -> bool:
-    with open(path, encoding="utf-8") as f:
-        first = next((line for line in f if line.strip()), "")
-    try:
-        return isinstance(data := json.loads(first), dict) and "match" in data
-    except json.JSONDecodeError:
-        return False
+    """Whether the file's first non-blank line is a match's fact. The line is read as every
+    other line is (``read_lines``, ``_bounded_json``): a hostile first line fails here in one
+    line, and never more than MAX_LINE characters of it are held."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for n, line in enumerate(read_lines(f), start=1):
+            data = _bounded_json(line, n)
+            if data is not None:
+                return isinstance(data, dict) and "match" in data
+    return False
 
 
 def match_line(report: MatchReport) -> str:
@@ -192,7 +262,9 @@ def match_line(report: MatchReport) -> str:
     standing = ", ".join(f"seat {s.seat} {s.total} (#{s.rank})" for s in report.standings)
     return (
         f"verified match: {report.kind}, {len(report.hands)} hands, {events} events, {moves} "
-        f"commands re-decided; standings {standing}; winners {list(report.winners)}"
+        f"commands re-decided; every hand committed before its inputs; standings {standing}; "
+        f"winners {list(report.winners)}; "
+        + "; ".join(f"hand {n} {redeal_words(h)}" for n, h in enumerate(report.hands, 1))
     )
 
 
@@ -202,7 +274,13 @@ def match_json(report: MatchReport) -> dict[str, Any]:
         "match_id": report.match_id,
         "kind": report.kind,
         "hands": [
-            {"events": h.events, "winners": list(h.winners), "reason": h.reason}
+            {
+                "events": h.events,
+                "winners": list(h.winners),
+                "reason": h.reason,
+                "redeals": list(h.redeals),
+                "max_redeals": h.max_redeals,
+            }
             for h in report.hands
         ],
         "standings": [
@@ -228,9 +306,14 @@ def command(name: str) -> Any:
 
 @command("key")
 def cmd_key() -> None:
-    """Print the server's public signing key (hex): publish it, verify with it."""
+    """Print the server's public signing key (hex): publish it, verify with it. The keys a
+    rotation retired follow, one a line: "HEX  KEY_ID  retired" (the current key's line is
+    the key alone)."""
     with TableClient(shared().target) as client:
-        print(signing_key(client).hex())
+        current, *retired = signing_keys(client)
+    print(current.hex())
+    for key in retired:
+        print(f"{key.hex()}  {key_id(key)}  retired")
 
 
 @command("export")
@@ -278,7 +361,9 @@ def cmd_export(
 )
 @option(
     "--public-key",
-    help="the server's public key (64 hex digits, or a file of them) [default: ask --target]",
+    multiple=True,
+    help="the server's public key (64 hex digits, or a file of them, one a line); repeat it "
+    "for the keys a rotation retired [default: ask --target for its current and retired keys]",
 )
 @option(
     "--receipts",
@@ -295,7 +380,7 @@ def cmd_verify(
     game_id: str | None,
     token: str | None,
     path: str | None,
-    public_key: str | None,
+    public_key: tuple[str, ...],
     receipts: str | None,
     html: str | None,
     match_id: str | None,
@@ -323,13 +408,20 @@ def cmd_verify(
             "verified": True,
             "kind": r.kind,
             "game_id": r.game_id,
-            "public_key": verified.key.hex(),
+            "public_key": verified.key.hex(),  # the key of the last move
+            "signed_with": [
+                {"key_id": kid, "public_key": verified.keys[kid].hex(), "first": a, "last": b}
+                for kid, a, b in r.signed_with
+            ],
             "events": r.events,
             "seals": r.seals,
             "commands": dict(verified.commands),
             "winners": list(r.winners),
             "reason": r.reason,
             "prepared_deal": r.prepared_deal,
+            "cases": list(r.cases),  # e.g. "report 12 UNRESOLVED"
+            "redeals": list(r.redeals),  # who asked for each: "arbiter" or "seats"
+            "max_redeals": r.max_redeals,  # the table's cap (None: an older record)
         }
         if checked:
             out["receipts"] = checked
@@ -344,17 +436,19 @@ def _verify(
     game_id: str | None,
     token: str | None,
     path: str | None,
-    public_key: str | None,
+    public_key: tuple[str, ...],
     receipts: str | None,
     html: str | None,
 ) -> tuple[Verified, str]:
     with TableClient(shared().target) as client:
-        key = public_key_from(public_key) if public_key else signing_key(client)
+        key = public_keys_from(public_key) if public_key else signing_keys(client)
         if path:
             with open(path, encoding="utf-8", errors="replace") as f:
                 records = parse_export(read_lines(f))
         else:
-            records = parse_export(export_lines(client.as_viewer(game_id or "", token).history()))
+            viewer = client.as_viewer(game_id or "", token)
+            ended_or_refuse(viewer.view())
+            records = parse_export(export_lines(viewer.history()))
     if html:  # before verifying: the page shows the verifier's finding, failed or not
         page = write_from_records(records, html, path or game_id or "", public_key=key)
         print(page, file=sys.stderr)
@@ -363,7 +457,21 @@ def _verify(
     return verified, checked
 
 
-def _receipts(records: list[Record], path: str, key: bytes) -> str:
+def ended_or_refuse(view: pb.GameView) -> None:
+    """A running game has no verifiable record yet (its stored form is published at the
+    end): say so, and what a seat or the arbiter can do until then."""
+    if view.phase == pb.GAME_PHASE_FINISHED:
+        return
+    raise AuditFailure(
+        f"game {view.game_id} is still running (version {view.version}): its record is "
+        "published, and can be verified, once it ends. Until then a seat or the arbiter keeps "
+        "the server's signed receipts of what it is shown (the Python client's ReceiptLog), "
+        f"and checks them after the end with `tabletop-audit verify {view.game_id} --receipts "
+        "FILE`"
+    )
+
+
+def _receipts(records: list[Record], path: str, key: PublicKeys) -> str:
     from clients.python.audit_receipts import Replayed, check_receipts
     from clients.python.receipts import parse_receipts
 
@@ -372,8 +480,9 @@ def _receipts(records: list[Record], path: str, key: bytes) -> str:
     report = check_receipts(records, saved, key)
     moves = Replayed(records).check_all_hashes()
     return (
-        f"receipts: {report.receipts} verified for viewer(s) {list(report.viewers)}; the "
-        f"receipt hashes of all {moves} moves match the record for every viewer"
+        f"receipts: {report.receipts} verified for viewer(s) {list(report.viewers)}, signed "
+        f"by key id(s) {', '.join(report.key_ids) or '?'}; the receipt hashes of all {moves} "
+        "moves match the record for every viewer"
     )
 
 
@@ -398,12 +507,12 @@ def failed(reason: str) -> NoReturn:
 
 
 def verify_whole_match(
-    match_id: str | None, token: str | None, path: str | None, public_key: str | None
+    match_id: str | None, token: str | None, path: str | None, public_key: tuple[str, ...]
 ) -> MatchReport:
     """A whole match, from its export file or over the API, every hand's seals checked with
     the server's key (``--public-key``, else the server at --target)."""
     with TableClient(shared().target) as client:
-        key = public_key_from(public_key) if public_key else signing_key(client)
+        key = public_keys_from(public_key) if public_key else signing_keys(client)
         if path:
             with open(path, encoding="utf-8", errors="replace") as f:
                 found, records, hands = parse_match_lines(read_lines(f))
@@ -411,6 +520,83 @@ def verify_whole_match(
             lines = list(match_export_lines(client, match_id or "", token))
             found, records, hands = parse_match_lines(lines)
     return verify_match(found, records, hands, key)
+
+
+@command("compare")
+@option(
+    "--receipts",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="a viewer's saved receipts (repeat it: one file per seat, spectator or arbiter)",
+)
+@option(
+    "--file",
+    "path",
+    type=click.Path(exists=True, dir_okay=False),
+    help="also the game's complete export (it must verify)",
+)
+@option(
+    "--public-key",
+    multiple=True,
+    help="the server's public key (64 hex digits, or a file of them, one a line); repeat it "
+    "for retired keys [default: ask --target for its current and retired keys]",
+)
+def cmd_compare(receipts: tuple[str, ...], path: str | None, public_key: tuple[str, ...]) -> None:
+    """Prove a lying server: compare several viewers' saved receipts (and the game's export)
+    of the same games. Every receipt and seal the server signed names the chain hash at its
+    versions; two validly signed ones that disagree at one version (another head, or another
+    seal for one move) prove the server showed two histories. Then it prints the proof (the
+    game, the version, both heads, both signatures and key ids) and exits with status 3;
+    otherwise it says the files agree (status 0). A receipt or export that does not verify
+    with the key proves nothing: status 1."""
+    if len(receipts) + bool(path) < 2:
+        raise click.UsageError("give at least two files: --receipts FILE (repeated), --file")
+    try:
+        statements, sources = _statements(receipts, path, public_key)
+    except (AuditFailure, grpc.RpcError, OSError) as exc:
+        failed(_reason(exc))
+    found = contradictions(statements)
+    games = sorted({s.game_id for s in statements})
+    if shared().json:
+        print(
+            json.dumps({"agree": not found, "games": games, "proofs": [c.as_json() for c in found]})
+        )
+    elif found:
+        for proof in found:
+            print("\n".join(proof.lines()))
+    else:
+        versions = len({(s.game_id, s.version) for s in statements})
+        print(
+            f"agree: {sources} files, {len(statements)} signed statements about {len(games)} "
+            f"game(s) at {versions} versions; no two disagree"
+        )
+    if found:
+        raise SystemExit(LIED)
+
+
+LIED = 3  # `compare`'s exit status for a proof that the server signed two histories
+
+
+def _statements(
+    receipts: tuple[str, ...], path: str | None, public_key: tuple[str, ...]
+) -> tuple[list[Statement], int]:
+    from clients.python.receipts import parse_receipts
+
+    if public_key:
+        keys = public_keys_from(public_key)
+    else:
+        with TableClient(shared().target) as client:
+            keys = signing_keys(client)
+    statements: list[Statement] = []
+    if path:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            records = parse_export(read_lines(f))
+        statements += record_statements(records, keys, path)
+    for name in receipts:
+        with open(name, encoding="utf-8", errors="replace") as f:
+            entries = parse_receipts(f)
+        statements += receipt_statements(entries, keys, name)
+    return statements, len(receipts) + bool(path)
 
 
 def main(argv: list[str] | None = None) -> int:

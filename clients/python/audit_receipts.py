@@ -18,7 +18,7 @@ from typing import Any
 from clients.python.receipts import check_payload, check_signature
 from domain import table as tables
 from domain.table import records as rec
-from domain.verify import AuditFailure, Record, moves
+from domain.verify import AuditFailure, PublicKeys, Record, moves
 from server.wire import render
 from server.wire.receipts import move_hashes, payload_bytes, render_move
 from server.wire.stored import StoredEvent, seen_at
@@ -29,25 +29,28 @@ from tabletop.v1 import tabletop_pb2 as pb
 class ReceiptReport:
     receipts: int
     viewers: tuple[int, ...]  # the receipt viewer indexes seen
+    key_ids: tuple[str, ...] = ()  # the keys that signed them, in order of first use
 
 
 def check_receipts(
-    records: list[Record], receipts: list[tuple[pb.Receipt, bytes]], public_key: bytes
+    records: list[Record], receipts: list[tuple[pb.Receipt, bytes]], public_key: PublicKeys
 ) -> ReceiptReport:
     """Each receipt against a record that ``domain.verify.verify`` accepted: signed by the
     key, naming the record's game, head and seal; its payload the one it hashes; and that
     payload exactly the record's redaction for its viewer at its version."""
     replayed = Replayed(records)
+    signers: dict[str, None] = {}
     for receipt, payload in receipts:
         try:
-            check_signature(receipt, public_key)
+            signers[check_signature(receipt, public_key)] = None
             part = check_payload(receipt, payload)
             replayed.check(receipt, part, payload)
         except AuditFailure:
             raise
         except Exception as exc:  # a hostile receipts file fails with a reason
             raise AuditFailure(f"a receipt cannot be read: {type(exc).__name__}: {exc}") from exc
-    return ReceiptReport(len(receipts), tuple(sorted({r.viewer for r, _ in receipts})))
+    viewers = tuple(sorted({r.viewer for r, _ in receipts}))
+    return ReceiptReport(len(receipts), viewers, tuple(signers))
 
 
 class Replayed:

@@ -16,7 +16,7 @@ import threading
 import grpc
 
 from clients.python.bots import POLICIES, Policy
-from clients.python.client import SeatClient
+from clients.python.client import SeatClient, draw_next_hand
 from tabletop.v1 import tabletop_pb2 as pb
 
 
@@ -141,8 +141,9 @@ def play_match(bots: list[RandomBot], max_moves: int = 20_000) -> tuple[int, pb.
     """Drive bots through every hand of their match; returns the moves played and the
     final match view.
 
-    After each hand the bots' clients move to the next hand (the same tokens act there);
-    at a READY table every bot says it is ready, with a fresh contribution for the deal.
+    After each hand the next one is open (its commitment public): every bot commits to a
+    fresh contribution on it (ReadyNextHand), then reveals it, and the server deals it, at
+    AUTO and READY tables alike (the same tokens act in every hand).
     """
     viewer = bots[0].seat
     moves = 0
@@ -151,10 +152,7 @@ def play_match(bots: list[RandomBot], max_moves: int = 20_000) -> tuple[int, pb.
         match = viewer.view().match
         if match.finished:
             return moves, match
-        if match.advance == pb.HAND_ADVANCE_READY:
-            for bot in bots:
-                match = bot.seat.ready_next_hand()
-        if match.current_game_id == viewer.game_id:
-            raise RuntimeError(f"the match did not deal hand {match.current_hand + 1}")
-        for bot in bots:
-            bot.seat.game_id = match.current_game_id
+        before = viewer.game_id
+        match = draw_next_hand([bot.seat for bot in bots])
+        if match.current_game_id == before:
+            raise RuntimeError(f"the match did not open hand {match.current_hand + 1}")

@@ -14,6 +14,13 @@ so a bot can never play on a card it may not see (tests/api/test_bots.py checks 
   cards the next seat cannot eat (kinds it discarded itself) or that are dead (all copies
   seen).
 
+``steady_choice`` (``--bot steady``, the bots of `tabletop play` and `make demo`) is the
+heuristic for a person to play against: it still goes out whenever it can, but a 花鸟风月 play
+that does not go out takes at most one card more than the smallest play it is offered, so
+it never dumps most of its hand in one 诵 (the rules allow it: p1:65 出牌数多于上家数 sets
+no upper bound), which ends games before a person has had a few turns
+(docs/rules/huaniao.md, "Short games"). The benchmarks keep the heuristic.
+
 ``random_choice`` is the old uniform random policy (``--bot random``), table moves included.
 """
 
@@ -47,7 +54,36 @@ def heuristic_choice(view: pb.GameView, moves: Sequence[pb.Move], rng: random.Ra
     return game_moves[pick]
 
 
-POLICIES: dict[str, Policy] = {"heuristic": heuristic_choice, "random": random_choice}
+def steady_choice(view: pb.GameView, moves: Sequence[pb.Move], rng: random.Random) -> int | None:
+    """The heuristic, but a 花鸟风月 play that does not go out sheds at most one card more
+    than the smallest play offered (川南字牌: the heuristic itself)."""
+    game = view.WhichOneof("game")
+    game_moves = [i for i, m in enumerate(moves) if m.WhichOneof("game") == game]
+    if game != "huaniao" or not game_moves:
+        return heuristic_choice(view, moves, rng)
+    inner = [moves[i] for i in game_moves]
+    g = view.huaniao
+    hand = {c.id: c.kind for c in g.seats[g.viewer_seat].cards}
+    counts = {s.seat: s.hand_count for s in g.seats}
+    sizes = [len(m.huaniao.play.cards) for m in inner if m.huaniao.WhichOneof("kind") == "play"]
+    most = min(sizes, default=0) + STEADY_EXTRA_CARDS
+    scores = []
+    for m in inner:
+        value = _huaniao_value(m.huaniao, hand, counts, g.viewer_seat, g)
+        shed = len(m.huaniao.play.cards)
+        if m.huaniao.WhichOneof("kind") == "play" and most < shed < len(hand):
+            value -= 10_000  # a big play that does not go out: only when nothing else is
+        scores.append(value)
+    return game_moves[_best(scores, rng)]
+
+
+STEADY_EXTRA_CARDS = 1  # cards beyond the smallest play a steady bot may shed in one play
+
+POLICIES: dict[str, Policy] = {
+    "heuristic": heuristic_choice,
+    "steady": steady_choice,
+    "random": random_choice,
+}
 
 
 def _best(scores: Sequence[float], rng: random.Random) -> int:

@@ -36,26 +36,39 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from clients.python import joining, replay_html
 from clients.python import play as playing
 from clients.python import replay as replaying
-from clients.python import replay_html
 from clients.python.bot import make_bot, play_by_streams, play_match
-from clients.python.clibase import CONTEXT, CliError, emit_json, option, run, shared, shared_options
+from clients.python.clibase import (
+    CONTEXT,
+    DEFAULT_TARGET,
+    CliError,
+    emit_json,
+    option,
+    run,
+    shared,
+    shared_options,
+)
 from clients.python.client import SeatClient, TableClient, reveal_and_start
 from clients.python.render import (
+    Narration,
     event_body,
     event_text,
+    id_column,
     match_line,
+    outcome_line,
     standings_table,
     view_renderable,
 )
+from clients.python.vocab import reason_words
 from tabletop.v1 import tabletop_pb2 as pb
 
 console = Console(highlight=False)
 errors = Console(stderr=True, highlight=False)
 
 KINDS = click.Choice(["huaniao", "zipai"])
-BOTS = click.Choice(["heuristic", "random"])
+BOTS = click.Choice(["heuristic", "steady", "random"])
 MODES = click.Choice(list(playing.HUANIAO_MODES))
 
 
@@ -173,7 +186,7 @@ SEED_HELP = (
 
 @command("create")
 @option("--kind", type=KINDS, default="huaniao", help="the game")
-@option("--mode", type=MODES, default="basic", help="花鸟风月 mode")
+@option("--mode", type=MODES, default="basic", help="花鸟风月 mode (pro: 专业 with 阳春白雪)")
 @option("--seats", type=click.IntRange(2, 4), help="seats at the table [default: 4, zipai 3]")
 @option("--seed", type=int, help=SEED_HELP)
 @option("--players", help="take the seats for these comma-separated names (e.g. ann,bo,cy,di)")
@@ -239,7 +252,7 @@ def cmd_create(
 
 @command("bots")
 @option("--kind", type=KINDS, default="huaniao", help="the game")
-@option("--mode", type=MODES, default="basic", help="花鸟风月 mode")
+@option("--mode", type=MODES, default="basic", help="花鸟风月 mode (pro: 专业 with 阳春白雪)")
 @option("--seats", type=click.IntRange(2, 4), help="seats at the table [default: 4, zipai 3]")
 @option(
     "--seed",
@@ -250,6 +263,18 @@ def cmd_create(
 @option("--games", type=click.IntRange(1), default=1, help="how many games (or matches)")
 @option("--bot", type=BOTS, default="heuristic", help="the bots' policy (random: the old one)")
 @match_options
+@option(
+    "--join",
+    "join_game",
+    metavar="GAME",
+    help="bots take this game's free seats (and those of --token) and play them to the end",
+)
+@option(
+    "--token",
+    "seat_tokens",
+    multiple=True,
+    help="with --join: a seat token of `tabletop create` whose seat a bot plays (repeat it)",
+)
 def cmd_bots(
     kind: str,
     mode: str,
@@ -260,10 +285,25 @@ def cmd_bots(
     hands: int,
     target_score: int,
     ready: bool,
+    join_game: str | None,
+    seat_tokens: tuple[str, ...],
 ) -> None:
     """Bots play one or more games (or matches, with --hands); a summary table (or --json)
-    at the end, and each match's standings."""
+    at the end, and each match's standings.
+
+    \b
+    One person against bots at a table of their own (--join):
+      tabletop create --players ann           seat 0 for ann (her token is printed)
+      tabletop bots --join GAME               bots take seats 1-3, deal, and play them
+      tabletop play --game GAME --token T     ann plays seat 0 (another terminal)
+    --token gives the bots a seat that is already taken (a seat token of `create`).
+    """
     _colours()
+    if join_game:
+        bots_join(join_game, seat_tokens, bot, seed)
+        return
+    if seat_tokens:
+        raise CliError("--token is for --join: the seats of that game the bots play")
     n_seats = seat_count(kind, seats)
     bot_seed = seed if seed is not None else random.randrange(1 << 30)
     match = match_settings(hands, target_score, ready)
@@ -319,28 +359,7 @@ def cmd_bots(
         emit_json(summary)
         return
     what = f"{games} {kind} {'match(es)' if match else 'game(s)'}"
-    table = Table(title=f"{what}, {bot} bots", box=box.SIMPLE_HEAVY)
-    for col, justify in (
-        ("game", "left"),  # a full id, to copy into `tabletop view`
-        ("seed", "right"),
-        ("moves", "right"),
-        ("events", "right"),
-        ("winners", "left"),
-        ("reason", "left"),
-        ("time", "right"),
-    ):
-        table.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
-    for r in results:
-        table.add_row(
-            r["game_id"],
-            "-" if r["seed"] is None else str(r["seed"]),
-            str(r["moves"]),
-            str(r["version"]),
-            Text(", ".join(f"seat {w}" for w in r["winners"]) or "-", style="bold green"),
-            r["reason"],
-            f"{r['seconds']:.2f}s",
-        )
-    console.print(table)
+    console.print(bots_table(f"{what}, {bot} bots", results, match is not None))
     if match is not None:
         with client() as c:
             for r in results:
@@ -353,25 +372,88 @@ def cmd_bots(
     )
 
 
+def bots_table(title: str, results: list[dict[str, Any]], matches: bool) -> Table:
+    """One row per game: the full id (never cut, at any width: it is copied into other
+    commands), its numbers, and who won how, last, the one column that wraps."""
+    table = Table(title=title, box=box.SIMPLE_HEAVY, pad_edge=False, collapse_padding=True)
+    id_column(table, "game")
+    for col in ("seed", "moves", "events", "time"):
+        table.add_column(col, justify="right", no_wrap=True)
+    table.add_column("won by", overflow="fold")
+    for r in results:
+        reason = r["reason"] if matches else reason_words(r["reason"])
+        winners = ", ".join(f"seat {w}" for w in r["winners"]) or "nobody"
+        table.add_row(
+            r["game_id"],
+            "-" if r["seed"] is None else str(r["seed"]),
+            str(r["moves"]),
+            str(r["version"]),
+            f"{r['seconds']:.2f}s",
+            Text(winners, "bold green") + Text(f" {reason}"),
+        )
+    return table
+
+
+def bots_join(game_id: str, seat_tokens: tuple[str, ...], bot: str, seed: int | None) -> None:
+    """`bots --join`: seat the bots, deal once every seat is taken, play to the end."""
+    say = errors.print if shared().json else console.print
+    with client() as c:
+        bot_seed = seed if seed is not None else random.randrange(1 << 30)
+        try:
+            bots = joining.seat_bots(c, game_id, seat_tokens, bot, bot_seed)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+        played = ", ".join(str(b.seat.seat) for b in bots)
+        say(f"game {game_id}: {bot} bots play seats {played}")
+        joining.deal_when_seated(bots, say)
+        moves = joining.play_joined(bots)
+        end = c.as_viewer(game_id).view()
+    if shared().json:
+        emit_json(
+            {
+                "game_id": game_id,
+                "seats": [b.seat.seat for b in bots],
+                "moves": moves,
+                "winners": list(end.outcome.winners),
+                "reason": end.outcome.reason,
+            }
+        )
+        return
+    console.print(Text("game over: ", "bold") + Text(outcome_line(end)))
+    console.print(f"the bots made {moves} moves", style="dim")
+
+
 @command("play")
 @option(
     "--kind", type=KINDS, default="huaniao", help="the game: 花鸟风月 (huaniao) or 川南字牌 (zipai)"
 )
 @option(
-    "--mode", type=MODES, default="basic", help="花鸟风月 mode (simple, basic, regular, full, pro)"
+    "--mode",
+    type=MODES,
+    default=playing.DEFAULT_MODE,
+    help="花鸟风月 mode (pro: 专业 with 阳春白雪, where a game lasts a few rounds)",
 )
 @option("--seats", type=click.IntRange(2, 4), help="seats at the table [default: 4, zipai 3]")
 @option("--seat", type=click.IntRange(0, 3), default=0, help="your seat")
 @option(
-    "--bot", type=BOTS, default="heuristic", help="the other seats' policy (random: the old bot)"
+    "--bot",
+    type=BOTS,
+    default=playing.DEFAULT_BOT,
+    help="the other seats' policy (steady: never sheds most of its hand unless it goes out; "
+    "heuristic: the benchmarks' bot; random: the old bot)",
 )
 @option("--seed", type=int, help=SEED_HELP)
-@option("--name", default="you", help="your name at the table")
+@option("--name", help="your name at the table, in the game's record [default: no name]")
 @option(
     "--tokens-file",
     type=click.Path(dir_okay=False, writable=True),
-    help="save every token to this JSON file",
+    default=lambda: str(playing.resume_file()),
+    show_default="$XDG_STATE_HOME/tabletop/play.json, else ~/.local/state/tabletop/play.json",
+    help="where play keeps the game's tokens (mode 0600), and where --resume reads them",
 )
+@option("--resume", is_flag=True, help="come back to the game in --tokens-file (after Ctrl-C)")
+@option("--game", help="the game of --token (with --token)")
+@option("--token", help="play the seat of this token (a seat token of `tabletop create`)")
 def cmd_play(
     kind: str,
     mode: str,
@@ -379,17 +461,65 @@ def cmd_play(
     seat: int,
     bot: str,
     seed: int | None,
-    name: str,
-    tokens_file: str | None,
+    name: str | None,
+    tokens_file: str,
+    resume: bool,
+    game: str | None,
+    token: str | None,
 ) -> None:
-    """Play at one seat against bots; type `help` at the prompt."""
+    """Play at one seat against bots; type `help` at the prompt.
+
+    \b
+    Come back to a game (Ctrl-C or `quit` at the prompt prints the command):
+      tabletop play --resume                  rejoin the game kept in --tokens-file, with
+                                              its bots (the file holds its seats' tokens)
+      tabletop play --game GAME --token T     play the seat of a token of `tabletop create`
+      tabletop bots --join GAME               bots take the seats nobody has taken
+    """
     _colours()
-    n = seat_count(kind, seats)
-    if seat >= n:
-        raise CliError(f"--seat {seat}: a {n}-seat table has seats 0..{n - 1}")
-    settings = playing.PlaySettings(kind, mode, n, seat, bot, seed, name, tokens_file)
+    if resume and (game or token):
+        raise CliError("--resume reads the game from --tokens-file: leave out --game and --token")
+    if bool(game) != bool(token):
+        raise CliError("--game and --token go together: the game, and your seat's token in it")
     with client() as c:
-        playing.play_game(c, settings, console)
+        try:
+            if resume:
+                sitting = playing.resume_table(resumed_client(c, tokens_file), tokens_file, console)
+            elif token:
+                sitting = playing.take_seat(c, game or "", token, tokens_file, console)
+            else:
+                sitting = playing.start_table(c, play_settings(locals()), console)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+        playing.play_on(sitting, console)
+
+
+def play_settings(args: dict[str, Any]) -> playing.PlaySettings:
+    """A new table's settings from `play`'s options."""
+    n = seat_count(args["kind"], args["seats"])
+    if args["seat"] >= n:
+        raise CliError(f"--seat {args['seat']}: a {n}-seat table has seats 0..{n - 1}")
+    return playing.PlaySettings(
+        args["kind"],
+        args["mode"],
+        n,
+        args["seat"],
+        args["bot"],
+        args["seed"],
+        args["name"] or "",
+        args["tokens_file"],
+    )
+
+
+def resumed_client(c: TableClient, tokens_file: str) -> TableClient:
+    """The server of the resumed game: --target when given, else the one in the file."""
+    if shared().target != DEFAULT_TARGET:
+        return c
+    try:
+        saved = playing.Tokens.load(tokens_file).target
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    return c if saved == c.target else TableClient(saved)
 
 
 # --- reading a game -----------------------------------------------------------------------------
@@ -427,11 +557,16 @@ def cmd_watch(
             for reply in viewer.watch_match(after, retries=retries, on_retry=retrying):
                 show_watched(reply)
             return
+        narration = Narration()
+        narration.learn(viewer.view().options)  # --after may start past the table's opening
         for event in viewer.watch(after, retries=retries, on_retry=retrying, on_resume=resumed):
             if shared().json:
                 emit_json(as_dict(event))
             else:
-                console.print(event_text(event))
+                console.print(narration.line(event))
+        if not shared().json:  # the stream ends with the game: say how it ended
+            end = viewer.view()
+            console.print(Text("game over: ", "bold") + Text(outcome_line(end)))
 
 
 def show_watched(reply: pb.WatchResponse) -> None:
@@ -474,11 +609,13 @@ def cmd_match(match_or_game_id: str) -> None:
     console.print(Text(match_line(match), "bold"))
     console.print(standings_table(match))
     hands = Table(box=box.SIMPLE, title="hands", title_justify="left")
-    for col in ("hand", "game", "winners", "reason"):
-        hands.add_column(col)
+    hands.add_column("hand")
+    id_column(hands, "game")
+    hands.add_column("winners")
+    hands.add_column("reason")
     for r in match.results:
         won = ", ".join(f"seat {w}" for w in r.winners) or "-"
-        hands.add_row(str(r.hand), r.game_id, won, r.reason)
+        hands.add_row(str(r.hand), r.game_id, won, reason_words(r.reason))
     if not match.finished and match.current_game_id:
         hands.add_row(str(match.current_hand), match.current_game_id, "(playing)", "")
     console.print(hands)
@@ -488,18 +625,55 @@ def cmd_match(match_or_game_id: str) -> None:
 @game_argument
 @option("--contribution", help="your random value for the next hand's shuffle [default: fresh]")
 def cmd_ready(game_id: str, token: str | None, contribution: str | None) -> None:
-    """Say your seat is ready for the match's next hand (any hand's id, your seat token)."""
+    """Say your seat is ready for the match's next hand (any hand's id, your seat token): it
+    commits to your contribution; reveal it with `tabletop reveal` once every seat has."""
     _colours()
     if not token:
         raise CliError("ready needs your seat token (--token or TABLETOP_TOKEN)")
     with client() as c:
-        match = c.as_viewer(game_id, token).ready_next_hand(contribution)
+        seat = c.as_viewer(game_id, token)
+        match = seat.ready_next_hand(contribution)
     if shared().json:
-        emit_json(as_dict(match))
+        emit_json({**as_dict(match), "contribution": seat.contribution})
         return
     ready = ", ".join(f"seat {s}" for s in match.ready) or "nobody yet"
     console.print(Text(match_line(match), "bold"))
-    console.print(f"ready for the next hand: {ready}")
+    console.print(f"committed to hand {match.current_hand}: {ready}")
+    console.print(
+        f"reveal once every seat has committed: tabletop reveal {match.current_game_id} "
+        f"--contribution {seat.contribution}"
+    )
+
+
+@command("commit")
+@game_argument
+@option("--contribution", help="your random value for the deal being drawn [default: fresh]")
+def cmd_commit(game_id: str, token: str | None, contribution: str | None) -> None:
+    """Commit to your contribution to a 重新洗牌发牌 being drawn (your seat token)."""
+    if not token:
+        raise CliError("commit needs your seat token (--token or TABLETOP_TOKEN)")
+    with client() as c:
+        seat = c.as_viewer(game_id, token)
+        reply = seat.commit_contribution(contribution)
+    awaited = ", ".join(map(str, reply.awaiting_commitments)) or "nobody"
+    console.print(f"committed; still awaited: {awaited}")
+    console.print(f"reveal with: tabletop reveal {game_id} --contribution {seat.contribution}")
+
+
+@command("reveal")
+@game_argument
+@option("--contribution", required=True, help="the value you committed to")
+def cmd_reveal(game_id: str, token: str | None, contribution: str) -> None:
+    """Reveal the contribution your seat committed to (a match's later hand, a redeal)."""
+    if not token:
+        raise CliError("reveal needs your seat token (--token or TABLETOP_TOKEN)")
+    with client() as c:
+        seat = c.as_viewer(game_id, token)
+        seat.contribution = contribution
+        reply = seat.reveal()
+    assert reply is not None
+    pending = ", ".join(map(str, reply.awaiting_reveals)) or "nobody"
+    console.print(f"revealed; reveals still pending: {pending}")
 
 
 @command("view")
@@ -769,12 +943,37 @@ def cmd_report(
     send_table_command(game_id, token, pb.TableCommand(report=report))
 
 
+CASE_HELP = "the case id (CaseView.id) [default: the open case]"
+
+
+def open_case(game_id: str, token: str | None) -> int:
+    """The case a vote or a ruling is on when --case is left out: the open one."""
+    with client() as c:
+        view = c.as_viewer(game_id, token).view()
+    open_ids = [case.id for case in view.cases if case.status == pb.CASE_STATUS_OPEN]
+    if not open_ids:
+        raise CliError(f"game {game_id} has no open case (a report or an appeal) to decide")
+    return open_ids[-1]
+
+
+def appealable_case(game_id: str, token: str | None) -> int:
+    """The case an appeal is against when --case is left out: the seat's penalty it may
+    still appeal."""
+    with client() as c:
+        view = c.as_viewer(game_id, token).view()
+    mine = [p.case_id for p in view.penalties if p.appealable and p.seat == view.seat]
+    if not view.HasField("seat") or not mine:
+        raise CliError(f"your seat has no penalty it may still appeal in game {game_id}")
+    return mine[-1]
+
+
 @command("vote")
 @game_argument
-@option("--case", type=click.IntRange(0), required=True, help="the case id (CaseView.id)")
+@option("--case", type=click.IntRange(0), help=CASE_HELP)
 @option("--uphold/--reject", default=None, required=True, help="成立 (uphold) or 不成立 (reject)")
-def cmd_vote(game_id: str, token: str | None, case: int, uphold: bool) -> None:
+def cmd_vote(game_id: str, token: str | None, case: int | None, uphold: bool) -> None:
     """投票 (vote) on the open case."""
+    case = open_case(game_id, token) if case is None else case
     send_table_command(
         game_id, token, pb.TableCommand(cast_vote=pb.CastVote(case_id=case, uphold=uphold))
     )
@@ -782,19 +981,25 @@ def cmd_vote(game_id: str, token: str | None, case: int, uphold: bool) -> None:
 
 @command("rule")
 @game_argument
-@option("--case", type=click.IntRange(0), required=True, help="the case id (CaseView.id)")
+@option("--case", type=click.IntRange(0), help=CASE_HELP)
 @option("--uphold/--reject", default=None, required=True, help="成立 (uphold) or 不成立 (reject)")
-def cmd_rule(game_id: str, token: str | None, case: int, uphold: bool) -> None:
+def cmd_rule(game_id: str, token: str | None, case: int | None, uphold: bool) -> None:
     """The arbiter's ruling on the open case."""
+    case = open_case(game_id, token) if case is None else case
     send_table_command(game_id, token, pb.TableCommand(rule=pb.Rule(case_id=case, uphold=uphold)))
 
 
 @command("appeal")
 @game_argument
-@option("--case", type=click.IntRange(0), required=True, help="the case whose penalty you appeal")
+@option(
+    "--case",
+    type=click.IntRange(0),
+    help="the case whose penalty you appeal [default: your penalty still open to appeal]",
+)
 @option("--reason", required=True, help="why the penalty is wrong")
-def cmd_appeal(game_id: str, token: str | None, case: int, reason: str) -> None:
+def cmd_appeal(game_id: str, token: str | None, case: int | None, reason: str) -> None:
     """申诉 (appeal) a penalty you received, right after it."""
+    case = appealable_case(game_id, token) if case is None else case
     send_table_command(
         game_id, token, pb.TableCommand(appeal=pb.Appeal(case_id=case, reason=reason))
     )

@@ -61,11 +61,15 @@ class TableClient:
         arbitrated: bool = False,
         request_id: str = "",
         match: pb.MatchSettings | None = None,
+        case_time_limit_ms: int = 0,
+        max_redeals: int | None = None,
     ) -> pb.CreateGameResponse:
         """Open a table; with ``match``, a match of hands whose first hand is the reply's
         game id (the reply's ``match_id`` names the match). With a ``request_id``
         (``str(uuid.uuid4())``, fresh per table) the call may be retried: the retry returns
-        the same game id and arbiter token."""
+        the same game id and arbiter token. ``case_time_limit_ms``: how long a report or
+        appeal waits for its next step (0: the server's default). ``max_redeals``: at most
+        this many 重新洗牌发牌 per game (None: the server's default, 1)."""
         request = pb.CreateGameRequest(
             options=options,
             seat_count=seat_count,
@@ -74,11 +78,14 @@ class TableClient:
             turn_time_limit_ms=turn_time_limit_ms,
             arbitrated=arbitrated,
             request_id=request_id,
+            case_time_limit_ms=case_time_limit_ms,
         )
         if seed is not None:
             request.seed = seed
         if match is not None:
             request.match.CopyFrom(match)
+        if max_redeals is not None:
+            request.max_redeals = max_redeals
         return self.stub.CreateGame(request)
 
     def match(self, match_id: str) -> pb.GetMatchResponse:
@@ -135,6 +142,27 @@ class TableClient:
 def commit(contribution: str) -> str:
     """The commitment a seat sends at JoinGame (docs/api.md, "Audit")."""
     return hashlib.sha256(f"tabletop-contribution|{contribution}".encode()).hexdigest()
+
+
+def draw_next_hand(seats: list[SeatClient]) -> pb.MatchView:
+    """A match's next hand drawn by a process that plays every seat (bots, tests): each seat
+    commits to a fresh contribution (``ready_next_hand``), then each reveals it; the server
+    deals once every input is in. Returns the match after the commitments."""
+    match = pb.MatchView()
+    for seat in seats:
+        match = seat.ready_next_hand()
+    for seat in seats:
+        seat.reveal()
+    return match
+
+
+def commit_and_reveal(seats: list[SeatClient]) -> None:
+    """A 重新洗牌发牌 being drawn at the seats' table: each commits to a fresh contribution,
+    then each reveals it; the server deals it once every input is in."""
+    for seat in seats:
+        seat.commit_contribution()
+    for seat in seats:
+        seat.reveal()
 
 
 def reveal_and_start(seats: list[SeatClient]) -> int:
@@ -202,12 +230,30 @@ class SeatClient:
         return reply.view
 
     def ready_next_hand(self, contribution: str | None = None) -> pb.MatchView:
-        """This seat is ready for the match's next hand; ``contribution`` (by default a
-        fresh random value) goes into that hand's shuffle."""
+        """This seat is ready for the match's next hand (open once this hand has ended, its
+        commitment public): it commits to ``contribution`` (by default a fresh random value)
+        and this client moves to that hand; ``reveal()`` sends the value once every seat has
+        committed. An empty ``contribution`` commits to nothing."""
         if contribution is None:
             contribution = secrets.token_hex(16)
-        request = pb.ReadyNextHandRequest(game_id=self.game_id, contribution=contribution)
-        return self.stub.ReadyNextHand(request, metadata=self.metadata).match
+        self.contribution = contribution
+        committed = commit(contribution) if contribution else ""
+        request = pb.ReadyNextHandRequest(game_id=self.game_id, commitment=committed)
+        match = self.stub.ReadyNextHand(request, metadata=self.metadata).match
+        if match.current_game_id:
+            self.game_id = match.current_game_id
+        return match
+
+    def commit_contribution(self, contribution: str | None = None) -> pb.CommitContributionResponse:
+        """Commit to ``contribution`` (by default a fresh random value) for the deal being
+        drawn at this table: a 重新洗牌发牌 (or a match's later hand); ``reveal()`` sends it
+        once every seat has committed."""
+        if contribution is None:
+            contribution = secrets.token_hex(16)
+        self.contribution = contribution
+        committed = commit(contribution) if contribution else ""
+        request = pb.CommitContributionRequest(game_id=self.game_id, commitment=committed)
+        return self.stub.CommitContribution(request, metadata=self.metadata)
 
     def follow_match(self) -> pb.MatchView:
         """Point this client at its match's current hand; returns the match."""

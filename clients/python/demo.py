@@ -1,4 +1,5 @@
-"""`make demo`: four heuristic bots play a 基本-mode 花鸟风月 game over gRPC; seat 0's stream
+"""`make demo`: four steady bots play a 花鸟风月 game over gRPC -- `tabletop play`'s default
+table, 专业 with 阳春白雪 (docs/rules/huaniao.md, "Short games"); seat 0's stream
 scrolls by, then a summary panel: winner, scores, moves, game id, and the commands to replay,
 open the HTML page and verify it.
 
@@ -19,11 +20,12 @@ from clients.python.audit import verify_game
 from clients.python.bot import make_bot, play_by_streams
 from clients.python.clibase import DEFAULT_TARGET
 from clients.python.client import SeatClient, TableClient, reveal_and_start
-from clients.python.play import Tokens, game_options, summary_panel
+from clients.python.play import DEFAULT_BOT, DEFAULT_MODE, Tokens, game_options, summary_panel
 from clients.python.render import event_text
 from clients.python.serverproc import ServerProcess, is_serving
 
 console = Console(highlight=False)
+TABLE = "专业 mode with 阳春白雪"  # what game_options makes of DEFAULT_MODE
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -41,7 +43,10 @@ def main(argv: list[str] | None = None) -> None:
         "creator; the server must allow prepared deals). Default: a deal nobody can choose",
     )
     p.add_argument(
-        "--bot", choices=["heuristic", "random"], default="heuristic", help="the bots' policy"
+        "--bot",
+        choices=["steady", "heuristic", "random"],
+        default=DEFAULT_BOT,
+        help="the bots' policy",
     )
     args = p.parse_args(argv)
 
@@ -60,17 +65,17 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def run(
-    target: str, seed: int | None = None, bot: str = "heuristic", server_stays: bool = True
+    target: str, seed: int | None = None, bot: str = DEFAULT_BOT, server_stays: bool = True
 ) -> None:
     """One game. With ``seed`` the table is seeded and nobody contributes, so the seed
     reproduces the deal (a prepared deal, marked); without, every seat commits and reveals."""
     with TableClient(target) as client:
-        created = client.create_game(game_options("huaniao", "basic"), seat_count=4, seed=seed)
+        created = client.create_game(game_options("huaniao", DEFAULT_MODE), seat_count=4, seed=seed)
         game_id = created.game_id
         if seed is None:
-            console.print(f"game {game_id} (基本 mode, {bot} bots, a deal nobody chose)")
+            console.print(f"game {game_id} ({TABLE}, {bot} bots, a deal nobody chose)")
         else:
-            console.print(f"game {game_id} (基本 mode, seed {seed}: a prepared deal, {bot} bots)")
+            console.print(f"game {game_id} ({TABLE}, seed {seed}: a prepared deal, {bot} bots)")
         contribution = None if seed is None else ""  # a seeded demo reproduces its deal
         seats = [client.join(game_id, s, f"bot-{s}", contribution) for s in range(4)]
         tokens = Tokens(

@@ -9,9 +9,11 @@ entry the server refuses shows the rule's reason.
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,23 +28,39 @@ from rich.text import Text
 
 from clients.python.bot import RandomBot, make_bot
 from clients.python.client import SeatClient, TableClient, reveal_and_start
-from clients.python.render import card_text, coloured, event_text, label_text
+from clients.python.render import Narration, card_text, coloured, label_text
 from clients.python.rpcerrors import error_line
-from clients.python.text import card_name, cards_by_id
-from clients.python.vocab import enum_term, move_kind, rules_help, term
+from clients.python.text import card_name, cards_by_id, count_of
+from clients.python.vocab import (
+    card_from_word,
+    card_words_help,
+    enum_term,
+    move_kind,
+    reason_words,
+    rules_help,
+    term,
+)
 from tabletop.huaniao.v1 import huaniao_pb2
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
 
 HUANIAO_MODES = ("simple", "basic", "regular", "full", "pro")
+# The default game of `play` and `make demo`: 专业 with 阳春白雪 against steady bots, the one
+# table where the rules keep a game going for a few rounds -- in 春/夏 every card played makes
+# every seat draw first, so nobody goes out in the first two rounds (docs/rules/huaniao.md,
+# "Short games"; tests/domain/huaniao/test_huaniao_default_game.py measures it).
+DEFAULT_MODE = "pro"
+DEFAULT_BOT = "steady"
 OPENING_VERSE = "春来花友会，夏夜鸟啼时。风过秋思追，月寒冬雪依。"
 
 
-def game_options(kind: str, mode: str = "basic") -> pb.GameOptions:
+def game_options(kind: str, mode: str = DEFAULT_MODE) -> pb.GameOptions:
+    """The table options of `play`, `create`, `bots` and `make demo`; ``pro`` is 专业 with
+    阳春白雪, the added rule (专业 needs one, part 2 line 28) that keeps a game going."""
     if kind == "huaniao":
-        return pb.GameOptions(
-            huaniao=huaniao_pb2.Options(mode=huaniao_pb2.Mode.Value(f"MODE_{mode.upper()}"))
-        )
+        options = huaniao_pb2.Options(mode=huaniao_pb2.Mode.Value(f"MODE_{mode.upper()}"))
+        options.spring_snow = mode == "pro"
+        return pb.GameOptions(huaniao=options)
     return pb.GameOptions(
         zipai=zipai_pb2.Options(
             variant=zipai_pb2.VARIANT_LUZHOU,
@@ -57,21 +75,68 @@ def game_options(kind: str, mode: str = "basic") -> pb.GameOptions:
 
 @dataclass
 class Tokens:
-    """Every token of a table: the arbiter's and each seat's (``--tokens-file``)."""
+    """Every token of a table that one process holds: the arbiter's and each seat's
+    (``--tokens-file``). ``you`` is the person's seat at `tabletop play` and ``bot`` the
+    policy of the bots that `play` runs at the other seats (none when others play them)."""
 
     target: str
     game_id: str
     arbiter_token: str
     seats: dict[int, str] = field(default_factory=dict)
+    you: int | None = None
+    bot: str = ""
 
     def save(self, path: str | Path) -> None:
-        data = {
+        """Write the tokens, readable by their owner alone (mode 0600): a seat token plays
+        that seat and the arbiter token sees every hand."""
+        data: dict[str, Any] = {
             "target": self.target,
             "game_id": self.game_id,
             "arbiter_token": self.arbiter_token,
             "seats": {str(s): t for s, t in sorted(self.seats.items())},
         }
-        Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        if self.you is not None:
+            data.update(you=self.you, bot=self.bot)
+        write_private(Path(path), json.dumps(data, indent=2) + "\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Tokens:
+        """A tokens file written by `play` or `create` (``ValueError`` if it is not one)."""
+        if not Path(path).exists():
+            raise ValueError(
+                f"no game to come back to: {path} does not exist (`tabletop play` writes it; "
+                "--tokens-file names another file)"
+            )
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            seats = {int(s): str(t) for s, t in data["seats"].items()}
+            you = data.get("you")
+            return cls(
+                str(data["target"]),
+                str(data["game_id"]),
+                str(data["arbiter_token"]),
+                seats,
+                None if you is None else int(you),
+                str(data.get("bot", "")),
+            )
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"{path} is not a tokens file of `tabletop play` ({exc})") from None
+
+
+def write_private(path: Path, text: str) -> None:
+    """Create or replace ``path`` with mode 0600 (its folder 0700 if it is made here)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)  # a file that was already there keeps no wider mode
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def resume_file() -> Path:
+    """Where `tabletop play` keeps its game's tokens for ``--resume``:
+    $XDG_STATE_HOME/tabletop/play.json, by default ~/.local/state/tabletop/play.json."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "tabletop" / "play.json"
 
 
 def token_lines(tokens: Tokens, saved_to: str | None) -> Text:
@@ -102,7 +167,7 @@ def huaniao_duty(g: huaniao_pb2.View, me: int) -> str:
     mine = g.seats[me]
     if g.phase == huaniao_pb2.PHASE_DISCARDING and mine.owes_discard:
         return (
-            f"{term('弃')} {mine.owes_discard} card(s); after the first card discards go "
+            f"{term('弃')} {count_of(mine.owes_discard, 'card')}; after the first card discards go "
             "鸟 → 数量 → 功能 (弃牌保护)"
         )
     if g.phase == huaniao_pb2.PHASE_GUESSING:
@@ -148,9 +213,9 @@ def huaniao_panel(view: pb.GameView, me: int) -> Group:
     others = Text()
     for s in g.seats:
         if s.seat != me:
-            others.append(f"seat {s.seat}: {s.hand_count} cards   ")
+            others.append(f"seat {s.seat}: {count_of(s.hand_count, 'card')}   ")
     grid.add_row("others", others)
-    grid.add_row("deck", Text(f"{g.deck_size} cards left"))
+    grid.add_row("deck", Text(f"{count_of(g.deck_size, 'card')} left"))
     return Group(grid)
 
 
@@ -189,7 +254,7 @@ def zipai_panel(view: pb.GameView, me: int) -> Group:
         by = "you" if g.shown_by == me else f"seat {g.shown_by}"
         grid.add_row("shown card", card_text([g.shown]) + Text(f"  {how} {by}"))
     grid.add_row("you must", Text(zipai_duty(g, me)))
-    grid.add_row("stock", Text(f"{g.stock_size} cards left"))
+    grid.add_row("stock", Text(f"{count_of(g.stock_size, 'card')} left"))
     return Group(grid)
 
 
@@ -216,19 +281,50 @@ def turn_panel(view: pb.GameView, me: int) -> Panel:
     return Panel(body, title=f"your turn (seat {me}, version {view.version})", title_align="left")
 
 
-def menu(legal: pb.LegalMovesResponse, view: pb.GameView) -> Table:
-    """One row per legal move: its number, its kind in the vocabulary, and its cards."""
-    kind = view.WhichOneof("game")
+@dataclass(frozen=True)
+class MenuRow:
+    """One choice of the move menu: a legal move, its label and its cards by name."""
+
+    move: pb.Move
+    label: str
+    cards: tuple[str, ...]
+
+
+# The order a menu lists a game's moves in: the seed's order of play, then by count and cards.
+MOVE_ORDER = tuple("起 吟 诵 舞 栖 弃 猜 换季 胡 拢 招 碰 吃 过 打".split())
+CARD_ORDER = "鸟十百千万花风月" + "一二三四五六七八九十壹贰叁肆伍陆柒捌玖拾"
+
+
+def menu_rows(legal: pb.LegalMovesResponse, view: pb.GameView) -> list[MenuRow]:
+    """The moves a person chooses from, sorted, each different move once: two 壹 in a
+    川南字牌 hand make one ``打 壹``, since either card is the same move."""
     names = cards_by_id(view)
+    labels = list(legal.labels) or [""] * len(legal.moves)
+    rows: dict[tuple[str, tuple[str, ...]], MenuRow] = {}
+    for move, label in zip(legal.moves, labels, strict=True):
+        cards = tuple(names.get(c, f"#{c}") for c in move_cards(move))
+        rows.setdefault((label, tuple(sorted(cards))), MenuRow(move, label, cards))
+    return sorted(rows.values(), key=_menu_order)
+
+
+def _menu_order(row: MenuRow) -> tuple[Any, ...]:
+    word, _, rest = row.label.partition(" ")
+    kind = MOVE_ORDER.index(word) if word in MOVE_ORDER else len(MOVE_ORDER)
+    count = int(rest.split()[0]) if rest.split() and rest.split()[0].isdigit() else 0
+    cards = [CARD_ORDER.find(c) for c in row.cards]
+    return (kind, count, len(cards), cards, row.label)
+
+
+def menu_table(rows: list[MenuRow], view: pb.GameView) -> Table:
+    """One line per menu row: its number, its kind in the vocabulary, and its cards."""
+    kind = view.WhichOneof("game")
     table = Table(box=box.SIMPLE, show_header=True, header_style="dim")
     table.add_column("#", justify="right", style="bold")
     table.add_column("move")
     table.add_column("cards")
-    labels = list(legal.labels) or [""] * len(legal.moves)
-    for i, (move, label) in enumerate(zip(legal.moves, labels, strict=True)):
-        cards = move_cards(move)
-        shown = Text("+").join(coloured(names.get(c, f"#{c}"), kind) for c in cards)
-        table.add_row(str(i), label_text(label, kind), shown if kind == "huaniao" else Text(""))
+    for i, row in enumerate(rows):
+        shown = Text("+").join(coloured(c, kind) for c in row.cards)
+        table.add_row(str(i), label_text(row.label, kind), shown if kind == "huaniao" else Text(""))
     return table
 
 
@@ -269,38 +365,44 @@ def help_text(view: pb.GameView, legal: pb.LegalMovesResponse, me: int) -> Group
     lines.append(Text(rules_help(kind)))
     lines.append(Text(""))
     entry = (
-        "`play 鸟 万`: play those cards of your hand"
+        "`play 鸟 万` (or `play niao wan`): play those cards of your hand"
         if kind == "huaniao"
-        else "`打 五`: discard that card"
+        else "`打 五` (or `discard wu`): discard that card"
     )
     lines.append(
         Text(
             f"Type a move's number, {entry}, `help` or `?` for this, `quit` to leave "
-            "(the game stays on the server)."
+            "(the game stays on the server; `tabletop play --resume` comes back to it)."
         )
     )
+    lines.append(Text(card_words_help(kind), "dim"))
     return Group(*lines)
 
 
 # --- free entries: cards by name ---------------------------------------------------------
 
 
+PLAY_WORDS = ("play", "出", "chu")  # 花鸟风月: play these cards
+DISCARD_WORDS = ("打", "discard", "da")  # 川南字牌: discard this card
+
+
 def entry_move(raw: str, view: pb.GameView, me: int) -> pb.Move | None:
     """``play 鸟 万`` (花鸟风月) or ``打 五`` (川南字牌): a move the person wrote, legal or not
-    (the server judges it and says which rule forbids it)."""
+    (the server judges it and says which rule forbids it). Cards may be written by name,
+    pinyin or English (``play niao wan``, ``discard big5``)."""
     word, _, rest = raw.partition(" ")
     names = rest.replace("+", " ").split()
     kind = view.WhichOneof("game")
-    if kind == "huaniao" and word in ("play", "出") and names:
+    if kind == "huaniao" and word.lower() in PLAY_WORDS and names:
         hand = list(view.huaniao.seats[me].cards)
-        ids = _take_by_name(hand, names)
+        ids = _take_by_name(hand, names, kind)
         play = huaniao_pb2.Play(seat=me, cards=ids)
         if view.huaniao.verse_due:
             play.verse = OPENING_VERSE
         return pb.Move(huaniao=huaniao_pb2.Command(play=play))
-    if kind == "zipai" and word in ("打", "discard") and len(names) == 1:
+    if kind == "zipai" and word.lower() in DISCARD_WORDS and len(names) == 1:
         hand = list(view.zipai.seats[me].hand)
-        (card,) = _take_by_name(hand, names)
+        (card,) = _take_by_name(hand, names, kind)
         return pb.Move(zipai=zipai_pb2.Command(discard=zipai_pb2.Discard(seat=me, card=card)))
     return None
 
@@ -309,10 +411,13 @@ class EntryError(ValueError):
     pass
 
 
-def _take_by_name(hand: list[Any], names: list[str]) -> list[int]:
+def _take_by_name(hand: list[Any], words: list[str], kind: str) -> list[int]:
     ids = []
     free = list(hand)
-    for name in names:
+    for word in words:
+        name = card_from_word(word, kind)
+        if name is None:
+            raise EntryError(f"{word!r} names no card; {card_words_help(kind)}")
         card = next((c for c in free if card_name(c) == name), None)
         if card is None:
             raise EntryError(f"you hold no (more) {name}")
@@ -322,6 +427,8 @@ def _take_by_name(hand: list[Any], names: list[str]) -> list[int]:
 
 
 # --- the loop -------------------------------------------------------------------------------
+
+IDLE_SECONDS = 0.1  # how long the loop waits when nobody this process plays may move
 
 
 @dataclass
@@ -336,15 +443,25 @@ class PlaySettings:
     tokens_file: str | None
 
 
-def start_table(
-    client: TableClient, settings: PlaySettings, console: Console
-) -> tuple[SeatClient, list[RandomBot], Tokens]:
+@dataclass
+class Sitting:
+    """A person's seat at a table, the bots this process plays at other seats, and the file
+    its tokens are kept in for ``--resume``."""
+
+    me: SeatClient
+    bots: list[RandomBot]
+    tokens: Tokens
+    tokens_file: str | None
+
+
+def start_table(client: TableClient, settings: PlaySettings, console: Console) -> Sitting:
     # only an explicit seed seeds the table (a prepared deal); bots get one either way
     seed = settings.seed if settings.seed is not None else random.randrange(1 << 30)
     created = client.create_game(
         game_options(settings.kind, settings.mode), settings.seats, seed=settings.seed
     )
     tokens = Tokens(client.target, created.game_id, created.arbiter_token)
+    tokens.you, tokens.bot = settings.seat, settings.bot
     me = None
     bots: list[RandomBot] = []
     seated = []
@@ -371,7 +488,57 @@ def start_table(
     )
     console.print(token_lines(tokens, settings.tokens_file))
     reveal_and_start([me, *(s for s in seated if s is not me)])
-    return me, bots, tokens
+    return Sitting(me, bots, tokens, settings.tokens_file)
+
+
+def resume_table(client: TableClient, path: str, console: Console) -> Sitting:
+    """Back at the seat a tokens file of `play` names, with the bots it ran at the others
+    (``ValueError`` if the file holds no seat of the person's)."""
+    tokens = Tokens.load(path)
+    if tokens.you is None or tokens.you not in tokens.seats:
+        raise ValueError(
+            f"{path} names no seat of yours (a file of `tabletop create`?): play one of its "
+            "seats with `tabletop play --game GAME --token SEAT_TOKEN`"
+        )
+    me = seat_client(client, tokens.game_id, tokens.you, tokens.seats[tokens.you])
+    seed = random.randrange(1 << 30)
+    bots = [
+        make_bot(seat_client(client, tokens.game_id, s, t), tokens.bot, seed + s)
+        for s, t in sorted(tokens.seats.items())
+        if s != tokens.you and tokens.bot
+    ]
+    others = f"bots: {tokens.bot}" if bots else "the other seats are played elsewhere"
+    console.print(
+        Text(f"game {tokens.game_id}", "bold")
+        + Text(f"  (resumed from {path}: you are seat {tokens.you}, {others})", "dim")
+    )
+    return Sitting(me, bots, tokens, path)
+
+
+def take_seat(
+    client: TableClient, game_id: str, token: str, tokens_file: str | None, console: Console
+) -> Sitting:
+    """The seat a token of `tabletop create` plays; other people or `tabletop bots --join`
+    play the others (``ValueError`` if the token is not a seat's)."""
+    viewer = client.as_viewer(game_id, token)
+    view = viewer.view()
+    if view.role != pb.ROLE_SEAT or not view.HasField("seat"):
+        raise ValueError(
+            "that token is not a seat's: `tabletop create --players NAMES` prints one per "
+            "seat (the arbiter's token watches: `tabletop watch`)"
+        )
+    me = seat_client(client, game_id, view.seat, token)
+    tokens = Tokens(client.target, game_id, "", {view.seat: token}, you=view.seat)
+    if tokens_file:
+        tokens.save(tokens_file)
+    console.print(Text(f"game {game_id}", "bold") + Text(f"  (you are seat {view.seat})", "dim"))
+    return Sitting(me, [], tokens, tokens_file)
+
+
+def seat_client(client: TableClient, game_id: str, seat: int, token: str) -> SeatClient:
+    acting = client.as_viewer(game_id, token)
+    acting.seat = seat
+    return acting
 
 
 def play_game(
@@ -380,27 +547,79 @@ def play_game(
     console: Console,
     ask: Callable[[str], str] = input,
 ) -> pb.GameView:
-    """Play to the end (or until the person quits); returns the last view."""
-    me, bots, tokens = start_table(client, settings, console)
+    """A new table, played to the end (or until the person quits); returns the last view."""
+    return play_on(start_table(client, settings, console), console, ask)
+
+
+def play_on(sitting: Sitting, console: Console, ask: Callable[[str], str] = input) -> pb.GameView:
+    """Play the sitting to the end, or until the person quits or presses Ctrl-C (then say
+    how to come back, and let the KeyboardInterrupt end the command)."""
+    try:
+        return _play_loop(sitting, console, ask)
+    except KeyboardInterrupt:
+        console.print()
+        console.print(resume_hint(sitting))
+        raise
+
+
+def _play_loop(sitting: Sitting, console: Console, ask: Callable[[str], str]) -> pb.GameView:
+    me, bots = sitting.me, sitting.bots
+    seat = sitting.tokens.you or 0
+    narration = Narration()
     seen = 0
-    moves = 0
+    told_waiting = False
     while True:
         view = me.view()
         for event in me.history():
             if event.version > seen:
-                console.print(event_text(event))
+                console.print(narration.line(event))
                 seen = event.version
         if view.phase == pb.GAME_PHASE_FINISHED:
-            console.print(summary_panel(view, tokens, moves=None))
+            console.print(summary_panel(view, sitting.tokens, moves=None))
             return view
-        if settings.seat in view.to_act:
+        if view.phase == pb.GAME_PHASE_WAITING:
+            told_waiting = wait_to_start(me, view, console, told_waiting)
+            continue
+        if seat in view.to_act:
             legal = me.legal_moves()
             if legal.moves and not your_move(me, view, legal, console, ask):
+                console.print(resume_hint(sitting))
                 return view
-            moves += 1
             continue
-        if not any(bot.step() for bot in bots) and not view.to_act:
-            continue  # a claim window of other seats closed meanwhile: look again
+        if not any(bot.step() for bot in bots):
+            time.sleep(IDLE_SECONDS)  # another seat's move, or a claim window closing
+
+
+def wait_to_start(me: SeatClient, view: pb.GameView, console: Console, told: bool) -> bool:
+    """Before the deal: say once which seats are free; once none is, deal (any seated
+    token may, after every committed seat revealed). Returns True: the person was told."""
+    free = [s.seat for s in view.seats if not s.taken]
+    if free and not told:
+        console.print(
+            f"waiting for seats {', '.join(map(str, free))}: people join, or bots take them "
+            f"with `{program('tabletop')} bots --join {view.game_id}`"
+        )
+    if not free:
+        try:
+            me.start()
+        except grpc.RpcError as err:  # a reveal still pending, or another seat dealt first
+            if err.code() not in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED):
+                raise
+    time.sleep(IDLE_SECONDS * 3)
+    return True
+
+
+def resume_hint(sitting: Sitting) -> Text:
+    """The exact command that brings the person back to this game."""
+    command = f"{program('tabletop')} play --resume"
+    path = sitting.tokens_file
+    if path and Path(path).expanduser().resolve() != resume_file().resolve():
+        command += f" --tokens-file {path}"
+    return (
+        Text(f"left the table; the game stays on the server as {sitting.me.game_id}\n")
+        + Text("come back to it with: ")
+        + Text(command, "bold")
+    )
 
 
 def your_move(
@@ -412,12 +631,15 @@ def your_move(
 ) -> bool:
     """Ask until one move is accepted; False when the person quits."""
     console.print(turn_panel(view, me.seat or 0))
-    console.print(menu(legal, view))
-    n = len(legal.moves)
+    rows = menu_rows(legal, view)
+    console.print(menu_table(rows, view))
+    n = len(rows)
     while True:
-        raw = ask("your move (number, help, quit)> ").strip()
+        try:
+            raw = ask("your move (number, help, quit)> ").strip()
+        except EOFError:  # Ctrl-D: as `quit`
+            raw = "quit"
         if raw in ("q", "quit", "exit"):
-            console.print(f"left the table; the game stays on the server as {me.game_id}")
             return False
         if raw in ("help", "?", "h"):
             console.print(
@@ -429,12 +651,12 @@ def your_move(
             if int(raw) >= n:
                 console.print(f"there is no move {raw}: choose 0..{n - 1}, or `help`")
                 continue
-            move = legal.moves[int(raw)]
+            move = rows[int(raw)].move
         else:
             try:
                 move = entry_move(raw, view, me.seat or 0)
             except EntryError as exc:
-                console.print(f"[red]{exc}[/red]")
+                console.print(Text(str(exc), "red"))
                 continue
             if move is None:
                 console.print(
@@ -459,6 +681,11 @@ def program(name: str) -> str:
         return str(path) if shutil.which(name) != str(path) else name
 
 
+def seat_named(seat: int, name: str) -> str:
+    """``seat 2 (ann)``, or ``seat 2`` for a seat taken without a name."""
+    return f"seat {seat} ({name})" if name else f"seat {seat}"
+
+
 def summary_panel(
     view: pb.GameView,
     tokens: Tokens | None,
@@ -470,8 +697,10 @@ def summary_panel(
     o = view.outcome
     names = {s.seat: s.player_name for s in view.seats}
     grid = _grid()
-    winners = ", ".join(f"seat {w} ({names.get(w, '')})" for w in o.winners) or "nobody"
-    grid.add_row("winner", Text(winners, "bold green") + Text(f"  ({o.reason})", "dim"))
+    winners = ", ".join(seat_named(w, names.get(w, "")) for w in o.winners) or "nobody"
+    grid.add_row(
+        "winner", Text(winners, "bold green") + Text(f"  ({reason_words(o.reason)})", "dim")
+    )
     grid.add_row("scores", Text("   ".join(f"seat {s}: {x}" for s, x in enumerate(o.scores))))
     if view.WhichOneof("game") == "huaniao":
         grid.add_row(

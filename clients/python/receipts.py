@@ -16,12 +16,10 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from google.protobuf.message import DecodeError
 
 from domain.table import records as rec
-from domain.verify import AuditFailure
+from domain.verify import AuditFailure, PublicKeys, key_ring, signed_by
 from tabletop.v1 import tabletop_pb2 as pb
 
 
@@ -108,19 +106,21 @@ def parse_receipts(lines: Iterable[str]) -> list[tuple[pb.Receipt, bytes]]:
     return out
 
 
-def check_signature(receipt: pb.Receipt, public_key: bytes) -> None:
-    """The receipt is the server's: its seal verifies with ``public_key``."""
+def check_signature(receipt: pb.Receipt, public_key: PublicKeys) -> str:
+    """The receipt is the server's: its seal verifies with ``public_key`` (given several,
+    the one its ``key_id`` names). Returns the id of the key that signed it."""
     hashes = [[h.events, h.view] for h in receipt.hashes]
     body = rec.seal_body(
         receipt.game_id, receipt.first_version, receipt.last_version, receipt.head_hash, hashes
     )
-    try:
-        Ed25519PublicKey.from_public_bytes(public_key).verify(bytes(receipt.signature), body)
-    except (InvalidSignature, ValueError):
+    kid = signed_by(key_ring(public_key), receipt.key_id, bytes(receipt.signature), body)
+    if kid is None:
         raise AuditFailure(
             f"the receipt of versions {receipt.first_version}..{receipt.last_version} is not "
             "signed by the given server key"
-        ) from None
+            + (f" (it names key {receipt.key_id})" if receipt.key_id else "")
+        )
+    return kid
 
 
 def check_payload(receipt: pb.Receipt, payload: bytes) -> str:

@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from clients.python.text import card_name
-from clients.python.vocab import enum_term, gloss_line, label_line
+from clients.python.vocab import enum_term, gloss_line, label_line, reason_words
 from domain import table as tables
 from domain.table.deal import DealSource
 from tabletop.v1 import tabletop_pb2 as pb
@@ -89,6 +89,46 @@ def event_body(event: pb.GameEvent, kind: str | None = None) -> Text:
 def event_text(event: pb.GameEvent, kind: str | None = None) -> Text:
     """``v  12  seat 0 诵 (raise) 鸟+万 (5)``."""
     return Text(f"v{event.version:>4}  ", style="dim") + event_body(event, kind)
+
+
+_PONGED = re.compile(r"^seat \d+ ponged ")
+
+
+class Narration:
+    """One game's events, line by line as they come, in the vocabulary. It reads the table's
+    options from the first event, so a 碰 the rules made by themselves (碰牌自动碰下去, zp:39:
+    a seat holding a pair always pongs) says it was automatic, not the seat's choice."""
+
+    def __init__(self) -> None:
+        self.kind: str | None = None
+        self.automatic_peng = False
+
+    def learn(self, options: pb.GameOptions) -> None:
+        """The table's options (from its opening event, or its view)."""
+        self.kind = options.WhichOneof("game")
+        self.automatic_peng = self.kind == "zipai" and not options.zipai.optional_peng_long
+
+    def line(self, event: pb.GameEvent) -> Text:
+        if event.WhichOneof("body") == "table" and event.table.HasField("game_created"):
+            self.learn(event.table.game_created.options)
+        text = event_text(event, self.kind)
+        if self.automatic_peng and _PONGED.match(event.text):
+            text.append("  (automatic: a pair in hand always pongs, 碰牌自动碰下去)", "dim")
+        return text
+
+
+def outcome_line(view: pb.GameView) -> str:
+    """``won by seat 1; scores 8 0 18 8 (率先打完手牌 (went out first))``."""
+    o = view.outcome
+    winners = ", ".join(f"seat {w}" for w in o.winners) or "nobody"
+    scores = " ".join(str(s) for s in o.scores)
+    return f"won by {winners}; scores {scores} ({reason_words(o.reason)})"
+
+
+def id_column(table: Table, header: str) -> None:
+    """A column of game or match ids: never wrapped, never cut (they are copied into
+    other commands), whatever the terminal's width or when piped."""
+    table.add_column(header, no_wrap=True, overflow="fold", min_width=36)
 
 
 def label_text(label: str, kind: str | None) -> Text:
@@ -170,10 +210,7 @@ def head_rows(view: pb.GameView) -> list[tuple[str, Text]]:
     if view.to_act:
         rows.append(("to act", Text(", ".join(f"seat {s}" for s in view.to_act))))
     if view.HasField("outcome"):
-        o = view.outcome
-        winners = ", ".join(f"seat {w}" for w in o.winners) or "nobody"
-        scores = " ".join(str(s) for s in o.scores)
-        rows.append(("outcome", Text(f"won by {winners}; scores {scores} ({o.reason})", "bold")))
+        rows.append(("outcome", Text(outcome_line(view), "bold")))
     if view.HasField("match"):
         rows.append(("match", Text(match_line(view.match, view.match.hand))))
     return rows

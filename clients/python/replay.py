@@ -130,9 +130,9 @@ def interactive(
             elif key == "q":
                 return
             elif key in ("?", "h", "help"):
-                console.print(KEYS_HELP)
+                console.print(Text(KEYS_HELP))  # plain text: [enter] is no rich markup
                 continue
             else:
-                console.print(f"unknown key {key!r}: {KEYS_HELP}")
+                console.print(Text(f"unknown key {key!r}: {KEYS_HELP}"))
                 continue
             break

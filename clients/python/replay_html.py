@@ -21,7 +21,7 @@ from typing import Any
 
 from clients.python.client import SeatClient, TableClient
 from clients.python.exports import export_lines
-from domain.verify import AuditFailure, AuditReport, Record, parse_export, verify
+from domain.verify import AuditFailure, AuditReport, PublicKeys, Record, parse_export, verify
 from server.wire import page as web
 from tabletop.v1 import tabletop_pb2 as pb
 
@@ -47,7 +47,7 @@ def write_replay_page(
     as_seat: int | None = None,
     export: list[Record] | None = None,
     source: str = "",
-    public_key: bytes | None = None,
+    public_key: PublicKeys | None = None,
 ) -> str:
     """Write the page for ``game`` (over the API, as its token allows; ``as_seat`` for one
     seat's page) or for the records of an ``export`` file (``audit.parse_lines``), verified
@@ -75,7 +75,7 @@ def write(
 
 
 def write_from_records(
-    records: list[Record], path: str, source: str = "", public_key: bytes | None = None
+    records: list[Record], path: str, source: str = "", public_key: PublicKeys | None = None
 ) -> str:
     """``tabletop-audit verify ... --html FILE``: the page of a complete record."""
     return write_replay_page(path, export=records, source=source, public_key=public_key)
@@ -84,7 +84,7 @@ def write_from_records(
 # --- over the API ---------------------------------------------------------------------------
 
 
-def _from_server(game: SeatClient, as_seat: int | None, key: bytes | None) -> dict[str, Any]:
+def _from_server(game: SeatClient, as_seat: int | None, key: PublicKeys | None) -> dict[str, Any]:
     now = game.view()
     latest = now.version
     finished = now.phase == pb.GAME_PHASE_FINISHED
@@ -103,7 +103,7 @@ def _from_server(game: SeatClient, as_seat: int | None, key: bytes | None) -> di
         records = _records(game.history())
         if key is None:
             reply = game.stub.GetSigningKey(pb.GetSigningKeyRequest())
-            key = bytes(reply.public_key)
+            key = [bytes(reply.public_key), *(bytes(k.public_key) for k in reply.retired)]
     return {
         "game_id": game.game_id,
         "kind": now.options.WhichOneof("game") or "",
@@ -146,7 +146,7 @@ def _records(events: Iterable[pb.GameEvent]) -> list[Record]:
 # --- from an export file --------------------------------------------------------------------
 
 
-def _from_export(records: list[Record], key: bytes | None) -> dict[str, Any]:
+def _from_export(records: list[Record], key: PublicKeys | None) -> dict[str, Any]:
     from domain.engine import ARBITER, SPECTATOR, Viewer
     from server.wire.offline import record_kind, replay_records
 
@@ -191,7 +191,7 @@ def _player_names(records: list[Record]) -> dict[int, str]:
 # --- verify ---------------------------------------------------------------------------------
 
 
-def _verify(records: list[Record] | None, finished: bool, key: bytes | None) -> dict[str, Any]:
+def _verify(records: list[Record] | None, finished: bool, key: PublicKeys | None) -> dict[str, Any]:
     """The verifier's result for the page: its report's fields, whatever they are."""
     if records is None or not finished:
         why = "the game has not ended" if not finished else "this viewer has no complete record"

@@ -81,3 +81,8 @@ def view_text(view: pb.GameView) -> str:
     if view.HasField("outcome"):
         body += f"\noutcome: winners {list(view.outcome.winners)} scores {list(view.outcome.scores)} ({view.outcome.reason})"
     return head + "\n" + body
+
+
+def count_of(n: int, noun: str) -> str:
+    """``1 card``, ``2 cards``: a count with its noun in the right number."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

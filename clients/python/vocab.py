@@ -199,3 +199,80 @@ def rules_help(kind: str) -> str:
     if kind == "huaniao":
         return HUANIAO_PLAYS + "\n\n" + HUANIAO_SCORING
     return ZIPAI_PLAYS + "\n\n" + ZIPAI_SCORING
+
+
+# --- how a game ended (Outcome.reason), in the same words -------------------------------------
+
+REASONS = {
+    "EMPTIED_HAND": ("率先打完手牌", "went out first"),  # p2 五（二）
+    "LOWEST_SCORE": ("分值小者胜利", "lowest hand score"),
+    "TIE_BREAK": ("功能牌者→数量牌者", "tie: more function cards, then number cards"),
+    "SHOWDOWN": ("花鸟风月大对决", "showdown"),
+    "HU": ("胡", "win"),
+    "HUANG_ZHUANG": ("荒庄", "stock exhausted, no winner"),
+}
+
+
+def reason_words(reason: str) -> str:
+    """``EMPTIED_HAND`` -> ``率先打完手牌 (went out first)``; an unknown reason in plain words."""
+    known = REASONS.get(reason)
+    if known:
+        return f"{known[0]} ({known[1]})"
+    return reason.lower().replace("_", " ")
+
+
+# --- cards typed at the prompt: the seed's name, its pinyin or its English -------------------
+
+HUANIAO_CARD_WORDS = {
+    "鸟": ("niao", "bird"),
+    "十": ("shi", "ten", "10"),
+    "百": ("bai", "hundred", "100"),
+    "千": ("qian", "thousand", "1000"),
+    "万": ("wan", "tenthousand", "10000"),
+    "花": ("hua", "flower"),
+    "风": ("feng", "wind"),
+    "月": ("yue", "moon"),
+}
+ZIPAI_SMALL_NAMES = "一二三四五六七八九十"
+ZIPAI_BIG_NAMES = "壹贰叁肆伍陆柒捌玖拾"
+ZIPAI_PINYIN = ("yi", "er", "san", "si", "wu", "liu", "qi", "ba", "jiu", "shi")
+ZIPAI_ENGLISH = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+BIG_PREFIXES = ("big", "da", "大")  # 大字 (big) cards: 壹…拾; plain names are the 小字 一…十
+
+
+def _zipai_rank(word: str) -> int | None:
+    """1..10 for a small card's name, pinyin, English or digits."""
+    for names in (tuple(ZIPAI_SMALL_NAMES), ZIPAI_PINYIN, ZIPAI_ENGLISH):
+        if word in names:
+            return names.index(word) + 1
+    return int(word) if word.isdigit() and 1 <= int(word) <= 10 else None
+
+
+def card_from_word(word: str, kind: str | None) -> str | None:
+    """The card a person typed, by its seed name: ``niao``/``bird`` -> 鸟; in 川南字牌 ``wu``,
+    ``five`` or ``5`` -> 五 and ``big5``, ``da-wu`` or ``大五`` -> 伍. None if it names none."""
+    w = word.strip().lower().replace("-", "").replace("_", "")
+    if kind == "huaniao":
+        return next((n for n, words in HUANIAO_CARD_WORDS.items() if w == n or w in words), None)
+    if len(w) == 1 and w in ZIPAI_BIG_NAMES:
+        return w
+    rank = _zipai_rank(w)
+    if rank is not None:
+        return ZIPAI_SMALL_NAMES[rank - 1]
+    for prefix in BIG_PREFIXES:
+        big = _zipai_rank(w.removeprefix(prefix)) if w.startswith(prefix) else None
+        if big is not None:
+            return ZIPAI_BIG_NAMES[big - 1]
+    return None
+
+
+def card_words_help(kind: str) -> str:
+    """How cards may be typed, for `help`."""
+    if kind == "huaniao":
+        return "Cards by name, pinyin or English: " + ", ".join(
+            f"{n} {words[0]}/{words[1]}" for n, words in HUANIAO_CARD_WORDS.items()
+        )
+    return (
+        "Cards by name, pinyin, English or number: 五 = wu = five = 5; the 大字 (big) cards "
+        "with big or da before it: 伍 = big5 = da-wu = 大五"
+    )

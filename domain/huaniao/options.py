@@ -9,9 +9,9 @@ SIMPLE     鸟+数量      no           no               no              白昼 
 BASIC      all         no           no               no              白昼 always on
 REGULAR    all         yes          yes              no              白昼, 静夜 may be chosen
 FULL       all         yes          yes              yes             静夜 may be chosen; 白昼 forbidden
-PRO        all         yes          yes              yes             FULL + at least one of 连奏,
-                                                                     双飞燕, 阳春白雪, 曲高和寡,
-                                                                     繁花似锦 (静夜 also allowed)
+PRO        all         yes          yes              yes             FULL + at least one of 静夜,
+                                                                     连奏, 双飞燕, 阳春白雪,
+                                                                     曲高和寡, 繁花似锦
 =========  ==========  ===========  ===============  ==============  =========================
 
 白昼 has three parts (part 1 line 171-183): rule 1 only in SIMPLE, rule 2 only in SIMPLE and
@@ -172,11 +172,13 @@ def check_options(options: Options | None) -> Options:
         raise InvalidOptions(
             chosen[0], f"{RULE_NAME[chosen[0]]} may only be chosen in 专业模式 (PRO)"
         )
-    if mode == Mode.PRO and not chosen:
+    # 在完全模式的基础上增加（除了白昼规则以外）一个及以上其他规则 (part 2 line 28): 静夜 is
+    # one of the 其他规则 (part 1 line 185), so 专业 with 静夜 alone is 专业
+    if mode == Mode.PRO and not chosen and not bans:
         raise InvalidOptions(
             "mode",
-            "专业模式 adds at least one rule besides 白昼 and 静夜: "
-            "连奏, 双飞燕, 阳春白雪, 曲高和寡 or 繁花似锦",
+            "专业模式 adds at least one rule besides 白昼: "
+            "静夜, 连奏, 双飞燕, 阳春白雪, 曲高和寡 or 繁花似锦",
         )
     _check_readings(options, mode)
     return replace(options, daylight=daylight, silent_night=bans)

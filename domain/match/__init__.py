@@ -6,6 +6,7 @@ It stands on the table (``domain/table/``): each hand is a table of its own.
 """
 
 from domain.match.decide import (
+    check_ready,
     create,
     describe,
     end_hand,
@@ -13,7 +14,6 @@ from domain.match.decide import (
     next_due,
     next_hand,
     open_hand,
-    ready,
 )
 from domain.match.facts import (
     MATCH_EVENT_TYPES,
@@ -41,6 +41,7 @@ __all__ = [
     "MatchEnded",
     "SeatReady",
     "Standing",
+    "check_ready",
     "create",
     "decode_fact",
     "describe",
@@ -54,5 +55,4 @@ __all__ = [
     "next_due",
     "next_hand",
     "open_hand",
-    "ready",
 ]

@@ -1,9 +1,11 @@
-"""A match's decisions: open it, seats ready, a hand ended, the next hand dealt.
+"""A match's decisions: open it, a hand ended, the next hand opened.
 
 Pure. The next hand is a table like any other, opened through the table's own path
-(``tables.create``, ``take_seat``, ``start``): the same seats and tokens, a fresh secret
-from the server, the contributions the seats gave with their ready, and the options the
-game's dealer rule gives after the hand that ended (``engine.MatchRules``).
+(``tables.create``, ``take_seat``): the same seats and tokens, a fresh secret from the
+server and the options the game's dealer rule gives after the hand that ended
+(``engine.MatchRules``). It is opened as soon as the hand before ends, with no seat's
+entropy in it: its commitment is public first; the seats then commit (``tables.commit``),
+reveal and are dealt on the hand's own stream, as at hand 1.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ from domain.match.facts import (
     SeatReady,
 )
 from domain.match.state import Match, evolve
+from domain.table.justice.facts import CASE_TIME_LIMIT_MS
 
 RULE = "match"  # named in refusals
-MAX_CONTRIBUTION = 128
 
 # (the cause stored with a move's first fact, the move's facts): how a hand is written
 Move = tuple[dict[str, Any], list[Any]]
@@ -59,28 +61,32 @@ def create(
     return [created, HandOpened(1, hand_id(match_id, 1))]
 
 
-def ready(match: Match, seat: int, contribution: str = "") -> list[Any]:
-    """The seat is ready for the next hand, adding its contribution to that hand's deal.
-    May be said while the current hand is still played (the contribution waits for the
-    next deal); saying it again changes nothing."""
+def check_ready(
+    match: Match, seat: int, contribution: str = "", current_drawing: bool = False
+) -> None:
+    """Check a seat's ready for the next hand: the match goes on and the seat sends a
+    commitment (or nothing), never a plain contribution. The commitment itself goes into
+    the next hand's stream (``tables.commit``), after that hand's own commitment; a match
+    records no SeatReady any more (a contribution public before the hand's commitment is
+    what let a server choose its secret after seeing it). ``current_drawing``: the match's
+    current hand is still being drawn (a ready commits to it)."""
     if not 0 <= seat < match.seat_count:
         raise MalformedCommand("seat", f"seat must be 0..{match.seat_count - 1}")
-    if len(contribution) > MAX_CONTRIBUTION:
-        raise MalformedCommand("contribution", f"at most {MAX_CONTRIBUTION} characters")
-    if match.finished or _last_hand_played(match):
+    if match.finished or (_last_hand_played(match) and not current_drawing):
         raise RuleViolation("MATCH_OVER", RULE, "the match has ended: there is no next hand")
-    if match.ready[seat] is not None:
-        return []
-    current = match.current
-    if match.advance is Advance.AUTO and current is not None and current.ended is not None:
-        # the next hand is being dealt from the contributions already given: one given
-        # now could not be in it (say it again once the next hand is open)
-        raise RuleViolation("NEXT_HAND_DEALING", RULE, "the next hand is being dealt now")
-    return [SeatReady(seat, match.next_number, contribution)]
+    if contribution:
+        raise RuleViolation(
+            "CONTRIBUTION_NOT_COMMITTED",
+            RULE,
+            "send a commitment with ReadyNextHand and reveal the contribution with "
+            "RevealContribution once every seat has committed",
+        )
 
 
 def _last_hand_played(match: Match) -> bool:
-    return match.hands_limit > 0 and len(match.hands) >= match.hands_limit
+    current = match.current
+    last = match.hands_limit > 0 and len(match.hands) >= match.hands_limit
+    return last and current is not None and current.hand == match.hands_limit
 
 
 def end_hand(match: Match, hand: tables.Table, head_hash: str) -> list[Any]:
@@ -113,12 +119,11 @@ def _over(match: Match) -> bool:
 
 
 def next_due(match: Match) -> bool:
-    """Whether the next hand is to be dealt now: the current one ended, the match goes on,
-    and the table moves by itself or every seat is ready."""
+    """Whether the next hand is to be opened now: the current one ended and the match goes
+    on. (It is opened at once, with its commitment and no entropy: AUTO and READY differ
+    in how its commit window closes, by the server's clock or once every seat is in.)"""
     current = match.current
-    if match.finished or current is None or current.ended is None:
-        return False
-    return match.advance is Advance.AUTO or all(c is not None for c in match.ready)
+    return not match.finished and current is not None and current.ended is not None
 
 
 def open_hand(match: Match) -> list[Any]:
@@ -133,18 +138,25 @@ def _why_not_due(match: Match) -> str:
         return "the match has ended"
     if match.current is None or match.current.ended is None:
         return "the current hand is still being played"
-    waiting = [s for s, c in enumerate(match.ready) if c is None]
-    return f"seat(s) {', '.join(map(str, waiting))} are not ready yet"
+    return "the current hand is still being played"
 
 
-def next_hand(match: Match, previous: tables.Table, secret: str) -> list[Move]:
-    """The next hand's table, opened, seated and dealt through the table's own path.
+def next_hand(
+    match: Match,
+    previous: tables.Table,
+    secret: str,
+    salt: str = "",
+    reveal_timeout_ms: int = 0,
+) -> list[Move]:
+    """The next hand's table, opened and seated through the table's own path, not dealt.
 
     Everything carries over from ``previous`` (the hand that ended): the game and its
     options as the game's dealer rule moves them on, the seats with their names and token
-    hashes (the same tokens act in every hand), the arbiter, the enforcement, the clock.
-    ``secret`` is the server's fresh secret for this hand; each seat's contribution is the
-    one it gave with its ready (none in AUTO mode unless it gave one early)."""
+    hashes (the same tokens act in every hand), the arbiter, the enforcement, the clock,
+    the redeal cap. ``secret`` and ``salt`` are the server's fresh ones for this hand and
+    ``reveal_timeout_ms`` its window (the server's setting). The seats carry no entropy:
+    they commit afterwards on the hand's own stream, so its commitment (version 1) comes
+    before any seat's input to it."""
     if not next_due(match):
         raise RuleViolation("NEXT_HAND_NOT_DUE", RULE, _why_not_due(match))
     if previous.match_id != match.match_id or previous.hand != len(match.hands):
@@ -164,17 +176,22 @@ def next_hand(match: Match, previous: tables.Table, secret: str) -> list[Move]:
         arbitrated=previous.arbitrated,
         match_id=match.match_id,
         hand=match.next_number,
+        salt=salt,
+        reveal_timeout_ms=reveal_timeout_ms,
+        max_redeals=tables.DEFAULT_MAX_REDEALS
+        if previous.max_redeals is None
+        else previous.max_redeals,
+        # a hand after one recorded before case deadlines gets the default deadline
+        case_time_limit_ms=previous.case_time_limit_ms or CASE_TIME_LIMIT_MS,
     )
     moves: list[Move] = [(tables.cause("create"), created)]
     table = tables.evolve(None, created[0])
     for seat, taken in enumerate(previous.seats):
         assert taken is not None  # a hand that was played had every seat taken
-        contribution = match.ready[seat] or ""
-        facts = tables.take_seat(table, seat, taken.player_name, taken.token_hash, contribution)
+        facts = tables.take_seat(table, seat, taken.player_name, taken.token_hash)
         moves.append((tables.cause("join", seat), facts))
         for fact in facts:
             table = tables.evolve(table, fact)
-    moves.append((tables.cause("start"), tables.start(table)))
     return moves
 
 
@@ -185,7 +202,7 @@ def describe(fact: Any) -> str:
         target = f", to {fact.target_score} points" if fact.target_score else ""
         return f"match opened: {fact.kind}, {fact.seat_count} seats, {length}{target}"
     if isinstance(fact, HandOpened):
-        return f"hand {fact.hand} dealt: game {fact.game_id}"
+        return f"hand {fact.hand} opened: game {fact.game_id}"
     if isinstance(fact, SeatReady):
         return f"seat {fact.seat} ready for hand {fact.hand}"
     if isinstance(fact, HandEnded):

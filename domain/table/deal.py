@@ -12,6 +12,11 @@ Nobody chooses the deal (docs/api.md, "Audit", has the argument and the test vec
 * The deck is a Fisher–Yates shuffle fed by a counter-mode SHA-256 stream keyed by
   ``table_key(secret, entries)``: every input was fixed before anyone revealed.
 
+A match's later hand and every 重新洗牌发牌 are drawn the same way, with a fresh secret:
+its commitment is public first, then the seats (already seated) commit, then reveal; a
+seat that never committed in time is WITHHELD with the entry ``n``. A redeal's deck comes
+from ``table_key(the redeal's secret, the seats' fresh entries)``.
+
 Everything here is plain SHA-256, integers and sorted card ids, so any language can
 recompute it (clients/node/lib/deal.js does).
 """
@@ -40,7 +45,8 @@ class Contribution(enum.Enum):
     NONE = 1  # the seat committed to nothing
     PENDING = 2  # committed, not yet revealed
     REVEALED = 3  # revealed; it matched its commitment
-    WITHHELD = 4  # not revealed in time: its commitment stands in for it
+    WITHHELD = 4  # not revealed (or, seated first, not committed) in time: see ``entry``
+    AWAITED = 5  # seated first (a match's later hand, a redeal): its commitment is to come
 
 
 def _sha256(text: str) -> str:

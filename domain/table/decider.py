@@ -29,7 +29,10 @@ from domain.table.facts import (
     ContributionRevealed,
     GameCreated,
     GameStarted,
+    RedealOpened,
+    RedealSecretsRevealed,
     RevealWithheld,
+    SeatCommitted,
     SeatTaken,
     ShuffleRevealed,
 )
@@ -38,10 +41,13 @@ from domain.table.justice import facts as J
 from domain.table.justice.decide import Court, LastMove
 from domain.table.justice.state import JusticeState, after_game_fact
 from domain.table.justice.state import evolve as evolve_justice
-from domain.table.state import Phase, Seat, Table
+from domain.table.state import Entropy, Phase, Redraw, Seat, Table
 
 ARBITER_COMMANDS = (J.Rule, J.Redeal)
 DEAL_RULE = "deal"  # commit–reveal (docs/api.md, "Audit"), named in refusals
+REDEAL_RULE = "p2:70 重新洗牌发牌"  # the redeal's cap, named in refusals
+DEFAULT_MAX_REDEALS = 1  # per game, when the table's creator gives no cap
+MAX_REDEALS = 16  # the highest cap a table may set
 
 
 # --- decide ------------------------------------------------------------------------------
@@ -62,11 +68,14 @@ def create(
     salt: str = "",
     seeded: bool = False,
     reveal_timeout_ms: int = 0,
+    max_redeals: int = DEFAULT_MAX_REDEALS,
+    case_time_limit_ms: int = J.CASE_TIME_LIMIT_MS,
 ) -> list[Any]:
     """Open a table; in a match (``match_id``), as its hand number ``hand``. ``secret`` and
     ``salt`` come from the server (random, or the secret from a client-given seed:
     ``seeded``); a prepared deck or a seed marks the deal. ``reveal_timeout_ms`` is the
-    server's reveal window, recorded (``reveal_deadline``)."""
+    server's reveal window, recorded (``reveal_deadline``); ``max_redeals`` caps
+    重新洗牌发牌 in this game."""
     options = rules.check_options(options)
     if seat_count not in rules.seat_counts(options):
         raise MalformedCommand(
@@ -78,6 +87,11 @@ def create(
         raise MalformedCommand("reveal_timeout_ms", "0 up to one day")
     if not 0 <= time_limit_ms <= 3_600_000:
         raise MalformedCommand("turn_time_limit_ms", "0 (no clock) up to one hour")
+    if not 0 <= max_redeals <= MAX_REDEALS:
+        raise MalformedCommand("max_redeals", f"0 (no redeal) up to {MAX_REDEALS}")
+    # 0 only in a match's hand after a record made before case deadlines (as that one)
+    if not 0 <= case_time_limit_ms <= J.MAX_CASE_TIME_LIMIT_MS:
+        raise MalformedCommand("case_time_limit_ms", "up to one day")
     if enforcement is not J.Enforcement.REJECT and not isinstance(rules, J.PenaltyRules):
         raise MalformedCommand("enforcement", f"{rules.name} supports REJECT only")
     source = DealSource.SHUFFLED
@@ -102,6 +116,8 @@ def create(
             salt=salt,
             deal_source=source,
             reveal_timeout_ms=reveal_timeout_ms,
+            max_redeals=max_redeals,
+            case_time_limit_ms=case_time_limit_ms,
         )
     ]
 
@@ -132,25 +148,61 @@ def take_seat(
         raise RuleViolation("GAME_ALREADY_STARTED", "table", "seats are fixed once dealt")
     if table.seats[seat] is not None:
         raise RuleViolation("SEAT_TAKEN", "table", f"seat {seat} is taken")
+    if table.hand >= 2 and (contribution or commitment):
+        # a match's later hand is seated by the server before any seat commits: a value
+        # given now would be known before the hand's commitment is public
+        raise RuleViolation(
+            "CONTRIBUTION_TOO_EARLY",
+            DEAL_RULE,
+            f"hand {table.hand} of a match is seated first; its seats commit after (SeatCommitted)",
+        )
     return [SeatTaken(seat, player_name, token_hash, contribution, commitment)]
+
+
+def commit(table: Table, seat: int, commitment: str) -> list[Any]:
+    """A seat already seated commits to its contribution to the deal being drawn (a
+    match's later hand, or a 重新洗牌发牌): after the draw's own commitment is public, before
+    any reveal. An empty ``commitment`` adds nothing. Saying the same again changes nothing."""
+    if not 0 <= seat < table.seat_count:
+        raise MalformedCommand("seat", f"seat must be 0..{table.seat_count - 1}")
+    if commitment and not deal.is_commitment(commitment):
+        raise MalformedCommand("contribution_commitment", "64 lowercase hex digits (SHA-256)")
+    inputs = table.draw_inputs()[seat]
+    if not table.drawing or inputs is None:
+        raise RuleViolation(
+            "NOTHING_TO_COMMIT",
+            DEAL_RULE,
+            "no deal is being drawn from seated seats (hand 1 commits at JoinGame)",
+        )
+    if inputs.status is deal.Contribution.AWAITED:
+        return [SeatCommitted(seat, commitment)]
+    if inputs.withheld:
+        raise RuleViolation("COMMITS_CLOSED", DEAL_RULE, f"seat {seat}'s commit window closed")
+    if inputs.commitment != commitment:
+        raise RuleViolation(
+            "ALREADY_COMMITTED", DEAL_RULE, f"seat {seat} already committed to another value"
+        )
+    return []  # a retried commitment: already recorded
 
 
 def reveal(table: Table, seat: int, contribution: str) -> list[Any]:
     """The seat reveals the contribution it committed to; nothing if it already did.
 
-    Only once every seat has committed (all seats taken), so nobody commits after seeing
-    a reveal; and only the committed value, so nobody changes its mind after."""
+    Only once every seat has committed (all seats taken, every awaited commitment in or
+    its window closed), so nobody commits after seeing a reveal; and only the committed
+    value, so nobody changes its mind after. During a 重新洗牌发牌 it reveals the seat's
+    fresh contribution."""
     if not 0 <= seat < table.seat_count:
         raise MalformedCommand("seat", f"seat must be 0..{table.seat_count - 1}")
     if not 0 < len(contribution) <= deal.MAX_CONTRIBUTION:
         raise MalformedCommand("contribution", f"1 to {deal.MAX_CONTRIBUTION} characters")
-    if table.phase is not Phase.WAITING:
+    if table.redraw is None and table.phase is not Phase.WAITING:
         raise RuleViolation("GAME_ALREADY_STARTED", DEAL_RULE, "the deal is already made")
-    if any(s is None for s in table.seats):
+    if any(s is None for s in table.seats) or table.awaited_commitments:
         raise RuleViolation(
             "REVEAL_TOO_EARLY", DEAL_RULE, "reveals come once every seat has committed"
         )
-    taken = table.seats[seat]
+    taken = table.draw_inputs()[seat]
     assert taken is not None
     if taken.status is deal.Contribution.NONE:
         raise RuleViolation("NOTHING_TO_REVEAL", DEAL_RULE, f"seat {seat} committed to nothing")
@@ -164,16 +216,32 @@ def reveal(table: Table, seat: int, contribution: str) -> list[Any]:
 
 
 def start(table: Table, reveals_closed: bool = False) -> list[Any]:
-    """GameStarted and the game's opening facts (the deal).
+    """GameStarted and the game's opening facts (the deal), or a 重新洗牌发牌's GameRedealt.
 
     While a committed seat has not revealed, the deal waits; once the server closes the
     reveal window (``reveals_closed``), each such seat is recorded as RevealWithheld and its
     commitment stands in for its contribution. Either way the deck follows from inputs
-    fixed before anyone revealed: withholding changes nothing a seat could choose."""
-    if table.phase is not Phase.WAITING:
+    fixed before anyone revealed: withholding changes nothing a seat could choose.
+
+    Where seated seats commit afterwards (a match's later hand, a redeal), the commit
+    window comes first: closed, each seat that never committed is recorded RevealWithheld
+    (its entry is ``n``); the reveal window of the others then runs."""
+    if table.redraw is None and table.phase is not Phase.WAITING:
         raise RuleViolation("GAME_ALREADY_STARTED", "table", "the game was already dealt")
     if any(s is None for s in table.seats):
         raise RuleViolation("SEATS_NOT_FILLED", "table", "every seat must be taken first")
+    awaited = table.awaited_commitments
+    if awaited:
+        if not reveals_closed:
+            raise RuleViolation(
+                "COMMITMENTS_PENDING",
+                DEAL_RULE,
+                f"seat(s) {', '.join(map(str, awaited))} have not committed; the deal waits "
+                "for them until the commit window closes",
+            )
+        closed: list[Any] = [RevealWithheld(s) for s in awaited]
+        after = _evolve_all(table, closed)
+        return closed if after.pending_reveals else closed + _deal(after)
     pending = table.pending_reveals
     if pending and not reveals_closed:
         seats = ", ".join(map(str, pending))
@@ -184,39 +252,73 @@ def start(table: Table, reveals_closed: bool = False) -> list[Any]:
             "until the reveal window closes",
         )
     facts: list[Any] = [RevealWithheld(s) for s in pending]
-    current = table
+    return facts + _deal(_evolve_all(table, facts))
+
+
+def _evolve_all(table: Table, facts: list[Any]) -> Table:
     for fact in facts:
-        current = evolve(current, fact)
-    key = current.deal_key
-    deck = table.prepared_deck or deal.deck_for_round(key, table.rules.new_deck(table.options), 0)
+        table = evolve(table, fact)
+    return table
+
+
+def _deal(table: Table) -> list[Any]:
+    """The deal of the draw whose inputs are all fixed: the first, or a redeal's."""
+    rules = table.rules
+    if table.redraw is not None:  # 重新洗牌发牌: the fresh secret and the fresh entries
+        key, n = table.redraw.key, table.redraw.round
+        deck = deal.deck_for_round(key, rules.new_deck(table.options), n)
+        redealt = J.GameRedealt(deck, deal.seed_for_round(key, n), n)
+        return with_reveal(table, [redealt, *rules.deal(evolve(table, redealt).game)])
+    key = table.deal_key
+    deck = table.prepared_deck or deal.deck_for_round(key, rules.new_deck(table.options), 0)
     started = GameStarted(deck, deal.seed_for_round(key, 0))
-    return [*facts, started, *table.rules.deal(evolve(current, started).game)]
+    return [started, *rules.deal(evolve(table, started).game)]
 
 
 def reveal_deadline(table: Table, since: datetime) -> datetime | None:
-    """When the deal stops waiting for pending reveals: the table's recorded reveal window
-    after ``since``, the time its latest fact was recorded (the last seat taken or the
-    latest reveal). None while seats are open or when nothing is pending. A function of the
-    record, so a view's deadline is part of what its receipt proves."""
-    if table.phase is not Phase.WAITING or any(s is None for s in table.seats):
+    """When the deal stops waiting for awaited commitments or pending reveals: the table's
+    recorded window after ``since``, the time its latest fact was recorded (the last seat
+    taken, the latest commitment or reveal). None while seats are open or when nothing is
+    awaited. A function of the record, so a view's deadline is part of what its receipt
+    proves."""
+    if not table.drawing:
         return None
-    if not table.pending_reveals:
+    if not table.pending_reveals and not table.awaited_commitments:
         return None
     return since + timedelta(milliseconds=table.reveal_timeout_ms)
 
 
-def _redeal_facts(table: Table) -> list[Any]:
-    """重新洗牌发牌: a fresh deck from the committed randomness, and the game's deal."""
-    rules = table.rules
-    n = table.justice.redeals + 1
-    key = table.deal_key
-    deck = deal.deck_for_round(key, rules.new_deck(table.options), n)
-    redealt = J.GameRedealt(deck, deal.seed_for_round(key, n), n)
-    return [redealt, *rules.deal(evolve(table, redealt).game)]
+def case_deadline(table: Table, since: datetime) -> datetime | None:
+    """When the open case's next step is due: the table's case limit after ``since``, the
+    time its latest fact was recorded (the report, the latest vote). At the deadline the
+    server appends the case's timeout (``time_out_all``). None when no case is open or the
+    table has no case deadline (records made before it, without a clock). A function of
+    the record, like ``reveal_deadline``."""
+    limit = table.case_time_limit_ms or table.time_limit_ms
+    if table.phase is not Phase.PLAYING or not table.justice.paused or limit <= 0:
+        return None
+    return since + timedelta(milliseconds=limit)
 
 
-def court(table: Table) -> Court:
-    """What justice may know of ``table`` to decide."""
+def _redeal_facts(table: Table, requested_by: str, secret: str) -> list[Any]:
+    """重新洗牌发牌, within the table's cap: a fresh draw opens, committed to the server's
+    fresh ``secret``; the seats commit and reveal fresh contributions, and ``start`` deals
+    it. Neither the arbiter nor the server can pick among deals."""
+    asked = len(table.redeals_requested_by)
+    if table.max_redeals is not None and asked >= table.max_redeals:
+        raise RuleViolation(
+            "REDEAL_LIMIT",
+            REDEAL_RULE,
+            f"this table allows {table.max_redeals} 重新洗牌发牌 per game; {asked} so far",
+        )
+    if not deal.is_commitment(secret):
+        raise MalformedCommand("redeal_secret", "the server's fresh secret: 64 hex digits")
+    return [RedealOpened(asked + 1, requested_by, deal.commitment(secret), secret)]
+
+
+def court(table: Table, requested_by: str = "", redeal_secret: str = "") -> Court:
+    """What justice may know of ``table`` to decide; a redeal it orders is asked for by
+    ``requested_by`` and drawn with the server's fresh ``redeal_secret``."""
     return Court(
         justice=table.justice,
         rules=table.rules,
@@ -227,8 +329,9 @@ def court(table: Table) -> Court:
         time_limit_ms=table.time_limit_ms,
         enforcement=table.enforcement,
         arbitrated=table.arbitrated,
-        redeal=lambda: _redeal_facts(table),
+        redeal=lambda: _redeal_facts(table, requested_by, redeal_secret),
         reshuffle=lambda cards, label: deal.reshuffle_unseen(table.deal_key, cards, label),
+        case_time_limit_ms=table.case_time_limit_ms,
     )
 
 
@@ -261,14 +364,29 @@ def _play(table: Table, command: Any) -> list[Any]:
         return justice.referee(court(table), command.seat, found, error)
 
 
-def act(table: Table, command: Any, last_move: LastMove | None = None) -> list[Any]:
+def act(
+    table: Table, command: Any, last_move: LastMove | None = None, redeal_secret: str = ""
+) -> list[Any]:
     """Decide a table command (justice) or a game move. ``last_move`` (read from the
-    history) is needed only for a retraction. The facts that end the game are followed by
+    history) is needed only for a retraction; ``redeal_secret`` (the server's fresh one)
+    only for a command that orders 重新洗牌发牌. The facts that end the game are followed by
     the reveal of the shuffle secret."""
-    return with_reveal(table, _decide(table, command, last_move))
+    _not_redrawing(table)
+    return with_reveal(table, _decide(table, command, last_move, redeal_secret))
 
 
-def _decide(table: Table, command: Any, last_move: LastMove | None) -> list[Any]:
+def _not_redrawing(table: Table) -> None:
+    if table.redraw is not None:
+        raise RuleViolation(
+            "REDEAL_DRAWING",
+            DEAL_RULE,
+            "a 重新洗牌发牌 is being drawn: the seats commit and reveal, then it is dealt",
+        )
+
+
+def _decide(
+    table: Table, command: Any, last_move: LastMove | None, redeal_secret: str
+) -> list[Any]:
     if isinstance(command, J.Retract):
         return justice.retract(court(table), command, last_move)
     if isinstance(command, J.Report):
@@ -280,9 +398,9 @@ def _decide(table: Table, command: Any, last_move: LastMove | None) -> list[Any]
     if isinstance(command, J.Rule):
         return justice.rule(court(table), command)
     if isinstance(command, J.Redeal):
-        return justice.redeal(court(table))
+        return justice.redeal(court(table, "arbiter", redeal_secret))
     if isinstance(command, J.AgreeRedeal):
-        return justice.agree_redeal(court(table), command)
+        return justice.agree_redeal(court(table, "seats", redeal_secret), command)
     return _play(table, command)
 
 
@@ -290,6 +408,7 @@ def time_out_all(table: Table) -> list[Any]:
     """Every awaited seat runs out of time at once (a claim window waits on several): each
     is timed out in turn, on the state the previous one left. On an open case the case
     itself runs out of time."""
+    _not_redrawing(table)  # its windows close through ``start``
     if table.phase is Phase.PLAYING and table.justice.open_case is not None:
         return justice.case_timed_out(court(table))
     facts: list[Any] = []
@@ -319,14 +438,18 @@ def concurrent(kind: str, facts: list[Any], seat: int) -> bool:
         RevealWithheld,
         GameStarted,
         ShuffleRevealed,
+        SeatCommitted,
+        RedealOpened,
+        RedealSecretsRevealed,
         *J.JUSTICE_EVENT_TYPES,
     )
     return all(not isinstance(f, table_facts) and hook(f, seat) for f in facts)
 
 
 def to_act(table: Table) -> tuple[int, ...]:
-    """Seats the table waits for: the voters of an open case, else the game's."""
-    if table.phase is not Phase.PLAYING:
+    """Seats the table waits for: the voters of an open case, else the game's (nobody's
+    move while a redeal is drawn)."""
+    if table.phase is not Phase.PLAYING or table.redraw is not None:
         return ()
     awaited = justice.awaited_voters(table.justice, table.seat_count)
     return awaited if awaited is not None else table.rules.to_act(table.game)
@@ -335,7 +458,7 @@ def to_act(table: Table) -> tuple[int, ...]:
 def legal_commands(table: Table, seat: int, last_move: LastMove | None = None) -> list[Any]:
     """Everything ``seat`` may send now: votes on an open case; else the game's moves, a
     retraction of its own last move and an appeal of a fresh penalty."""
-    if table.phase is not Phase.PLAYING:
+    if table.phase is not Phase.PLAYING or table.redraw is not None:
         return []
     case = table.justice.open_case
     if case is not None:
@@ -364,19 +487,30 @@ def with_reveal(table: Table, facts: list[Any]) -> list[Any]:
     for fact in facts:
         after = evolve(after, fact)
     if after.phase is Phase.FINISHED and not after.revealed:
-        return [*facts, ShuffleRevealed(table.secret, table.salt)]
+        revealed = ShuffleRevealed(table.secret, table.salt)
+        if after.redeal_secrets:  # a separate fact: a game without redeals records as before
+            return [*facts, revealed, RedealSecretsRevealed(after.redeal_secrets)]
+        return [*facts, revealed]
     return facts
 
 
 def redecide(
-    table: Table, cause: dict[str, Any], first_fact: Any, last_move: LastMove | None = None
+    table: Table,
+    cause: dict[str, Any],
+    first_fact: Any,
+    last_move: LastMove | None = None,
+    recorded: tuple[Any, ...] = (),
 ) -> list[Any]:
     """The facts the engine decides for a recorded cause (the audit's replay).
 
     A join is re-decided with the recorded name, contribution and commitment (inputs the
     engine cannot know) and no token hash: token hashes never leave the server, so the record
     holds none (records.split_private). A reveal is re-decided with the recorded contribution,
-    checked against the commitment. Everything else is re-decided from the cause alone."""
+    checked against the commitment, and a later commitment with the recorded one. A
+    command that orders 重新洗牌发牌 is re-decided with the secret its recorded move
+    (``recorded``) opened the redeal with: the engine checks it against its commitment
+    later, and the deck follows from it and the seats' fresh reveals. Everything else is
+    re-decided from the cause alone."""
     action = cause["action"]
     if action == "join" and isinstance(first_fact, SeatTaken):
         f = first_fact
@@ -385,13 +519,18 @@ def redecide(
         if cause.get("seat") != first_fact.seat:
             raise MalformedCommand("cause", "the reveal's seat is not the cause's seat")
         return reveal(table, first_fact.seat, first_fact.contribution)
+    if action == "commit" and isinstance(first_fact, SeatCommitted):
+        if cause.get("seat") != first_fact.seat:
+            raise MalformedCommand("cause", "the commitment's seat is not the cause's seat")
+        return commit(table, first_fact.seat, first_fact.commitment)
     if action == "start":
         return start(table, reveals_closed=bool(cause.get("reveals_closed")))
     if action == "play":
         command = command_of(table.kind, cause)
         if cause["seat"] is not None and command.seat != cause["seat"]:
             raise MalformedCommand("cause", "the command's seat is not the cause's seat")
-        return act(table, command, last_move)
+        secret = next((f.secret for f in recorded if isinstance(f, RedealOpened)), "")
+        return act(table, command, last_move, secret)
     if action == "timeout":
         return time_out_all(table)
     raise MalformedCommand("cause", f"unknown action {action!r}")
@@ -440,24 +579,41 @@ def _apply(table: Table | None, event: Any) -> Table:
             salt=event.salt,
             deal_source=event.deal_source,
             reveal_timeout_ms=event.reveal_timeout_ms,
+            max_redeals=event.max_redeals,
+            case_time_limit_ms=event.case_time_limit_ms,
         )
     assert table is not None
     if isinstance(event, SeatTaken):
         committed = event.commitment
         if event.contribution and not committed:  # the older form: committed and revealed
             committed = deal.contribution_commitment(event.contribution)
+        awaited = table.hand >= 2 and not committed  # a match's later hand: commits after
         seat = Seat(event.player_name, event.token_hash, event.contribution, committed)
+        seat = dataclasses.replace(seat, awaited=awaited)
         first = event.seat if table.first_seat is None else table.first_seat
         return dataclasses.replace(_with_seat(table, event.seat, seat), first_seat=first)
+    if isinstance(event, SeatCommitted):
+        return _with_inputs(table, event.seat, commitment=event.commitment, awaited=False)
     if isinstance(event, ContributionRevealed):
-        revealing = table.seats[event.seat]
-        assert revealing is not None
-        revealed = dataclasses.replace(revealing, contribution=event.contribution)
-        return _with_seat(table, event.seat, revealed)
+        return _with_inputs(table, event.seat, contribution=event.contribution)
     if isinstance(event, RevealWithheld):
-        withholding = table.seats[event.seat]
-        assert withholding is not None
-        return _with_seat(table, event.seat, dataclasses.replace(withholding, withheld=True))
+        return _with_inputs(table, event.seat, withheld=True, awaited=False)
+    if isinstance(event, RedealOpened):
+        redraw = Redraw(
+            event.round,
+            event.requested_by,
+            event.secret,
+            event.commitment,
+            (Entropy(),) * table.seat_count,
+        )
+        return dataclasses.replace(
+            table,
+            redraw=redraw,
+            redeals_requested_by=(*table.redeals_requested_by, event.requested_by),
+            redeal_secrets=(*table.redeal_secrets, event.secret),
+        )
+    if isinstance(event, RedealSecretsRevealed):
+        return table
     if isinstance(event, ShuffleRevealed):
         return dataclasses.replace(table, revealed=True)
     if isinstance(event, GameStarted):
@@ -471,6 +627,7 @@ def _apply(table: Table | None, event: Any) -> Table:
         justice_state, game = evolve_justice(table.justice, event, table.version, table.game)
         if isinstance(event, J.GameRedealt):  # the table deals; justice only counts it
             game = _new_game(table, event.deck, event.seed)
+            table = dataclasses.replace(table, redraw=None)
         if isinstance(event, J.PenaltyRevoked) and event.deck:  # the reshuffled unseen deck
             game = table.rules.with_deck(game, event.deck)  # type: ignore[attr-defined]
         return dataclasses.replace(table, justice=justice_state, game=game)
@@ -488,6 +645,18 @@ def hand_options(table: Table) -> Any:
     if isinstance(rules, MatchRules) and table.first_seat is not None:
         return rules.first_hand(table.options, table.first_seat)
     return table.options
+
+
+def _with_inputs(table: Table, index: int, **changes: Any) -> Table:
+    """The seat's input to the draw under way changed: a redeal's fresh one, else its own."""
+    if table.redraw is not None:
+        entropy = list(table.redraw.entropy)
+        entropy[index] = dataclasses.replace(entropy[index], **changes)
+        redraw = dataclasses.replace(table.redraw, entropy=tuple(entropy))
+        return dataclasses.replace(table, redraw=redraw)
+    seat = table.seats[index]
+    assert seat is not None
+    return _with_seat(table, index, dataclasses.replace(seat, **changes))
 
 
 def _with_seat(table: Table, index: int, seat: Seat) -> Table:
@@ -519,8 +688,10 @@ def redact(table_kind: str, event: Any, viewer: Viewer) -> Any:
         return dataclasses.replace(event, token_hash="", contribution="")
     if isinstance(event, ContributionRevealed):
         return dataclasses.replace(event, contribution="")
-    if isinstance(event, RevealWithheld):
+    if isinstance(event, RevealWithheld | SeatCommitted | RedealSecretsRevealed):
         return event
+    if isinstance(event, RedealOpened):  # the secret, like the table's, only at the end
+        return dataclasses.replace(event, secret="")
     if isinstance(event, J.MoveRetracted):
         return event if viewer == ARBITER else dataclasses.replace(event, restored=None)
     if isinstance(event, J.GameRedealt):
@@ -553,9 +724,21 @@ def describe(table_kind: str, event: Any) -> str:
         return f"seat {event.seat} revealed its contribution"
     if isinstance(event, RevealWithheld):
         return (
-            f"seat {event.seat} did not reveal its contribution in time: "
-            "its commitment stands in for it"
+            f"seat {event.seat} did not commit or reveal its contribution in time: "
+            "its commitment (or nothing) stands in for it"
         )
+    if isinstance(event, SeatCommitted):
+        if not event.commitment:
+            return f"seat {event.seat} committed to nothing"
+        return f"seat {event.seat} committed to a contribution"
+    if isinstance(event, RedealOpened):
+        by = "the arbiter" if event.requested_by == "arbiter" else "every seat"
+        return (
+            f"重新洗牌发牌 {event.round} asked for by {by}: drawn through a fresh "
+            f"commit–reveal (commitment {event.commitment[:12]}…)"
+        )
+    if isinstance(event, RedealSecretsRevealed):
+        return f"redeal secrets revealed: {', '.join(event.secrets)}"
     if isinstance(event, GameStarted):
         return "game started: cards dealt" + ("" if event.deck else " (deck hidden)")
     if isinstance(event, ShuffleRevealed):

@@ -30,6 +30,13 @@ class GameCreated:
     # public: how long after the latest seat or reveal the deal waits for pending reveals
     # (the server's setting, recorded so every view's deadline follows from the record)
     reveal_timeout_ms: int = 0
+    # public: at most this many 重新洗牌发牌 in this game; None in records made before the
+    # cap existed (no cap then)
+    max_redeals: int | None = None
+    # public: how long an open case waits for its next step (a vote, the arbiter's ruling)
+    # before the server times it out; 0 in records made before case deadlines (then the
+    # table's clock, if any)
+    case_time_limit_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,36 @@ class SeatTaken:
     token_hash: str
     contribution: str  # legacy: a contribution revealed at once (hidden until the end)
     commitment: str = ""  # public: deal.contribution_commitment(the seat's contribution)
+
+
+@dataclass(frozen=True)
+class SeatCommitted:
+    """``seat``, already seated, committed to its contribution to the deal being drawn: a
+    match's later hand (its seats are carried over, so they commit after the hand's
+    commitment is public) or a 重新洗牌发牌. An empty ``commitment`` adds nothing."""
+
+    seat: int
+    commitment: str
+
+
+@dataclass(frozen=True)
+class RedealOpened:
+    """重新洗牌发牌 was asked for (``requested_by``: "arbiter" or "seats"): the redeal number
+    ``round`` is drawn through a fresh commit–reveal. ``commitment`` is public now;
+    ``secret``, the server's fresh secret for it, is hidden until the game ends."""
+
+    round: int
+    requested_by: str
+    commitment: str
+    secret: str
+
+
+@dataclass(frozen=True)
+class RedealSecretsRevealed:
+    """The game ended: the secrets of its redeals, in order, so anyone can check each
+    redeal's commitment and recompute its deck."""
+
+    secrets: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -85,6 +122,9 @@ TABLE_EVENT_TYPES: dict[str, type] = {
         RevealWithheld,
         GameStarted,
         ShuffleRevealed,
+        SeatCommitted,
+        RedealOpened,
+        RedealSecretsRevealed,
         *J.JUSTICE_EVENT_TYPES,
     )
 }

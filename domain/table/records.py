@@ -92,6 +92,13 @@ def seal_body(
     return SEAL_PREFIX + canonical(body).encode()
 
 
+def key_id(public_key: bytes) -> str:
+    """A signing key's id: the first 16 hex digits of SHA-256 of its raw 32-byte Ed25519
+    public key. Stored beside each seal's signature (not in the signed body) and carried by
+    every receipt, so a verifier holding several keys knows which one to use."""
+    return hashlib.sha256(public_key).hexdigest()[:16]
+
+
 def receipt_viewers(seat_count: int) -> list[Viewer]:
     """The viewers a seal has receipts for, in order: each seat, a spectator, the arbiter."""
     return [Viewer.of_seat(s) for s in range(seat_count)] + [SPECTATOR, ARBITER]

@@ -20,26 +20,67 @@ class Phase(enum.Enum):
     FINISHED = 3
 
 
+def _status(commitment: str, contribution: str, withheld: bool, awaited: bool) -> deal.Contribution:
+    if awaited:
+        return deal.Contribution.AWAITED
+    if not commitment:
+        return deal.Contribution.WITHHELD if withheld else deal.Contribution.NONE
+    if contribution:
+        return deal.Contribution.REVEALED
+    return deal.Contribution.WITHHELD if withheld else deal.Contribution.PENDING
+
+
 @dataclass(frozen=True)
 class Seat:
     player_name: str
     token_hash: str  # sha256 of the seat token; the token itself is never stored
     contribution: str  # the seat's revealed contribution ("" until revealed)
     commitment: str = ""  # its commitment ("" when it committed to nothing)
-    withheld: bool = False  # not revealed in time: the commitment stands in for it
+    withheld: bool = False  # not revealed (or not committed) in time
+    awaited: bool = False  # seated first (a match's later hand): its commitment is to come
 
     @property
     def status(self) -> deal.Contribution:
-        if not self.commitment:
-            return deal.Contribution.NONE
-        if self.contribution:
-            return deal.Contribution.REVEALED
-        return deal.Contribution.WITHHELD if self.withheld else deal.Contribution.PENDING
+        return _status(self.commitment, self.contribution, self.withheld, self.awaited)
 
     @property
     def entry(self) -> str:
         """This seat's input to the table key (deal.entry)."""
         return deal.entry(self.commitment, self.contribution or None, self.withheld)
+
+
+@dataclass(frozen=True)
+class Entropy:
+    """A seat's fresh input to a 重新洗牌发牌, as ``Seat`` holds its input to the first deal."""
+
+    commitment: str = ""
+    contribution: str = ""
+    withheld: bool = False
+    awaited: bool = True
+
+    @property
+    def status(self) -> deal.Contribution:
+        return _status(self.commitment, self.contribution, self.withheld, self.awaited)
+
+    @property
+    def entry(self) -> str:
+        return deal.entry(self.commitment, self.contribution or None, self.withheld)
+
+
+@dataclass(frozen=True)
+class Redraw:
+    """A 重新洗牌发牌 being drawn: the game pauses until the seats' fresh reveals are in (or
+    their windows closed); then ``start`` deals it."""
+
+    round: int
+    requested_by: str  # "arbiter" or "seats"
+    secret: str  # the server's fresh secret (hidden until the end)
+    commitment: str  # deal.commitment(secret): public from RedealOpened on
+    entropy: tuple[Entropy, ...]  # per seat
+
+    @property
+    def key(self) -> bytes:
+        return deal.table_key(self.secret, tuple(e.entry for e in self.entropy))
 
 
 @dataclass(frozen=True)
@@ -65,15 +106,37 @@ class Table:
     salt: str = ""
     deal_source: DealSource = DealSource.SHUFFLED
     reveal_timeout_ms: int = 0  # the recorded reveal window (GameCreated)
+    max_redeals: int | None = None  # the cap on 重新洗牌发牌 (None: an old record, no cap)
+    case_time_limit_ms: int = 0  # an open case's deadline (GameCreated; 0: an old record)
+    redraw: Redraw | None = None  # a 重新洗牌发牌 being drawn
+    redeals_requested_by: tuple[str, ...] = ()  # who asked for each redeal, in order
+    redeal_secrets: tuple[str, ...] = ()  # each redeal's secret (revealed at the end)
+
+    def draw_inputs(self) -> tuple[Seat | Entropy | None, ...]:
+        """The inputs of the draw under way: a redeal's fresh ones, else the seats'."""
+        return self.seats if self.redraw is None else self.redraw.entropy
+
+    def _with_status(self, status: deal.Contribution) -> tuple[int, ...]:
+        return tuple(
+            i for i, s in enumerate(self.draw_inputs()) if s is not None and s.status is status
+        )
 
     @property
     def pending_reveals(self) -> tuple[int, ...]:
         """Seats that committed and have not revealed (nor been passed over)."""
-        return tuple(
-            i
-            for i, s in enumerate(self.seats)
-            if s is not None and s.status is deal.Contribution.PENDING
-        )
+        return self._with_status(deal.Contribution.PENDING)
+
+    @property
+    def awaited_commitments(self) -> tuple[int, ...]:
+        """Seats, seated first, whose commitments are still to come."""
+        return self._with_status(deal.Contribution.AWAITED)
+
+    @property
+    def drawing(self) -> bool:
+        """A deal is being drawn: the first (seats taken, not dealt) or a redeal."""
+        if self.redraw is not None:
+            return True
+        return self.game is None and all(s is not None for s in self.seats)
 
     @property
     def deal_key(self) -> bytes:
@@ -104,5 +167,5 @@ class Table:
 
     @property
     def paused(self) -> bool:
-        """A report or appeal is open: no game move until it is settled."""
-        return self.justice.paused
+        """A report or appeal is open, or a redeal is being drawn: no game move until then."""
+        return self.justice.paused or self.redraw is not None

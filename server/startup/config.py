@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from server.transport.limits import LimitSettings
+from server.transport.livefeed import ViewerLimits
 
 PROG = "tabletop-server"
 
@@ -43,9 +44,12 @@ class Settings:
     max_clock_events: int = 200  # events the clock may make in a row without a client call
     allow_prepared_deals: bool = False  # client seeds and decks (docs/api.md, "Audit")
     reveal_timeout: float = 30.0  # seconds the deal waits for the seats' reveals
+    case_timeout: float = 120.0  # seconds an open case waits for its next step (a table's default)
     limits: LimitSettings = field(default_factory=LimitSettings)  # server/transport/limits.py
+    http_limits: ViewerLimits = field(default_factory=ViewerLimits)  # transport/livefeed.py
     signing_key_file: Path | None = None  # server/wire/signing.py: where the key comes from
     signing_key: str = field(default="", repr=False)  # TABLETOP_SIGNING_KEY, the key itself
+    retired_keys_file: Path | None = None  # public keys of earlier keys [KEY_FILE.retired]
 
     def store_env(self) -> dict[str, str]:
         """The eventsourcing settings for the chosen store."""
@@ -76,6 +80,7 @@ class Settings:
 PORT = click.IntRange(0, 65535)
 SECONDS = click.FloatRange(min=0)
 _LIMITS = LimitSettings()
+_HTTP_LIMITS = ViewerLimits()
 
 
 def _option(flag: str, help: str, **kw: Any) -> click.Option:
@@ -118,6 +123,26 @@ OPTIONS: list[click.Parameter] = [
         "http://HOST:PORT/games/GAME_ID; 0 picks a free port [default: off]",
         type=PORT,
         default=None,
+    ),
+    # the live viewer's limits (server/transport/livefeed.py); each refuses with HTTP 429
+    _option(
+        "--http-max-streams",
+        "live viewer: open event streams in all",
+        type=click.IntRange(min=1),
+        default=_HTTP_LIMITS.max_streams,
+    ),
+    _option(
+        "--http-streams-per-prefix",
+        "live viewer: open event streams per network prefix of the viewers' addresses (a /24 "
+        "for IPv4, a /64 for IPv6); behind a proxy, all viewers share the proxy's",
+        type=click.IntRange(min=1),
+        default=_HTTP_LIMITS.streams_per_prefix,
+    ),
+    _option(
+        "--http-streams-per-game",
+        "live viewer: open event streams of one game",
+        type=click.IntRange(min=1),
+        default=_HTTP_LIMITS.streams_per_game,
     ),
     _option(
         "--event-loop",
@@ -214,6 +239,15 @@ OPTIONS: list[click.Parameter] = [
         type=click.FloatRange(min=0, max=86_400),
         default=30.0,
     ),
+    _option(
+        "--case-timeout",
+        "seconds a report or appeal waits for its next step (a vote, the arbiter's ruling) "
+        "at a table that names no limit of its own (CreateGame case_time_limit_ms 0); then "
+        "the votes not cast lapse and the case closes or goes to the arbiter (recorded in "
+        "each new table, at clockless tables too)",
+        type=click.FloatRange(min=0.001, max=86_400),
+        default=120.0,
+    ),
     # the limits of server/transport/limits.py; each refuses with RESOURCE_EXHAUSTED and a detail
     _option(
         "--max-message-bytes",
@@ -275,6 +309,17 @@ OPTIONS: list[click.Parameter] = [
         "DATA_DIR/signing-key.pem, made at first start; PostgreSQL needs one given]",
     ),
     click.Option(
+        ["--retired-signing-keys"],
+        envvar="TABLETOP_RETIRED_SIGNING_KEYS_FILE",
+        show_envvar=True,
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="the public keys this deployment signed with before a rotation, one 64-hex-digit "
+        "key a line (`python -m server.wire.signing rotate FILE` writes it); served by "
+        "GetSigningKey so earlier records still verify [default: the key file's path + "
+        "'.retired', if it exists]",
+    ),
+    click.Option(
         ["--port-file"],
         type=click.Path(dir_okay=False, path_type=Path),
         default=None,
@@ -331,8 +376,10 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]
             max_clock_events=a.max_clock_events,
             allow_prepared_deals=a.allow_prepared_deals,
             reveal_timeout=a.reveal_timeout,
+            case_timeout=a.case_timeout,
             signing_key_file=a.signing_key,
             signing_key=os.environ.get("TABLETOP_SIGNING_KEY", ""),
+            retired_keys_file=a.retired_signing_keys,
             limits=LimitSettings(
                 max_message_bytes=a.max_message_bytes,
                 max_streams_per_connection=a.max_streams_per_connection,
@@ -342,6 +389,11 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]
                 max_open_games_per_client=a.max_open_games_per_client,
                 finished_game_cooldown=a.finished_game_cooldown,
                 client_id_header=a.client_id_header.lower(),
+            ),
+            http_limits=ViewerLimits(
+                max_streams=a.http_max_streams,
+                streams_per_prefix=a.http_streams_per_prefix,
+                streams_per_game=a.http_streams_per_game,
             ),
         ),
         a,

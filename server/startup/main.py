@@ -29,7 +29,7 @@ from server.transport.servicer import TableServicer
 from server.usecases.table_server import TableServer
 from server.usecases.timers import TurnClock
 from server.wire.receipts import Sealer
-from server.wire.signing import SigningKeyError, load_signer
+from server.wire.signing import SigningKeyError, load_keys
 from tabletop.v1 import tabletop_pb2, tabletop_pb2_grpc
 
 log = logging.getLogger("tabletop.server")
@@ -112,8 +112,12 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     if settings.metrics_port is not None:
         check_port_free(settings.host, settings.metrics_port, "metrics-port")
     try:
-        signer = load_signer(
-            settings.data_dir, settings.signing_key_file, settings.signing_key, settings.store
+        keys = load_keys(
+            settings.data_dir,
+            settings.signing_key_file,
+            settings.signing_key,
+            settings.store,
+            settings.retired_keys_file,
         )
     except SigningKeyError as exc:
         raise StartupError(str(exc)) from None
@@ -128,9 +132,10 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     tables = TableServer(
         store,
         min_turn_ms=int(settings.min_turn_time * 1000),
-        sealer=Sealer(signer),
+        sealer=Sealer(keys.signer),
         allow_prepared_deals=settings.allow_prepared_deals,
         reveal_timeout=settings.reveal_timeout,
+        case_timeout=settings.case_timeout,
     )
     if settings.allow_prepared_deals:
         log.warning(
@@ -144,7 +149,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     server = grpc.aio.server(
         options=grpc_options(settings), interceptors=[interceptor, LimitsInterceptor(limits)]
     )
-    servicer = TableServicer(tables, limits, public_key=signer.public_key)
+    servicer = TableServicer(tables, limits, keys=keys.public_keys())
     tabletop_pb2_grpc.add_TableServiceServicer_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -192,7 +197,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     if settings.http_port is not None:  # the live spectator viewer, on this same loop
         try:
             viewer, runner, http_port = await webview.start(
-                tables, settings.host, settings.http_port
+                tables, settings.host, settings.http_port, settings.http_limits
             )
         except OSError as exc:
             await server.stop(None)
@@ -242,7 +247,14 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
                 pass
 
     probe = asyncio.create_task(readiness())
-    log.info("signing with the key from %s, public key %s", signer.source, signer.public_key.hex())
+    signer = keys.signer
+    log.info(
+        "signing with the key from %s, public key %s (key id %s), %d retired key(s)",
+        signer.source,
+        signer.public_key.hex(),
+        signer.key_id,
+        len(keys.retired),
+    )
     loop_type = type(asyncio.get_running_loop())
     log.info(
         "serving on %s:%d with the %s store, on the %s event loop, collector thresholds %s",

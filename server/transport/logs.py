@@ -16,7 +16,9 @@ from structlog import processors, stdlib
 
 # The fields the servicer adds to the line of the call it serves (each call is its own task).
 CALL: ContextVar[dict[str, Any]] = ContextVar("tabletop_rpc_fields")
-WRITES = frozenset({"CreateGame", "JoinGame", "RevealContribution", "StartGame", "Play"})
+WRITES = frozenset(
+    {"CreateGame", "JoinGame", "CommitContribution", "RevealContribution", "StartGame", "Play"}
+)
 SERIOUS = frozenset({"INTERNAL", "UNKNOWN", "DATA_LOSS"})
 std = logging.getLogger("tabletop.rpc")  # its level says which calls are logged
 ANY_LEVEL = structlog.make_filtering_bound_logger(logging.DEBUG)

@@ -61,10 +61,13 @@ def unary(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 class TableServicer(pb_grpc.TableServiceServicer):
-    def __init__(self, server: TableServer, limits: Limits | None, public_key: bytes) -> None:
+    def __init__(
+        self, server: TableServer, limits: Limits | None, keys: dict[str, bytes]
+    ) -> None:
         self.server = server
         self.limits = limits  # server/transport/limits.py: the per-seat move rate is checked here
-        self.public_key = public_key  # the Ed25519 key that signs the seals (GetSigningKey)
+        # the Ed25519 public keys by id, the one that signs the seals first (GetSigningKey)
+        self.keys = keys
         sealer = server.sealer  # its renderings of each game's latest move are reused
         self.sealer = sealer if isinstance(sealer, receipts.Sealer) else None
         # LegalMoves, the Play reply and a seat's Watch all give the same answer for one seat
@@ -139,7 +142,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
             "time_limit_ms": request.turn_time_limit_ms,
             "arbitrated": request.arbitrated,
             "request_id": request.request_id,
+            "case_time_limit_ms": request.case_time_limit_ms,
         }
+        if request.HasField("max_redeals"):
+            table["max_redeals"] = request.max_redeals
         if not request.HasField("match"):
             game_id, version, arbiter = await self.server.create_game(
                 kind, options, request.seat_count, **table
@@ -187,6 +193,19 @@ class TableServicer(pb_grpc.TableServiceServicer):
         )
 
     @unary
+    async def CommitContribution(
+        self, request: pb.CommitContributionRequest, context: Any
+    ) -> pb.CommitContributionResponse:
+        viewer = await self._viewer(request.game_id, context)
+        version, _stored, awaiting, deadline = await self.server.commit_contribution(
+            request.game_id, viewer, request.commitment
+        )
+        reply = pb.CommitContributionResponse(version=version, awaiting_commitments=awaiting)
+        if deadline is not None:
+            reply.deadline.FromDatetime(deadline)
+        return reply
+
+    @unary
     async def StartGame(self, request: pb.StartGameRequest, context: Any) -> pb.StartGameResponse:
         viewer = await self._viewer(request.game_id, context)
         version = await self.server.start_game(request.game_id, viewer, request.request_id)
@@ -230,7 +249,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self, request: pb.ReadyNextHandRequest, context: Any
     ) -> pb.ReadyNextHandResponse:
         viewer = await self._viewer(request.game_id, context)
-        match = await self.server.ready_next_hand(request.game_id, viewer, request.contribution)
+        match = await self.server.ready_next_hand(
+            request.game_id, viewer, request.contribution, request.commitment
+        )
         return pb.ReadyNextHandResponse(match=render.match_proto(match))
 
     @unary
@@ -283,7 +304,13 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def GetSigningKey(
         self, request: pb.GetSigningKeyRequest, context: Any
     ) -> pb.GetSigningKeyResponse:
-        return pb.GetSigningKeyResponse(public_key=self.public_key, algorithm="ed25519")
+        (current, public), *retired = self.keys.items()
+        return pb.GetSigningKeyResponse(
+            public_key=public,
+            algorithm="ed25519",
+            key_id=current,
+            retired=[pb.SigningKey(public_key=k, key_id=i) for i, k in retired],
+        )
 
     async def Watch(
         self, request: pb.WatchRequest, context: grpc.aio.ServicerContext

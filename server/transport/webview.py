@@ -13,32 +13,38 @@ Routes:
 * ``GET /games/{id}/steps.json?after=N&limit=M`` -- the same steps for polling clients.
 
 aiohttp runs on the server's own asyncio loop, next to grpc.aio: the steps come from
-``TableServer.follow`` (the Watch fan-out and its no-gap, no-duplicate order), and nothing
-here touches the store but through the TableServer.
+``TableServer.follow`` (the Watch fan-out and its no-gap, no-duplicate order), one feed per
+game shared by all of its streams (server/transport/livefeed.py, which also counts streams
+per network prefix and per game), and nothing here touches the store but through the
+TableServer. Numbers in a request are 1 to 19 ASCII digits; anything else is a 400.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web as aio
 
 from domain.engine import SPECTATOR, MalformedCommand
+from server.transport.livefeed import (
+    Feeds,
+    GameFeed,
+    StreamCounts,
+    ViewerLimits,
+    network_of,
+    step_data,
+)
 from server.usecases.games import NotFound
 from server.usecases.table_server import TableServer
 from server.wire import page as web
-from server.wire import render
 
 log = logging.getLogger("tabletop.http")
-MAX_STREAMS = 1000  # open event streams in all
-MAX_STREAMS_PER_CLIENT = 32  # per remote address
 MAX_POLL_STEPS = 500
-KEEPALIVE_SECONDS = 15.0  # a comment line keeps idle proxies from closing the stream
+NUMBER = re.compile(r"[0-9]{1,19}")  # ASCII only: str.isdigit also takes "²" and "٣"
 # The page is inline and talks only to this server (a replay file: to nobody).
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -50,10 +56,11 @@ Handler = Callable[[aio.Request], Awaitable[aio.StreamResponse]]
 
 
 class LiveViewer:
-    def __init__(self, tables: TableServer) -> None:
+    def __init__(self, tables: TableServer, limits: ViewerLimits | None = None) -> None:
         self.tables = tables
-        self._streams: dict[str, int] = {}
-        self._feeds: set[asyncio.Task[None]] = set()
+        self.limits = limits or ViewerLimits()
+        self.streams = StreamCounts(self.limits)
+        self.feeds = Feeds(tables, self.limits.feed_bytes)
 
     def app(self) -> aio.Application:
         app = aio.Application(middlewares=[_errors])
@@ -65,9 +72,7 @@ class LiveViewer:
 
     async def close(self) -> None:
         """End every open event stream (on shutdown; browsers reconnect elsewhere)."""
-        for task in list(self._feeds):
-            task.cancel()
-        await asyncio.gather(*self._feeds, return_exceptions=True)
+        await self.feeds.close()
 
     async def index(self, request: aio.Request) -> aio.Response:
         return aio.Response(
@@ -104,7 +109,7 @@ class LiveViewer:
         if after < latest.version:
             last = min(latest.version, after + limit)
             async for event, snap in self.tables.replay(game_id, SPECTATOR, after + 1, last):
-                steps.append(_step(snap.table.kind, event, snap))
+                steps.append(step_data(snap.table.kind, event, snap))
         finished = latest.table.outcome is not None
         body = {"version": latest.version, "finished": finished, "steps": steps}
         return aio.json_response(body, headers=SECURITY_HEADERS, dumps=_dumps)
@@ -116,23 +121,15 @@ class LiveViewer:
         latest = await self.tables.snapshot(game_id, SPECTATOR, None)  # 404 before the stream
         if after > latest.version:
             raise MalformedCommand("after", f"must be 0..{latest.version}")
-        client = request.remote or "unknown"
-        if sum(self._streams.values()) >= MAX_STREAMS or (
-            self._streams.get(client, 0) >= MAX_STREAMS_PER_CLIENT
-        ):
-            raise aio.HTTPTooManyRequests(
-                text=f"at most {MAX_STREAMS_PER_CLIENT} open streams per client",
-                headers={"Retry-After": "10"},
-            )
-        self._streams[client] = self._streams.get(client, 0) + 1
-        try:
-            return await self._stream(request, game_id, after)
-        finally:
-            self._streams[client] -= 1
-            if not self._streams[client]:
-                del self._streams[client]
+        game = str(latest.game_id)  # one count and one feed whatever the id's spelling
+        prefix = network_of(request.remote)
+        refused = self.streams.refusal(prefix, game)
+        if refused:
+            raise aio.HTTPTooManyRequests(text=refused + "\n", headers={"Retry-After": "10"})
+        with self.streams.held(prefix, game), self.feeds.joined(game) as feed:
+            return await self._stream(request, feed, after)
 
-    async def _stream(self, request: aio.Request, game_id: str, after: int) -> aio.StreamResponse:
+    async def _stream(self, request: aio.Request, feed: GameFeed, after: int) -> aio.StreamResponse:
         response = aio.StreamResponse(
             headers={
                 **SECURITY_HEADERS,
@@ -141,47 +138,13 @@ class LiveViewer:
             }
         )
         await response.prepare(request)
-        queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=256)
-        feed = asyncio.create_task(self._feed(game_id, after, queue))
-        self._feeds.add(feed)
-        feed.add_done_callback(self._feeds.discard)
         try:
-            while True:
-                try:
-                    chunk = await asyncio.wait_for(queue.get(), KEEPALIVE_SECONDS)
-                except TimeoutError:
-                    chunk = b": keepalive\n\n"
-                if chunk is None:
-                    break
+            async for chunk in feed.chunks_after(after):
                 await response.write(chunk)
-        except (ConnectionResetError, asyncio.CancelledError):
-            feed.cancel()
-            raise
-        finally:
-            feed.cancel()
+        except ConnectionResetError:  # aiohttp's ClientConnectionResetError too
+            # A closed tab, the commonest end of a stream: one quiet line, no traceback.
+            log.info("live stream of %s closed by the viewer at %s", feed.game_id, request.remote)
         return response
-
-    async def _feed(self, game_id: str, after: int, queue: asyncio.Queue[bytes | None]) -> None:
-        """Each step after ``after`` as an SSE event, then ``end`` once the game is over; a
-        shutdown or a failure ends the stream (the browser reconnects with its last id)."""
-        try:
-            async for event, snap in self.tables.follow(game_id, SPECTATOR, after):
-                data = _dumps(_step(snap.table.kind, event, snap))
-                await queue.put(f"id: {event.version}\nevent: step\ndata: {data}\n\n".encode())
-            await queue.put(b"event: end\ndata: {}\n\n")
-        except asyncio.CancelledError:
-            pass
-        except Exception:
-            log.exception("live stream of %s failed", game_id)
-        finally:
-            with contextlib.suppress(asyncio.QueueFull):
-                queue.put_nowait(None)
-
-
-def _step(kind: str, event: Any, snap: Any) -> dict[str, Any]:
-    return web.step(
-        snap.version, render.event_proto(kind, event, snap.viewer), render.view_proto(snap)
-    )
 
 
 def _dumps(data: Any) -> str:
@@ -189,8 +152,8 @@ def _dumps(data: Any) -> str:
 
 
 def _number(value: str, name: str) -> int:
-    if not value.isdigit():
-        raise MalformedCommand(name, "must be a version number (0 or more)")
+    if not NUMBER.fullmatch(value):
+        raise MalformedCommand(name, "must be a number of 1 to 19 digits 0-9")
     return int(value)
 
 
@@ -206,9 +169,11 @@ async def _errors(request: aio.Request, handler: Handler) -> aio.StreamResponse:
         return aio.json_response(body, status=400)
 
 
-async def start(tables: TableServer, host: str, port: int) -> tuple[LiveViewer, aio.AppRunner, int]:
+async def start(
+    tables: TableServer, host: str, port: int, limits: ViewerLimits | None = None
+) -> tuple[LiveViewer, aio.AppRunner, int]:
     """Serve the live viewer on ``host:port`` (0: a free port); returns the bound port."""
-    viewer = LiveViewer(tables)
+    viewer = LiveViewer(tables, limits)
     runner = aio.AppRunner(viewer.app(), access_log=None, shutdown_timeout=1.0)
     await runner.setup()
     await aio.TCPSite(runner, host, port).start()

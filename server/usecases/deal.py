@@ -1,5 +1,6 @@
-"""The deal's commit–reveal: seats reveal their contributions, then the game starts and
-the cards are dealt from every revealed contribution (docs/api.md, *The deal*).
+"""The deal's commit–reveal: seats commit (a match's later hand, a redeal) and reveal
+their contributions, then the game starts and the cards are dealt from every revealed
+contribution (docs/api.md, *The deal*).
 """
 
 from __future__ import annotations
@@ -19,7 +20,44 @@ from server.wire.stored import StoredEvent
 
 
 class Deal(Games):
-    """RevealContribution and StartGame."""
+    """CommitContribution, RevealContribution and StartGame."""
+
+    async def commit_contribution(
+        self, game_id: str, viewer: Viewer, commitment: str
+    ) -> tuple[int, list[StoredEvent], tuple[int, ...], datetime | None]:
+        """A seat already seated (a match's later hand, a 重新洗牌发牌) commits to its
+        contribution. Returns the version, the events appended (none for a repeat), the
+        seats whose commitments are still awaited and the window's deadline."""
+        gid = self.parse_id(game_id)
+        if viewer.role is not Role.SEAT or viewer.seat is None:
+            raise PermissionDenied("only a seat commits to a contribution")
+        async with self._lock(gid):
+            agg = await self._load(gid)
+            try:
+                facts = tables.commit(agg.table, viewer.seat, commitment)
+            except RuleViolation:  # another replica may have opened the draw: read again
+                agg = await self._load(gid, refresh=True)
+                facts = tables.commit(agg.table, viewer.seat, commitment)
+            stored: list[StoredEvent] = []
+            if facts:
+                stored = await self._append(agg, facts, tables.cause("commit", viewer.seat))
+        agg = await self._deal_when_inputs_in(gid)
+        deadline = tables.reveal_deadline(agg.table, agg.modified_on)
+        return agg.version, stored, agg.table.awaited_commitments, deadline
+
+    async def _deal_when_inputs_in(self, gid: Any) -> GameAggregate:
+        """Deal a match's later hand or a redeal as soon as every seat's input is in: the
+        server moves them on by itself (hand 1 waits for StartGame, as it always has)."""
+        async with self._lock(gid):
+            agg = await self._load(gid)
+            table = agg.table
+            dealt_by_server = table.redraw is not None or table.hand >= 2
+            if not (dealt_by_server and table.drawing):
+                return agg
+            if table.awaited_commitments or table.pending_reveals:
+                return agg
+            await self._append(agg, tables.start(table), tables.cause("start"))
+            return await self._load(gid)
 
     async def reveal(
         self, game_id: str, viewer: Viewer, contribution: str
@@ -39,7 +77,7 @@ class Deal(Games):
             stored: list[StoredEvent] = []
             if facts:
                 stored = await self._append(agg, facts, tables.cause("reveal", viewer.seat))
-                agg = await self._load(gid)
+        agg = await self._deal_when_inputs_in(gid)
         deadline = tables.reveal_deadline(agg.table, agg.modified_on)
         return agg.version, stored, agg.table.pending_reveals, deadline
 

@@ -85,6 +85,7 @@ class Games:
         sealer: Sealer | None = None,
         allow_prepared_deals: bool = False,
         reveal_timeout: float = 30.0,
+        case_timeout: float = 120.0,
     ) -> None:
         self.max_cached_games = max_cached_games
         self.min_turn_ms = min_turn_ms  # the shortest turn clock a table may have (policy)
@@ -95,6 +96,8 @@ class Games:
         self.allow_prepared_deals = allow_prepared_deals  # client seeds and decks
         # recorded in each new table (GameCreated), so its views' deadlines follow from it
         self.reveal_timeout_ms = round(reveal_timeout * 1000)
+        # a case's deadline at a table that names none (recorded in GameCreated as well)
+        self.case_timeout_ms = max(1, round(case_timeout * 1000))
         self.store = store if isinstance(store, Store) else Store([store], max_batch=max_batch)
         self.app = self.store.shards[0]  # the first (often only) shard
         self.committer = self.store.committers[0]
@@ -342,6 +345,13 @@ class Games:
 
     async def _hand_ended(self, match_id: str) -> None:
         """A hand of a match ended here; matches.py moves the match on."""
+
+    async def commit_contribution(
+        self, game_id: str, viewer: Viewer, commitment: str
+    ) -> tuple[int, list[StoredEvent], tuple[int, ...], datetime | None]:
+        """A seated seat commits to the draw under way; deal.py does it (ReadyNextHand, in
+        matches.py, commits through it)."""
+        raise NotImplementedError
 
     async def _once(
         self, gid: uuid.UUID, decide: Callable[[GameAggregate], list[Any]], cause: dict[str, Any]

@@ -5,6 +5,7 @@ safe from any replica at any time.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import secrets
 import uuid
 from typing import Any
@@ -14,6 +15,7 @@ from eventsourcing.persistence import IntegrityError
 from domain import match as matches
 from domain import table as tables
 from domain.engine import MalformedCommand, Role, RuleViolation, Viewer
+from domain.table import deal
 from server.store.eventstore import GameAggregate, MatchAggregate
 from server.usecases.games import (
     Games,
@@ -39,8 +41,9 @@ class Matches(Games):
 
     async def advance_match(self, match_id: str) -> None:
         """Bring the match forward from what is stored: record the hand that ended (and the
-        end of the match after its last hand), then, when the next hand is due, open and
-        deal it through the table's own path and link it. Idempotent, safe from any replica
+        end of the match after its last hand), then open the next hand (its commitment and
+        its seats, no entropy: the seats commit on it next) and link it. Idempotent, safe
+        from any replica
         at any time: each step is an append the store lets in once (the next hand's id is
         derived from the match, so only one table can be that hand)."""
         mid = uuid.UUID(match_id)
@@ -69,7 +72,13 @@ class Matches(Games):
             return False
         next_id = uuid.UUID(matches.hand_id(state.match_id, state.next_number))
         if not await self._exists(next_id):
-            moves = matches.next_hand(state, hand.table, secrets.token_hex(32))
+            moves = matches.next_hand(
+                state,
+                hand.table,
+                secrets.token_hex(32),
+                secrets.token_hex(32),
+                self.reveal_timeout_ms,
+            )
             await self._open_hand(next_id, moves)
         await self._append_match(agg, matches.open_hand(state))
         return True
@@ -82,7 +91,7 @@ class Matches(Games):
         return True
 
     async def _open_hand(self, game_id: uuid.UUID, moves: list[Any]) -> None:
-        """Write a hand's opening moves (create, seats, deal) as one append; if another
+        """Write a hand's opening moves (create, then the seats) as one append; if another
         writer opened the hand first, theirs stands."""
         (first_cause, (created,)), *rest = moves
         agg = GameAggregate.open(game_id, created, first_cause)
@@ -99,7 +108,7 @@ class Matches(Games):
         self._latest[game_id] = agg
         self._trim()
         self.hub.publish(game_id, stored)
-        self.after_append(game_id, agg)  # the turn clock of the new hand
+        self.after_append(game_id, agg)  # the new hand's commit window (AUTO: the clock)
 
     def _stored_move(self, agg: GameAggregate, facts: list[Any], done: int) -> list[StoredEvent]:
         """The move just recorded on ``agg`` (its pending events after the first ``done``),
@@ -112,28 +121,40 @@ class Matches(Games):
         return self._seal(agg, move)
 
     async def ready_next_hand(
-        self, game_id: str, viewer: Viewer, contribution: str = ""
+        self, game_id: str, viewer: Viewer, contribution: str = "", commitment: str = ""
     ) -> matches.Match:
         """The viewer's seat is ready for the match's next hand (at any hand's id of the
-        match: the same token acts in every hand) and adds its contribution to that deal."""
+        match: the same token acts in every hand): it commits to its contribution to that
+        hand's deal, on that hand's own stream, once the hand is open (it opens as soon as
+        the hand before ends, its commitment first). The contribution is revealed with
+        RevealContribution on that hand once every seat has committed."""
         if viewer.role is not Role.SEAT or viewer.seat is None:
             raise PermissionDenied("only a seated player says it is ready")
         table = (await self._load(self.parse_id(game_id))).table
         if not table.match_id:
             raise RuleViolation("NOT_A_MATCH", matches.decide.RULE, "this table plays one hand")
+        await self.advance_match(table.match_id)  # a hand that ended is followed by the next
         mid = uuid.UUID(table.match_id)
-        async with self._lock(mid):
-            for _attempt in range(8):
-                agg = await self._load_match(mid)
-                try:
-                    await self._append_match(
-                        agg, matches.ready(agg.match, viewer.seat, contribution)
-                    )
-                    break
-                except _MatchMoved:
-                    continue
-        await self.advance_match(table.match_id)
-        return (await self._load_match(mid)).match
+        match = (await self._load_match(mid)).match
+        current = match.current
+        assert current is not None
+        hand = (await self._load(uuid.UUID(current.game_id))).table
+        drawing = current.hand >= 2 and hand.drawing
+        matches.check_ready(match, viewer.seat, contribution, drawing)
+        if not drawing:
+            raise RuleViolation(
+                "NEXT_HAND_NOT_OPEN",
+                matches.decide.RULE,
+                "the next hand opens (its commitment first) when this hand ends: commit then",
+            )
+        await self.commit_contribution(current.game_id, viewer, commitment)
+        # the match, with the seats that have committed to the hand being opened as ready
+        hand = (await self._load(uuid.UUID(current.game_id))).table
+        committed = tuple(
+            None if s is not None and s.status is deal.Contribution.AWAITED else ""
+            for s in hand.seats
+        )
+        return dataclasses.replace((await self._load_match(mid)).match, ready=committed)
 
     async def match_record(self, match_id: str) -> tuple[matches.Match, list[StoredMatchFact]]:
         """A match and its stored facts (public: a match's facts hide nothing)."""
@@ -155,5 +176,9 @@ class Matches(Games):
                 continue
             before = agg.version
             await self.advance_match(str(match_id))
-            moved += (await self._load_match(match_id)).version > before
+            after = await self._load_match(match_id)
+            moved += after.version > before
+            if after.match.current is not None:  # a hand waiting for its draw: its windows
+                hand = await self._load(uuid.UUID(after.match.current.game_id))
+                self.after_append(hand.id, hand)
         return moved

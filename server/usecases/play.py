@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import secrets
 from typing import Any
 
 from domain import table as tables
@@ -58,7 +59,8 @@ class Play(Games):
             ):
                 raise Aborted(expected_version, agg.version)
             last = await self._last_move(agg) if justice.needs_last_move(command) else None
-            facts = tables.act(agg.table, command, last)
+            # a fresh secret for a 重新洗牌发牌 the command may order (drawn with the seats)
+            facts = tables.act(agg.table, command, last, secrets.token_hex(32))
             cause = tables.cause("play", justice.sender_seat(command), command)
             if request_id:
                 cause["request_id"] = request_id

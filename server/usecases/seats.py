@@ -55,6 +55,8 @@ class Seats(Games):
         arbitrated: bool = False,
         request_id: str = "",
         match: MatchPlan | None = None,
+        max_redeals: int = tables.DEFAULT_MAX_REDEALS,
+        case_time_limit_ms: int = 0,
     ) -> tuple[str, int, str]:
         """Open a table. Returns the game id, its version and the arbiter token. With
         ``match``, the table is the first hand of that new match (see ``create_match``).
@@ -76,6 +78,11 @@ class Seats(Games):
                 "turn_time_limit_ms",
                 f"at least {self.min_turn_ms} ms on this server, or 0 for no clock",
             )
+        if 0 < case_time_limit_ms < self.min_turn_ms:  # else reports would lapse at once
+            raise MalformedCommand(
+                "case_time_limit_ms",
+                f"at least {self.min_turn_ms} ms on this server, or 0 for its default",
+            )
         rules = rules_for(kind)
         key = idempotency.parse(request_id)
         game_id, arbiter_token, cause = (
@@ -92,6 +99,10 @@ class Seats(Games):
                 "seed": seed, "deck": list(deck), "enforcement": enforcement.name,
                 "time_limit_ms": time_limit_ms, "arbitrated": arbitrated,
             }  # fmt: skip
+            if max_redeals != tables.DEFAULT_MAX_REDEALS:  # older keys' content unchanged
+                content["max_redeals"] = max_redeals
+            if case_time_limit_ms:  # (likewise)
+                content["case_time_limit_ms"] = case_time_limit_ms
             if match is not None:  # create_match derived the match id from the key
                 content["match"] = {
                     "hands": match.hands,
@@ -121,6 +132,8 @@ class Seats(Games):
                 salt=secrets.token_hex(32),
                 seeded=seed is not None,
                 reveal_timeout_ms=self.reveal_timeout_ms,
+                max_redeals=max_redeals,
+                case_time_limit_ms=case_time_limit_ms or self.case_timeout_ms,
             )
             if match is not None:
                 await self._open_match(rules, seat_count, match, keyed=key is not None)

@@ -9,6 +9,10 @@ On expiry the server appends the table's timeout (domain/table/justice/decide.py
 penalty, then the game's reading of what becomes of the turn) against the version the
 deadline belonged to; a move that came first simply makes the wake-up stale.
 
+An open report or appeal has a deadline of its own at every table, clockless ones
+included (``tables.case_deadline``: the table's recorded case limit after its latest
+event); on expiry the case times out (``case_timed_out``: the votes not cast lapse).
+
 The clock cannot be turned into a load: tables have a minimum limit (``--min-turn-time``,
 server/usecases/), and after ``max_run`` events made by the clock with no client call in
 between (``GameAggregate.clock_run``, kept in the game's state) a game's clock waits for the
@@ -23,6 +27,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
+from domain import match as matches
 from domain import table as tables
 from domain.engine import DomainError
 from server.store.eventstore import GameAggregate
@@ -72,18 +77,32 @@ class TurnClock:
                 agg = await server._load(game_id)
                 if agg.version != version or deadline_of(agg, self.max_run) is None:
                     return  # someone moved in time, or the clock stopped
-                facts = tables.time_out_all(agg.table)  # every awaited seat at once
+                if agg.table.drawing:  # a commit or reveal window closed
+                    if await self._waits_for_every_seat(agg.table):
+                        return
+                    facts = tables.start(agg.table, reveals_closed=True)
+                    cause = {**tables.cause("start"), "reveals_closed": True}
+                else:
+                    facts = tables.time_out_all(agg.table)  # every awaited seat at once
+                    cause = {"action": "timeout", "seat": None, "command": None}
                 self.fired += 1
-                await server._append(
-                    agg, facts, {"action": "timeout", "seat": None, "command": None}
-                )
+                await server._append(agg, facts, cause)
         except (Aborted, DomainError) as exc:  # another replica moved, or nothing to time
             log.info("timer for %s at v%d not applied: %s", game_id, version, exc)
         except Exception:
             log.exception("timer for %s at v%d failed", game_id, version)
 
+    async def _waits_for_every_seat(self, table: tables.Table) -> bool:
+        """A READY match's later hand waits for every seat's commitment (that is what READY
+        means); its reveal window, and an AUTO match's windows, close by the clock."""
+        if not table.awaited_commitments or table.redraw is not None:
+            return False
+        match = await self.server.match_of(table)
+        return match is not None and match.advance is matches.Advance.READY
+
     async def recover(self) -> int:
-        """Arm the clock of every running game with a time limit (after a restart)."""
+        """Arm the clock of every running game with a time limit or a case deadline (after a
+        restart): a case left open while the server was down times out at once."""
         ids = await asyncio.to_thread(self._clocked_games)
         armed = 0
         for game_id in ids:
@@ -102,7 +121,8 @@ class TurnClock:
                 page = app.recorder.select_notifications(start, 500, topics=[topic])
                 for n in page:
                     event: Any = app.mapper.to_domain_event(n)
-                    if event.fact["data"].get("time_limit_ms", 0) > 0:
+                    data = event.fact["data"]
+                    if data.get("time_limit_ms", 0) > 0 or data.get("case_time_limit_ms", 0) > 0:
                         found.append(n.originator_id)
                 if len(page) < 500:
                     break
@@ -112,11 +132,17 @@ class TurnClock:
 
 def deadline_of(agg: GameAggregate, max_run: int = MAX_RUN) -> datetime | None:
     """When the awaited seat's time runs out, or None when no clock runs (none set, not
-    playing, or the clock already made ``max_run`` events in a row)."""
+    playing, or the clock already made ``max_run`` events in a row). An open case runs on
+    its own deadline, at a table without a clock too."""
     table = agg.table
-    if table.time_limit_ms <= 0 or table.phase is not tables.Phase.PLAYING:
-        return None
     if agg.clock_run >= max_run:
+        return None
+    if table.drawing and (table.hand >= 2 or table.redraw is not None):
+        # the server's own windows: a match's later hand and a redeal move on by themselves
+        return tables.reveal_deadline(table, agg.modified_on)
+    if table.justice.paused:  # while only the arbiter is awaited too
+        return tables.case_deadline(table, agg.modified_on)
+    if table.time_limit_ms <= 0 or table.phase is not tables.Phase.PLAYING:
         return None
     if not table.paused and not tables.to_act(table):
         return None  # an open case runs on the clock even while only the arbiter is awaited

@@ -189,7 +189,8 @@ class Watch(Games):
         self, game_id: str, viewer: Viewer, after_version: int
     ) -> AsyncIterator[HandEvents | NextHand]:
         """``watch``, going on into the match's next hands: each hand's events, then a
-        NextHand once the next hand is dealt (its events follow from version 1), and a last
+        NextHand once the next hand is opened (its events follow from version 1: its
+        commitment, its seats, their commitments and reveals, its deal), and a last
         NextHand without a game id when the match has ended. The viewer is the same in
         every hand (the same token)."""
         current = game_id
@@ -211,7 +212,7 @@ class Watch(Games):
             yield NextHand(current, following.table.hand, then)
 
     async def _following_hand(self, table: tables.Table) -> GameAggregate | None:
-        """The hand after ``table`` once it is dealt, or None when the match ended first.
+        """The hand after ``table`` once it is opened, or None when the match ended first.
         Waits on this process's hub (the next hand's id is known in advance) and looks at
         the store every NEXT_HAND_POLL seconds (another replica may deal it)."""
         mid = uuid.UUID(table.match_id)

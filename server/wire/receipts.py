@@ -103,6 +103,7 @@ class Sealer:
             "head": head,
             "receipts": hashes,
             "signature": self.signer.sign(body),
+            "key_id": self.signer.key_id,  # beside the signature, outside the signed body
         }
 
     def rendered(
@@ -127,6 +128,7 @@ def receipt(seal: Seal, table: tables.Table, viewer: Viewer) -> pb.Receipt:
         nonce=records.receipt_nonce(table.secret, table.salt, seal["last"], index),
         hashes=[pb.ReceiptHashes(events=e, view=v) for e, v in seal["receipts"]],
         signature=bytes.fromhex(seal["signature"]),
+        key_id=seal.get("key_id", ""),  # "" for a seal stored before keys had ids
     )
 
 

@@ -146,6 +146,14 @@ def _event_proto(kind: str, stored: StoredEvent, fact: Any, complete: bool) -> p
         msg.table.game_created.hand = fact.hand
         msg.table.game_created.deal_source = _DEAL_SOURCE[fact.deal_source]
         msg.table.game_created.reveal_timeout_ms = fact.reveal_timeout_ms
+        msg.table.game_created.case_time_limit_ms = fact.case_time_limit_ms
+        if fact.max_redeals is not None:
+            msg.table.game_created.max_redeals = fact.max_redeals
+    elif isinstance(fact, tables.RedealOpened):  # the secret is never part of the message
+        r = msg.table.redeal_opened
+        r.round, r.requested_by, r.commitment = fact.round, fact.requested_by, fact.commitment
+    elif isinstance(fact, tables.SeatCommitted | tables.RedealSecretsRevealed):
+        fill_oneof(msg.table, fact)
     elif isinstance(fact, tables.SeatTaken):
         msg.table.seat_taken.seat = fact.seat
         msg.table.seat_taken.player_name = fact.player_name
@@ -232,6 +240,8 @@ def view_proto(snap: Snapshot) -> pb.GameView:
         msg.seat = identity.seat
     if snap.reveal_deadline is not None:
         msg.reveal_deadline.FromDatetime(snap.reveal_deadline)
+    if snap.case_deadline is not None:
+        msg.case_deadline.FromDatetime(snap.case_deadline)
     msg.MergeFrom(_public_part(table))
     if game_view is not None:
         msg.to_act.extend(to_act(table, viewer, game_view))
@@ -242,7 +252,8 @@ def view_proto(snap: Snapshot) -> pb.GameView:
 
 def _make_public_part(table: tables.Table) -> pb.GameView:
     """The part of a view that every viewer sees alike: the seats' names and commitments,
-    the outcome and the justice record. Made once per game state (``_public_part``) and
+    the outcome and the justice record (while a redeal is drawn, the seats' commitments
+    and statuses are the redeal's). Made once per game state (``_public_part``) and
     merged into each viewer's view (why: the sealer renders six views of every move at a
     4-seat table; see ``Sealer``). Callers must not change it."""
     part = pb.GameView()
@@ -250,12 +261,13 @@ def _make_public_part(table: tables.Table) -> pb.GameView:
         if info is None:
             part.seats.add(seat=seat)
             continue
+        inputs = info if table.redraw is None else table.redraw.entropy[seat]
         part.seats.add(
             seat=seat,
             taken=True,
             player_name=info.player_name,
-            contribution_commitment=info.commitment,
-            contribution_status=_CONTRIBUTION[info.status],
+            contribution_commitment=inputs.commitment,
+            contribution_status=_CONTRIBUTION[inputs.status],
         )
     outcome = table.outcome
     if outcome is not None:
@@ -319,10 +331,19 @@ def _justice_view(msg: pb.GameView, table: tables.Table) -> None:
     msg.enforcement = pb.Enforcement.Value(f"ENFORCEMENT_{table.enforcement.name}")
     msg.turn_time_limit_ms = table.time_limit_ms
     msg.paused = table.paused
-    msg.redeals = table.justice.redeals
+    # asked for so far, one being drawn included (an older record counts its GameRedealt)
+    msg.redeals = max(table.justice.redeals, len(table.redeals_requested_by))
+    if table.max_redeals is not None:
+        msg.max_redeals = table.max_redeals
+    msg.redeals_requested_by.extend(table.redeals_requested_by)
+    if table.redraw is not None:
+        msg.redeal_commitment = table.redraw.commitment
     msg.arbitrated = table.arbitrated
     msg.misplays_used.extend(table.justice.misplays)
     msg.violations.extend(table.justice.violations)
+    msg.case_time_limit_ms = table.case_time_limit_ms or table.time_limit_ms
+    if table.game is not None:  # justice's record starts with the deal
+        msg.reports_left.extend(table.justice.reports_left(s) for s in range(table.seat_count))
     for case in table.justice.cases:
         view = msg.cases.add(
             id=case.id,
@@ -334,6 +355,8 @@ def _justice_view(msg: pb.GameView, table: tables.Table) -> None:
             upheld_by=[v.seat for v in case.votes if v.uphold],
             rejected_by=[v.seat for v in case.votes if not v.uphold],
             redeal_agreed=case.redeal_agreed,
+            lapsed=case.lapsed,
+            recused=case.recused,
         )
         view.violation = pb.ViolationKind.Value(f"VIOLATION_KIND_{case.violation.name}")
         view.status = pb.CaseStatus.Value(f"CASE_STATUS_{case.status.name}")

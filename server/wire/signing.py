@@ -13,6 +13,14 @@ Where the key comes from, first match wins (server/startup/config.py):
 ``python -m server.wire.signing public FILE`` prints a key file's public key, so an operator can
 publish it before the server ever runs; a running server serves it (GetSigningKey) and
 ``tabletop-audit key`` prints it.
+
+Keys have ids (``domain.table.records.key_id``): every seal stores the id of the key that
+signed it. ``python -m server.wire.signing rotate FILE`` replaces the key in FILE with a new
+one and appends the old public key to ``FILE.retired`` (one ``HEX  KEY_ID  retired DATE``
+line per key). The server reads that file beside its key file (or
+``--retired-signing-keys FILE``) and publishes the retired keys with the current one, so
+records signed before a rotation still verify after it. Only public halves are retired: the
+old private key is gone, and nothing needs it.
 """
 
 from __future__ import annotations
@@ -21,12 +29,17 @@ import logging
 import os
 import stat
 import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from domain.table.records import key_id
+
 KEY_FILE = "signing-key.pem"
+RETIRED_SUFFIX = ".retired"  # the retired public keys, beside the key file
 log = logging.getLogger("tabletop.signing")
 
 
@@ -43,6 +56,7 @@ class Signer:
         self.public_key = key.public_key().public_bytes(
             serialization.Encoding.Raw, serialization.PublicFormat.Raw
         )
+        self.key_id = key_id(self.public_key)
 
     @staticmethod
     def generate() -> Signer:
@@ -51,6 +65,52 @@ class Signer:
 
     def sign(self, body: bytes) -> str:
         return self._key.sign(body).hex()
+
+
+@dataclass(frozen=True)
+class KeySet:
+    """The keys a server publishes: the one it signs with, and the public halves of the
+    ones it signed with before (oldest first)."""
+
+    signer: Signer
+    retired: tuple[bytes, ...] = ()
+
+    def public_keys(self) -> dict[str, bytes]:
+        """Every key by its id, the current one first."""
+        keys = {self.signer.key_id: self.signer.public_key}
+        for public in self.retired:
+            keys.setdefault(key_id(public), public)
+        return keys
+
+
+def parse_retired(text: str, where: str) -> tuple[bytes, ...]:
+    """A retired-keys file: one 64-hex-digit public key at the start of each line; the rest
+    of a line, blank lines and ``#`` lines are comments."""
+    keys = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        words = line.split()
+        if not words or words[0].startswith("#"):
+            continue
+        try:
+            public = bytes.fromhex(words[0])
+        except ValueError:
+            public = b""
+        if len(public) != 32:
+            raise SigningKeyError(f"{where} line {n} is not a 64-hex-digit public key")
+        keys.append(public)
+    return tuple(keys)
+
+
+def read_retired(path: Path, required: bool) -> tuple[bytes, ...]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if required:
+            raise SigningKeyError(f"cannot read the retired signing keys {path}") from None
+        return ()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SigningKeyError(f"cannot read the retired signing keys {path}: {exc}") from None
+    return parse_retired(text, str(path))
 
 
 def parse_key(text: bytes) -> Ed25519PrivateKey:
@@ -118,10 +178,50 @@ def load_signer(data_dir: Path, key_file: Path | None, key_text: str | None, sto
         return Signer(read_key_file(path), str(path))
 
 
+def load_keys(
+    data_dir: Path,
+    key_file: Path | None,
+    key_text: str | None,
+    store: str,
+    retired_file: Path | None = None,
+) -> KeySet:
+    """The server's key set: its signer (``load_signer``) and the retired keys, from
+    ``retired_file`` if given, else from ``.retired`` beside the key file, if there is one."""
+    signer = load_signer(data_dir, key_file, key_text, store)
+    if retired_file is not None:
+        return KeySet(signer, read_retired(retired_file, required=True))
+    if key_text:
+        return KeySet(signer)
+    beside = Path(f"{key_file or data_dir / KEY_FILE}{RETIRED_SUFFIX}")
+    return KeySet(signer, read_retired(beside, required=False))
+
+
+def rotate(path: Path, retired: Path | None = None) -> tuple[Signer, Signer]:
+    """Replace the key in ``path`` with a new one; the old public key is appended to
+    ``retired`` (default: ``path`` + ``.retired``) first, so a crash between the two steps
+    leaves the old key current and also retired, never lost. Returns (old, new)."""
+    old = Signer(read_key_file(path))
+    retired = retired or Path(f"{path}{RETIRED_SUFFIX}")
+    if old.public_key not in read_retired(retired, required=False):
+        date = datetime.now(UTC).strftime("%Y-%m-%d")
+        with open(retired, "a", encoding="utf-8") as f:
+            f.write(f"{old.public_key.hex()}  {old.key_id}  retired {date}\n")
+    fresh = Path(f"{path}.new")
+    fresh.unlink(missing_ok=True)
+    new = Signer(write_new_key(fresh))
+    os.replace(fresh, path)
+    return old, new
+
+
+USAGE = "usage: python -m server.wire.signing new|public FILE, or rotate FILE [RETIRED_FILE]"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["rotate"] and len(args) in (2, 3):
+        return _rotate(args[1:])
     if len(args) != 2 or args[0] not in ("new", "public"):
-        print("usage: python -m server.wire.signing new|public FILE", file=sys.stderr)
+        print(USAGE, file=sys.stderr)
         return 2
     path = Path(args[1])
     try:
@@ -133,6 +233,20 @@ def main(argv: list[str] | None = None) -> int:
         print(exc, file=sys.stderr)
         return 1
     print(Signer(key).public_key.hex())
+    return 0
+
+
+def _rotate(args: list[str]) -> int:
+    path = Path(args[0])
+    retired = Path(args[1]) if len(args) > 1 else None
+    try:
+        old, new = rotate(path, retired)
+    except SigningKeyError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    print(f"new key {new.public_key.hex()} (key id {new.key_id}) in {path}")
+    kept = retired or Path(f"{path}{RETIRED_SUFFIX}")
+    print(f"retired {old.public_key.hex()} (key id {old.key_id}) to {kept}")
     return 0
 
 

@@ -55,6 +55,7 @@ class Snapshot:
     identity: Viewer | None = None  # who is looking (the role a view reports); else viewer
     match: matches.Match | None = None  # the table's match, when asked for and in one
     reveal_deadline: datetime | None = None  # while seats' reveals are pending
+    case_deadline: datetime | None = None  # while a case is open
 
     @property
     def seen_by(self) -> Viewer:
@@ -72,9 +73,19 @@ def seen_at(
     """``table`` (the game at one version) as ``viewer`` saw it then: the viewer keeps its
     identity, and the contents open up only from the version that ended the game. ``seal``:
     the latest move's at this version (the receipt of a view at a move's end); ``at``: when
-    that version was recorded (a pending reveal's deadline follows from it)."""
+    that version was recorded (a pending reveal's and an open case's deadlines follow from
+    it)."""
     contents = tables.viewer_for(table, viewer)
     deadline = None if at is None else tables.reveal_deadline(table, at)
+    case_deadline = None if at is None else tables.case_deadline(table, at)
     return Snapshot(
-        game_id, table.version, table, contents, head, seal, viewer, reveal_deadline=deadline
+        game_id,
+        table.version,
+        table,
+        contents,
+        head,
+        seal,
+        viewer,
+        reveal_deadline=deadline,
+        case_deadline=case_deadline,
     )

@@ -104,7 +104,8 @@ def hunt(
         legal = players[seat].legal_moves()
         move = rng.choice(list(legal.moves))
         if reports and len(moves_at) % REPORT_EVERY == 0 and not seen_all.paused:
-            move = random_report(players[seat], seats, rng, legal.version)
+            if seen_all.reports_left[seat] > 0:  # REPORT_LIMIT after two failed reports
+                move = random_report(players[seat], seats, rng, legal.version)
         reply = players[seat].play(move, legal.version)
         view_checks.append((reply.version, seat, _events_message(reply.events)))
         version = reply.version

@@ -11,7 +11,7 @@ from google.rpc import error_details_pb2
 
 from clients.python.audit import verify_game
 from clients.python.bot import RandomBot, play_to_end
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import SeatClient, TableClient, commit_and_reveal
 from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options, seated_game
@@ -117,6 +117,8 @@ def test_a_report_pauses_the_game_and_the_other_seats_confirm_it(client: TableCl
     v = vote(seats[2], case, True, case)
     assert client.as_viewer(game_id).view().paused, "seat 3 has not confirmed yet"
     v = vote(seats[3], case, True, v)
+    assert client.as_viewer(game_id).view().paused, "其他违规: the accused votes too"
+    v = vote(seats[1], case, True, v)
     view = client.as_viewer(game_id).view()
     assert not view.paused and view.cases[0].status == pb.CASE_STATUS_UPHELD
     assert list(view.violations) == [0, 1, 0, 0], "the violation record shows in views"
@@ -156,8 +158,8 @@ def test_an_upheld_appeal_revokes_the_penalty_and_a_rejected_one_keeps_it(
     arbiter = client.as_viewer(game_id, arbiter_token)
     before = seats[1].view()
     case = report(seats[0], 1, before.version)
-    v = vote(seats[2], case, True, case)
-    v = vote(seats[3], case, True, v)
+    # the arbiter upholds it at once: seats 2 and 3 confirmed nothing, so they hear the appeal
+    v = arbiter.play(table_move(rule=pb.Rule(case_id=case, uphold=True)), case).version
     appealable = [m for m in seats[1].legal_moves().moves if m.WhichOneof("game") == "table"]
     assert appealable and appealable[0].table.WhichOneof("kind") == "appeal"
     v = (
@@ -166,7 +168,7 @@ def test_an_upheld_appeal_revokes_the_penalty_and_a_rejected_one_keeps_it(
         .version
     )
     appeal_case = v
-    v = vote(seats[0], appeal_case, True, v)
+    assert sorted(client.as_viewer(game_id).view().to_act) == [2, 3], "not the reporter"
     v = vote(seats[2], appeal_case, True, v)
     v = vote(seats[3], appeal_case, True, v)
     after = seats[1].view()
@@ -176,6 +178,7 @@ def test_an_upheld_appeal_revokes_the_penalty_and_a_rejected_one_keeps_it(
     case2 = report(seats[0], 1, after.version)
     v = vote(seats[2], case2, True, case2)
     v = vote(seats[3], case2, True, v)
+    v = vote(seats[1], case2, True, v)
     v = seats[1].play(table_move(appeal=pb.Appeal(case_id=case2, reason="again")), v).version
     arbiter.play(table_move(rule=pb.Rule(case_id=v, uphold=False)), v)
     final = arbiter.view()
@@ -187,9 +190,16 @@ def test_the_arbiter_can_redeal_a_deadlocked_table(client: TableClient) -> None:
     arbiter = client.as_viewer(game_id, arbiter_token)
     old = arbiter.view()
     case = report(seats[0], 1, old.version)
-    arbiter.play(table_move(redeal=pb.Redeal()), case)
+    v = vote(seats[2], case, True, case)
+    v = vote(seats[1], case, False, v)  # a dispute the seats' votes cannot settle
+    arbiter.play(table_move(redeal=pb.Redeal()), v)
+    drawing = arbiter.view()
+    assert list(drawing.redeals_requested_by) == ["arbiter"] and drawing.redeal_commitment
+    assert drawing.max_redeals == 1 and drawing.paused, "drawn through a fresh commit–reveal"
+    commit_and_reveal(seats)  # each seat commits, then reveals; the server deals it
     view = arbiter.view()
     assert view.redeals == 1 and view.cases[0].status == pb.CASE_STATUS_DEADLOCKED
+    assert not view.redeal_commitment and not view.paused
     assert game_part(view) != game_part(old), "a new deal"
     assert len(list(arbiter.history())) == view.version, "the old game stays in the history"
     play_to_end([RandomBot(s, i) for i, s in enumerate(seats)])

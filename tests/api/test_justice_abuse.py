@@ -7,15 +7,23 @@ Every refused call must append nothing (the history's length is checked)."""
 
 from __future__ import annotations
 
+import json
+import time
+
 import grpc
 import pytest
 from google.rpc import error_details_pb2
 
+from clients.python.audit import verify_game
+from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import SeatClient, TableClient
+from clients.python.replay_html import write_replay_page
+from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
 from tests.api.helpers import seated_game
 from tests.api.test_game_api import detail
+from tests.browser.pages import page_data
 
 
 def table_move(**kind: object) -> pb.Move:
@@ -190,20 +198,20 @@ def test_an_events_text_does_not_repeat_its_evidence(client: TableClient) -> Non
 
 
 def test_a_revoked_draw_penalty_does_not_tell_the_next_draws(client: TableClient) -> None:
-    """出牌超时 reported at a table without a clock: 摸1张 for seat 1, who sees the card; the
-    appeal is upheld; the card goes back into a reshuffled deck, not onto its top."""
-    game_id, seats, arbiter_token = seated_game(client, seed=78, seats=3)
+    """出牌超时 reported at a table without a clock: the arbiter upholds it, 摸1张 for seat 1,
+    who sees the card; the appeal (heard by seat 2: the reporter is recused) is upheld; the
+    card goes back into a reshuffled deck, not onto its top."""
+    game_id, seats, arbiter_token = seated_game(client, seed=78, seats=3, arbitrated=True)
     arbiter = client.as_viewer(game_id, arbiter_token)
     deck_before = [c.id for c in arbiter.view().huaniao.deck]
     v = seats[0].view().version
     case = int(seats[0].play(report_move(1, v, violation=pb.VIOLATION_KIND_TIMEOUT), v).version)
-    v = vote(seats[2], case, True, case)
+    v = int(arbiter.play(table_move(rule=pb.Rule(case_id=case, uphold=True)), case).version)
     drawn = [e for e in seats[1].history() if e.version > case and e.huaniao.WhichOneof("kind") == "drew"]
     assert drawn and drawn[0].huaniao.drew.cards, "seat 1 saw the card it drew"
     seen = [c.id for c in drawn[0].huaniao.drew.cards]
     v = int(seats[1].play(table_move(appeal=pb.Appeal(case_id=case, reason="no clock")), v).version)
     appeal = v
-    v = vote(seats[0], appeal, True, v)
     reply = seats[2].play(table_move(cast_vote=pb.CastVote(case_id=appeal, uphold=True)), v)
     revoked = [e for e in reply.events if e.table.WhichOneof("kind") == "penalty_revoked"]
     assert revoked and not revoked[0].table.penalty_revoked.deck, "a seat is not shown the order"
@@ -229,8 +237,191 @@ def test_rule_and_redeal_are_idempotent_under_their_request_id(client: TableClie
     assert sum("the arbiter upholds" in t for t in texts) == 1, "ruled once"
     v = arbiter.view().version
     case = int(seats[0].play(report_move(1, v), v).version)
+    v = vote(seats[2], case, True, case)
+    v = vote(seats[3], case, False, v)  # disputed: 重新洗牌发牌 may settle it
     redeal = table_move(redeal=pb.Redeal())
-    first = arbiter.play(redeal, case, request_id="redeal-1")
-    again = arbiter.play(redeal, case, request_id="redeal-1")
+    first = arbiter.play(redeal, v, request_id="redeal-1")
+    again = arbiter.play(redeal, v, request_id="redeal-1")
     assert [e.version for e in again.events] == [e.version for e in first.events]
     assert arbiter.view().redeals == 1, "redealt once"
+
+
+# --- issue 24: colluders, the arbiter's redeal, stalling ----------------------------------
+
+
+def seated(
+    client: TableClient, game: str, seats: int, seed: int, arbitrated: bool = False
+) -> tuple[str, list[SeatClient], str]:
+    """A dealt table of ``game`` (every seat joined without entropy: reproducible)."""
+    if game == "huaniao":
+        return seated_game(client, seed=seed, seats=seats, arbitrated=arbitrated)
+    created = client.create_game(
+        pb.GameOptions(zipai=zipai_pb2.Options()), seats, seed=seed, arbitrated=arbitrated
+    )
+    players = [client.join(created.game_id, s, contribution="") for s in range(seats)]
+    players[0].start()
+    return created.game_id, players, created.arbiter_token
+
+
+def hand_of(view: pb.GameView, seat: int) -> list[int]:
+    """The cards of ``seat``'s hand that ``view`` shows (川南字牌 names them ``hand``)."""
+    shown = getattr(view, view.WhichOneof("game")).seats[seat]
+    return sorted(c.id for c in (shown.cards if view.HasField("huaniao") else shown.hand))
+
+
+COLLUSION = [  # (game, seats, penalty): 川南字牌 takes WARNING (and FORFEIT) only
+    ("huaniao", 3, pb.Penalty(kind=pb.PENALTY_KIND_OPEN_HAND)),
+    ("huaniao", 3, pb.Penalty(kind=pb.PENALTY_KIND_FORCED_DISCARD, count=7)),
+    ("huaniao", 4, pb.Penalty(kind=pb.PENALTY_KIND_FORCED_DISCARD, count=7)),
+    ("zipai", 3, pb.Penalty(kind=pb.PENALTY_KIND_WARNING)),
+    ("zipai", 4, pb.Penalty(kind=pb.PENALTY_KIND_WARNING)),
+]
+
+
+@pytest.mark.parametrize("game, seats, penalty", COLLUSION, ids=lambda p: str(p).split("\n")[0])
+def test_colluders_cannot_penalise_the_seat_they_report(
+    client: TableClient, game: str, seats: int, penalty: pb.Penalty
+) -> None:
+    """Every seat but seat 1 colludes: seat 0 reports 其他违规, the others confirm, seat 1
+    rejects. At a table without an arbiter the report closes UNRESOLVED: seat 1's hand is
+    neither shown (a spectator sees none of it) nor discarded from, its record stays clean,
+    and the outcome is in every view."""
+    game_id, players, arbiter_token = seated(client, game, seats, seed=240 + seats)
+    arbiter = client.as_viewer(game_id, arbiter_token)
+    hand = hand_of(arbiter.view(), 1)
+    v = players[0].view().version
+    case = int(players[0].play(report_move(1, v, penalty, note="colluding"), v).version)
+    v = case
+    for colluder in range(2, seats):
+        v = vote(players[colluder], case, True, v)
+    assert client.as_viewer(game_id).view().paused, "not confirmed by every voter yet"
+    vote(players[1], case, False, v)
+    view = client.as_viewer(game_id).view()
+    assert view.cases[0].status == pb.CASE_STATUS_UNRESOLVED and not view.paused
+    assert list(view.violations) == [0] * seats and not view.penalties
+    assert hand_of(arbiter.view(), 1) == hand, "nothing discarded"
+    assert not hand_of(view, 1), "a spectator sees none of seat 1's cards"
+    texts = [e.text for e in client.as_viewer(game_id).history()]
+    assert f"case {case} closed: UNRESOLVED" in texts
+
+
+@pytest.mark.parametrize("game", ["huaniao", "zipai"])
+def test_colluders_cannot_forfeit_the_third_and_its_appeal_is_not_theirs(
+    client: TableClient, game: str
+) -> None:
+    """At an arbitrated 3-seat table the colluders' 判负 is a dispute: only the arbiter rules.
+    A penalty the arbiter upheld is appealed; the reporter and the seat that confirmed are
+    recused, so nobody votes and the arbiter rules again (it is trusted: docs/reliability.md)."""
+    game_id, players, arbiter_token = seated(client, game, 3, seed=250, arbitrated=True)
+    arbiter = client.as_viewer(game_id, arbiter_token)
+    v = players[0].view().version
+    forfeit = pb.Penalty(kind=pb.PENALTY_KIND_FORFEIT)
+    case = int(players[0].play(report_move(1, v, forfeit), v).version)
+    v = vote(players[2], case, True, case)
+    v = vote(players[1], case, False, v)
+    view = client.as_viewer(game_id).view()
+    assert view.paused and not list(view.to_act), "the arbiter is awaited"
+    assert view.phase == pb.GAME_PHASE_PLAYING, "the colluders forfeited nobody"
+    v = int(arbiter.play(table_move(rule=pb.Rule(case_id=case, uphold=False)), v).version)
+    # a warning the arbiter upholds, then appealed
+    case = int(players[0].play(report_move(1, v), v).version)
+    v = vote(players[2], case, True, case)
+    v = vote(players[1], case, False, v)
+    v = int(arbiter.play(table_move(rule=pb.Rule(case_id=case, uphold=True)), v).version)
+    appealing = table_move(appeal=pb.Appeal(case_id=case, reason="no"))
+    appeal = int(players[1].play(appealing, v).version)
+    view = client.as_viewer(game_id).view()
+    assert list(view.cases[-1].recused) == [0, 2] and not list(view.to_act)
+    for colluder in (0, 2):
+        ballot = table_move(cast_vote=pb.CastVote(case_id=appeal, uphold=False))
+        err = refused(players[colluder], ballot, appeal)
+        assert reason(err) == "NOT_A_VOTER"
+    arbiter.play(table_move(rule=pb.Rule(case_id=appeal, uphold=True)), appeal)
+    view = client.as_viewer(game_id).view()
+    assert view.penalties[-1].revoked and list(view.violations) == [0, 0, 0]
+
+
+def test_the_arbiter_cannot_redeal_a_case_that_is_merely_open(client: TableClient) -> None:
+    """p2:70 无法通过仲裁解决的争议: a report the seats have not voted on is no dispute yet."""
+    game_id, players, arbiter_token = seated_game(client, seed=251, seats=3, arbitrated=True)
+    arbiter = client.as_viewer(game_id, arbiter_token)
+    v = players[0].view().version
+    case = int(players[0].play(report_move(1, v), v).version)
+    err = refused(arbiter, table_move(redeal=pb.Redeal()), case)
+    assert err.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert reason(err) == "REDEAL_NOT_DISPUTED"
+    v = vote(players[1], case, True, case)  # the accused accepts: seat 2 may still confirm
+    err = refused(arbiter, table_move(redeal=pb.Redeal()), v)
+    assert reason(err) == "REDEAL_NOT_DISPUTED"
+    assert arbiter.view().redeals == 0
+
+
+@pytest.mark.parametrize("game", ["huaniao", "zipai"])
+def test_a_seat_filing_report_after_report_is_refused_after_the_limit(
+    client: TableClient, game: str
+) -> None:
+    """Two reports rejected or unresolved (docs/api.md, "Justice"), then REPORT_LIMIT:
+    FAILED_PRECONDITION, nothing appended; the allowance shows in every view."""
+    game_id, players, _ = seated(client, game, 3, seed=252)
+    assert list(client.as_viewer(game_id).view().reports_left) == [2, 2, 2]
+    v = players[0].view().version
+    case = int(players[0].play(report_move(1, v), v).version)
+    v = vote(players[1], case, False, case)
+    v = vote(players[2], case, False, v)  # rejected
+    case = int(players[0].play(report_move(2, v), v).version)
+    v = vote(players[1], case, True, case)
+    v = vote(players[2], case, False, v)  # disputed: unresolved
+    view = client.as_viewer(game_id).view()
+    assert [c.status for c in view.cases] == [pb.CASE_STATUS_REJECTED, pb.CASE_STATUS_UNRESOLVED]
+    assert list(view.reports_left) == [0, 2, 2]
+    err = refused(players[0], report_move(1, v), v)
+    assert err.code() == grpc.StatusCode.FAILED_PRECONDITION and reason(err) == "REPORT_LIMIT"
+    players[1].play(report_move(0, v), v)  # another seat still may
+
+
+def test_a_clockless_table_whose_voter_never_votes_moves_on(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """No turn clock: the case has the server's --case-timeout (1 s here) as its deadline.
+    Seat 1 never votes; the server's timer lapses its vote, the 其他违规 report is
+    UNRESOLVED, the game goes on, and the audit re-decides the timeout. Both games."""
+    flags = ["--case-timeout", "1", "--allow-prepared-deals"]
+    with ServerProcess(tmp_path, extra=flags) as server, TableClient(server.target) as client:
+        for game in ("huaniao", "zipai"):
+            game_id, players, _ = seated(client, game, 3, seed=253)
+            view = client.as_viewer(game_id).view()
+            assert view.turn_time_limit_ms == 0 and view.case_time_limit_ms == 1000
+            v = view.version
+            case = int(players[0].play(report_move(1, v), v).version)
+            vote(players[2], case, True, case)
+            view = client.as_viewer(game_id).view()
+            assert view.paused and list(view.to_act) == [1] and view.HasField("case_deadline")
+            deadline = time.monotonic() + 15
+            while view.paused and time.monotonic() < deadline:
+                time.sleep(0.2)
+                view = client.as_viewer(game_id).view()
+            assert not view.paused, f"{game}: the case never timed out"
+            assert view.cases[0].status == pb.CASE_STATUS_UNRESOLVED
+            assert list(view.cases[0].lapsed) == [1] and not view.HasField("case_deadline")
+            texts = [e.text for e in client.as_viewer(game_id).history()]
+            assert f"case {case} ran out of time (never voted: 1)" in texts
+            if game == "huaniao":  # the audit re-decides the timeout and shows the outcome
+                play_to_end([RandomBot(s, i) for i, s in enumerate(players)])
+                verified = verify_game(client, game_id)
+                assert verified.report.events > view.version
+                assert f"cases: report {case} UNRESOLVED" in verified.line()
+                page = tmp_path / "page.html"
+                write_replay_page(page, game=client.as_viewer(game_id))
+                steps = page_data(page.read_text(encoding="utf-8"))["viewers"][0]["steps"]
+                assert "CASE_STATUS_UNRESOLVED" in json.dumps(steps[-1]), "on the HTML page"
+
+
+def test_a_table_names_its_own_case_limit(client: TableClient) -> None:
+    created = client.create_game(
+        pb.GameOptions(zipai=zipai_pb2.Options()), 3, seed=254, case_time_limit_ms=45_000
+    )
+    first = next(iter(client.as_viewer(created.game_id).history()))
+    assert first.table.game_created.case_time_limit_ms == 45_000
+    assert client.as_viewer(created.game_id).view().case_time_limit_ms == 45_000
+    with pytest.raises(grpc.RpcError) as e:
+        client.create_game(pb.GameOptions(zipai=zipai_pb2.Options()), 3, case_time_limit_ms=10)
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert field(e.value) == "case_time_limit_ms"

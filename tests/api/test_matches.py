@@ -6,6 +6,7 @@ middle of a match changes nothing."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 
 import grpc
@@ -16,7 +17,7 @@ from google.rpc import error_details_pb2
 from clients.python import audit
 from clients.python.bot import make_bot, play_match, play_to_end
 from clients.python.cli import tabletop
-from clients.python.client import SeatClient, TableClient, reveal_and_start
+from clients.python.client import SeatClient, TableClient, draw_next_hand, reveal_and_start
 from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
@@ -182,7 +183,7 @@ def test_a_match_continues_after_a_server_restart(tmp_path) -> None:  # type: ig
             created, seats = seated_match(client, huaniao_options("BASIC"), 2, settings)
             bots = [make_bot(s, "heuristic", SEED + i) for i, s in enumerate(seats)]
             play_to_end(bots)
-            second = seats[0].follow_match().current_game_id
+            second = draw_next_hand(seats).current_game_id  # commit, reveal: dealt
             tokens = [s.token for s in seats]
             for bot in bots:
                 bot.seat.game_id = second
@@ -214,10 +215,26 @@ def test_seats_say_ready_from_the_cli_and_a_watcher_follows_the_match(
     created, seats = seated_match(client, huaniao_options("BASIC"), 2, settings)
     play_to_end([make_bot(s, "heuristic", SEED + i) for i, s in enumerate(seats)])
     first = cli(server, "ready", created.game_id, "--token", seats[0].token or "")
-    assert "ready for the next hand: seat 0" in first and "hand 1 of 2" in first
+    assert "committed to hand 2: seat 0" in first and "hand 2 of 2" in first
+    found = re.search(r"tabletop reveal\s+(\S+)\s+--contribution\s+(\S+)", first)
+    assert found is not None, first
     second = cli(server, "--json", "ready", created.game_id, "--token", seats[1].token or "")
     dealt = json.loads(second)
     assert dealt["current_hand"] == 2 and dealt["current_game_id"] != created.game_id
+    assert found.group(1) == dealt["current_game_id"]
+    for token, contribution in (
+        (seats[0].token, found.group(2)),
+        (seats[1].token, dealt["contribution"]),
+    ):
+        cli(
+            server,
+            "reveal",
+            dealt["current_game_id"],
+            "--token",
+            token or "",
+            "--contribution",
+            contribution,
+        )
     for s in seats:
         s.game_id = dealt["current_game_id"]
     play_to_end([make_bot(s, "heuristic", SEED + i) for i, s in enumerate(seats)])

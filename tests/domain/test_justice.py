@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import random
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -216,6 +217,25 @@ def test_referee_season_rule_bans_wu_on_the_next_turn() -> None:
     assert all(getattr(c, "combo", None) is None for c in RULES.legal_commands(h.game, 1))
 
 
+def test_referee_a_missing_verse_draws_one_and_the_opening_passes_on() -> None:
+    """p1:55-57 出牌前需吟诵, left out at a REFEREE table: 其他违规, 根据情节轻重 (p2:51). The
+    referee gives 摸1张 (as 出牌超时, p2:33), never a forced discard, which would bring the
+    offender closer to going out: seat 0 ends its turn one card up, the opening passes to
+    seat 1 and the verse is still owed."""
+    options = Options(mode=Mode.REGULAR)
+    deck = prepared_deck(options, HANDS[:3], TOP)
+    h = Harness.open(options, 3, E.REFEREE, deck, check=conserved)
+    before = len(h.game.hands[0].cards)
+    (opening, *_) = RULES.legal_commands(h.game, 0)
+    facts = h.act(dataclasses.replace(opening, verse=None))
+    assert names(facts) == ["AttemptRefereed", "PenaltyApplied", "Drew", "Perched"]
+    assert facts[0].violation is K.OTHER and facts[0].reason == "VERSE_REQUIRED"
+    assert facts[1].penalty == J.Penalty(P.DRAW, 1)
+    assert facts[2].count == 1 and facts[2].cause is Cause.PENALTY
+    assert len(h.game.hands[0].cards) == before + 1, "the offender is a card further from out"
+    assert h.game.turn == 1 and h.game.verse_due, "seat 1 opens, with the verse"
+
+
 def test_referee_discard_order_warns_first_then_forces_the_discard() -> None:
     """part2:45 警告一次，若再次违规，则强制按正确顺序弃…的数量; the owed discard stays owed."""
     h = opened(enforcement=E.REFEREE)
@@ -352,6 +372,28 @@ def test_part2_66_a_misplay_is_retracted_once_and_the_second_is_refused() -> Non
     assert e.value.reason == "MISPLAY_ALREADY_USED"
 
 
+def test_a_second_misplay_stands_and_is_penalised_as_an_ordinary_violation() -> None:
+    """p2:68 每位玩家每局游戏仅有一次“误操作”机会，若再次出现误操作，则按正常违规处理: at a PLAYERS
+    table seat 1 retracts a forbidden play once; the same play made again cannot be
+    retracted, stays on the table, and a report of it takes the seed's penalty for 非法组合
+    (p2:39: its cards discarded, 摸1张)."""
+    h = opened(enforcement=E.PLAYERS)
+    _, command = illegal_combo(h)
+    h.act(command)
+    h.act(J.Retract(1, "且慢"))
+    (attempt,) = h.act(command)
+    with pytest.raises(RuleViolation) as e:
+        h.act(J.Retract(1, "且慢"))
+    assert e.value.reason == "MISPLAY_ALREADY_USED"
+    assert isinstance(attempt, AttemptPlayed) and set(command.cards) <= set(h.game.played)
+    evidence = h.version
+    h.act(J.Report(0, 1, K.ILLEGAL_COMBO, (evidence,), None, "again"))
+    facts = h.act(J.CastVote(2, evidence + 1, True))
+    assert facts[1] == J.CaseClosed(evidence + 1, J.CaseStatus.UPHELD)
+    assert facts[2].penalty == J.Penalty(P.DISCARD_AND_DRAW, 1, command.cards)
+    assert set(command.cards) <= set(h.game.discarded), "discarded from the table"
+
+
 def test_a_move_that_drew_a_card_cannot_be_retracted() -> None:
     h = opened(enforcement=E.REFEREE)
     _, command = illegal_combo(h)
@@ -377,11 +419,13 @@ def test_what_the_engine_enforces_cannot_be_reported(kind: J.ViolationKind, enfo
 
 def test_other_violations_stay_reportable_with_an_open_hand() -> None:
     """其他违规 (p2:50-51) is what the server cannot see: the reporter proposes one of the
-    graded penalties, here 公开手牌1回合, and the table confirms it."""
+    graded penalties, here 公开手牌1回合, and every other seat confirms it, the accused too."""
     h = opened(enforcement=E.REJECT)
     h.act(Play(1, cards(h, 1, "风"), target=2))
     h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.OPEN_HAND), "peeked"))
-    facts = h.act(J.CastVote(2, h.version, True))
+    case = h.version
+    assert h.act(J.CastVote(2, case, True)) == [J.VoteCast(2, case, True)], "not yet"
+    facts = h.act(J.CastVote(1, case, True))
     assert names(facts)[-1] == "HandOpened"
     seen = RULES.view(h.game, SPECTATOR)
     assert seen.seats[1].open_hand and len(seen.seats[1].cards) == 7
@@ -454,13 +498,16 @@ def test_a_report_the_seats_reject_changes_nothing() -> None:
 
 
 def test_the_accused_cannot_vote_a_report_down_alone() -> None:
-    """Three seats: the only other seat confirms; the accused's no does not count against it."""
+    """Three seats: the accused's no alone rejects nothing (the other seat may still
+    reject too); the other seat confirms: 其他违规 needs every voter, so it is a dispute,
+    and without an arbiter it closes UNRESOLVED."""
     h = opened(seats=3)
     h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "stalling"))
     case = h.version
     assert h.act(J.CastVote(1, case, False)) == [J.VoteCast(1, case, False)]
     facts = h.act(J.CastVote(2, case, True))
-    assert facts[1] == J.CaseClosed(case, J.CaseStatus.UPHELD) and h.table.justice.violations[1] == 1
+    assert facts[1] == J.CaseClosed(case, J.CaseStatus.UNRESOLVED)
+    assert h.table.justice.violations[1] == 0
 
 
 def test_a_split_table_without_an_arbiter_leaves_the_report_unresolved() -> None:
@@ -471,8 +518,7 @@ def test_a_split_table_without_an_arbiter_leaves_the_report_unresolved() -> None
     h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "stalling"))
     case = h.version
     h.act(J.CastVote(2, case, True))
-    h.act(J.CastVote(3, case, False))
-    facts = h.act(J.CastVote(1, case, False))
+    facts = h.act(J.CastVote(3, case, False))  # a yes and a no: seat 1 cannot change that
     assert facts[-1] == J.CaseClosed(case, J.CaseStatus.UNRESOLVED)
     assert h.game == game and not h.table.paused and h.table.justice.redeals == 0
     with pytest.raises(RuleViolation) as e:
@@ -523,28 +569,43 @@ def test_part2_70_redeal_only_when_every_seat_agrees() -> None:
     with pytest.raises(RuleViolation) as e:
         h.act(J.AgreeRedeal(1, case))
     assert e.value.reason == "ALREADY_AGREED"
-    facts = h.act(J.AgreeRedeal(2, case))
-    assert names(facts)[:3] == ["RedealAgreed", "CaseClosed", "GameRedealt"]
+    facts = h.act(J.AgreeRedeal(2, case), draw=False)
+    assert names(facts) == ["RedealAgreed", "CaseClosed", "RedealOpened"]
     assert facts[1].status is J.CaseStatus.DEADLOCKED
-    redealt = facts[2]
-    assert names(facts)[3:] == ["Dealt", "Dealt", "Dealt", "LeaderChosen"]
+    assert facts[2].requested_by == "seats", "drawn through a fresh commit–reveal next"
+    facts = h.draw_redeal({s: f"fresh{s}" for s in range(3)})
+    redealt = facts[0]
+    assert names(facts) == ["GameRedealt", "Dealt", "Dealt", "Dealt", "LeaderChosen"]
     fresh = initial_state(h.table.options, 3, redealt.deck, redealt.seed)
-    for f in facts[3:]:
+    for f in facts[1:]:
         fresh = RULES.evolve(fresh, f)
     assert h.game == fresh and h.table.justice.redeals == 1
     assert sum(isinstance(f, Dealt) for f in facts) == 3 and len(h.stored) > old_events
     assert h.stored[old_events - 1]["type"] == "Played", "the old game stays in the history"
 
 
-def test_the_arbiter_redeals_only_on_an_open_case() -> None:
+def test_the_arbiter_redeals_only_on_a_disputed_case() -> None:
+    """p2:70 若在遊戲中出現無法通過仲裁解決的爭議，可暫停遊戲，重新洗牌發牌: not on no case, not
+    on a case that is merely open (the seats have not voted), only on a dispute."""
     h = opened(arbitrated=True)
     version = h.version
     with pytest.raises(RuleViolation) as e:
         h.act(J.Redeal(0))
     assert e.value.reason == "NO_OPEN_CASE" and h.version == version
     h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "stalling"))
+    case = h.version
+    version = h.version
+    with pytest.raises(RuleViolation) as e:
+        h.act(J.Redeal(0))
+    assert e.value.reason == "REDEAL_NOT_DISPUTED" and h.version == version
+    h.act(J.CastVote(2, case, True))
+    with pytest.raises(RuleViolation) as e:
+        h.act(J.Redeal(0))  # seat 1 may still confirm: not yet a dispute
+    assert e.value.reason == "REDEAL_NOT_DISPUTED"
+    h.act(J.CastVote(1, case, False))
+    assert h.table.paused and tables.to_act(h.table) == (), "a dispute: the arbiter's"
     facts = h.act(J.Redeal(0))
-    assert names(facts)[:2] == ["CaseClosed", "GameRedealt"] and h.table.justice.redeals == 1
+    assert names(facts) == ["CaseClosed", "RedealOpened"] and h.table.justice.redeals == 1
     h2 = opened()
     h2.act(J.Report(0, 1, K.OTHER, (h2.version,), J.Penalty(P.WARNING), "stalling"))
     with pytest.raises(RuleViolation) as e:
@@ -567,32 +628,35 @@ def test_an_open_case_runs_on_the_table_clock() -> None:
 # --- appeals (part2:61-62) ----------------------------------------------------------------------
 
 
-def penalised(h: Harness) -> tuple[Any, int]:
-    """Seat 1's illegal combo stands (PLAYERS), is reported and confirmed; returns the game
-    state just before the penalty and the case id."""
+def penalised(h: Harness, accepted: bool = False) -> tuple[Any, int]:
+    """Seat 1's illegal combo stands (PLAYERS), is reported by seat 0 and upheld: every
+    other seat confirms it, or seat 1 accepts it (``accepted``; then the other seats may
+    decide its appeal). Returns the game state just before the penalty and the case id."""
     _, command = illegal_combo(h)
     h.act(command)
     h.act(J.Report(0, 1, K.ILLEGAL_COMBO, (h.version,), J.Penalty(P.WARNING, 0, command.cards), ""))
     case = h.version
     before = h.game
-    h.act(J.CastVote(2, case, True))
+    for seat in (1,) if accepted else range(2, h.table.seat_count):
+        h.act(J.CastVote(seat, case, True))
     assert h.game != before
     return before, case
 
 
 def test_part2_62_an_upheld_appeal_restores_the_exact_prior_state() -> None:
-    """part2:61-62 处罚执行后立即提出申诉 … 若申诉成立，撤销处罚."""
-    h = opened(enforcement=E.PLAYERS)
-    before, case = penalised(h)
+    """part2:61-62 处罚执行后立即提出申诉 … 若申诉成立，撤销处罚. The seats that did not report
+    or confirm the penalised case decide (seat 1 accepted it, seat 0 reported it)."""
+    h = opened(enforcement=E.PLAYERS, seats=4)
+    before, case = penalised(h, accepted=True)
     assert J.Appeal(1, case, "") in tables.legal_commands(h.table, 1)
     h.act(J.Appeal(1, case, "it was 花鸟风月 plus two"))
     appeal = h.version
-    assert tables.to_act(h.table) == (0, 2)
-    h.act(J.CastVote(0, appeal, True))
-    facts = h.act(J.CastVote(2, appeal, True))
+    assert tables.to_act(h.table) == (2, 3)
+    h.act(J.CastVote(2, appeal, True))
+    facts = h.act(J.CastVote(3, appeal, True))
     assert names(facts) == ["VoteCast", "CaseClosed", "PenaltyRevoked"]
     assert_restored(h, before)
-    assert h.table.justice.violations == (0, 0, 0)
+    assert h.table.justice.violations == (0, 0, 0, 0)
 
 
 def assert_restored(h: Harness, before: Any) -> None:
@@ -623,14 +687,17 @@ def test_a_revoked_draw_does_not_tell_the_seat_its_next_draws() -> None:
 
 
 def test_part2_62_a_rejected_appeal_keeps_the_penalty() -> None:
-    """若申诉不成立，维持原处罚决定 (a tie keeps it too)."""
-    h = opened(enforcement=E.PLAYERS)
-    _, case = penalised(h)
+    """若申诉不成立，维持原处罚决定; and a penalty is appealed once."""
+    h = opened(enforcement=E.PLAYERS, seats=4)
+    _, case = penalised(h, accepted=True)
     after = h.game
     h.act(J.Appeal(1, case, "no"))
-    h.act(J.CastVote(0, h.version, True))
-    facts = h.act(J.CastVote(2, h.version - 1, False))
+    h.act(J.CastVote(2, h.version, False))
+    facts = h.act(J.CastVote(3, h.version - 1, False))
     assert facts[-1].status is J.CaseStatus.REJECTED and h.game == after
+    with pytest.raises(RuleViolation) as e:
+        h.act(J.Appeal(1, case, "again"))
+    assert e.value.reason == "APPEAL_TOO_LATE"
 
 
 def test_an_appeal_comes_too_late_after_the_next_move() -> None:
@@ -809,3 +876,276 @@ def test_with_two_seats_an_arbiter_settles_a_refused_report() -> None:
     assert h.table.paused and tables.to_act(h.table) == ()
     facts = h.act(J.Rule(0, case, False))
     assert facts[-1] == J.CaseClosed(case, J.CaseStatus.REJECTED) and h.table.outcome is None
+
+
+# --- collusion, deadlines and the report limit (issue 24) ---------------------------------------
+#
+# p2:55-57 「所有玩家共同確認違規行為是否成立」「若有爭議，可由第三方（如裁判或旁觀者）介入仲裁」:
+# a report the engine cannot check (其他违规) stands only when every voter confirms it, the
+# accused included; a dispute goes to the arbiter, or closes UNRESOLVED at a table without one.
+
+GRADED = {
+    "open-hand": J.Penalty(P.OPEN_HAND),
+    "forced-discard": J.Penalty(P.FORCED_DISCARD, 7),
+}
+
+
+def hand_and_record(h: Harness, seat: int) -> tuple[Any, ...]:
+    """What a penalty on ``seat`` would change: its cards, whether its hand is open, its
+    violation record."""
+    seen = RULES.view(h.game, SPECTATOR).seats[seat]
+    return h.game.hands[seat].cards, seen.open_hand, h.table.justice.violations[seat]
+
+
+@pytest.mark.parametrize("seats", [3, 4], ids=["3-seats", "4-seats"])
+@pytest.mark.parametrize("victim_first", [False, True], ids=["colluders-first", "victim-first"])
+@pytest.mark.parametrize("penalty", list(GRADED), ids=list(GRADED))
+def test_colluders_cannot_penalise_the_seat_they_report_without_an_arbiter(
+    seats: int, victim_first: bool, penalty: str
+) -> None:
+    """Given every seat but seat 1 colluding (seat 0 reports 其他违规, the rest confirm) and
+    seat 1 rejecting, at a table without an arbiter: the report closes UNRESOLVED, seat 1's
+    hand is neither shown nor discarded from, and its record stays clean."""
+    h = opened(seats=seats)
+    before = hand_and_record(h, 1)
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), GRADED[penalty], "colluding"))
+    case = h.version
+    colluders = list(range(2, seats))
+    order = [1, *colluders] if victim_first else [*colluders, 1]
+    # it closes as soon as a yes and a no are in: the votes still to come cannot change that
+    closing = 1 if victim_first else len(order) - 1
+    for seat in order[:closing]:
+        assert h.act(J.CastVote(seat, case, seat != 1)) == [J.VoteCast(seat, case, seat != 1)]
+    seat = order[closing]
+    facts = h.act(J.CastVote(seat, case, seat != 1))
+    assert facts == [J.VoteCast(seat, case, seat != 1), J.CaseClosed(case, J.CaseStatus.UNRESOLVED)]
+    assert hand_and_record(h, 1) == before and not h.table.paused
+    assert h.table.justice.cases[-1].status is J.CaseStatus.UNRESOLVED
+
+
+@pytest.mark.parametrize("penalty", list(GRADED), ids=list(GRADED))
+def test_the_accused_accepting_alone_does_not_take_an_unchecked_penalty(penalty: str) -> None:
+    """A colluding "accused" would take a forced discard that helps it go out: its yes alone
+    upholds nothing while another voter rejects."""
+    h = opened(seats=3)
+    before = hand_and_record(h, 1)
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), GRADED[penalty], "help me"))
+    case = h.version
+    assert h.act(J.CastVote(1, case, True)) == [J.VoteCast(1, case, True)]
+    facts = h.act(J.CastVote(2, case, False))
+    assert facts[-1] == J.CaseClosed(case, J.CaseStatus.UNRESOLVED)
+    assert hand_and_record(h, 1) == before
+
+
+@pytest.mark.parametrize("seats", [3, 4], ids=["3-seats", "4-seats"])
+def test_at_an_arbitrated_table_the_arbiter_rules_a_disputed_report(seats: int) -> None:
+    """The same collusion at a table with an arbiter: a dispute, the remaining votes are
+    closed, and only the arbiter's ruling decides (an arbitrated table trusts its arbiter)."""
+    h = opened(seats=seats, arbitrated=True)
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.FORFEIT), "colluding"))
+    case = h.version
+    h.act(J.CastVote(2, case, True))
+    assert h.act(J.CastVote(1, case, False)) == [J.VoteCast(1, case, False)]
+    assert h.table.paused and tables.to_act(h.table) == (), "the arbiter is awaited"
+    if seats == 4:
+        with pytest.raises(RuleViolation) as e:
+            h.act(J.CastVote(3, case, True))
+        assert e.value.reason == "VOTE_CLOSED", "seat 3 can no longer change a dispute"
+    assert h.table.outcome is None, "the seats' votes forfeit nobody"
+    facts = h.act(J.Rule(0, case, False))
+    assert facts[-1] == J.CaseClosed(case, J.CaseStatus.REJECTED) and h.table.outcome is None
+
+
+@pytest.mark.parametrize("seats", [3, 4], ids=["3-seats", "4-seats"])
+def test_an_appeal_is_not_decided_by_the_seats_that_reported_or_confirmed(seats: int) -> None:
+    """The arbiter upheld the colluders' report against seat 1 (a forced discard); seat 1's
+    appeal is not theirs to decide: the reporter and every seat that voted to uphold are
+    recused, nobody is left, and the arbiter rules again."""
+    h = opened(seats=seats, arbitrated=True)
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.FORCED_DISCARD, 7), "colluding"))
+    case = h.version
+    for seat in range(2, seats):
+        h.act(J.CastVote(seat, case, True))
+    h.act(J.CastVote(1, case, False))
+    before = h.game
+    h.act(J.Rule(0, case, True))
+    assert len(h.game.hands[1].cards) == 1, "7 of seat 1's 8 cards discarded"
+    h.act(J.Appeal(1, case, "they colluded"))
+    appeal = h.version
+    assert h.table.justice.cases[-1].recused == tuple(s for s in range(seats) if s != 1)
+    assert h.table.paused and tables.to_act(h.table) == (), "no seat may vote on it"
+    for colluder in (0, *range(2, seats)):
+        with pytest.raises(RuleViolation) as e:
+            h.act(J.CastVote(colluder, appeal, False))
+        assert e.value.reason == "NOT_A_VOTER"
+    facts = h.act(J.Rule(0, appeal, True))
+    assert names(facts) == ["ArbiterRuled", "CaseClosed", "PenaltyRevoked"]
+    assert_restored(h, before)
+
+
+def test_an_appeal_nobody_may_decide_closes_unresolved_and_the_penalty_stands() -> None:
+    """Without an arbiter: seat 1's rule violation was reported by seat 0 and confirmed by
+    seat 2, so no seat is left to hear the appeal (维持原处罚决定)."""
+    h = opened(enforcement=E.PLAYERS)
+    _, case = penalised(h)
+    after = h.game
+    facts = h.act(J.Appeal(1, case, "they colluded"))
+    appeal = h.version - 1
+    assert facts == [
+        J.AppealFiled(1, case, "they colluded"),
+        J.CaseClosed(appeal, J.CaseStatus.UNRESOLVED),
+    ]
+    assert h.game == after and not h.table.paused and h.table.justice.violations[1] == 1
+
+
+def test_a_split_appeal_without_an_arbiter_keeps_the_penalty_unresolved() -> None:
+    h = opened(enforcement=E.PLAYERS, seats=4)
+    _, case = penalised(h, accepted=True)
+    after = h.game
+    h.act(J.Appeal(1, case, "no"))
+    appeal = h.version
+    assert h.act(J.CastVote(2, appeal, True)) == [J.VoteCast(2, appeal, True)]
+    facts = h.act(J.CastVote(3, appeal, False))
+    assert facts[-1] == J.CaseClosed(appeal, J.CaseStatus.UNRESOLVED) and h.game == after
+
+
+def test_a_clockless_table_whose_voter_never_votes_moves_on_at_the_case_deadline() -> None:
+    """No turn clock (the default): a case still has its deadline (the table's case limit,
+    recorded at creation); the vote not cast lapses, the 其他违规 report cannot be upheld
+    on the others' word, and the case closes UNRESOLVED."""
+    h = opened(seats=3)
+    assert h.table.time_limit_ms == 0 and h.table.case_time_limit_ms == J.CASE_TIME_LIMIT_MS
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.OPEN_HAND), "stalling"))
+    case = h.version
+    now = datetime(2024, 1, 1, tzinfo=UTC)
+    assert tables.case_deadline(h.table, now) == now + timedelta(milliseconds=J.CASE_TIME_LIMIT_MS)
+    h.act(J.CastVote(2, case, True))
+    assert tables.to_act(h.table) == (1,), "seat 1 stalls"
+    facts = h.timeout()
+    assert facts == [J.CaseTimedOut(case, (1,)), J.CaseClosed(case, J.CaseStatus.UNRESOLVED)]
+    assert not h.table.paused and tables.case_deadline(h.table, now) is None
+    assert not RULES.view(h.game, SPECTATOR).seats[1].open_hand
+    assert tables.to_act(h.table) == (1,), "the game goes on: seat 1's turn"
+
+
+def test_at_an_arbitrated_clockless_table_a_lapsed_vote_sends_the_case_to_the_arbiter() -> None:
+    h = opened(seats=4, arbitrated=True)
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "stalling"))
+    case = h.version
+    h.act(J.CastVote(2, case, True))
+    assert h.timeout() == [J.CaseTimedOut(case, (1, 3))]
+    assert h.table.paused and tables.to_act(h.table) == (), "the arbiter, on the clock again"
+    assert h.table.justice.cases[-1].lapsed == (1, 3)
+    with pytest.raises(RuleViolation) as e:
+        h.act(J.CastVote(3, case, True))
+    assert e.value.reason == "VOTE_CLOSED", "a lapsed vote stays lapsed"
+    assert h.timeout() == [J.CaseTimedOut(case, ()), J.CaseClosed(case, J.CaseStatus.UNRESOLVED)]
+    assert not h.table.paused
+
+
+def test_a_record_made_before_case_deadlines_keeps_no_deadline_without_a_clock() -> None:
+    """GameCreated without case_time_limit_ms (0): as before, no case deadline at a table
+    without a clock."""
+    options = Options(mode=Mode.REGULAR)
+    deck = prepared_deck(options, HANDS[:3], TOP)
+    h = Harness.open(options, 3, E.REJECT, deck, check=conserved)
+    legacy = dataclasses.replace(h.table, case_time_limit_ms=0)  # as such a record evolves
+    h.table = h.rebuilt = legacy
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "old"))
+    assert tables.case_deadline(h.table, datetime.now(UTC)) is None
+    with pytest.raises(RuleViolation) as e:
+        tables.time_out_all(h.table)
+    assert e.value.reason == "NO_TIMER"
+    (created,) = tables.create(RULES, options, 3, "h", "s", deck, case_time_limit_ms=0)
+    assert created.case_time_limit_ms == 0 and tables.evolve(None, created).case_time_limit_ms == 0
+
+
+def test_a_seat_is_refused_after_two_reports_rejected_or_unresolved() -> None:
+    """No stalling through justice: seat 0's reports fail twice (rejected, unresolved); its
+    third is refused, nothing appended; an upheld report does not count, other seats may
+    still report."""
+    h = opened(seats=3)
+    assert h.table.justice.reports_left(0) == J.FAILED_REPORTS_ALLOWED == 2
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "1"))
+    h.act(J.CastVote(1, h.version, True))
+    h.act(J.CastVote(2, h.version - 1, True))
+    assert h.table.justice.cases[-1].status is J.CaseStatus.UPHELD
+    assert h.table.justice.reports_left(0) == 2, "an upheld report costs nothing"
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "2"))
+    h.act(J.CastVote(1, h.version, False))
+    h.act(J.CastVote(2, h.version - 1, False))
+    assert h.table.justice.cases[-1].status is J.CaseStatus.REJECTED
+    h.act(J.Report(0, 2, K.OTHER, (h.version,), J.Penalty(P.WARNING), "3"))
+    h.act(J.CastVote(1, h.version, True))
+    h.act(J.CastVote(2, h.version - 1, False))
+    assert h.table.justice.cases[-1].status is J.CaseStatus.UNRESOLVED
+    assert h.table.justice.reports_left(0) == 0
+    version = h.version
+    with pytest.raises(RuleViolation) as e:
+        h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "4"))
+    assert e.value.reason == "REPORT_LIMIT" and h.version == version
+    h.act(J.Report(2, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "another seat"))
+    assert h.table.paused
+
+
+# --- the same in 川南字牌 (WARNING and, with an arbiter, FORFEIT: it has no PenaltyRules) ---------
+
+
+def zipai_table(seats: int, arbitrated: bool = False) -> tables.Table:
+    from domain.zipai import RULES as ZIPAI
+    from domain.zipai import Options as ZipaiOptions
+
+    (created,) = tables.create(ZIPAI, ZipaiOptions(), seats, "h", "s", arbitrated=arbitrated)
+    table = tables.evolve(None, created)
+    for seat in range(seats):
+        table = fold(table, tables.take_seat(table, seat, f"p{seat}", f"h{seat}", f"c{seat}"))
+    return fold(table, tables.start(table))
+
+
+def fold(table: tables.Table, facts: list[Any]) -> tables.Table:
+    for fact in facts:
+        table = tables.evolve(table, fact)
+    return table
+
+
+def zipai_act(table: tables.Table, command: Any) -> tuple[tables.Table, list[Any]]:
+    facts = tables.act(table, command)
+    return fold(table, facts), facts
+
+
+@pytest.mark.parametrize("seats", [3, 4], ids=["3-seats", "4-seats"])
+def test_zipai_colluders_cannot_warn_or_forfeit_the_seat_they_report(seats: int) -> None:
+    t = zipai_table(seats)
+    with pytest.raises(RuleViolation) as e:
+        tables.act(t, J.Report(0, 1, K.OTHER, (t.version,), J.Penalty(P.OPEN_HAND), ""))
+    assert e.value.reason == "PENALTY_NOT_SUPPORTED", "川南字牌 takes WARNING or FORFEIT only"
+    t, _ = zipai_act(t, J.Report(0, 1, K.OTHER, (t.version,), J.Penalty(P.WARNING), ""))
+    case = t.version
+    for seat in range(2, seats):
+        t, _ = zipai_act(t, J.CastVote(seat, case, True))
+    t, facts = zipai_act(t, J.CastVote(1, case, False))
+    assert facts[-1] == J.CaseClosed(case, J.CaseStatus.UNRESOLVED)
+    assert t.justice.violations[1] == 0 and t.justice.warnings[1] == 0 and not t.paused
+
+    t = zipai_table(seats, arbitrated=True)
+    t, _ = zipai_act(t, J.Report(0, 1, K.OTHER, (t.version,), J.Penalty(P.FORFEIT), ""))
+    case = t.version
+    for seat in range(2, seats):
+        t, _ = zipai_act(t, J.CastVote(seat, case, True))
+    t, facts = zipai_act(t, J.CastVote(1, case, False))
+    assert facts == [J.VoteCast(1, case, False)] and t.outcome is None
+    assert t.paused and tables.to_act(t) == (), "the arbiter rules"
+
+
+def test_zipai_a_clockless_case_times_out_and_a_seat_is_limited_to_two_failed_reports() -> None:
+    t = zipai_table(3)
+    for note in ("1", "2"):
+        t, _ = zipai_act(t, J.Report(0, 1, K.OTHER, (t.version,), J.Penalty(P.WARNING), note))
+        case = t.version
+        t, _ = zipai_act(t, J.CastVote(2, case, True))
+        facts = tables.time_out_all(t)  # seat 1 never votes
+        assert facts == [J.CaseTimedOut(case, (1,)), J.CaseClosed(case, J.CaseStatus.UNRESOLVED)]
+        t = fold(t, facts)
+    with pytest.raises(RuleViolation) as e:
+        tables.act(t, J.Report(0, 1, K.OTHER, (t.version,), J.Penalty(P.WARNING), "3"))
+    assert e.value.reason == "REPORT_LIMIT"

@@ -15,7 +15,7 @@ from domain.huaniao.cards import I_BIRD
 from domain.huaniao.events import Dealt, LeaderChosen
 from domain.huaniao.options import LeaderTie, Mode
 from domain.huaniao.options import Options as HuaniaoOptions
-from domain.match import Advance, HandEnded, HandOpened, MatchCreated, SeatReady, Standing
+from domain.match import Advance, HandEnded, HandOpened, MatchCreated, Standing
 from domain.registry import register, rules_for
 from domain.table import records
 from domain.zipai.options import DealerRule, FirstDealer, ScoringProfile
@@ -109,6 +109,8 @@ def _finished_hand(state: match.Match, deck: tuple[int, ...]) -> tables.Table:
     table = tables.evolve(None, created[0])
     for seat in range(3):
         table = tables.evolve(table, tables.take_seat(table, seat, "", f"t{seat}")[0])
+    for seat in table.awaited_commitments:  # a later hand: its seats commit (here to nothing)
+        table = tables.evolve(table, tables.commit(table, seat, "")[0])
     for fact in tables.start(table):
         table = tables.evolve(table, fact)
     while table.phase is tables.Phase.PLAYING:
@@ -163,40 +165,34 @@ def test_auto_deals_the_next_hand_as_soon_as_one_ends() -> None:
     assert match.open_hand(state) == [HandOpened(2, match.hand_id(MID, 2))]
 
 
-def test_ready_waits_for_every_seat() -> None:
-    base = [*opened(3, advance=Advance.READY), ended(1, (0,), (2, -1, -1))]
-    state = given(*base, SeatReady(0, 2, "a"), SeatReady(2, 2, "c"))
-    assert not match.next_due(state)
+def test_a_ready_match_opens_the_next_hand_as_soon_as_one_ends_too() -> None:
+    """The next hand's commitment must be public before any seat's entropy for it exists,
+    so it opens at once in either mode; READY waits for the seats' commitments on it."""
+    running = given(*opened(3, advance=Advance.READY))
+    assert not match.next_due(running)
     with pytest.raises(RuleViolation) as e:
-        match.open_hand(state)
-    assert e.value.reason == "NEXT_HAND_NOT_DUE" and "seat(s) 1" in e.value.message
-    assert match.ready(state, 1, "b") == [SeatReady(1, 2, "b")]
-    assert match.next_due(
-        given(*base, SeatReady(0, 2, "a"), SeatReady(2, 2, "c"), SeatReady(1, 2, "b"))
-    )
+        match.open_hand(running)
+    assert e.value.reason == "NEXT_HAND_NOT_DUE"
+    state = given(*opened(3, advance=Advance.READY), ended(1, (0,), (2, -1, -1)))
+    assert match.open_hand(state) == [HandOpened(2, match.hand_id(MID, 2))]
 
 
-def test_a_seat_may_say_ready_during_the_hand_and_saying_it_twice_changes_nothing() -> None:
-    state = given(*opened(3, advance=Advance.READY))
-    assert match.ready(state, 1, "x") == [SeatReady(1, 2, "x")]
-    assert match.ready(given(*opened(3, advance=Advance.READY), SeatReady(1, 2, "x")), 1, "y") == []
-
-
-def test_in_auto_a_ready_after_the_hand_ended_is_too_late_for_the_deal() -> None:
+def test_a_ready_carries_a_commitment_never_a_plain_contribution() -> None:
     state = given(*opened(3), ended(1, (0,), (2, -1, -1)))
     with pytest.raises(RuleViolation) as e:
-        match.ready(state, 1, "late")
-    assert e.value.reason == "NEXT_HAND_DEALING"
+        match.check_ready(state, 1, "public-before-the-commitment")
+    assert e.value.reason == "CONTRIBUTION_NOT_COMMITTED"
+    match.check_ready(state, 1)  # a commitment (checked by the hand's table) or nothing
 
 
 def test_no_ready_after_the_last_hand() -> None:
     state = given(*opened(1))
     with pytest.raises(RuleViolation) as e:
-        match.ready(state, 0)
+        match.check_ready(state, 0)
     assert e.value.reason == "MATCH_OVER"
 
 
-def test_the_next_hand_keeps_seats_tokens_arbiter_settings_and_takes_the_readies() -> None:
+def test_the_next_hand_keeps_seats_tokens_arbiter_settings_and_draws_fresh_reveals() -> None:
     played = matchplay.play_match(
         "zipai", ZipaiOptions(), 3, seed=5, hands=2, advance=Advance.READY
     )
@@ -204,7 +200,8 @@ def test_the_next_hand_keeps_seats_tokens_arbiter_settings_and_takes_the_readies
     assert second.hand == 2 and second.match_id == played.match.match_id
     assert [s.token_hash for s in second.seats] == [s.token_hash for s in first.seats]  # type: ignore[union-attr]
     assert [s.player_name for s in second.seats] == ["p0", "p1", "p2"]  # type: ignore[union-attr]
-    assert [s.contribution for s in second.seats] == ["r0-1", "r1-1", "r2-1"]  # type: ignore[union-attr]
+    # committed and revealed on hand 2's own stream, after its commitment (matchplay.draw_hand)
+    assert [s.contribution for s in second.seats] == ["r0-2", "r1-2", "r2-2"]  # type: ignore[union-attr]
     assert second.arbiter_token_hash == first.arbiter_token_hash
     assert second.secret != first.secret and second.commitment != first.commitment
 

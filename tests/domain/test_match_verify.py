@@ -146,6 +146,7 @@ def _forged_second_hand(
     hand = matchplay.HandRecorder("forged-secret", game_id=match.hand_id(mid, 2), key=key)
     for cause, facts in match.next_hand(before, edit(first), hand.secret):
         hand.append(facts, cause)
+    matchplay.draw_hand(hand, {seat: f"forged{seat}" for seat in range(3)})
     matchplay.play_hand(hand, random.Random(1))
     hands = played.exported()
     hands[match.hand_id(mid, 2)] = hand.records
@@ -190,23 +191,43 @@ def test_a_hand_dealt_by_the_wrong_dealer_is_caught(played: matchplay.PlayedMatc
         check(played, hands=_forged_second_hand(played, other_result))
 
 
-def test_contributions_other_than_the_seats_readies_are_caught(
-    played: matchplay.PlayedMatch,
-) -> None:
+def test_a_contribution_in_the_match_record_is_refused(played: matchplay.PlayedMatch) -> None:
+    """The older form: a seat's ready contribution public in the match (SeatReady) before
+    the hand it feeds had a commitment. A server could choose that hand's secret after
+    seeing it, so a record holding one never verifies."""
     mid = played.match.match_id
     facts = [r.fact for r in played.match.records]
-    ready = next(i for i, f in enumerate(facts) if f["type"] == "SeatReady")
-    facts[ready] = {"type": "SeatReady", "data": {**facts[ready]["data"], "contribution": "zz"}}
-    with pytest.raises(AuditFailure, match="did not open as the match says"):
+    ended = next(i for i, f in enumerate(facts) if f["type"] == "HandEnded")
+    ready = {"type": "SeatReady", "data": {"seat": 0, "hand": 2, "contribution": "zz"}}
+    facts.insert(ended + 1, ready)
+    with pytest.raises(AuditFailure, match="before that hand's commitment"):
         check(played, records=rechained(mid, facts))
 
 
-def test_a_hand_opened_before_every_seat_was_ready_is_caught(
-    played: matchplay.PlayedMatch,
-) -> None:
+def test_a_later_hand_seated_with_its_entropy_is_refused(played: matchplay.PlayedMatch) -> None:
+    """A hand 2 whose seats carry contributions in their SeatTaken (the at-once form): the
+    seats' inputs were in before, or with, the hand's commitment. Refused by the table's
+    own rule, re-decided in verify."""
+    from domain import table as tables
+
     mid = played.match.match_id
-    facts = [r.fact for r in played.match.records]
-    ready = next(i for i, f in enumerate(facts) if f["type"] == "SeatReady")
-    del facts[ready]
-    with pytest.raises(AuditFailure, match="refuses HandOpened"):
-        check(played, records=rechained(mid, facts))
+    first = played.hands[match.hand_id(mid, 1)].table
+    before = None
+    for r in played.match.records:
+        fact = match.decode_fact(r.fact)
+        if isinstance(fact, match.HandOpened) and fact.hand == 2:
+            break
+        before = match.evolve(before, fact)
+    assert before is not None
+    hand = matchplay.HandRecorder("early-secret", game_id=match.hand_id(mid, 2))
+    (create, (created,)), *_ = match.next_hand(before, first, hand.secret)
+    hand.append([created], create)
+    for seat in range(3):  # as the old server wrote it: the contribution with the seat
+        taken = tables.SeatTaken(seat, f"p{seat}", "", f"early{seat}")
+        hand.append([taken], tables.cause("join", seat))
+    hand.append(tables.start(hand.table), tables.cause("start"))
+    matchplay.play_hand(hand, random.Random(1))
+    hands = played.exported()
+    hands[match.hand_id(mid, 2)] = hand.records
+    with pytest.raises(AuditFailure, match="hand 2 .*CONTRIBUTION_TOO_EARLY|did not open"):
+        check(played, hands=hands)

@@ -72,9 +72,17 @@ MATRIX: dict[str, dict[str, Any]] = {
     "GetHistory": READ,
     "Watch": READ,
     "Replay": READ,
-    "ReadyNextHand": {  # a seat of the match (at an AUTO table, during the hand: for the next)
-        "none": PD, "empty": PD, "forged": PD, "seat0": OK, "seat1": OK, "seat2": OK,
-        "seat3": OK, "arbiter": PD, "other_seat": PD, "other_arbiter": PD,
+    # a seat of the match; during hand 1 the next hand is not open yet (NEXT_HAND_NOT_OPEN):
+    # a refusal past authorisation
+    "ReadyNextHand": {
+        "none": PD, "empty": PD, "forged": PD, "seat0": FP, "seat1": FP, "seat2": FP,
+        "seat3": FP, "arbiter": PD, "other_seat": PD, "other_arbiter": PD,
+    },
+    # a seat of a table drawing a deal from seated seats; at a table playing, nothing to
+    # commit to (NOTHING_TO_COMMIT): a refusal past authorisation
+    "CommitContribution": {
+        "none": PD, "empty": PD, "forged": PD, "seat0": FP, "seat1": FP, "seat2": FP,
+        "seat3": FP, "arbiter": PD, "other_seat": PD, "other_arbiter": PD,
     },
     "GetMatch": READ,  # a match is public; a bad token is still refused
     "GetSigningKey": dict.fromkeys(ROLES, OK),  # the public key is public; tokens are ignored
@@ -164,8 +172,11 @@ def call(stub: pb_grpc.TableServiceStub, rpc: str, game: Game, token: str | None
     if rpc == "Replay":
         return list(stub.Replay(pb.ReplayRequest(game_id=gid, to_version=3), metadata=md))
     if rpc == "ReadyNextHand":
-        request = pb.ReadyNextHandRequest(game_id=gid, contribution="c")
+        request = pb.ReadyNextHandRequest(game_id=gid, commitment="c" * 64)
         return stub.ReadyNextHand(request, metadata=md).match
+    if rpc == "CommitContribution":
+        request = pb.CommitContributionRequest(game_id=gid, commitment="c" * 64)
+        return stub.CommitContribution(request, metadata=md)
     if rpc == "GetMatch":
         match_id = client.as_viewer(gid).view().match.match_id
         return stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=md)

@@ -17,6 +17,7 @@ from domain import table as tables
 from domain.engine import ARBITER, MalformedCommand, RuleViolation, Viewer
 from domain.huaniao.options import Mode
 from domain.huaniao.options import Options as HuaniaoOptions
+from domain.table import deal
 from domain.table import records as records_
 from domain.verify import MatchRecord, Record, verify_match
 from domain.zipai.options import DealerRule, ScoringProfile
@@ -55,10 +56,28 @@ async def current_hand(server: TableServer, match_id: str) -> str:
     return state.current.game_id
 
 
+async def draw(
+    server: TableServer, game_id: str, tokens: dict[int, str], seats: Any = None
+) -> None:
+    """A later hand's draw as the clients make it: ``seats`` (every seat by default) commit
+    with ReadyNextHand, then reveal; the server deals once every input is in."""
+    chosen = sorted(tokens) if seats is None else seats
+    for seat in chosen:
+        viewer = await server.authenticate(game_id, tokens[seat])
+        commitment = deal.contribution_commitment(f"{game_id}-{seat}")
+        await server.ready_next_hand(game_id, viewer, commitment=commitment)
+    for seat in chosen:
+        viewer = await server.authenticate(game_id, tokens[seat])
+        await server.reveal(game_id, viewer, f"{game_id}-{seat}")
+
+
 async def play_hand(
     server: TableServer, game_id: str, tokens: dict[int, str], rng: random.Random, stop: int = 0
 ) -> None:
-    """Eager random moves through the use cases until the hand ends (or ``stop`` moves)."""
+    """Eager random moves through the use cases until the hand ends (or ``stop`` moves); a
+    later hand not yet drawn is drawn first."""
+    if (await server.snapshot(game_id, ARBITER, None)).table.phase is tables.Phase.WAITING:
+        await draw(server, game_id, tokens)
     moves = 0
     while True:
         table = (await server.snapshot(game_id, ARBITER, None)).table
@@ -74,7 +93,7 @@ async def play_hand(
 async def play_match(
     server: TableServer, match_id: str, tokens: dict[int, str], rng: random.Random
 ) -> list[tables.Table]:
-    """Every hand to the end (the server deals each next hand by itself)."""
+    """Every hand to the end (the server opens each next hand by itself; the seats draw it)."""
     while not (await server.match_record(match_id))[0].finished:
         await play_hand(server, await current_hand(server, match_id), tokens, rng)
     state, _facts = await server.match_record(match_id)
@@ -135,6 +154,9 @@ def test_a_four_hand_zipai_match_passes_the_deal_by_its_rule(
 
 
 def test_a_ready_match_deals_the_next_hand_once_every_seat_is_ready(tmp_path: Path) -> None:
+    """The next hand opens (its commitment public) as soon as a hand ends; it is dealt once
+    every seat has committed (ReadyNextHand) and revealed. A plain contribution is refused."""
+
     async def scenario() -> None:
         server = TableServer(sqlite(tmp_path / "m.sqlite"), sealer=SEALER)
         options = HuaniaoOptions(mode=Mode.BASIC)
@@ -151,13 +173,28 @@ def test_a_ready_match_deals_the_next_hand_once_every_seat_is_ready(tmp_path: Pa
                 with pytest.raises(RuleViolation):
                     await server.ready_next_hand(game_id, Viewer.of_seat(0))
                 break
-            assert len(state.hands) == hand and not matches.next_due(state)
+            assert len(state.hands) == hand + 1 and not matches.next_due(state), "opened at once"
+            opened = state.hands[-1].game_id
+            with pytest.raises(RuleViolation) as refused:
+                await server.ready_next_hand(game_id, Viewer.of_seat(0), "public-too-early")
+            assert refused.value.reason == "CONTRIBUTION_NOT_COMMITTED"
             for seat in (2, 0):
-                after = await server.ready_next_hand(game_id, Viewer.of_seat(seat), f"c{seat}")
-                assert len(after.hands) == hand, "dealt before every seat was ready"
-            after = await server.ready_next_hand(first, Viewer.of_seat(1), "c1")  # any hand's id
-            assert len(after.hands) == hand + 1
-            dealt = (await server.snapshot(after.hands[-1].game_id, ARBITER, None)).table
+                after = await server.ready_next_hand(
+                    game_id,
+                    Viewer.of_seat(seat),
+                    commitment=deal.contribution_commitment(f"c{seat}"),
+                )
+                assert after.ready_seats() == (0, 2) if seat == 0 else (2,)
+            with pytest.raises(RuleViolation) as refused:
+                await server.reveal(opened, Viewer.of_seat(0), "c0")
+            assert refused.value.reason == "REVEAL_TOO_EARLY", "a reveal before every commitment"
+            waiting = (await server.snapshot(opened, ARBITER, None)).table
+            assert waiting.phase is tables.Phase.WAITING, "dealt before every seat was ready"
+            commitment = deal.contribution_commitment("c1")
+            await server.ready_next_hand(first, Viewer.of_seat(1), commitment=commitment)  # any id
+            for seat in (1, 2, 0):
+                await server.reveal(opened, Viewer.of_seat(seat), f"c{seat}")
+            dealt = (await server.snapshot(opened, ARBITER, None)).table
             assert [s.contribution for s in dealt.seats] == ["c0", "c1", "c2"]  # type: ignore[union-attr]
             assert dealt.phase is tables.Phase.PLAYING
         await verified(server, match_id)

@@ -360,7 +360,11 @@ def test_a_shard_url_may_list_hosts_like_libpq() -> None:
         "POSTGRES_DBNAME": "games",
         "POSTGRES_TARGET_SESSION_ATTRS": "read-write",
     }
-    assert second == {"POSTGRES_HOST": "h1,::1", "POSTGRES_PORT": "5432,6000", "POSTGRES_DBNAME": "other"}
+    assert second == {
+        "POSTGRES_HOST": "h1,::1",
+        "POSTGRES_PORT": "5432,6000",
+        "POSTGRES_DBNAME": "other",
+    }
     assert third == {"POSTGRES_SCHEMA": "s9"}
     with pytest.raises(ValueError):
         parse_shards("postgresql://h1:x/db")
@@ -374,6 +378,9 @@ async def play_out_match(server: TableServer, match_id: str) -> None:
             return
         assert state.current is not None
         game_id = state.current.game_id
+        table = (await server.snapshot(game_id, Viewer.of_seat(0), None)).table
+        for seat in table.awaited_commitments:  # a later hand: its seats commit (to nothing)
+            await server.commit_contribution(game_id, Viewer.of_seat(seat), "")
         while (await server.snapshot(game_id, Viewer.of_seat(0), None)).table.outcome is None:
             viewer, command, version = await next_move(server, game_id)
             await server.play(game_id, viewer, version, command)

@@ -1,14 +1,18 @@
 """A long game written straight into a SQLite store, for the stream memory tests.
 
 A 4-seat arbitrated 花鸟风月 table plays random legal moves, and whenever a move would end
-the game a seat reports another (其他违规, a warning) and the arbiter settles the case with
-重新洗牌发牌 instead, so one game's history grows as long as wanted.
+the game a seat reports another (其他违规, a warning), the seats' votes leave it disputed
+and the arbiter settles the case with 重新洗牌发牌 instead (drawn through its commit–reveal:
+here every seat commits to nothing), so one game's history grows as long as wanted. The
+table is written as a record from before the redeal cap (``max_redeals=None``): the cap is
+not what these memory tests are about.
 The facts are decided by the domain and saved a few hundred per transaction: 10,000 events
 take a few seconds.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import secrets
 import uuid
@@ -40,6 +44,7 @@ def write_long_game(data_dir: Path, events: int, seed: int = 1) -> tuple[str, st
         rules_for("huaniao"), Options(mode=Mode.BASIC), 4, token_hash(arbiter),
         deal.secret_from_seed(seed), (), J.Enforcement.REJECT, 0, arbitrated=True,
     )
+    created = dataclasses.replace(created, max_redeals=None)  # an older, uncapped record
     agg = GameAggregate.open(uuid.uuid4(), created, tables.cause("create"))
     for s in range(4):
         _record(agg, tables.take_seat(agg.table, s, f"p{s}", token_hash(f"t{s}"), ""),
@@ -55,11 +60,8 @@ def write_long_game(data_dir: Path, events: int, seed: int = 1) -> tuple[str, st
         trial = agg.fork()
         _record(trial, facts, None)
         if trial.table.phase is tables.Phase.FINISHED:  # keep the game going: redeal
-            warning = J.Penalty(J.PenaltyKind.WARNING, 0)
-            report = J.Report(0, 1, J.ViolationKind.OTHER, (agg.version,), warning, "")
-            _record(agg, tables.act(agg.table, report, None), tables.cause("play", 0, report))
-            command, seat = J.Redeal(seat=0), None
-            facts = tables.act(agg.table, command, None)
+            _redeal(agg, rng)
+            continue
         _record(agg, facts, tables.cause("play", seat, command))
         if len(agg.pending_events) >= 500:
             app.save(agg)
@@ -67,6 +69,24 @@ def write_long_game(data_dir: Path, events: int, seed: int = 1) -> tuple[str, st
     app.snapshot(agg)
     app.close()
     return str(agg.id), arbiter
+
+
+def _redeal(agg: GameAggregate, rng: random.Random) -> None:
+    """A disputed report, the arbiter's 重新洗牌发牌 and its draw (every seat commits to
+    nothing, so the server's fresh secret alone deals it)."""
+    warning = J.Penalty(J.PenaltyKind.WARNING, 0)
+    report = J.Report(0, 1, J.ViolationKind.OTHER, (agg.version,), warning, "")
+    _record(agg, tables.act(agg.table, report, None), tables.cause("play", 0, report))
+    case = agg.version
+    for seat, uphold in ((2, True), (1, False)):  # a dispute the votes cannot settle
+        vote = J.CastVote(seat, case, uphold)
+        _record(agg, tables.act(agg.table, vote, None), tables.cause("play", seat, vote))
+    redeal = J.Redeal(seat=0)
+    secret = f"{rng.getrandbits(256):064x}"
+    _record(agg, tables.act(agg.table, redeal, None, secret), tables.cause("play", None, redeal))
+    for seat in range(4):
+        _record(agg, tables.commit(agg.table, seat, ""), tables.cause("commit", seat))
+    _record(agg, tables.start(agg.table), tables.cause("start"))  # as the server deals it
 
 
 def _record(agg: GameAggregate, facts: list[object], cause: dict[str, object] | None) -> None:

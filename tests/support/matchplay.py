@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from domain import match
 from domain import table as tables
 from domain.registry import rules_for
-from domain.table import records
+from domain.table import deal, records
 from domain.verify import MatchRecord, Record
 
 KEY = Ed25519PrivateKey.generate()
@@ -145,6 +145,29 @@ def first_hand(
     return hand
 
 
+def draw_hand(
+    hand: HandRecorder, contributions: dict[int, str], revealing: tuple[int, ...] | None = None
+) -> None:
+    """A later hand (or a redeal) drawn as the server and its clients draw it: each seat in
+    ``contributions`` commits to its value, those in ``revealing`` (every committed seat by
+    default) reveal once every commitment is in, and the windows close on the others (the
+    hand's window is 0 ms here, so the start that closes them is always in time)."""
+    for seat, value in contributions.items():
+        commitment = deal.contribution_commitment(value)
+        hand.append(tables.commit(hand.table, seat, commitment), tables.cause("commit", seat))
+    while hand.table.drawing:
+        table = hand.table
+        if not table.awaited_commitments:
+            for seat in table.pending_reveals:
+                if revealing is None or seat in revealing:
+                    facts = tables.reveal(table, seat, contributions[seat])
+                    hand.append(facts, tables.cause("reveal", seat))
+                    table = hand.table
+        closed = bool(table.awaited_commitments or table.pending_reveals)
+        cause = {**tables.cause("start"), **({"reveals_closed": True} if closed else {})}
+        hand.append(tables.start(table, closed), cause)
+
+
 def play_match(
     kind: str,
     options: Any,
@@ -155,8 +178,9 @@ def play_match(
     advance: match.Advance = match.Advance.AUTO,
     join_order: list[int] | None = None,
 ) -> PlayedMatch:
-    """A whole match, as the server plays it: after each hand its end, the seats' readies
-    (READY mode) and the next hand through ``match.next_hand``."""
+    """A whole match, as the server plays it: after each hand its end, then the next hand
+    opened through ``match.next_hand`` (its commitment, its seats) and drawn: every seat
+    commits, then reveals, then it is dealt (``draw_hand``)."""
     rng = random.Random(seed)
     match_id = str(uuid.UUID(int=rng.getrandbits(128)))
     recorder = MatchRecorder(match_id)
@@ -169,14 +193,13 @@ def play_match(
         recorder.append(match.end_hand(recorder.state, hand.table, hand.head))
         if recorder.state.finished:
             return PlayedMatch(seed, recorder, played)
-        if advance is match.Advance.READY:
-            for seat in rng.sample(range(seats), seats):
-                recorder.append(match.ready(recorder.state, seat, f"r{seat}-{len(played)}"))
         n = recorder.state.next_number
         hand = HandRecorder(f"secret-{seed}-{n}", game_id=match.hand_id(match_id, n))
         for cause, facts in match.next_hand(recorder.state, hand_table(played), hand.secret):
             hand.append(facts, cause)
         recorder.append(match.open_hand(recorder.state))
+        order = rng.sample(range(seats), seats)
+        draw_hand(hand, {seat: f"r{seat}-{n}" for seat in order})
         played[match.hand_id(match_id, n)] = hand
 
 

@@ -120,6 +120,31 @@ class SeatClient {
     );
   }
 
+  /**
+   * Commit to a fresh contribution (16 random bytes as hex) to the deal being drawn at this
+   * table: a match's later hand, or a 重新洗牌发牌. `reveal()` sends it once every seat has
+   * committed; the server deals once every input is in.
+   */
+  async commitContribution() {
+    this.contribution = crypto.randomBytes(16).toString('hex');
+    const commitment = contributionCommitment(this.contribution);
+    return unary(
+      this.stub, 'CommitContribution', { game_id: this.gameId, commitment }, this.metadata(),
+    );
+  }
+
+  /**
+   * Ready for the match's next hand (open once this hand has ended, its commitment public):
+   * commit to a fresh contribution on it and move this client to it. Then `reveal()`.
+   */
+  async readyNextHand() {
+    this.contribution = crypto.randomBytes(16).toString('hex');
+    const request = { game_id: this.gameId, commitment: contributionCommitment(this.contribution) };
+    const reply = await unary(this.stub, 'ReadyNextHand', request, this.metadata());
+    if (reply.match && reply.match.current_game_id) this.gameId = reply.match.current_game_id;
+    return reply.match;
+  }
+
   /** Deal: every committed seat must have revealed, or the reveal window must have closed. */
   async start() {
     const reply = await unary(this.stub, 'StartGame', { game_id: this.gameId }, this.metadata());
@@ -267,6 +292,17 @@ class Watcher {
   }
 }
 
+/**
+ * A match's next hand drawn by a process that plays every seat: each commits (ReadyNextHand),
+ * then each reveals; the server deals it. Resolves with the match.
+ */
+async function drawNextHand(seats) {
+  let match = null;
+  for (const seat of seats) match = await seat.readyNextHand();
+  for (const seat of seats) await seat.reveal();
+  return match;
+}
+
 /** Every seat reveals, then the first starts (a process that plays every seat). */
 async function revealAndStart(seats) {
   for (const seat of seats) await seat.reveal();
@@ -275,4 +311,5 @@ async function revealAndStart(seats) {
 
 module.exports = {
   TableClient, SeatClient, Watcher, TOKEN_HEADER, CHANNEL_OPTIONS, unary, sleep, revealAndStart,
+  drawNextHand,
 };

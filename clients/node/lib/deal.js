@@ -114,9 +114,12 @@ const ascending = (cards) => [...cards].sort((a, b) => a - b);
  * Returns a summary; throws an Error naming the first problem.
  */
 function checkExport(text) {
-  const records = text.split('\n').filter((line) => line.trim())
-    .map((line) => JSON.parse(line))
-    .filter((r) => r && r.fact && typeof r.fact.type === 'string');
+  return checkRecords(text.split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line)));
+}
+
+/** `checkExport` on records already read (objects with a `fact`), e.g. by lib/verify.js. */
+function checkRecords(lines) {
+  const records = lines.filter((r) => r && r.fact && typeof r.fact.type === 'string');
   const of = (type) => records.filter((r) => r.fact.type === type).map((r) => r.fact.data);
   const [created] = of('GameCreated');
   if (!created) throw new Error('no GameCreated: not a complete export');
@@ -128,39 +131,62 @@ function checkExport(text) {
     throw new Error('the revealed secret does not match the published commitment');
   }
 
+  // Each draw's inputs, in record order: the hand's seats (a match's later hand seats them
+  // first and they commit after: SeatCommitted), then each redeal's fresh ones (RedealOpened).
+  const fresh = () => ({ commitment: '', revealed: null, withheld: false });
   const seats = Array.from({ length: created.seat_count }, () => null);
-  for (const s of of('SeatTaken')) {
-    const early = s.contribution || ''; // the older form: committed and revealed at once
-    seats[s.seat] = {
-      commitment: s.commitment || (early ? contributionCommitment(early) : ''),
-      revealed: early || null,
-      withheld: false,
-    };
-  }
-  for (const r of of('ContributionRevealed')) {
-    const seat = seats[r.seat];
-    if (!seat || contributionCommitment(r.contribution) !== seat.commitment) {
-      throw new Error(`seat ${r.seat}'s reveal does not match its commitment`);
+  let inputs = seats;
+  let key = null;
+  let decks = 0;
+  const keyOf = (drawSecret) =>
+    tableKey(drawSecret, inputs.map((s) => (s ? entry(s.commitment, s.revealed, s.withheld) : 'n')));
+  let redeal = null;
+  for (const { fact: { type, data } } of records) {
+    if (type === 'SeatTaken') {
+      const early = data.contribution || ''; // the older form: committed and revealed at once
+      if (early && created.hand >= 2) throw new Error(`hand ${created.hand} seated with entropy`);
+      seats[data.seat] = {
+        commitment: data.commitment || (early ? contributionCommitment(early) : ''),
+        revealed: early || null,
+        withheld: false,
+      };
+    } else if (type === 'SeatCommitted') {
+      inputs[data.seat].commitment = data.commitment;
+    } else if (type === 'ContributionRevealed') {
+      const seat = inputs[data.seat];
+      if (!seat || contributionCommitment(data.contribution) !== seat.commitment) {
+        throw new Error(`seat ${data.seat}'s reveal does not match its commitment`);
+      }
+      seat.revealed = data.contribution;
+    } else if (type === 'RevealWithheld') {
+      inputs[data.seat].withheld = true;
+    } else if (type === 'GameStarted') {
+      key = keyOf(secret);
+      const first = prepared.length ? prepared : deckForRound(key, ascending(data.deck), 0);
+      if (!sameCards(data.deck, first)) throw new Error('the first deck is not the derived one');
+      if (data.seed !== seedForRound(key, 0)) throw new Error('the game seed is not the derived one');
+      decks += 1;
+    } else if (type === 'RedealOpened') {
+      if (commitment(data.secret, '', []) !== data.commitment) {
+        throw new Error(`redeal ${data.round}'s secret does not match its commitment`);
+      }
+      redeal = data;
+      inputs = seats.map(() => fresh());
+    } else if (type === 'GameRedealt') {
+      if (!redeal || redeal.round !== data.round) throw new Error(`redeal ${data.round} was never opened`);
+      const redealKey = keyOf(redeal.secret); // the redeal's fresh secret and fresh entries
+      if (!sameCards(data.deck, deckForRound(redealKey, ascending(data.deck), data.round))) {
+        throw new Error(`the deck of redeal ${data.round} is not the derived one`);
+      }
+      if (data.seed !== seedForRound(redealKey, data.round)) {
+        throw new Error(`redeal ${data.round}'s seed differs`);
+      }
+      inputs = seats;
+      redeal = null;
+      decks += 1;
     }
-    seat.revealed = r.contribution;
   }
-  for (const w of of('RevealWithheld')) seats[w.seat].withheld = true;
-  const entries = seats.map((s) => (s ? entry(s.commitment, s.revealed, s.withheld) : 'n'));
-  const key = tableKey(secret, entries);
-
-  const [started] = of('GameStarted');
-  if (!started) throw new Error('the game was never dealt');
-  const first = prepared.length ? prepared : deckForRound(key, ascending(started.deck), 0);
-  if (!sameCards(started.deck, first)) throw new Error('the first deck is not the derived one');
-  if (started.seed !== seedForRound(key, 0)) throw new Error('the game seed is not the derived one');
-  let decks = 1;
-  for (const r of of('GameRedealt')) {
-    if (!sameCards(r.deck, deckForRound(key, ascending(r.deck), r.round))) {
-      throw new Error(`the deck of redeal ${r.round} is not the derived one`);
-    }
-    if (r.seed !== seedForRound(key, r.round)) throw new Error(`redeal ${r.round}'s seed differs`);
-    decks += 1;
-  }
+  if (key === null) throw new Error('the game was never dealt');
   for (const p of of('PenaltyRevoked')) {
     if (!p.deck || p.deck.length === 0) continue;
     if (!sameCards(p.deck, reshuffleUnseen(key, p.deck, `revoke-${p.case_id}`))) {
@@ -192,4 +218,5 @@ module.exports = {
   seedForRound,
   reshuffleUnseen,
   checkExport,
+  checkRecords,
 };

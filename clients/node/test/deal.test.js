@@ -80,3 +80,29 @@ test('a tampered export fails the check', () => {
   const fresh = records.filter((r) => r.type !== 'RevealWithheld'); // a re-roll instead
   assert.throws(() => deal.checkExport(text(fresh)), /first deck/);
 });
+
+function drawVectors() {
+  const doc = fs.readFileSync(path.join(__dirname, '..', '..', '..', 'docs', 'api.md'), 'utf8');
+  const found = doc.match(/<!-- draw-test-vectors -->\n```json\n([\s\S]*?)\n```/);
+  assert.ok(found, 'docs/api.md lost its draw test vectors');
+  return JSON.parse(found[1]);
+}
+
+test("a match's later hand and a redeal (Every hand, every redeal)", () => {
+  const { later_hand: hand, redeal } = drawVectors();
+  const c = deal.contributionCommitment;
+  assert.equal(deal.commitment(hand.secret, hand.salt), hand.commitment);
+  const handEntries = [deal.entry(c('alpha'), 'alpha'), deal.entry(c('beta'), 'beta'), deal.entry('', null, true)];
+  assert.deepEqual(handEntries, hand.entries);
+  const key = deal.tableKey(hand.secret, handEntries);
+  assert.equal(key.toString('hex'), hand.table_key);
+  assert.deepEqual(deal.deckForRound(key, range(10), 0), hand.deck_round_0_of_cards_0_to_9);
+  assert.equal(deal.seedForRound(key, 0), hand.seed_round_0);
+  assert.equal(deal.commitment(redeal.secret, '', []), redeal.commitment);
+  const fresh = [deal.entry(c('gamma'), 'gamma'), deal.entry(c('delta'), null, true), 'n'];
+  assert.deepEqual(fresh, redeal.entries);
+  const redealKey = deal.tableKey(redeal.secret, fresh);
+  assert.equal(redealKey.toString('hex'), redeal.redeal_key);
+  assert.deepEqual(deal.deckForRound(redealKey, range(10), redeal.round), redeal.deck_round_1_of_cards_0_to_9);
+  assert.equal(deal.seedForRound(redealKey, redeal.round), redeal.seed_round_1);
+});

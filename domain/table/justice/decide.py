@@ -8,6 +8,8 @@ game (``PenaltyRules``). The readings are in the docstring of ``justice/facts.py
 from __future__ import annotations
 
 import dataclasses
+import enum
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +39,13 @@ class Court:
     arbitrated: bool
     redeal: Callable[[], list[Any]]
     reshuffle: Callable[[tuple[int, ...], str], tuple[int, ...]]
+    case_time_limit_ms: int = 0  # the table's recorded case deadline (0: a record before it)
+
+    @property
+    def case_limit_ms(self) -> int:
+        """How long a case waits for its next step: the table's case limit, or in records
+        made before it existed the table's clock (0: no deadline)."""
+        return self.case_time_limit_ms or self.time_limit_ms
 
 
 @dataclass(frozen=True)
@@ -96,6 +105,13 @@ def report(court: Court, command: J.Report, last: LastMove | None = None) -> lis
     """举报: pause the game on a report the table can judge (readings in justice/facts.py)."""
     _must_be_running(court)
     _no_open_case(court)
+    if court.justice.reports_left(command.seat) == 0:
+        raise RuleViolation(
+            "REPORT_LIMIT",
+            RULE,
+            f"{J.FAILED_REPORTS_ALLOWED} of this seat's reports were rejected or left "
+            "unresolved: it may file no more in this game",
+        )
     _check_report_fields(court, command)
     penalty = _report_penalty(court, command, last)
     reported = J.ViolationReported(
@@ -232,15 +248,29 @@ def appeal(court: Court, command: J.Appeal) -> list[Any]:
         )
     if len(command.reason) > J.MAX_TEXT:
         raise MalformedCommand("reason", f"at most {J.MAX_TEXT} characters")
-    return [J.AppealFiled(command.seat, command.case_id, command.reason)]
+    filed = J.AppealFiled(command.seat, command.case_id, command.reason)
+    after, _ = evolve_justice(court.justice, filed, court.version + 1, court.game)
+    return [filed, *_settle(court, after.cases[-1])]  # with no voter left: settled at once
 
 
 def vote(court: Court, command: J.CastVote) -> list[Any]:
     case = _the_open_case(court, command.case_id)
     if command.seat not in voters(court.seat_count, case):
-        raise RuleViolation("NOT_A_VOTER", RULE, "the reporter (or appellant) does not vote")
+        raise RuleViolation(
+            "NOT_A_VOTER",
+            RULE,
+            "the reporter does not vote, nor on an appeal the appellant and the seats that "
+            "reported or confirmed the appealed case",
+        )
     if any(v.seat == command.seat for v in case.votes):
         raise RuleViolation("ALREADY_VOTED", RULE, "one vote per seat")
+    if command.seat not in _awaited(court.seat_count, case):
+        raise RuleViolation(
+            "VOTE_CLOSED",
+            RULE,
+            "this vote lapsed at the case's deadline, or the votes still to come can no "
+            "longer change the seats' verdict: the arbiter rules",
+        )
     cast = J.VoteCast(command.seat, case.id, command.uphold)
     after = dataclasses.replace(case, votes=(*case.votes, J.Vote(command.seat, command.uphold)))
     return [cast, *_settle(court, after)]
@@ -253,12 +283,20 @@ def rule(court: Court, command: J.Rule) -> list[Any]:
 
 
 def redeal(court: Court) -> list[Any]:
-    """The arbiter declares the open case's dispute unresolvable: 重新洗牌发牌."""
+    """The arbiter declares the open case's dispute unresolvable: 重新洗牌发牌 (p2:70 無法通過
+    仲裁解決的爭議), so only once the seats' votes left the case disputed."""
     _must_be_running(court)
     _must_have_arbiter(court)
     case = court.justice.open_case
     if case is None:
         raise RuleViolation("NO_OPEN_CASE", RULE, "重新洗牌发牌 settles an open case only")
+    if seats_verdict(court.seat_count, case) is not Verdict.DISPUTED:
+        raise RuleViolation(
+            "REDEAL_NOT_DISPUTED",
+            RULE,
+            "重新洗牌发牌 only for a dispute the seats' votes could not settle: the case "
+            "must be disputed after the seats voted, not merely open",
+        )
     return [J.CaseClosed(case.id, J.CaseStatus.DEADLOCKED), *court.redeal()]
 
 
@@ -276,14 +314,20 @@ def agree_redeal(court: Court, command: J.AgreeRedeal) -> list[Any]:
 
 
 def case_timed_out(court: Court) -> list[Any]:
-    """The clock ran out on the open case: the seats that never voted are recorded and the
-    case closes UNRESOLVED (an appeal's penalty stands)."""
+    """The open case passed its deadline, at any table (clockless ones too): the votes not
+    cast lapse and count as not confirming, so the seats' verdict is a dispute. At an
+    arbitrated table the arbiter then rules, on the case's deadline again; otherwise, or
+    when only the arbiter was awaited, the case closes UNRESOLVED (nothing is applied; an
+    appeal's penalty stands)."""
     case = court.justice.open_case
-    if case is None or court.time_limit_ms <= 0:
+    if case is None or court.case_limit_ms <= 0:
         raise RuleViolation("NO_TIMER", "出牌超时", "no case is on the clock")
-    voted = {v.seat for v in case.votes}
-    missing = tuple(s for s in voters(court.seat_count, case) if s not in voted)
-    return [J.CaseTimedOut(case.id, missing), J.CaseClosed(case.id, J.CaseStatus.UNRESOLVED)]
+    missing = _awaited(court.seat_count, case)
+    timed = J.CaseTimedOut(case.id, missing)
+    # (records made before case deadlines closed every timed-out case at once)
+    if missing and court.arbitrated and court.case_time_limit_ms > 0:
+        return [timed]
+    return [timed, J.CaseClosed(case.id, J.CaseStatus.UNRESOLVED)]
 
 
 def _the_open_case(court: Court, case_id: int) -> J.Case:
@@ -326,12 +370,18 @@ def timed_out(court: Court, seat: int) -> list[Any]:
     return [timed, applied, *penalty_facts, *turn_facts]
 
 
+# 其他违规 refereed: 根据情节轻重 (p2:51), the lightest penalty that costs the seat a card --
+# 摸1张, as for 出牌超时 (p2:33), the other lapse in what a turn requires. Never a forced
+# discard: in a shedding game fewer cards bring the offender closer to going out.
+REFEREED_OTHER = J.Penalty(J.PenaltyKind.DRAW, 1)
+
+
 def referee(
     court: Court, seat: int, found: tuple[J.ViolationKind, tuple[int, ...]], error: RuleViolation
 ) -> list[Any]:
     """REFEREE enforcement: the forbidden attempt is recorded and the seed's penalty applied
     at once (illegal combo: discard + 摸1; wrong declaration: discard + 摸2; season rule: no
-    舞 next turn; discard order: a warning first, then the forced discard)."""
+    舞 next turn; discard order: a warning first, then the forced discard; 其他违规: 摸1)."""
     rules = court.rules
     assert isinstance(rules, J.PenaltyRules)
     kind, cards = found
@@ -339,8 +389,8 @@ def referee(
     penalty = J.seed_penalty(kind, cards, warned)
     if penalty is None and kind is J.ViolationKind.DISCARD_ORDER:
         penalty = _repeated_discard(court, seat, cards, ())
-    if penalty is None:
-        penalty = J.Penalty(J.PenaltyKind.FORCED_DISCARD, max(1, len(cards)), cards)
+    if penalty is None:  # 其他违规 (花鸟风月: the opening verse left out)
+        penalty = REFEREED_OTHER
     attempt = J.AttemptRefereed(
         seat, kind, cards, error.rule, error.reason, _owed(court, seat, kind)
     )
@@ -364,60 +414,82 @@ def _evolved(rules: GameRules, game: Any, facts: list[Any]) -> Any:
 # --- settling a case ---------------------------------------------------------------------
 
 
+class Verdict(enum.Enum):
+    """What the seats' votes say of a case."""
+
+    UPHELD = 1
+    REJECTED = 2
+    DISPUTED = 3  # 若有爭議: the arbiter rules, or the case closes UNRESOLVED
+
+
 def voters(seat_count: int, case: J.Case) -> tuple[int, ...]:
-    """Every seat but the one who opened the case: for a report the accused votes too
-    (it may accept), for an appeal the appellant does not."""
-    return tuple(s for s in range(seat_count) if s != case.by)
+    """Every seat but the one who opened the case: for a report the accused votes too, for
+    an appeal neither the appellant nor the seats that reported or confirmed the appealed
+    case (``recused``) -- an appeal is never decided by those it contests."""
+    return tuple(s for s in range(seat_count) if s != case.by and s not in case.recused)
 
 
 def awaited_voters(justice: JusticeState, seat_count: int) -> tuple[int, ...] | None:
     """The seats an open case still waits for, or None when no case is open."""
     case = justice.open_case
-    if case is None:
-        return None
-    voted = {v.seat for v in case.votes}
-    return tuple(s for s in voters(seat_count, case) if s not in voted)
+    return None if case is None else _awaited(seat_count, case)
+
+
+def _awaited(seat_count: int, case: J.Case) -> tuple[int, ...]:
+    """The voters still to vote while their votes may change the verdict (none once the
+    seats' verdict is settled: the arbiter, if any, is awaited then)."""
+    if seats_verdict(seat_count, case) is not None:
+        return ()
+    return _missing(seat_count, case)
+
+
+def _missing(seat_count: int, case: J.Case) -> tuple[int, ...]:
+    done = {v.seat for v in case.votes} | set(case.lapsed)
+    return tuple(s for s in voters(seat_count, case) if s not in done)
+
+
+def seats_verdict(seat_count: int, case: J.Case) -> Verdict | None:
+    """The seats' verdict once the votes still to come cannot change it, else None: every
+    way the missing votes may still go (yes, no, or lapsing at the deadline) gives the same
+    verdict. So a case closes as early as its outcome is certain."""
+    ballot: dict[int, bool | None] = {v.seat: v.uphold for v in case.votes}
+    ballot.update(dict.fromkeys(case.lapsed))  # lapsed: neither confirms nor rejects
+    missing = _missing(seat_count, case)
+    outcomes = {
+        _final_verdict(seat_count, case, {**ballot, **dict(zip(missing, ways, strict=True))})
+        for ways in itertools.product((True, False, None), repeat=len(missing))
+    }
+    return outcomes.pop() if len(outcomes) == 1 else None
+
+
+def _final_verdict(seat_count: int, case: J.Case, ballot: dict[int, bool | None]) -> Verdict:
+    """The seats' verdict with every voter's ballot in (readings in facts.py)."""
+    seats = voters(seat_count, case)
+    others = [s for s in seats if s != case.accused]
+    if case.kind is J.CaseKind.REPORT and not case.unchecked:
+        # the engine re-decided the move: the accused may accept, or the others confirm
+        if ballot[case.accused] is True or (others and all(ballot[s] is True for s in others)):
+            return Verdict.UPHELD
+    elif seats and all(ballot[s] is True for s in seats):
+        return Verdict.UPHELD  # 所有玩家共同確認: every voter, the accused included
+    if others and all(ballot[s] is False for s in seats):
+        return Verdict.REJECTED  # never on the accused's word alone
+    return Verdict.DISPUTED
 
 
 def _settle(court: Court, case: J.Case) -> list[Any]:
-    """The seats' verdict on a case, once they have given one (readings in facts.py)."""
-    verdict = _verdict(court.seat_count, case)
-    if verdict is True and case.penalty.kind is J.PenaltyKind.FORFEIT:
-        verdict = None  # 判负 only on the arbiter's ruling, whatever the seats say
-    if verdict is not None:
-        return _close(court, case, verdict)
-    if {v.seat for v in case.votes} < set(voters(court.seat_count, case)):
-        return []  # votes still to come
+    """Close the case once the seats' verdict is certain (readings in facts.py)."""
+    verdict = seats_verdict(court.seat_count, case)
+    if verdict is None:
+        return []  # votes still to come may change it
+    if verdict is Verdict.UPHELD and case.penalty.kind is J.PenaltyKind.FORFEIT:
+        return []  # 判负 only on the arbiter's ruling, whatever the seats say
+    if verdict is not Verdict.DISPUTED:
+        return _close(court, case, verdict is Verdict.UPHELD)
     if court.arbitrated:
         return []  # a dispute: the arbiter rules (可由第三方介入仲裁)
-    status = J.CaseStatus.UNRESOLVED if case.kind is J.CaseKind.REPORT else None
-    if status is None:
-        return _close(court, case, False)  # an appeal nobody settles: 维持原处罚决定
-    return [J.CaseClosed(case.id, status)]
-
-
-def _verdict(seat_count: int, case: J.Case) -> bool | None:
-    """True (upheld), False (rejected) or None (no verdict from the seats, yet or at all)."""
-    seats = voters(seat_count, case)
-    votes = {v.seat: v.uphold for v in case.votes}
-    if case.kind is J.CaseKind.REPORT:
-        if votes.get(case.accused) is True:
-            return True  # the accused accepts
-        others = [s for s in seats if s != case.accused]
-        if others and all(votes.get(s) is True for s in others):
-            return True  # everyone but the accused confirms
-        if len(votes) < len(seats) or not others:
-            return None
-        if not any(votes.values()):
-            return False  # everyone but the reporter rejects
-        return None
-    if len(votes) < len(seats):
-        return None
-    if all(votes.values()):
-        return True
-    if not any(votes.values()):
-        return False
-    return None
+    # nobody can settle it: nothing is applied; an appealed penalty stands (维持原处罚决定)
+    return [J.CaseClosed(case.id, J.CaseStatus.UNRESOLVED)]
 
 
 def _close(court: Court, case: J.Case, uphold: bool) -> list[Any]:

@@ -10,30 +10,54 @@ only records, pauses, counts votes and restores.
 Readings (docs/rules/huaniao.md, section 四; THREATS.md: no one-sided procedure):
 
 * A report pauses the game (p2:55 應立即暫停遊戲). 所有玩家共同確認 (p2:55, 57): every seat
-  but the reporter votes, the accused included; the report is the reporter's own vote. It
-  is upheld when the accused accepts it, or when every other seat confirms it (so the
-  accused cannot vote it down alone, and the reporter never upholds it alone). It is
-  rejected when every seat but the reporter rejects it and at least one of them is not the
-  accused. Anything else is a dispute (若有爭議): at an arbitrated table the arbiter rules
-  (可由第三方介入仲裁); at a table without an arbiter the case closes UNRESOLVED, nothing is
-  applied and the game goes on. With two seats the accused may accept; else only the
-  arbiter upholds.
-* 重新洗牌发牌 is a *may* (p2:70 可暫停遊戲，重新洗牌發牌): it happens only when every seat
-  agrees (AgreeRedeal) or when the arbiter rules it (Redeal), and only on an open case.
+  but the reporter votes, the accused included; the report is the reporter's own vote.
+  What the seats' votes decide depends on who can check the report:
+
+  - A report the engine cannot check (其他违规, and 出牌超时 at a table without a clock:
+    ``UNCHECKED_KINDS``) is upheld only when *every* voter confirms it, the accused
+    included: a majority that may be colluding never penalises a seat on its word alone,
+    and the accused accepting alone upholds nothing either (a colluding "accused" could
+    take a forced discard that helps it go out). It is rejected when every voter rejects
+    it and at least one of them is not the accused (so at two seats the accused's "no" is
+    a dispute, not a verdict).
+  - A rule violation at a PLAYERS table is re-decided by the engine before the report is
+    filed (``_violation_in``): the move *was* that violation. It is upheld when the
+    accused accepts it or every other seat confirms it, rejected as above.
+
+  Anything else is a dispute (若有爭議): at an arbitrated table the arbiter rules
+  (可由第三方介入仲裁; the table's arbiter is that third party: a spectator cannot be, since
+  anyone may watch without a token); at a table without an arbiter the case closes
+  UNRESOLVED, nothing is applied and the game goes on. 判负 comes only from the arbiter.
+* A case closes as soon as the votes still to come cannot change the seats' verdict (every
+  way the missing votes could still go, lapsing included, gives the same verdict): e.g. an
+  unchecked report with one "yes" and one "no" is a dispute at once, while one with only
+  "no"s so far waits, since the rest may still make it REJECTED.
+* Every case has a deadline at every table (``GameCreated.case_time_limit_ms``: the table's
+  option or the server's default; the table's clock in records made before it): each step
+  of a case (the report, every vote) gives the ones still awaited that long again. A vote
+  not cast by then lapses and counts as not confirming (nor rejecting); a dispute then
+  goes to the arbiter, who gets the same time again, and otherwise closes UNRESOLVED.
+* A seat's reports are limited per game: once ``FAILED_REPORTS_ALLOWED`` of its reports
+  closed REJECTED or UNRESOLVED, its further reports are refused (REPORT_LIMIT).
+* 重新洗牌发牌 is a *may* (p2:70 若在遊戲中出現無法通過仲裁解決的爭議，可暫停遊戲，重新洗牌發牌):
+  it happens only when every seat agrees (AgreeRedeal) on an open case, or when the
+  arbiter rules it (Redeal) on a case the seats' votes left disputed -- never on a case
+  that is merely open.
 * Penalties follow the seed's table for the kind (p2:31-51). Only 其他違規 leaves a choice
   (警告、強制棄牌、公開手牌1回合或直接判負): the reporter proposes one of those four; the
-  cards are never the reporter's choice (a forced discard follows 鳥→數量→功能). 判負 comes
+  cards are never the reporter's choice (a forced discard follows 鳥→數量→功能). 判负 comes
   only from the arbiter (p2:72 經仲裁確認後，可直接判該玩家負).
 * What the server itself enforces is not reportable: at a REJECT or REFEREE table the engine
   refused or refereed every rule violation, so only 其他違規 (and 出牌超時 at a table without
   a clock) can be reported. At a PLAYERS table a rule violation is reported right after the
   move (p2:55 立即), against the accused's last move; the engine then says whether it was
   that violation and which cards it involved.
-* An open case has the table's clock: seats that never vote, or an arbiter that never
-  rules, time out and the case closes UNRESOLVED.
-* The penalised seat may appeal until the next game move (p2:61 處罰執行後立即提出申訴);
-  every other seat re-deliberates (p2:62 由所有玩家重新審議): all of them agree → revoked;
-  all disagree → 維持原處罰決定; split → the arbiter, or the penalty stands without one.
+* The penalised seat may appeal once, until the next game move (p2:61 處罰執行後立即提出申訴);
+  the other seats re-deliberate (p2:62 由所有玩家重新審議) -- but never the seats that
+  reported or confirmed the appealed case (``Case.recused``: its reporter and every seat
+  that voted to uphold it). All voters agree → revoked; all disagree → 維持原處罰決定;
+  split → the arbiter, or the penalty stands without one. With no voter left, the arbiter
+  rules, or the appeal closes UNRESOLVED and the penalty stands.
   An upheld appeal restores the game as it was before the penalty, except that the deck is
   reshuffled from the committed randomness (``deal.reshuffle_unseen``), so that cards the
   penalised seat drew and put back tell it nothing about the next draws.
@@ -102,6 +126,13 @@ GRADED_PENALTIES = (  # 其他违规: 警告、强制弃牌、公开手牌1回�
     PenaltyKind.OPEN_HAND,
     PenaltyKind.FORFEIT,
 )
+UNCHECKED_KINDS = (  # what the engine cannot check: upheld only when every voter confirms
+    ViolationKind.OTHER,
+    ViolationKind.TIMEOUT,  # reportable only at a table without a clock
+)
+FAILED_REPORTS_ALLOWED = 2  # a seat's reports closed REJECTED or UNRESOLVED, then REPORT_LIMIT
+CASE_TIME_LIMIT_MS = 120_000  # a case's deadline when the table names none (server default)
+MAX_CASE_TIME_LIMIT_MS = 86_400_000  # the longest a table may give a case: one day
 RULE_KINDS = (  # violations of the rules themselves, which the engine can judge
     ViolationKind.WRONG_DECLARATION,
     ViolationKind.ILLEGAL_COMBO,
@@ -135,6 +166,15 @@ class Case:
     appeals_case: int | None = None  # for an appeal: the report whose penalty it contests
     redeal_agreed: tuple[int, ...] = ()  # seats that agreed to 重新洗牌发牌 on this case
     owed: int = 0  # 弃牌违规: the cards the accused owed at the reported discard
+    # an appeal: the seats that may not decide it (the appealed case's reporter and every
+    # seat that voted to uphold it)
+    recused: tuple[int, ...] = ()
+    lapsed: tuple[int, ...] = ()  # voters whose vote lapsed at the case's deadline
+
+    @property
+    def unchecked(self) -> bool:
+        """A report the engine cannot check: only every voter together upholds it."""
+        return self.kind is CaseKind.REPORT and self.violation in UNCHECKED_KINDS
 
 
 @dataclass(frozen=True)
@@ -243,7 +283,8 @@ class RedealAgreed:
 
 @dataclass(frozen=True)
 class CaseTimedOut:
-    """The table's clock ran out on case ``case_id``; ``seats`` never voted."""
+    """Case ``case_id`` passed its deadline; ``seats`` never voted, and their votes lapse
+    (they count as not confirming). Empty when only the arbiter was awaited."""
 
     case_id: int
     seats: tuple[int, ...]
@@ -346,7 +387,8 @@ class Rule:
 
 @dataclass(frozen=True)
 class Redeal:
-    """The arbiter declares the dispute unresolvable: 重新洗牌发牌 (an open case only)."""
+    """The arbiter declares the dispute unresolvable: 重新洗牌发牌 (only on a case the seats'
+    votes left disputed)."""
 
     seat: int
 

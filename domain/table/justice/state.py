@@ -43,6 +43,18 @@ class JusticeState:
         """A report or appeal is open: no game move until it is settled."""
         return self.open_case is not None
 
+    def failed_reports(self, seat: int) -> int:
+        """``seat``'s reports that closed REJECTED or UNRESOLVED (toward REPORT_LIMIT)."""
+        failed = (J.CaseStatus.REJECTED, J.CaseStatus.UNRESOLVED)
+        return sum(
+            c.kind is J.CaseKind.REPORT and c.by == seat and c.status in failed
+            for c in self.cases
+        )
+
+    def reports_left(self, seat: int) -> int:
+        """How many more reports ``seat`` may file (each may still fail)."""
+        return max(0, J.FAILED_REPORTS_ALLOWED - self.failed_reports(seat))
+
 
 def evolve(state: JusticeState, event: Any, version: int, game: Any) -> tuple[JusticeState, Any]:
     """Apply one justice fact (``version`` is its version). Returns the new justice state and
@@ -85,6 +97,10 @@ def _reported(state: JusticeState, event: J.ViolationReported, version: int) -> 
 
 def _appealed(state: JusticeState, event: J.AppealFiled, version: int) -> JusticeState:
     record = next(p for p in state.penalties if p.case_id == event.case_id)
+    appealed = next((c for c in state.cases if c.id == event.case_id), None)
+    recused: tuple[int, ...] = ()  # a penalty without a case (a timeout, a refereed attempt): nobody reported
+    if appealed is not None:  # its reporter and every seat that voted to uphold it
+        recused = (appealed.by, *(v.seat for v in appealed.votes if v.uphold))
     case = J.Case(
         id=version,
         kind=J.CaseKind.APPEAL,
@@ -95,6 +111,7 @@ def _appealed(state: JusticeState, event: J.AppealFiled, version: int) -> Justic
         penalty=record.penalty,
         note=event.reason,
         appeals_case=event.case_id,
+        recused=tuple(sorted(set(recused))),
     )
     return dataclasses.replace(state, cases=(*state.cases, case))
 
@@ -111,6 +128,8 @@ def _closed(state: JusticeState, event: J.CaseClosed, version: int) -> JusticeSt
         state, event.case_id, lambda c: dataclasses.replace(c, status=event.status)
     )
     case = next(c for c in state.cases if c.id == event.case_id)
+    if case.kind is J.CaseKind.APPEAL and event.status is not J.CaseStatus.UPHELD:
+        return _appeal_spent(state, case.appeals_case)  # one appeal per penalty
     if case.kind is not J.CaseKind.REPORT or event.status is not J.CaseStatus.UPHELD:
         return state
     warnings = state.warnings
@@ -120,6 +139,25 @@ def _closed(state: JusticeState, event: J.CaseClosed, version: int) -> JusticeSt
         state = _discard_violation(state, case.accused, case.owed)
     return dataclasses.replace(
         state, violations=_bump(state.violations, case.accused), warnings=warnings
+    )
+
+
+def _appeal_spent(state: JusticeState, case_id: int | None) -> JusticeState:
+    """The penalty of ``case_id`` was appealed and stands: it may not be appealed again
+    (else one seat could pause the game appeal after appeal)."""
+    penalties = tuple(
+        dataclasses.replace(p, before=None) if p.case_id == case_id else p
+        for p in state.penalties
+    )
+    return dataclasses.replace(state, penalties=penalties)
+
+
+def _case_timed_out(state: JusticeState, event: J.CaseTimedOut, version: int) -> JusticeState:
+    """The votes not cast by the deadline lapse: they count as not confirming."""
+    return _update_case(
+        state,
+        event.case_id,
+        lambda c: dataclasses.replace(c, lapsed=(*c.lapsed, *event.seats)),
     )
 
 
@@ -203,7 +241,7 @@ _EVOLVE: dict[type, Callable[[JusticeState, Any, int], JusticeState]] = {
     J.AttemptRefereed: _refereed,
     J.TurnTimedOut: _unchanged,
     J.RedealAgreed: _redeal_agreed,
-    J.CaseTimedOut: _unchanged,
+    J.CaseTimedOut: _case_timed_out,
 }
 
 

@@ -22,6 +22,7 @@
     penalty_applied: ["penalty", "penalty"], penalty_revoked: ["penalty", "penalty revoked"],
     game_redealt: ["redeal", "redeal 重新洗牌发牌"], turn_timed_out: ["timeout", "timeout 超时"],
     attempt_refereed: ["penalty", "attempt refereed"],
+    redeal_opened: ["redeal", "redeal asked for: drawn by commit–reveal"],
   };
   const HIDDEN_COUNTS = { hand_count: "cards", hand_size: "hand" }; // count -> the cards field
 
@@ -276,7 +277,7 @@
   function renderJustice(view, prevView) {
     const box = $("justice");
     box.textContent = "";
-    const fields = ["cases", "penalties", "misplays_used", "violations", "redeals", "enforcement", "turn_time_limit_ms"];
+    const fields = ["cases", "penalties", "misplays_used", "violations", "redeals", "max_redeals", "redeals_requested_by", "redeal_commitment", "enforcement", "turn_time_limit_ms", "case_time_limit_ms", "case_deadline", "reports_left"];
     const shown = fields.filter((k) => k in view && !(k === "enforcement" && view[k] === "ENFORCEMENT_REJECT"));
     if (!shown.length) return;
     const c = el("div", "case");

@@ -8,6 +8,7 @@ Everything is pure domain: no store, no grpc.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -21,6 +22,7 @@ from domain.huaniao.options import Combo
 from domain.huaniao.rules import hand_open
 from domain.huaniao.state import HuaniaoState
 from domain.huaniao.terms import Phase, Season
+from domain.table import deal
 from domain.table.justice import decide as tribunal
 from domain.table.justice import facts as J
 
@@ -77,6 +79,7 @@ class Harness:
         check: Callable[[tables.Table, Any], None] | None = None,
         roundtrip: bool = True,
         arbitrated: bool = False,
+        max_redeals: int = tables.MAX_REDEALS,
     ) -> Harness:
         (created,) = tables.create(
             RULES,
@@ -88,6 +91,7 @@ class Harness:
             enforcement,
             time_limit_ms,
             arbitrated=arbitrated,
+            max_redeals=max_redeals,
         )
         h = cls(tables.evolve(None, created), check=check, roundtrip=roundtrip)
         h._store(created)
@@ -125,12 +129,34 @@ class Harness:
 
     # --- acting ---
 
-    def act(self, command: Any) -> list[Any]:
-        """Decide and append; a refusal raises and appends nothing."""
+    def act(self, command: Any, draw: bool = True) -> list[Any]:
+        """Decide and append; a refusal raises and appends nothing. A 重新洗牌发牌 it orders
+        is drawn with a fresh secret (as the server draws one), and, with ``draw``, every
+        seat then commits and reveals a fresh contribution and it is dealt (``draw_redeal``)."""
         last = self.last_move() if isinstance(command, J.Retract | J.Report) else None
-        facts = tables.act(self.table, command, last)
+        secret = hashlib.sha256(f"redeal-secret|{self.version}".encode()).hexdigest()
+        facts = tables.act(self.table, command, last, secret)
         seat = None if isinstance(command, J.Rule | J.Redeal) else command.seat
         self._append(tables.cause("play", seat, command), facts)
+        if draw and self.table.redraw is not None:
+            self.draw_redeal({s: f"fresh{s}-{self.version}" for s in range(self.table.seat_count)})
+        return facts
+
+    def draw_redeal(self, contributions: dict[int, str]) -> list[Any]:
+        """The redeal being drawn: each seat in ``contributions`` commits, then reveals, the
+        others' windows close, and it is dealt. Returns the deal's facts."""
+        for seat, value in contributions.items():
+            commitment = deal.contribution_commitment(value)
+            self._append(tables.cause("commit", seat), tables.commit(self.table, seat, commitment))
+        for seat, value in contributions.items():
+            if not self.table.awaited_commitments:
+                self._append(tables.cause("reveal", seat), tables.reveal(self.table, seat, value))
+        facts: list[Any] = []
+        while self.table.redraw is not None:
+            closed = bool(self.table.awaited_commitments or self.table.pending_reveals)
+            facts = tables.start(self.table, closed)
+            closing = {"reveals_closed": True} if closed else {}
+            self._append({**tables.cause("start"), **closing}, facts)
         return facts
 
     def timeout(self) -> list[Any]:
@@ -269,8 +295,8 @@ def play_justice_game(
             break
         case = t.justice.open_case
         if case is not None:
-            if t.time_limit_ms and rng.random() < 0.05:
-                h.timeout()  # the case's clock runs out
+            if rng.random() < 0.05:
+                h.timeout()  # the case's deadline passes (every table has one)
                 stats.count(f"{case.kind.name}:TIMED_OUT")
                 continue
             _settle_case(h, case, rng, stats)
@@ -381,7 +407,8 @@ def _settle_case(h: Harness, case: J.Case, rng: random.Random, stats: Stats) -> 
     waiting = tables.to_act(h.table)
     roll = rng.random()
     if h.table.arbitrated and (not waiting or roll < 0.1):
-        if roll < 0.02:
+        disputed = tribunal.seats_verdict(h.table.seat_count, case) is tribunal.Verdict.DISPUTED
+        if roll < 0.02 and disputed:  # 重新洗牌发牌 only on a dispute
             h.act(J.Redeal(0))
         else:
             h.act(J.Rule(0, case.id, rng.random() < 0.5))

@@ -525,6 +525,17 @@ def test_part2_7_mode_defaults_are_filled_in() -> None:
     assert RULES.check_options(ok).silent_night == (Combo.WAN_ZI_QIAN_HONG,)
 
 
+def test_part2_28_pro_with_silent_night_alone_is_pro() -> None:
+    """part2:28 在完全模式的基础上增加（除了白昼规则以外）一个及以上其他规则: 静夜 is one of the
+    其他规则 (part1:185), so 专业 with 静夜 as its only added rule is accepted; 专业 with none is
+    refused, and the message names 静夜 among the rules it may add."""
+    only_silent_night = Options(mode=Mode.PRO, silent_night=(Combo.FENG_HUA_XUE_YUE,))
+    assert RULES.check_options(only_silent_night).silent_night == (Combo.FENG_HUA_XUE_YUE,)
+    with pytest.raises(InvalidOptions) as err:
+        RULES.check_options(Options(mode=Mode.PRO))
+    assert err.value.field == "mode" and "静夜" in str(err.value)
+
+
 def test_part1_5_seat_counts() -> None:
     """part1:5 建议游戏人数：4人 -- four suggested; 2-4 seats are accepted."""
     assert RULES.seat_counts(Options()) == (2, 3, 4)

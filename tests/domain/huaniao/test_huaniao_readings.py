@@ -39,8 +39,18 @@ from domain.huaniao.rules import (
     kinds,
     score_of,
     seasons_of,
+    showdown_pattern,
 )
-from domain.huaniao.terms import CLOSING_VERSE, OPENING_VERSE, Cause, Need, Phase, Season, Verse
+from domain.huaniao.terms import (
+    CLOSING_VERSE,
+    OPENING_VERSE,
+    Cause,
+    Need,
+    Phase,
+    Season,
+    ShowdownPattern,
+    Verse,
+)
 from domain.table.justice.facts import Enforcement
 from domain.violations import ViolationKind
 from tests.support.selfplay import play_random_game
@@ -139,6 +149,22 @@ def test_simple_without_function_cards_option_takes_them_out() -> None:
     assert len(RULES.new_deck(Options(mode=Mode.SIMPLE, simple_without_function_cards=True))) == 90
     with pytest.raises(InvalidOptions):
         RULES.check_options(Options(mode=Mode.BASIC, simple_without_function_cards=True))
+
+
+def test_p2_95_in_simple_the_function_card_showdown_patterns_cannot_occur() -> None:
+    """p2:95 四时归返 (four identical function cards) and p2:98 花好月圆 (花+鸟+风+月) need
+    function cards; in 简易 花风月 are birds (白昼规则1, row 3), so those four cards are
+    百鸟争鸣 (p2:99), and without the function cards (the option) they are not in the deck."""
+    four_flowers, flower_bird_wind_moon = (90, 91, 92, 93), (90, 0, 96, 102)
+    simple, basic = (RULES.check_options(Options(mode=m)) for m in (Mode.SIMPLE, Mode.BASIC))
+    assert showdown_pattern(kinds(basic, four_flowers)) is ShowdownPattern.SI_SHI_GUI_FAN
+    assert showdown_pattern(kinds(basic, flower_bird_wind_moon)) is (
+        ShowdownPattern.HUA_HAO_YUE_YUAN
+    )
+    for cards in (four_flowers, flower_bird_wind_moon):
+        assert showdown_pattern(kinds(simple, cards)) is ShowdownPattern.BAI_NIAO_ZHENG_MING
+    without = Options(mode=Mode.SIMPLE, simple_without_function_cards=True)
+    assert max(RULES.new_deck(without)) < 90, "no 花风月 to hold"
 
 
 # --- 3. 大对决: 给每人发4张牌, 四人持有的全是散牌; the chants; a prepared deal (p2:88-106) -----

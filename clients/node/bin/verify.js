@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+'use strict';
+// tabletop-verify: verify an exported record on its own, with no Python and no server.
+//
+//   node bin/verify.js EXPORT --public-key HEX [--public-key HEX ...] [--receipts FILE]
+//
+// EXPORT is what `tabletop-audit export GAME_ID` (or `--match MATCH_ID`) or `tabletop export`
+// writes once the game has ended. Checks every chain hash, every seal's game, versions,
+// head and Ed25519 signature (a seal naming a key_id is checked with that key; one without
+// with any given key), every hand's commit–reveal and deals and, for a match, its own chain
+// and its links to each hand; with --receipts, a viewer's saved receipts against the record
+// (docs/api.md, "Audit"). --public-key takes 64 hex digits or a file of them (several keys:
+// repeat it). Exit status 0 = verified (one line on stdout), 1 = not (one line on stderr
+// naming the first problem), 2 = usage.
+const fs = require('node:fs');
+const { VerifyError, publicKey, verifyText, readFileLines, checkReceipts } = require('../lib/verify');
+
+const USAGE = 'usage: tabletop-verify EXPORT --public-key HEX [--public-key HEX ...] [--receipts FILE]';
+
+function parseArgs(argv) {
+  const out = { file: null, keys: [], receipts: null, help: false };
+  for (let i = 0; i < argv.length; i += 1) {
+    const a = argv[i];
+    const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, null];
+    const next = () => {
+      if (inline !== null) return inline;
+      i += 1;
+      if (i >= argv.length) throw new Error(`${flag} needs a value`);
+      return argv[i];
+    };
+    if (flag === '-h' || flag === '--help') out.help = true;
+    else if (flag === '--public-key') out.keys.push(next());
+    else if (flag === '--receipts') out.receipts = next();
+    else if (flag.startsWith('-')) throw new Error(`unknown option ${flag}`);
+    else if (out.file === null) out.file = a;
+    else throw new Error(`one EXPORT file, not ${a}`);
+  }
+  return out;
+}
+
+/** A --public-key value: 64 hex digits, or a file holding one or more (one a line). */
+function keyTexts(value) {
+  if (/^\s*[0-9a-fA-F]{64}\s*$/.test(value)) return [value];
+  const text = fs.readFileSync(value, 'utf8');
+  return text.split(/\s+/).filter(Boolean);
+}
+
+function summary(result, receipts) {
+  const ids = [...result.signers].join(', ');
+  const signed = `signed by key ${ids}`;
+  const decks = (games) => games.reduce((n, g) => n + g.dealt.decks, 0);
+  let line;
+  if (result.match) {
+    const hands = result.hands;
+    line = `verified match ${result.matchId}: ${hands[0].kind}, ${hands.length} hands, ` +
+      `${result.facts} match facts, ${hands.reduce((n, g) => n + g.events, 0)} events, ` +
+      `${hands.reduce((n, g) => n + g.moves, 0)} sealed moves, ${decks(hands)} deck(s) recomputed; ${signed}`;
+  } else {
+    const prepared = result.dealt.dealSource === 'SHUFFLED' ? '' : `; prepared deal (${result.dealt.dealSource})`;
+    const withheld = result.dealt.withheld.length ? `; withheld by seat(s) ${result.dealt.withheld.join(', ')}` : '';
+    line = `verified game ${result.gameId}: ${result.kind}, ${result.events} events, ${result.moves} sealed moves, ` +
+      `${result.dealt.decks} deck(s) recomputed${withheld}${prepared}; ${signed}`;
+  }
+  if (receipts) line += `; receipts: ${receipts.receipts} verified for viewer(s) ${receipts.viewers.join(', ')}`;
+  return line;
+}
+
+function main(argv) {
+  let args;
+  try {
+    args = parseArgs(argv);
+  } catch (err) {
+    console.error(`tabletop-verify: ${err.message}\n${USAGE}`);
+    return 2;
+  }
+  if (args.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (!args.file || !args.keys.length) {
+    console.error(USAGE);
+    return 2;
+  }
+  try {
+    const keys = args.keys.flatMap(keyTexts).map(publicKey);
+    const result = verifyText(readFileLines(args.file), keys);
+    let receipts = null;
+    if (args.receipts) {
+      if (result.match) throw new VerifyError('--receipts checks one game, not a match');
+      receipts = checkReceipts(result, fs.readFileSync(args.receipts, 'utf8'), keys);
+    }
+    console.log(summary(result, receipts));
+    return 0;
+  } catch (err) {
+    const reason = err.code && err.path ? `cannot read ${err.path}: ${err.code}` : err.message;
+    console.error(`VERIFY FAILED: ${String(reason).split('\n').join(' ')}`);
+    return 1;
+  }
+}
+
+process.exitCode = main(process.argv.slice(2));

@@ -1,0 +1,623 @@
+'use strict';
+// A second, independent verifier of exported records (docs/api.md, "Audit" → "The record"),
+// written from the published scheme with node:crypto alone: no Python, no server code.
+//
+//   verifyText(text, keys)            a game's export or a whole match's
+//   checkReceipts(game, text, keys)   a viewer's saved receipts against a verified game
+//
+// It checks the hash chain of every line, each seal (its game, versions, head, viewers and
+// Ed25519 signature), every hand's commit–reveal and deals (lib/deal.js) and, for a match,
+// the match's own chain and its links to each hand. What it cannot do without the game
+// rules: re-decide each command (`tabletop-audit verify` replays them through the engine)
+// and re-render each viewer's payload. Every problem is thrown as a VerifyError whose
+// message is one line.
+const crypto = require('node:crypto');
+const deal = require('./deal');
+
+class VerifyError extends Error {}
+const fail = (message) => {
+  throw new VerifyError(message);
+};
+
+const sha256 = (bytes) => crypto.createHash('sha256').update(bytes).digest();
+const hmac = (key, text) => crypto.createHmac('sha256', key).update(Buffer.from(text, 'utf8')).digest();
+const HEX64 = /^[0-9a-f]{64}$/;
+
+// --- reading: strict JSON -------------------------------------------------------------
+
+const LIMITS = { lineBytes: 1 << 20, lines: 100000, depth: 48, digits: 20 };
+
+/**
+ * JSON.parse, stricter: integers only (at most 20 digits; beyond 2^53 kept as BigInt so the
+ * canonical text is exact), no key repeated in an object, nesting at most 48 levels.
+ */
+function parseStrict(text) {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i])) i += 1;
+  };
+  const bad = (what) => fail(`${what} at character ${i}`);
+  const value = (depth) => {
+    if (depth > LIMITS.depth) bad(`JSON nested deeper than ${LIMITS.depth} levels`);
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i += 1;
+      const out = Object.create(null);
+      ws();
+      if (text[i] === '}') {
+        i += 1;
+        return out;
+      }
+      for (;;) {
+        ws();
+        if (text[i] !== '"') bad('expected a key');
+        const key = string();
+        if (Object.prototype.hasOwnProperty.call(out, key)) bad(`the key "${key}" is repeated`);
+        ws();
+        if (text[i] !== ':') bad('expected ":"');
+        i += 1;
+        out[key] = value(depth + 1);
+        ws();
+        if (text[i] === ',') {
+          i += 1;
+        } else if (text[i] === '}') {
+          i += 1;
+          return out;
+        } else bad('expected "," or "}"');
+      }
+    }
+    if (c === '[') {
+      i += 1;
+      const out = [];
+      ws();
+      if (text[i] === ']') {
+        i += 1;
+        return out;
+      }
+      for (;;) {
+        out.push(value(depth + 1));
+        ws();
+        if (text[i] === ',') {
+          i += 1;
+        } else if (text[i] === ']') {
+          i += 1;
+          return out;
+        } else bad('expected "," or "]"');
+      }
+    }
+    if (c === '"') return string();
+    for (const [word, v] of [['true', true], ['false', false], ['null', null]]) {
+      if (text.startsWith(word, i)) {
+        i += word.length;
+        return v;
+      }
+    }
+    const m = /^-?(0|[1-9][0-9]*)([.eE])?/.exec(text.slice(i, i + 64));
+    if (!m) bad('not JSON');
+    if (m[2]) bad('a number that is not an integer');
+    const digits = m[0].replace('-', '');
+    if (digits.length > LIMITS.digits) bad(`an integer of more than ${LIMITS.digits} digits`);
+    i += m[0].length;
+    const n = Number(m[0]);
+    return Number.isSafeInteger(n) ? (Object.is(n, -0) ? 0 : n) : BigInt(m[0]);
+  };
+  const string = () => {
+    const start = i;
+    i += 1;
+    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    if (i >= text.length) bad('an unterminated string');
+    i += 1;
+    return JSON.parse(text.slice(start, i));
+  };
+  let out;
+  try {
+    out = value(0);
+  } catch (err) {
+    if (err instanceof VerifyError) throw err;
+    fail(`not JSON (${err.message})`);
+  }
+  ws();
+  if (i !== text.length) bad('text after the JSON value');
+  return out;
+}
+
+// --- canonical JSON (docs/api.md "The record": sorted keys, no spaces, UTF-8) -----------
+
+const byCodePoint = (a, b) => {
+  const x = [...a];
+  const y = [...b];
+  for (let k = 0; k < Math.min(x.length, y.length); k += 1) {
+    const d = x[k].codePointAt(0) - y[k].codePointAt(0);
+    if (d) return d;
+  }
+  return x.length - y.length;
+};
+
+/** The canonical text: keys sorted by code point, no spaces, non-ASCII as is. */
+function canonical(v) {
+  if (v === null) return 'null';
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v)) fail('a number that is not an integer');
+    return String(v);
+  }
+  if (typeof v === 'string' || typeof v === 'boolean') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  const keys = Object.keys(v).sort(byCodePoint);
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+}
+
+// --- keys ------------------------------------------------------------------------------
+
+const SPKI_ED25519 = Buffer.from('302a300506032b6570032100', 'hex');
+
+/** A public key given as 64 hex digits: {id, raw, key}. */
+function publicKey(hex) {
+  const text = String(hex).trim().toLowerCase();
+  if (!HEX64.test(text)) fail(`a public key is 64 hex digits (got "${String(hex).slice(0, 80)}")`);
+  const raw = Buffer.from(text, 'hex');
+  return {
+    id: keyId(raw),
+    raw,
+    key: crypto.createPublicKey({ key: Buffer.concat([SPKI_ED25519, raw]), format: 'der', type: 'spki' }),
+  };
+}
+
+/** A key's id: the first 16 hex digits of SHA-256 of the raw 32-byte public key. */
+function keyId(raw) {
+  return sha256(raw).toString('hex').slice(0, 16);
+}
+
+const SEAL_PREFIX = 'tabletop-seal/1\n';
+
+/** The bytes a seal's signature covers. */
+function sealBody(gameId, first, last, head, receipts) {
+  return Buffer.from(SEAL_PREFIX + canonical({ first, game_id: gameId, head, last, receipts }), 'utf8');
+}
+
+/**
+ * Which given key signed `body`: the one named by `keyIdText` if given (failing with that
+ * id if none is given), else any that verifies. Returns its id, or fails with `what`.
+ */
+function signer(body, signature, keyIdText, keys, what) {
+  let candidates = keys;
+  if (keyIdText !== undefined && keyIdText !== null && keyIdText !== '') {
+    if (typeof keyIdText !== 'string') fail(`${what} has a key_id that is not text`);
+    candidates = keys.filter((k) => k.id === keyIdText);
+    if (!candidates.length) fail(`${what} names key ${keyIdText}, which is none of the given keys`);
+  }
+  for (const k of candidates) {
+    if (signature.length === 64 && crypto.verify(null, body, k.key, signature)) return k.id;
+  }
+  return fail(`${what} is not signed by ${candidates.length === 1 ? `key ${candidates[0].id}` : 'any given key'}`);
+}
+
+// --- one game --------------------------------------------------------------------------
+
+const isInt = (v) => Number.isSafeInteger(v);
+const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The chain key of a game: SHA-256("tabletop-chain|" + secret + "|" + salt). */
+function chainKey(secret, salt) {
+  return sha256(Buffer.from(`tabletop-chain|${secret}|${salt}`, 'utf8'));
+}
+
+function chainHash(key, prev, version, fact, cause, recordedAt) {
+  return hmac(key, `${prev}|${version}|${canonical(fact)}|${canonical(cause)}|${recordedAt}`).toString('hex');
+}
+
+const GAME_LINE = ['cause', 'fact', 'hash', 'recorded_at', 'seal', 'version'];
+
+/**
+ * Verify one game's records ({cause, fact, hash, recorded_at, seal, version} each).
+ * `gameId`: the id the caller expects (a match names its hands), or null. Returns a summary.
+ */
+function verifyGame(records, keys, gameId = null, where = '') {
+  const at = (n) => `${where}version ${n}`;
+  if (!records.length) fail(`${where}no events`);
+  records.forEach((r, i) => {
+    if (!isObj(r)) fail(`${where}line ${i + 1} is not an event`);
+    if (Object.keys(r).sort().join() !== GAME_LINE.join()) {
+      fail(`${where}line ${i + 1} is not a stored event {${GAME_LINE.join(', ')}}`);
+    }
+    if (r.version !== i + 1) fail(`${where}line ${i + 1} has version ${r.version}: versions must run 1..N`);
+    if (!isObj(r.fact) || typeof r.fact.type !== 'string' || !isObj(r.fact.data)) fail(`${at(i + 1)} has no fact`);
+    if (r.cause !== null && !isObj(r.cause)) fail(`${at(i + 1)}'s cause is not an object`);
+    if (typeof r.recorded_at !== 'string' || typeof r.hash !== 'string') fail(`${at(i + 1)} has no time or hash`);
+  });
+  const created = records[0].fact;
+  if (created.type !== 'GameCreated') fail(`${where}the first fact is ${created.type}, not GameCreated`);
+  const revealed = records.filter((r) => r.fact.type === 'ShuffleRevealed').map((r) => r.fact.data);
+  if (!revealed.length) fail(`${where}the secret was never revealed: the game has not ended`);
+  const { secret, salt } = revealed[revealed.length - 1];
+  if (typeof secret !== 'string' || typeof salt !== 'string') fail(`${where}the revealed secret or salt is not text`);
+  const prepared = created.data.prepared_deck || [];
+  if (!Array.isArray(prepared) || deal.commitment(secret, salt, prepared) !== created.data.commitment) {
+    fail(`${where}the revealed secret and salt do not match the commitment`);
+  }
+
+  // 2. the chain
+  const key = chainKey(secret, salt);
+  let prev = '';
+  for (const r of records) {
+    if (chainHash(key, prev, r.version, r.fact, r.cause, r.recorded_at) !== r.hash) {
+      fail(`${at(r.version)}: the chain hash does not match (the record was altered)`);
+    }
+    prev = r.hash;
+  }
+
+  // 3. the seals: every move ends in one, and only there
+  const viewers = created.data.seat_count + 2;
+  if (!isInt(created.data.seat_count) || created.data.seat_count < 1) fail(`${where}GameCreated has no seat count`);
+  let sealedId = gameId;
+  let first = 1;
+  const signers = new Set();
+  const seals = [];
+  for (const r of records) {
+    const s = r.seal;
+    if (s === null) continue;
+    const what = `${where}the seal of versions ${first}..${r.version}`;
+    if (!isObj(s)) fail(`${at(r.version)}'s seal is not an object`);
+    if (s.first !== first || s.last !== r.version) {
+      fail(`${at(r.version)}'s seal covers ${s.first}..${s.last}, not the move ${first}..${r.version}`);
+    }
+    if (typeof s.game_id !== 'string' || !s.game_id) fail(`${what} names no game`);
+    if (sealedId === null) sealedId = s.game_id;
+    if (s.game_id !== sealedId) fail(`${what} names game ${s.game_id}, not ${sealedId}`);
+    if (s.head !== r.hash) fail(`${what} names head ${String(s.head).slice(0, 16)}…, not the chain's`);
+    if (!Array.isArray(s.receipts) || s.receipts.length !== viewers) {
+      fail(`${what} does not list the hashes of all ${viewers} viewers`);
+    }
+    for (const pair of s.receipts) {
+      if (!Array.isArray(pair) || pair.length !== 2 || !pair.every((h) => typeof h === 'string' && HEX64.test(h))) {
+        fail(`${what} has a viewer's hashes that are not two SHA-256 digests`);
+      }
+    }
+    if (typeof s.signature !== 'string' || !/^[0-9a-f]{128}$/.test(s.signature)) fail(`${what} has no signature`);
+    const body = sealBody(s.game_id, s.first, s.last, s.head, s.receipts);
+    signers.add(signer(body, Buffer.from(s.signature, 'hex'), s.key_id, keys, what));
+    seals.push(s);
+    first = r.version + 1;
+  }
+  if (first !== records.length + 1) fail(`${where}versions ${first}..${records.length} end in no seal`);
+
+  // 4. the deal: commit–reveal, the table key, every deck and seed
+  let dealt;
+  try {
+    dealt = deal.checkRecords(records);
+  } catch (err) {
+    fail(`${where}${err.message}`);
+  }
+  return {
+    gameId: sealedId,
+    kind: created.data.kind,
+    hand: created.data.hand,
+    matchId: created.data.match_id,
+    events: records.length,
+    moves: seals.length,
+    head: records[records.length - 1].hash,
+    secret,
+    salt,
+    seals,
+    signers,
+    dealt,
+  };
+}
+
+// --- a match ---------------------------------------------------------------------------
+
+const MATCH_LINE = ['fact', 'hash', 'match', 'version'];
+
+function verifyMatch(lines, keys) {
+  const matchId = lines[0].match;
+  if (typeof matchId !== 'string' || !matchId) fail('line 1 names no match');
+  const facts = [];
+  const hands = new Map(); // game id -> {hand, records}
+  lines.forEach((l, i) => {
+    const n = i + 1;
+    if ('match' in l) {
+      if (Object.keys(l).sort().join() !== MATCH_LINE.join()) fail(`line ${n} is not a match fact`);
+      if (l.match !== matchId) fail(`line ${n} names match ${l.match}, not ${matchId}`);
+      if (hands.size) fail(`line ${n}: a match fact after the hands' events`);
+      facts.push(l);
+    } else if ('hand' in l && 'game_id' in l) {
+      if (typeof l.game_id !== 'string') fail(`line ${n} names no game`);
+      const { hand, game_id: gid, ...record } = l;
+      if (!hands.has(gid)) hands.set(gid, { hand, records: [] });
+      const h = hands.get(gid);
+      if (h.hand !== hand) fail(`line ${n}: game ${gid} is hand ${h.hand} and ${hand}`);
+      h.records.push(record);
+    } else fail(`line ${n} is neither a match fact nor a hand's event`);
+  });
+
+  // the match's own chain: HMAC keyed by SHA-256("tabletop-match-chain|" + match id),
+  // with no cause (null) and no time ("")
+  const key = sha256(Buffer.from(`tabletop-match-chain|${matchId}`, 'utf8'));
+  let prev = '';
+  facts.forEach((f, i) => {
+    if (f.version !== i + 1) fail(`match fact ${i + 1} has version ${f.version}: versions must run 1..N`);
+    if (!isObj(f.fact) || typeof f.fact.type !== 'string' || !isObj(f.fact.data)) fail(`match version ${f.version} has no fact`);
+    if (chainHash(key, prev, f.version, f.fact, null, '') !== f.hash) {
+      fail(`match version ${f.version}: the chain hash does not match (the match record was altered)`);
+    }
+    prev = f.hash;
+  });
+  if (!facts.length || facts[0].fact.type !== 'MatchCreated') fail('the match record does not open with MatchCreated');
+  if (facts[0].fact.data.match_id !== matchId) fail('MatchCreated names another match');
+
+  // every hand the match opened is in the export, verified on its own, linked both ways
+  const opened = facts.filter((f) => f.fact.type === 'HandOpened').map((f) => f.fact.data);
+  const ended = new Map(facts.filter((f) => f.fact.type === 'HandEnded').map((f) => [f.fact.data.game_id, f.fact.data]));
+  for (const [gid] of hands) {
+    if (!opened.some((o) => o.game_id === gid)) fail(`the export holds game ${gid}, which the match never opened`);
+  }
+  const verified = [];
+  const signers = new Set();
+  opened.forEach((o, i) => {
+    const where = `hand ${o.hand} (game ${o.game_id}): `;
+    if (o.hand !== i + 1) fail(`the match opened hand ${o.hand} as its hand ${i + 1}`);
+    const h = hands.get(o.game_id);
+    if (!h) fail(`${where}its events are not in the export`);
+    if (h.hand !== o.hand) fail(`${where}the export calls it hand ${h.hand}`);
+    const game = verifyGame(h.records, keys, o.game_id, where);
+    if (game.matchId !== matchId || game.hand !== o.hand) {
+      fail(`${where}its GameCreated names match ${game.matchId} hand ${game.hand}, not this one`);
+    }
+    const end = ended.get(o.game_id);
+    if (!end) fail(`${where}the match never recorded its end`);
+    if (end.head_hash !== game.head) fail(`${where}HandEnded names head ${String(end.head_hash).slice(0, 16)}…, not the hand's last event`);
+    if (end.hand !== o.hand) fail(`${where}HandEnded calls it hand ${end.hand}`);
+    game.signers.forEach((s) => signers.add(s));
+    verified.push(game);
+  });
+  if (!opened.length) fail('the match opened no hand');
+  if (ended.size !== opened.length) fail('the match records the end of a hand it never opened');
+  return { match: true, matchId, facts: facts.length, hands: verified, signers };
+}
+
+// --- an export -------------------------------------------------------------------------
+
+/**
+ * A file's lines, read in chunks so that no more than 1 MiB of any line is held: a longer
+ * line fails at once (as do more than 100,000 lines). Bytes that are not UTF-8 read as U+FFFD.
+ */
+function readFileLines(file) {
+  const fs = require('node:fs');
+  const fd = fs.openSync(file, 'r');
+  const lines = [];
+  try {
+    const chunk = Buffer.alloc(1 << 16);
+    let parts = [];
+    let size = 0;
+    const end = () => {
+      lines.push(Buffer.concat(parts).toString('utf8'));
+      if (lines.length > LIMITS.lines + 1) fail(`more than ${LIMITS.lines} lines`);
+      parts = [];
+      size = 0;
+    };
+    for (;;) {
+      const got = fs.readSync(fd, chunk, 0, chunk.length, null);
+      if (!got) break;
+      let start = 0;
+      for (let nl = chunk.indexOf(10, 0); nl !== -1 && nl < got; nl = chunk.indexOf(10, start)) {
+        size += nl - start;
+        if (size > LIMITS.lineBytes) fail(`line ${lines.length + 1} is longer than 1 MiB`);
+        parts.push(Buffer.from(chunk.subarray(start, nl)));
+        end();
+        start = nl + 1;
+      }
+      size += got - start;
+      if (size > LIMITS.lineBytes) fail(`line ${lines.length + 1} is longer than 1 MiB`);
+      parts.push(Buffer.from(chunk.subarray(start, got)));
+    }
+    if (size) end();
+  } finally {
+    fs.closeSync(fd);
+  }
+  return lines;
+}
+
+/** An export's lines (text, or an array of line texts) parsed, bounded as the docs say. */
+function readLines(text) {
+  const lines = [];
+  let n = 0;
+  for (const line of Array.isArray(text) ? text : text.split('\n')) {
+    n += 1;
+    if (!line.trim()) continue;
+    if (n > LIMITS.lines) fail(`more than ${LIMITS.lines} lines`);
+    if (Buffer.byteLength(line, 'utf8') > LIMITS.lineBytes) fail(`line ${n} is longer than 1 MiB`);
+    let v;
+    try {
+      v = parseStrict(line);
+    } catch (err) {
+      fail(`line ${n}: ${err.message}`);
+    }
+    if (!isObj(v)) fail(`line ${n} is not a JSON object`);
+    lines.push(v);
+  }
+  if (!lines.length) fail('the file holds no events');
+  return lines;
+}
+
+/**
+ * `tabletop export` lines ({"event": GameEvent as JSON}, then {"view": ...}) as records:
+ * a finished game's GameEvent carries its stored form in `stored_json`.
+ */
+function fromEventLines(lines) {
+  const out = [];
+  for (const l of lines) {
+    if ('view' in l && !('event' in l)) continue;
+    const e = l.event;
+    if (!isObj(e) || typeof e.stored_json !== 'string' || !e.stored_json) {
+      fail('an event of this export has no stored form: export it once the game has ended (tabletop-audit export GAME_ID)');
+    }
+    const stored = parseStrict(e.stored_json);
+    if (!isObj(stored) || Object.keys(stored).sort().join() !== 'cause,fact,seal') fail('a stored_json that is not a stored event');
+    if (typeof e.version !== 'string' || !/^[0-9]{1,20}$/.test(e.version)) fail('an event whose version is not a number');
+    out.push({
+      cause: stored.cause,
+      fact: stored.fact,
+      hash: e.hash,
+      recorded_at: chainedTime(e.recorded_at),
+      seal: stored.seal,
+      version: Number(e.version),
+    });
+  }
+  return out;
+}
+
+/** A protobuf JSON timestamp (UTC, 0–9 decimals) in the chained form: six decimals. */
+function chainedTime(value) {
+  const m = typeof value === 'string' && /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$/.exec(value);
+  if (!m) fail(`an event's recorded_at is not a UTC timestamp (${String(value).slice(0, 40)})`);
+  return `${m[1]}.${(m[2] || '').padEnd(9, '0').slice(0, 6)}Z`;
+}
+
+/** Verify an export (its text, or its lines): a game's (either form) or a whole match's. */
+function verifyText(text, keys) {
+  if (!keys.length) fail('give the server\'s public key (--public-key)');
+  const lines = readLines(text);
+  if ('match' in lines[0]) return verifyMatch(lines, keys);
+  const records = 'event' in lines[0] ? fromEventLines(lines) : lines;
+  return verifyGame(records, keys);
+}
+
+// --- receipts --------------------------------------------------------------------------
+
+/** A minimal protobuf wire reader: [field number, wire type, value] for each field. */
+function protoFields(buf) {
+  const out = [];
+  let i = 0;
+  const varint = () => {
+    let v = 0n;
+    let shift = 0n;
+    for (;;) {
+      if (i >= buf.length || shift > 63n) fail('a receipt that is not a protobuf message');
+      const b = buf[i];
+      i += 1;
+      v |= BigInt(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+      shift += 7n;
+    }
+  };
+  while (i < buf.length) {
+    const tag = Number(varint());
+    const field = tag >>> 3;
+    const type = tag & 7;
+    if (type === 0) out.push([field, type, varint()]);
+    else if (type === 2) {
+      const len = Number(varint());
+      if (i + len > buf.length) fail('a receipt that is not a protobuf message');
+      out.push([field, type, buf.subarray(i, i + len)]);
+      i += len;
+    } else if (type === 1 || type === 5) {
+      i += type === 1 ? 8 : 4;
+      if (i > buf.length) fail('a receipt that is not a protobuf message');
+    } else fail('a receipt that is not a protobuf message');
+  }
+  return out;
+}
+
+/** tabletop.v1.Receipt from its protobuf bytes. */
+function decodeReceipt(buf) {
+  const r = { game_id: '', first_version: 0, last_version: 0, head_hash: '', viewer: 0, nonce: Buffer.alloc(0), hashes: [], signature: Buffer.alloc(0), key_id: '' };
+  const text = (v) => Buffer.from(v).toString('utf8');
+  for (const [f, type, v] of protoFields(buf)) {
+    if (f === 1 && type === 2) r.game_id = text(v);
+    else if (f === 2 && type === 0) r.first_version = Number(BigInt.asIntN(64, v));
+    else if (f === 3 && type === 0) r.last_version = Number(BigInt.asIntN(64, v));
+    else if (f === 4 && type === 2) r.head_hash = text(v);
+    else if (f === 5 && type === 0) r.viewer = Number(BigInt.asIntN(32, v));
+    else if (f === 6 && type === 2) r.nonce = Buffer.from(v);
+    else if (f === 7 && type === 2) {
+      const h = { events: '', view: '' };
+      for (const [g, t, w] of protoFields(v)) {
+        if (g === 1 && t === 2) h.events = text(w);
+        else if (g === 2 && t === 2) h.view = text(w);
+      }
+      r.hashes.push(h);
+    } else if (f === 8 && type === 2) r.signature = Buffer.from(v);
+    else if (f === 9 && type === 2) r.key_id = text(v);
+  }
+  return r;
+}
+
+/** The receipt nonce of viewer `index` for the move ending at version `last`. */
+function receiptNonce(secret, salt, last, index) {
+  return hmac(sha256(Buffer.from(`tabletop-receipt|${secret}|${salt}`, 'utf8')), `${last}|${index}`);
+}
+
+const B64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * A viewer's saved receipts (JSON Lines {"payload": base64, "receipt": base64}) against a
+ * verified game: each is signed, names this game, one of its moves (versions, head, every
+ * viewer's hashes exactly as the record's seal), carries its viewer's nonce, and its payload
+ * hashes to that viewer's hash.
+ */
+function checkReceipts(game, text, keys) {
+  const byLast = new Map(game.seals.map((s) => [s.last, s]));
+  const viewers = new Set();
+  let count = 0;
+  let n = 0;
+  for (const line of text.split('\n')) {
+    n += 1;
+    if (!line.trim()) continue;
+    const where = `receipts line ${n}`;
+    let entry;
+    try {
+      entry = parseStrict(line);
+    } catch (err) {
+      fail(`${where} is not a saved receipt (${err.message})`);
+    }
+    if (!isObj(entry) || typeof entry.receipt !== 'string' || typeof entry.payload !== 'string' ||
+        !B64.test(entry.receipt) || !B64.test(entry.payload)) {
+      fail(`${where} is not a saved receipt`);
+    }
+    const r = decodeReceipt(Buffer.from(entry.receipt, 'base64'));
+    const payload = Buffer.from(entry.payload, 'base64');
+    const what = `the receipt of versions ${r.first_version}..${r.last_version} (${where})`;
+    const pairs = r.hashes.map((h) => [h.events, h.view]);
+    const body = sealBody(r.game_id, r.first_version, r.last_version, r.head_hash, pairs);
+    signer(body, r.signature, r.key_id, keys, what);
+    if (r.game_id !== game.gameId) fail(`${what} is for game ${r.game_id}, not ${game.gameId}`);
+    const seal = byLast.get(r.last_version);
+    if (!seal || seal.first !== r.first_version) fail(`${what} names a move the record does not have`);
+    if (seal.head !== r.head_hash || canonical(seal.receipts) !== canonical(pairs)) {
+      fail(`${what} was signed for another history than the record's (head or hashes differ)`);
+    }
+    if (!(r.viewer >= 0 && r.viewer < pairs.length)) fail(`${what} names no viewer of its hashes`);
+    if (!receiptNonce(game.secret, game.salt, r.last_version, r.viewer).equals(r.nonce)) {
+      fail(`${what} does not carry viewer ${r.viewer}'s nonce`);
+    }
+    // ReceiptPayload: field 1 the events, field 2 the view
+    const part = protoFields(payload).some(([f]) => f === 2) ? 'view' : 'events';
+    const hash = sha256(Buffer.concat([r.nonce, payload])).toString('hex');
+    if (hash !== (part === 'view' ? r.hashes[r.viewer].view : r.hashes[r.viewer].events)) {
+      fail(`${what}: its saved payload is not the ${part} the receipt covers for viewer ${r.viewer}`);
+    }
+    viewers.add(r.viewer);
+    count += 1;
+  }
+  if (!count) fail('the receipts file holds no receipts');
+  return { receipts: count, viewers: [...viewers].sort((a, b) => a - b) };
+}
+
+module.exports = {
+  VerifyError,
+  parseStrict,
+  canonical,
+  publicKey,
+  keyId,
+  sealBody,
+  chainKey,
+  chainHash,
+  receiptNonce,
+  decodeReceipt,
+  verifyGame,
+  verifyMatch,
+  verifyText,
+  readFileLines,
+  checkReceipts,
+};

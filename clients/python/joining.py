@@ -1,0 +1,94 @@
+"""`tabletop bots --join GAME`: bots take the seats of a game that nobody has taken, and the
+seats whose tokens they are given (`tabletop create --players` prints one per seat), deal
+once every seat is taken, and play those seats to the end. So one person can play a table
+of bots from another terminal: `tabletop play --game GAME --token THEIR_SEAT_TOKEN`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+
+import grpc
+
+from clients.python.bot import RandomBot, make_bot, play_by_streams
+from clients.python.client import SeatClient, TableClient
+from tabletop.v1 import tabletop_pb2 as pb
+
+WAIT_SECONDS = 0.3  # between two looks at a table waiting for seats or reveals
+GAME_HOURS = 24  # how long the bots wait for the people at the table to finish
+SEAT_GONE = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ALREADY_EXISTS)
+NOT_YET = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED)
+
+
+def seat_bots(
+    client: TableClient, game_id: str, tokens: Iterable[str], policy: str, seed: int
+) -> list[RandomBot]:
+    """Bots at the seats of ``tokens`` and at every seat still free (``ValueError`` when
+    that leaves them none, or a token is not a seat's)."""
+    view = client.as_viewer(game_id).view()
+    if view.phase == pb.GAME_PHASE_FINISHED:
+        raise ValueError(f"game {game_id} has ended: there is nothing left to play")
+    seats = [given_seat(client, game_id, token) for token in tokens]
+    if view.phase == pb.GAME_PHASE_WAITING:
+        for info in view.seats:
+            taken = None if info.taken else take_free_seat(client, game_id, info.seat)
+            if taken is not None:
+                seats.append(taken)
+    if not seats:
+        raise ValueError(
+            f"game {game_id} has no free seat: give the tokens of the seats the bots should "
+            "play with --token (`tabletop create --players` prints them)"
+        )
+    return [make_bot(s, policy, seed + (s.seat or 0)) for s in seats]
+
+
+def given_seat(client: TableClient, game_id: str, token: str) -> SeatClient:
+    seat = client.as_viewer(game_id, token)
+    view = seat.view()
+    if view.role != pb.ROLE_SEAT or not view.HasField("seat"):
+        raise ValueError("a --token is not a seat's token (the arbiter's plays no seat)")
+    seat.seat = view.seat
+    return seat
+
+
+def take_free_seat(client: TableClient, game_id: str, seat: int) -> SeatClient | None:
+    """Join ``seat`` as ``bot-N`` (committing to a fresh contribution); None if somebody
+    took it first."""
+    try:
+        return client.join(game_id, seat, f"bot-{seat}")
+    except grpc.RpcError as err:
+        if err.code() in SEAT_GONE:
+            return None
+        raise
+
+
+def deal_when_seated(bots: list[RandomBot], say: Callable[[str], None]) -> None:
+    """Wait until every seat is taken, reveal the bots' contributions, and deal (once every
+    committed seat has revealed, or the reveal window closed); return once it is dealt."""
+    viewer = bots[0].seat
+    told = revealed = False
+    while True:
+        view = viewer.view()
+        if view.phase != pb.GAME_PHASE_WAITING:
+            return
+        free = [str(s.seat) for s in view.seats if not s.taken]
+        if free and not told:
+            say(f"waiting for seats {', '.join(free)} to be taken before the deal")
+            told = True
+        if not free:
+            if not revealed:
+                for bot in bots:
+                    bot.seat.reveal()
+                revealed = True
+            try:
+                viewer.start()
+            except grpc.RpcError as err:  # a person's reveal is pending, or they dealt first
+                if err.code() not in NOT_YET:
+                    raise
+        time.sleep(WAIT_SECONDS)
+
+
+def play_joined(bots: list[RandomBot]) -> int:
+    """Play the bots' seats to the end, each from its own stream; returns their moves."""
+    return play_by_streams(bots, timeout=GAME_HOURS * 3600.0)

@@ -1,0 +1,501 @@
+"""Two verifiers, one verdict: the Python auditor and the Node verifier on the same exports.
+
+Real games are played through a real server (a 花鸟风月 game whose seat 0 keeps its receipts,
+a 川南字牌 game and a two-hand match), exported, and then tampered with in the ways a
+record can lie: an edited event, a dropped event, a re-signed seal, a moved game id, a
+receipt claiming a payload its seat was not sent, a later hand re-dealt. Several lies are
+told by the holder of the server's key itself (the test reads the server's key file and
+re-signs), so that the check which catches them is not merely the signature. Both
+``tabletop-audit verify --file`` and ``node clients/node/bin/verify.js`` must pass every
+honest export and fail every tampered one; a disagreement prints both one-line reasons.
+
+Node.js is required: without it this test fails, it never skips.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import copy
+import hashlib
+import io
+import json
+import re
+import shutil
+import subprocess
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from google.protobuf.json_format import MessageToDict
+
+from clients.python import audit
+from clients.python.audit import export_lines, match_export_lines, signing_key
+from clients.python.bot import RandomBot, play_match, play_to_end
+from clients.python.client import TableClient, commit_and_reveal, reveal_and_start
+from clients.python.receipts import ReceiptLog
+from clients.python.serverproc import ServerProcess
+from domain.codec import canonical
+from domain.match import records as match_rec
+from domain.table import records as rec
+from server.wire.signing import KEY_FILE
+from tabletop.v1 import tabletop_pb2 as pb
+from tabletop.zipai.v1 import zipai_pb2
+from tests.api.helpers import huaniao_options
+from tests.api.test_justice import table_move
+from tests.api.test_redeal_draw import dispute
+
+NODE_VERIFY = Path(__file__).resolve().parents[2] / "clients" / "node" / "bin" / "verify.js"
+
+Line = dict[str, Any]
+
+
+@dataclass
+class Played:
+    dir: Path
+    key: bytes  # the server's public key
+    signer: Ed25519PrivateKey  # the server's own signing key: the key holder's lies
+    hua: list[Line]
+    hua_events: list[str]  # the same game as `tabletop export` writes it
+    receipts: list[Line]  # seat 0's saved receipts of the huaniao game
+    zipai: list[Line]
+    match: list[Line]
+    redealt: list[Line]  # a game re-dealt once by its arbiter
+
+
+ZIPAI = pb.GameOptions(
+    zipai=zipai_pb2.Options(
+        variant=zipai_pb2.VARIANT_LUZHOU,
+        dealer_rule=zipai_pb2.DEALER_RULE_WINNER,
+        scoring=zipai_pb2.SCORING_PROFILE_LUZHOU,
+    )
+)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
+    assert shutil.which("node"), "node is required for the Node verifier (install Node.js 18+)"
+    base = tmp_path_factory.mktemp("node-verify")
+    with ServerProcess(base / "server") as server, TableClient(server.target) as client:
+        key = signing_key(client)
+        pem = (server.data_dir / KEY_FILE).read_bytes()
+        signer = serialization.load_pem_private_key(pem, password=None)
+        assert isinstance(signer, Ed25519PrivateKey)
+
+        log = ReceiptLog()
+        gid = client.create_game(huaniao_options("BASIC"), 4).game_id
+        seats = [client.join(gid, s, f"花{s}", receipts=log if s == 0 else None) for s in range(4)]
+        reveal_and_start(seats)
+        play_to_end([RandomBot(s, 70 + i) for i, s in enumerate(seats)])
+        seats[0].view()  # the final view's receipt too
+        viewer = client.as_viewer(gid)
+        history = list(viewer.history())
+        hua = [json.loads(x) for x in export_lines(history)]
+        hua_events = [
+            json.dumps(
+                {"event": MessageToDict(e, preserving_proto_field_name=True)}, ensure_ascii=False
+            )
+            for e in history
+        ]
+        hua_events.append(
+            json.dumps(
+                {"view": MessageToDict(viewer.view(), preserving_proto_field_name=True)},
+                ensure_ascii=False,
+            )
+        )
+
+        zid = client.create_game(ZIPAI, 3).game_id
+        zseats = [client.join(zid, s, f"z{s}") for s in range(3)]
+        reveal_and_start(zseats)
+        play_to_end([RandomBot(s, 80 + i) for i, s in enumerate(zseats)])
+        zipai = [json.loads(x) for x in export_lines(client.as_viewer(zid).history())]
+
+        redealt = redealt_game(client)
+
+        created = client.create_game(huaniao_options("BASIC"), 2, match=pb.MatchSettings(hands=2))
+        mseats = [client.join(created.game_id, s, f"m{s}") for s in range(2)]
+        reveal_and_start(mseats)
+        play_match([RandomBot(s, 90 + i) for i, s in enumerate(mseats)])
+        match = [json.loads(x) for x in match_export_lines(client, created.match_id, None)]
+    receipts = [json.loads(x) for x in log.lines()]
+    return Played(base, key, signer, hua, hua_events, receipts, zipai, match, redealt)
+
+
+def redealt_game(client: TableClient) -> list[Line]:
+    """A 川南字牌 game the arbiter re-deals once (a disputed report), drawn by a fresh
+    commit–reveal, then played to its end."""
+    created = client.create_game(ZIPAI, 3, arbitrated=True)
+    seats = [client.join(created.game_id, s, f"r{s}") for s in range(3)]
+    reveal_and_start(seats)
+    arbiter = client.as_viewer(created.game_id, created.arbiter_token)
+    v = dispute(seats, arbiter.view().version)
+    arbiter.play(table_move(redeal=pb.Redeal()), v)
+    commit_and_reveal(seats)
+    play_to_end([RandomBot(s, 50 + i) for i, s in enumerate(seats)])
+    lines = [json.loads(x) for x in export_lines(arbiter.history())]
+    assert any(x["fact"]["type"] == "GameRedealt" for x in lines)
+    return lines
+
+
+# --- the two verifiers --------------------------------------------------------------------
+
+
+def python_verdict(export: Path, key: str, receipts: Path | None) -> tuple[bool, str]:
+    argv = ["-q", "verify", "--file", str(export), "--public-key", key]
+    if receipts:
+        argv += ["--receipts", str(receipts)]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = audit.main(argv)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    text = (out.getvalue() + err.getvalue()).strip()
+    return code == 0, (text.splitlines() or ["(nothing printed)"])[0]
+
+
+def node_verdict(export: Path, keys: list[str], receipts: Path | None) -> tuple[bool, str]:
+    cmd = ["node", str(NODE_VERIFY), str(export)]
+    for k in keys:
+        cmd += ["--public-key", k]
+    if receipts:
+        cmd += ["--receipts", str(receipts)]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    lines = (run.stdout + run.stderr).strip().splitlines()
+    assert len(lines) == 1, f"node printed {len(lines)} lines: {run.stdout}{run.stderr}"
+    assert run.returncode in (0, 1), (run.returncode, lines)
+    return run.returncode == 0, lines[0]
+
+
+# --- tampering tools ----------------------------------------------------------------------
+
+
+def rechain(lines: list[Line], signer: Ed25519PrivateKey | None = None) -> list[Line]:
+    """Recompute a game's chain (anyone can once the secret and salt are revealed) and point
+    each seal at the new heads; with ``signer`` (the key holder), re-sign every seal too."""
+    shown = [x["fact"]["data"] for x in lines if x["fact"]["type"] == "ShuffleRevealed"][-1]
+    key = rec.chain_key(shown["secret"], shown["salt"])
+    prev = ""
+    for x in lines:
+        x["hash"] = rec.chain_hash(key, prev, x["version"], x["fact"], x["cause"], x["recorded_at"])
+        prev = x["hash"]
+        if x["seal"] is not None:
+            x["seal"]["head"] = x["hash"]
+            if signer is not None:
+                resign(x["seal"], signer)
+    return lines
+
+
+def resign(seal: Line, signer: Ed25519PrivateKey) -> None:
+    s = seal
+    body = rec.seal_body(s["game_id"], s["first"], s["last"], s["head"], s["receipts"])
+    s["signature"] = signer.sign(body).hex()
+    if "key_id" in s:
+        s["key_id"] = rec.key_id(raw_public(signer))
+
+
+def raw_public(signer: Ed25519PrivateKey) -> bytes:
+    return signer.public_key().public_bytes(
+        serialization.Encoding.Raw, serialization.PublicFormat.Raw
+    )
+
+
+def rechain_match(lines: list[Line]) -> None:
+    """Recompute a match's own chain (its key follows from the match id alone)."""
+    prev = ""
+    for x in lines:
+        if "match" in x:
+            x["hash"] = match_rec.fact_hash(x["match"], prev, x["version"], x["fact"])
+            prev = x["hash"]
+
+
+def hand_lines(match: list[Line], hand: int) -> list[Line]:
+    return [x for x in match if x.get("hand") == hand]
+
+
+def as_game(lines: list[Line]) -> list[Line]:
+    """A match's hand lines as a game's records (for the chain tools), same objects."""
+    return [{k: v for k, v in x.items() if k not in ("hand", "game_id")} for x in lines]
+
+
+def write_back(hand: list[Line], game: list[Line]) -> None:
+    for h, g in zip(hand, game, strict=True):
+        h.update(g)
+
+
+# --- the cases ----------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    name: str
+    honest: bool
+    make: Callable[[Played], list[str]]  # the export's lines
+    receipts: Callable[[Played], list[str]] | None = None
+    wrong_key: bool = False
+
+
+def dump(lines: list[Line]) -> list[str]:
+    return [canonical(x) for x in lines]
+
+
+def edited_event(p: Played) -> list[str]:
+    """A player renamed in the record, the chain recomputed: only the seals can tell."""
+    lines = copy.deepcopy(p.hua)
+    taken = next(x for x in lines if x["fact"]["type"] == "SeatTaken")
+    taken["fact"]["data"]["player_name"] = "mallory"
+    return dump(rechain(lines))
+
+
+def edited_event_key_holder(p: Played) -> list[str]:
+    """A card played changed and everything re-signed by the key holder: the deal and the
+    replay must tell (zipai: the first deck's order changed instead)."""
+    lines = copy.deepcopy(p.zipai)
+    started = next(x for x in lines if x["fact"]["type"] == "GameStarted")
+    deck = started["fact"]["data"]["deck"]
+    deck[0], deck[-1] = deck[-1], deck[0]
+    return dump(rechain(lines, p.signer))
+
+
+def dropped_event(p: Played) -> list[str]:
+    """A move dropped from the middle, the versions renumbered and the chain recomputed."""
+    lines = copy.deepcopy(p.hua)
+    i = len(lines) // 2
+    del lines[i]
+    for x in lines[i:]:
+        x["version"] -= 1
+    return dump(rechain(lines))
+
+
+def resigned_seal(p: Played) -> list[str]:
+    """One seal signed by another key."""
+    lines = copy.deepcopy(p.hua)
+    sealed = [x for x in lines if x["seal"]]
+    resign(sealed[len(sealed) // 2]["seal"], Ed25519PrivateKey.generate())
+    return dump(lines)
+
+
+def moved_game_id(p: Played) -> list[str]:
+    """A match's second hand claimed for another game id (the match record rewritten and
+    rechained to agree): its seals still name the real game."""
+    lines = copy.deepcopy(p.match)
+    real = hand_lines(lines, 2)[0]["game_id"]
+    moved = str(uuid.uuid4())
+    for x in lines:
+        if x.get("game_id") == real:
+            x["game_id"] = moved
+        if "match" in x and x["fact"]["data"].get("game_id") == real:
+            x["fact"]["data"]["game_id"] = moved
+    rechain_match(lines)
+    return dump(lines)
+
+
+def moved_seal_key_holder(p: Played) -> list[str]:
+    """The key holder re-binds the last move of a game to another game id."""
+    lines = copy.deepcopy(p.hua)
+    lines[-1]["seal"]["game_id"] = str(uuid.uuid4())
+    resign(lines[-1]["seal"], p.signer)
+    return dump(lines)
+
+
+def later_hand_redealt(p: Played) -> list[str]:
+    """The key holder deals the match's second hand anew: another order of its deck, the
+    hand's chain recomputed and every seal re-signed, the match's HandEnded and chain
+    rewritten to name the new head."""
+    lines = copy.deepcopy(p.match)
+    hand = hand_lines(lines, 2)
+    game = as_game(hand)
+    started = next(x for x in game if x["fact"]["type"] == "GameStarted")
+    deck = started["fact"]["data"]["deck"]
+    deck[0], deck[1] = deck[1], deck[0]
+    rechain(game, p.signer)
+    write_back(hand, game)
+    gid = hand[0]["game_id"]
+    for x in lines:
+        if (
+            "match" in x
+            and x["fact"]["type"] == "HandEnded"
+            and x["fact"]["data"]["game_id"] == gid
+        ):
+            x["fact"]["data"]["head_hash"] = hand[-1]["hash"]
+    rechain_match(lines)
+    return dump(lines)
+
+
+def redeal_reordered(p: Played) -> list[str]:
+    """The key holder re-deals a 重新洗牌发牌 its own way: two cards of the redeal's deck
+    swapped, the chain recomputed and every seal re-signed."""
+    lines = copy.deepcopy(p.redealt)
+    redealt = next(x for x in lines if x["fact"]["type"] == "GameRedealt")
+    deck = redealt["fact"]["data"]["deck"]
+    deck[0], deck[1] = deck[1], deck[0]
+    return dump(rechain(lines, p.signer))
+
+
+def receipt_payload_swapped(p: Played) -> list[str]:
+    """A saved receipt with another move's events as its payload."""
+    out = copy.deepcopy(p.receipts)
+    events = [i for i, r in enumerate(out) if part_of(r) == "events"]
+    a, b = events[0], events[-1]
+    out[a]["payload"] = out[b]["payload"]
+    return [json.dumps(r, sort_keys=True) for r in out]
+
+
+def receipt_claimed_key_holder(p: Played) -> list[str]:
+    """The key holder signs seat 0 a receipt for events it was not sent (a payload of its
+    own making, hashed with seat 0's real nonce): the record's seal disagrees."""
+    out = copy.deepcopy(p.receipts)
+    i = next(i for i, r in enumerate(out) if part_of(r) == "events")
+    receipt = pb.Receipt.FromString(base64.b64decode(out[i]["receipt"]))
+    fake = pb.ReceiptPayload(
+        events=[pb.GameEvent(version=receipt.last_version, text="nothing happened")]
+    )
+    payload = fake.SerializeToString(deterministic=True)
+    receipt.hashes[receipt.viewer].events = hashlib.sha256(
+        bytes(receipt.nonce) + payload
+    ).hexdigest()
+    pairs = [[h.events, h.view] for h in receipt.hashes]
+    body = rec.seal_body(
+        receipt.game_id, receipt.first_version, receipt.last_version, receipt.head_hash, pairs
+    )
+    receipt.signature = p.signer.sign(body)
+    out[i] = {
+        "payload": base64.b64encode(payload).decode(),
+        "receipt": base64.b64encode(receipt.SerializeToString(deterministic=True)).decode(),
+    }
+    return [json.dumps(r, sort_keys=True) for r in out]
+
+
+def part_of(saved: Line) -> str:
+    return (
+        "view"
+        if pb.ReceiptPayload.FromString(base64.b64decode(saved["payload"])).HasField("view")
+        else "events"
+    )
+
+
+def honest_receipts(p: Played) -> list[str]:
+    return [json.dumps(r, sort_keys=True) for r in p.receipts]
+
+
+CASES = [
+    Case("honest huaniao game", True, lambda p: dump(p.hua)),
+    Case("honest huaniao game, `tabletop export` form", True, lambda p: p.hua_events),
+    Case("honest zipai game", True, lambda p: dump(p.zipai)),
+    Case("honest match", True, lambda p: dump(p.match)),
+    Case("honest re-dealt game", True, lambda p: dump(p.redealt)),
+    Case("honest seat 0 receipts", True, lambda p: dump(p.hua), honest_receipts),
+    Case("signed by another key than the one given", False, lambda p: dump(p.hua), wrong_key=True),
+    Case("edited event (chain recomputed)", False, edited_event),
+    Case("edited deck, re-signed by the key holder", False, edited_event_key_holder),
+    Case("dropped event (renumbered, rechained)", False, dropped_event),
+    Case("re-signed seal (another key)", False, resigned_seal),
+    Case("moved game id (a match's hand)", False, moved_game_id),
+    Case("moved game id (a seal, re-signed by the key holder)", False, moved_seal_key_holder),
+    Case(
+        "receipt payload the seat was not sent",
+        False,
+        lambda p: dump(p.hua),
+        receipt_payload_swapped,
+    ),
+    Case(
+        "receipt the key holder signed for events not sent",
+        False,
+        lambda p: dump(p.hua),
+        receipt_claimed_key_holder,
+    ),
+    Case("later hand re-dealt (re-signed by the key holder)", False, later_hand_redealt),
+    Case("a redeal dealt otherwise (re-signed by the key holder)", False, redeal_reordered),
+]
+
+
+def test_both_verifiers_agree_on_honest_and_tampered_exports(played: Played) -> None:
+    key = played.key.hex()
+    other = raw_public(Ed25519PrivateKey.generate()).hex()
+    verdicts = []
+    for n, case in enumerate(CASES):
+        export = played.dir / f"case{n}.jsonl"
+        export.write_text("".join(line + "\n" for line in case.make(played)), encoding="utf-8")
+        receipts = None
+        if case.receipts:
+            receipts = played.dir / f"case{n}.receipts"
+            receipts.write_text("".join(line + "\n" for line in case.receipts(played)))
+        given = other if case.wrong_key else key
+        py = python_verdict(export, given, receipts)
+        js = node_verdict(export, [given], receipts)
+        verdicts.append((case, py, js))
+    problems = [
+        f"{case.name}: expected {'pass' if case.honest else 'fail'}\n"
+        f"    python {'PASS' if py[0] else 'FAIL'}: {py[1]}\n"
+        f"    node   {'PASS' if js[0] else 'FAIL'}: {js[1]}"
+        for case, py, js in verdicts
+        if not (py[0] == js[0] == case.honest)
+    ]
+    for case, py, js in verdicts:  # shown with -s
+        print(f"{case.name}\n    python: {py[1]}\n    node:   {js[1]}")
+    assert not problems, "the verifiers disagree or miss a lie:\n" + "\n".join(problems)
+    for case, _py, js in verdicts:  # Node names the key that signed
+        if case.honest:
+            assert f"signed by key {rec.key_id(played.key)}" in js[1], js[1]
+
+
+def test_node_picks_the_key_a_seal_names_among_several(played: Played) -> None:
+    """Several --public-key: a seal is checked with the key its key_id names (any given
+    key when it names none); a key_id matching no given key fails naming that id."""
+    export = played.dir / "keys.jsonl"
+    export.write_text("".join(line + "\n" for line in dump(played.hua)))
+    key = played.key.hex()
+    other = raw_public(Ed25519PrivateKey.generate()).hex()
+    ok, line = node_verdict(export, [other, key], None)
+    assert ok, line
+    ok, line = node_verdict(export, [other], None)
+    assert not ok and ("not signed" in line or "names key" in line), line
+    # every seal naming the real key's id: fine; naming an unknown id: fails with the id
+    lines = copy.deepcopy(played.hua)
+    for x in lines:
+        if x["seal"]:
+            x["seal"]["key_id"] = rec.key_id(played.key)
+    export.write_text("".join(line + "\n" for line in dump(lines)))
+    ok, line = node_verdict(export, [other, key], None)
+    assert ok and f"signed by key {rec.key_id(played.key)}" in line, line
+    lines[-1]["seal"]["key_id"] = "0123456789abcdef"
+    export.write_text("".join(line + "\n" for line in dump(lines)))
+    ok, line = node_verdict(export, [other, key], None)
+    assert not ok and "0123456789abcdef" in line, line
+
+
+def test_the_records_test_vectors_in_the_docs_are_the_servers() -> None:
+    """docs/api.md's record test vectors (which clients/node/test/verify.test.js checks the
+    Node verifier against) are what the server's own code computes."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text(encoding="utf-8")
+    found = re.search(r"<!-- record-test-vectors -->\n```json\n(.*?)\n```", doc, re.S)
+    assert found, "docs/api.md lost its record test vectors"
+    v = json.loads(found.group(1))
+    key = rec.chain_key(v["secret"], v["salt"])
+    assert key.hex() == v["chain_key"]
+    e = v["event"]
+    chained = f"{e['prev_hash']}|{e['version']}|{canonical(e['fact'])}|{canonical(e['cause'])}|{e['recorded_at']}"
+    assert chained == v["event_chained_text"]
+    assert (
+        rec.chain_hash(key, e["prev_hash"], e["version"], e["fact"], e["cause"], e["recorded_at"])
+        == v["event_hash"]
+    )
+    m = v["match"]
+    assert match_rec.chain_key(m["match_id"]).hex() == m["chain_key"]
+    assert match_rec.fact_hash(m["match_id"], m["prev_hash"], m["version"], m["fact"]) == m["hash"]
+    s = v["seal"]
+    body = rec.seal_body(s["game_id"], s["first"], s["last"], s["head"], s["receipts"])
+    assert body.decode() == v["seal_signed_bytes"]
+    signer = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(v["private_key_seed"]))
+    assert raw_public(signer).hex() == v["public_key"]
+    assert rec.key_id(bytes.fromhex(v["public_key"])) == v["key_id"]
+    assert signer.sign(body).hex() == v["signature"]
+    r = v["receipt"]
+    nonce = rec.receipt_nonce(v["secret"], v["salt"], r["last"], r["index"])
+    assert nonce.hex() == r["nonce"]
+    assert rec.receipt_hash(nonce, bytes.fromhex(r["payload"])) == r["hash"]
