@@ -20,18 +20,33 @@ class Phase(enum.Enum):
     FINISHED = 3
 
 
-def _status(commitment: str, contribution: str, withheld: bool, awaited: bool) -> deal.Contribution:
-    if awaited:
-        return deal.Contribution.AWAITED
-    if not commitment:
-        return deal.Contribution.WITHHELD if withheld else deal.Contribution.NONE
-    if contribution:
-        return deal.Contribution.REVEALED
-    return deal.Contribution.WITHHELD if withheld else deal.Contribution.PENDING
+class _DealInput:
+    """A seat's input to a deal: its commitment, its reveal, and whether it was withheld or is
+    still awaited (``Seat`` for the first deal, ``Entropy`` for a 重新洗牌发牌)."""
+
+    commitment: str
+    contribution: str
+    withheld: bool
+    awaited: bool
+
+    @property
+    def status(self) -> deal.Contribution:
+        if self.awaited:
+            return deal.Contribution.AWAITED
+        if self.contribution and self.commitment:
+            return deal.Contribution.REVEALED
+        if self.withheld:
+            return deal.Contribution.WITHHELD
+        return deal.Contribution.PENDING if self.commitment else deal.Contribution.NONE
+
+    @property
+    def entry(self) -> str:
+        """This input to the table key (deal.entry)."""
+        return deal.entry(self.commitment, self.contribution or None, self.withheld)
 
 
 @dataclass(frozen=True)
-class Seat:
+class Seat(_DealInput):
     player_name: str
     token_hash: str  # sha256 of the seat token; the token itself is never stored
     contribution: str  # the seat's revealed contribution ("" until revealed)
@@ -39,32 +54,15 @@ class Seat:
     withheld: bool = False  # not revealed (or not committed) in time
     awaited: bool = False  # seated first (a match's later hand): its commitment is to come
 
-    @property
-    def status(self) -> deal.Contribution:
-        return _status(self.commitment, self.contribution, self.withheld, self.awaited)
-
-    @property
-    def entry(self) -> str:
-        """This seat's input to the table key (deal.entry)."""
-        return deal.entry(self.commitment, self.contribution or None, self.withheld)
-
 
 @dataclass(frozen=True)
-class Entropy:
+class Entropy(_DealInput):
     """A seat's fresh input to a 重新洗牌发牌, as ``Seat`` holds its input to the first deal."""
 
     commitment: str = ""
     contribution: str = ""
     withheld: bool = False
     awaited: bool = True
-
-    @property
-    def status(self) -> deal.Contribution:
-        return _status(self.commitment, self.contribution, self.withheld, self.awaited)
-
-    @property
-    def entry(self) -> str:
-        return deal.entry(self.commitment, self.contribution or None, self.withheld)
 
 
 @dataclass(frozen=True)

@@ -83,11 +83,24 @@ _LIMITS = LimitSettings()
 _HTTP_LIMITS = ViewerLimits()
 
 
+class _Setting(click.Option):
+    """A flag that may come from its environment variable too: a bad value names the
+    variable only when the value came from it (click names it whatever the source)."""
+
+    def get_error_hint(self, ctx: click.Context | None) -> str:
+        from_env = ctx is not None and self.name is not None and (
+            ctx.get_parameter_source(self.name) is click.core.ParameterSource.ENVIRONMENT
+        )
+        if from_env:
+            return super().get_error_hint(ctx)
+        return " / ".join(f"'{x}'" for x in self.opts)
+
+
 def _option(flag: str, help: str, **kw: Any) -> click.Option:
     """``--flag`` read from TABLETOP_FLAG too, with its variable and default in --help."""
     env = "TABLETOP_" + flag.lstrip("-").replace("-", "_").upper()
     kw.setdefault("show_default", kw.get("default") not in (None, ""))
-    return click.Option([flag], envvar=env, show_envvar=True, help=help, **kw)
+    return _Setting([flag], envvar=env, show_envvar=True, help=help, **kw)
 
 
 OPTIONS: list[click.Parameter] = [
@@ -297,7 +310,7 @@ OPTIONS: list[click.Parameter] = [
         "gateway [default: the peer's IP address]",
         default="",
     ),
-    click.Option(
+    _Setting(
         ["--signing-key"],
         envvar="TABLETOP_SIGNING_KEY_FILE",
         show_envvar=True,
@@ -308,7 +321,7 @@ OPTIONS: list[click.Parameter] = [
         "TABLETOP_SIGNING_KEY may hold the key itself instead [default: "
         "DATA_DIR/signing-key.pem, made at first start; PostgreSQL needs one given]",
     ),
-    click.Option(
+    _Setting(
         ["--retired-signing-keys"],
         envvar="TABLETOP_RETIRED_SIGNING_KEYS_FILE",
         show_envvar=True,
@@ -319,7 +332,7 @@ OPTIONS: list[click.Parameter] = [
         "GetSigningKey so earlier records still verify [default: the key file's path + "
         "'.retired', if it exists]",
     ),
-    click.Option(
+    _Setting(
         ["--port-file"],
         type=click.Path(dir_okay=False, path_type=Path),
         default=None,

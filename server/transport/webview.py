@@ -90,7 +90,7 @@ class LiveViewer:
             "default_viewer": "spectator",
             "verify": {
                 "status": "live",
-                "message": f"after the end: tabletop-audit verify {snap.game_id}",
+                "message": f"终局后用 tabletop-audit verify {snap.game_id} 验证",
             },
             "prepared_deal": None,
             "live": {"steps_url": f"/games/{snap.game_id}/steps"},

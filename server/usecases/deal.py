@@ -5,6 +5,7 @@ contribution (docs/api.md, *The deal*).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,22 +29,38 @@ class Deal(Games):
         """A seat already seated (a match's later hand, a 重新洗牌发牌) commits to its
         contribution. Returns the version, the events appended (none for a repeat), the
         seats whose commitments are still awaited and the window's deadline."""
+
+        def decide(table: tables.Table, seat: int) -> list[Any]:
+            return tables.commit(table, seat, commitment)
+
+        agg, stored = await self._seat_input(game_id, viewer, "commit", decide)
+        deadline = tables.reveal_deadline(agg.table, agg.modified_on)
+        return agg.version, stored, agg.table.awaited_commitments, deadline
+
+    async def _seat_input(
+        self,
+        game_id: str,
+        viewer: Viewer,
+        action: str,
+        decide: Callable[[tables.Table, int], list[Any]],
+    ) -> tuple[GameAggregate, list[StoredEvent]]:
+        """A seat's commitment or reveal: decided (again on a fresh read, since another
+        replica may have moved the table on), appended, then the deal made once every input
+        is in. Returns the game after it and the events appended (none for a repeat)."""
         gid = self.parse_id(game_id)
         if viewer.role is not Role.SEAT or viewer.seat is None:
-            raise PermissionDenied("only a seat commits to a contribution")
+            raise PermissionDenied(f"only a seat may {action} its contribution")
         async with self._lock(gid):
             agg = await self._load(gid)
             try:
-                facts = tables.commit(agg.table, viewer.seat, commitment)
-            except RuleViolation:  # another replica may have opened the draw: read again
+                facts = decide(agg.table, viewer.seat)
+            except RuleViolation:
                 agg = await self._load(gid, refresh=True)
-                facts = tables.commit(agg.table, viewer.seat, commitment)
+                facts = decide(agg.table, viewer.seat)
             stored: list[StoredEvent] = []
             if facts:
-                stored = await self._append(agg, facts, tables.cause("commit", viewer.seat))
-        agg = await self._deal_when_inputs_in(gid)
-        deadline = tables.reveal_deadline(agg.table, agg.modified_on)
-        return agg.version, stored, agg.table.awaited_commitments, deadline
+                stored = await self._append(agg, facts, tables.cause(action, viewer.seat))
+        return await self._deal_when_inputs_in(gid), stored
 
     async def _deal_when_inputs_in(self, gid: Any) -> GameAggregate:
         """Deal a match's later hand or a redeal as soon as every seat's input is in: the
@@ -64,20 +81,11 @@ class Deal(Games):
     ) -> tuple[int, list[StoredEvent], tuple[int, ...], datetime | None]:
         """The seat reveals its contribution. Returns the version, the events appended (none
         for a repeat), the seats still awaited and the reveal deadline."""
-        gid = self.parse_id(game_id)
-        if viewer.role is not Role.SEAT or viewer.seat is None:
-            raise PermissionDenied("only a seat reveals its contribution")
-        async with self._lock(gid):
-            agg = await self._load(gid)
-            try:
-                facts = tables.reveal(agg.table, viewer.seat, contribution)
-            except RuleViolation:  # another replica may have taken the last seat: read again
-                agg = await self._load(gid, refresh=True)
-                facts = tables.reveal(agg.table, viewer.seat, contribution)
-            stored: list[StoredEvent] = []
-            if facts:
-                stored = await self._append(agg, facts, tables.cause("reveal", viewer.seat))
-        agg = await self._deal_when_inputs_in(gid)
+
+        def decide(table: tables.Table, seat: int) -> list[Any]:
+            return tables.reveal(table, seat, contribution)
+
+        agg, stored = await self._seat_input(game_id, viewer, "reveal", decide)
         deadline = tables.reveal_deadline(agg.table, agg.modified_on)
         return agg.version, stored, agg.table.pending_reveals, deadline
 

@@ -102,7 +102,7 @@ def test_stepping_a_finished_game_shows_what_each_seat_saw(
     justice = [s.view.version for s in api if s.event.table.WhichOneof("kind") in JUSTICE]
     end = next(s.view.version for s in api if s.view.HasField("outcome"))
     assert sorted(now["markers"]) == sorted([*justice, end])
-    assert "verify: verified" in now["verify"] and "chain" in now["verify"]
+    assert "验证: 已验证" in now["verify"] and "chain" in now["verify"]
     press(browser, Keys.ARROW_LEFT)
     assert shown(browser)["version"] == api[-2].view.version, "← steps back"
     screenshot(browser, f"console-{kind}-end")
@@ -204,7 +204,21 @@ def test_a_live_page_follows_the_game_as_it_is_played(
             break
         for _ in range(2):
             play_step(bots, spectator)
-    WebDriverWait(browser, 20).until(lambda b: b.find_element(By.ID, "live").text == "game over")
+    WebDriverWait(browser, 20).until(
+        lambda b: b.find_element(By.ID, "live").get_attribute("data-state") == "ended"
+    )
+    assert browser.find_element(By.ID, "live").text == "终局"
+    # after the end the verify line says how the game is verified, and the deal is known
+    # (every view carries its deal source): no "live", no "not known to this viewer"
+    verify = browser.find_element(By.ID, "verify")
+    status = browser.find_element(By.ID, "verify-status")
+    assert status.get_attribute("data-status") == "finished"
+    assert f"tabletop-audit verify {game_id}" in status.text
+    assert "finished" in (status.get_attribute("title") or "")
+    assert "直播" not in verify.text and "live" not in verify.text
+    deal = browser.find_element(By.ID, "deal")
+    assert "此视角不可知" not in deal.text and "unknown" not in (deal.get_attribute("class") or "")
+    assert deal.text == "发牌: 指定牌序", "a seeded table's deal is a prepared one"
     assert checked > 3, "the page followed several moves"
     screenshot(browser, "console-live-end")
 

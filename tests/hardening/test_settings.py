@@ -67,6 +67,21 @@ def test_a_bad_value_stops_the_server_with_one_line(
 
 
 @pytest.mark.parametrize(
+    ("args", "env", "hint"),
+    [
+        (["--port", "99999"], {}, "Invalid value for '--port': 99999"),
+        ([], {"TABLETOP_PORT": "99999"}, "'--port' (env var: 'TABLETOP_PORT'): 99999"),
+    ],
+)
+def test_a_bad_value_names_where_it_came_from(
+    tmp_path: Path, args: list[str], env: dict[str, str], hint: str
+) -> None:
+    """A flag's bad value names the flag alone, and a variable's names the variable too
+    (issue 29: ``--port 99999`` was reported as coming from TABLETOP_PORT)."""
+    one_line(run_server(tmp_path, *args, env=env), hint)
+
+
+@pytest.mark.parametrize(
     ("text", "value"),
     [("off", False), ("no", False), ("0", False), ("false", False), ("", False),
      ("on", True), ("yes", True), ("1", True), ("true", True)],

@@ -36,6 +36,19 @@ from tests.api.helpers import huaniao_options
 SEED = bytes(range(32))  # docs/api.md's test vector
 PUBLIC = "03a107bff3ce10be1d70dd18e74bc09967e4d6309ba50d5f1ddc8664125531b8"
 KEY_ID = "56475aa75463474c"
+NODE_VERIFY = Path(__file__).resolve().parents[2] / "clients" / "node" / "bin" / "verify.js"
+
+
+def node_verify(export: Path, *keys: str) -> tuple[int, str]:
+    """The second verifier (clients/node/bin/verify.js) on an export: its status and its one
+    line."""
+    argv = ["node", str(NODE_VERIFY), str(export)]
+    for key in keys:
+        argv += ["--public-key", key]
+    run = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    lines = (run.stdout + run.stderr).strip().splitlines()
+    assert len(lines) == 1, run.stdout + run.stderr
+    return run.returncode, lines[0]
 
 
 def test_the_key_id_test_vector() -> None:
@@ -135,11 +148,18 @@ def test_a_rotated_server_publishes_the_new_key_and_the_retired_one(rotated) -> 
 
 
 def test_a_game_signed_before_the_rotation_verifies_after_it(rotated) -> None:  # type: ignore[no-untyped-def]
-    _, client, _, old, new, a, _, _ = rotated
+    server, client, _, old, new, a, _, _ = rotated
     verified = verify_game(client, a)  # the server's key set: the new key and the retired one
     assert verified.report.signed_with == ((key_id(old), 1, verified.report.events),)
     with pytest.raises(AuditFailure, match=f"names key {key_id(old)}, not among"):
         verify(_records(client, a), new.public_key)  # the new key alone cannot
+    # the second verifier agrees: the published set verifies it, the new key alone cannot
+    path = Path(server.data_dir) / "a.jsonl"
+    path.write_text("".join(line + "\n" for line in export_lines(client.as_viewer(a).history())))
+    status, line = node_verify(path, new.public_key.hex(), old.hex())
+    assert status == 0 and key_id(old) in line, line
+    status, line = node_verify(path, new.public_key.hex())
+    assert status == 1 and key_id(old) in line, line
 
 
 def test_a_game_signed_across_the_rotation_names_both_keys(rotated, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -162,6 +182,10 @@ def test_a_game_signed_across_the_rotation_names_both_keys(rotated, capsys) -> N
     with pytest.raises(SystemExit, match="1"):
         main(["verify", "--file", str(path), "--public-key", old.hex()])
     assert f"names key {new.key_id}" in capsys.readouterr().err
+    status, line = node_verify(path, new.public_key.hex(), old.hex())
+    assert status == 0 and key_id(old) in line and new.key_id in line, line
+    status, line = node_verify(path, old.hex())
+    assert status == 1 and new.key_id in line, line
 
 
 def test_seals_stored_without_a_key_id_verify_with_any_given_key(rotated) -> None:  # type: ignore[no-untyped-def]

@@ -9,18 +9,13 @@ from __future__ import annotations
 
 import html
 import json
-import re
-from functools import cache
 from importlib import resources
 from typing import Any
 
-from google.protobuf.descriptor import EnumDescriptor, FileDescriptor
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
 
-from tabletop.huaniao.v1 import huaniao_pb2
-from tabletop.v1 import tabletop_pb2
-from tabletop.zipai.v1 import zipai_pb2
+from server.wire.page.terms import enum_names, terms
 
 KIND_NAMES = {"huaniao": "花鸟风月", "zipai": "川南字牌"}
 
@@ -40,7 +35,8 @@ def page(data: dict[str, Any], live: bool = False) -> str:
 
     Its Content-Security-Policy lets it talk to nobody, or with ``live`` to the server that
     served it (the live viewer's event stream) and nobody else."""
-    data = {"enums": enum_names(), **data}
+
+    data = {"enums": enum_names(), "terms": terms(), **data}
     kind = KIND_NAMES.get(data.get("kind", ""), data.get("kind", ""))
     title = f"{kind} · game {data.get('game_id', '')}".strip(" ·")
     out = _asset("viewer.html")
@@ -49,30 +45,6 @@ def page(data: dict[str, Any], live: bool = False) -> str:
     out = out.replace("/*css*/", _asset("viewer.css"), 1)
     out = out.replace("/*js*/", _asset("viewer.js"), 1)
     return out.replace("{{data}}", script_json(data), 1)  # last: data is never re-scanned
-
-
-@cache
-def enum_names() -> dict[str, str]:
-    """Every enum value of the API by its proto name, as a short readable name
-    (PLAY_KIND_SONG -> "song"), so the page can show any game's enums."""
-    names: dict[str, str] = {}
-    for module in (tabletop_pb2, huaniao_pb2, zipai_pb2):
-        for enum in _enums(module.DESCRIPTOR):
-            prefix = re.sub(r"(?<!^)(?=[A-Z])", "_", enum.name).upper() + "_"
-            for value in enum.values:
-                short = value.name.removeprefix(prefix).lower().replace("_", " ")
-                names.setdefault(value.name, short)
-    return names
-
-
-def _enums(file: FileDescriptor) -> list[EnumDescriptor]:
-    found = list(file.enum_types_by_name.values())
-    stack = list(file.message_types_by_name.values())
-    while stack:
-        message = stack.pop()
-        found += message.enum_types
-        stack += message.nested_types
-    return found
 
 
 def step(version: int, event: Message | None, view: Message) -> dict[str, Any]:
