@@ -5,19 +5,12 @@ from __future__ import annotations
 from google.protobuf import text_format
 from google.protobuf.message import Message
 
+from server.wire.page.terms import ENUM_ZH
 from tabletop.v1 import tabletop_pb2 as pb
 
-# Card kinds by their proto enum names, for any game whose cards carry a `kind` enum.
-CARD_NAMES = {
-    "CARD_KIND_BIRD": "鸟",
-    "CARD_KIND_TEN": "十",
-    "CARD_KIND_HUNDRED": "百",
-    "CARD_KIND_THOUSAND": "千",
-    "CARD_KIND_TEN_THOUSAND": "万",
-    "CARD_KIND_FLOWER": "花",
-    "CARD_KIND_WIND": "风",
-    "CARD_KIND_MOON": "月",
-}
+# Card kinds by their proto enum names, for any game whose cards carry a `kind` enum (the
+# referee page's words: one table for both).
+CARD_NAMES = {n: w for n, w in ENUM_ZH.items() if n.startswith("CARD_KIND_")}
 SMALL = "一二三四五六七八九十"
 BIG = "壹贰叁肆伍陆柒捌玖拾"
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from server.wire.page.terms import ENUM_ZH
+
 # 花鸟风月 (p1 二（一）2 出牌逻辑; p2 五 胜利结算)
 HUANIAO = {
     "起": "open",
@@ -129,6 +131,8 @@ def gloss_line(text: str, kind: str | None) -> str:
 # --- the enums of the views, in the same words (`tabletop view`, the play panel) -----------
 
 ENUM_WORDS = {
+    # the claims and melds in the referee page's own words (one table for both)
+    **{n: w for n, w in ENUM_ZH.items() if n.startswith(("CLAIM_KIND_", "MELD_KIND_"))},
     "NEED_OPENING": "起",
     "NEED_ANY": "吟或诵",
     "NEED_YIN": "吟",
@@ -137,17 +141,6 @@ ENUM_WORDS = {
     "PLAY_KIND_YIN": "吟",
     "PLAY_KIND_SONG": "诵",
     "PLAY_KIND_WU": "舞",
-    "CLAIM_KIND_HU": "胡",
-    "CLAIM_KIND_LONG": "拢",
-    "CLAIM_KIND_ZHAO": "招",
-    "CLAIM_KIND_PENG": "碰",
-    "CLAIM_KIND_CHI": "吃",
-    "CLAIM_KIND_PASS": "过",
-    "MELD_KIND_CHI": "吃",
-    "MELD_KIND_BI": "比",
-    "MELD_KIND_PENG": "碰",
-    "MELD_KIND_ZHAO": "招",
-    "MELD_KIND_LONG": "拢",
     "PROMPT_KIND_CLAIM": "吃碰招胡",
     "PROMPT_KIND_BAO": "爆",
     "PROMPT_KIND_HU_OR_PASS": "胡",
