@@ -350,6 +350,15 @@ def cmd_export(
             out.close()
 
 
+# verify and compare read the server's keys alike
+public_key_option = option(
+    "--public-key",
+    multiple=True,
+    help="the server's public key (64 hex digits, or a file of them, one a line); repeat it "
+    "for the keys a rotation retired [default: ask --target for its current and retired keys]",
+)
+
+
 @command("verify")
 @click.argument("game_id", required=False)
 @option("--token", envvar="TABLETOP_TOKEN", help="seat or arbiter token")
@@ -359,12 +368,7 @@ def cmd_export(
     type=click.Path(exists=True, dir_okay=False),
     help="verify this export file instead of fetching",
 )
-@option(
-    "--public-key",
-    multiple=True,
-    help="the server's public key (64 hex digits, or a file of them, one a line); repeat it "
-    "for the keys a rotation retired [default: ask --target for its current and retired keys]",
-)
+@public_key_option
 @option(
     "--receipts",
     type=click.Path(exists=True, dir_okay=False),
@@ -535,12 +539,7 @@ def verify_whole_match(
     type=click.Path(exists=True, dir_okay=False),
     help="also the game's complete export (it must verify)",
 )
-@option(
-    "--public-key",
-    multiple=True,
-    help="the server's public key (64 hex digits, or a file of them, one a line); repeat it "
-    "for retired keys [default: ask --target for its current and retired keys]",
-)
+@public_key_option
 def cmd_compare(receipts: tuple[str, ...], path: str | None, public_key: tuple[str, ...]) -> None:
     """Prove a lying server: compare several viewers' saved receipts (and the game's export)
     of the same games. Every receipt and seal the server signed names the chain hash at its

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from domain import match as matches
@@ -146,6 +146,4 @@ def deadline_of(agg: GameAggregate, max_run: int = MAX_RUN) -> datetime | None:
         return None
     if not table.paused and not tables.to_act(table):
         return None  # an open case runs on the clock even while only the arbiter is awaited
-    from datetime import timedelta
-
     return agg.modified_on + timedelta(milliseconds=table.time_limit_ms)
