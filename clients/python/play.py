@@ -303,7 +303,9 @@ def menu_rows(legal: pb.LegalMovesResponse, view: pb.GameView) -> list[MenuRow]:
     rows: dict[tuple[str, tuple[str, ...]], MenuRow] = {}
     for move, label in zip(legal.moves, labels, strict=True):
         cards = tuple(names.get(c, f"#{c}") for c in move_cards(move))
-        rows.setdefault((label, tuple(sorted(cards))), MenuRow(move, label, cards))
+        # the same card twice (a 川南字牌 pair: "打 六", "打 六（六第2张）") is one choice here
+        same = label.split("（")[0]
+        rows.setdefault((same, tuple(sorted(cards))), MenuRow(move, same, cards))
     return sorted(rows.values(), key=_menu_order)
 
 

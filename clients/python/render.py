@@ -9,7 +9,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 from rich import box
-from rich.console import Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.table import Table
 from rich.text import Text
 
@@ -17,6 +17,7 @@ from clients.python.text import card_name
 from clients.python.vocab import enum_term, gloss_line, label_line, reason_words
 from domain import table as tables
 from domain.table.deal import DealSource
+from server.wire.page.terms import terms
 from tabletop.v1 import tabletop_pb2 as pb
 
 HUANIAO_STYLES = {
@@ -140,12 +141,17 @@ def label_text(label: str, kind: str | None) -> Text:
 
 
 def enum_name(field: Any, number: int) -> str:
+    """An enum value in the game's words: the vocabulary's (with its gloss), else the referee
+    page's term table (``GROUP_KIND_TRIPLE`` -> ``三张``), else its short name."""
     value = field.enum_type.values_by_number.get(number)
     if value is None:
         return str(number)
     word = enum_term(value.name)
     if word:
         return word
+    zh = terms()["enums"].get(value.name)
+    if zh:
+        return str(zh[0])
     prefix = re.sub(r"(?<!^)(?=[A-Z])", "_", field.enum_type.name).upper() + "_"
     return value.name.removeprefix(prefix).lower().replace("_", " ")
 
@@ -167,16 +173,30 @@ def value_text(field: Any, value: Any) -> Text:
         return coloured(" ".join(zipai_kind_name(k) for k in value), "zipai")
     if field.is_repeated:
         return Text(", ".join(str(v) for v in value))
+    if field.name in ("end_reason", "reason") and isinstance(value, str) and value:
+        return Text(reason_words(value))
     if isinstance(value, bool):
         return Text("yes" if value else "no")
     return Text(str(value))
 
 
+# A 碰/招/拢 meld says its shape itself: its 三张 / 四张 group is not repeated.
+_SAID_BY_THE_MELD = ("GROUP_KIND_TRIPLE", "GROUP_KIND_FOUR")
+
+
 def message_text(msg: Message) -> Text:
     """A nested message on one line: enums and a `cards` list bare, other fields as name=value."""
     out = Text()
-    for i, (field, value) in enumerate(msg.ListFields()):
-        if i:
+    fields = msg.ListFields()
+    melded = any(
+        f.name == "kind" and f.enum_type is not None and f.enum_type.name == "MeldKind"
+        for f, _ in fields
+    )
+    for field, value in fields:
+        if melded and field.name == "group" and field.enum_type is not None:
+            if field.enum_type.values_by_number[value].name in _SAID_BY_THE_MELD:
+                continue
+        if out:
             out.append(" ")
         bare = field.enum_type is not None or field.name == "cards"
         if not bare:
@@ -294,14 +314,7 @@ def view_renderable(view: pb.GameView) -> Group:
     head.add_column()
     for name, value in head_rows(view):
         head.add_row(name, value)
-    columns, rows = seat_rows(view)
-    seats = Table(box=box.SIMPLE_HEAVY, title="seats", title_justify="left")
-    seats.add_column("seat", justify="right")
-    for c in columns:
-        seats.add_column(c)
-    for seat, cells in rows:
-        seats.add_row(str(seat), *cells, style="bold" if seat in view.to_act else None)
-    parts: list[Any] = [head, seats]
+    parts: list[Any] = [head, Seats(view)]
     rest_rows = game_rows(view)
     if rest_rows:
         rest = Table(
@@ -316,6 +329,55 @@ def view_renderable(view: pb.GameView) -> Group:
         names = {info.seat: info.player_name for info in view.seats}
         parts.append(standings_table(view.match, names))
     return Group(*parts)
+
+
+class Seats:
+    """The seats of a view: one table, a row a seat, where the terminal is wide enough for
+    every cell whole; else a block a seat, a line a field, so no card is ever cut (``tabletop
+    view`` at 80 columns or piped)."""
+
+    def __init__(self, view: pb.GameView) -> None:
+        self.view = view
+        self.columns, self.rows = seat_rows(view)
+
+    def wide(self) -> Table:
+        seats = Table(box=box.SIMPLE_HEAVY, title="seats", title_justify="left")
+        seats.add_column("seat", justify="right", no_wrap=True)
+        for c in self.columns:
+            seats.add_column(c, no_wrap=True)
+        for seat, cells in self.rows:
+            seats.add_row(str(seat), *cells, style=self._style(seat))
+        return seats
+
+    def narrow(self) -> Group:
+        blocks: list[Any] = []
+        for seat, cells in self.rows:
+            block = Table(
+                box=box.SIMPLE, show_header=False, title=f"seat {seat}", title_justify="left"
+            )
+            block.add_column(style="bold", no_wrap=True)
+            block.add_column(overflow="fold")
+            for column, cell in zip(self.columns, cells, strict=True):
+                if cell.plain:
+                    block.add_row(column, cell)
+            blocks.append(block)
+        return Group(*blocks)
+
+    def _style(self, seat: int) -> str | None:
+        return "bold" if seat in self.view.to_act else None
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        # each column as wide as its widest line, plus the table's padding and edges
+        widths = [max([len(str(s)) for s, _ in self.rows] + [4])]
+        for i, column in enumerate(self.columns):
+            lines = [len(column)]
+            for _, cells in self.rows:
+                lines += [
+                    console.measure(Text(line)).maximum for line in cells[i].plain.split("\n")
+                ]
+            widths.append(max(lines))
+        needed = sum(widths) + 3 * len(widths) + 1
+        yield self.wide() if needed <= options.max_width else self.narrow()
 
 
 # --- what changed ---------------------------------------------------------------------------

@@ -112,6 +112,7 @@ def _from_server(game: SeatClient, as_seat: int | None, key: PublicKeys | None) 
         "default_viewer": viewers[0]["key"],
         "verify": _verify(records, finished, key),
         "prepared_deal": _prepared(records),
+        "deal_source": _deal_source(records),
         "source": f"server {game.target}, version {latest}",
     }
 
@@ -176,6 +177,7 @@ def _from_export(records: list[Record], key: PublicKeys | None) -> dict[str, Any
         "default_viewer": "arbiter",
         "verify": _verify(records, finished, key),
         "prepared_deal": _prepared(records),
+        "deal_source": _deal_source(records),
         "source": f"export file, {len(records)} events",
     }
 
@@ -218,7 +220,20 @@ def _report_fields(report: AuditReport) -> dict[str, Any]:
     }
 
 
-def _prepared(records: list[Record] | None) -> bool | None:
+def _deal_source(records: list[Record] | None) -> str | None:
+    """The record's deal source as the API names it (``DEAL_SOURCE_PREPARED_SEED``), from
+    its GameCreated; None without a complete record. A record made before deal sources were
+    stored says only whether it had a prepared deck."""
     if not records or records[0].fact.get("type") != "GameCreated":
         return None
-    return bool(records[0].fact["data"].get("prepared_deck"))
+    data = records[0].fact["data"]
+    source = data.get("deal_source")
+    if source is None:
+        source = "PREPARED_DECK" if data.get("prepared_deck") else "SHUFFLED"
+    return f"DEAL_SOURCE_{source}"
+
+
+def _prepared(records: list[Record] | None) -> bool | None:
+    """Whether the deal was prepared (a client-given seed or deck), None when not known."""
+    source = _deal_source(records)
+    return None if source is None else source != "DEAL_SOURCE_SHUFFLED"

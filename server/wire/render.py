@@ -9,6 +9,7 @@ domain's ``redact``; nothing is rendered for a viewer without it.
 from __future__ import annotations
 
 import enum
+import re
 from typing import Any, TypeVar
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -16,9 +17,11 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from domain import match as matches
 from domain import table as tables
 from domain.engine import ARBITER, MalformedCommand, RememberedPerState, Role, Viewer
+from domain.huaniao import cards as huaniao_cards
 from domain.registry import rules_for
 from domain.table import deal, records
 from domain.table.justice import facts as J
+from domain.zipai import cards as zipai_cards
 from server.wire.protoconv import as_kwargs, fill, fill_oneof, read, read_oneof
 from server.wire.stored import Snapshot, StoredEvent, StoredMatchFact
 from tabletop.v1 import tabletop_pb2 as pb
@@ -91,16 +94,105 @@ def move_proto(kind: str, command: Any) -> pb.Move:
 
 
 def move_label(table: tables.Table, command: Any) -> str:
-    """The menu line of a legal command (LegalMovesResponse.labels)."""
+    """The menu line of a legal command (LegalMovesResponse.labels), in the game's words.
+
+    Two different legal commands of one seat never share a label: a table move names its case,
+    a game move its cards, and where the seat holds more cards of a face than the move uses
+    (two 六 in a 川南字牌 hand, three 鸟 for a 吟 of two) and the move does not use the first
+    of them, which ones, counted in the hand from the lowest id: ``打 六`` and
+    ``打 六（六第2张）``, ``吟 2 鸟+鸟`` and ``吟 2 鸟+鸟（鸟第1、3张）``."""
     if isinstance(command, J.CastVote):
         return "投票 " + ("成立" if command.uphold else "不成立")
     if isinstance(command, J.Retract):
         return "误操作"
     if isinstance(command, J.Appeal):
-        return "申诉"
+        return f"申诉 案 {command.case_id}"
+    if isinstance(command, J.Rule):
+        return f"裁定 案 {command.case_id} " + ("成立" if command.uphold else "不成立")
+    if isinstance(command, J.AgreeRedeal):
+        return f"同意重新洗牌发牌 案 {command.case_id}"
+    if isinstance(command, J.Redeal):
+        return "重新洗牌发牌"
+    if isinstance(command, J.Report):
+        return f"举报 {command.accused}家"
     if type(command) in J.TABLE_COMMAND_TYPES:
         return type(command).__name__
-    return str(rules_for(table.kind).label(table.game, command))
+    return game_move_label(table.kind, table.game, command)
+
+
+def game_move_label(kind: str, game: Any, command: Any) -> str:
+    """A game command's label (see ``move_label``) from the game's own, made distinct."""
+    label = str(rules_for(kind).label(game, command))
+    label = _SEAT_WORD.sub(r"\1家", label)
+    if kind == "zipai":
+        label = _CHI_WITH.sub(
+            lambda m: f"吃 {m[1]} ({m[2]})" + (f"，比 {m[4]}" if m[4] else ""), label
+        )
+    ids = _cards_of_command(command)
+    if not ids:
+        return label
+    face = _FACE.get(kind)
+    hand = _hand_of(kind, game, getattr(command, "seat", -1))
+    if face is None or hand is None:
+        return label
+    if kind == "huaniao" and not label.startswith("弃"):  # a play says its cards
+        names = "+".join(face(i) for i in sorted(ids))  # ids run in the deck's kind order
+        if names not in label:
+            label += f" {names}"
+    return label + _which_of_a_face(ids, hand, face)
+
+
+_SEAT_WORD = re.compile(r"\bseat (\d+)")
+_CHI_WITH = re.compile(r"^吃 (\S+) with (\S+)(, 比 (.*))?$")
+
+
+def _cards_of_command(command: Any) -> tuple[int, ...]:
+    """The hand's cards a command uses: its ``card`` or ``cards``, and any 比 groups'."""
+    ids: tuple[int, ...] = ()
+    if isinstance(getattr(command, "card", None), int):
+        ids = (command.card,)
+    elif isinstance(getattr(command, "cards", None), tuple):
+        ids = tuple(command.cards)
+    for group in getattr(command, "bi", ()) or ():
+        ids += tuple(group.cards)
+    return ids
+
+
+def _hand_of(kind: str, game: Any, seat: int) -> tuple[int, ...] | None:
+    try:
+        if kind == "huaniao":
+            return tuple(game.hands[seat].cards)
+        if kind == "zipai":
+            return tuple(game.seats[seat].hand)
+    except (AttributeError, IndexError, TypeError):
+        return None
+    return None
+
+
+def _huaniao_face(card_id: int) -> str:
+    return huaniao_cards.NAME[huaniao_cards.KIND_OF[card_id]]
+
+
+def _zipai_face(card_id: int) -> str:
+    return zipai_cards.card_name(zipai_cards.card(card_id))
+
+
+_FACE = {"huaniao": _huaniao_face, "zipai": _zipai_face}
+
+
+def _which_of_a_face(ids: tuple[int, ...], hand: tuple[int, ...], face: Any) -> str:
+    """Which cards of a face the move uses, where the hand holds more of that face than the
+    move uses and the move does not take the first of them (counted from the lowest id, the
+    ones a menu that lists a face once names): ``（六第2张）``, ``（鸟第1、3张）``; "" when
+    the faces say it all. Two moves of the same faces then never read alike."""
+    parts = []
+    for name in dict.fromkeys(face(i) for i in ids):
+        held = sorted(i for i in hand if face(i) == name)
+        used = sorted(i for i in ids if face(i) == name)
+        if used != held[: len(used)] and all(i in held for i in used):
+            positions = sorted(held.index(i) + 1 for i in used)
+            parts.append(f"{name}第{'、'.join(map(str, positions))}张")
+    return f"（{'；'.join(parts)}）" if parts else ""
 
 
 Shared = dict[tuple[int, int], tuple[Any, pb.GameEvent]]

@@ -77,6 +77,72 @@ def test_bots_piped_print_whole_ids(
     assert len(set(GAME_ID.findall(out))) == 2, out
 
 
+# --- `tabletop view` at 80 columns ------------------------------------------------------------
+
+
+def zipai_table_view() -> pb.GameView:
+    """Three 川南字牌 seats with full hands, melds of every shape and long rows of discards."""
+
+    def card(i: int) -> zp.Card:
+        return zp.Card(id=i, rank=i % 10 + 1, big=(i // 10) % 2 == 1)
+
+    seats = []
+    for s in range(3):
+        hand = [card(40 * s + i) for i in range(14)]
+        melds = [
+            zp.MeldView(
+                kind=zp.MELD_KIND_PENG,
+                group=zp.GROUP_KIND_TRIPLE,
+                cards=[card(5)] * 3,
+                taken=card(5),
+                from_seat=(s + 1) % 3,
+            ),
+            zp.MeldView(
+                kind=zp.MELD_KIND_CHI, group=zp.GROUP_KIND_DA_DA_XIAO, cards=[card(8), card(18)]
+            ),
+            zp.MeldView(kind=zp.MELD_KIND_LONG, group=zp.GROUP_KIND_FOUR, hidden_size=3),
+        ]
+        seats.append(
+            zp.SeatView(
+                seat=s,
+                hand=hand,
+                hand_size=14,
+                melds=melds,
+                discards=[card(i) for i in range(12)],
+                played=list(range(0, 20, 2)),
+            )
+        )
+    return pb.GameView(
+        game_id="dacfc134-0ff6-4f4e-9a51-2f1e0c7d9b11",
+        seats=[pb.SeatInfo(seat=s, taken=True, player_name=f"p{s}") for s in range(3)],
+        zipai=zp.View(seats=seats, phase=zp.PHASE_DISCARD),
+    )
+
+
+@pytest.mark.parametrize("width", [80, 60])
+def test_the_view_cuts_no_card_and_says_its_shapes_in_the_games_words(width: int) -> None:
+    """`tabletop view` at 80 columns (and piped): every seat's hand and discards whole, no
+    ellipsis; melds by their shapes' Chinese names, never "triple" or "da da xiao"."""
+    from clients.python.render import card_text, view_renderable
+
+    view = zipai_table_view()
+    text = rendered(view_renderable(view), width)
+    assert "…" not in text, text
+    lines = [line.strip() for line in text.splitlines()]
+    for seat in view.zipai.seats:
+        for row in (seat.hand, seat.discards):
+            assert any(card_text(row).plain in line for line in lines), (card_text(row).plain, text)
+    words = re.sub(r"\([a-z ]+\)", "", text)  # the vocabulary's glosses: 碰 (pong)
+    for english in ("triple", "four", "da da xiao", "run", "long", "peng", "chi"):
+        assert not re.search(rf"\b{english}\b", words), english
+    assert "大大小" in text and "碰" in text and "拢" in text
+    assert "三张" not in text and "四张" not in text, "a 碰 or 拢 says its own shape"
+    assert GAME_ID.search(text)
+    # a wide terminal still gets the one table, a row a seat
+    wide = rendered(view_renderable(view), 240)
+    assert "seat 0\n" not in wide and re.search(r"seat +player +hand", wide), wide
+
+
 # --- the play menu and prompt -----------------------------------------------------------
 
 
@@ -317,3 +383,29 @@ def test_a_tokens_file_is_its_owners_alone(tmp_path: Path) -> None:
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     back = playing.Tokens.load(path)
     assert (back.you, back.bot, back.seats) == (0, "heuristic", {0: "seat"})
+
+
+@pytest.mark.parametrize(
+    ("data", "source", "prepared"),
+    [
+        ({"deal_source": "SHUFFLED", "prepared_deck": []}, "DEAL_SOURCE_SHUFFLED", False),
+        ({"deal_source": "PREPARED_SEED", "prepared_deck": []}, "DEAL_SOURCE_PREPARED_SEED", True),
+        (
+            {"deal_source": "PREPARED_DECK", "prepared_deck": [3, 1]},
+            "DEAL_SOURCE_PREPARED_DECK",
+            True,
+        ),
+        ({"prepared_deck": []}, "DEAL_SOURCE_SHUFFLED", False),  # a record from before sources
+    ],
+)
+def test_the_replay_page_says_a_seeded_deal_is_prepared(
+    data: dict[str, object], source: str, prepared: bool
+) -> None:
+    """The HTML replay's deal badge: a seeded table's deal is prepared, not "shuffled"."""
+    from clients.python import replay_html
+    from domain.verify import Record
+
+    records = [Record(1, {"type": "GameCreated", "data": data}, None, "h")]
+    assert replay_html._deal_source(records) == source
+    assert replay_html._prepared(records) is prepared
+    assert replay_html._prepared(None) is None and replay_html._deal_source([]) is None

@@ -34,6 +34,6 @@ def test_the_go_quick_start_plays_a_move(server: ServerProcess, tmp_path: Path) 
     out = subprocess.run(
         ["./demo"], cwd=app, env=env, capture_output=True, text=True, timeout=60, check=True
     ).stdout
-    assert "played 起 1, now version 12" in out, out
+    assert "played 起 1 鸟, now version 12" in out, out
     docs = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
     assert (app / "main.go").read_text(encoding="utf-8").strip() in docs, "docs show main.go"

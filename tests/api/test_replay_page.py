@@ -60,7 +60,9 @@ def test_a_finished_game_page_has_every_viewpoint_and_the_verify_result(
         "seat-3",
         "spectator",
     ]
-    assert data["verify"]["status"] == "verified" and data["prepared_deal"] is False
+    assert data["verify"]["status"] == "verified"
+    # a seeded table: its deal is a prepared one, by a seed (issue 29: it read "shuffled")
+    assert data["prepared_deal"] is True and data["deal_source"] == "DEAL_SOURCE_PREPARED_SEED"
     assert data["verify"]["report"]["events"] == len(data["viewers"][0]["steps"])
     served = list(client.as_viewer(game_id).replay(as_seat=3))
     steps = data["viewers"][4]["steps"]

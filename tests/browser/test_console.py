@@ -102,7 +102,7 @@ def test_stepping_a_finished_game_shows_what_each_seat_saw(
     justice = [s.view.version for s in api if s.event.table.WhichOneof("kind") in JUSTICE]
     end = next(s.view.version for s in api if s.view.HasField("outcome"))
     assert sorted(now["markers"]) == sorted([*justice, end])
-    assert "验证: 已验证" in now["verify"] and "chain" in now["verify"]
+    assert "验证: 已验证" in now["verify"] and "哈希链" in now["verify"]
     press(browser, Keys.ARROW_LEFT)
     assert shown(browser)["version"] == api[-2].view.version, "← steps back"
     screenshot(browser, f"console-{kind}-end")
@@ -218,7 +218,7 @@ def test_a_live_page_follows_the_game_as_it_is_played(
     assert "直播" not in verify.text and "live" not in verify.text
     deal = browser.find_element(By.ID, "deal")
     assert "此视角不可知" not in deal.text and "unknown" not in (deal.get_attribute("class") or "")
-    assert deal.text == "发牌: 指定牌序", "a seeded table's deal is a prepared one"
+    assert deal.text == "发牌: 指定种子", "a seeded table's deal is a prepared one (a seed)"
     assert checked > 3, "the page followed several moves"
     screenshot(browser, "console-live-end")
 

@@ -17,10 +17,12 @@ from selenium.webdriver.common.keys import Keys
 from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import TableClient
 from clients.python.replay_html import write_replay_page
-from server.wire.page.terms import enums_of
+from server.wire.page.terms import UI_ZH, enums_of
 from tabletop.huaniao.v1 import huaniao_pb2
 from tabletop.v1 import tabletop_pb2
 from tabletop.zipai.v1 import zipai_pb2
+from tests.api.helpers import seated_game
+from tests.api.test_justice import report, table_move, vote
 from tests.browser.pages import page_data
 from tests.browser.test_console import new_game, press, retract_last_move
 from tests.support.browser import screenshot
@@ -81,6 +83,14 @@ def test_the_checker_finds_what_the_old_page_wrote() -> None:
     ):
         assert leaks(old), old
     assert not leaks("1家 碰 五 · 胡 点炮 · 须 诵 · 舞 · 验证: 已验证 ✓ chain v12 z0")
+
+
+def test_every_verify_check_has_its_words() -> None:
+    from clients.python.replay_html import CHECKS
+
+    for name in CHECKS:
+        zh, en = UI_ZH[f"check {name}"]
+        assert re.search(r"[\u4e00-\u9fff]", zh) and en == name
 
 
 class HuBot(RandomBot):
@@ -279,3 +289,194 @@ def test_a_seat_page_ignores_a_link_to_another_viewer(
     go_to(browser, page, "#v=9&viewer=arbiter")
     assert browser.execute_script("return document.body.dataset.viewer") == "seat-1"
     assert browser.execute_script("return document.body.dataset.version") == "9"
+
+
+def judged_huaniao(client: TableClient) -> tuple[str, int, int]:
+    """A finished 花鸟风月 game with a case of each kind: seat 0 reports seat 1, the arbiter
+    upholds it, seat 1 appeals the penalty and seats 2 and 3 uphold the appeal."""
+    game_id, seats, arbiter_token = seated_game(client, seed=45, arbitrated=True)
+    arbiter = client.as_viewer(game_id, arbiter_token)
+    case = report(seats[0], 1, arbiter.view().version)
+    v = arbiter.play(table_move(rule=tabletop_pb2.Rule(case_id=case, uphold=True)), case).version
+    appeal = seats[1].play(table_move(appeal=tabletop_pb2.Appeal(case_id=case, reason="我在想")), v)
+    v = vote(seats[2], appeal.version, True, appeal.version)
+    vote(seats[3], appeal.version, True, v)
+    play_to_end([RandomBot(s, 450 + i) for i, s in enumerate(seats)])
+    return game_id, case, int(appeal.version)
+
+
+def test_a_judged_game_reads_in_the_games_words_at_every_version(
+    client: TableClient, browser: Any, tmp_path: Path
+) -> None:
+    """Reports, rulings, appeals, votes and penalties, in the log and the panels."""
+    game_id, _, _ = judged_huaniao(client)
+    page = tmp_path / "judged.html"
+    write_replay_page(page, game=client.as_viewer(game_id))
+    data = page_data(page.read_text(encoding="utf-8"))
+    for viewer in ("arbiter", "seat-1"):
+        steps = next(v for v in data["viewers"] if v["key"] == viewer)["steps"]
+        go_to(browser, page, f"#v=1&viewer={viewer.removeprefix('seat-')}")
+        browser.find_element(By.TAG_NAME, "body").click()
+        press(browser, Keys.HOME)
+        for i, step in enumerate(steps):
+            if i:
+                press(browser, Keys.ARROW_RIGHT)
+            found = leaks(reader_text(browser))
+            assert not found, f"{viewer} v{step['version']}: {found}"
+    log = browser.find_element(By.ID, "log").text
+    assert "0家 举报 1家: 其他违规" in log and "裁判裁定 案" in log and "申诉 案" in log
+
+
+def test_a_case_reads_as_the_tables_words(
+    client: TableClient, browser: Any, tmp_path: Path
+) -> None:
+    """The justice panel: each report and appeal a card saying who reports whom for what, the
+    evidence as links to its versions, the votes, the ruling and its penalty; no key: value."""
+    game_id, case, appeal = judged_huaniao(client)
+    page = tmp_path / "case.html"
+    write_replay_page(page, game=client.as_viewer(game_id))
+    steps = page_data(page.read_text(encoding="utf-8"))["viewers"][0]["steps"]
+    settled = next(
+        s["version"]
+        for s in steps
+        if len(s["view"].get("cases", [])) == 2
+        and all(c["status"] != "CASE_STATUS_OPEN" for c in s["view"]["cases"])
+        and any(p.get("revoked") for p in s["view"].get("penalties", []))
+    )
+    for viewer in ("arbiter", "2"):
+        go_to(browser, page, f"#v={settled}&viewer={viewer}")
+        panel = browser.find_element(By.ID, "justice")
+        cards = panel.find_elements(By.CSS_SELECTOR, ".case-card")
+        assert [c.get_attribute("data-case") for c in cards] == [str(case), str(appeal)]
+        reported, appealed = cards
+        assert reported.find_element(By.CSS_SELECTOR, ".what").text == "0家 举报 1家：其他违规"
+        assert f"案 {case} · 举报" in reported.text and "成立" in reported.text
+        assert "警告 → 1家 (撤销)" in reported.text, reported.text
+        assert "裁定者\n裁判" in reported.text, "no vote: the arbiter ruled"
+        assert appealed.find_element(By.CSS_SELECTOR, ".what").text == f"1家 申诉 案 {case} 的处罚"
+        assert "赞成\n2家、3家" in appealed.text and "我在想" in appealed.text
+        assert (
+            "0家"
+            in appealed.find_element(By.XPATH, ".//dt[.='回避']/following-sibling::dd[1]").text
+        )
+        text = panel.text
+        assert not leaks(text), leaks(text)
+        for internal in ("case_id", "is_appeal", "upheld_by", "CASE_STATUS", "accused:", "by:"):
+            assert internal not in text, internal
+        # the evidence is a link to the version it names
+        evidence = reported.find_element(By.CSS_SELECTOR, "button.link")
+        wanted = evidence.get_attribute("data-version")
+        evidence.click()
+        assert browser.execute_script("return document.body.dataset.version") == wanted
+    screenshot(browser, "console-case")
+
+
+def test_a_huaniao_win_shows_each_seats_cards_left_and_points(
+    client: TableClient, browser: Any, tmp_path: Path
+) -> None:
+    game_id = finished_huaniao(client)
+    page = tmp_path / "win.html"
+    write_replay_page(page, game=client.as_viewer(game_id))
+    steps = page_data(page.read_text(encoding="utf-8"))["viewers"][0]["steps"]
+    at = next(s for s in steps if s["event"] and "game_ended" in s["event"].get("huaniao", {}))
+    ended = at["event"]["huaniao"]["game_ended"]
+    go_to(browser, page, f"#v={steps[0]['version']}&viewer=arbiter")
+    assert not browser.find_element(By.ID, "win").is_displayed(), "no win before the end"
+    go_to(browser, page, f"#v={at['version']}&viewer=spectator")
+    win = browser.find_element(By.ID, "win")
+    assert win.is_displayed()
+    winners = ended.get("winners", [])
+    title = win.find_element(By.TAG_NAME, "h2").text
+    assert all(f"{w}家" in title for w in winners) and "胜" in title
+    reason = {"EMPTIED_HAND": "率先打完手牌", "LOWEST_SCORE": "分值小者胜利"}.get(ended["reason"])
+    assert reason is None or reason in title, title
+    seats = at["view"]["huaniao"]["seats"]
+    rows = win.find_elements(By.CSS_SELECTOR, ".settle-row[data-seat]")
+    assert len(rows) == len(at["view"]["seats"]) == 4
+    scores = ended.get("scores", [0] * 4)
+    for r in rows:
+        seat = int(r.get_attribute("data-seat"))
+        mine = next(s for j, s in enumerate(seats) if s.get("seat", j) == seat)
+        shown = sorted(
+            int(c.get_attribute("data-card"))
+            for c in r.find_elements(By.CSS_SELECTOR, ".card[data-card]")
+        )
+        assert shown == sorted(c.get("id", 0) for c in mine.get("cards", [])), seat
+        assert r.find_element(By.TAG_NAME, "b").text == str(
+            scores[seat] if seat < len(scores) else 0
+        )
+        if not mine.get("cards"):
+            assert "出完" in r.text
+    if ended["reason"] == "EMPTIED_HAND":
+        assert any("出完" in r.text for r in rows), "who went out"
+    assert not leaks(win.text), leaks(win.text)
+    screenshot(browser, "console-huaniao-win")
+
+
+def test_the_page_speaks_english_on_a_toggle_that_it_remembers(
+    client: TableClient, browser: Any, tmp_path: Path
+) -> None:
+    """Every label has its English: in its tooltip, and on the 中文/English toggle, which the
+    page keeps in localStorage (a reload stays in English)."""
+    game_id, seats, _ = new_game(client, "zipai", seed=46)
+    play_to_end([HuBot(s, 460 + i) for i, s in enumerate(seats)])
+    page = tmp_path / "lang.html"
+    write_replay_page(page, game=client.as_viewer(game_id))
+    steps = page_data(page.read_text(encoding="utf-8"))["viewers"][0]["steps"]
+    mid = steps[len(steps) // 2]
+    go_to(browser, page, f"#v={mid['version']}&viewer=arbiter")
+    browser.execute_script("localStorage.clear()")
+    go_to(browser, page, f"#v={mid['version']}&viewer=arbiter")
+    labels = (
+        "return [...document.querySelectorAll(arguments[0])].map((e) => [e.innerText, e.title])"
+    )
+    selector = ".row .k, .group .tag:not(.term), #facts > span > span, #table h2, #help summary"
+    zh = browser.execute_script(labels, selector)
+    assert len(zh) > 20
+    for text, title in zh:  # each label in Chinese, its English in the tooltip
+        assert re.search(r"[\u4e00-\u9fff]", text) and title and title != text, (text, title)
+    toggle = browser.find_element(By.ID, "lang")
+    assert toggle.text == "English"
+    toggle.click()
+    try:
+        assert browser.execute_script("return document.documentElement.lang") == "en"
+        en = browser.execute_script(labels, selector)
+        assert [t for t, _ in en] != [t for t, _ in zh]
+        for (zh_text, zh_title), (en_text, en_title) in zip(zh, en, strict=True):
+            # (an h2 is drawn in capitals)
+            assert en_text.lower().startswith(zh_title.lower().rstrip(":")), (en_text, zh_title)
+            assert zh_text.startswith(en_title.rstrip(":")), (zh_text, en_title)
+        assert browser.find_element(By.ID, "lang").text == "中文"
+        assert browser.find_element(By.ID, "position").text.startswith("version ")
+        event = browser.find_element(By.CSS_SELECTOR, "#event .t")
+        assert event.text == (mid["event"] or {}).get("text", ""), "the server's own line"
+        help_text = browser.find_element(By.CSS_SELECTOR, "#help summary").text
+        assert help_text == UI_ZH["help"][1]
+        # a reload keeps the language
+        go_to(browser, page, f"#v={mid['version']}&viewer=1")
+        assert browser.execute_script("return document.body.dataset.lang") == "en"
+        assert browser.find_element(By.CSS_SELECTOR, "#seats .seat h3").text.startswith("seat ")
+        screenshot(browser, "console-english")
+    finally:
+        browser.find_element(By.ID, "lang").click()
+    assert browser.execute_script("return document.body.dataset.lang") == "zh"
+    go_to(browser, page, f"#v={mid['version']}&viewer=1")
+    assert browser.execute_script("return document.body.dataset.lang") == "zh"
+    assert not leaks(reader_text(browser))
+
+
+def test_the_help_names_the_referees_workflow(
+    client: TableClient, browser: Any, tmp_path: Path
+) -> None:
+    game_id = finished_huaniao(client)
+    page = tmp_path / "help.html"
+    write_replay_page(page, game=client.as_viewer(game_id))
+    go_to(browser, page, "")
+    help_box = browser.find_element(By.ID, "help")
+    help_box.find_element(By.TAG_NAME, "summary").click()
+    steps = [b.text for b in help_box.find_elements(By.CSS_SELECTOR, "li b")]
+    assert steps == ["找到有争议的一手", "逐版查看", "看每个视角", "读案件"]
+    text = help_box.text
+    for words in ("记录", "时间轴", "← →", "视角", "#v=版本&viewer=座位号", "仲裁", "证据"):
+        assert words in text, words
+    assert not leaks(text), leaks(text)

@@ -6,6 +6,9 @@ as root on CI; `make test` calls it through `python -m tests.support.browser`), 
 
 The browser runs with a fresh profile and no network of its own (no updates, no sync, no
 QUIC), and Selenium is pointed at the system chromedriver, so nothing is downloaded.
+
+``ensure_axe()`` installs axe-core, the accessibility checker the tests inject into the pages
+(tests/support/axe.py), with ``npm ci`` from tests/browser/package-lock.json when it is missing.
 """
 
 from __future__ import annotations
@@ -41,8 +44,26 @@ ARTIFACTS = Path(
 )
 
 
+BROWSER_TESTS = Path(__file__).parents[1] / "browser"
+AXE = BROWSER_TESTS / "node_modules" / "axe-core" / "axe.min.js"
+
+
 class BrowserUnavailable(RuntimeError):
     pass
+
+
+def ensure_axe() -> Path:
+    """The path of axe.min.js, running ``npm ci`` in tests/browser first if it is missing."""
+    if AXE.exists():
+        return AXE
+    npm = shutil.which("npm")
+    if not npm:
+        raise BrowserUnavailable(f"{AXE} is missing and npm is not installed to install it")
+    command = [npm, "ci", "--prefix", str(BROWSER_TESTS), "--no-audit", "--no-fund"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0 or not AXE.exists():
+        raise BrowserUnavailable(f"{' '.join(command)} failed:\n{done.stderr[-2000:]}")
+    return AXE
 
 
 def binaries() -> tuple[str, str] | None:
@@ -106,6 +127,7 @@ def screenshot(session: Any, name: str) -> Path:
 if __name__ == "__main__":  # `python -m tests.support.browser`: install, or fail loudly
     try:
         print("browser:", " ".join(ensure_installed()))
+        print("axe-core:", ensure_axe())
     except BrowserUnavailable as exc:
         print(f"browser tests cannot run: {exc}", file=sys.stderr)
         sys.exit(1)

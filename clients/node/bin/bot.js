@@ -25,6 +25,8 @@ options:
   --game GAME_ID      play seats of this existing table instead
   --join 0,1          the seats to take there
   --start             start it once every seat is taken
+  -v, --verbose       print each move as it is played, by its label in the game's words
+                      ("v  12  0家  诵 2 鸟+十")
   -h, --help          this help`;
 
 function options() {
@@ -38,6 +40,7 @@ function options() {
         game: { type: 'string' },
         join: { type: 'string' },
         start: { type: 'boolean', default: false },
+        verbose: { type: 'boolean', short: 'v', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }).values;
@@ -81,7 +84,10 @@ async function main() {
       }
       await sleep(50);
     }
-    const bots = seats.map((s, i) => new RandomBot(s, seed + i));
+    const onMove = values.verbose ? ({ seat, version, label }) => {
+      console.log(`v${String(version).padStart(4)}  ${seat}家  ${label}`);
+    } : undefined;
+    const bots = seats.map((s, i) => new RandomBot(s, seed + i, { onMove }));
     const final = await playUntilOver(bots);
     const moves = bots.reduce((n, b) => n + b.moves, 0);
     console.log(`game ${gameId}: ${moves} moves by seats ${seatNumbers.join(',')}, ` +

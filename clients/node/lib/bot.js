@@ -16,12 +16,34 @@ function rng(seed) {
   };
 }
 
+/**
+ * A LegalMovesResponse's moves with their labels, `[{ move, label }]`. The server gives the
+ * different moves of one response different labels in the game's words ("打 六" and
+ * "打 六（六第2张）" for a pair, "诵 2 鸟+十"), so a label names exactly one move.
+ */
+function labelledMoves(legal) {
+  const labels = legal.labels || [];
+  return legal.moves.map((move, i) => ({ move, label: labels[i] || '' }));
+}
+
+/** The move of `legal` whose label is `label`, or undefined. */
+function moveByLabel(legal, label) {
+  const i = (legal.labels || []).indexOf(label);
+  return i >= 0 ? legal.moves[i] : undefined;
+}
+
 class RandomBot {
-  /** @param {import('./client').SeatClient} seat */
-  constructor(seat, seed = 1) {
+  /**
+   * @param {import('./client').SeatClient} seat
+   * @param {number} seed
+   * @param {{ onMove?: (played: { seat: number, version: number, label: string }) => void }} opts
+   *   `onMove` hears each move the bot played: its seat, the version it made, its label.
+   */
+  constructor(seat, seed = 1, { onMove } = {}) {
     this.seat = seat;
     this.random = rng(seed);
     this.moves = 0;
+    this.onMove = onMove || null;
   }
 
   /** Play one legal move if this seat has one now. Resolves to whether it played. */
@@ -29,14 +51,16 @@ class RandomBot {
     const { grpc } = load();
     const legal = await this.seat.legalMoves();
     if (!legal.moves.length) return false;
-    const move = legal.moves[Math.floor(this.random() * legal.moves.length)];
+    const { move, label } = labelledMoves(legal)[Math.floor(this.random() * legal.moves.length)];
+    let played;
     try {
-      await this.seat.play(move, legal.version);
+      played = await this.seat.play(move, legal.version);
     } catch (err) {
       if (err.code === grpc.status.ABORTED) return false; // someone moved first: ask again
       throw err;
     }
     this.moves += 1;
+    if (this.onMove) this.onMove({ seat: this.seat.seat, version: Number(played.version), label });
     return true;
   }
 }
@@ -136,4 +160,4 @@ async function playFromStreams(bots) {
   return moves;
 }
 
-module.exports = { RandomBot, playUntilOver, playFromStreams, rng };
+module.exports = { RandomBot, playUntilOver, playFromStreams, rng, labelledMoves, moveByLabel };

@@ -11,6 +11,9 @@ const { contributionCommitment } = require('./deal');
 const { findDetail } = require('./errors');
 
 const TOKEN_HEADER = 'x-seat-token';
+// The game a call names, as metadata, so a balancer can send all of a game's calls to one
+// replica (deploy/haproxy.cfg hashes it). Routing only: any replica answers any call.
+const GAME_HEADER = 'x-game-id';
 const DEFAULT_DEADLINE_MS = 10_000;
 
 // Long-lived Watch streams: ping every 20 s; the server accepts pings every 10 s.
@@ -26,10 +29,19 @@ function deadline(ms) {
   return new Date(Date.now() + ms);
 }
 
+/** `metadata` with `x-game-id` set when the request names a game (`game_id`). */
+function routed(metadata, request) {
+  if (request && typeof request.game_id === 'string' && request.game_id) {
+    metadata.set(GAME_HEADER, request.game_id);
+  }
+  return metadata;
+}
+
 /** Call a unary method of a grpc-js stub as a promise. */
 function unary(stub, method, request, metadata, deadlineMs = DEFAULT_DEADLINE_MS) {
   return new Promise((resolve, reject) => {
-    stub[method](request, metadata, { deadline: deadline(deadlineMs) }, (err, reply) => {
+    const options = { deadline: deadline(deadlineMs) };
+    stub[method](request, routed(metadata, request), options, (err, reply) => {
       if (err) reject(err);
       else resolve(reply);
     });
@@ -215,10 +227,8 @@ class SeatClient {
    * stream the last message of a move carries `legal_moves` when it is the seat's turn.
    */
   watchCall(afterVersion = 0, { batched = false } = {}) {
-    return this.stub.Watch(
-      { game_id: this.gameId, after_version: afterVersion, batched },
-      this.metadata(),
-    );
+    const request = { game_id: this.gameId, after_version: afterVersion, batched };
+    return this.stub.Watch(request, routed(this.metadata(), request));
   }
 
   /** A resuming Watcher of this game; iterate it with `for await`. */
@@ -310,6 +320,6 @@ async function revealAndStart(seats) {
 }
 
 module.exports = {
-  TableClient, SeatClient, Watcher, TOKEN_HEADER, CHANNEL_OPTIONS, unary, sleep, revealAndStart,
-  drawNextHand,
+  TableClient, SeatClient, Watcher, TOKEN_HEADER, GAME_HEADER, CHANNEL_OPTIONS, unary, routed,
+  sleep, revealAndStart, drawNextHand,
 };

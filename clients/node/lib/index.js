@@ -7,7 +7,7 @@ const { TableClient, SeatClient, Watcher, TOKEN_HEADER, revealAndStart } = requi
 const deal = require('./deal');
 const verify = require('./verify');
 const { richStatus, findDetail, describeError } = require('./errors');
-const { RandomBot, playUntilOver, playFromStreams } = require('./bot');
+const { RandomBot, playUntilOver, playFromStreams, labelledMoves, moveByLabel } = require('./bot');
 
 module.exports = {
   load,
@@ -25,4 +25,6 @@ module.exports = {
   RandomBot,
   playUntilOver,
   playFromStreams,
+  labelledMoves,
+  moveByLabel,
 };

@@ -208,7 +208,7 @@ FIELD_ZH = {
     "extra_actions": "额外出手",
     "blossoms": "繁花似锦",
     "spring_snow": "阳春白雪",
-    "twin_swallows": "双燕",
+    "twin_swallows": "双飞燕",
     "continuo": "连奏",
     "daylight": "白昼",
     "silent_night": "静夜",
@@ -275,6 +275,8 @@ FIELD_ZH = {
     "revoked": "撤销",
     "lapsed": "失效",
     "redeal_agreed": "同意重发",
+    "ruling": "裁定",
+    "ruled_by": "裁定者",
 }
 FIELD_EN = {
     "hand_size": "hand size",
@@ -340,7 +342,31 @@ LINE_RULES: list[tuple[str, str]] = [
     (r"^seat (\d+) was dealt (.+)$", r"\1家 发牌 \2"),
     # the table, both games
     (r"^table opened: (\w+), (\d+) seats.*$", r"开桌: \2 人"),
+    (
+        r"^seat (\d+) taken by (.*?), committed to a contribution$",
+        r"\1家 入座: \2，已提交随机数承诺",
+    ),
     (r"^seat (\d+) taken by (.*?)( \(.*)?$", r"\1家 入座: \2"),
+    (
+        r"^seat (\d+) did not commit or reveal its contribution in time: .*$",
+        r"\1家 未按时提交或揭示随机数：以其承诺 (或无) 代之",
+    ),
+    (
+        r"^重新洗牌发牌 (\d+) asked for by the arbiter: drawn through a fresh commit–reveal"
+        r" \(commitment (\S+)\)$",
+        r"重新洗牌发牌 第 \1 次，裁判请求：重新提交并揭示随机数 (承诺 \2)",
+    ),
+    (
+        r"^重新洗牌发牌 (\d+) asked for by every seat: drawn through a fresh commit–reveal"
+        r" \(commitment (\S+)\)$",
+        r"重新洗牌发牌 第 \1 次，全体请求：重新提交并揭示随机数 (承诺 \2)",
+    ),
+    (
+        r"^seat (\d+) reports seat (\d+): (\w+) \((\d+) event\(s\) as evidence\); game paused$",
+        r"\1家 举报 \2家: ⟨VIOLATION_KIND_\3⟩ (证据 \4 版)，对局暂停",
+    ),
+    (r"^case (\S+) ran out of time \(never voted: the arbiter\)$", r"案 \1 超时 (裁判未裁定)"),
+    (r"^seat (\d+) 违规出牌 (.*) \[\w+\], 待举报$", r"\1家 违规出牌 \2，待举报"),
     (r"^seat (\d+) revealed its contribution$", r"\1家 揭示随机数"),
     (r"^seat (\d+) committed to nothing$", r"\1家 不提交随机数"),
     (r"^seat (\d+) committed to a contribution$", r"\1家 提交随机数承诺"),
@@ -363,7 +389,7 @@ LINE_RULES: list[tuple[str, str]] = [
     (r"^重新洗牌发牌: a new deal \(round (\d+)\)$", r"重新洗牌发牌 (第 \1 次)"),
     (r"^seat (\d+) timed out \((\d+) ms\)$", r"\1家 超时 (\2 毫秒)"),
     (r"^seat (\d+) agrees to 重新洗牌发牌 on case (\S+)$", r"\1家 同意 案 \2 重新洗牌发牌"),
-    (r"^case (\S+) ran out of time \(never voted: (.*)\)$", r"案 \1 超时 (未投票: \2)"),
+    (r"^case (\S+) ran out of time \(never voted: (.*)\)$", r"案 \1 超时 (未投票: ⟨SEATS:\2⟩)"),
     (r"^seat (\d+): (\w+) refereed \((.*)\)$", r"\1家: ⟨VIOLATION_KIND_\2⟩ 裁定 (\3)"),
     (r"^终局 (\w+): 胜者 (.*)$", r"终局 ⟨REASON_\1⟩: 胜者 \2"),
 ]
@@ -409,11 +435,85 @@ UI_ZH = {
     "live": ["直播中", "live"],
     "game over": ["终局", "game over"],
     "report": ["报告", "report"],
+    # what a passing verify checked (clients/python/replay_html.py CHECKS)
+    "check chain": ["哈希链", "chain"],
+    "check commitment": ["洗牌承诺", "commitment"],
+    "check seals (server key)": ["服务器签名", "seals (server key)"],
+    "check deck": ["牌序", "deck"],
+    "check moves re-decided": ["逐手重算", "moves re-decided"],
+    "check outcome": ["结果", "outcome"],
     "on offer": ["亮牌", "the card on offer"],
     "last play": ["上一手", "last play"],
     "hu points": ["胡", "hu points"],
     "fan": ["番", "fan"],
     "win hand": ["胡牌", "the winning hand"],
+    "hu": ["胡", "won (hu)"],
+    # the controls
+    "first version": ["第一版 (Home)", "first version (Home)"],
+    "previous version": ["上一版 (←)", "previous version (←)"],
+    "next version": ["下一版 (→)", "next version (→)"],
+    "latest version": ["最新版 (End)", "latest version (End)"],
+    "version of": ["版本 {v} / {n}", "version {v} of {n}"],
+    "game huaniao": ["花鸟风月", "Huaniao Fengyue (花鸟风月)"],
+    "game zipai": ["川南字牌", "Chuannan Zipai (川南字牌)"],
+    "game ": ["对局", "game"],
+    "arbiter view": ["裁判 (全部可见)", "arbiter (sees everything)"],
+    "spectator": ["观众", "spectator"],
+    "live suffix": [" (直播)", " (live)"],
+    "the end": ["终局", "the end"],
+    "reconnecting": ["重新连接…", "reconnecting…"],
+    "finished verify": ["已终局 — 用 {cmd} 验证", "finished — verify with {cmd}"],
+    # the centre
+    "flipped": ["翻", "flipped from the stock"],
+    "discarded": ["打", "discarded"],
+    "awaiting": ["待", "awaiting"],
+    # the 花鸟风月 win
+    "settlement": ["结算", "settlement"],
+    "seat col": ["座位", "seat"],
+    "cards left": ["余牌", "cards left"],
+    "points": ["分值", "points"],
+    "went out": ["出完", "went out"],
+    "showdown score": ["对决分", "showdown score"],
+    "lower wins": [
+        "分值小者为佳：手中余牌的分值，出完者为 0。",
+        "Lower points are better: the points of the cards left in hand, 0 for a seat that went out.",
+    ],
+    # the justice side
+    "case no": ["案 {id}", "case {id}"],
+    "the arbiter": ["裁判", "the arbiter"],
+    "case report": ["举报", "report"],
+    "appeal": ["申诉", "appeal"],
+    "report line": ["{by} 举报 {accused}：{violation}", "{by} reports {accused}: {violation}"],
+    "appeal line": ["{by} 申诉 案 {case} 的处罚", "{by} appeals the penalty of case {case}"],
+    "version no": ["第 {v} 版", "version {v}"],
+    "n cards": ["{n} 张", "{n} cards"],
+    "penalty on": ["{seat} 受罚：{penalty}", "penalty on {seat}: {penalty}"],
+    # the referee's workflow (the page's help): "head|rest"
+    "help": ["帮助 · 裁判的四步", "help · the referee's four steps"],
+    "help find": [
+        "找到有争议的一手|：在右侧「记录」里点那一版，或点时间轴上的标记（仲裁为紫色，终局为绿色）。",
+        "Find the disputed move|: click its version in the events on the right, or a marker"
+        " on the timeline (justice in purple, the end in green).",
+    ],
+    "help step": [
+        "逐版查看|：← → 一版一版地走，Home 到第一版，End 到最新一版；这一版改动的牌和行以黄色标出。",
+        "Step through it|: ← → one version at a time, Home to the first, End to the latest;"
+        " what changed is marked in yellow.",
+    ],
+    "help viewers": [
+        "看每个视角|：在「视角」里选裁判、某一家或观众，看当时每人眼中的牌桌；"
+        "链接 #v=版本&viewer=座位号 直接打开那一版、那一家（如 #v=12&viewer=2）。",
+        "See each viewer's view|: pick the arbiter, a seat or the spectator under “viewer” to"
+        " see the table as each saw it; a link #v=VERSION&viewer=SEAT opens that version as"
+        " that seat (e.g. #v=12&viewer=2).",
+    ],
+    "help case": [
+        "读案件|：「仲裁」栏里每个举报和申诉一张卡：谁举报谁、违规、证据（点版本号跳到那一版）、"
+        "投票、裁定和处罚。",
+        "Read the case|: under “justice” each report and appeal has a card: who reported whom,"
+        " the violation, the evidence (click a version to go there), the votes, the ruling and"
+        " the penalty.",
+    ],
 }
 
 

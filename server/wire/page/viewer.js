@@ -12,7 +12,11 @@
   const T_FIELD = TERMS.fields || {};
   const T_UI = TERMS.ui || {};
   const LINES = (TERMS.lines || []).map(([re, to]) => [new RegExp(re), to]);
-  const KIND_NAME = { huaniao: "花鸟风月", zipai: "川南字牌" };
+  // The page's language: 0 Chinese (the table's), 1 English; the toggle keeps it in localStorage.
+  const LANG_KEY = "tabletop-page-lang";
+  let LANG = 0;
+  try { LANG = localStorage.getItem(LANG_KEY) === "en" ? 1 : 0; } catch (e) { /* no storage */ }
+  const OTHER = () => 1 - LANG;
   const HUANIAO = {
     CARD_KIND_BIRD: ["鸟", "bird"], CARD_KIND_TEN: ["十", "ten"],
     CARD_KIND_HUNDRED: ["百", "hundred"], CARD_KIND_THOUSAND: ["千", "thousand"],
@@ -21,7 +25,7 @@
   };
   const SMALL = "一二三四五六七八九十";
   const BIG = "壹贰叁肆伍陆柒捌玖拾";
-  // Table facts of the justice side (issue: marked on the timeline), by their proto field:
+  // Table facts of the justice side (marked on the timeline), by their proto field:
   // [marker class, the name shown, its English].
   const JUSTICE = {
     move_retracted: ["retract", "误操作", "misplay retracted"], violation_reported: ["report", "举报", "report"],
@@ -30,7 +34,7 @@
     penalty_applied: ["penalty", "处罚", "penalty"], penalty_revoked: ["penalty", "撤销处罚", "penalty revoked"],
     game_redealt: ["redeal", "重新洗牌发牌", "redeal"], turn_timed_out: ["timeout", "超时", "timeout"],
     attempt_refereed: ["penalty", "违规裁定", "attempt refereed"],
-    redeal_opened: ["redeal", "请求重发", "redeal asked for: drawn by commit–reveal"],
+    redeal_opened: ["redeal", "请求重发", "redeal asked for"],
   };
   const HIDDEN_COUNTS = { hand_count: "cards", hand_size: "hand" }; // count -> the cards field
 
@@ -47,41 +51,48 @@
     return e;
   }
   // --- the game's words --------------------------------------------------------------------
-  function ui(key) { return (T_UI[key] || [key])[0]; }
+  // Every word the page writes comes from the term table as [Chinese, English]: shown in the
+  // page's language, the other one in its tooltip.
+  function ui(key, lang) { return T_UI[key] ? T_UI[key][lang === undefined ? LANG : lang] : key; }
+  function fmt(key, args, lang) { // a phrase with {slots}
+    return ui(key, lang).replace(/\{(\w+)\}/g, (m, k) => (k in args ? String(args[k]) : m));
+  }
   function uiEl(tag, cls, key, extra) {
     const e = el(tag, cls, ui(key) + (extra || ""));
-    if (T_UI[key]) e.title = T_UI[key][1];
+    if (T_UI[key]) e.title = T_UI[key][OTHER()];
     return e;
   }
-  const label = (key) => (T_FIELD[key] ? T_FIELD[key][0] : key.replace(/_/g, " "));
+  const label = (key, lang) => (T_FIELD[key] ? T_FIELD[key][lang === undefined ? LANG : lang] : key.replace(/_/g, " "));
   function labelEl(tag, cls, key, suffix) {
     const e = el(tag, cls, label(key) + (suffix || ""));
-    e.title = T_FIELD[key] ? T_FIELD[key][1] : key.replace(/_/g, " ");
+    e.title = label(key, OTHER());
     return e;
   }
-  function termOf(v) { // an enum value in the game's words (else its short English name)
-    if (Object.prototype.hasOwnProperty.call(T_ENUM, v)) return T_ENUM[v][0];
+  function termOf(v, lang) { // an enum value in the page's language (else its short English name)
+    if (Object.prototype.hasOwnProperty.call(T_ENUM, v)) return T_ENUM[v][lang === undefined ? LANG : lang];
     return enumName(v);
   }
   function termEl(v, cls) {
     const e = el("span", cls || null, termOf(v));
-    if (T_ENUM[v]) e.title = T_ENUM[v][1];
+    if (T_ENUM[v]) e.title = T_ENUM[v][OTHER()];
     return e;
   }
-  const seatName = (s) => s + ui("seat");
-  function line(text) { // a server event line in the game's words
+  const seatName = (s, lang) => ((lang === undefined ? LANG : lang) ? "seat " + s : s + "家");
+  const seatsName = (list) => (list && list.length ? list.map((s) => seatName(s)).join(LANG ? ", " : "、") : ui("none"));
+  function line(text, lang) { // a server event line in the game's words (English: as the server wrote it)
     if (!text) return "";
+    if ((lang === undefined ? LANG : lang) === 1) return text;
     let out = text;
     for (const [re, to] of LINES) {
       if (re.test(out)) { out = out.replace(re, to); break; }
     }
     out = out.replace(/seat (\d+)/g, (m, n) => seatName(n));
-    out = out.replace(/⟨SEATS:([\d, ]+)⟩/g, (m, list) => list.split(/,\s*/).map(seatName).join("、"));
+    out = out.replace(/⟨SEATS:([\d, ]+)⟩/g, (m, list) => seatsName(list.split(/,\s*/).map(Number)));
     return out.replace(/⟨(\w+)⟩/g, (m, v) => termOf(v));
   }
   function lineEl(tag, cls, text) {
     const e = el(tag, cls, line(text));
-    if (text) e.title = text;
+    if (text) e.title = line(text, OTHER());
     return e;
   }
   const same = (a, b) => JSON.stringify(a === undefined ? null : a) === JSON.stringify(b === undefined ? null : b);
@@ -148,12 +159,12 @@
       || key === "seat" || key === "guess_target" || key === "accused" || key === "by") && typeof v === "number") return el("span", null, seatName(v));
     if ((key === "to_act" || key === "awaiting" || key === "winners" || key === "redeals_requested_by"
       || key === "upheld_by" || key === "rejected_by" || key === "recused") && Array.isArray(v) && v.every((x) => typeof x === "number")) {
-      return el("span", null, v.length ? v.map(seatName).join("、") : ui("none"));
+      return el("span", null, seatsName(v));
     }
     if (key === "hidden_size" && typeof v === "number") return backs(v);
     if ((key === "reason" || key === "end_reason") && typeof v === "string" && (TERMS.reasons || {})[v]) {
-      const e = el("span", null, TERMS.reasons[v][0]);
-      e.title = TERMS.reasons[v][1];
+      const e = el("span", null, TERMS.reasons[v][LANG]);
+      e.title = TERMS.reasons[v][OTHER()];
       return e;
     }
     const seen = cardIds(before);
@@ -172,7 +183,7 @@
       v.forEach((item, i) => {
         if (item && typeof item === "object") box.appendChild(groupEl(item, before));
         else {
-          if (i) box.appendChild(document.createTextNode("、"));
+          if (i) box.appendChild(document.createTextNode(LANG ? ", " : "、"));
           box.appendChild(termEl(item));
         }
       });
@@ -217,7 +228,9 @@
     const t = event && event.table;
     if (!t) return null;
     const k = Object.keys(t)[0];
-    return JUSTICE[k] ? { field: k, cls: JUSTICE[k][0], name: JUSTICE[k][1], en: JUSTICE[k][2] } : null;
+    if (!JUSTICE[k]) return null;
+    const [cls, zh, en] = JUSTICE[k];
+    return { field: k, cls: cls, name: LANG ? en : zh, other: LANG ? zh : en };
   }
   function endsGame(step, prev) {
     return step.view.outcome && !(prev && prev.view.outcome);
@@ -230,10 +243,52 @@
   }
 
   // --- the page -----------------------------------------------------------------------------
+  // The page's fixed words (viewer.html holds their Chinese; these set them in either language).
+  function renderChrome() {
+    document.documentElement.lang = LANG ? "en" : "zh";
+    const words = (id, key, attr) => {
+      const e = $(id);
+      if (!e) return;
+      if (attr) e.setAttribute(attr, ui(key));
+      else e.textContent = ui(key);
+      if (attr !== "title") e.title = ui(key, OTHER());
+    };
+    words("viewer-label", "viewer");
+    words("first", "first version", "title");
+    words("prev", "previous version", "title");
+    words("next", "next version", "title");
+    words("last", "latest version", "title");
+    ["first", "prev", "next", "last"].forEach((id) => $(id).setAttribute("aria-label", $(id).title));
+    words("slider", "version", "aria-label");
+    words("log-title", "events");
+    const lang = $("lang");
+    lang.textContent = LANG ? "中文" : "English";
+    lang.lang = LANG ? "zh" : "en";
+    lang.title = LANG ? "用中文显示" : "show the page in English";
+    lang.setAttribute("aria-pressed", LANG ? "true" : "false");
+    renderHelp();
+  }
+  // The referee's workflow, named in the page's help.
+  function renderHelp() {
+    const box = $("help");
+    box.textContent = "";
+    box.appendChild(uiEl("summary", null, "help"));
+    const ol = el("ol");
+    ["help find", "help step", "help viewers", "help case"].forEach((k) => {
+      const li = el("li");
+      const [head, rest] = ui(k).split(/\|/);
+      li.appendChild(el("b", null, head));
+      li.appendChild(document.createTextNode(rest || ""));
+      li.title = ui(k, OTHER()).replace("|", "");
+      ol.appendChild(li);
+    });
+    box.appendChild(ol);
+  }
   function renderHeader() {
     const kind = DATA.kind || "";
-    $("title").textContent = (KIND_NAME[kind] || kind) + (DATA.game_id ? " · " + DATA.game_id : "");
-    $("title").title = "game " + (DATA.game_id || "");
+    const name = ui("game " + kind);
+    $("title").textContent = name + (DATA.game_id ? " · " + DATA.game_id : "");
+    $("title").title = ui("game " + kind, OTHER());
     const box = $("verify");
     box.textContent = "";
     const v = DATA.verify;
@@ -243,16 +298,20 @@
         ui("verify") + ": " + ui(v.status));
       badge.id = "verify-status";
       badge.dataset.status = v.status;
-      badge.title = "verify: " + v.status;
+      badge.title = ui("verify", OTHER()) + ": " + ui(v.status, OTHER());
       box.appendChild(badge);
-      (v.checks || []).forEach((c) => box.appendChild(el("span", "badge " + (c.ok ? "ok" : "bad"), (c.ok ? "✓ " : "✗ ") + c.name)));
+      (v.checks || []).forEach((c) => {
+        const b = el("span", "badge " + (c.ok ? "ok" : "bad"), (c.ok ? "✓ " : "✗ ") + ui("check " + c.name).replace(/^check /, ""));
+        b.title = ui("check " + c.name, OTHER()).replace(/^check /, "");
+        box.appendChild(b);
+      });
       if (v.message) box.appendChild(el("span", "muted", v.message));
       if (v.report && Object.keys(v.report).length) {
         const d = el("details");
         d.appendChild(uiEl("summary", null, "report"));
         const dl = el("dl");
         for (const [k, val] of Object.entries(v.report)) {
-          dl.appendChild(el("dt", null, label(k)));
+          dl.appendChild(labelEl("dt", null, k));
           dl.appendChild(el("dd", null, typeof val === "object" ? JSON.stringify(val) : String(val)));
         }
         d.appendChild(dl);
@@ -263,36 +322,45 @@
     deal.id = "deal";
     box.appendChild(deal);
     renderDeal();
+    if (finished) finishLive();
     $("source").textContent = DATA.source || "";
   }
-  function renderDeal() { // from the record when the page has it, else from the views (public)
-    const deal = $("deal");
-    if (!deal) return;
-    let prepared = DATA.prepared_deal;
+  // The deal's source: from the record when the page has it, else from the views (public).
+  function dealWords(lang) {
     const steps = current ? current.steps : [];
-    const source = steps.length ? steps[steps.length - 1].view.deal_source : undefined;
+    const source = DATA.deal_source || (steps.length ? steps[steps.length - 1].view.deal_source : undefined);
+    let prepared = DATA.prepared_deal;
     if ((prepared === null || prepared === undefined) && source) prepared = source !== "DEAL_SOURCE_SHUFFLED";
     const known = prepared === true || prepared === false;
-    deal.className = "badge" + (known ? "" : " unknown");
-    deal.textContent = ui("deal") + ": " + ui(prepared === true ? "prepared" : prepared === false ? "shuffled" : "unknown");
-    deal.title = "deal: " + (prepared === true ? "prepared" : prepared === false ? "shuffled" : "not known to this viewer");
+    const what = source ? termOf(source, lang) : ui(prepared === true ? "prepared" : prepared === false ? "shuffled" : "unknown", lang);
+    return [known, ui("deal", lang) + ": " + what];
   }
-  function finishLive() { // the live page after the end: what verifies the game
+  function renderDeal() {
+    const deal = $("deal");
+    if (!deal) return;
+    const [known, text] = dealWords();
+    deal.className = "badge" + (known ? "" : " unknown");
+    deal.textContent = text;
+    deal.title = dealWords(OTHER())[1];
+  }
+  let finished = false; // the live page after the end
+  function finishLive() { // what verifies the game, once it is over
+    finished = true;
     const badge = $("verify-status");
     if (!badge) return;
     const id = DATA.game_id || "GAME";
     badge.className = "badge ok";
     badge.dataset.status = "finished";
-    badge.textContent = "已终局 — 用 tabletop-audit verify " + id + " 验证";
-    badge.title = "finished — verify with tabletop-audit verify " + id;
+    badge.textContent = fmt("finished verify", { cmd: "tabletop-audit verify " + id });
+    badge.title = fmt("finished verify", { cmd: "tabletop-audit verify " + id }, OTHER());
     [...$("verify").querySelectorAll(".muted")].forEach((m) => m.remove());
     renderDeal();
   }
-  function viewerName(v) { // "seat 2 · ann" -> "2家 · ann"; the arbiter and the spectator by role
-    if (v.key === "arbiter") return "裁判 (全部可见)";
-    if (v.key === "spectator") return "观众" + (DATA.live ? " (直播)" : "");
+  function viewerName(v, lang) { // "seat 2 · ann" -> "2家 · ann"; the arbiter and the spectator by role
+    if (v.key === "arbiter") return ui("arbiter view", lang);
+    if (v.key === "spectator") return ui("spectator", lang) + (DATA.live ? ui("live suffix", lang) : "");
     const m = /^seat (\d+)(.*)$/.exec(v.label || "");
-    return m ? seatName(m[1]) + m[2] : v.label;
+    return m ? seatName(m[1], lang) + m[2] : v.label;
   }
   function renderViewers() {
     const sel = $("viewer");
@@ -300,7 +368,7 @@
     viewers.forEach((v) => {
       const o = el("option", null, viewerName(v));
       o.value = v.key;
-      o.title = v.label;
+      o.title = viewerName(v, OTHER());
       sel.appendChild(o);
     });
     sel.value = current ? current.key : "";
@@ -332,8 +400,10 @@
       const end = endsGame(s, steps[i - 1]);
       if (!j && !end) return;
       const m = el("button", "marker m-" + (j ? j.cls : "end"));
+      m.type = "button";
       m.style.left = (100 * i / n) + "%";
-      m.title = "v" + s.version + ": " + (j ? j.name + " " + j.en : "终局 the end") + " — " + line(s.event ? s.event.text : "");
+      m.title = "v" + s.version + ": " + (j ? j.name + " (" + j.other + ")" : ui("the end") + " (" + ui("the end", OTHER()) + ")") + " — " + line(s.event ? s.event.text : "");
+      m.setAttribute("aria-label", m.title);
       m.dataset.version = String(s.version);
       m.addEventListener("click", () => go(i));
       box.appendChild(m);
@@ -350,18 +420,19 @@
       s.appendChild(b);
       box.appendChild(s);
     };
-    const en = (v) => (T_ENUM[v] ? T_ENUM[v][1] : "");
-    fact("phase", termOf(view.phase || ""), en(view.phase));
-    fact("role", termOf(view.role || "") + (view.role === "ROLE_SEAT" ? " " + seatName(view.seat || 0) : ""), en(view.role));
-    if ((view.to_act || []).length) fact("to_act", view.to_act.map(seatName).join("、"));
+    const other = (v) => (T_ENUM[v] ? T_ENUM[v][OTHER()] : "");
+    fact("phase", termOf(view.phase || ""), other(view.phase));
+    const seatRole = view.role === "ROLE_SEAT";
+    fact("role", seatRole && LANG ? seatName(view.seat || 0) : termOf(view.role || "") + (seatRole ? " " + seatName(view.seat || 0) : ""), other(view.role));
+    if ((view.to_act || []).length) fact("to_act", seatsName(view.to_act));
     if (view.outcome) {
-      fact("winners", (view.outcome.winners || []).map(seatName).join("、") || ui("none"));
+      fact("winners", seatsName(view.outcome.winners || []));
       fact("scores", (view.outcome.scores || []).join(" · "));
       const reason = view.outcome.reason || "";
       const words = (TERMS.reasons || {})[reason];
-      fact("reason", words ? words[0] : reason.toLowerCase().replace(/_/g, " "), words ? words[1] : "");
+      fact("reason", words ? words[LANG] : reason.toLowerCase().replace(/_/g, " "), words ? words[OTHER()] : "");
     }
-    if (view.paused) fact("paused", ui("paused"), T_UI.paused[1]);
+    if (view.paused) fact("paused", ui("paused"), ui("paused", OTHER()));
     if (step.event && step.event.recorded_at) fact("recorded_at", step.event.recorded_at.replace("T", " ").replace("Z", " UTC"));
   }
   // Where a seat sits around the centre: the viewer's own seat (else seat 0) at the bottom,
@@ -382,7 +453,7 @@
     const gameSeats = game.seats || [];
     const prevSeats = prevGame ? prevGame.seats || [] : [];
     const winners = view.outcome ? view.outcome.winners || [] : []; // an empty list is omitted
-    (view.seats || []).forEach((info, i) => {
+    (view.seats || []).forEach((info) => {
       const seat = info.seat || 0;
       const gs = gameSeats.find((s, j) => (s.seat === undefined ? j : s.seat) === seat) || {};
       const ps = prevSeats.find((s, j) => (s.seat === undefined ? j : s.seat) === seat);
@@ -392,7 +463,7 @@
       if (view.role === "ROLE_SEAT" && (view.seat || 0) === seat) panel.classList.add("me");
       if ((view.to_act || []).includes(seat)) panel.classList.add("acting");
       const h = el("h3", null, seatName(seat) + " · " + (info.taken ? info.player_name || "—" : ui("free")));
-      h.title = "seat " + seat;
+      h.title = seatName(seat, OTHER());
       if ((view.to_act || []).includes(seat)) h.appendChild(uiEl("span", "badge turn", "to act"));
       if (winners.includes(seat)) h.appendChild(uiEl("span", "badge win", "winner"));
       panel.appendChild(h);
@@ -425,10 +496,11 @@
     c.id = "centre";
     if (DATA.kind === "zipai" && game.shown) {
       c.appendChild(valueEl(game.shown));
-      const who = el("span", "who", (game.shown_by !== undefined ? seatName(game.shown_by) + " " : "") + (game.shown_flipped ? "翻" : "打"));
-      who.title = game.shown_flipped ? "flipped from the stock" : "discarded";
+      const how = game.shown_flipped ? "flipped" : "discarded";
+      const who = el("span", "who", (game.shown_by !== undefined ? seatName(game.shown_by) + " " : "") + ui(how));
+      who.title = ui(how, OTHER());
       c.appendChild(who);
-      if ((game.awaiting || []).length) c.appendChild(el("span", null, "待 " + game.awaiting.map(seatName).join("、")));
+      if ((game.awaiting || []).length) c.appendChild(el("span", null, ui("awaiting") + " " + seatsName(game.awaiting)));
       if (game.prompt) c.appendChild(termEl(game.prompt, "badge"));
     } else if (DATA.kind === "huaniao" && game.last_play) {
       const lp = game.last_play;
@@ -441,50 +513,194 @@
     }
     return c;
   }
-  // A win: the winning hand in its 列 with its 胡, 番 and each seat's score (川南字牌's 胡 event).
+  // The win panel: the 川南字牌 winning hand in its 列 with its 胡, 番 and each seat's score; the
+  // 花鸟风月 end with who went out, each seat's cards left and its points, the settlement.
+  function winEvent(field) { // the game's fact `field` at or before the shown version, this hand
+    for (let i = pos; i >= 0; i--) {
+      const e = current.steps[i].event;
+      const f = e && e[DATA.kind];
+      if (f && f[field]) return { fact: f[field], at: i };
+      if (f && (f.hand_started || f.dealt) && i < pos) return null;
+    }
+    return null;
+  }
+  function ptsEl(items) {
+    const pts = el("div", "pts");
+    items.forEach(([key, value]) => {
+      const s = el("span");
+      s.appendChild(typeof key === "number" ? el("span", null, seatName(key) + " ") : uiEl("span", null, key, " "));
+      s.appendChild(el("b", null, value));
+      pts.appendChild(s);
+    });
+    return pts;
+  }
   function renderWin() {
     const box = $("win");
     box.textContent = "";
     box.classList.remove("shown");
-    if (DATA.kind !== "zipai" || !current) return;
-    let hu = null;
-    for (let i = pos; i >= 0 && !hu; i--) {
-      const e = current.steps[i].event;
-      if (e && e.zipai && e.zipai.hued) hu = e.zipai.hued;
-      if (e && e.zipai && (e.zipai.hand_started || e.zipai.dealt) && i < pos) break;
-    }
-    if (!hu) return;
+    if (!current) return;
+    if (DATA.kind === "zipai") zipaiWin(box);
+    else if (DATA.kind === "huaniao") huaniaoWin(box);
+  }
+  function zipaiWin(box) {
+    const found = winEvent("hued");
+    if (!found) return;
+    const hu = found.fact;
     box.classList.add("shown");
-    const h = el("h2", null, seatName(hu.seat || 0) + " 胡 · " + termOf(hu.win_kind || ""));
-    h.title = "the winning hand";
+    const h = el("h2", null, seatName(hu.seat || 0) + " " + ui("hu") + " · " + termOf(hu.win_kind || ""));
+    h.title = ui("win hand", OTHER());
     box.appendChild(h);
     const groups = el("div", "groups");
     (hu.groups || []).forEach((g) => { // each 列 by its shape; the winning card highlighted
-      const box = el("span", "group");
-      if (g.kind) box.appendChild(termEl(g.kind, "tag term"));
+      const one = el("span", "group");
+      if (g.kind) one.appendChild(termEl(g.kind, "tag term"));
       const cards = el("span", "cards");
       (g.cards || []).forEach((c) => cards.appendChild(cardEl(c, hu.card && (c.id || 0) === (hu.card.id || 0))));
-      box.appendChild(cards);
-      groups.appendChild(box);
+      one.appendChild(cards);
+      groups.appendChild(one);
     });
     box.appendChild(groups);
-    const pts = el("div", "pts");
-    const pt = (k, v) => { const s = el("span"); s.appendChild(uiEl("span", null, k, " ")); s.appendChild(el("b", null, v)); pts.appendChild(s); };
-    pt("hu points", String(hu.hu_points || 0));
-    pt("fan", String(hu.fan || 0));
-    (hu.scores || []).forEach((v, i) => { const s = el("span", null, seatName(i) + " "); s.appendChild(el("b", null, (v > 0 ? "+" : "") + v)); pts.appendChild(s); });
-    box.appendChild(pts);
+    const items = [["hu points", String(hu.hu_points || 0)], ["fan", String(hu.fan || 0)]];
+    (hu.scores || []).forEach((v, i) => items.push([i, (v > 0 ? "+" : "") + v]));
+    box.appendChild(ptsEl(items));
+  }
+  function huaniaoWin(box) {
+    const found = winEvent("game_ended");
+    if (!found) return;
+    const end = found.fact;
+    const view = current.steps[pos].view;
+    const seats = (view.huaniao || {}).seats || [];
+    const winners = end.winners || [];
+    const reason = end.reason || "";
+    const words = (TERMS.reasons || {})[reason];
+    box.classList.add("shown");
+    const h = el("h2", null, seatsName(winners) + " " + ui("winner") + " · " + (words ? words[LANG] : reason));
+    h.title = seatsName(winners).replace(/家/g, "") + " · " + (words ? words[OTHER()] : reason);
+    box.appendChild(h);
+    // the last 大对决 round, if the game went to one: each hand's pattern, score and total
+    const showdown = winEvent("showdown_dealt");
+    const hands = {};
+    if (showdown) (showdown.fact.hands || []).forEach((hd) => { hands[hd.seat || 0] = hd; });
+    const table = el("div", "settle");
+    table.setAttribute("role", "table");
+    table.setAttribute("aria-label", ui("settlement"));
+    const head = el("div", "settle-row head");
+    head.setAttribute("role", "row");
+    ["seat col", "cards left", "points"].forEach((k) => { const c = uiEl("span", null, k); c.setAttribute("role", "columnheader"); head.appendChild(c); });
+    table.appendChild(head);
+    (view.seats || []).forEach((info) => {
+      const seat = info.seat || 0;
+      const gs = seats.find((s, j) => (s.seat === undefined ? j : s.seat) === seat) || {};
+      const r = el("div", "settle-row" + (winners.includes(seat) ? " won" : ""));
+      r.setAttribute("role", "row");
+      r.dataset.seat = String(seat);
+      const who = el("span", null, seatName(seat) + (info.player_name ? " · " + info.player_name : ""));
+      if (winners.includes(seat)) who.appendChild(uiEl("span", "badge win", "winner"));
+      const left = el("span");
+      const cards = gs.cards || [];
+      if (cards.length) left.appendChild(valueEl(cards));
+      else if (gs.hand_count) left.appendChild(backs(gs.hand_count));
+      else left.appendChild(uiEl("span", "out", "went out"));
+      const hd = hands[seat];
+      if (hd) {
+        const sd = el("span", "group");
+        if (hd.pattern) sd.appendChild(termEl(hd.pattern, "tag term"));
+        sd.appendChild(valueEl(hd.cards || []));
+        sd.appendChild(el("span", "tag", ui("showdown score") + " " + (hd.score || 0) + " · " + label("total") + " " + (hd.total || 0)));
+        left.appendChild(sd);
+      }
+      const pts = el("b", null, String((end.scores || [])[seat] || 0));
+      [who, left, pts].forEach((c) => { c.setAttribute("role", "cell"); r.appendChild(c); });
+      table.appendChild(r);
+    });
+    box.appendChild(table);
+    box.appendChild(uiEl("p", "note", "lower wins"));
+  }
+  // The justice side: every case as the table speaks of it (who reports whom for what, the
+  // evidence, the votes, the ruling, the penalty), then the penalties and the record.
+  function caseEl(c, view) {
+    const box = el("div", "case-card");
+    box.dataset.case = String(c.id || 0);
+    const status = c.status || "CASE_STATUS_OPEN";
+    box.dataset.status = status;
+    const head = el("h3");
+    head.appendChild(el("span", null, fmt("case no", { id: c.id || 0 }) + " · " + ui(c.is_appeal ? "appeal" : "case report")));
+    head.appendChild(termEl(status, "badge status"));
+    box.appendChild(head);
+    const args = { by: seatName(c.by || 0), accused: seatName(c.accused || 0), violation: termOf(c.violation || "VIOLATION_KIND_OTHER"),
+      case: (c.evidence || [])[0] || "?" };
+    const argsOther = { by: seatName(c.by || 0, OTHER()), accused: seatName(c.accused || 0, OTHER()),
+      violation: termOf(c.violation || "VIOLATION_KIND_OTHER", OTHER()), case: args.case };
+    const what = el("p", "what", fmt(c.is_appeal ? "appeal line" : "report line", args));
+    what.title = fmt(c.is_appeal ? "appeal line" : "report line", argsOther, OTHER());
+    box.appendChild(what);
+    const dl = el("dl");
+    const item = (key, value) => {
+      dl.appendChild(labelEl("dt", null, key));
+      const dd = el("dd");
+      if (value instanceof Node) dd.appendChild(value); else dd.textContent = value;
+      dl.appendChild(dd);
+    };
+    if (c.penalty) item("penalty", penaltyWords(c.penalty));
+    if (!c.is_appeal && (c.evidence || []).length) {
+      const ev = el("span", "evidence");
+      c.evidence.forEach((v) => {
+        const i = current.steps.findIndex((s) => s.version === Number(v));
+        const b = el("button", "link", fmt("version no", { v: v }));
+        b.type = "button";
+        b.title = fmt("version no", { v: v }, OTHER());
+        b.dataset.version = String(v);
+        if (i >= 0) b.addEventListener("click", () => go(i)); else b.disabled = true;
+        ev.appendChild(b);
+      });
+      item("evidence", ev);
+    }
+    if (c.note) item("note", c.note);
+    item("upheld_by", seatsName(c.upheld_by || []));
+    item("rejected_by", seatsName(c.rejected_by || []));
+    if ((c.recused || []).length) item("recused", seatsName(c.recused));
+    if ((c.lapsed || []).length) item("lapsed", seatsName(c.lapsed));
+    if ((c.redeal_agreed || []).length) item("redeal_agreed", seatsName(c.redeal_agreed));
+    const votes = (c.upheld_by || []).length + (c.rejected_by || []).length;
+    if (status !== "CASE_STATUS_OPEN" && !votes && view.arbitrated) item("ruled_by", ui("the arbiter"));
+    const ruling = (view.penalties || []).find((p) => (p.case_id || 0) === (c.id || 0));
+    if (ruling) item("ruling", penaltyWords(ruling.penalty || {}) + " → " + seatName(ruling.seat || 0)
+      + (ruling.revoked ? " (" + label("revoked") + ")" : ruling.appealable ? " (" + label("appealable") + ")" : ""));
+    box.appendChild(dl);
+    return box;
+  }
+  function penaltyWords(p, lang) {
+    const kind = termOf(p.kind || "PENALTY_KIND_WARNING", lang);
+    return p.count ? kind + " " + fmt("n cards", { n: p.count }, lang) : kind;
+  }
+  function perSeat(list) { // misplays or violations per seat: "0家 1 · 1家 0"
+    return (list || []).map((n, seat) => seatName(seat) + " " + n).join(" · ");
   }
   function renderJustice(view, prevView) {
     const box = $("justice");
     box.textContent = "";
-    const fields = ["cases", "penalties", "misplays_used", "violations", "redeals", "max_redeals", "redeals_requested_by", "redeal_commitment", "enforcement", "turn_time_limit_ms", "case_time_limit_ms", "case_deadline", "reports_left"];
+    const fields = ["misplays_used", "violations", "redeals", "max_redeals", "redeals_requested_by", "redeal_commitment", "enforcement", "turn_time_limit_ms", "case_time_limit_ms", "case_deadline", "reports_left"];
     const shown = fields.filter((k) => k in view && !(k === "enforcement" && view[k] === "ENFORCEMENT_REJECT"));
-    if (!shown.length) return;
+    const cases = view.cases || [];
+    const penalties = (view.penalties || []).filter((p) => !cases.some((c) => (c.id || 0) === (p.case_id || 0)));
+    if (!shown.length && !cases.length && !penalties.length) return;
     const c = el("div", "case");
     c.appendChild(uiEl("h2", null, "justice"));
+    cases.forEach((one) => c.appendChild(caseEl(one, view)));
+    penalties.forEach((p) => {
+      const r = el("p", "penalty", fmt("penalty on", { seat: seatName(p.seat || 0), penalty: penaltyWords(p.penalty || {}) })
+        + (p.revoked ? " (" + label("revoked") + ")" : ""));
+      r.title = fmt("penalty on", { seat: seatName(p.seat || 0, OTHER()), penalty: penaltyWords(p.penalty || {}, OTHER()) }, OTHER());
+      c.appendChild(r);
+    });
     const pick = (v) => Object.fromEntries(shown.map((k) => [k, v ? v[k] : undefined]));
-    rows(c, pick(view), prevView ? pick(prevView) : {}, [], prevView !== null);
+    const record = pick(view);
+    const before = prevView ? pick(prevView) : {};
+    for (const k of ["misplays_used", "violations"]) {
+      if (k in record) record[k] = perSeat(record[k]);
+      if (k in before) before[k] = perSeat(before[k]);
+    }
+    rows(c, record, before, [], prevView !== null);
     box.appendChild(c);
   }
   function render() {
@@ -502,8 +718,9 @@
     const slider = $("slider");
     slider.max = String(steps.length - 1);
     slider.value = String(pos);
-    $("position").textContent = ui("version") + " " + step.version + " / " + steps[steps.length - 1].version;
-    $("position").title = "version " + step.version + " of " + steps[steps.length - 1].version;
+    const last = steps[steps.length - 1].version;
+    $("position").textContent = fmt("version of", { v: step.version, n: last });
+    $("position").title = fmt("version of", { v: step.version, n: last }, OTHER());
     const ev = $("event");
     ev.textContent = "";
     ev.className = "event";
@@ -511,7 +728,7 @@
     if (j) {
       ev.classList.add("justice");
       const b = el("span", "badge", j.name);
-      b.title = j.en;
+      b.title = j.other;
       ev.appendChild(b);
       ev.appendChild(document.createTextNode(" "));
     }
@@ -529,9 +746,11 @@
     if (items[pos]) items[pos].scrollIntoView({ block: "nearest" });
     document.body.dataset.version = String(step.version);
     document.body.dataset.viewer = current.key;
+    document.body.dataset.lang = LANG ? "en" : "zh";
     writeLink(step.version);
   }
   function go(i) { pos = i; render(); }
+  function renderAll() { renderChrome(); renderHeader(); renderViewers(); renderLog(); renderMarkers(); render(); }
 
   // --- deep links: #v=VERSION&viewer=SEAT (a seat number, "spectator" or "arbiter") ---------
   function readLink() {
@@ -569,6 +788,12 @@
   $("prev").addEventListener("click", () => go(Math.max(0, pos - 1)));
   $("next").addEventListener("click", () => go(pos + 1));
   $("last").addEventListener("click", () => go(current ? current.steps.length - 1 : 0));
+  $("lang").addEventListener("click", () => {
+    LANG = OTHER();
+    try { localStorage.setItem(LANG_KEY, LANG ? "en" : "zh"); } catch (e) { /* no storage: this page only */ }
+    renderAll();
+    if (liveState) liveState();
+  });
   $("viewer").addEventListener("change", (e) => {
     const version = current && current.steps[pos] ? current.steps[pos].version : 0;
     current = viewers.find((v) => v.key === e.target.value) || current;
@@ -588,11 +813,17 @@
   });
 
   // --- live: the server pushes each new version (Server-Sent Events) ----------------------------
+  let liveState = null; // re-says the live badge in the page's language
   function follow(live) {
     const badge = $("live");
     badge.hidden = false;
-    badge.textContent = "● " + ui("live");
-    badge.title = "live";
+    let state = "live";
+    liveState = () => {
+      const key = state === "ended" ? "game over" : state === "reconnecting" ? "reconnecting" : "live";
+      badge.textContent = (state === "ended" ? "" : "● ") + ui(key);
+      badge.title = ui(key, OTHER());
+    };
+    liveState();
     const sep = live.steps_url.includes("?") ? "&" : "?";
     const source = new EventSource(live.steps_url + sep + "after=0");
     source.addEventListener("step", (e) => {
@@ -609,23 +840,19 @@
     });
     source.addEventListener("end", () => {
       source.close();
-      badge.textContent = ui("game over");
-      badge.title = "game over";
+      state = "ended";
+      liveState();
       badge.dataset.state = "ended";
       badge.classList.add("ended");
       finishLive();
     });
     source.addEventListener("error", () => {
-      if (source.readyState !== EventSource.CLOSED) badge.textContent = "● 重新连接…";
+      if (source.readyState !== EventSource.CLOSED && state !== "ended") { state = "reconnecting"; liveState(); }
     });
-    source.addEventListener("open", () => { badge.textContent = "● " + ui("live"); });
+    source.addEventListener("open", () => { if (state !== "ended") { state = "live"; liveState(); } });
   }
 
   readLink();
-  renderHeader();
-  renderViewers();
-  renderLog();
-  renderMarkers();
-  render();
+  renderAll();
   if (DATA.live) follow(DATA.live);
 })();
