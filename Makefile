@@ -8,7 +8,7 @@ PROTOS := $(shell find protos -name '*.proto')
 ARGS   ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install gen browser run test test-fast test-failover selfplay lint migrate demo bench clean
+.PHONY: help install gen web browser run test test-fast test-failover selfplay lint migrate demo bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -26,26 +26,56 @@ $(GEN)/.stamp: $(STAMP) $(PROTOS)
 	$(BIN)/python -m grpc_tools.protoc -Iprotos --python_out=$(GEN) --grpc_python_out=$(GEN) \
 		--plugin=protoc-gen-mypy=$(BIN)/protoc-gen-mypy --mypy_out=$(GEN) \
 		--plugin=protoc-gen-mypy_grpc=$(BIN)/protoc-gen-mypy_grpc --mypy_grpc_out=$(GEN) \
+		--plugin=protoc-gen-connectrpc=$(BIN)/protoc-gen-connectrpc --connectrpc_out=$(GEN) \
+		--connectrpc_opt=protobuf=google \
 		--descriptor_set_out=$(GEN)/descriptors.binpb --include_source_info --include_imports $(PROTOS)
 	$(BIN)/python -c "import site,os; open(os.path.join(site.getsitepackages()[0],'tabletop_gen.pth'),'w').write(os.path.abspath('$(GEN)')+'\n')"
 	touch $@
 
-gen: $(GEN)/.stamp ## generate the Python gRPC code from protos/ into gen/
+gen: $(GEN)/.stamp ## generate the Python gRPC and Connect code from protos/ into gen/
+
+# The browser play page (clients/web): npm ci when package-lock.json changed, the TypeScript
+# code protoc-gen-es generates from protos/ (and google/rpc/error_details.proto, for the rich
+# errors), the page's words from server/wire/page/terms.py (and the move glosses of
+# clients/python/vocab.py), then a type check and the esbuild
+# bundle into clients/web/dist/, which the server serves with --web-port.
+WEB     := clients/web
+WEB_SRC := $(wildcard $(WEB)/src/*) $(WEB)/build.mjs $(WEB)/tsconfig.json
+
+$(WEB)/node_modules/.stamp: $(WEB)/package.json $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund
+	touch $@
+
+$(WEB)/gen/.stamp: $(WEB)/node_modules/.stamp $(GEN)/.stamp $(PROTOS) server/wire/page/terms.py clients/python/vocab.py
+	rm -rf $(WEB)/gen && mkdir -p $(WEB)/gen
+	$(BIN)/python -m grpc_tools.protoc -Iprotos \
+		-I"$$($(BIN)/python -c 'import google.rpc.error_details_pb2 as m, pathlib; print(pathlib.Path(m.__file__).parents[2])')" \
+		--plugin=protoc-gen-es=$(WEB)/node_modules/.bin/protoc-gen-es --es_out=$(WEB)/gen --es_opt=target=ts \
+		$(PROTOS) google/rpc/error_details.proto
+	$(BIN)/python -c "import json; from server.wire.page.terms import terms; from clients.python.vocab import GLOSSES; \
+		print(json.dumps({**terms(), 'glosses': GLOSSES}, ensure_ascii=False))" > $(WEB)/gen/terms.json
+	touch $@
+
+$(WEB)/dist/.stamp: $(WEB)/gen/.stamp $(WEB_SRC)
+	cd $(WEB) && node_modules/.bin/tsc -p . && node build.mjs
+	touch $@
+
+web: $(WEB)/dist/.stamp ## build the browser play page into clients/web/dist (npm ci, protoc-gen-es, esbuild)
 
 browser: $(STAMP) ## install headless chromium + chromedriver for the browser tests if missing
 	$(BIN)/python -m tests.support.browser
 
-run: gen ## start a development server on 127.0.0.1:50051, SQLite in ./data, prepared deals allowed (ARGS="--help" for flags)
-	$(BIN)/python -m server.startup.main --allow-prepared-deals $(ARGS)
+run: gen web ## start a development server on 127.0.0.1:50051 (the play page on :8080), SQLite in ./data, prepared deals allowed (ARGS="--help" for flags)
+	$(BIN)/python -m server.startup.main --allow-prepared-deals --web-port 8080 --web-bots $(ARGS)
 
 lint: gen ## ruff and mypy
 	$(BIN)/ruff check domain server clients tests bench
 	$(BIN)/mypy domain server
 
-test: gen lint browser ## the whole suite (lint included)
+test: gen web lint browser ## the whole suite (lint included)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(ARGS)
 
-test-fast: gen browser ## the suite without lint, stop at the first failure
+test-fast: gen web browser ## the suite without lint, stop at the first failure
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q -x $(ARGS)
 
 test-failover: gen ## only the database failover test (part of `make test`; as root, apt-get installs patroni and etcd-server if missing)

@@ -63,12 +63,16 @@ class ServerProcess:
         self.proc: subprocess.Popen[bytes] | None = None
         self.port = 0
         self.http_port: int | None = None  # the live viewer's, when started with --http-port
+        self.web_port: int | None = None  # Connect/gRPC-Web and the page's, with --web-port
 
     @property
     def target(self) -> str:
         return f"127.0.0.1:{self.port}"
 
     def start(self, port: int = 0, timeout: float = 30.0) -> ServerProcess:
+        """Start the server and wait until it serves. Call it from a thread that outlives the
+        server (the main thread, say): Linux sends the trampoline's parent-death SIGTERM when
+        the *thread* that started the process ends, not only the process."""
         port_file = self.data_dir / f"port.{os.getpid()}.{time.monotonic_ns()}"
         self.data_dir.mkdir(parents=True, exist_ok=True)
         cmd = [
@@ -105,6 +109,8 @@ class ServerProcess:
                 self.port = int(port_file.read_text())
                 http = Path(f"{port_file}.http")  # written before the port file
                 self.http_port = int(http.read_text()) if http.exists() else None
+                web = Path(f"{port_file}.web")  # written before the port file too
+                self.web_port = int(web.read_text()) if web.exists() else None
                 if is_serving(self.target):
                     return self
             time.sleep(0.05)

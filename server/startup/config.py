@@ -31,6 +31,13 @@ class Settings:
     max_batch: int
     metrics_port: int | None = None  # None: no metrics endpoint; 0: a free port
     http_port: int | None = None  # the live spectator viewer (server/transport/webview.py); None: off
+    # the API for browsers, the play page and POST /bots (server/transport/connectweb.py)
+    web_port: int | None = None  # None: off; 0: a free port
+    web_root: Path | None = None  # the play page's built files; None: clients/web/dist
+    web_bots: bool = False  # POST /bots starts bot processes
+    web_bots_max: int = 8  # bot processes at once
+    web_bots_timeout: float = 7200.0  # seconds a bot process may live
+    web_allow_origins: tuple[str, ...] = ()  # other origins allowed to call (CORS); none
     log_format: str = "text"  # text (key=value) | json
     event_loop: str = "asyncio"  # asyncio | uvloop
     gc_full_every: int = 100  # middle-generation collections between full ones, at least
@@ -136,6 +143,46 @@ OPTIONS: list[click.Parameter] = [
         "http://HOST:PORT/games/GAME_ID; 0 picks a free port [default: off]",
         type=PORT,
         default=None,
+    ),
+    _option(
+        "--web-port",
+        "serve the API to browsers over Connect and gRPC-Web, the play page and POST /bots on "
+        "http://HOST:PORT/ (docs/api.md, \"Browsers\"); 0 picks a free port [default: off]",
+        type=PORT,
+        default=None,
+    ),
+    _option(
+        "--web-root",
+        "web port: the directory of the play page's built files [default: clients/web/dist "
+        "of this checkout; `make web` builds it]",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+    ),
+    _option(
+        "--web-bots",
+        "web port: POST /bots fills a table's free seats with bots (a `tabletop bots --join` "
+        "process each, playing over gRPC) [default: off, refused with 403]",
+        type=click.BOOL,
+        default=False,
+        is_flag=True,
+    ),
+    _option(
+        "--web-bots-max",
+        "web port: bot processes at once (more are refused with 429)",
+        type=click.IntRange(min=1),
+        default=8,
+    ),
+    _option(
+        "--web-bots-timeout",
+        "web port: seconds a bot process may live; it is ended sooner once its game has ended",
+        type=click.FloatRange(min=1),
+        default=7200.0,
+    ),
+    _option(
+        "--web-allow-origin",
+        "web port: other origins (https://app.example.com, comma-separated) whose pages may "
+        "call the API and /bots (CORS) [default: none, the page's own origin only]",
+        default="",
     ),
     # the live viewer's limits (server/transport/livefeed.py); each refuses with HTTP 429
     _option(
@@ -337,7 +384,8 @@ OPTIONS: list[click.Parameter] = [
         type=click.Path(dir_okay=False, path_type=Path),
         default=None,
         help="write the bound port to this file once serving (for tests and scripts); the "
-        "metrics and HTTP viewer ports go to the same path with .metrics and .http appended",
+        "metrics, HTTP viewer and web ports go to the same path with .metrics, .http and .web "
+        "appended",
     ),
 ]
 
@@ -376,6 +424,12 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]
             a.max_batch,
             metrics_port=a.metrics_port,
             http_port=a.http_port,
+            web_port=a.web_port,
+            web_root=a.web_root,
+            web_bots=a.web_bots,
+            web_bots_max=a.web_bots_max,
+            web_bots_timeout=a.web_bots_timeout,
+            web_allow_origins=tuple(o.strip() for o in a.web_allow_origin.split(",") if o.strip()),
             log_format=a.log_format,
             event_loop=a.event_loop,
             gc_full_every=a.gc_full_every,

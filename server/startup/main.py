@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import functools
 import gc
 import logging
 import signal
@@ -111,6 +112,8 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     check_port_free(settings.host, settings.port)
     if settings.metrics_port is not None:
         check_port_free(settings.host, settings.metrics_port, "metrics-port")
+    if settings.web_port is not None:
+        check_port_free(settings.host, settings.web_port, "web-port")
     try:
         keys = load_keys(
             settings.data_dir,
@@ -128,6 +131,8 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         instrument_store(shard, metrics)
     for committer in store.committers:  # unknown outcomes settled (server/store/eventstore.py)
         committer.on_settled = lambda result: metrics.settled.labels(result).inc()
+    for name in store.feed_counts():  # read when scraped; zero on SQLite (no feed)
+        metrics.feed.labels(name).set_function(functools.partial(_feed_count, store, name))
     store_health = StoreHealth(store.shards, metrics)
     tables = TableServer(
         store,
@@ -210,6 +215,20 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         log.info("live viewer on http://%s:%d/games/GAME_ID", settings.host, http_port)
         if port_file is not None:
             Path(f"{port_file}.http").write_text(str(http_port))
+    web = None
+    if settings.web_port is not None:  # Connect, gRPC-Web, the play page, on this same loop
+        web = await start_web(settings, port)
+        if web is None:
+            if live is not None:
+                await webview.stop(*live)
+            await server.stop(None)
+            tables.close()
+            raise StartupError(f"cannot serve the web port on {settings.host}:{settings.web_port}")
+        _, web_port = web
+        log.info("the API for browsers (Connect, gRPC-Web) on http://%s:%d/", settings.host, web_port)
+        print(f"play in a browser: http://{settings.host}:{web_port}/", flush=True)
+        if port_file is not None:
+            Path(f"{port_file}.web").write_text(str(web_port))
     armed = await clock.recover()
     if armed:
         log.info("turn clocks re-armed for %d running games", armed)
@@ -283,12 +302,49 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     streams = interceptor.close_streams()
     if live is not None:
         await webview.stop(*live)
+    if web is not None:  # its streams end with the gRPC ones they forward
+        await web[0].stop()
     await server.stop(grace=settings.shutdown_grace)
     clock.close()
     tables.close()
     if httpd is not None:
         httpd.shutdown()
     log.info("stopped", extra={"streams_ended": streams})
+
+
+def _feed_count(store: Store, name: str) -> float:
+    return float(store.feed_counts()[name])
+
+
+async def start_web(settings: Settings, grpc_port: int) -> tuple[Any, int] | None:
+    """The web port's server (server/transport/connectweb.py) and its bound port; None when it
+    cannot listen."""
+    from server.transport import connectweb  # uvicorn and connectrpc: only when asked for
+
+    web_settings = connectweb.WebSettings(
+        port=settings.web_port,
+        root=settings.web_root or connectweb.DEFAULT_WEB_ROOT,
+        bots=connectweb.BotSettings(
+            enabled=settings.web_bots,
+            max_processes=settings.web_bots_max,
+            timeout=settings.web_bots_timeout,
+        ),
+        allow_origins=settings.web_allow_origins,
+    )
+    web = connectweb.WebServer(
+        web_settings,
+        settings.host,
+        grpc_port,
+        read_max_bytes=settings.limits.transport_max_bytes,
+        shutdown_grace=settings.shutdown_grace,
+    )
+    try:
+        port = await web.start()
+    except OSError as exc:
+        log.error("cannot serve the web port: %s", exc.strerror or exc)
+        await web.channel.close()
+        return None
+    return web, port
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -56,6 +56,12 @@ class Metrics:
         )
         self.batch = hist("tabletop_commit_batch_events", "Events per commit.", buckets=BATCH)
         self.store_up = gauge("tabletop_store_up", "1 while every shard of the store works.")
+        self.feed = gauge(  # server/store/shards.py Feed: flat as replicas grow (docs, F1)
+            "tabletop_feed_count",
+            "The store feeds' counts since start: commits announced, rows read, rows of "
+            "games not served here left unread, events delivered, own rows skipped.",
+            ["count"],
+        )
         self.gc_pause = hist(  # watch_collector: the tail of every call (docs/operations.md)
             "tabletop_gc_pause_seconds",
             "Cyclic garbage collections: how long each held the interpreter, by generation.",

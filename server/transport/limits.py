@@ -13,11 +13,13 @@ happens.
 | Play calls per seat | 50/s, bursts of 100 | ``MOVE_RATE_EXCEEDED`` |
 | open games created per client (finished ones for a cool-down) | 1000 | ``TOO_MANY_OPEN_GAMES`` |
 
-**Who is a client.** The peer's IP address, or, when the server is started with
+**Who is a client.** The peer's IP address (a browser's own, for calls made over Connect
+or gRPC-Web: server/transport/peers.py), or, when the server is started with
 ``--client-id-header NAME``, the value of that call metadata (set it at a gateway that
 authenticates callers; a client could otherwise claim any id). A *connection* is the peer
-address with its port: one HTTP/2 connection. A *seat* is a game id and seat index, known
-once the seat token is checked, so forged tokens never create rate-limit state.
+address with its port: one HTTP/2 connection (or a browser's connection to the web port). A
+*seat* is a game id and seat index, known once the seat token is checked, so forged tokens
+never create rate-limit state.
 
 **Open games** are games a client created, counted for ``OPEN_GAME_TTL`` seconds after their
 creation (so abandoned tables stop counting) unless they finished more than
@@ -49,6 +51,8 @@ from google.protobuf import any_pb2, duration_pb2
 from google.protobuf.message import DecodeError
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
+
+from server.transport.peers import peer_of
 
 DOMAIN = "tabletop.v1"
 OPEN_GAME_TTL = 3600.0  # seconds a created, unfinished game counts against its creator
@@ -169,11 +173,11 @@ class Limits:
             for key, value in context.invocation_metadata() or ():
                 if key == header and value:
                     return f"id:{str(value)[:128]}"
-        return peer_host(context.peer() or "")
+        return peer_host(peer_of(context))
 
     @staticmethod
     def connection_of(context: grpc.aio.ServicerContext) -> str:
-        return context.peer() or "unknown"
+        return peer_of(context) or "unknown"
 
     def _refuse(self, exc: Exhausted) -> Exhausted:
         self.refused[exc.reason] = self.refused.get(exc.reason, 0) + 1

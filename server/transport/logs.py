@@ -14,6 +14,8 @@ import structlog
 from google.rpc import error_details_pb2, status_pb2
 from structlog import processors, stdlib
 
+from server.transport.peers import peer_of
+
 # The fields the servicer adds to the line of the call it serves (each call is its own task).
 CALL: ContextVar[dict[str, Any]] = ContextVar("tabletop_rpc_fields")
 WRITES = frozenset(
@@ -44,7 +46,7 @@ def rpc(method: str, code: str, elapsed: float, stream: bool, *call: Any) -> Non
         "seat": getattr(request, "seat", None),  # JoinGame: the seat asked for
         **CALL.get({}),
         **(refusal(context) if code != "OK" else {}),
-        "peer": context.peer(),
+        "peer": peer_of(context),
     }
     fields = {k: v for k, v in fields.items() if v is not None and v != ""}
     log.log(level, "rpc", method=method, code=code, ms=round(elapsed * 1000, 2), **fields)
