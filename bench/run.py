@@ -45,7 +45,7 @@ def engine_section(quick: bool) -> list[str]:
     return lines
 
 
-SECTIONS = ("engine", "api", "cpu", "fanout", "rebuild", "writes", "receipts", "soak")
+SECTIONS = ("engine", "api", "cpu", "fanout", "rebuild", "writes", "receipts", "soak", "feed")
 NOTES = Path(__file__).resolve().parent / "notes.md"
 
 
@@ -106,6 +106,10 @@ def main(argv: list[str] | None = None) -> None:
         from bench.soak import soak_section
 
         sections.append(soak_section(args.quick))
+    if not only or "feed" in only:
+        from bench.feed_rows import feed_rows_section
+
+        sections.append(feed_rows_section(args.quick))
     from bench import targets
 
     given = sys.argv[1:] if argv is None else argv

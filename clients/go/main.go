@@ -16,12 +16,34 @@ import (
 	tabletopv1 "example.com/tabletopdemo/gen/tabletop/v1"
 )
 
+// gameRequest is any request that names a game.
+type gameRequest interface{ GetGameId() string }
+
+// withGameID sends the game a call names as x-game-id metadata, so a balancer can send all
+// of a game's calls to one replica (deploy/haproxy.cfg hashes it). Routing only: any
+// replica answers any call.
+func withGameID(ctx context.Context, req interface{}) context.Context {
+	if named, ok := req.(gameRequest); ok && named.GetGameId() != "" {
+		return metadata.AppendToOutgoingContext(ctx, "x-game-id", named.GetGameId())
+	}
+	return ctx
+}
+
+func routeByGame(ctx context.Context, method string, req, reply interface{},
+	cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	return invoker(withGameID(ctx, req), method, req, reply, cc, opts...)
+}
+
+// A server-streaming call (Watch, Replay) sends its request after the stream opens, so it
+// names its game with withGameID on its own context: ctx = withGameID(ctx, req).
+
 func main() {
 	target := os.Getenv("TABLETOP_TARGET")
 	if target == "" {
 		target = "127.0.0.1:50051"
 	}
-	conn, err := grpc.Dial(target, grpc.WithInsecure()) // plaintext, like the server
+	conn, err := grpc.Dial(target, grpc.WithInsecure(), // plaintext, like the server
+		grpc.WithUnaryInterceptor(routeByGame))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -8,11 +8,13 @@ server's signed receipt of everything its Play replies, views and Watch streams 
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import secrets
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 
@@ -21,6 +23,9 @@ from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 
 TOKEN_HEADER = "x-seat-token"
+# The game a call names, as metadata, so a balancer can send all of a game's calls to one
+# replica (deploy/haproxy.cfg hashes it). Routing only: any replica answers any call.
+GAME_HEADER = "x-game-id"
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 
 CHANNEL_OPTIONS = [
@@ -30,10 +35,53 @@ CHANNEL_OPTIONS = [
 ]
 
 
+class _GameRouting(
+    grpc.UnaryUnaryClientInterceptor,  # type: ignore[misc]
+    grpc.UnaryStreamClientInterceptor,  # type: ignore[misc]
+):
+    """Adds ``x-game-id`` to every call whose request names a game (its ``game_id``)."""
+
+    def _routed(self, details: grpc.ClientCallDetails, request: object) -> grpc.ClientCallDetails:
+        game_id = getattr(request, "game_id", "")
+        if not game_id or not isinstance(game_id, str):
+            return details
+        metadata = [*(details.metadata or ()), (GAME_HEADER, game_id)]
+        return _CallDetails(
+            details.method,
+            details.timeout,
+            metadata,
+            details.credentials,
+            getattr(details, "wait_for_ready", None),
+            getattr(details, "compression", None),
+        )
+
+    def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        return continuation(self._routed(details, request), request)
+
+    def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        return continuation(self._routed(details, request), request)
+
+
+class _CallDetails(
+    collections.namedtuple(
+        "_CallDetails",
+        ["method", "timeout", "metadata", "credentials", "wait_for_ready", "compression"],
+    ),
+    grpc.ClientCallDetails,  # type: ignore[misc]
+):
+    pass
+
+
+def routed_channel(target: str) -> grpc.Channel:
+    """A plaintext channel whose calls carry ``x-game-id`` when they name a game."""
+    channel = grpc.insecure_channel(target, options=CHANNEL_OPTIONS)
+    return grpc.intercept_channel(channel, _GameRouting())
+
+
 class TableClient:
     def __init__(self, target: str = "127.0.0.1:50051", token: str | None = None) -> None:
         self.target = target
-        self.channel = grpc.insecure_channel(target, options=CHANNEL_OPTIONS)
+        self.channel = routed_channel(target)
         self.stub = pb_grpc.TableServiceStub(self.channel)
         self.token = token
 
@@ -416,6 +464,20 @@ class SeatClient:
                 failures = _wait_to_retry(err, failures, retries, backoff, on_retry, last)
 
 
+# How grpc reports a stream whose HTTP/2 stream a proxy reset or dropped without trailers
+# (a balancer losing the replica behind it): not UNAVAILABLE, but these codes with a
+# transport message. A Watch resumes from its last version, so retrying it is safe.
+TRANSPORT_CUTS = ("Stream removed", "RST_STREAM", "Socket closed", "Connection reset")
+
+
+def _transport_cut(err: grpc.RpcError) -> bool:
+    code = err.code()
+    if code not in (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.CANCELLED):
+        return False
+    details = err.details() or ""
+    return any(cut in details for cut in TRANSPORT_CUTS)
+
+
 def _wait_to_retry(
     err: grpc.RpcError,
     failures: int,
@@ -426,7 +488,7 @@ def _wait_to_retry(
 ) -> int:
     """A stream dropped: raise ``err`` if it may not be retried (any more), else tell
     ``on_retry`` and back off. Returns the new failure count."""
-    if err.code() not in RETRYABLE or failures >= retries:
+    if not (err.code() in RETRYABLE or _transport_cut(err)) or failures >= retries:
         raise err
     failures += 1
     if on_retry is not None:

@@ -263,6 +263,10 @@ class MatchAggregate(Aggregate):
         return clone
 
 
+def _off(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("n", "no", "off", "false", "0")
+
+
 def _steady_reconnects() -> None:
     """psycopg_pool retries a lost connection after 1, 2, 4, 8 ... s; after a failover that
     doubling alone kept writes away for up to twice the promotion time (docs/reliability.md,
@@ -430,13 +434,25 @@ class TableApplication(Application[UUID]):
         ``POSTGRES_TARGET_SESSION_ATTRS=read-write`` makes every connection, the store
         feed's too, find the current primary, so a replica follows a failover by itself."""
         datastore = getattr(self.factory, "datastore", None)
-        if datastore is not None:
-            for name in LIBPQ_PARAMETERS:
-                value = self.env.get(f"POSTGRES_{name.upper()}")
-                if value:
-                    datastore.pool.kwargs[name] = value
-            _steady_reconnects()
-        return super().construct_recorder()
+        if datastore is None:
+            return super().construct_recorder()
+        for name in LIBPQ_PARAMETERS:
+            value = self.env.get(f"POSTGRES_{name.upper()}")
+            if value:
+                datastore.pool.kwargs[name] = value
+        if _off(self.env.get("POSTGRES_PREPARED_STATEMENTS")):
+            # behind PgBouncer in transaction mode a statement prepared on one server
+            # connection is unknown on the next: psycopg then never prepares (docs/operations.md)
+            datastore.pool.kwargs["prepare_threshold"] = None
+        _steady_reconnects()
+        recorder = super().construct_recorder()
+        from eventsourcing.postgres import PostgresApplicationRecorder
+
+        from server.store.notify import target_notifies
+
+        if isinstance(recorder, PostgresApplicationRecorder):
+            target_notifies(recorder)  # its NOTIFY names the games it stored (notify.py)
+        return recorder
 
     def construct_transcoder(self) -> Transcoder:
         """FastJSONTranscoder, unless the library's TRANSCODER_TOPIC names another (such as
