@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import enum
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
@@ -142,8 +142,9 @@ class GameRules(Protocol):
     def evolve(self, state: Any, event: Any) -> Any:
         """Apply one fact. Never fails, never decides, never mutates ``state``."""
 
-    def legal_commands(self, state: Any, seat: int) -> list[Any]:
-        """What ``seat`` may do now (empty when it may do nothing)."""
+    def legal_commands(self, state: Any, seat: int) -> Sequence[Any]:
+        """What ``seat`` may do now (empty when it may do nothing), in a stable order: a
+        ``list`` or a ``MadeWhenRead`` (each command made when it is read)."""
 
     def to_act(self, state: Any) -> tuple[int, ...]:
         """Seats whose command the game is waiting for."""
@@ -201,6 +202,49 @@ def instance(cls: type[T], fields: dict[str, Any]) -> T:
 
 
 R = TypeVar("R")
+
+
+class MadeWhenRead(Sequence[T]):
+    """A read-only list of ``count`` items whose ``i``-th is ``make(i)``, made when read.
+
+    Why: a seat is offered dozens of legal commands (every play a 花鸟风月 hand allows), and
+    building each as a frozen dataclass was the largest part of ``legal_commands`` in the
+    engine's profile (P4), while a caller picking one move reads one. Reading every item
+    (iterating, ``list(...)``, ``in``) makes them all, in the same order as a list would hold
+    them; it equals a ``list`` of equal items, and prints as one. ``make`` must be pure: an
+    item read twice is made twice, equal both times."""
+
+    __slots__ = ("_count", "_make")
+    __hash__ = None  # type: ignore[assignment]  # like a list
+
+    def __init__(self, count: int, make: Callable[[int], T]) -> None:
+        self._count = count
+        self._make = make
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self._make(i) for i in range(*index.indices(self._count))]
+        i = index.__index__()
+        if i < 0:
+            i += self._count
+        if not 0 <= i < self._count:
+            raise IndexError("legal command index out of range")
+        return self._make(i)
+
+    def __iter__(self) -> Iterator[T]:
+        make = self._make
+        return (make(i) for i in range(self._count))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, MadeWhenRead | list):
+            return list(self) == list(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return repr(list(self))
 
 
 class RememberedPerState(Generic[S, R]):

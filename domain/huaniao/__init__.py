@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from domain import violations as V
@@ -73,7 +74,7 @@ class HuaniaoRules:
     def evolve(self, state: HuaniaoState, event: Any) -> HuaniaoState:
         return rules.evolve(state, event)
 
-    def legal_commands(self, state: HuaniaoState, seat: int) -> list[Any]:
+    def legal_commands(self, state: HuaniaoState, seat: int) -> Sequence[Any]:
         return rules.legal_commands(state, seat)
 
     def to_act(self, state: HuaniaoState) -> tuple[int, ...]:

@@ -123,8 +123,30 @@ RULE_NAME = {
 }
 
 
+_CHECKED: dict[int, tuple[Options | None, Options]] = {}  # id(options) -> (options, checked)
+
+
 def check_options(options: Options | None) -> Options:
-    """Validate options against the mode table above; return them with defaults filled."""
+    """Validate options against the mode table above; return them with defaults filled.
+
+    The same options object is checked once (why: a game's set-up checks its options two or
+    three times, each check copying them, a tenth of a short game's cost in the engine's
+    profile; and answering with one object lets the memos keyed on the options find them by
+    identity). Options are frozen, so the answer stays right; an entry keeps its options
+    alive and is checked by identity, so a reused ``id`` never answers for another object.
+    The checked options check to themselves."""
+    hit = _CHECKED.get(id(options))
+    if hit is not None and hit[0] is options:
+        return hit[1]
+    checked = _check_options(options)
+    if len(_CHECKED) >= 256:
+        _CHECKED.clear()
+    _CHECKED[id(options)] = (options, checked)
+    _CHECKED[id(checked)] = (checked, checked)
+    return checked
+
+
+def _check_options(options: Options | None) -> Options:
     if options is None:
         options = Options()
     if not isinstance(options, Options):

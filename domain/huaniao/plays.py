@@ -9,10 +9,13 @@ seasons and bans allow), so results are cached: the same question is asked again
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
+from typing import Any
 
-from domain.engine import RuleViolation, instance
+from domain.engine import MadeWhenRead, RuleViolation, instance
 from domain.huaniao.cards import (
     FUNCTION_INDEXES,
     I_BIRD,
@@ -337,15 +340,18 @@ def _shape(vec: Vec, kind: PlayKind, count: int) -> PlayShape:
 
 def _unit_plays(
     hand: Vec, rules: PlayRules, lo: int, hi: int, reference: int
-) -> list[PlayShape]:
+) -> Sequence[PlayShape]:
     """Every bird play counting ``lo``..``hi``: a 吟 when it counts ``reference``, else 诵.
 
     The birds and flowers taken are counted here, the number cards they carry by
     ``_number_takes``; the rules' fields are read once (why: this is the one part of
-    ``legal_shapes`` that runs for every hand)."""
-    out: list[PlayShape] = []
-    append = out.append
-    yin, song = PlayKind.YIN, PlayKind.SONG
+    ``legal_shapes`` that runs for every hand). The plays are listed by blocks of one
+    (birds, flowers) pair each and made when read (``MadeWhenRead``): a hand of many number
+    cards has dozens of them, and building each was most of the engine's profile of 专业
+    with its four rules, while a seat plays one."""
+    blocks: list[tuple[int, int, int, tuple[tuple[int, int, int, int, int], ...]]] = []
+    ends: list[int] = []  # ends[k]: the plays of blocks 0..k
+    total = 0
     max_flowers = hand[I_FLOWER] if rules.flowers_are_units and not rules.dance_banned else 0
     n1, n2, n3, n4 = hand[I_TEN], hand[I_HUNDRED], hand[I_THOUSAND], hand[I_WAN]
     numbers = n1 + n2 + n3 + n4
@@ -362,10 +368,22 @@ def _unit_plays(
                 break
             cap = numbers if unlimited else min(b * bird_cap + f * flower_cap, numbers)
             takes = _number_takes(n1, n2, n3, n4, cap, max(0, lo - base), min(hi - base, most))
-            for t1, t2, t3, t4, extra in takes:
-                c = base + extra
-                append(_shape((b, t1, t2, t3, t4, f, 0, 0), yin if c == reference else song, c))
-    return out
+            if takes:
+                blocks.append((b, f, base, takes))
+                total += len(takes)
+                ends.append(total)
+    if not total:
+        return ()
+    yin, song = PlayKind.YIN, PlayKind.SONG
+
+    def make(i: int) -> PlayShape:
+        k = bisect_right(ends, i)
+        b, f, base, takes = blocks[k]
+        t1, t2, t3, t4, extra = takes[i - ends[k - 1] if k else i]
+        c = base + extra
+        return _shape((b, t1, t2, t3, t4, f, 0, 0), yin if c == reference else song, c)
+
+    return MadeWhenRead(total, make)
 
 
 @lru_cache(maxsize=1 << 14)
@@ -397,17 +415,51 @@ def _number_takes(
     return tuple(out)
 
 
+class LegalShapes(Sequence[PlayShape]):
+    """Every legal play of a hand, in order: the bird plays (吟/诵, ``_unit_plays``, made
+    when read), then the others (the opening, 舞 and special combos). The bird plays are
+    kept apart because each makes one Play, so a seat's legal Plays can be counted and
+    listed without making them (``rules._legal_plays``)."""
+
+    __slots__ = ("birds", "others")
+
+    def __init__(self, birds: Sequence[PlayShape], others: tuple[PlayShape, ...]) -> None:
+        self.birds = birds
+        self.others = others
+
+    def __len__(self) -> int:
+        return len(self.birds) + len(self.others)
+
+    def __getitem__(self, index: Any) -> Any:
+        return [*self.birds, *self.others][index]  # (not on the hot path: see _legal_plays)
+
+    def __iter__(self) -> Iterator[PlayShape]:
+        yield from self.birds
+        yield from self.others
+
+    def __repr__(self) -> str:
+        return f"LegalShapes({list(self)!r})"
+
+
+def legal_shapes(
+    hand: Vec, rules: PlayRules, need: Need, reference: int
+) -> LegalShapes | tuple[()]:
+    """Every legal play from ``hand``, one per kind vector (and per combo reading); ``()``
+    when there is none."""
+    shapes = _legal_shapes(hand, rules, need, reference)
+    return shapes if shapes.birds or shapes.others else ()
+
+
 # Why 1,024: the hits come from one move asking again for the same hand (legal commands, then
 # the decision); a larger memo hit no more often in self-play of every mode, and its entries
 # (a dozen objects each) lengthened the server's full garbage collections.
 @lru_cache(maxsize=1024)
-def legal_shapes(hand: Vec, rules: PlayRules, need: Need, reference: int) -> tuple[PlayShape, ...]:
-    """Every legal play from ``hand``, one per kind vector (and per combo reading)."""
+def _legal_shapes(hand: Vec, rules: PlayRules, need: Need, reference: int) -> LegalShapes:
     shapes: list[PlayShape] = []
     strict = _strict_cool_ban(rules)
     if need == Need.OPENING:
         if strict:
-            return ()
+            return LegalShapes((), ())
         if hand[I_BIRD]:
             shapes.append(
                 PlayShape((1, 0, 0, 0, 0, 0, 0, 0), PlayKind.OPENING, 1 + rules.bird_bonus)
@@ -420,18 +472,22 @@ def legal_shapes(hand: Vec, rules: PlayRules, need: Need, reference: int) -> tup
         ):
             # a flower only stands in for the opening bird when there is no bird
             shapes.append(PlayShape((0, 0, 0, 0, 0, 1, 0, 0), PlayKind.OPENING, 1))
-        return tuple(shapes)
+        return LegalShapes((), tuple(shapes))
     if rules.cool_banned and rules.cool_all_four:
         # the narrow reading bans only sets holding all four kinds (no legal play does)
-        wider = legal_shapes(hand, replace(rules, cool_banned=False), need, reference)
-        return tuple(x for x in wider if not _touches_cool_ban(x.vec, True))
+        wider = _legal_shapes(hand, replace(rules, cool_banned=False), need, reference)
+        return LegalShapes(
+            tuple(x for x in wider.birds if not _touches_cool_ban(x.vec, True)),
+            tuple(x for x in wider.others if not _touches_cool_ban(x.vec, True)),
+        )
 
+    birds: Sequence[PlayShape] = ()
     if not strict:
         lo, hi = count_range(need, reference, rules)
-        shapes += _unit_plays(hand, rules, lo, hi, reference)
+        birds = _unit_plays(hand, rules, lo, hi, reference)
 
     if rules.dance_banned:
-        return tuple(shapes)
+        return LegalShapes(birds, ())
 
     if not strict:
         birds_needed = 2 if rules.twin_swallows else 0
@@ -449,45 +505,74 @@ def legal_shapes(hand: Vec, rules: PlayRules, need: Need, reference: int) -> tup
             continue
         for combo_vec in _combo_vecs(combo, hand):
             shapes.append(PlayShape(combo_vec, PlayKind.WU, 0, combo))
-    return tuple(shapes)
+    return LegalShapes(birds, tuple(shapes))
 
 
 def _combo_vecs(combo: Combo, hand: Vec) -> list[Vec]:
     """The kind vectors of ``combo`` that ``hand`` holds. Each combo first checks the counts
-    it cannot do without (why: asked for every combo on every turn, nearly always in vain)."""
-    if combo == Combo.TIANSHANG_TIANXIA:
-        ok = hand[I_TEN] and hand[I_HUNDRED] and hand[I_THOUSAND] and hand[I_WAN]
-        return [TIANSHANG_TIANXIA_VEC] if ok else []
-    if combo == Combo.WAN_ZI_QIAN_HONG:
-        ok = hand[I_THOUSAND] >= 2 and hand[I_WAN] >= 2
-        return [WAN_ZI_QIAN_HONG_VEC] if ok else []
+    it cannot do without (why: asked for every combo on every turn, nearly always in vain),
+    and is found by one look-up (a chain of comparisons with ``Combo`` members cost more
+    than most of these checks)."""
+    return _COMBO_VECS[combo](hand)
+
+
+def _tianshang_tianxia(hand: Vec) -> list[Vec]:
+    ok = hand[I_TEN] and hand[I_HUNDRED] and hand[I_THOUSAND] and hand[I_WAN]
+    return [TIANSHANG_TIANXIA_VEC] if ok else []
+
+
+def _wan_zi_qian_hong(hand: Vec) -> list[Vec]:
+    ok = hand[I_THOUSAND] >= 2 and hand[I_WAN] >= 2
+    return [WAN_ZI_QIAN_HONG_VEC] if ok else []
+
+
+def _hua_niao_feng_yue(hand: Vec) -> list[Vec]:
     out: list[Vec] = []
-    if combo == Combo.HUA_NIAO_FENG_YUE:
-        for a, b in ((I_FLOWER, I_WIND), (I_FLOWER, I_MOON), (I_WIND, I_MOON)):
-            if hand[a] and hand[b]:
-                vec = [0] * 8
-                vec[a] = vec[b] = 1
-                out.append(tuple(vec))
-    elif combo == Combo.QUE_WU_MAN_SHAN:
-        if hand[I_BIRD] + hand[I_FLOWER] >= 6:
-            for b in range(hand[I_BIRD] + 1):
-                for f in range(hand[I_FLOWER] + 1):
-                    if b + f >= 6:
-                        out.append((b, 0, 0, 0, 0, f, 0, 0))
-    elif combo == Combo.LIANG_FENG_YOU_XING:
-        if hand[I_WIND] and hand[I_MOON]:
-            for i in NUMBER_INDEXES:
-                if hand[i] >= 2:
-                    vec = [0] * 8
-                    vec[I_WIND] = vec[I_MOON] = 1
-                    vec[i] = 2
-                    out.append(tuple(vec))
-    elif combo == Combo.FENG_HUA_XUE_YUE:
-        caps = (hand[I_FLOWER], hand[I_WIND], hand[I_MOON])
-        if sum(caps) >= 4:
-            for fl, wi, mo in _multisets(caps, 4):
-                out.append((0, 0, 0, 0, 0, fl, wi, mo))
+    for a, b in ((I_FLOWER, I_WIND), (I_FLOWER, I_MOON), (I_WIND, I_MOON)):
+        if hand[a] and hand[b]:
+            vec = [0] * 8
+            vec[a] = vec[b] = 1
+            out.append(tuple(vec))
     return out
+
+
+def _que_wu_man_shan(hand: Vec) -> list[Vec]:
+    out: list[Vec] = []
+    if hand[I_BIRD] + hand[I_FLOWER] >= 6:
+        for b in range(hand[I_BIRD] + 1):
+            for f in range(hand[I_FLOWER] + 1):
+                if b + f >= 6:
+                    out.append((b, 0, 0, 0, 0, f, 0, 0))
+    return out
+
+
+def _liang_feng_you_xing(hand: Vec) -> list[Vec]:
+    out: list[Vec] = []
+    if hand[I_WIND] and hand[I_MOON]:
+        for i in NUMBER_INDEXES:
+            if hand[i] >= 2:
+                vec = [0] * 8
+                vec[I_WIND] = vec[I_MOON] = 1
+                vec[i] = 2
+                out.append(tuple(vec))
+    return out
+
+
+def _feng_hua_xue_yue(hand: Vec) -> list[Vec]:
+    caps = (hand[I_FLOWER], hand[I_WIND], hand[I_MOON])
+    if sum(caps) < 4:
+        return []
+    return [(0, 0, 0, 0, 0, fl, wi, mo) for fl, wi, mo in _multisets(caps, 4)]
+
+
+_COMBO_VECS: dict[Combo, Callable[[Vec], list[Vec]]] = {
+    Combo.TIANSHANG_TIANXIA: _tianshang_tianxia,
+    Combo.WAN_ZI_QIAN_HONG: _wan_zi_qian_hong,
+    Combo.HUA_NIAO_FENG_YUE: _hua_niao_feng_yue,
+    Combo.QUE_WU_MAN_SHAN: _que_wu_man_shan,
+    Combo.LIANG_FENG_YOU_XING: _liang_feng_you_xing,
+    Combo.FENG_HUA_XUE_YUE: _feng_hua_xue_yue,
+}
 
 
 @lru_cache(maxsize=50_000)

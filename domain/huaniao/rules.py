@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import random
-from bisect import bisect_left
-from collections.abc import Callable
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import fields, replace
 from functools import lru_cache
 from typing import Any
 
 from domain.engine import (
     InvalidOptions,
+    MadeWhenRead,
     MalformedCommand,
     NotYourTurn,
     RuleViolation,
@@ -94,6 +95,7 @@ from domain.huaniao.options import (
 )
 from domain.huaniao.plays import (
     UNLIMITED,
+    LegalShapes,
     PlayRules,
     PlayShape,
     Vec,
@@ -196,8 +198,11 @@ def chance_seed(deal: tuple[int, ...]) -> int:
     itself a function of the unchoosable shuffle seed, so nobody can choose it any more than the
     deal; and a prepared deal fixes every later chance as well, so a prepared game -- its
     大对决 included -- replays the same for a test or a dispute."""
-    body = "huaniao-chance|" + ",".join(map(str, deal))
+    body = "huaniao-chance|" + ",".join(map(_ID_TEXT.__getitem__, deal))
     return int(hashlib.sha256(body.encode()).hexdigest()[:16], 16)
+
+
+_ID_TEXT = tuple(str(i) for i in range(108))  # str(id) of every card (chance_seed, per game)
 
 
 def deal(state: HuaniaoState) -> list[Any]:
@@ -265,8 +270,29 @@ def declared_season(s: HuaniaoState, seat: int) -> Season | None:
     return seasons[0] if seasons else None
 
 
-@lru_cache(maxsize=4096)
+_PLAY_RULES: dict[tuple[Any, ...], tuple[Options, PlayRules]] = {}
+
+
 def _play_rules(
+    options: Options, seasons: tuple[Season, ...], dance_banned: bool, cool_banned: bool
+) -> PlayRules:
+    """``_make_play_rules``, remembered per options object (why: asked for every legal
+    command and every play, and a look-up keyed on the options' value hashed their twenty
+    fields each time; ``check_options`` answers one object per table's options). Entries
+    keep their options alive and are checked by identity, so a reused ``id`` never answers
+    for another object."""
+    key = (id(options), seasons, dance_banned, cool_banned)
+    hit = _PLAY_RULES.get(key)
+    if hit is not None and hit[0] is options:
+        return hit[1]
+    made = _make_play_rules(options, seasons, dance_banned, cool_banned)
+    if len(_PLAY_RULES) >= 4096:
+        _PLAY_RULES.clear()
+    _PLAY_RULES[key] = (options, made)
+    return made
+
+
+def _make_play_rules(
     options: Options, seasons: tuple[Season, ...], dance_banned: bool, cool_banned: bool
 ) -> PlayRules:
     spring = Season.SPRING in seasons
@@ -317,7 +343,7 @@ def hand_vec(s: HuaniaoState, seat: int) -> Vec:
     return kinds(s.options, s.hands[seat].cards)
 
 
-def shapes_for(s: HuaniaoState, seat: int) -> tuple[PlayShape, ...]:
+def shapes_for(s: HuaniaoState, seat: int) -> LegalShapes | tuple[()]:
     return legal_shapes(hand_vec(s, seat), play_rules(s, seat), s.need, s.reference)
 
 
@@ -883,6 +909,8 @@ def _open_discards(b: _Builder, owed: dict[int, tuple[int, list[Cause]]]) -> Non
     """Effect discards plus whatever exceeds the hand limit, one window per seat."""
     s = b.state
     limit = enforced_limit(s)
+    if limit is None and not owed:
+        return  # nothing owed and no limit (most plays): no seat discards
     for seat in range(s.seat_count):
         size = len(s.hands[seat].cards)
         k, causes = owed.get(seat, (0, []))
@@ -1146,7 +1174,9 @@ def _showdown(b: _Builder, contenders: list[int], scores: tuple[int, ...]) -> No
 # legal commands
 
 
-def legal_commands(s: HuaniaoState, seat: int) -> list[Any]:
+def legal_commands(s: HuaniaoState, seat: int) -> Sequence[Any]:
+    """What ``seat`` may do now. The plays and the discards, often dozens, are each made when
+    read (``MadeWhenRead``): a caller choosing one builds one."""
     if s.phase == Phase.PLAYING:
         if seat != s.turn:
             return []
@@ -1158,8 +1188,9 @@ def legal_commands(s: HuaniaoState, seat: int) -> list[Any]:
         owed = next((p.count for p in s.pending_discards if p.seat == seat), None)
         if owed is None:
             return []
+        vecs = _sorted_discards(hand_vec(s, seat), owed)
         pick = _picker(s.options, s.hands[seat].cards)
-        return [Discard(seat, pick(vec)) for vec in sorted(discard_choices(hand_vec(s, seat), owed))]
+        return MadeWhenRead(len(vecs), lambda i: Discard(seat, pick(vecs[i])))
     if s.phase == Phase.GUESSING:
         if seat in to_act(s):
             return [*(Guess(seat, c) for c in CardClass), PassGuess(seat)]
@@ -1175,13 +1206,14 @@ KIND_STARTS = tuple(INDEX_OF.index(k) for k in range(8)) + (len(INDEX_OF),)  # i
 def _picker(o: Options, hand: tuple[int, ...]) -> Callable[[Vec], tuple[int, ...]]:
     """``pick(vec)``: the lowest ids of ``hand`` of each kind ``vec`` asks for, sorted.
 
-    Why: it runs once per legal play (the largest single cost of ``legal_commands`` in the
-    engine's profile). The hand is sorted and card ids run kind by kind (``KIND_STARTS``),
-    so each kind's cards are one slice of the hand, and the kinds' prefixes joined in kind
-    order are sorted already -- except under 白昼规则1, where 花风月 count as birds."""
-    cut = [bisect_left(hand, start) for start in KIND_STARTS]
-    b0, b1, b2, b3, b4, b5, b6, b7 = (hand[cut[k] : cut[k + 1]] for k in range(8))
+    The hand is sorted and card ids run kind by kind (``KIND_STARTS``), so each kind's cards
+    are one slice of the hand, found by bisection, and the kinds' prefixes joined in kind
+    order are sorted already -- except under 白昼规则1, where 花风月 count as birds. Only the
+    kinds a play holds are looked up (why: the legal commands are made when read, and a
+    caller picking one move reads one, so slicing every kind in advance was wasted)."""
     if daylight_rule1(o):  # 花风月 sit with the birds
+        cut = [bisect_left(hand, start) for start in KIND_STARTS]
+        b0, b1, b2, b3, b4 = (hand[cut[k] : cut[k + 1]] for k in range(5))
         b0 = b0 + hand[cut[I_FLOWER] :]
 
         def pick_sorted(vec: Vec) -> tuple[int, ...]:
@@ -1191,8 +1223,13 @@ def _picker(o: Options, hand: tuple[int, ...]) -> Callable[[Vec], tuple[int, ...
         return pick_sorted
 
     def pick(vec: Vec) -> tuple[int, ...]:
-        v0, v1, v2, v3, v4, v5, v6, v7 = vec
-        return b0[:v0] + b1[:v1] + b2[:v2] + b3[:v3] + b4[:v4] + b5[:v5] + b6[:v6] + b7[:v7]
+        ids: tuple[int, ...] = ()
+        for k, v in enumerate(vec):
+            if v:
+                start = bisect_left(hand, KIND_STARTS[k])
+                end = bisect_left(hand, KIND_STARTS[k + 1], start)
+                ids += hand[start : min(start + v, end)]
+        return ids
 
     return pick
 
@@ -1208,46 +1245,91 @@ def _play(base: dict[str, Any], cards: tuple[int, ...], **given: Any) -> Play:
     is in field order. The result is an ordinary, equal-comparable ``Play`` (it has no
     ``__post_init__``)."""
     new = object.__new__(Play)
-    d = new.__dict__
-    d.update(base)
+    d = base.copy()
     d["cards"] = cards
     if given:
         d.update(given)
+    object.__setattr__(new, "__dict__", d)
     return new
 
 
-def _legal_plays(s: HuaniaoState, seat: int) -> list[Play]:
+@lru_cache(maxsize=1024)
+def _sorted_discards(hand: Vec, owed: int) -> tuple[Vec, ...]:
+    """``discard_choices`` in the order they are offered (sorted once per hand and count)."""
+    return tuple(sorted(discard_choices(hand, owed)))
+
+
+SEASONS = tuple(Season)  # the seasons a 风花雪月 / 万紫千红 may choose, in offer order
+
+
+def _play_count(shape: PlayShape, n: int) -> int:
+    """How many legal Plays ``shape`` makes at a table of ``n``: one per target seat of a 风
+    or 月, per announce of 天上天下, per season chosen with 风花雪月 / 万紫千红; else one."""
+    combo = shape.combo
+    if combo is None:
+        if shape.kind != PlayKind.OPENING and shape.single in (I_WIND, I_MOON):
+            return n - 1
+        return 1
+    if combo == Combo.TIANSHANG_TIANXIA:
+        return 3
+    if combo in (Combo.FENG_HUA_XUE_YUE, Combo.WAN_ZI_QIAN_HONG):
+        return len(SEASONS)
+    return 1
+
+
+def _legal_plays(s: HuaniaoState, seat: int) -> Sequence[Play]:
+    """Every legal Play of ``seat``, in shape order (then target, announce or season), each
+    made when read: one per bird play, then ``ends[k]`` counts the Plays up to the ``k``-th
+    other shape."""
     shapes = shapes_for(s, seat)
     if not shapes:
         return []
+    birds, others = shapes.birds, shapes.others
+    n = s.seat_count
+    first = total = len(birds)
+    ends: list[int] = []
+    for shape in others:
+        total += _play_count(shape, n)
+        ends.append(total)
     pick = _picker(s.options, s.hands[seat].cards)
     base = dict(_PLAY_DEFAULTS, seat=seat, season=declared_season(s, seat))
-    n = s.seat_count
-    out: list[Play] = []
-    append = out.append
-    for shape in shapes:
-        ids = pick(shape.vec)
-        combo = shape.combo
-        if combo is None:
-            if shape.kind == PlayKind.OPENING:
-                append(_play(base, ids, verse=OPENING_VERSE if s.verse_due else None))
-            elif shape.single in (I_WIND, I_MOON):
-                for t in range(n):
-                    if t != seat:
-                        append(_play(base, ids, target=t))
-            else:
-                append(_play(base, ids))
-        elif combo == Combo.TIANSHANG_TIANXIA:
-            for a in (1, 2, 3):
-                append(_play(base, ids, combo=combo, announce=a))
-        elif combo == Combo.LIANG_FENG_YOU_XING:
-            append(_play(base, ids, combo=combo, target=(seat + 1) % n))
-        elif combo in (Combo.FENG_HUA_XUE_YUE, Combo.WAN_ZI_QIAN_HONG):
-            for cs in Season:
-                append(_play(base, ids, combo=combo, chosen_season=cs))
-        else:
-            append(_play(base, ids, combo=combo))
-    return out
+    verse = OPENING_VERSE if s.verse_due else None
+
+    def make(i: int) -> Play:
+        if i < first:  # a 吟 or 诵: one Play
+            return _play(base, pick(birds[i].vec))
+        k = bisect_right(ends, i)
+        j = i - (ends[k - 1] if k else first)
+        return _nth_play(others[k], j, base, pick, seat, n, verse)
+
+    return MadeWhenRead(total, make)
+
+
+def _nth_play(
+    shape: PlayShape,
+    j: int,
+    base: dict[str, Any],
+    pick: Callable[[Vec], tuple[int, ...]],
+    seat: int,
+    n: int,
+    verse: str | None,
+) -> Play:
+    """The ``j``-th Play ``shape`` makes (``_play_count``)."""
+    ids = pick(shape.vec)
+    combo = shape.combo
+    if combo is None:
+        if shape.kind == PlayKind.OPENING:
+            return _play(base, ids, verse=verse)
+        if shape.single in (I_WIND, I_MOON):
+            return _play(base, ids, target=j if j < seat else j + 1)  # every seat but its own
+        return _play(base, ids)
+    if combo == Combo.TIANSHANG_TIANXIA:
+        return _play(base, ids, combo=combo, announce=j + 1)
+    if combo == Combo.LIANG_FENG_YOU_XING:
+        return _play(base, ids, combo=combo, target=(seat + 1) % n)
+    if combo in (Combo.FENG_HUA_XUE_YUE, Combo.WAN_ZI_QIAN_HONG):
+        return _play(base, ids, combo=combo, chosen_season=SEASONS[j])
+    return _play(base, ids, combo=combo)
 
 
 # decide's dispatch, once every _decide_* is defined

@@ -123,7 +123,7 @@ def replaced(s: HuaniaoState, changes: dict[str, Any]) -> HuaniaoState:
     if not _STATE_FIELDS.issuperset(changes):
         raise TypeError(f"unknown state fields: {set(changes) - _STATE_FIELDS}")
     new = object.__new__(HuaniaoState)
-    d = new.__dict__
-    d.update(s.__dict__)
+    d = s.__dict__.copy()  # (twice as fast as filling the new instance's empty dictionary)
     d.update(changes)
+    object.__setattr__(new, "__dict__", d)
     return new

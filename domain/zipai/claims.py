@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from domain.engine import MalformedCommand, RuleViolation
-from domain.zipai.cards import KIND_COUNT, kind_of
+from domain.zipai.cards import COPIES, KIND_COUNT, kind_of
 from domain.zipai.events import ClaimKind
 from domain.zipai.hu import counts_of
 from domain.zipai.melds import GroupKind, classify, groups_containing, is_mixed_size
@@ -135,7 +135,7 @@ def _chi_choices(hand: tuple[int, ...], k: int) -> tuple[ChiChoice, ...]:
     # the engine's profile)
     by_kind: list[list[int]] = [[] for _ in range(KIND_COUNT)]
     for i in hand:
-        by_kind[kind_of(i)].append(i)
+        by_kind[i // COPIES].append(i)  # kind_of(i), inline: once per hand card
     out: list[ChiChoice] = []
     for others, gk, bi_sets in shapes:
         for bi in bi_sets:
