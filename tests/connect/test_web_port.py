@@ -188,10 +188,10 @@ def test_a_bot_process_is_ended_at_its_timeout(web: ServerProcess) -> None:
     the one slot (--web-bots-max 1) for the next table."""
     port = web.web_port or 0
     api = open_api("grpc", web.target, None)
-    # a seeded 基本 deal at which the bots soon wait for seat 0 (a short 简单 game may end
-    # without it)
+    # a 完全模式 game, at which the bots soon wait for seat 0 (a short 简单 or 基本 game may end
+    # before seat 0's first turn: the bots' own moves are random)
     waiting = api.call(
-        "CreateGame", pb.CreateGameRequest(options=options("BASIC"), seat_count=3, seed=11)
+        "CreateGame", pb.CreateGameRequest(options=options("FULL"), seat_count=3, seed=11)
     )
     me = api.call("JoinGame", pb.JoinGameRequest(game_id=waiting.game_id, seat=0)).seat_token
     deadline = time.monotonic() + 40
@@ -225,6 +225,7 @@ def _dealt(api: Any, game_id: str, token: str) -> pb.GameView | None:
 
 def _waits_for(api: Any, game_id: str, token: str, seat: int) -> pb.GameView | None:
     view = api.call("GetView", pb.GetViewRequest(game_id=game_id), token).view
+    assert view.phase != pb.GAME_PHASE_FINISHED, "the bots ended the game without seat 0"
     return view if list(view.to_act) == [seat] else None
 
 
