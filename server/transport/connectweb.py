@@ -555,8 +555,11 @@ class WebApp:
         bots: Bots,
         web_root: Path,
         allow_origins: Iterable[str] = (),
+        grpc_port: int = 0,
     ) -> None:
         self.api = api
+        # GET /server.json: the gRPC port, for the page's `tabletop-audit verify` line
+        self.server_json = json.dumps({"grpc_port": grpc_port}).encode()
         self.bots = bots
         self.web_root = web_root
         self.allow_origins = {o.rstrip("/") for o in allow_origins if o}
@@ -604,6 +607,9 @@ class WebApp:
             return
         if scope["method"] not in ("GET", "HEAD"):
             await _text(send, 405, "only GET here", cors)
+            return
+        if path == "/server.json":
+            await _respond(send, 200, self.server_json, [(b"content-type", b"application/json"), *cors])
             return
         await self._static(scope, send, path)
 
@@ -762,7 +768,7 @@ class WebServer:
         )
         self.bots = Bots(settings.bots, self.channel, target)
         api = ApiApp(Forwarder(self.channel), read_max_bytes)
-        self.app = WebApp(api, self.bots, settings.root, settings.allow_origins)
+        self.app = WebApp(api, self.bots, settings.root, settings.allow_origins, grpc_port)
         self.config = uvicorn.Config(
             self.app,  # type: ignore[arg-type]
             host=host,

@@ -384,6 +384,8 @@ def test_a_whole_game_against_bots_from_the_page(
     WebDriverWait(browser, 15).until(lambda b: "✓" in js_text(b, "#verify-line"))
     verify = js_text(browser, "#verify-line")
     assert "✗" not in verify and "验证" in verify, verify
+    command = js_text(browser, "#result code")  # runnable as shown: the server's gRPC port
+    assert f"verify {gid} --target 127.0.0.1:{web.port} " in command, command
     assert js_text(browser, "#winners").startswith("胜者")
     with TableClient(web.target) as client:
         final = client.as_viewer(gid).view()

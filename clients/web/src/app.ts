@@ -128,6 +128,7 @@ const S = {
   busy: false,
   verify: null as null | { commit: boolean | null; receipts: [number, number]; unavailable?: boolean },
   starting: false,
+  grpcPort: 0, // the server's gRPC port (GET /server.json), for the verify command line
 };
 
 /** The seat the page shows as its own: the held seat's, or (a replay) the view's. */
@@ -859,7 +860,7 @@ function resultBox(v: GameView): HTMLElement {
   const reason = o ? TERMS.reasons[o.reason] : undefined;
   const verify = S.verify;
   const host = location.hostname;
-  const command = `tabletop-audit verify ${S.gameId} --target ${host}:GRPC_PORT --receipts receipts-${S.gameId}.jsonl`;
+  const command = `tabletop-audit verify ${S.gameId} --target ${host}:${S.grpcPort || "GRPC_PORT"} --receipts receipts-${S.gameId}.jsonl`;
   return h("section", { class: "card-box result", id: "result", "aria-labelledby": "result-h" },
     h("h3", { id: "result-h" }, w("result")),
     o ? h("p", { id: "winners" }, `${w("winners")}: `, o.winners.map((s) => (s === mySeat() ? `${w("you")} (${seatWord(s)})` : seatWord(s))).join("、") || "—",
@@ -1046,3 +1047,6 @@ function frame(): void {
 window.addEventListener("hashchange", route);
 frame();
 route();
+void fetch("/server.json").then((r) => (r.ok ? r.json() : {})).then((j: { grpc_port?: number }) => {
+  S.grpcPort = j.grpc_port ?? 0;
+}).catch(() => undefined);
