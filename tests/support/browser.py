@@ -23,6 +23,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from tests.support.debian import apt_install
+
 # the browser, its driver, and a small CJK font (the pages show cards by their Chinese names)
 PACKAGES = ("chromium", "chromium-driver", "fonts-wqy-microhei")
 CJK_FONT = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"
@@ -42,7 +44,6 @@ FLAGS = (
 ARTIFACTS = Path(
     os.environ.get("TABLETOP_ARTIFACTS", Path(__file__).parents[2] / "tmp" / "artifacts")
 )
-
 
 BROWSER_TESTS = Path(__file__).parents[1] / "browser"
 AXE = BROWSER_TESTS / "node_modules" / "axe-core" / "axe.min.js"
@@ -78,16 +79,12 @@ def ensure_installed() -> tuple[str, str]:
     found = binaries()
     if found:
         return found
-    if os.geteuid() != 0 or not shutil.which("apt-get"):
-        raise BrowserUnavailable(
-            "chromium, chromedriver or the CJK font are missing: install the Debian packages "
-            + " ".join(PACKAGES)
-        )
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", *PACKAGES]):
-        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
-        if done.returncode != 0:
-            raise BrowserUnavailable(f"{' '.join(command)} failed:\n{done.stderr[-2000:]}")
+    apt_install(
+        PACKAGES,
+        BrowserUnavailable,
+        "chromium, chromedriver or the CJK font are missing",
+        recommends=True,
+    )
     found = binaries()
     if not found:
         raise BrowserUnavailable(f"installed {' '.join(PACKAGES)} but found no binaries")

@@ -8,9 +8,9 @@ they need); otherwise GoUnavailable is raised and the test fails.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
+
+from tests.support.debian import apt_install
 
 PACKAGES = [
     "golang-go",
@@ -39,10 +39,4 @@ def ensure_go() -> None:
     missing = [p for p in PACKAGES if not _installed(p)]
     if not missing:
         return
-    if os.geteuid() != 0 or not shutil.which("apt-get"):
-        raise GoUnavailable(f"install the Debian packages {' '.join(missing)}")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    subprocess.run(["apt-get", "update", "-q"], check=True, env=env, capture_output=True)
-    subprocess.run(
-        ["apt-get", "install", "-y", "-q", *missing], check=True, env=env, capture_output=True
-    )
+    apt_install(missing, GoUnavailable, "the Go client's tests need Go", recommends=True)

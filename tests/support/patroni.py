@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.support.debian import apt_install
 from tests.support.pgserver import USER, _os_user, bin_dir, free_port
 
 PACKAGES = ("patroni", "etcd-server")
@@ -47,18 +48,7 @@ def ensure_installed() -> None:
     """Install Patroni and etcd from Debian when they are missing (CI runs as root)."""
     if all(shutil.which(b) for b in BINARIES):
         return
-    if os.geteuid() != 0 or not shutil.which("apt-get"):
-        raise ClusterUnavailable(
-            f"the failover test needs {' and '.join(BINARIES)}: apt-get install {' '.join(PACKAGES)}"
-        )
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for args in (
-        ["apt-get", "update", "-qq"],
-        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *PACKAGES],
-    ):
-        done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=600)
-        if done.returncode != 0:
-            raise ClusterUnavailable(f"{' '.join(args)} failed: {done.stderr[-2000:]}")
+    apt_install(PACKAGES, ClusterUnavailable, "the failover test needs " + " and ".join(BINARIES))
     missing = [b for b in BINARIES if not shutil.which(b)]
     if missing:
         raise ClusterUnavailable(f"{missing} still missing after installing {PACKAGES}")
@@ -175,7 +165,9 @@ class Cluster:
 
     def _etcd_healthy(self) -> bool:
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{self.etcd_port}/health", timeout=2) as r:
+            with urllib.request.urlopen(
+                f"http://127.0.0.1:{self.etcd_port}/health", timeout=2
+            ) as r:
                 return bool(json.loads(r.read()).get("health") == "true")
         except (OSError, ValueError):
             return False
@@ -225,8 +217,12 @@ class Cluster:
                         },
                     },
                 },
-                "initdb": [{"encoding": "UTF8"}, {"locale": "C"}, {"auth": "trust"},
-                           {"username": USER}],  # fmt: skip
+                "initdb": [
+                    {"encoding": "UTF8"},
+                    {"locale": "C"},
+                    {"auth": "trust"},
+                    {"username": USER},
+                ],  # fmt: skip
                 "pg_hba": hba,
             },
             "postgresql": {

@@ -25,6 +25,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from tests.support.debian import apt_install
 from tests.support.pgserver import USER, _os_user, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,22 +42,7 @@ def ensure_installed() -> None:
     """Install HAProxy and PgBouncer from Debian when they are missing (CI runs as root)."""
     if all(shutil.which(b) for b in BINARIES):
         return
-    if os.geteuid() != 0 or not shutil.which("apt-get"):
-        raise ToolUnavailable(
-            f"the scale-out test needs {' and '.join(BINARIES)}: "
-            f"apt-get install {' '.join(PACKAGES)}"
-        )
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    # other test workers may be installing their tools (Patroni, Go) at the same moment:
-    # wait for dpkg's lock rather than fail on it
-    wait = ["-o", "DPkg::Lock::Timeout=600"]
-    for args in (
-        ["apt-get", *wait, "update", "-qq"],
-        ["apt-get", *wait, "install", "-y", "-qq", "--no-install-recommends", *PACKAGES],
-    ):
-        done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=600)
-        if done.returncode != 0:
-            raise ToolUnavailable(f"{' '.join(args)} failed: {done.stderr[-2000:]}")
+    apt_install(PACKAGES, ToolUnavailable, "the scale-out test needs " + " and ".join(BINARIES))
     missing = [b for b in BINARIES if not shutil.which(b)]
     if missing:
         raise ToolUnavailable(f"{missing} still missing after installing {PACKAGES}")
@@ -66,7 +52,12 @@ def ensure_installed() -> None:
 
 
 def _frame(kind: int, flags: int, stream: int, payload: bytes) -> bytes:
-    return struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream) + payload
+    return (
+        struct.pack(">I", len(payload))[1:]
+        + bytes([kind, flags])
+        + struct.pack(">I", stream)
+        + payload
+    )
 
 
 def _literal(name: int | str, value: str) -> bytes:
@@ -93,7 +84,7 @@ def health_check_request() -> bytes:
     )
 
 
-SERVING_REPLY = bytes.fromhex("0000000002" "0801")  # the reply message: status = SERVING
+SERVING_REPLY = bytes.fromhex("00000000020801")  # the reply message: status = SERVING
 
 
 # --- processes -----------------------------------------------------------------------------
@@ -131,7 +122,9 @@ def _wait_port(port: int, proc: subprocess.Popen[bytes], log: Path, timeout: flo
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise ToolUnavailable(f"{proc.args!r} exited: {log.read_text(errors='replace')[-2000:]}")
+            raise ToolUnavailable(
+                f"{proc.args!r} exited: {log.read_text(errors='replace')[-2000:]}"
+            )
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
             return
