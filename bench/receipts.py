@@ -10,7 +10,8 @@ call, minus the transport). Two loads per move:
   GetView after the move (what clients that watch and redraw ask for).
 
 The same seeded games are played twice in each round, once with a ``Sealer`` (one Ed25519
-signature and every viewer's payload hashes per move) and once without
+signature and every viewer's events hash per move, and a signature per view asked for) and
+once without
 (``TableServer(sealer=None)``, a setting only benchmarks and unit tests use; the server
 always signs). The figure is the process CPU time per move (the measure least moved by
 other jobs on the machine).
@@ -130,8 +131,10 @@ def receipts_section(quick: bool) -> list[str]:
         "spectator, the arbiter) and every seat's GetView after it. Figures are process CPU "
         f"time per move, the median of {rounds} interleaved rounds of {games} games; "
         "`ratio` is on over off; a move is a Play, and the table's opening (creation, "
-        "joins, reveals, start: each sealed too) is counted in. Sealing renders the move for every "
-        "viewer once; the reply, the views and the streams then send those renderings. One "
+        "joins, reveals, start: each sealed too) is counted in. Sealing renders the move's events "
+        "for every viewer once (the reply and the streams then send those renderings) and "
+        "signs them in one signature; a view is rendered and signed when it is asked for "
+        "(GetView), once per game, version and viewer. One "
         f"Ed25519 signature took {_sign_us(sized(quick, 2000, 2000, 50)):.0f} µs of CPU in this run.",
         "",
         "| load | game | seats | off µs/move | on µs/move | added µs/move | ratio |",

@@ -331,9 +331,7 @@ def _verify(
         prepared_deal=tables.prepared_marking(table.deal_source),
         redeals=table.redeals_requested_by,
         max_redeals=table.max_redeals,
-        cases=tuple(
-            f"{c.kind.name.lower()} {c.id} {c.status.name}" for c in table.justice.cases
-        ),
+        cases=tuple(f"{c.kind.name.lower()} {c.id} {c.status.name}" for c in table.justice.cases),
     )
     return report, table
 
@@ -417,16 +415,7 @@ def _check_seals(
                 "rewritten after the server signed it"
             )
         receipts = seal["receipts"]
-        if not (
-            isinstance(receipts, list)
-            and len(receipts) == seat_count + 2
-            and all(
-                isinstance(pair, list)
-                and len(pair) == 2
-                and all(isinstance(h, str) and _HEX64.fullmatch(h) for h in pair)
-                for pair in receipts
-            )
-        ):
+        if not _viewer_hashes(receipts, seat_count):
             raise AuditFailure(f"{where} does not list every viewer's receipt hashes")
         signature = seal["signature"]
         if not isinstance(signature, str) or not _HEX128.fullmatch(signature):
@@ -452,6 +441,19 @@ def _check_seals(
             runs.append((signer, first, last))
     assert named is not None
     return named, tuple(runs)
+
+
+def _viewer_hashes(receipts: Any, seat_count: int) -> bool:
+    """A seal's receipt hashes: per viewer ``[events]`` (``tabletop-seal/2``), or ``[events,
+    view]`` in a seal made before views were signed on demand, every viewer alike."""
+    return (
+        isinstance(receipts, list)
+        and len(receipts) == seat_count + 2
+        and all(isinstance(hashes, list) for hashes in receipts)
+        and len({len(hashes) for hashes in receipts}) == 1
+        and len(receipts[0]) in (1, 2)
+        and all(isinstance(h, str) and _HEX64.fullmatch(h) for hs in receipts for h in hs)
+    )
 
 
 def _replay(records: list[Record], facts: list[Any]) -> tuple[Any, int]:

@@ -1,8 +1,9 @@
 """Per-viewer render timing, in process: what the sealer's rendering of a move costs.
 
-At the end of each move the sealer renders the move for every viewer (each seat, a
-spectator, the arbiter: its events and the view after it, ``server.wire.receipts
-.render_move``), hashes those renderings and signs (docs/benchmarks.md, P6). This plays the
+At the end of each move the sealer renders the move's events for every viewer (each seat,
+a spectator, the arbiter: ``server.wire.receipts.render_move``), hashes those renderings and
+signs (docs/benchmarks.md, P6); views are rendered and signed only when asked for (before
+issue 26 every viewer's view was rendered too, and ``view`` parts were timed here). This plays the
 bench's seeded random games of each game kind through an in-memory ``TableServer`` with a
 real ``Sealer`` (the game loop of bench/receipts.py, on eventsourcing's in-memory store) and
 times, in the CPU time of the rendering thread, each move's ``render_move`` and the whole

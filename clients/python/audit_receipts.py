@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from clients.python.receipts import check_payload, check_signature
+from clients.python.receipts import check_payload, check_signature, seal_hashes
 from domain import table as tables
 from domain.table import records as rec
 from domain.verify import AuditFailure, PublicKeys, Record, moves
 from server.wire import render
-from server.wire.receipts import move_hashes, payload_bytes, render_move
+from server.wire.receipts import move_hashes, payload_bytes, receipt_nonce, render_move
 from server.wire.stored import StoredEvent, seen_at
 from tabletop.v1 import tabletop_pb2 as pb
 
@@ -102,9 +102,7 @@ class Replayed:
         if self.bounds.get(last) != first:
             raise AuditFailure(f"{where} is not for a move of the record")
         seal = self.records[last - 1].seal or {}
-        if receipt.head_hash != seal.get("head") or [
-            [h.events, h.view] for h in receipt.hashes
-        ] != seal.get("receipts"):
+        if receipt.head_hash != seal.get("head") or seal_hashes(receipt) != seal.get("receipts"):
             raise AuditFailure(
                 f"{where} was signed for another history than the record: the server signed "
                 "two different versions of this game"
@@ -117,16 +115,31 @@ class Replayed:
                 f"{receipt.viewer} at version {last}"
             )
 
+    def hashes(self, first: int, last: int, views: bool) -> list[list[str]]:
+        """Every viewer's salted hashes of the move ``first``..``last``: ``[events]``, or
+        ``[events, view]`` (``views``: a seal made before views were signed on demand)."""
+        table = self.tables[last - 1]
+        rendered = render_move(self.kind, self.stored(first, last), table.seat_count)
+        events = move_hashes(table, last, rendered)
+        if not views:
+            return events
+        return [
+            [
+                e[0],
+                rec.receipt_hash(
+                    receipt_nonce(table, last, i), self.render(first, last, i, "view")
+                ),
+            ]
+            for i, e in enumerate(events)
+        ]
+
     def check_all_hashes(self) -> int:
         """Every seal's hashes, recomputed for every viewer: no viewer was sent other than
         its share of any move, whatever it saved. Returns the moves checked."""
         count = 0
         for last, first in sorted(self.bounds.items()):
             seal = self.records[last - 1].seal or {}
-            head = self.records[last - 1].hash
-            table = self.tables[last - 1]
-            move = self.stored(first, last)
-            got = move_hashes(table, last, render_move(uuid.UUID(self.game_id), table, head, move))
+            got = self.hashes(first, last, views=len((seal.get("receipts") or [[]])[0]) > 1)
             if got != seal.get("receipts"):
                 raise AuditFailure(
                     f"the seal of versions {first}..{last} lists receipt hashes that are not "

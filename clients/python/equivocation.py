@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from clients.python.receipts import check_payload, check_signature
+from clients.python.receipts import check_payload, check_signature, seal_hashes
 from domain.table.records import seal_body
 from domain.verify import AuditFailure, PublicKeys, Record, key_ring, moves, signed_by, verify
 from tabletop.v1 import tabletop_pb2 as pb
@@ -95,8 +95,7 @@ def receipt_statements(
             part = check_payload(receipt, payload)
         except AuditFailure as exc:
             raise AuditFailure(f"{name} receipt {n}: {exc}") from None
-        hashes = [[h.events, h.view] for h in receipt.hashes]
-        body = seal_body(receipt.game_id, first, last, receipt.head_hash, hashes)
+        body = seal_body(receipt.game_id, first, last, receipt.head_hash, seal_hashes(receipt))
         signature = bytes(receipt.signature).hex()
         sealed = Statement(
             receipt.game_id, last, receipt.head_hash, last, body, signature, kid, source

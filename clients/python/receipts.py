@@ -1,7 +1,8 @@
 """A viewer's receipts, saved as they arrive (``SeatClient(receipts=ReceiptLog())``).
 
 Every Play and RevealContribution reply, view and Watch message carries a ``Receipt`` (protos/tabletop/v1): the
-server's signature over a move's chain head and every viewer's salted payload hashes.
+server's signature over a move's chain head and every viewer's salted payload hashes (a
+view's receipt also carries the view's own signature).
 ``ReceiptLog`` keeps each receipt with exactly the payload it covers (the move's events, or
 the view: a ``ReceiptPayload``) and saves them as JSON Lines ``{"payload": base64,
 "receipt": base64}``. ``check_signature`` and ``check_payload`` let a client check a receipt
@@ -106,20 +107,47 @@ def parse_receipts(lines: Iterable[str]) -> list[tuple[pb.Receipt, bytes]]:
     return out
 
 
+def seal_hashes(receipt: pb.Receipt) -> list[list[str]]:
+    """The receipt's hashes as its seal lists them: ``[events]`` per viewer, or ``[events,
+    view]`` in a seal made before views were signed on demand (``records.seal_body``)."""
+    if all(not h.view for h in receipt.hashes):
+        return [[h.events] for h in receipt.hashes]
+    return [[h.events, h.view] for h in receipt.hashes]
+
+
 def check_signature(receipt: pb.Receipt, public_key: PublicKeys) -> str:
     """The receipt is the server's: its seal verifies with ``public_key`` (given several,
-    the one its ``key_id`` names). Returns the id of the key that signed it."""
-    hashes = [[h.events, h.view] for h in receipt.hashes]
+    the one its ``key_id`` names), and so does its view's own signature if it has one.
+    Returns the id of the key that signed it."""
     body = rec.seal_body(
-        receipt.game_id, receipt.first_version, receipt.last_version, receipt.head_hash, hashes
+        receipt.game_id,
+        receipt.first_version,
+        receipt.last_version,
+        receipt.head_hash,
+        seal_hashes(receipt),
     )
-    kid = signed_by(key_ring(public_key), receipt.key_id, bytes(receipt.signature), body)
+    where = f"the receipt of versions {receipt.first_version}..{receipt.last_version}"
+    ring = key_ring(public_key)
+    kid = signed_by(ring, receipt.key_id, bytes(receipt.signature), body)
     if kid is None:
         raise AuditFailure(
-            f"the receipt of versions {receipt.first_version}..{receipt.last_version} is not "
-            "signed by the given server key"
+            f"{where} is not signed by the given server key"
             + (f" (it names key {receipt.key_id})" if receipt.key_id else "")
         )
+    if receipt.view_signature or receipt.view_hash:
+        if not 0 <= receipt.viewer < len(receipt.hashes):
+            raise AuditFailure(f"{where} names no viewer of its hashes")
+        view = rec.view_body(
+            receipt.game_id,
+            receipt.last_version,
+            receipt.head_hash,
+            receipt.viewer,
+            receipt.view_hash,
+        )
+        # signed when the view was asked for: by the key of then, which a rotation since
+        # the move's seal may have changed (any of the given keys may have made it)
+        if signed_by(ring, "", bytes(receipt.view_signature), view) is None:
+            raise AuditFailure(f"{where}: its view's signature is not the server key's")
     return kid
 
 
@@ -130,7 +158,9 @@ def check_payload(receipt: pb.Receipt, payload: bytes) -> str:
     parsed = pb.ReceiptPayload.FromString(payload)
     part = "view" if parsed.HasField("view") else "events"
     expected = getattr(receipt.hashes[receipt.viewer], part)
-    if rec.receipt_hash(bytes(receipt.nonce), payload) != expected:
+    if part == "view" and (receipt.view_signature or receipt.view_hash):
+        expected = receipt.view_hash  # a view signed on its own (tabletop-view/1)
+    if not expected or rec.receipt_hash(bytes(receipt.nonce), payload) != expected:
         raise AuditFailure(
             f"the payload saved with the receipt of versions {receipt.first_version}.."
             f"{receipt.last_version} is not the one it covers (altered?)"

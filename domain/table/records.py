@@ -79,17 +79,34 @@ PRIVATE_FIELDS = {"GameCreated": ("arbiter_token_hash",), "SeatTaken": ("token_h
 
 # --- seals and receipts (docs/api.md, "Audit") ---------------------------------------------
 
-SEAL_PREFIX = b"tabletop-seal/1\n"
+SEAL_PREFIX = b"tabletop-seal/1\n"  # per viewer [events, view]: the seals made before issue 26
+SEAL_PREFIX_EVENTS = b"tabletop-seal/2\n"  # per viewer [events]: views are signed on demand
+VIEW_PREFIX = b"tabletop-view/1\n"
 
 
-def seal_body(
-    game_id: str, first: int, last: int, head: str, receipts: list[list[str]]
-) -> bytes:
+def seal_body(game_id: str, first: int, last: int, head: str, receipts: list[list[str]]) -> bytes:
     """The bytes the server signs at the end of a move (versions ``first``..``last``): the
-    game, the chain head after the move, and per viewer its salted ``[events, view]``
-    payload hashes (``receipt_viewers`` order)."""
+    game, the chain head after the move, and per viewer (``receipt_viewers`` order) its
+    salted payload hashes: ``[events]`` in a seal of today (``tabletop-seal/2``), or
+    ``[events, view]`` in a seal made before views were signed on demand
+    (``tabletop-seal/1``). The shape picks the prefix, so neither reads as the other."""
+    prefix = SEAL_PREFIX_EVENTS if receipts and all(len(r) == 1 for r in receipts) else SEAL_PREFIX
     body = {"game_id": game_id, "first": first, "last": last, "head": head, "receipts": receipts}
-    return SEAL_PREFIX + canonical(body).encode()
+    return prefix + canonical(body).encode()
+
+
+def view_body(game_id: str, version: int, head: str, viewer: int, view_hash: str) -> bytes:
+    """The bytes the server signs when it sends a viewer its view at the end of a move
+    (GetView): the game, the version, its chain head, the viewer's index and the salted
+    hash of the view (signed on demand, once per game, version and viewer)."""
+    body = {
+        "game_id": game_id,
+        "version": version,
+        "head": head,
+        "viewer": viewer,
+        "view": view_hash,
+    }
+    return VIEW_PREFIX + canonical(body).encode()
 
 
 def key_id(public_key: bytes) -> str:

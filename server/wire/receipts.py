@@ -1,12 +1,16 @@
 """Seals and receipts: one signature per move covers every viewer (docs/api.md, "Audit").
 
-At the end of each move ``Sealer`` renders the move for every viewer (each seat, a
-spectator, the arbiter) exactly as the API will send it: the move's events and the view
-after it. It hashes each rendering salted with that viewer's nonce, and signs the game id,
-the move's versions, the chain head and that list of hashes in one Ed25519 signature, the
-*seal*, stored with the move's last event. Every Play reply, view and Watch message then
-carries a ``Receipt`` built from the stored seal and the viewer's nonce: nothing is signed
-or stored per viewer or per stream.
+At the end of each move ``Sealer`` renders the move's events for every viewer (each seat, a
+spectator, the arbiter) exactly as the API will send them, hashes each rendering salted with
+that viewer's nonce, and signs the game id, the move's versions, the chain head and that
+list of hashes in one Ed25519 signature, the *seal* (``tabletop-seal/2``), stored with the
+move's last event. Every Play reply and Watch message then carries a ``Receipt`` built from
+the stored seal and the viewer's nonce: nothing is signed or stored per viewer or per stream.
+
+A view is not rendered with every move: it is rendered, hashed and signed when a viewer
+asks for one (GetView at the end of a move), and that signed view is kept per (game,
+version, viewer), so a second ask costs nothing. Seals made before this (``tabletop-seal/1``)
+hash every viewer's view too; their receipts are served and checked as they were.
 
 ``payload_bytes`` defines the bytes a receipt covers; the audit (clients/python/receipts.py)
 renders a verified record through the same functions to check a seat's saved receipts.
@@ -14,6 +18,7 @@ renders a verified record through the same functions to check a seat's saved rec
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections import OrderedDict
 from datetime import datetime
@@ -24,7 +29,7 @@ from domain.engine import Viewer
 from domain.table import records
 from server.wire import render
 from server.wire.signing import Signer
-from server.wire.stored import Snapshot, StoredEvent, seen_at
+from server.wire.stored import Snapshot, StoredEvent
 from tabletop.v1 import tabletop_pb2 as pb
 
 Seal = dict[str, Any]
@@ -37,59 +42,62 @@ def payload_bytes(
     return pb.ReceiptPayload(events=events, view=view).SerializeToString(deterministic=True)
 
 
-Rendered = list[tuple[list[pb.GameEvent], pb.GameView]]  # per viewer: a move's events, view
+Rendered = list[list[pb.GameEvent]]  # per viewer: a move's events
 
 
-def render_move(
-    game_id: uuid.UUID, table: tables.Table, head: str, move: list[StoredEvent]
-) -> Rendered:
-    """``move`` as each viewer (``receipt_viewers`` order) is sent it: its events, and the
-    view after it (``table``: the game after the move, ``head``: its chain hash). A fact
+def render_move(kind: str, move: list[StoredEvent], seat_count: int) -> Rendered:
+    """``move``'s events as each viewer (``receipt_viewers`` order) is sent them. A fact
     that every viewer sees alike is rendered once and shared by their lists."""
     shared: render.Shared = {}
     return [
-        (
-            render.events_proto(table.kind, move, viewer, shared=shared),
-            render.view_proto(seen_at(game_id, table, viewer, head, at=move[-1].recorded_at)),
-        )
-        for viewer in records.receipt_viewers(table.seat_count)
+        render.events_proto(kind, move, viewer, shared=shared)
+        for viewer in records.receipt_viewers(seat_count)
     ]
 
 
 def move_hashes(table: tables.Table, last: int, rendered: Rendered) -> list[list[str]]:
-    """Each viewer's salted [events, view] hashes of a rendered move."""
-    out = []
-    for index, (events, view) in enumerate(rendered):
-        nonce = records.receipt_nonce(table.secret, table.salt, last, index)
-        out.append(
-            [
-                records.receipt_hash(nonce, payload_bytes(events=events)),
-                records.receipt_hash(nonce, payload_bytes(view=view)),
-            ]
-        )
-    return out
+    """Each viewer's salted ``[events]`` hash of a rendered move (a seal's ``receipts``)."""
+    return [
+        [records.receipt_hash(receipt_nonce(table, last, index), payload_bytes(events=events))]
+        for index, events in enumerate(rendered)
+    ]
+
+
+def receipt_nonce(table: tables.Table, last: int, index: int) -> bytes:
+    return records.receipt_nonce(table.secret, table.salt, last, index)
+
+
+def view_hash(table: tables.Table, version: int, index: int, view: pb.GameView) -> str:
+    """The salted hash of a view sent to viewer ``index`` at ``version`` (a move's last)."""
+    return records.receipt_hash(receipt_nonce(table, version, index), payload_bytes(view=view))
+
+
+SignedView = tuple[pb.GameView, str, bytes]  # the view as sent, its salted hash, signature
 
 
 class Sealer:
     """Makes the seal of each move; ``TableServer`` calls it before the move is saved.
 
-    Sealing renders the move for every viewer; the renderings of each game's latest move
-    are kept (for ``LATEST_GAMES`` games), so the Play reply, the views and the Watch
-    streams that follow send those very messages instead of rendering them again. They
-    are keyed by the move's chain head, which no other move can share.
+    The events rendered for the seal of each game's latest move are kept (for
+    ``LATEST_GAMES`` games), so the Play reply and the Watch streams that follow send those
+    very messages instead of rendering them again; they are keyed by the move's chain head,
+    which no other move can share. Signed views are kept for ``VIEWS`` (game, version,
+    viewer) keys.
     """
 
     LATEST_GAMES = 256  # the replies and streams that follow a move use them within ms
+    VIEWS = 1024
 
     def __init__(self, signer: Signer) -> None:
         self.signer = signer
         self._latest: OrderedDict[uuid.UUID, tuple[int, str, Rendered]] = OrderedDict()
+        self._views: OrderedDict[tuple[uuid.UUID, int, str, int], SignedView] = OrderedDict()
 
     def __call__(
         self, game_id: uuid.UUID, table: tables.Table, head: str, move: list[StoredEvent]
     ) -> Seal:
         first, last = move[0].version, move[-1].version
-        rendered = render_move(game_id, table, head, move)
+        rendered = render_move(table.kind, move, table.seat_count)
         hashes = move_hashes(table, last, rendered)
         body = records.seal_body(str(game_id), first, last, head, hashes)
         self._latest[game_id] = (last, head, rendered)
@@ -106,14 +114,29 @@ class Sealer:
             "key_id": self.signer.key_id,  # beside the signature, outside the signed body
         }
 
-    def rendered(
-        self, game_id: uuid.UUID, seal: Seal, index: int
-    ) -> tuple[list[pb.GameEvent], pb.GameView] | None:
+    def rendered(self, game_id: uuid.UUID, seal: Seal, index: int) -> list[pb.GameEvent] | None:
         """What sealing rendered for viewer ``index`` of this seal's move, if still kept."""
         kept = self._latest.get(game_id)
         if kept is None or kept[0] != seal["last"] or kept[1] != seal["head"]:
             return None
         return kept[2][index]
+
+    def signed_view(self, snap: Snapshot) -> SignedView:
+        """The view ``snap`` shows, its salted hash and the server's signature of both
+        (``records.view_body``): rendered and signed once per game, version and viewer."""
+        index = records.receipt_index(snap.seen_by, snap.table.seat_count)
+        key = (snap.game_id, snap.version, snap.head_hash, index)
+        if (kept := self._views.get(key)) is not None:
+            self._views.move_to_end(key)
+            return kept
+        view = render.view_proto(snap)
+        digest = view_hash(snap.table, snap.version, index, view)
+        body = records.view_body(str(snap.game_id), snap.version, snap.head_hash, index, digest)
+        signed = (view, digest, bytes.fromhex(self.signer.sign(body)))
+        self._views[key] = signed
+        if len(self._views) > self.VIEWS:
+            self._views.popitem(last=False)
+        return signed
 
 
 def receipt(seal: Seal, table: tables.Table, viewer: Viewer) -> pb.Receipt:
@@ -125,8 +148,10 @@ def receipt(seal: Seal, table: tables.Table, viewer: Viewer) -> pb.Receipt:
         last_version=seal["last"],
         head_hash=seal["head"],
         viewer=index,
-        nonce=records.receipt_nonce(table.secret, table.salt, seal["last"], index),
-        hashes=[pb.ReceiptHashes(events=e, view=v) for e, v in seal["receipts"]],
+        nonce=receipt_nonce(table, seal["last"], index),
+        hashes=[
+            pb.ReceiptHashes(events=h[0], view=h[1] if len(h) > 1 else "") for h in seal["receipts"]
+        ],
         signature=bytes.fromhex(seal["signature"]),
         key_id=seal.get("key_id", ""),  # "" for a seal stored before keys had ids
     )
@@ -138,7 +163,7 @@ def receipt(seal: Seal, table: tables.Table, viewer: Viewer) -> pb.Receipt:
 
 def _kept(
     sealer: Sealer | None, seal: Seal | None, table: tables.Table, viewer: Viewer
-) -> tuple[list[pb.GameEvent], pb.GameView] | None:
+) -> list[pb.GameEvent] | None:
     if sealer is None or seal is None:
         return None
     game_id = uuid.UUID(seal["game_id"])
@@ -152,7 +177,7 @@ def play_reply(
     seal = stored[-1].seal
     whole = seal is not None and stored[0].version == seal["first"]
     kept = _kept(sealer, seal, after.table, viewer) if whole else None
-    events = kept[0] if kept else render.events_proto(kind, stored, viewer)
+    events = kept if kept is not None else render.events_proto(kind, stored, viewer)
     reply = pb.PlayResponse(
         version=stored[-1].version,
         events=events,
@@ -190,9 +215,14 @@ def view_reply(sealer: Sealer | None, snap: Snapshot, own: bool = True) -> pb.Ge
     seal = snap.seal
     if not own or seal is None or seal["last"] != snap.version:
         return pb.GetViewResponse(view=render.view_proto(snap))
-    kept = _kept(sealer, seal, snap.table, snap.seen_by)  # whose view it is
-    reply = pb.GetViewResponse(view=kept[1] if kept else render.view_proto(snap))
-    reply.receipt.CopyFrom(receipt(seal, snap.table, snap.seen_by))
+    signed = receipt(seal, snap.table, snap.seen_by)  # whose view it is
+    if len(seal["receipts"][0]) > 1 or sealer is None:  # a seal that hashed every view
+        reply = pb.GetViewResponse(view=render.view_proto(snap))
+    else:  # the view signed now (or when it was first asked for)
+        view, digest, signature = sealer.signed_view(dataclasses.replace(snap, match=None))
+        reply = pb.GetViewResponse(view=view)
+        signed.view_hash, signed.view_signature = digest, signature
+    reply.receipt.CopyFrom(signed)
     if snap.match is not None:  # the match has a record of its own: outside this receipt
         reply.view.match.CopyFrom(render.match_proto(snap.match, snap.table.hand))
     return reply
@@ -242,7 +272,7 @@ def _watch_messages(
         if seal is None:
             continue
         kept = _kept(sealer, seal, table, viewer) if move[0].version == seal["first"] else None
-        rendered = kept[0] if kept else render.events_proto(kind, move, viewer)
+        rendered = kept if kept is not None else render.events_proto(kind, move, viewer)
         signed = receipt(seal, table, viewer)
         for e, msg in zip(move, rendered, strict=True):
             reply = pb.WatchResponse(event=msg)

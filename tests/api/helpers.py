@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from google.protobuf.message import Message
 
 from clients.python.client import SeatClient, TableClient
+from clients.python.receipts import seal_hashes
+from domain.table import records
 from tabletop.huaniao.v1 import huaniao_pb2
 from tabletop.v1 import tabletop_pb2 as pb
 
@@ -61,3 +65,30 @@ def the_move(reply: pb.PlayResponse) -> pb.PlayResponse:
     kept.CopyFrom(reply)
     kept.ClearField("legal_moves")
     return kept
+
+
+def resigned(receipt: pb.Receipt, sign: Any, part: str, payload_hash: str) -> pb.Receipt:
+    """A copy of ``receipt`` whose viewer's ``part`` ("events" or "view") hash is
+    ``payload_hash``, signed again by ``sign`` (bytes -> hex signature): what a key holder
+    could hand a seat. A view is signed on its own (``records.view_body``); events are in
+    the move's seal."""
+    forged = pb.Receipt()
+    forged.CopyFrom(receipt)
+    if part == "view" and not receipt.hashes[receipt.viewer].view:
+        forged.view_hash = payload_hash
+    else:
+        setattr(forged.hashes[receipt.viewer], part, payload_hash)
+    return signed_again(forged, sign)
+
+
+def signed_again(forged: pb.Receipt, sign: Any) -> pb.Receipt:
+    """``forged``'s seal (and view, if it carries one) signed again as it now reads."""
+    first, last = forged.first_version, forged.last_version
+    body = records.seal_body(forged.game_id, first, last, forged.head_hash, seal_hashes(forged))
+    forged.signature = bytes.fromhex(sign(body))
+    if forged.view_hash:
+        view = records.view_body(
+            forged.game_id, last, forged.head_hash, forged.viewer, forged.view_hash
+        )
+        forged.view_signature = bytes.fromhex(sign(view))
+    return forged

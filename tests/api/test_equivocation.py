@@ -24,7 +24,7 @@ from domain.table import records as rec
 from domain.verify import Record, parse_export
 from server.wire.signing import KEY_FILE, Signer, read_key_file
 from tabletop.v1 import tabletop_pb2 as pb
-from tests.api.helpers import huaniao_options
+from tests.api.helpers import huaniao_options, resigned, signed_again
 
 Entry = tuple[pb.Receipt, bytes]
 
@@ -90,15 +90,10 @@ class LyingServer:
             for e in shown.events:
                 e.hash = self.hashes[e.version]
             part, other = "events", payload_bytes(events=list(shown.events))
-        forged = pb.Receipt()
-        forged.CopyFrom(receipt)
-        forged.head_hash = self.hashes[receipt.last_version]
-        setattr(forged.hashes[receipt.viewer], part, rec.receipt_hash(receipt.nonce, other))
-        hashes = [[h.events, h.view] for h in forged.hashes]
-        body = rec.seal_body(
-            forged.game_id, forged.first_version, forged.last_version, forged.head_hash, hashes
-        )
-        forged.signature = bytes.fromhex(self.signer.sign(body))
+        moved = pb.Receipt()
+        moved.CopyFrom(receipt)
+        moved.head_hash = self.hashes[receipt.last_version]
+        forged = resigned(moved, self.signer.sign, part, rec.receipt_hash(receipt.nonce, other))
         forged.key_id = self.signer.key_id
         return forged, other
 
@@ -157,7 +152,7 @@ def test_the_key_holder_showing_two_seats_two_histories_is_proven(  # type: igno
     assert proof["game_id"] == gid and proof["version"] == split
     heads = {s["head"] for s in proof["statements"]}
     assert heads == {records[split - 1].hash, liar.hashes[split]}
-    assert all(s["signed_bytes"].startswith("tabletop-seal/1\n") for s in proof["statements"])
+    assert all(s["signed_bytes"].startswith("tabletop-seal/2\n") for s in proof["statements"])
 
 
 def test_a_lie_signed_with_another_key_proves_nothing(honest, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -187,12 +182,8 @@ def test_two_seals_for_one_move_with_one_head_are_a_proof_too(honest) -> None:  
     forged = pb.Receipt()
     forged.CopyFrom(receipt)
     other = 1 - receipt.viewer if receipt.viewer < 2 else 0
-    forged.hashes[other].view = "0" * 64
-    hashes = [[h.events, h.view] for h in forged.hashes]
-    body = rec.seal_body(
-        forged.game_id, forged.first_version, forged.last_version, forged.head_hash, hashes
-    )
-    forged.signature = bytes.fromhex(key.sign(body))
+    forged.hashes[other].events = "0" * 64
+    signed_again(forged, key.sign)
     statements = receipt_statements(logs[0].entries, key.public_key, "seat0")
     statements += receipt_statements([(forged, payload)], key.public_key, "seat1")
     found = contradictions(statements)

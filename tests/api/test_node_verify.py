@@ -36,13 +36,15 @@ from google.protobuf.json_format import MessageToDict
 
 from clients.python import audit
 from clients.python.audit import export_lines, match_export_lines, signing_key
+from clients.python.audit_receipts import Replayed
 from clients.python.bot import RandomBot, play_match, play_to_end
 from clients.python.client import TableClient, commit_and_reveal, reveal_and_start
-from clients.python.receipts import ReceiptLog
+from clients.python.receipts import ReceiptLog, seal_hashes
 from clients.python.serverproc import ServerProcess
 from domain.codec import canonical
 from domain.match import records as match_rec
 from domain.table import records as rec
+from domain.verify import parse_export
 from server.wire.signing import KEY_FILE
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
@@ -359,9 +361,12 @@ def receipt_claimed_key_holder(p: Played) -> list[str]:
     receipt.hashes[receipt.viewer].events = hashlib.sha256(
         bytes(receipt.nonce) + payload
     ).hexdigest()
-    pairs = [[h.events, h.view] for h in receipt.hashes]
     body = rec.seal_body(
-        receipt.game_id, receipt.first_version, receipt.last_version, receipt.head_hash, pairs
+        receipt.game_id,
+        receipt.first_version,
+        receipt.last_version,
+        receipt.head_hash,
+        seal_hashes(receipt),
     )
     receipt.signature = p.signer.sign(body)
     out[i] = {
@@ -369,6 +374,36 @@ def receipt_claimed_key_holder(p: Played) -> list[str]:
         "receipt": base64.b64encode(receipt.SerializeToString(deterministic=True)).decode(),
     }
     return [json.dumps(r, sort_keys=True) for r in out]
+
+
+def view_signature_moved(p: Played) -> list[str]:
+    """Two genuine view receipts with their views' signatures swapped: each signature is the
+    server's, but over another version's view."""
+    out = copy.deepcopy(p.receipts)
+    a, b = [i for i, r in enumerate(out) if part_of(r) == "view"][1:3]
+    ra, rb = (pb.Receipt.FromString(base64.b64decode(out[i]["receipt"])) for i in (a, b))
+    assert ra.view_signature and rb.view_signature and ra.last_version != rb.last_version
+    ra.view_signature, rb.view_signature = rb.view_signature, ra.view_signature
+    for i, r in ((a, ra), (b, rb)):
+        out[i]["receipt"] = base64.b64encode(r.SerializeToString(deterministic=True)).decode()
+    return [json.dumps(r, sort_keys=True) for r in out]
+
+
+def old_seals(p: Played, alter: bool = False) -> list[str]:
+    """The game as a server before issue 26 sealed it ("tabletop-seal/1": every viewer's
+    events and view hashed at every move), signed with the server's key; ``alter``: one
+    view hash changed afterwards (not re-signed)."""
+    lines = copy.deepcopy(p.hua)
+    replayed = Replayed(parse_export(dump(lines)))
+    for x in lines:
+        if x["seal"] is not None:
+            s = x["seal"]
+            s["receipts"] = replayed.hashes(s["first"], s["last"], views=True)
+            resign(s, p.signer)
+    if alter:
+        sealed = [x for x in lines if x["seal"] is not None]
+        sealed[len(sealed) // 2]["seal"]["receipts"][0][1] = "0" * 64
+    return dump(lines)
 
 
 def part_of(saved: Line) -> str:
@@ -391,6 +426,14 @@ CASES = [
     Case("honest re-dealt game", True, lambda p: dump(p.redealt)),
     Case("honest seat 0 receipts", True, lambda p: dump(p.hua), honest_receipts),
     Case("signed by another key than the one given", False, lambda p: dump(p.hua), wrong_key=True),
+    Case("old seals: every view hashed (tabletop-seal/1)", True, old_seals),
+    Case("old seals, a view hash altered", False, lambda p: old_seals(p, alter=True)),
+    Case(
+        "a view's signature moved to another view",
+        False,
+        lambda p: dump(p.hua),
+        view_signature_moved,
+    ),
     Case("edited event (chain recomputed)", False, edited_event),
     Case("edited deck, re-signed by the key holder", False, edited_event_key_holder),
     Case("dropped event (renumbered, rechained)", False, dropped_event),
@@ -495,6 +538,14 @@ def test_the_records_test_vectors_in_the_docs_are_the_servers() -> None:
     assert raw_public(signer).hex() == v["public_key"]
     assert rec.key_id(bytes.fromhex(v["public_key"])) == v["key_id"]
     assert signer.sign(body).hex() == v["signature"]
+    s2 = v["seal_v2"]  # today's seals: each viewer's events hash; views signed on their own
+    body2 = rec.seal_body(s2["game_id"], s2["first"], s2["last"], s2["head"], s2["receipts"])
+    assert body2.decode() == v["seal_v2_signed_bytes"]
+    assert signer.sign(body2).hex() == v["seal_v2_signature"]
+    w = v["view"]
+    view = rec.view_body(w["game_id"], w["version"], w["head"], w["viewer"], w["view"])
+    assert view.decode() == v["view_signed_bytes"]
+    assert signer.sign(view).hex() == v["view_signature"]
     r = v["receipt"]
     nonce = rec.receipt_nonce(v["secret"], v["salt"], r["last"], r["index"])
     assert nonce.hex() == r["nonce"]

@@ -8,6 +8,7 @@ does a receipt the key holder signs for something the record does not show.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 import pytest
@@ -21,7 +22,7 @@ from domain.table import records
 from domain.verify import AuditFailure, Record, parse_export, verify
 from server.wire.signing import KEY_FILE, Signer, read_key_file
 from tabletop.v1 import tabletop_pb2 as pb
-from tests.api.helpers import huaniao_options
+from tests.api.helpers import huaniao_options, resigned
 
 Entry = tuple[pb.Receipt, bytes]
 
@@ -127,7 +128,8 @@ def other_viewer(entry: Entry) -> Entry:
     [
         (altered_hash, "not signed by the given server key"),
         (altered_payload, "not the one it covers"),
-        (other_viewer, "not the one it covers"),
+        # a view's own signature names its viewer: moved to another, it fails there first
+        (other_viewer, "not the one it covers|its view's signature"),
     ],
 )
 def test_one_altered_receipt_or_payload_fails(game, alter, reason) -> None:  # type: ignore[no-untyped-def]
@@ -165,18 +167,12 @@ def test_a_receipt_the_key_holder_signs_for_another_history_fails(game, server) 
         parsed.events[0].text = "seat 0 was shown nothing"
         lied = payload_bytes(events=list(parsed.events))
         part = "events"
-    forged = pb.Receipt()
-    forged.CopyFrom(receipt)
-    setattr(forged.hashes[receipt.viewer], part, records.receipt_hash(bytes(receipt.nonce), lied))
-    hashes = [[h.events, h.view] for h in forged.hashes]
-    body = records.seal_body(
-        forged.game_id, forged.first_version, forged.last_version, forged.head_hash, hashes
-    )
-    forged.signature = bytes.fromhex(signer.sign(body))
+    forged = resigned(receipt, signer.sign, part, records.receipt_hash(bytes(receipt.nonce), lied))
     check_signature(forged, key)
     check_payload(forged, lied)  # a well-formed, correctly signed receipt...
-    with pytest.raises(AuditFailure, match="another history"):
-        check_receipts(rs, [(forged, lied)], key)  # ...that the record contradicts
+    # ...that the record contradicts: its seal's hashes (events), or the view itself
+    with pytest.raises(AuditFailure, match="another history|is not what the record shows"):
+        check_receipts(rs, [(forged, lied)], key)
 
 
 def test_an_arbiters_look_through_a_seat_carries_no_receipt(server) -> None:  # type: ignore[no-untyped-def]
@@ -192,3 +188,74 @@ def test_an_arbiters_look_through_a_seat_carries_no_receipt(server) -> None:  # 
         )
     assert not looked.HasField("receipt")
     assert own.HasField("receipt") and own.receipt.viewer == 3  # 2 seats, spectator, arbiter
+
+
+def test_a_seal_hashes_each_viewers_events_and_a_view_is_signed_when_asked(game, server) -> None:  # type: ignore[no-untyped-def]
+    """Today's seals (tabletop-seal/2) list one hash per viewer, its events; a view carries
+    a signature of its own, made when it is asked for, and the same one when asked again."""
+    gid, rs, key, log = game
+    seals = [r.seal for r in rs if r.seal]
+    assert seals and all(len(h) == 1 for s in seals for h in s["receipts"])
+    views = [(r, p) for r, p in log.entries if pb.ReceiptPayload.FromString(p).HasField("view")]
+    assert len(views) >= 4
+    for receipt, payload in views:
+        assert receipt.view_hash and len(receipt.view_signature) == 64
+        assert not any(h.view for h in receipt.hashes)
+        assert records.receipt_hash(bytes(receipt.nonce), payload) == receipt.view_hash
+    with TableClient(server.target) as client:
+        arbiter = client.as_viewer(gid)  # the game is over: anyone's own view is signed
+        first = client_view(arbiter)
+        again = client_view(arbiter)
+    assert first.receipt.view_signature and first.receipt == again.receipt
+    assert first.view == again.view
+    check_signature(first.receipt, key)
+
+
+def client_view(viewer):  # type: ignore[no-untyped-def]
+    return viewer.stub.GetView(pb.GetViewRequest(game_id=viewer.game_id), metadata=viewer.metadata)
+
+
+def test_a_views_signature_covers_its_version_viewer_and_view(game) -> None:  # type: ignore[no-untyped-def]
+    """A view's signature moved to another version, another viewer or another view fails."""
+    _, _, key, log = game
+    views = [r for r, p in log.entries if pb.ReceiptPayload.FromString(p).HasField("view")]
+    a, b = views[1], views[-2]
+    assert a.last_version != b.last_version
+    for change in ("signature", "viewer", "hash"):
+        forged = pb.Receipt()
+        forged.CopyFrom(a)
+        if change == "signature":
+            forged.view_signature = b.view_signature
+        elif change == "viewer":
+            forged.viewer = (a.viewer + 1) % len(a.hashes)
+        else:
+            forged.view_hash = b.view_hash
+        with pytest.raises(AuditFailure, match="view's signature"):
+            check_signature(forged, key)
+
+
+def test_old_seals_that_hash_every_view_still_verify(game, server) -> None:  # type: ignore[no-untyped-def]
+    """A record sealed before views were signed on demand (tabletop-seal/1: every viewer's
+    events and view at every move) verifies as before, and a view hash changed in one fails."""
+    _, rs, key, _ = game
+    signer = Signer(read_key_file(server.data_dir / KEY_FILE))
+    replayed = Replayed(rs)
+    old = []
+    for r in rs:
+        if r.seal is None:
+            old.append(r)
+            continue
+        hashes = replayed.hashes(r.seal["first"], r.seal["last"], views=True)
+        body = records.seal_body(r.seal["game_id"], r.seal["first"], r.seal["last"], r.hash, hashes)
+        assert body.startswith(b"tabletop-seal/1\n")
+        seal = {**r.seal, "receipts": hashes, "signature": signer.sign(body)}
+        old.append(dataclasses.replace(r, seal=seal))
+    verify(old, key)
+    assert Replayed(old).check_all_hashes() == len([r for r in old if r.seal])
+    last = old[-1]
+    assert last.seal is not None
+    altered = [*old[:-1], dataclasses.replace(last, seal={**last.seal})]
+    altered[-1].seal["receipts"] = [list(h) for h in last.seal["receipts"]]  # type: ignore[index]
+    altered[-1].seal["receipts"][0][1] = "0" * 64  # type: ignore[index]
+    with pytest.raises(AuditFailure, match="not signed by the given server key"):
+        verify(altered, key)

@@ -169,11 +169,24 @@ function keyId(raw) {
   return sha256(raw).toString('hex').slice(0, 16);
 }
 
-const SEAL_PREFIX = 'tabletop-seal/1\n';
-
-/** The bytes a seal's signature covers. */
+/**
+ * The bytes a seal's signature covers. `receipts` holds each viewer's [events] hash
+ * ("tabletop-seal/2"), or [events, view] in a seal made before views were signed on
+ * demand ("tabletop-seal/1"): the shape picks the prefix.
+ */
 function sealBody(gameId, first, last, head, receipts) {
-  return Buffer.from(SEAL_PREFIX + canonical({ first, game_id: gameId, head, last, receipts }), 'utf8');
+  const version = receipts.length && receipts.every((r) => Array.isArray(r) && r.length === 1) ? 2 : 1;
+  return Buffer.from(`tabletop-seal/${version}\n` + canonical({ first, game_id: gameId, head, last, receipts }), 'utf8');
+}
+
+/** The bytes a view's own signature covers (a GetView receipt's `view_signature`). */
+function viewBody(gameId, version, head, viewer, view) {
+  return Buffer.from('tabletop-view/1\n' + canonical({ game_id: gameId, head, version, view, viewer }), 'utf8');
+}
+
+/** A receipt's hashes as its seal lists them: [events] each, or [events, view] (old seals). */
+function sealHashes(r) {
+  return r.hashes.every((h) => !h.view) ? r.hashes.map((h) => [h.events]) : r.hashes.map((h) => [h.events, h.view]);
 }
 
 /**
@@ -269,9 +282,11 @@ function verifyGame(records, keys, gameId = null, where = '') {
     if (!Array.isArray(s.receipts) || s.receipts.length !== viewers) {
       fail(`${what} does not list the hashes of all ${viewers} viewers`);
     }
-    for (const pair of s.receipts) {
-      if (!Array.isArray(pair) || pair.length !== 2 || !pair.every((h) => typeof h === 'string' && HEX64.test(h))) {
-        fail(`${what} has a viewer's hashes that are not two SHA-256 digests`);
+    const width = Array.isArray(s.receipts[0]) ? s.receipts[0].length : 0; // 1: events; 2: events, view (old seals)
+    for (const hashes of s.receipts) {
+      if (!Array.isArray(hashes) || (width !== 1 && width !== 2) || hashes.length !== width ||
+          !hashes.every((h) => typeof h === 'string' && HEX64.test(h))) {
+        fail(`${what} has a viewer's hashes that are not ${width === 2 ? 'two SHA-256 digests' : 'one SHA-256 digest'} as the others`);
       }
     }
     if (typeof s.signature !== 'string' || !/^[0-9a-f]{128}$/.test(s.signature)) fail(`${what} has no signature`);
@@ -521,7 +536,7 @@ function protoFields(buf) {
 
 /** tabletop.v1.Receipt from its protobuf bytes. */
 function decodeReceipt(buf) {
-  const r = { game_id: '', first_version: 0, last_version: 0, head_hash: '', viewer: 0, nonce: Buffer.alloc(0), hashes: [], signature: Buffer.alloc(0), key_id: '' };
+  const r = { game_id: '', first_version: 0, last_version: 0, head_hash: '', viewer: 0, nonce: Buffer.alloc(0), hashes: [], signature: Buffer.alloc(0), key_id: '', view_hash: '', view_signature: Buffer.alloc(0) };
   const text = (v) => Buffer.from(v).toString('utf8');
   for (const [f, type, v] of protoFields(buf)) {
     if (f === 1 && type === 2) r.game_id = text(v);
@@ -539,6 +554,8 @@ function decodeReceipt(buf) {
       r.hashes.push(h);
     } else if (f === 8 && type === 2) r.signature = Buffer.from(v);
     else if (f === 9 && type === 2) r.key_id = text(v);
+    else if (f === 10 && type === 2) r.view_hash = text(v);
+    else if (f === 11 && type === 2) r.view_signature = Buffer.from(v);
   }
   return r;
 }
@@ -578,9 +595,14 @@ function checkReceipts(game, text, keys) {
     const r = decodeReceipt(Buffer.from(entry.receipt, 'base64'));
     const payload = Buffer.from(entry.payload, 'base64');
     const what = `the receipt of versions ${r.first_version}..${r.last_version} (${where})`;
-    const pairs = r.hashes.map((h) => [h.events, h.view]);
+    const pairs = sealHashes(r);
     const body = sealBody(r.game_id, r.first_version, r.last_version, r.head_hash, pairs);
     signer(body, r.signature, r.key_id, keys, what);
+    const ownView = r.view_hash !== '' || r.view_signature.length > 0; // a view signed on its own
+    if (ownView) {
+      const view = viewBody(r.game_id, r.last_version, r.head_hash, r.viewer, r.view_hash);
+      signer(view, r.view_signature, '', keys, `${what}: its view's signature`); // the key of when it was asked for
+    }
     if (r.game_id !== game.gameId) fail(`${what} is for game ${r.game_id}, not ${game.gameId}`);
     const seal = byLast.get(r.last_version);
     if (!seal || seal.first !== r.first_version) fail(`${what} names a move the record does not have`);
@@ -594,7 +616,8 @@ function checkReceipts(game, text, keys) {
     // ReceiptPayload: field 1 the events, field 2 the view
     const part = protoFields(payload).some(([f]) => f === 2) ? 'view' : 'events';
     const hash = sha256(Buffer.concat([r.nonce, payload])).toString('hex');
-    if (hash !== (part === 'view' ? r.hashes[r.viewer].view : r.hashes[r.viewer].events)) {
+    const expected = part === 'events' ? r.hashes[r.viewer].events : ownView ? r.view_hash : r.hashes[r.viewer].view;
+    if (!expected || hash !== expected) {
       fail(`${what}: its saved payload is not the ${part} the receipt covers for viewer ${r.viewer}`);
     }
     viewers.add(r.viewer);
@@ -611,6 +634,7 @@ module.exports = {
   publicKey,
   keyId,
   sealBody,
+  viewBody,
   chainKey,
   chainHash,
   receiptNonce,

@@ -49,6 +49,19 @@ test("a seal's signed bytes, its signature and the key id", () => {
   assert.equal(crypto.sign(null, body, priv).toString('hex'), V.signature);
 });
 
+test("today's seal (events hashes only) and a view's own signature", () => {
+  const pk = v.publicKey(V.public_key);
+  const s = V.seal_v2;
+  const body = v.sealBody(s.game_id, s.first, s.last, s.head, s.receipts);
+  assert.equal(body.toString('utf8'), V.seal_v2_signed_bytes);
+  assert.ok(crypto.verify(null, body, pk.key, Buffer.from(V.seal_v2_signature, 'hex')));
+  const w = V.view;
+  const view = v.viewBody(w.game_id, w.version, w.head, w.viewer, w.view);
+  assert.equal(view.toString('utf8'), V.view_signed_bytes);
+  assert.ok(crypto.verify(null, view, pk.key, Buffer.from(V.view_signature, 'hex')));
+  assert.ok(!crypto.verify(null, body, pk.key, Buffer.from(V.signature, 'hex')), 'seal/1 and seal/2 bytes differ');
+});
+
 test("a receipt's nonce and payload hash", () => {
   const r = V.receipt;
   const nonce = v.receiptNonce(V.secret, V.salt, r.last, r.index);
