@@ -18,6 +18,7 @@ from domain.table.decider import (
     ARBITER_COMMANDS,
     DEFAULT_MAX_REDEALS,
     MAX_REDEALS,
+    REDEAL_COMMANDS,
     act,
     case_deadline,
     command_of,
@@ -66,6 +67,7 @@ from domain.table.state import Phase, Seat, Table
 
 __all__ = [
     "ARBITER_COMMANDS",
+    "REDEAL_COMMANDS",
     "DEFAULT_MAX_REDEALS",
     "MAX_REDEALS",
     "TABLE_COMMAND_TYPES",

@@ -44,6 +44,7 @@ from domain.table.justice.state import evolve as evolve_justice
 from domain.table.state import Entropy, Phase, Redraw, Seat, Table
 
 ARBITER_COMMANDS = (J.Rule, J.Redeal)
+REDEAL_COMMANDS = (J.Redeal, J.AgreeRedeal)  # the commands that may order 重新洗牌发牌
 DEAL_RULE = "deal"  # commit–reveal (docs/api.md, "Audit"), named in refusals
 REDEAL_RULE = "p2:70 重新洗牌发牌"  # the redeal's cap, named in refusals
 DEFAULT_MAX_REDEALS = 1  # per game, when the table's creator gives no cap

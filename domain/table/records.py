@@ -16,6 +16,7 @@ and never leave the server.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import hmac
 from datetime import UTC, datetime
@@ -130,8 +131,13 @@ def receipt_nonce(secret: str, salt: str, last: int, index: int) -> bytes:
     the table's secret and random salt (a seed-derived secret alone would be guessable), so
     nothing is stored per viewer; only that viewer is sent it while the game runs, and
     anyone can recompute it once both are revealed."""
-    key = hashlib.sha256(f"tabletop-receipt|{secret}|{salt}".encode()).digest()
-    return hmac.new(key, f"{last}|{index}".encode(), hashlib.sha256).digest()
+    return hmac.digest(_receipt_key(secret, salt), f"{last}|{index}".encode(), "sha256")
+
+
+@functools.lru_cache(maxsize=4096)
+def _receipt_key(secret: str, salt: str) -> bytes:
+    """A table's receipt key (the same for every move of the game: derived once)."""
+    return hashlib.sha256(f"tabletop-receipt|{secret}|{salt}".encode()).digest()
 
 
 def receipt_hash(nonce: bytes, payload: bytes) -> str:

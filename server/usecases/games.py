@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import hashlib
 import hmac
 import itertools
@@ -72,6 +73,12 @@ def _same_request(stored: dict[str, Any] | None, cause: dict[str, Any]) -> None:
     if not hmac.compare_digest(str(stored.get("request_check")), cause["request_check"]):
         raise MalformedCommand("request_id", "was already used for a different request")
 
+
+
+@functools.lru_cache(maxsize=8192)
+def _game_uuid(game_id: str) -> uuid.UUID:
+    """A game id parsed (every call names its game, often several times a call: parsed once)."""
+    return uuid.UUID(game_id)
 
 class Games:
     """The cache of games and matches, and the one path by which a move is appended."""
@@ -192,8 +199,8 @@ class Games:
     @staticmethod
     def parse_id(game_id: str) -> uuid.UUID:
         try:
-            return uuid.UUID(game_id)
-        except (ValueError, AttributeError):
+            return _game_uuid(game_id)
+        except (ValueError, AttributeError, TypeError):
             raise MalformedCommand("game_id", "is not a game id") from None
 
     async def _load(self, game_id: uuid.UUID, refresh: bool = False) -> GameAggregate:

@@ -60,7 +60,8 @@ class Play(Games):
                 raise Aborted(expected_version, agg.version)
             last = await self._last_move(agg) if justice.needs_last_move(command) else None
             # a fresh secret for a 重新洗牌发牌 the command may order (drawn with the seats)
-            facts = tables.act(agg.table, command, last, secrets.token_hex(32))
+            redeal = isinstance(command, tables.REDEAL_COMMANDS)
+            facts = tables.act(agg.table, command, last, secrets.token_hex(32) if redeal else "")
             cause = tables.cause("play", justice.sender_seat(command), command)
             if request_id:
                 cause["request_id"] = request_id

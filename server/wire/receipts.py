@@ -140,9 +140,13 @@ class Sealer:
 
 
 def receipt(seal: Seal, table: tables.Table, viewer: Viewer) -> pb.Receipt:
-    """``viewer``'s receipt from a stored seal: the seal and the viewer's own nonce."""
+    """``viewer``'s receipt from a stored seal: the seal and the viewer's own nonce. Shared:
+    every message of the move for this viewer copies it (``CopyFrom``), none changes it."""
     index = records.receipt_index(viewer, table.seat_count)
-    return pb.Receipt(
+    key = (seal["game_id"], seal["last"], seal["head"], index)
+    if (kept := _RECEIPTS.get(key)) is not None:
+        return kept
+    made = pb.Receipt(
         game_id=seal["game_id"],
         first_version=seal["first"],
         last_version=seal["last"],
@@ -155,6 +159,16 @@ def receipt(seal: Seal, table: tables.Table, viewer: Viewer) -> pb.Receipt:
         signature=bytes.fromhex(seal["signature"]),
         key_id=seal.get("key_id", ""),  # "" for a seal stored before keys had ids
     )
+    _RECEIPTS[key] = made
+    if len(_RECEIPTS) > RECEIPTS_KEPT:
+        _RECEIPTS.popitem(last=False)
+    return made
+
+
+# The receipts of recent moves per viewer: a move's Play reply and its Watch messages (one
+# per stream of each viewer, and a message per event unbatched) carry the same receipt.
+RECEIPTS_KEPT = 2048
+_RECEIPTS: OrderedDict[tuple[str, int, str, int], pb.Receipt] = OrderedDict()
 
 
 # --- the messages that carry receipts (the servicer and the leak hunts build them here) ---
@@ -215,7 +229,8 @@ def view_reply(sealer: Sealer | None, snap: Snapshot, own: bool = True) -> pb.Ge
     seal = snap.seal
     if not own or seal is None or seal["last"] != snap.version:
         return pb.GetViewResponse(view=render.view_proto(snap))
-    signed = receipt(seal, snap.table, snap.seen_by)  # whose view it is
+    signed = pb.Receipt()
+    signed.CopyFrom(receipt(seal, snap.table, snap.seen_by))  # whose view it is
     if len(seal["receipts"][0]) > 1 or sealer is None:  # a seal that hashed every view
         reply = pb.GetViewResponse(view=render.view_proto(snap))
     else:  # the view signed now (or when it was first asked for)
