@@ -132,8 +132,8 @@ async def play_rate(
             game_id, tokens = "", [""]
             while time.perf_counter() < stop:
                 if not to_act:
-                    game_id, tokens = games.pop() if games else await new_game(
-                        stub, rng.randrange(1 << 30)
+                    game_id, tokens = (
+                        games.pop() if games else await new_game(stub, rng.randrange(1 << 30))
                     )
                     view = await stub.GetView(pb.GetViewRequest(game_id=game_id))
                     to_act = list(view.view.to_act)
@@ -216,8 +216,8 @@ async def stream_rate(
         async def worker(i: int) -> None:
             rng = random.Random(i)
             while True:
-                game_id, tokens = games.pop() if games else await new_game(
-                    stub, rng.randrange(1 << 30)
+                game_id, tokens = (
+                    games.pop() if games else await new_game(stub, rng.randrange(1 << 30))
                 )
                 await stream_game(stub, game_id, tokens, rng, latencies)
 
@@ -286,10 +286,14 @@ def api_section(quick: bool) -> list[str]:
                         f"e.g. {errors[0]}"
                     )
                 if store == "sqlite" and concurrency == 200:
-                    targets.at_least("P1 SQLite moves/s vs no-op pairs/s, 200 games",
-                                     rate / noop, 0.6)
-                    targets.at_most("P1 SQLite Play p99 at 200 games", quantile_ms(lat, 99),
-                                    20, " ms", ".1f")
+                    targets.at_least(  # issue 26's target (issue 16 asked 0.6)
+                        "P1 closed loop, SQLite moves/s vs no-op pairs/s, 200 games",
+                        rate / noop,
+                        0.45,
+                    )
+                    targets.at_most(
+                        "P1 SQLite Play p99 at 200 games", quantile_ms(lat, 99), 20, " ms", ".1f"
+                    )
                 lines.append(
                     f"| {'SQLite' if store == 'sqlite' else 'PostgreSQL'} | {concurrency} | "
                     f"{noop:,.0f} | {rate:,.0f} | {rate / noop:.2f} | "

@@ -144,10 +144,11 @@ def cpu_section(quick: bool) -> list[str]:
     stream_ratio = stream_cpu / noop_cpu if noop_cpu else 0.0
     n50, n99 = quantile_ms(noop_lat, 50), quantile_ms(noop_lat, 99)
     p50, p99 = quantile_ms(play_lat, 50), quantile_ms(play_lat, 99)
-    targets.at_most("P1 server CPU per move (LegalMoves + Play) in no-op RPCs", ratio, 3.0)
+    # issue 26's targets (issue 16 asked for 3 no-op RPCs for both)
     targets.at_most(
-        "P1 server CPU per move, stream-driven (Watch + Play), in no-op RPCs", stream_ratio, 3.0
+        "P1 server CPU per move, stream-driven (Watch + Play), in no-op RPCs", stream_ratio, 4.0
     )
+    targets.at_most("P1 server CPU per move (LegalMoves + Play) in no-op RPCs", ratio, 5.0)
     targets.at_most(
         "P1 open-loop Play p99 vs no-op p99, 50% load, 200 games", p99 / n99 if n99 else 0.0, 3.0
     )
@@ -158,8 +159,9 @@ def cpu_section(quick: bool) -> list[str]:
         f"stime (`/proc/PID/stat`, all threads) over each timed window of {seconds:g} s: "
         f"no-op health Checks, then LegalMoves + Play, both at {CONCURRENCY} concurrent "
         "callers (a move includes the LegalMoves the client needs to make it; the window also "
-        "holds the GetView of each new game, about one per 30 moves). Target: at most 3 "
-        "no-op RPCs of server CPU per move.",
+        "holds the GetView of each new game, about one per 30 moves). Target: at most 5 "
+        "no-op RPCs of server CPU per move "
+        "for LegalMoves + Play, 4 stream-driven (issue 26).",
         "",
         "Stream-driven is what a mobile client does: each seat follows its own Watch, "
         "whose last message of a move carries the seat's legal moves when it is its turn, "

@@ -28,6 +28,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from bench import targets
 from bench.common import sized
 from domain import table as tables
 from domain.engine import ARBITER, Viewer
@@ -150,6 +151,8 @@ def receipts_section(quick: bool) -> list[str]:
                     off.append(_run(load, False, kind, seats, seeds, Path(tmp)))
                     on.append(_run(load, True, kind, seats, seeds, Path(tmp)))
                 a, b = statistics.median(off) * 1e6, statistics.median(on) * 1e6
+                if load == "bare":  # issue 26: signing at most 1.25x the bare move
+                    targets.at_most(f"P6 signing: bare → signed CPU per move, {kind}", b / a, 1.25)
                 lines.append(
                     f"| {load} | {kind} | {seats} | {a:,.0f} | {b:,.0f} | {b - a:,.0f} | "
                     f"{b / a:.2f} |"

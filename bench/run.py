@@ -35,13 +35,19 @@ def engine_section(quick: bool) -> list[str]:
         "| game | variant | games | moves | moves/s (CPU) | baseline ops/s (CPU) | ratio |",
         "|---|---|---|---|---|---|---|",
     ]
+    slowest: dict[str, float] = {}
     for rules, options, seats, label in engine_variants():
         r = engine.measure(rules, options, seats, sized(quick, 100, 20, 2), label)
+        slowest[r.game] = min(slowest.get(r.game, r.ratio), r.ratio)
         lines.append(
             f"| {r.game} | {label} | {r.games} | {r.moves} | {r.moves_per_s:,.0f} | "
             f"{r.calibration:,.0f} | {r.ratio:.2f} |"
         )
         print(lines[-1], flush=True)
+    from bench import targets
+
+    for game, ratio in slowest.items():
+        targets.at_least(f"P4 {game} engine ratio, slowest variant", ratio, 0.35)
     return lines
 
 
@@ -144,7 +150,18 @@ def main(argv: list[str] | None = None) -> None:
             ],
         )
     doc.write_text("\n".join(head + body) + "\n")
+    table = _table(body, "## Targets")
+    print("\n".join(table or ["(no targets measured)"]))
     print(f"wrote {doc}")
+
+
+def _table(lines: list[str], title: str) -> list[str]:
+    """The section ``title`` of ``lines`` (the targets, as written), without its title."""
+    if title not in lines:
+        return []
+    i = lines.index(title) + 1
+    end = next((j for j in range(i, len(lines)) if lines[j].startswith("## ")), len(lines))
+    return [line for line in lines[i:end] if line.strip()]
 
 
 def _merged_targets(old: list[str], fresh: list[str]) -> list[str]:
