@@ -56,11 +56,18 @@ def render_move(kind: str, move: list[StoredEvent], seat_count: int) -> Rendered
 
 
 def move_hashes(table: tables.Table, last: int, rendered: Rendered) -> list[list[str]]:
-    """Each viewer's salted ``[events]`` hash of a rendered move (a seal's ``receipts``)."""
-    return [
-        [records.receipt_hash(receipt_nonce(table, last, index), payload_bytes(events=events))]
-        for index, events in enumerate(rendered)
-    ]
+    """Each viewer's salted ``[events]`` hash of a rendered move (a seal's ``receipts``).
+    Viewers who see the move alike hold the very same messages (``render_move``): their
+    payload is serialised once, and only the salted hash is each one's own."""
+    serialised: dict[tuple[int, ...], bytes] = {}
+    out = []
+    for index, events in enumerate(rendered):
+        same = tuple(map(id, events))  # the lists are alive here: ids are not reused
+        payload = serialised.get(same)
+        if payload is None:
+            payload = serialised[same] = payload_bytes(events=events)
+        out.append([records.receipt_hash(receipt_nonce(table, last, index), payload)])
+    return out
 
 
 def receipt_nonce(table: tables.Table, last: int, index: int) -> bytes:
