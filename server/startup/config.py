@@ -41,7 +41,7 @@ class Settings:
     log_format: str = "text"  # text (key=value) | json
     event_loop: str = "asyncio"  # asyncio | uvloop
     gc_full_every: int = 100  # middle-generation collections between full ones, at least
-    log_level: str = "info"  # debug logs every call; info logs writes, refusals, streams
+    log_level: str = "info"  # debug: every call; info: writes (not a Play), refusals, streams
     shutdown_grace: float = 5.0
     shards: str = ""  # postgres: TABLETOP_SHARDS, see server.store.shards.parse_shards
     create_tables: bool = False  # postgres: create missing tables at start (one process only)
@@ -228,7 +228,8 @@ OPTIONS: list[click.Parameter] = [
     ),
     _option(
         "--log-level",
-        "debug logs every call, info every write, refusal and stream",
+        "debug logs every call, info every write (an accepted Play: counted, not logged), "
+        "refusal and stream",
         type=click.Choice(["debug", "info", "warning", "error"]),
         default="info",
     ),

@@ -160,16 +160,39 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
             wrapped = grpc.unary_unary_rpc_method_handler(call, *io)
         elif handler.unary_stream is not None:  # an async generator, or context.write
             gauge = self.metrics.open_streams.labels(service, method)
-            call = self._call(service, method, gauge, handler.unary_stream)
-            wrapped = grpc.unary_stream_rpc_method_handler(call, *io)
+            call = self._call(service, method, gauge, handler.unary_stream, io[1])
+            wrapped = grpc.unary_stream_rpc_method_handler(call, io[0], _passing_bytes(io[1]))
         self._cache[details.method] = (handler, wrapped)  # client streams (reflection): as is
         return wrapped
 
-    def _call(self, service: str, method: str, gauge: Any, behavior: Any) -> Any:
+    def _call(
+        self, service: str, method: str, gauge: Any, behavior: Any, serialize: Any = None
+    ) -> Any:
         m, pump = self.metrics, inspect.isasyncgenfunction(behavior)
+        wire = _Wire(serialize)
         labels = (service, method, "unary" if gauge is None else "server_stream")
         started, sent = m.started.labels(*labels), m.sent.labels(*labels)
         counted = {"Play": m.moves, "CreateGame": m.games}.get(method)  # TableService's
+        # each code's and kind's series, looked up once (labels() validates and locks)
+        by_code: dict[str, tuple[Any, Any]] = {}
+        by_kind: dict[str, Any] = {}
+
+        def finished(code: str, elapsed: float) -> None:
+            series = by_code.get(code)
+            if series is None:
+                series = by_code[code] = (
+                    m.handled.labels(*labels, code),
+                    m.latency.labels(*labels, code),
+                )
+            series[0].inc()
+            series[1].observe(elapsed)
+
+        def count(kind: str) -> None:
+            assert counted is not None
+            series = by_kind.get(kind)
+            if series is None:
+                series = by_kind[kind] = counted.labels(kind)
+            series.inc()
 
         def release(stream: _Stream | None) -> None:
             if stream in self._streams:
@@ -188,7 +211,7 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
                     if self.closing:
                         raise asyncio.CancelledError
                 if pump:  # (a server stream)
-                    await self._pump(behavior(request, context), context, stream, sent)
+                    await self._pump(behavior(request, context), context, stream, sent, wire)
                 else:
                     response = await behavior(request, context)
                 code = getattr(context.code(), "name", "OK")  # a StatusCode, or None: OK
@@ -215,11 +238,10 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
             finally:  # an abort has its code, a servicer's crash none (UNKNOWN)
                 code = getattr(context.code(), "name", code) if code == "UNKNOWN" else code
                 elapsed = time.perf_counter() - start
-                m.handled.labels(*labels, code).inc()
-                m.latency.labels(*labels, code).observe(elapsed)
+                finished(code, elapsed)
                 if code == "OK" and counted is not None:
                     options = request.move if method == "Play" else request.options
-                    counted.labels(options.WhichOneof("game") or "unknown").inc()
+                    count(options.WhichOneof("game") or "unknown")
                 if stream is not None:
                     release(stream)
                     noted.update(sent=stream.sent, last_version=stream.last)
@@ -227,13 +249,21 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
 
         return call
 
-    async def _pump(self, agen: Any, context: Any, stream: Any, sent: Any) -> None:
+    async def _pump(
+        self, agen: Any, context: Any, stream: Any, sent: Any, wire: _Wire | None = None
+    ) -> None:
         """Send a servicer's async generator with ``context.write``, noting the last version
         sent. A send that waits ``stall_timeout`` seconds for the client (its flow-control
         window full) raises ``_Stalled``: a client that stops reading holds a stream, one
         page of events and the transport's buffers, for that long at most. The bound is
-        kept by one watchdog for all streams (``_stall_watchdog``), not a timer per send."""
-        loop = asyncio.get_running_loop()
+        kept by one watchdog for all streams (``_stall_watchdog``), not a timer per send.
+
+        ``wire``: a message many streams send (a move's batch, rendered once per viewer and
+        shared by each stream of that viewer, server/usecases/hub.py) is serialised once."""
+        clock = asyncio.get_running_loop().time
+        serialize = None if wire is None else wire.serialize
+        known = {} if wire is None else wire.known
+        write = context.write
         try:
             while not self.closing:
                 stream.waiting = True
@@ -241,9 +271,20 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
                 stream.waiting = False
                 if msg is None:
                     return
-                stream.writing_since = loop.time()
+                data = msg
+                if serialize is not None:  # (inline: this is the send, per message)
+                    hit = known.get(id(msg))
+                    if hit is not None and hit[0] is msg:
+                        data = hit[1]
+                    else:
+                        data = serialize(msg)
+                        if len(data) <= _Wire.LARGEST:
+                            if len(known) >= _Wire.SIZE:
+                                known.clear()
+                            known[id(msg)] = (msg, data)
+                stream.writing_since = clock()
                 try:
-                    await context.write(msg)
+                    await write(data)
                 except asyncio.CancelledError:
                     if not stream.stalled:
                         raise
@@ -275,6 +316,34 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
                     stream.stalled = True
                     if stream.task is not None:
                         stream.task.cancel()
+
+
+class _Wire:
+    """A stream method's messages as bytes, each message object serialised once (by
+    ``RpcInterceptor._pump``): the messages of a live batch are shared by every stream of
+    one viewer (the hub renders them once per viewer), so the spectators of a table send
+    one serialisation. Held by identity, and the message with its bytes, so an id is not
+    reused while kept; a stream message is never changed once it is sent. Dropped whole
+    when full. A large message (a new stream's page of history: its own) is not kept."""
+
+    __slots__ = ("serialize", "known")
+    SIZE = 512  # messages: a few moves' batches for every viewer of every game
+    LARGEST = 1 << 14  # bytes: a move's batch is about 1 KB
+
+    def __init__(self, serialize: Any) -> None:
+        self.serialize = serialize
+        self.known: dict[int, tuple[Any, bytes]] = {}
+
+
+def _passing_bytes(serialize: Any) -> Any:
+    """A response serialiser that sends bytes (serialised by ``_Wire``) as they are."""
+    if serialize is None:
+        return None
+
+    def passing(msg: Any) -> bytes:
+        return msg if type(msg) is bytes else serialize(msg)
+
+    return passing
 
 
 def last_version(msg: Any, before: int) -> int:

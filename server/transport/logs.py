@@ -1,6 +1,11 @@
 """Structured logs (structlog): ``key=value`` or JSON lines. Each RPC's line (``msg=rpc``) names
 its method, code, time, game and version, the caller's ``seat`` (or ``role``) and ``peer``, and
-for a refusal its ``reason`` with the ``rule`` or the ``field``."""
+for a refusal its ``reason`` with the ``rule`` or the ``field``.
+
+Levels: reads and the hot path's successful writes (an accepted ``Play``: one per move, many a
+second) at DEBUG, counted by ``grpc_server_handled_total`` and ``tabletop_moves_appended_total``
+instead; the other writes, every refusal and every stream's end at INFO; server faults at
+ERROR."""
 
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ CALL: ContextVar[dict[str, Any]] = ContextVar("tabletop_rpc_fields")
 WRITES = frozenset(
     {"CreateGame", "JoinGame", "CommitContribution", "RevealContribution", "StartGame", "Play"}
 )
+HOT = frozenset({"Play"})  # writes whose success is counted (metrics), not logged at INFO
 SERIOUS = frozenset({"INTERNAL", "UNKNOWN", "DATA_LOSS"})
 std = logging.getLogger("tabletop.rpc")  # its level says which calls are logged
 ANY_LEVEL = structlog.make_filtering_bound_logger(logging.DEBUG)
@@ -33,9 +39,13 @@ def note(**fields: Any) -> None:
 
 
 def rpc(method: str, code: str, elapsed: float, stream: bool, *call: Any) -> None:
-    """Log a finished RPC (``call``: request, response, context): reads at DEBUG, others INFO."""
-    level = logging.INFO if stream or method in WRITES or code != "OK" else logging.DEBUG
-    level = logging.ERROR if code in SERIOUS else level
+    """Log a finished RPC (``call``: request, response, context): reads and a hot write's
+    success at DEBUG, other writes, refusals and streams at INFO, server faults at ERROR."""
+    if code == "OK":
+        hot = not stream and (method in HOT or method not in WRITES)
+        level = logging.DEBUG if hot else logging.INFO
+    else:
+        level = logging.ERROR if code in SERIOUS else logging.INFO
     if not std.isEnabledFor(level):
         return
     request, response, context = call

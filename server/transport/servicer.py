@@ -75,6 +75,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self._legal: OrderedDict[tuple[uuid.UUID, int, Viewer], pb.LegalMovesResponse] = (
             OrderedDict()
         )
+        # the seats a Play reply said the game waits for: the mover's own stream reuses them
+        self._acts: OrderedDict[tuple[uuid.UUID, int, Viewer], list[int]] = OrderedDict()
 
     async def _legal_moves(self, game_id: str, viewer: Viewer) -> pb.LegalMovesResponse:
         """What ``viewer`` may do at the game's latest version (nothing unless a seat)."""
@@ -83,11 +85,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         if (known := self._legal.get(key)) is not None:
             return known
         table, version, commands = await self.server.legal_moves(game_id, viewer)
-        answer = pb.LegalMovesResponse(
-            version=version,
-            moves=[render.move_proto(table.kind, c) for c in commands],
-            labels=[render.move_label(table, c) for c in commands],
-        )
+        answer = render.legal_moves_proto(table, version, commands)
         self._legal[(gid, version, viewer)] = answer
         while len(self._legal) > LEGAL_CACHE:
             self._legal.popitem(last=False)
@@ -101,7 +99,14 @@ class TableServicer(pb_grpc.TableServiceServicer):
         the game does not wait for may still hold a table move, e.g. 误操作: it asks.)"""
         if viewer.seat is None:
             return None
-        if to_act is None:  # (a Play reply knows them already)
+        key = (self.server.parse_id(game_id), version, viewer)
+        if to_act is not None:  # (a Play reply knows them already: the mover's stream too)
+            self._acts[key] = to_act
+            while len(self._acts) > LEGAL_CACHE:
+                self._acts.popitem(last=False)
+        else:
+            to_act = self._acts.get(key)
+        if to_act is None:
             now = await self.server.snapshot(game_id, viewer, None)
             if now.version != version:
                 return None

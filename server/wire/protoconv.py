@@ -157,39 +157,49 @@ def fill_oneof(msg: Message, value: Any) -> Message:
 
 def read(msg: Message, cls: type, path: str = "") -> Any:
     """Build a ``cls`` dataclass from ``msg``; malformed values raise MalformedCommand."""
-    hints = _hints(cls)
-    fields = msg.DESCRIPTOR.fields_by_name
     kwargs: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
-        fd = fields[f.name]
-        tp = hints[f.name]
-        where = f"{path}{f.name}"
-        if _is_repeated(fd):
-            (inner, *_r) = typing.get_args(_strip_optional(tp))
-            kwargs[f.name] = tuple(
+    for name, fd, repeated, tp, inner, optional, enum_default in _read_plan(msg.DESCRIPTOR, cls):
+        where = f"{path}{name}"
+        if repeated:
+            kwargs[name] = tuple(
                 _read_value(fd, inner, item, f"{where}[{i}]")
-                for i, item in enumerate(getattr(msg, f.name))
+                for i, item in enumerate(getattr(msg, name))
             )
-        elif fd.has_presence and not msg.HasField(f.name):
-            if _strip_optional(tp) is tp:  # required by the dataclass
+        elif fd.has_presence and not msg.HasField(name):
+            if not optional:  # required by the dataclass
                 if fd.message_type is not None:
-                    kwargs[f.name] = read(getattr(msg, f.name), tp, where + ".")
+                    kwargs[name] = read(getattr(msg, name), tp, where + ".")
                 else:
                     raise MalformedCommand(where, "is required")
             else:
-                kwargs[f.name] = None
-        elif _unset_enum_with_default(fd, getattr(msg, f.name), f):
+                kwargs[name] = None
+        elif enum_default and getattr(msg, name) == 0:
             continue  # UNSPECIFIED means the dataclass default, where it declares one
         else:
-            kwargs[f.name] = _read_value(fd, _strip_optional(tp), getattr(msg, f.name), where)
+            kwargs[name] = _read_value(fd, inner, getattr(msg, name), where)
     return cls(**kwargs)
 
 
-def _unset_enum_with_default(fd: Any, value: Any, f: dataclasses.Field[Any]) -> bool:
-    has_default = (
-        f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
-    )
-    return fd.enum_type is not None and value == 0 and has_default
+@cache
+def _read_plan(desc: Any, cls: Any) -> tuple[tuple[str, Any, bool, Any, Any, bool, bool], ...]:
+    """Per (message, dataclass), each field's name, descriptor, whether it repeats, its type,
+    the type of its values (an item's, or without ``| None``), whether it may be None, and
+    whether an unset (UNSPECIFIED, 0) enum means the dataclass default: where it has one."""
+    hints = _hints(cls)
+    fields = desc.fields_by_name
+    plan = []
+    for f in dataclasses.fields(cls):
+        fd = fields[f.name]
+        tp = hints[f.name]
+        stripped = _strip_optional(tp)
+        repeated = _is_repeated(fd)
+        inner = typing.get_args(stripped)[0] if repeated else stripped
+        has_default = (
+            f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+        )
+        enum_default = fd.enum_type is not None and has_default
+        plan.append((f.name, fd, repeated, tp, inner, stripped is not tp, enum_default))
+    return tuple(plan)
 
 
 def _read_value(fd: Any, tp: Any, v: Any, where: str) -> Any:

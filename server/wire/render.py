@@ -8,8 +8,11 @@ domain's ``redact``; nothing is rendered for a viewer without it.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
+import functools
 import re
+from datetime import datetime
 from typing import Any, TypeVar
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -22,7 +25,7 @@ from domain.registry import rules_for
 from domain.table import deal, records
 from domain.table.justice import facts as J
 from domain.zipai import cards as zipai_cards
-from server.wire.protoconv import as_kwargs, fill, fill_oneof, read, read_oneof
+from server.wire.protoconv import as_kwargs, fill, fill_oneof, read, read_oneof, snake
 from server.wire.stored import Snapshot, StoredEvent, StoredMatchFact
 from tabletop.v1 import tabletop_pb2 as pb
 
@@ -93,6 +96,41 @@ def move_proto(kind: str, command: Any) -> pb.Move:
     return msg
 
 
+def legal_moves_proto(
+    table: tables.Table, version: int, commands: list[Any]
+) -> pb.LegalMovesResponse:
+    """A seat's legal commands as a LegalMovesResponse: each move and its label (``move_label``).
+
+    A command (a frozen dataclass) is rendered once while it stays in ``_MOVES``: the same
+    plays and passes come back turn after turn, in every game of a kind."""
+    kind = table.kind
+    moves = []
+    for command in commands:
+        key = (kind, command)
+        try:
+            msg, cached = _MOVES.get(key), True
+        except TypeError:  # unhashable: not cached
+            msg, cached = None, False
+        if msg is None:
+            msg = move_proto(kind, command)
+            if cached:
+                if len(_MOVES) >= MOVES_SIZE:
+                    _MOVES.clear()
+                _MOVES[key] = msg  # shared: copied into each response, never changed
+        moves.append(msg)
+    return pb.LegalMovesResponse(version=version, moves=moves, labels=move_labels(table, commands))
+
+
+MOVES_SIZE = 1 << 13
+_MOVES: dict[tuple[str, Any], pb.Move] = {}
+
+
+def move_labels(table: tables.Table, commands: list[Any]) -> list[str]:
+    """``move_label`` of each command, the seat's hand looked at once for all of them."""
+    faces = _Faces()
+    return [_move_label(table, c, faces) for c in commands]
+
+
 def move_label(table: tables.Table, command: Any) -> str:
     """The menu line of a legal command (LegalMovesResponse.labels), in the game's words.
 
@@ -101,6 +139,16 @@ def move_label(table: tables.Table, command: Any) -> str:
     (two 六 in a 川南字牌 hand, three 鸟 for a 吟 of two) and the move does not use the first
     of them, which ones, counted in the hand from the lowest id: ``打 六`` and
     ``打 六（六第2张）``, ``吟 2 鸟+鸟`` and ``吟 2 鸟+鸟（鸟第1、3张）``."""
+    return _move_label(table, command, None)
+
+
+def _move_label(table: tables.Table, command: Any, faces: _Faces | None) -> str:
+    if type(command) in J.TABLE_COMMAND_TYPES:
+        return _table_move_label(command)
+    return game_move_label(table.kind, table.game, command, faces)
+
+
+def _table_move_label(command: Any) -> str:
     if isinstance(command, J.CastVote):
         return "投票 " + ("成立" if command.uphold else "不成立")
     if isinstance(command, J.Retract):
@@ -115,16 +163,16 @@ def move_label(table: tables.Table, command: Any) -> str:
         return "重新洗牌发牌"
     if isinstance(command, J.Report):
         return f"举报 {command.accused}家"
-    if type(command) in J.TABLE_COMMAND_TYPES:
-        return type(command).__name__
-    return game_move_label(table.kind, table.game, command)
+    return type(command).__name__
 
 
-def game_move_label(kind: str, game: Any, command: Any) -> str:
-    """A game command's label (see ``move_label``) from the game's own, made distinct."""
+def game_move_label(kind: str, game: Any, command: Any, faces: _Faces | None = None) -> str:
+    """A game command's label (see ``move_label``) from the game's own, made distinct.
+    ``faces``: the hands' faces already looked at for other commands of the same ``game``."""
     label = str(rules_for(kind).label(game, command))
-    label = _SEAT_WORD.sub(r"\1家", label)
-    if kind == "zipai":
+    if "seat " in label:
+        label = _SEAT_WORD.sub(r"\1家", label)
+    if kind == "zipai" and label.startswith("吃 "):
         label = _CHI_WITH.sub(
             lambda m: f"吃 {m[1]} ({m[2]})" + (f"，比 {m[4]}" if m[4] else ""), label
         )
@@ -132,14 +180,37 @@ def game_move_label(kind: str, game: Any, command: Any) -> str:
     if not ids:
         return label
     face = _FACE.get(kind)
-    hand = _hand_of(kind, game, getattr(command, "seat", -1))
-    if face is None or hand is None:
+    if face is None:
+        return label
+    held = (faces or _Faces()).of(kind, game, getattr(command, "seat", -1), face)
+    if held is None:
         return label
     if kind == "huaniao" and not label.startswith("弃"):  # a play says its cards
         names = "+".join(face(i) for i in sorted(ids))  # ids run in the deck's kind order
         if names not in label:
             label += f" {names}"
-    return label + _which_of_a_face(ids, hand, face)
+    return label + _which_of_a_face(ids, held, face)
+
+
+class _Faces:
+    """A seat's hand by face (the ids of each face, lowest first), looked at once per seat
+    for all the labels of one answer."""
+
+    __slots__ = ("_seats",)
+
+    def __init__(self) -> None:
+        self._seats: dict[int, dict[str, list[int]] | None] = {}
+
+    def of(self, kind: str, game: Any, seat: int, face: Any) -> dict[str, list[int]] | None:
+        if seat not in self._seats:
+            hand = _hand_of(kind, game, seat)
+            by_face: dict[str, list[int]] | None = None
+            if hand is not None:
+                by_face = {}
+                for i in sorted(hand):
+                    by_face.setdefault(face(i), []).append(i)
+            self._seats[seat] = by_face
+        return self._seats[seat]
 
 
 _SEAT_WORD = re.compile(r"\bseat (\d+)")
@@ -180,14 +251,15 @@ def _zipai_face(card_id: int) -> str:
 _FACE = {"huaniao": _huaniao_face, "zipai": _zipai_face}
 
 
-def _which_of_a_face(ids: tuple[int, ...], hand: tuple[int, ...], face: Any) -> str:
-    """Which cards of a face the move uses, where the hand holds more of that face than the
-    move uses and the move does not take the first of them (counted from the lowest id, the
-    ones a menu that lists a face once names): ``（六第2张）``, ``（鸟第1、3张）``; "" when
-    the faces say it all. Two moves of the same faces then never read alike."""
+def _which_of_a_face(ids: tuple[int, ...], by_face: dict[str, list[int]], face: Any) -> str:
+    """Which cards of a face the move uses, where the hand (``by_face``: its ids of each face,
+    lowest first) holds more of that face than the move uses and the move does not take the
+    first of them (counted from the lowest id, the ones a menu that lists a face once names):
+    ``（六第2张）``, ``（鸟第1、3张）``; "" when the faces say it all. Two moves of the same
+    faces then never read alike."""
     parts = []
     for name in dict.fromkeys(face(i) for i in ids):
-        held = sorted(i for i in hand if face(i) == name)
+        held = by_face.get(name, [])
         used = sorted(i for i in ids if face(i) == name)
         if used != held[: len(used)] and all(i in held for i in used):
             positions = sorted(held.index(i) + 1 for i in used)
@@ -224,12 +296,20 @@ def event_proto(
 
 
 def _event_proto(kind: str, stored: StoredEvent, fact: Any, complete: bool) -> pb.GameEvent:
-    msg = pb.GameEvent(version=stored.version, text=tables.describe(kind, fact))
+    fields: dict[str, Any] = {
+        "version": stored.version,
+        "text": tables.describe(kind, fact),
+        "hash": stored.hash,
+    }
     if stored.recorded_at is not None:  # None: an exported record (it keeps no time)
-        msg.recorded_at.FromDatetime(stored.recorded_at)
-    msg.hash = stored.hash
+        fields["recorded_at"] = _timestamp(stored.recorded_at)
     if complete and stored.stored is not None:
-        msg.stored_json = stored_json(stored)
+        fields["stored_json"] = stored_json(stored)
+    form = _event_form(kind, fact.__class__)
+    if form is not None:  # the whole message in one constructor (a C call), no copies
+        outer, name, desc = form
+        return pb.GameEvent(**fields, **{outer: {name: as_kwargs(desc, fact)}})
+    msg = pb.GameEvent(**fields)
     if isinstance(fact, tables.GameCreated):
         msg.table.game_created.options.CopyFrom(options_proto(fact.kind, fact.options))
         msg.table.game_created.seat_count = fact.seat_count
@@ -265,11 +345,48 @@ def _event_proto(kind: str, stored: StoredEvent, fact: Any, complete: bool) -> p
         r = msg.table.move_retracted
         r.seat, r.first_version, r.last_version = fact.seat, fact.first_version, fact.last_version
         r.phrase = fact.phrase
-    elif type(fact) in J.JUSTICE_EVENT_TYPES:
-        fill_oneof(msg.table, fact)
-    else:
-        fill_oneof(getattr(msg, kind), fact)
     return msg
+
+
+# the table's facts that _event_proto writes field by field (parts of them are never sent)
+_WRITTEN = (
+    tables.GameCreated,
+    tables.RedealOpened,
+    tables.SeatTaken,
+    tables.ContributionRevealed,
+    tables.RevealWithheld,
+    tables.GameStarted,
+    tables.ShuffleRevealed,
+    J.MoveRetracted,
+)
+
+
+@functools.cache
+def _event_form(kind: str, cls: Any) -> tuple[str, str, Any] | None:
+    """Where a fact of class ``cls`` goes in a GameEvent: the oneof (``table``, or the game's
+    field), its member, and that member's message type; None for the facts in ``_WRITTEN``."""
+    if issubclass(cls, _WRITTEN):
+        return None
+    table_fact = issubclass(cls, tables.SeatCommitted | tables.RedealSecretsRevealed)
+    outer = "table" if table_fact or cls in J.JUSTICE_EVENT_TYPES else kind
+    name = snake(cls.__name__)
+    inner = pb.GameEvent.DESCRIPTOR.fields_by_name[outer].message_type
+    return outer, name, inner.fields_by_name[name].message_type
+
+
+def _timestamp(at: datetime) -> Timestamp:
+    """``at`` as a Timestamp, kept for the other viewers and events of the same move (every
+    event of a move shares its time): FromDatetime is Python, and slow. Callers copy it."""
+    known = _TIMES.get(at)
+    if known is None:
+        if len(_TIMES) >= 256:
+            _TIMES.clear()
+        known = _TIMES[at] = Timestamp()
+        known.FromDatetime(at)
+    return known
+
+
+_TIMES: dict[datetime, Timestamp] = {}
 
 
 def stored_json(stored: StoredEvent) -> str:
@@ -304,10 +421,21 @@ def to_act(table: tables.Table, viewer: Viewer = ARBITER, game_view: Any = None)
     seats = list(tables.to_act(table))
     if viewer.role is Role.ARBITER or not seats or table.paused:  # voters are public
         return seats
+    if not _names_awaiting(getattr(rules, "view_type", None)):  # waits in public: no view
+        return seats
     if game_view is None:
         game_view = rules.view(table.game, viewer)
     known = getattr(game_view, "awaiting", None)
     return seats if known is None else [s for s in seats if s in known]
+
+
+@functools.cache
+def _names_awaiting(view_type: Any) -> bool:
+    """Whether a game's view names the seats it waits for (``awaiting``): only then does
+    ``to_act`` need the viewer's view of the game."""
+    if isinstance(view_type, type) and dataclasses.is_dataclass(view_type):
+        return "awaiting" in {f.name for f in dataclasses.fields(view_type)}
+    return True  # not a dataclass: look at each view
 
 
 def view_proto(snap: Snapshot) -> pb.GameView:

@@ -132,7 +132,8 @@ def test_a_play_line_names_the_game_the_seat_and_the_peer(logged: Any) -> None:
     out = logged("text")
     play(seat=2)
     (line,) = out.getvalue().splitlines()
-    assert " level=info logger=tabletop.rpc msg=rpc method=Play code=OK ms=1.4 " in line
+    # an accepted move is the hot path: DEBUG (counted by the metrics), not INFO
+    assert " level=debug logger=tabletop.rpc msg=rpc method=Play code=OK ms=1.4 " in line
     assert "game_id=g-1 version=12 expected_version=11 seat=2 peer=ipv4:10.1.2.3:5555" in line
     assert line.startswith("ts=") and "role" not in line
 
@@ -160,7 +161,7 @@ def test_json_lines_parse_with_their_types(logged: Any) -> None:
     except ValueError:
         logging.getLogger("tabletop.store").exception("group commit failed")
     ok, refused, other, failed = (json.loads(line) for line in out.getvalue().splitlines())
-    assert ok["msg"] == "rpc" and ok["level"] == "info" and ok["logger"] == "tabletop.rpc"
+    assert ok["msg"] == "rpc" and ok["level"] == "debug" and ok["logger"] == "tabletop.rpc"
     assert ok["seat"] == 0 and ok["version"] == 12 and ok["peer"] == "ipv4:10.1.2.3:5555"
     assert refused["rule"] == "吟诵" and refused["reason"] == "MUST_RAISE" and refused["seat"] == 3
     assert other["msg"] == "saved 3 games" and other["batch"] == 3
@@ -168,18 +169,31 @@ def test_json_lines_parse_with_their_types(logged: Any) -> None:
     assert all(line["ts"].endswith("Z") for line in (ok, refused, other, failed))
 
 
-def test_reads_are_debug_streams_and_writes_info(logged: Any) -> None:
+def test_reads_and_accepted_moves_are_debug_streams_other_writes_and_refusals_info(
+    logged: Any,
+) -> None:
     out = logged("text")
     logging.getLogger().setLevel(logging.INFO)
     logs.rpc("GetView", "OK", 0.001, False, pb.GetViewRequest(), None, FakeContext())
     logs.rpc("Watch", "OK", 2.0, True, pb.WatchRequest(), None, FakeContext())
-    play(seat=1)
-    methods = [line.split(" method=")[1].split()[0] for line in out.getvalue().splitlines()]
-    assert methods == ["Watch", "Play"]
+    play(seat=1)  # accepted: one a move, counted by the metrics, not logged at INFO
+    logs.rpc("StartGame", "OK", 0.001, False, pb.StartGameRequest(), None, FakeContext())
+    logs.rpc("Watch", "CANCELLED", 2.0, True, pb.WatchRequest(), None, FakeContext())
+    rule = RuleViolation("NOT_YOUR_TURN", "turn order", "seat 3 is to act")
+    play(seat=2, code="FAILED_PRECONDITION", status=to_status(rule))
+    play(seat=2, code="INTERNAL")
+    lines = out.getvalue().splitlines()
+    methods = [line.split(" method=")[1].split()[0] for line in lines]
+    assert methods == ["Watch", "StartGame", "Watch", "Play", "Play"]
+    assert [line.split(" level=")[1].split()[0] for line in lines] == [
+        *["info"] * 4,
+        "error",
+    ]
 
 
 def test_a_real_server_logs_json_lines_with_seat_peer_rule_and_field(tmp_path: Path) -> None:
-    flags = ["--log-format", "json", "--allow-prepared-deals"]  # a seeded table below
+    # (an accepted Play logs at DEBUG: the hot path's line)
+    flags = ["--log-format", "json", "--log-level", "debug", "--allow-prepared-deals"]
     server = ServerProcess(tmp_path, extra=flags).start()
     try:
         with TableClient(server.target) as client:
@@ -266,3 +280,76 @@ def test_a_real_server_exports_its_collector_pauses(tmp_path: Path) -> None:
         if line.startswith('tabletop_gc_pause_seconds_count{generation="0"}')
     ]
     assert young and float(young[0].split()[-1]) > 0, young
+
+
+# --- stream messages ------------------------------------------------------------------------
+
+
+class StreamContext(FakeContext):
+    """A server stream's context: what it was sent, as bytes on the wire."""
+
+    def __init__(self, serialize: Callable[[Any], bytes]) -> None:
+        super().__init__()
+        self.serialize = serialize
+        self.wire: list[bytes] = []
+
+    async def write(self, msg: Any) -> None:
+        self.wire.append(self.serialize(msg))  # what grpc does with the handler's serializer
+
+    def code(self) -> None:
+        return None
+
+    def cancelled(self) -> bool:
+        return False
+
+
+def test_a_message_many_streams_send_is_serialised_once() -> None:
+    """A live batch's messages are shared by every stream of one viewer (the hub renders
+    them once): the interceptor serialises each once, and every stream sends the same bytes,
+    counted and noted (sent, last_version) as before."""
+    import asyncio
+    import types
+
+    from server.startup.metrics import RpcInterceptor
+
+    shared = [pb.WatchResponse(game_id="g", events=[pb.GameEvent(version=v)]) for v in (3, 4)]
+    page = pb.WatchResponse(events=[pb.GameEvent(version=v, text="字" * 99) for v in range(1, 99)])
+    calls: list[Any] = []
+
+    def serialize(msg: Any) -> bytes:
+        calls.append(msg)
+        return bytes(msg.SerializeToString())
+
+    async def watch(request: Any, context: Any) -> Any:
+        yield page  # shared too, but large (a first page): not kept
+        for msg in shared:
+            yield msg
+        yield pb.WatchResponse(game_id="own", events=[pb.GameEvent(version=5)])  # not shared
+
+    handler = grpc.unary_stream_rpc_method_handler(watch, response_serializer=serialize)
+
+    async def main() -> list[StreamContext]:
+        async def continuation(details: Any) -> Any:
+            return handler
+
+        metrics = Metrics(CollectorRegistry())
+        interceptor = RpcInterceptor(metrics)
+        details: Any = types.SimpleNamespace(method="/tabletop.v1.TableService/Watch")
+        wrapped = await interceptor.intercept_service(continuation, details)
+        contexts = [StreamContext(wrapped.response_serializer) for _ in range(3)]
+        for context in contexts:
+            await wrapped.unary_stream(pb.WatchRequest(), context)
+        labels = {"grpc_service": "tabletop.v1.TableService", "grpc_method": "Watch"}
+        sent = value(metrics, "grpc_server_msg_sent_total", grpc_type="server_stream", **labels)
+        assert sent == 12 and interceptor.close_streams() == 0
+        return contexts
+
+    contexts = asyncio.run(main())
+    want = [m.SerializeToString() for m in shared]
+    for context in contexts:
+        assert context.wire[0] == page.SerializeToString() and context.wire[1:3] == want
+        assert pb.WatchResponse.FromString(context.wire[3]).game_id == "own"
+    assert [id(m) for m in calls].count(id(shared[0])) == 1  # once, for the three streams
+    assert [id(m) for m in calls].count(id(shared[1])) == 1
+    assert [id(m) for m in calls].count(id(page)) == 3  # over 16 KiB: once a stream
+    assert len(calls) == 3 + 2 + 3  # each stream's own message: once each

@@ -1,0 +1,93 @@
+"""The wire floor's shortcuts (issue 26) give the messages the plain way gives: a legal-moves
+answer from cached move messages and one look at the hand per answer, an event built in one
+constructor, ``to_act`` without a view for a game that waits in public."""
+
+from __future__ import annotations
+
+import datetime
+import types
+from typing import Any
+
+import pytest
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from domain import table as tables
+from domain.engine import ARBITER, MalformedCommand
+from domain.registry import rules_for
+from server.wire import render
+from server.wire.protoconv import fill_oneof
+from server.wire.stored import StoredEvent
+from tabletop.v1 import tabletop_pb2 as pb
+from tests.support.selfplay import PlayedGame, play_random_game
+
+SEATS = {"huaniao": 2, "zipai": 3}
+
+
+def played(kind: str, seed: int) -> PlayedGame:
+    rules = rules_for(kind)
+    print("kind", kind, "seed", seed)
+    return play_random_game(rules, rules.options_type(), SEATS[kind], seed, roundtrip=False)
+
+
+@pytest.mark.parametrize("kind", ["huaniao", "zipai"])
+@pytest.mark.parametrize("seed", [5, 6])
+def test_a_legal_moves_answer_is_each_commands_own_rendering(kind: str, seed: int) -> None:
+    rules = rules_for(kind)
+    game = played(kind, seed)
+    answers = 0
+    for state in game.states:
+        if rules.outcome(state) is not None:
+            continue
+        table: Any = types.SimpleNamespace(kind=kind, game=state)
+        for seat in rules.to_act(state):
+            commands = list(rules.legal_commands(state, seat))
+            want = pb.LegalMovesResponse(
+                version=7,
+                moves=[render.move_proto(kind, c) for c in commands],
+                # each label on its own: the hand looked at afresh for every command
+                labels=[render.game_move_label(kind, state, c) for c in commands],
+            )
+            assert render.legal_moves_proto(table, 7, commands) == want
+            assert render.legal_moves_proto(table, 7, commands) == want  # from the cache
+            assert len(set(want.labels)) == len(commands)
+            # and back: each move reads as its command (protoconv's per-class read plans)
+            assert [render.read_move(kind, m) for m in want.moves] == commands
+            answers += 1
+    assert answers > 10
+
+
+@pytest.mark.parametrize("kind", ["huaniao", "zipai"])
+def test_an_event_built_whole_is_the_event_filled_field_by_field(kind: str) -> None:
+    game = played(kind, 8)
+    start = datetime.datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=datetime.UTC)
+    for version, fact in enumerate(game.events, 1):
+        at = start + datetime.timedelta(milliseconds=1500 * (version // 3))  # moves share
+        stored = StoredEvent(version, at, fact, f"hash{version}")
+        want = pb.GameEvent(version=version, text=tables.describe(kind, fact))
+        want.recorded_at.FromDatetime(at)
+        want.hash = stored.hash
+        fill_oneof(getattr(want, kind), fact)
+        got = render.event_proto(kind, stored, ARBITER)
+        assert got.SerializeToString() == want.SerializeToString(), (version, fact)
+        assert got == want
+    # a kept time is never the message's own: changing one event's leaves the next alone
+    first = render.event_proto(kind, StoredEvent(1, start, game.events[0], "h"), ARBITER)
+    first.recorded_at.seconds += 1
+    again = render.event_proto(kind, StoredEvent(1, start, game.events[0], "h"), ARBITER)
+    assert again.recorded_at == Timestamp(seconds=int(start.timestamp()), nanos=678901000)
+
+
+def test_to_act_needs_a_view_only_for_a_game_that_names_whom_it_awaits() -> None:
+    assert not render._names_awaiting(rules_for("huaniao").view_type)  # waits in public
+    assert render._names_awaiting(rules_for("zipai").view_type)  # claims: a seat sees itself
+    assert render._names_awaiting(None)  # rules that name no view type: look at the view
+
+
+def test_a_move_without_its_required_enum_is_refused_by_its_field() -> None:
+    move = pb.Move()
+    move.huaniao.guess.seat = 1  # card_class left UNSPECIFIED: it has no default
+    with pytest.raises(MalformedCommand) as refused:
+        render.read_move("huaniao", move)
+    assert refused.value.field == "move.huaniao.guess.card_class"
+    move.huaniao.guess.card_class = 1
+    assert render.read_move("huaniao", move).seat == 1
