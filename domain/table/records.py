@@ -117,11 +117,13 @@ def key_id(public_key: bytes) -> str:
     return hashlib.sha256(public_key).hexdigest()[:16]
 
 
-def receipt_viewers(seat_count: int) -> list[Viewer]:
+@functools.lru_cache(maxsize=32)
+def receipt_viewers(seat_count: int) -> tuple[Viewer, ...]:
     """The viewers a seal has receipts for, in order: each seat, a spectator, the arbiter."""
-    return [Viewer.of_seat(s) for s in range(seat_count)] + [SPECTATOR, ARBITER]
+    return (*(Viewer.of_seat(s) for s in range(seat_count)), SPECTATOR, ARBITER)
 
 
+@functools.lru_cache(maxsize=256)
 def receipt_index(viewer: Viewer, seat_count: int) -> int:
     return receipt_viewers(seat_count).index(viewer)
 

@@ -97,7 +97,7 @@ class Sealer:
 
     def __init__(self, signer: Signer) -> None:
         self.signer = signer
-        self._latest: OrderedDict[uuid.UUID, tuple[int, str, Rendered]] = OrderedDict()
+        self._latest: OrderedDict[str, tuple[int, str, Rendered]] = OrderedDict()  # by game id
         self._views: OrderedDict[tuple[uuid.UUID, int, str, int], SignedView] = OrderedDict()
 
     def __call__(
@@ -107,8 +107,8 @@ class Sealer:
         rendered = render_move(table.kind, move, table.seat_count)
         hashes = move_hashes(table, last, rendered)
         body = records.seal_body(str(game_id), first, last, head, hashes)
-        self._latest[game_id] = (last, head, rendered)
-        self._latest.move_to_end(game_id)
+        self._latest[str(game_id)] = (last, head, rendered)
+        self._latest.move_to_end(str(game_id))
         if len(self._latest) > self.LATEST_GAMES:
             self._latest.popitem(last=False)
         return {
@@ -121,9 +121,9 @@ class Sealer:
             "key_id": self.signer.key_id,  # beside the signature, outside the signed body
         }
 
-    def rendered(self, game_id: uuid.UUID, seal: Seal, index: int) -> list[pb.GameEvent] | None:
+    def rendered(self, seal: Seal, index: int) -> list[pb.GameEvent] | None:
         """What sealing rendered for viewer ``index`` of this seal's move, if still kept."""
-        kept = self._latest.get(game_id)
+        kept = self._latest.get(seal["game_id"])
         if kept is None or kept[0] != seal["last"] or kept[1] != seal["head"]:
             return None
         return kept[2][index]
@@ -187,8 +187,7 @@ def _kept(
 ) -> list[pb.GameEvent] | None:
     if sealer is None or seal is None:
         return None
-    game_id = uuid.UUID(seal["game_id"])
-    return sealer.rendered(game_id, seal, records.receipt_index(viewer, table.seat_count))
+    return sealer.rendered(seal, records.receipt_index(viewer, table.seat_count))
 
 
 def play_reply(
