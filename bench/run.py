@@ -51,7 +51,9 @@ def engine_section(quick: bool) -> list[str]:
     return lines
 
 
-SECTIONS = ("engine", "api", "cpu", "fanout", "rebuild", "writes", "receipts", "soak", "feed")
+SECTIONS = (
+    "engine", "api", "cpu", "fanout", "rebuild", "writes", "receipts", "soak", "feed", "procs"
+)
 NOTES = Path(__file__).resolve().parent / "notes.md"
 
 
@@ -116,6 +118,10 @@ def main(argv: list[str] | None = None) -> None:
         from bench.feed_rows import feed_rows_section
 
         sections.append(feed_rows_section(args.quick))
+    if not only or "procs" in only:
+        from bench.procs import procs_section
+
+        sections.append(procs_section(args.quick))
     from bench import targets
 
     given = sys.argv[1:] if argv is None else argv

@@ -21,6 +21,7 @@ SECTIONS = (
     "## P5: write throughput",
     "## P6: signing and receipts per move",
     "## Soak:",
+    "## Server processes:",
 )
 
 
