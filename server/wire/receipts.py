@@ -57,17 +57,39 @@ def render_move(kind: str, move: list[StoredEvent], seat_count: int) -> Rendered
 
 def move_hashes(table: tables.Table, last: int, rendered: Rendered) -> list[list[str]]:
     """Each viewer's salted ``[events]`` hash of a rendered move (a seal's ``receipts``).
-    Viewers who see the move alike hold the very same messages (``render_move``): their
-    payload is serialised once, and only the salted hash is each one's own."""
-    serialised: dict[tuple[int, ...], bytes] = {}
+    Viewers who see an event alike hold the very same message (``render_move``): it is
+    serialised once, and only the salted hash is each viewer's own."""
+    serialised: dict[int, bytes] = {}  # the lists are alive here: ids are not reused
     out = []
     for index, events in enumerate(rendered):
-        same = tuple(map(id, events))  # the lists are alive here: ids are not reused
-        payload = serialised.get(same)
-        if payload is None:
-            payload = serialised[same] = payload_bytes(events=events)
+        payload = events_payload(events, serialised)
         out.append([records.receipt_hash(receipt_nonce(table, last, index), payload)])
     return out
+
+
+def events_payload(events: list[pb.GameEvent], serialised: dict[int, bytes]) -> bytes:
+    """``payload_bytes(events=events)`` from each event's own bytes (kept in ``serialised``
+    by the message's id): a ReceiptPayload's field 1, repeated, is each event's
+    deterministic encoding behind its tag and length, so no payload message is built."""
+    parts = []
+    for event in events:
+        data = serialised.get(id(event))
+        if data is None:
+            data = serialised[id(event)] = event.SerializeToString(deterministic=True)
+        parts += (_EVENTS_TAG, _varint(len(data)), data)
+    return b"".join(parts)
+
+
+_EVENTS_TAG = b"\x0a"  # ReceiptPayload.events: field 1, length-delimited
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
 
 
 def receipt_nonce(table: tables.Table, last: int, index: int) -> bytes:

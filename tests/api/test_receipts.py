@@ -20,6 +20,7 @@ from clients.python.client import TableClient, reveal_and_start
 from clients.python.receipts import ReceiptLog, check_payload, check_signature, payload_bytes
 from domain.table import records
 from domain.verify import AuditFailure, Record, parse_export, verify
+from server.wire.receipts import events_payload, render_move
 from server.wire.signing import KEY_FILE, Signer, read_key_file
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options, resigned
@@ -259,3 +260,18 @@ def test_old_seals_that_hash_every_view_still_verify(game, server) -> None:  # t
     altered[-1].seal["receipts"][0][1] = "0" * 64  # type: ignore[index]
     with pytest.raises(AuditFailure, match="not signed by the given server key"):
         verify(altered, key)
+
+
+def test_the_sealers_payload_bytes_are_the_proto_encoding(game) -> None:  # type: ignore[no-untyped-def]
+    """The seal hashes each viewer's events from each event's own bytes; that must be the
+    very encoding a client makes of a ReceiptPayload (every move of a real game, every
+    viewer, events of every size: lengths of one and of two varint bytes)."""
+    _, rs, _, _ = game
+    replayed = Replayed(rs)
+    sizes = set()
+    for last, first in sorted(replayed.bounds.items()):
+        table = replayed.tables[last - 1]
+        for events in render_move(replayed.kind, replayed.stored(first, last), table.seat_count):
+            assert events_payload(events, {}) == payload_bytes(events=events)
+            sizes |= {e.ByteSize() > 127 for e in events}
+    assert sizes == {False, True}
