@@ -71,7 +71,7 @@ def events_payload(events: list[pb.GameEvent], serialised: dict[int, bytes]) -> 
     """``payload_bytes(events=events)`` from each event's own bytes (kept in ``serialised``
     by the message's id): a ReceiptPayload's field 1, repeated, is each event's
     deterministic encoding behind its tag and length, so no payload message is built."""
-    parts = []
+    parts: list[bytes] = []
     for event in events:
         data = serialised.get(id(event))
         if data is None:
