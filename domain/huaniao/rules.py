@@ -140,6 +140,17 @@ LIMIT_DELTA = {
     Combo.HUA_NIAO_FENG_YUE: +1,
     Combo.LIANG_FENG_YOU_XING: +2,
 }
+
+# Enum members bound once for the functions that run on every move. Why: on Python 3.11
+# reading a member through its Enum class goes through the metaclass's ``__getattr__`` hook
+# (~0.1 µs, ten times a plain global), and a move read some thirty to fifty (P4).
+_DEALING, _PLAYING, _DISCARDING = Phase.DEALING, Phase.PLAYING, Phase.DISCARDING
+_GUESSING, _CHANGING_SEASON, _ENDED = Phase.GUESSING, Phase.CHANGING_SEASON, Phase.ENDED
+_OPENING_PLAY, _WU = PlayKind.OPENING, PlayKind.WU
+_SEASON_COMBOS = (Combo.FENG_HUA_XUE_YUE, Combo.WAN_ZI_QIAN_HONG)  # a season is chosen
+_TIANSHANG_TIANXIA = Combo.TIANSHANG_TIANXIA
+_WARM_SEASONS = (Season.SPRING, Season.SUMMER)
+
 SHOWDOWN_HAND = 4
 MAX_SHOWDOWN_ROUNDS = 1000
 
@@ -348,9 +359,9 @@ def shapes_for(s: HuaniaoState, seat: int) -> LegalShapes | tuple[()]:
 
 
 def to_act(s: HuaniaoState) -> tuple[int, ...]:
-    if s.phase == Phase.PLAYING:
+    if s.phase == _PLAYING:
         return (s.turn,)
-    if s.phase == Phase.DISCARDING:
+    if s.phase == _DISCARDING:
         return tuple(p.seat for p in s.pending_discards)
     if s.phase == Phase.GUESSING:
         done = {g.seat for g in s.guesses}
@@ -424,7 +435,7 @@ def _next_need(s: HuaniaoState, kind: PlayKind) -> Need:
     o = s.options
     if o.continuo:
         return Need.SONG  # 连奏: 不能吟，只许诵和舞
-    if kind == PlayKind.OPENING or daylight_rule2(o):
+    if kind == _OPENING_PLAY or daylight_rule2(o):
         return Need.ANY  # the right to decide 吟诵 / 白昼规则2 取消吟诵的限制
     return Need.SONG if kind == PlayKind.YIN else Need.YIN
 
@@ -437,17 +448,17 @@ def evolve(s: HuaniaoState, e: Any) -> HuaniaoState:
     changes = _apply(s, e)
     get = changes.get
     phase = get("phase", s.phase)
-    if phase != Phase.DEALING:
+    if phase != _DEALING:
         if get("end_reason", s.end_reason):
-            phase = Phase.ENDED
+            phase = _ENDED
         elif get("pending_discards", s.pending_discards):
-            phase = Phase.DISCARDING
+            phase = _DISCARDING
         elif get("guess_target", s.guess_target) is not None:
-            phase = Phase.GUESSING
+            phase = _GUESSING
         elif get("season_change_by", s.season_change_by) is not None:
-            phase = Phase.CHANGING_SEASON
+            phase = _CHANGING_SEASON
         else:
-            phase = Phase.PLAYING
+            phase = _PLAYING
     if phase != s.phase or "phase" in changes:
         changes["phase"] = phase
     return replaced(s, changes) if changes else s
@@ -589,7 +600,7 @@ def _apply_played(s: HuaniaoState, e: Played) -> Changes:
             "consecutive_perches": 0,
         },
     )
-    if e.kind != PlayKind.WU:
+    if e.kind != _WU:
         changes["reference"] = e.count
         changes["need"] = _next_need(s, e.kind)
         if e.kind == PlayKind.OPENING:
@@ -664,10 +675,10 @@ class _Builder:
 
 
 def decide(s: HuaniaoState, command: Any) -> list[Any]:
-    if s.phase == Phase.DEALING:
+    if s.phase == _DEALING:
         raise RuleViolation("NOT_DEALT", "起始", "the cards have not been dealt yet")
     seat = getattr(command, "seat", None)
-    if s.phase == Phase.ENDED and type(command) is not Recite:
+    if s.phase == _ENDED and type(command) is not Recite:
         raise RuleViolation("GAME_OVER", "一曲终了", "the game is over")
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < s.seat_count:
         raise MalformedCommand("seat", f"no seat {seat!r} at this table")
@@ -678,7 +689,7 @@ def decide(s: HuaniaoState, command: Any) -> list[Any]:
 
 
 def _check_turn(s: HuaniaoState, seat: int) -> None:
-    if s.phase != Phase.PLAYING or seat != s.turn:
+    if s.phase != _PLAYING or seat != s.turn:
         waiting = ", ".join(str(x) for x in to_act(s))
         raise NotYourTurn(seat, f"seat {seat} may not play now; waiting for seat(s) {waiting}")
 
@@ -703,17 +714,33 @@ def verse_ok(text: str | None) -> bool:
     """The opening verse, simplified or traditional; spaces and punctuation are ignored."""
     if not isinstance(text, str) or not text:
         return False
-    return _norm(text) in (_norm(OPENING_VERSE), _norm(OPENING_VERSE_TRADITIONAL))
+    return text in _OPENING_VERSES or _norm(text) in _OPENING_VERSES
+
+
+# the opening verse's two spellings as sent and as normalised, once (why: every game's
+# opening play checks it, and normalising the two texts each time was a hundredth of 简易)
+_OPENING_VERSES = frozenset(
+    (
+        OPENING_VERSE,
+        OPENING_VERSE_TRADITIONAL,
+        "".join(ch for ch in OPENING_VERSE if ch.isalnum()),
+        "".join(ch for ch in OPENING_VERSE_TRADITIONAL if ch.isalnum()),
+    )
+)
 
 
 def _decide_play(s: HuaniaoState, cmd: Play) -> list[Any]:
     seat = cmd.seat
     _check_turn(s, seat)
-    ids = _card_ids(s, seat, cmd.cards)
-    if cmd.combo is not None and not isinstance(cmd.combo, Combo):
-        raise MalformedCommand("combo", "unknown combo")
-    rules = play_rules(s, seat)
-    shape = classify(kinds(s.options, ids), cmd.combo, rules, s.need, s.reference)
+    made = _MADE_PLAYS.get(id(cmd))
+    if made is not None and made[0] is cmd and made[1] is s:
+        ids, shape = cmd.cards, made[2]  # made by ``_legal_plays`` for this very state
+    else:
+        ids = _card_ids(s, seat, cmd.cards)
+        if cmd.combo is not None and not isinstance(cmd.combo, Combo):
+            raise MalformedCommand("combo", "unknown combo")
+        rules = play_rules(s, seat)
+        shape = classify(kinds(s.options, ids), cmd.combo, rules, s.need, s.reference)
     n = s.seat_count
 
     if shape.kind == PlayKind.OPENING and shape.vec[I_BIRD] == 0 and hand_vec(s, seat)[I_BIRD]:
@@ -766,7 +793,7 @@ def _decide_play(s: HuaniaoState, cmd: Play) -> list[Any]:
         announce = cmd.announce
 
     chosen = None
-    if shape.combo in (Combo.FENG_HUA_XUE_YUE, Combo.WAN_ZI_QIAN_HONG):
+    if shape.combo in _SEASON_COMBOS:
         if not isinstance(cmd.chosen_season, Season):
             raise RuleViolation(
                 "CHOSEN_SEASON_REQUIRED",
@@ -841,7 +868,7 @@ def _opening_verse(s: HuaniaoState, shape: PlayShape, text: str | None) -> str |
     mode handles as it handles other violations); OPTIONAL: recorded when sent on the game's
     opening play; OFF: never recorded."""
     rule = s.options.verse
-    if shape.kind != PlayKind.OPENING or rule is VerseRule.OFF:
+    if shape.kind != _OPENING_PLAY or rule is VerseRule.OFF:
         return None
     if rule is VerseRule.REQUIRED and s.verse_due:
         if not verse_ok(text):
@@ -861,7 +888,7 @@ def _spring_snow(s: HuaniaoState) -> str | None:
     "discard" in 秋/冬, None when the rule is off."""
     if not s.options.spring_snow or s.season is None:
         return None
-    return "draw" if s.season in (Season.SPRING, Season.SUMMER) else "discard"
+    return "draw" if s.season in _WARM_SEASONS else "discard"
 
 
 def _spring_snow_before(b: _Builder, seat: int, ids: tuple[int, ...], snow: str) -> None:
@@ -1177,14 +1204,14 @@ def _showdown(b: _Builder, contenders: list[int], scores: tuple[int, ...]) -> No
 def legal_commands(s: HuaniaoState, seat: int) -> Sequence[Any]:
     """What ``seat`` may do now. The plays and the discards, often dozens, are each made when
     read (``MadeWhenRead``): a caller choosing one builds one."""
-    if s.phase == Phase.PLAYING:
+    if s.phase == _PLAYING:
         if seat != s.turn:
             return []
         plays = _legal_plays(s, seat)
         if s.extra_actions > 0:  # 繁花似锦: 吟/诵/舞/栖, or stop
             return [*plays, Perch(seat), EndTurn(seat)]
         return plays if plays else [Perch(seat)]
-    if s.phase == Phase.DISCARDING:
+    if s.phase == _DISCARDING:
         owed = next((p.count for p in s.pending_discards if p.seat == seat), None)
         if owed is None:
             return []
@@ -1267,12 +1294,12 @@ def _play_count(shape: PlayShape, n: int) -> int:
     or 月, per announce of 天上天下, per season chosen with 风花雪月 / 万紫千红; else one."""
     combo = shape.combo
     if combo is None:
-        if shape.kind != PlayKind.OPENING and shape.single in (I_WIND, I_MOON):
+        if shape.kind != _OPENING_PLAY and shape.single in (I_WIND, I_MOON):
             return n - 1
         return 1
-    if combo == Combo.TIANSHANG_TIANXIA:
+    if combo == _TIANSHANG_TIANXIA:
         return 3
-    if combo in (Combo.FENG_HUA_XUE_YUE, Combo.WAN_ZI_QIAN_HONG):
+    if combo in _SEASON_COMBOS:
         return len(SEASONS)
     return 1
 
@@ -1297,12 +1324,32 @@ def _legal_plays(s: HuaniaoState, seat: int) -> Sequence[Play]:
 
     def make(i: int) -> Play:
         if i < first:  # a 吟 or 诵: one Play
-            return _play(base, pick(birds[i].vec))
-        k = bisect_right(ends, i)
-        j = i - (ends[k - 1] if k else first)
-        return _nth_play(others[k], j, base, pick, seat, n, verse)
+            shape = birds[i]
+            play = _play(base, pick(shape.vec))
+        else:
+            k = bisect_right(ends, i)
+            shape = others[k]
+            play = _nth_play(shape, i - (ends[k - 1] if k else first), base, pick, seat, n, verse)
+        _remember_made(play, s, shape)
+        return play
 
     return MadeWhenRead(total, make)
+
+
+# The legal Plays made lately, by id: the Play, the state it was made for and its shape.
+_MADE_PLAYS: dict[int, tuple[Play, HuaniaoState, PlayShape]] = {}
+
+
+def _remember_made(play: Play, s: HuaniaoState, shape: PlayShape) -> None:
+    """Remember that ``play`` is legal in ``s`` with ``shape``, so that deciding that very
+    Play in that very state skips checking its cards and classifying them again (why: a
+    caller picks one of the legal commands it was offered and sends it back; the second
+    check was a twentieth of 花鸟风月's engine time, P4). Entries keep the Play and the state
+    alive and are checked by identity, so a reused ``id`` never answers for another Play;
+    only the two objects the memo made can hit, and a Play sent by a client never does."""
+    if len(_MADE_PLAYS) >= 256:
+        _MADE_PLAYS.clear()
+    _MADE_PLAYS[id(play)] = (play, s, shape)
 
 
 def _nth_play(

@@ -16,6 +16,8 @@ from domain.zipai.options import SEAT_COUNTS, FirstDealer, Options, at_start, ch
 from domain.zipai.state import Phase, State
 from domain.zipai.views import View
 
+_OVER = Phase.OVER  # (read after every move: a member read through its class is slow)
+
 
 class ZipaiRules:
     """川南字牌 as a :class:`domain.engine.GameRules` and a :class:`domain.engine.MatchRules`
@@ -57,7 +59,7 @@ class ZipaiRules:
     def evolve(self, state: State, event: Any) -> State:
         return _rules.evolve(state, event)
 
-    def legal_commands(self, state: State, seat: int) -> list[Any]:
+    def legal_commands(self, state: State, seat: int) -> Sequence[Any]:
         return _rules.legal_commands(state, seat)
 
     def to_act(self, state: State) -> tuple[int, ...]:
@@ -86,7 +88,7 @@ class ZipaiRules:
         return _views.label(state, command)
 
     def outcome(self, state: State) -> Outcome | None:
-        if state.phase is not Phase.OVER:
+        if state.phase is not _OVER:
             return None
         if state.winner is None:
             return Outcome((), state.scores, "HUANG_ZHUANG")

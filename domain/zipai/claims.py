@@ -11,12 +11,13 @@ merging them):
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from domain.engine import MalformedCommand, RuleViolation
-from domain.zipai.cards import COPIES, KIND_COUNT, kind_of
+from domain.zipai.cards import COPIES, kind_of
 from domain.zipai.events import ClaimKind
 from domain.zipai.hu import counts_of
 from domain.zipai.melds import GroupKind, classify, groups_containing, is_mixed_size
@@ -68,19 +69,22 @@ def _bi_options(free: tuple[int, ...], k: int) -> tuple[tuple[tuple[int, ...], .
     if free[k] == 0:
         return ((),)
     found: set[tuple[tuple[int, ...], ...]] = set()
-    for kinds, gk in groups_containing(k):
-        if gk is GroupKind.TRIPLE:
-            continue  # three alike of the eaten kind would have been a 坎 (no 吃 at all)
-        need = [0] * KIND_COUNT
+    for kinds in _bi_groups(k):
+        rest = list(free)
         for x in kinds:
-            need[x] += 1
-        if all(free[x] >= need[x] for x in kinds):
-            rest = list(free)
-            for x in kinds:
-                rest[x] -= 1
-            for tail in _bi_options(tuple(rest), k):
-                found.add(tuple(sorted((kinds, *tail))))
+            rest[x] -= 1
+        if min(rest[x] for x in kinds) < 0:
+            continue  # ``free`` lacks a card of the 列
+        for tail in _bi_options(tuple(rest), k):
+            found.add(tuple(sorted((kinds, *tail))))
     return tuple(sorted(found))
+
+
+@cache
+def _bi_groups(k: int) -> tuple[tuple[int, ...], ...]:
+    """The 列 (sorted kinds) that may serve as 比牌 for a card of kind ``k``: every 列 holding
+    it except three alike, which would have been a 坎 (no 吃 at all). Fixed per kind."""
+    return tuple(kinds for kinds, gk in groups_containing(k) if gk is not GroupKind.TRIPLE)
 
 
 @cache
@@ -114,15 +118,18 @@ def _chi_choices(hand: tuple[int, ...], k: int) -> tuple[ChiChoice, ...]:
     counts = counts_of(hand)
     if counts[k] >= 3:
         return ()
-    free = [0 if n >= 3 else n for n in counts]
+    free: list[int] | None = None  # the counts without the 坎, made once a 列 fits
     shapes = []
     for others, gk, mixed in _chi_shapes(k):
         a, b = others
-        if free[a] < 1 + (a == b) or free[b] < 1:
-            continue  # the hand lacks the two cards (a pair of them when a == b)
+        na, nb = counts[a], counts[b]
+        if na >= 3 or nb >= 3 or na < 1 + (a == b) or nb < 1:
+            continue  # the hand lacks the two free cards (a pair of them when a == b)
         if mixed:
             bi_sets: tuple[tuple[tuple[int, ...], ...], ...] = ((),)
         else:
+            if free is None:
+                free = [0 if n >= 3 else n for n in counts]
             rest = list(free)
             rest[a] -= 1
             rest[b] -= 1
@@ -131,38 +138,43 @@ def _chi_choices(hand: tuple[int, ...], k: int) -> tuple[ChiChoice, ...]:
     if not shapes:
         return ()
     # each 列 takes the lowest hand ids of its kinds not yet used, so the picks of one kind
-    # are a prefix of that kind's ids (why: scanning the hand for every card was a tenth of
-    # the engine's profile)
-    by_kind: list[list[int]] = [[] for _ in range(KIND_COUNT)]
-    for i in hand:
-        by_kind[i // COPIES].append(i)  # kind_of(i), inline: once per hand card
+    # are a prefix of that kind's ids, found by bisecting the sorted hand (why: scanning the
+    # hand for every card was a tenth of the engine's profile)
     out: list[ChiChoice] = []
     for others, gk, bi_sets in shapes:
         for bi in bi_sets:
             left = len(hand) - 2 - 3 * len(bi)
             if left < 1:
                 continue
-            picked = _pick_lowest(by_kind, (others, *bi))
+            picked = _pick_lowest(hand, (others, *bi))
             if picked is not None:
                 pair, *bi_ids = picked
                 out.append(ChiChoice((pair[0], pair[1]), gk, tuple(bi_ids)))
     return tuple(out)
 
 
+# ``chi_choices`` of any card of kind ``k``, as a tuple (they differ only by the card's id,
+# which no choice names): the memoized function itself, without a wrapper's call (it is
+# asked for every seat that may eat a shown card)
+chi_choices_of_kind = _chi_choices
+
+
 def _pick_lowest(
-    by_kind: list[list[int]], groups: tuple[tuple[int, ...], ...]
+    hand: tuple[int, ...], groups: tuple[tuple[int, ...], ...]
 ) -> list[tuple[int, ...]] | None:
-    """For each group of kinds, the lowest hand ids of those kinds not used by an earlier
-    pick (None if the hand runs out of a kind)."""
-    taken = [0] * KIND_COUNT
+    """For each group of kinds, the lowest ids of the sorted ``hand`` of those kinds not used
+    by an earlier pick (None if the hand runs out of a kind). Card ids run kind by kind
+    (``id = kind * COPIES + copy``), so a kind's cards are one run of the hand."""
+    taken: dict[int, int] = {}
     picked: list[tuple[int, ...]] = []
     for group in groups:
         ids: list[int] = []
         for x in group:
-            j = taken[x]
-            if j >= len(by_kind[x]):
+            j = taken.get(x, 0)
+            at = bisect_left(hand, x * COPIES) + j
+            if at >= len(hand) or hand[at] // COPIES != x:
                 return None
-            ids.append(by_kind[x][j])
+            ids.append(hand[at])
             taken[x] = j + 1
         picked.append(tuple(ids))
     return picked

@@ -101,4 +101,8 @@ def groups_containing(kind: int) -> tuple[tuple[tuple[int, ...], GroupKind], ...
 
 def is_mixed_size(gk: GroupKind) -> bool:
     """大大小 / 小小大: the 吃 shapes that need no 比牌."""
-    return gk in (GroupKind.DA_DA_XIAO, GroupKind.XIAO_XIAO_DA)
+    return gk in _MIXED_SIZES
+
+
+# (bound once: reading members through their Enum class is slow on Python 3.11, P4)
+_MIXED_SIZES = (GroupKind.DA_DA_XIAO, GroupKind.XIAO_XIAO_DA)
