@@ -105,8 +105,11 @@ test('bin/watch.js --moves lists the seat\'s moves by label when it is its turn'
   await revealAndStart(seats);
   // seat 1 waits, its first few turns, until the watcher has listed its moves
   let waited = 0;
-  const before = async (bot, view) => {
-    if (bot.seat.seat !== 1 || waited >= 3 || !view.to_act.includes(1)) return;
+  const before = async (bot) => {
+    if (bot.seat.seat !== 1 || waited >= 3) return;
+    // the table as it is now (the round's view is older: the seats before moved since)
+    const view = await bot.seat.view();
+    if (!view.to_act.includes(1)) return;
     const until = Date.now() + 10_000;
     while (!out.includes(`at v${view.version}:`)) {
       assert.ok(Date.now() < until, `the watcher listed no moves at v${view.version}:\n${out}`);
