@@ -39,7 +39,7 @@ from clients.python.audit import export_lines, match_export_lines, signing_key
 from clients.python.audit_receipts import Replayed
 from clients.python.bot import RandomBot, play_match, play_to_end
 from clients.python.client import TableClient, commit_and_reveal, reveal_and_start
-from clients.python.receipts import ReceiptLog, seal_hashes
+from clients.python.receipts import ReceiptLog
 from clients.python.serverproc import ServerProcess
 from domain.codec import canonical
 from domain.match import records as match_rec
@@ -48,7 +48,7 @@ from domain.verify import parse_export
 from server.wire.signing import KEY_FILE
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
-from tests.api.helpers import huaniao_options
+from tests.api.helpers import huaniao_options, resigned
 from tests.api.test_justice import table_move
 from tests.api.test_redeal_draw import dispute
 
@@ -358,17 +358,8 @@ def receipt_claimed_key_holder(p: Played) -> list[str]:
         events=[pb.GameEvent(version=receipt.last_version, text="nothing happened")]
     )
     payload = fake.SerializeToString(deterministic=True)
-    receipt.hashes[receipt.viewer].events = hashlib.sha256(
-        bytes(receipt.nonce) + payload
-    ).hexdigest()
-    body = rec.seal_body(
-        receipt.game_id,
-        receipt.first_version,
-        receipt.last_version,
-        receipt.head_hash,
-        seal_hashes(receipt),
-    )
-    receipt.signature = p.signer.sign(body)
+    lied = hashlib.sha256(bytes(receipt.nonce) + payload).hexdigest()
+    receipt = resigned(receipt, lambda body: p.signer.sign(body).hex(), "events", lied)
     out[i] = {
         "payload": base64.b64encode(payload).decode(),
         "receipt": base64.b64encode(receipt.SerializeToString(deterministic=True)).decode(),

@@ -30,3 +30,16 @@ def apt_install(
         done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=900)
         if done.returncode != 0:
             raise error(f"{' '.join(args)} failed: {done.stderr[-2000:]}")
+
+
+def ensure_binaries(
+    binaries: Sequence[str], packages: Sequence[str], error: type[Exception], why: str
+) -> None:
+    """Install ``packages`` when any of ``binaries`` is not on PATH (``apt_install``), and
+    raise ``error`` if some are still missing after."""
+    if all(shutil.which(b) for b in binaries):
+        return
+    apt_install(packages, error, f"{why} needs " + " and ".join(binaries))
+    missing = [b for b in binaries if not shutil.which(b)]
+    if missing:
+        raise error(f"{missing} still missing after installing {tuple(packages)}")

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.support.debian import apt_install
+from tests.support.debian import ensure_binaries
 from tests.support.pgserver import USER, _os_user, bin_dir, free_port
 
 PACKAGES = ("patroni", "etcd-server")
@@ -46,12 +46,7 @@ class ClusterUnavailable(RuntimeError):
 
 def ensure_installed() -> None:
     """Install Patroni and etcd from Debian when they are missing (CI runs as root)."""
-    if all(shutil.which(b) for b in BINARIES):
-        return
-    apt_install(PACKAGES, ClusterUnavailable, "the failover test needs " + " and ".join(BINARIES))
-    missing = [b for b in BINARIES if not shutil.which(b)]
-    if missing:
-        raise ClusterUnavailable(f"{missing} still missing after installing {PACKAGES}")
+    ensure_binaries(BINARIES, PACKAGES, ClusterUnavailable, "the failover test")
 
 
 # Started through a fresh interpreter rather than a preexec_fn (see clients/python/

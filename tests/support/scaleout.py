@@ -25,7 +25,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from tests.support.debian import apt_install
+from tests.support.debian import ensure_binaries
 from tests.support.pgserver import USER, _os_user, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,12 +40,7 @@ class ToolUnavailable(RuntimeError):
 
 def ensure_installed() -> None:
     """Install HAProxy and PgBouncer from Debian when they are missing (CI runs as root)."""
-    if all(shutil.which(b) for b in BINARIES):
-        return
-    apt_install(PACKAGES, ToolUnavailable, "the scale-out test needs " + " and ".join(BINARIES))
-    missing = [b for b in BINARIES if not shutil.which(b)]
-    if missing:
-        raise ToolUnavailable(f"{missing} still missing after installing {PACKAGES}")
+    ensure_binaries(BINARIES, PACKAGES, ToolUnavailable, "the scale-out test")
 
 
 # --- the gRPC health check as raw HTTP/2 (deploy/haproxy.cfg's tcp-check) ------------------
