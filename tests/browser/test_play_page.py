@@ -481,7 +481,9 @@ def test_justice_and_coming_back_from_the_page(web: ServerProcess, browser: Any)
         browser.get("about:blank")
         browser.get(f"http://127.0.0.1:{web.web_port}/#game={gid}")
         WebDriverWait(browser, 10).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#hand .card"))
-        assert body(browser, "phase") == "playing" and "误操作" in log_text(browser)
+        # the hand comes with the view; the log fills as the stream replays the history
+        WebDriverWait(browser, 10).until(lambda b: "误操作" in log_text(b))
+        assert body(browser, "phase") == "playing"
         # a fresh browser profile (no localStorage) comes back through the seat link
         browser.execute_script("localStorage.clear()")
         browser.get("about:blank")
