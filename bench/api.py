@@ -165,15 +165,18 @@ async def stream_game(
     tokens: list[str],
     rng: random.Random,
     latencies: list[float],
+    exclude_own: bool = True,
 ) -> None:
     """Play one game as mobile clients do: each seat follows its own Watch and plays when a
     message (or its own Play reply) carries its legal moves; no LegalMoves, no GetView.
-    Each move's Play latency goes to ``latencies``; returns when the game ends (the caller
-    cancels it at the window's end)."""
+    ``exclude_own``: the streams leave out each seat's own moves (its Play replies carry
+    them). Each move's Play latency goes to ``latencies``; returns when the game ends (the
+    caller cancels it at the window's end)."""
 
     async def seat(token: str) -> None:
         md = ((TOKEN_HEADER, token),)
-        call = stub.Watch(pb.WatchRequest(game_id=game_id, batched=True), metadata=md)
+        request = pb.WatchRequest(game_id=game_id, batched=True, exclude_own_moves=exclude_own)
+        call = stub.Watch(request, metadata=md)
         done = 0  # the latest version this seat played from: each turn is taken once
         try:
             async for reply in call:
@@ -206,8 +209,10 @@ async def stream_rate(
     seconds: float,
     pool: int,
     window: Window | None = None,
+    exclude_own: bool = True,
 ) -> tuple[float, list[float]]:
-    """``play_rate``, stream-driven (Watch + Play): moves/s and Play latencies."""
+    """``play_rate``, stream-driven (Watch + Play): moves/s and Play latencies.
+    ``exclude_own``: see ``stream_game``."""
     async with grpc.aio.insecure_channel(target) as ch:
         stub = pb_grpc.TableServiceStub(ch)
         games = await open_games(stub, max(pool, concurrency), 1000)
@@ -219,7 +224,7 @@ async def stream_rate(
                 game_id, tokens = (
                     games.pop() if games else await new_game(stub, rng.randrange(1 << 30))
                 )
-                await stream_game(stub, game_id, tokens, rng, latencies)
+                await stream_game(stub, game_id, tokens, rng, latencies, exclude_own)
 
         start = time.perf_counter()
         if window:

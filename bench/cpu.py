@@ -135,6 +135,10 @@ def cpu_section(quick: bool) -> list[str]:
         stream_moves = round(streamed * meter.wall)
         stream_cpu = meter.seconds / max(1, stream_moves)
         load_stream = os.getloadavg()[0]
+        echoed, _ = asyncio.run(  # the same, each seat's stream echoing its own moves too
+            stream_rate(server.target, CONCURRENCY, seconds, pool, meter, exclude_own=False)
+        )
+        echoed_cpu = meter.seconds / max(1, round(echoed * meter.wall))
         offered = max(1.0, rate / 2)
         noop_lat = asyncio.run(open_loop(server.target, offered, seconds, play=False))
         play_lat = asyncio.run(open_loop(server.target, offered, seconds, play=True))
@@ -166,7 +170,9 @@ def cpu_section(quick: bool) -> list[str]:
         "Stream-driven is what a mobile client does: each seat follows its own Watch, "
         "whose last message of a move carries the seat's legal moves when it is its turn, "
         "and plays from it (or from its Play reply); one Play per move, no LegalMoves, no "
-        "GetView; the window holds the streams' own cost too.",
+        "GetView; the window holds the streams' own cost too. The streams ask for "
+        "`exclude_own_moves`: a seat's own moves come once, in its Play reply, not again "
+        "on its stream (the row below it: the same load without the flag).",
         "",
         "| figure | no-op RPC | move (LegalMoves + Play) | ratio | "
         "move (stream-driven) | ratio | load average |",
@@ -175,6 +181,8 @@ def cpu_section(quick: bool) -> list[str]:
         f"{load_noop:.1f} / {load_play:.1f} / {load_stream:.1f} |",
         f"| server CPU per call, µs | {noop_cpu * 1e6:,.0f} | {move_cpu * 1e6:,.0f} | "
         f"{ratio:.2f} | {stream_cpu * 1e6:,.0f} | {stream_ratio:.2f} | |",
+        f"| stream-driven, own moves echoed on the stream too, µs | {noop_cpu * 1e6:,.0f} | "
+        f"| | {echoed_cpu * 1e6:,.0f} | {echoed_cpu / noop_cpu if noop_cpu else 0.0:.2f} | |",
         f"| the same on uvloop (`--event-loop uvloop`), µs | {uv_noop * 1e6:,.0f} | | | "
         f"{uv_stream * 1e6:,.0f} | {uv_stream / uv_noop if uv_noop else 0.0:.2f} | "
         f"{uv_load:.1f} |",

@@ -96,11 +96,13 @@ def play_to_end(bots: list[RandomBot], max_moves: int = 20_000) -> int:
     raise RuntimeError(f"game did not end in {max_moves} moves")
 
 
-def follow_and_play(bot: RandomBot, moves: list[int]) -> None:
+def follow_and_play(bot: RandomBot, moves: list[int], exclude_own_moves: bool = False) -> None:
     """One seat, stream-driven: play whenever its own Watch (or its last Play reply) says it
-    is its turn, until the stream ends with the game. ``moves[0]`` counts the moves."""
+    is its turn, until the stream ends with the game. ``moves[0]`` counts the moves.
+    ``exclude_own_moves``: the stream leaves out this seat's own moves (the Play replies
+    carry them)."""
     done = 0  # the latest version this seat played from: a turn is taken once
-    for reply in bot.seat.watch_replies():
+    for reply in bot.seat.watch_replies(exclude_own_moves=exclude_own_moves):
         turn = reply.legal_moves if reply.HasField("legal_moves") else None
         while turn is not None and turn.version > done:
             done = turn.version
@@ -111,7 +113,9 @@ def follow_and_play(bot: RandomBot, moves: list[int]) -> None:
             turn = played.legal_moves if played.HasField("legal_moves") else None
 
 
-def play_by_streams(bots: list[RandomBot], timeout: float = 600.0) -> int:
+def play_by_streams(
+    bots: list[RandomBot], timeout: float = 600.0, exclude_own_moves: bool = False
+) -> int:
     """Drive bots until the game ends, each from its own seat's stream (one thread a seat,
     no LegalMoves, no polling); returns the number of moves played."""
     counts = [[0] for _ in bots]
@@ -119,12 +123,13 @@ def play_by_streams(bots: list[RandomBot], timeout: float = 600.0) -> int:
 
     def run(bot: RandomBot, count: list[int]) -> None:
         try:
-            follow_and_play(bot, count)
+            follow_and_play(bot, count, exclude_own_moves)
         except BaseException as exc:  # handed to the caller below
             failures.append(exc)
 
     threads = [
-        threading.Thread(target=run, args=(b, c), daemon=True) for b, c in zip(bots, counts, strict=True)
+        threading.Thread(target=run, args=(b, c), daemon=True)
+        for b, c in zip(bots, counts, strict=True)
     ]
     for t in threads:
         t.start()

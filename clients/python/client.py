@@ -394,10 +394,13 @@ class SeatClient:
         backoff: float = 0.2,
         on_retry: Callable[[grpc.RpcError, int, int], None] | None = None,
         on_resume: Callable[[int], None] | None = None,
+        exclude_own_moves: bool = False,
     ) -> Iterator[pb.WatchResponse]:
         """``watch``, whole batched messages (``events``: one move's events, with its
         receipt): on a seat's own stream a move's message also carries the seat's
-        ``legal_moves`` when it is its turn (a stream-driven client plays from it)."""
+        ``legal_moves`` when it is its turn (a stream-driven client plays from it).
+        ``exclude_own_moves``: leave out the moves this seat made with Play (their replies
+        carried them)."""
         last = after_version
         failures = 0
         while True:
@@ -409,7 +412,12 @@ class SeatClient:
                     if on_resume is not None:
                         on_resume(last)
                 stream = self.stub.Watch(
-                    pb.WatchRequest(game_id=self.game_id, after_version=last, batched=True),
+                    pb.WatchRequest(
+                        game_id=self.game_id,
+                        after_version=last,
+                        batched=True,
+                        exclude_own_moves=exclude_own_moves,
+                    ),
                     metadata=self.metadata,
                 )
                 for reply in stream:

@@ -18,7 +18,7 @@ from server.transport.errors import to_status
 from server.transport.health import is_store_fault
 from server.transport.limits import Limits
 from server.usecases.table_server import TableServer
-from server.usecases.watch import HandEvents, NextHand
+from server.usecases.watch import HandEvents, NextHand, OwnMovesLeftOut
 from server.wire import receipts, render
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
@@ -61,9 +61,7 @@ def unary(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 class TableServicer(pb_grpc.TableServiceServicer):
-    def __init__(
-        self, server: TableServer, limits: Limits | None, keys: dict[str, bytes]
-    ) -> None:
+    def __init__(self, server: TableServer, limits: Limits | None, keys: dict[str, bytes]) -> None:
         self.server = server
         self.limits = limits  # server/transport/limits.py: the per-seat move rate is checked here
         # the Ed25519 public keys by id, the one that signs the seals first (GetSigningKey)
@@ -324,6 +322,13 @@ class TableServicer(pb_grpc.TableServiceServicer):
             viewer = await self._viewer(request.game_id, context)
             if request.after_version < 0:
                 raise MalformedCommand("after_version", "must be >= 0")
+            own = None  # exclude_own_moves: what filters this seat's plays out
+            if request.exclude_own_moves:
+                if viewer.seat is None:
+                    raise MalformedCommand(
+                        "exclude_own_moves", "only a seat's stream has moves of its own"
+                    )
+                own = OwnMovesLeftOut(viewer.seat)
             snap = await self.server.snapshot(request.game_id, viewer, None)
             kind, table = snap.table.kind, snap.table
             if request.follow_match:
@@ -334,27 +339,35 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 if isinstance(item, NextHand):
                     yield pb.WatchResponse(game_id=item.game_id, next_hand=_next_hand(item))
                     continue
-                gid, seen_as = item.game_id, item.viewer
+                gid, seen_as, events, batch = item.game_id, item.viewer, item.events, item.batch
+                if own is not None:
+                    events = own.keep(events)
+                    if not events:
+                        continue
+                    if len(events) < len(item.events):
+                        batch = None  # the shared rendering is of every event
 
-                def render_for(events: list[Any]) -> list[pb.WatchResponse]:
+                def render_for(
+                    these: list[Any], seen_as: Viewer = seen_as, gid: str = gid
+                ) -> list[pb.WatchResponse]:
                     msgs = receipts.watch_messages(
-                        self.sealer, kind, table, seen_as, events, request.batched  # noqa: B023
+                        self.sealer, kind, table, seen_as, these, request.batched
                     )
                     for msg in msgs:
-                        msg.game_id = gid  # noqa: B023
+                        msg.game_id = gid
                     return msgs
 
-                if item.batch is not None:  # a live batch: render once per viewer and form
-                    rendered = item.batch.render((seen_as, request.batched), render_for)
+                if batch is not None:  # a live batch: render once per viewer and form
+                    rendered = batch.render((seen_as, request.batched), render_for)
                 else:
-                    rendered = render_for(item.events)
+                    rendered = render_for(events)
                 if not rendered:
                     continue
                 for msg in rendered[:-1]:
                     yield msg
                 # a seat's own stream says what it may do when it is its turn (the messages
                 # are shared by every stream of this viewer: this stream's turn goes on a copy)
-                turn = await self._turn(gid, viewer, item.events[-1].version)
+                turn = await self._turn(gid, viewer, events[-1].version)
                 if turn is None:
                     yield rendered[-1]
                 else:

@@ -46,6 +46,28 @@ class NextHand:
     hand: int  # its number (0 once the match has ended)
     match: matches.Match
 
+
+class OwnMovesLeftOut:
+    """A seat's stream without the moves that seat made with Play (WatchRequest's
+    ``exclude_own_moves``): its Play replies carried them already.
+
+    A move's first event carries its cause (what made it); the move's other events follow
+    it, in the same batch or, read from the store a page at a time, in the next one."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self._own = False  # the move being read is one of this seat's plays
+
+    def keep(self, events: list[StoredEvent]) -> list[StoredEvent]:
+        kept: list[StoredEvent] = []
+        for event in events:
+            if event.cause is not None:
+                self._own = event.cause["action"] == "play" and event.cause["seat"] == self.seat
+            if not self._own:
+                kept.append(event)
+        return kept
+
+
 class Watch(Games):
     """GetView, GetHistory, Replay and Watch."""
 
@@ -121,14 +143,19 @@ class Watch(Games):
     async def _pages(
         self, gid: uuid.UUID, after: int, last: int | None = None
     ) -> AsyncIterator[list[StoredEvent]]:
-        """The stored events after ``after`` (up to ``last``), ``STREAM_PAGE`` at a time, so a
-        stream holds one page whatever the length of the history."""
+        """The stored events after ``after`` (up to ``last``), about ``STREAM_PAGE`` at a time,
+        so a stream holds one page whatever the length of the history. A full page ends
+        with the last whole move in it (its sealed last event), so a batched stream sends a
+        move as one message with its receipt here too; the rest of it starts the next page."""
         while last is None or after < last:
             page = await asyncio.to_thread(self.store.stored_events, gid, after, last, STREAM_PAGE)
             if not page:
                 return
+            full = len(page) == STREAM_PAGE
+            if full:
+                page = _to_last_whole_move(page)
             yield page
-            if len(page) < STREAM_PAGE:
+            if not full:
                 return
             after = page[-1].version
 
@@ -244,3 +271,12 @@ class Watch(Games):
         finally:
             hand_sub.close()
             match_sub.close()
+
+
+def _to_last_whole_move(page: list[StoredEvent]) -> list[StoredEvent]:
+    """``page`` up to its last sealed event (a move's last); all of it when none is sealed
+    (a record from before seals, or one move longer than a page)."""
+    for end in range(len(page), 0, -1):
+        if page[end - 1].seal is not None:
+            return page[:end]
+    return page

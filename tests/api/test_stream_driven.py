@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import random
+import threading
 from typing import Any
 
 import grpc
@@ -158,3 +159,100 @@ def test_the_server_on_uvloop_serves_stream_driven_games() -> None:
     assert view.phase == pb.GAME_PHASE_FINISHED and moves >= 1, f"seed {seed}"
     assert counter.calls["LegalMoves"] == 0 and counter.calls["Watch"] == 4, counter.calls
     assert "on the uvloop.Loop event loop" in log, log[-2000:]
+
+
+def _read_all(stream: Any, into: list[pb.WatchResponse]) -> threading.Thread:
+    """A thread that reads ``stream`` to its end into ``into`` (live, as a client would)."""
+
+    def run() -> None:
+        into.extend(stream)
+
+    reader = threading.Thread(target=run, daemon=True)
+    reader.start()
+    return reader
+
+
+def _moves(messages: list[pb.WatchResponse]) -> dict[int, pb.WatchResponse]:
+    """Batched messages by the version of their last event (one move each)."""
+    return {m.events[-1].version: m for m in messages}
+
+
+@pytest.mark.parametrize("seats", [2, 3])
+def test_a_seat_that_excludes_its_own_moves_gets_each_of_them_once_from_its_play_reply(
+    client: TableClient, seats: int
+) -> None:
+    """``exclude_own_moves``: a 川南字牌 game stepped by hand while every seat follows two
+    live streams, one with the flag and one without. The flagged stream is the plain one
+    less exactly the moves the seat made with Play (same events, same receipts), and each
+    of those came in its Play reply, equal to the plain stream's message; read again from
+    the store, the flagged stream leaves out the same moves."""
+    seed = random.randrange(1 << 30)
+    rng = random.Random(seed)
+    created = client.create_game(pb.GameOptions(zipai=zipai_pb2.Options()), seats)
+    players = [client.join(created.game_id, s, f"p{s}") for s in range(seats)]
+    plain: dict[int, list[pb.WatchResponse]] = {p.seat: [] for p in players}
+    flagged: dict[int, list[pb.WatchResponse]] = {p.seat: [] for p in players}
+    readers = [_read_all(p.watch_replies(), plain[p.seat]) for p in players]
+    readers += [
+        _read_all(p.watch_replies(exclude_own_moves=True), flagged[p.seat]) for p in players
+    ]
+    reveal_and_start(players)
+    replies: dict[int, list[pb.PlayResponse]] = {p.seat: [] for p in players}
+    for _ in range(600):
+        view = client.view(created.game_id)
+        if view.phase == pb.GAME_PHASE_FINISHED:
+            break
+        turns = [(p, legal) for p in players if (legal := p.legal_moves()).moves]
+        player, legal = rng.choice(turns)  # (who may claim a card is each seat's own news)
+        replies[player.seat].append(player.play(rng.choice(list(legal.moves)), legal.version))
+    else:
+        pytest.fail(f"the game did not end, seed {seed}")
+    for reader in readers:
+        reader.join(30)
+        assert not reader.is_alive(), f"a stream did not end with the game, seed {seed}"
+    last = client.view(created.game_id).version
+    for p in players:
+        own = {e.version for r in replies[p.seat] for e in r.events}
+        every, kept = _moves(plain[p.seat]), _moves(flagged[p.seat])
+        assert own and not own & {e.version for m in kept.values() for e in m.events}, seed
+        assert list(kept) == [v for v in every if v not in own], (p.seat, seed)
+        for version, message in kept.items():
+            assert list(message.events) == list(every[version].events), (version, seed)
+            assert message.receipt == every[version].receipt, (version, seed)
+        for reply in replies[p.seat]:  # each own move: once, in its reply, as streamed
+            streamed = every[reply.events[-1].version]
+            assert list(reply.events) == list(streamed.events), (reply.version, seed)
+            expected = streamed.receipt
+            if reply.version == last:  # the stream shows the end opened up (every hand),
+                expected = pb.Receipt()  # the reply the seat's own view: same seal
+                expected.CopyFrom(streamed.receipt)
+                expected.viewer, expected.nonce = reply.receipt.viewer, reply.receipt.nonce
+            assert reply.receipt == expected, (reply.version, seed)
+        stored = p.stub.Watch(
+            pb.WatchRequest(game_id=created.game_id, batched=True, exclude_own_moves=True),
+            metadata=p.metadata,
+        )
+        assert list(_moves(list(stored))) == list(kept), (p.seat, seed)
+        # read from the store a page at a time, a move is still one message with its receipt
+        again = list(
+            p.stub.Watch(
+                pb.WatchRequest(game_id=created.game_id, batched=True), metadata=p.metadata
+            )
+        )
+        assert list(_moves(again)) == list(every), (p.seat, seed)
+        assert all(m.HasField("receipt") for m in again), (p.seat, seed)
+
+
+def test_only_a_seat_may_exclude_its_own_moves(client: TableClient) -> None:
+    """A spectator's and the arbiter's streams have no moves of their own: the flag is
+    refused by name, and nothing is appended."""
+    created = client.create_game(pb.GameOptions(zipai=zipai_pb2.Options()), 3)
+    before = client.view(created.game_id).version
+    for token in (None, created.arbiter_token):
+        watcher = client.as_viewer(created.game_id, token)
+        request = pb.WatchRequest(game_id=created.game_id, batched=True, exclude_own_moves=True)
+        with pytest.raises(grpc.RpcError) as refused:
+            list(watcher.stub.Watch(request, metadata=watcher.metadata))
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "exclude_own_moves" in (refused.value.details() or "")
+    assert client.view(created.game_id).version == before

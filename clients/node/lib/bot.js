@@ -132,14 +132,15 @@ async function playUntilOver(bots, { viewer, maxMoves = 20_000, idleTimeoutMs = 
  * stream, whose last message of a move carries the seat's `legal_moves` when it is its
  * turn, and plays from it (or from its own Play reply, which says the same when the seat
  * moves again at once). One RPC per move: no LegalMoves, no GetView, no polling. Resolves
- * to the number of moves played once every stream has ended with the game.
+ * to the number of moves played once every stream has ended with the game. With
+ * `excludeOwnMoves`, a seat's stream leaves out its own moves (its Play replies carry them).
  */
-async function playFromStreams(bots) {
+async function playFromStreams(bots, { excludeOwnMoves = false } = {}) {
   const { grpc } = load();
   let moves = 0;
   await Promise.all(bots.map(async (bot) => {
     let done = 0; // the latest version this seat played from: each turn is taken once
-    for await (const reply of bot.seat.watchCall(0, { batched: true })) {
+    for await (const reply of bot.seat.watchCall(0, { batched: true, excludeOwnMoves })) {
       let turn = reply.legal_moves;
       while (turn && turn.version > done) {
         done = turn.version;

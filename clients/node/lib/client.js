@@ -225,9 +225,13 @@ class SeatClient {
    * The raw server stream of WatchResponse messages after `afterVersion` (no resume). With
    * `batched`, each message carries a move's `events` (not one `event`); on a seat's own
    * stream the last message of a move carries `legal_moves` when it is the seat's turn.
+   * With `excludeOwnMoves` (a seat's stream only), the moves this seat made with Play are
+   * left out: their replies carried them.
    */
-  watchCall(afterVersion = 0, { batched = false } = {}) {
-    const request = { game_id: this.gameId, after_version: afterVersion, batched };
+  watchCall(afterVersion = 0, { batched = false, excludeOwnMoves = false } = {}) {
+    const request = {
+      game_id: this.gameId, after_version: afterVersion, batched, exclude_own_moves: excludeOwnMoves,
+    };
     return this.stub.Watch(request, routed(this.metadata(), request));
   }
 

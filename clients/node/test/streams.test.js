@@ -24,3 +24,31 @@ test('Node bots play a whole 花鸟风月 game from their own streams alone', wi
   assert.equal(view.phase, 'GAME_PHASE_FINISHED', `seed ${seed}`);
   assert.ok(moves >= 1 && plays >= moves, `moves ${moves}, plays ${plays}, seed ${seed}`);
 }));
+
+test('with excludeOwnMoves a seat\'s stream leaves out its own moves, and only those', withClient(async (client) => {
+  const created = await client.createGame(BASIC, 3);
+  const seats = [];
+  for (let s = 0; s < 3; s += 1) seats.push(await client.join(created.game_id, s, `node-${s}`));
+  await revealAndStart(seats);
+  const replies = seats.map(() => []);
+  for (const seat of seats) {
+    const play = seat.play.bind(seat);
+    seat.play = async (...args) => { const r = await play(...args); replies[seat.seat].push(r); return r; };
+  }
+  const seed = Date.now() % 100000;
+  await playFromStreams(seats.map((s, i) => new RandomBot(s, seed + i)), { excludeOwnMoves: true });
+  const lastOf = (m) => Number(m.events[m.events.length - 1].version);
+  for (const seat of seats) {
+    const read = async (excludeOwnMoves) => {
+      const out = new Map();
+      for await (const m of seat.watchCall(0, { batched: true, excludeOwnMoves })) out.set(lastOf(m), m);
+      return out;
+    };
+    const every = await read(false);
+    const kept = await read(true);
+    const own = new Set(replies[seat.seat].map(lastOf));
+    assert.ok(own.size > 0, `seat ${seat.seat} played, seed ${seed}`);
+    assert.deepEqual([...kept.keys()], [...every.keys()].filter((v) => !own.has(v)), `seed ${seed}`);
+    for (const [v, m] of kept) assert.deepEqual(m.events, every.get(v).events, `version ${v}, seed ${seed}`);
+  }
+}));

@@ -1,0 +1,80 @@
+"""A Watch read from the store comes a page at a time: a page must end on a whole move (its
+sealed last event), so a batched stream sends each move as one message with its receipt,
+and a seat's own moves are left out whole (``exclude_own_moves``) across pages too."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from domain.engine import Viewer
+from server.usecases import watch
+from server.wire.stored import StoredEvent
+from tests.support.records import _short_options, in_memory_server, play_random
+
+
+def _pages_and_causes(page_size: int, seed: int) -> tuple[list[list[StoredEvent]], int]:
+    async def run() -> tuple[list[list[StoredEvent]], int]:
+        ts = in_memory_server()
+        try:
+            gid = await play_random(ts, "zipai", _short_options("zipai"), 3, seed)
+            pages = [events async for events, _, _ in ts.watch(gid, Viewer.of_seat(0), 0)]
+            latest = (await ts.snapshot(gid, Viewer.of_seat(0), None)).version
+            return pages, latest
+        finally:
+            ts.close()
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(watch, "STREAM_PAGE", page_size)
+        return asyncio.run(run())
+
+
+@pytest.mark.parametrize("page_size", [7, 100])
+def test_every_page_ends_on_a_whole_move(page_size: int) -> None:
+    seed = random.randrange(1 << 30)
+    pages, latest = _pages_and_causes(page_size, seed)
+    versions = [e.version for page in pages for e in page]
+    assert versions == list(range(1, latest + 1)), seed  # no gap, no duplicate
+    assert len(pages) > 1 or page_size > latest, seed
+    whole = True  # the page before ended a move
+    for page in pages:
+        # a page starts a move when the one before ended one, and ends one unless a single
+        # move is longer than a page (the deal, at 7)
+        assert (page[0].cause is not None) == whole, (page_size, page[0].version, seed)
+        whole = page[-1].seal is not None
+        assert whole or (len(page) == page_size and all(e.seal is None for e in page)), (
+            page_size,
+            page[-1].version,
+            seed,
+        )
+
+
+def test_own_moves_are_left_out_whole_across_pages() -> None:
+    """The filter keeps exactly the moves whose cause is not this seat's play, wherever the
+    page boundaries fall (a page of 1 event splits every move)."""
+    seed = random.randrange(1 << 30)
+    pages, _ = _pages_and_causes(100, seed)
+    events = [e for page in pages for e in page]
+    moves: list[list[StoredEvent]] = []
+    for e in events:
+        if e.cause is not None:
+            moves.append([])
+        moves[-1].append(e)
+    for seat in range(3):
+        expected = [
+            e.version
+            for move in moves
+            if not (move[0].cause["action"] == "play" and move[0].cause["seat"] == seat)
+            for e in move
+        ]
+        assert len(expected) < len(events), (seat, seed)  # every seat played
+        for size in (1, 5, len(events)):
+            own = watch.OwnMovesLeftOut(seat)
+            kept = [
+                e.version
+                for i in range(0, len(events), size)
+                for e in own.keep(events[i : i + size])
+            ]
+            assert kept == expected, (seat, size, seed)
