@@ -239,7 +239,17 @@ def test_metrics_count_rpcs_moves_streams_and_store_latency(
         pass
     with pytest.raises(grpc.RpcError):
         client.as_viewer(str(uuid.uuid4())).view()
+    # the status leaves before the servicer's metrics are counted: wait for that count
+    missing = {"grpc_method": "GetView", "grpc_code": "NOT_FOUND", "grpc_service": SERVICE}
+    missing["grpc_type"] = "unary"
+    deadline = time.monotonic() + 5
     after = scrape(server)
+    while sample(after, "grpc_server_handled_total", **missing) <= sample(
+        before, "grpc_server_handled_total", **missing
+    ):
+        assert time.monotonic() < deadline, "the NOT_FOUND GetView was never counted"
+        time.sleep(0.05)
+        after = scrape(server)
 
     def delta(name: str, **labels: str) -> float:
         return sample(after, name, **labels) - sample(before, name, **labels)
@@ -328,7 +338,9 @@ def _play_forever(seats: list[SeatClient]) -> Iterator[tuple[int, pb.PlayRespons
 
 @pytest.mark.timeout(120)
 def test_sigterm_during_a_game_loses_nothing(tmp_path: Path) -> None:
-    server = ServerProcess(tmp_path, extra=["--shutdown-grace", "5", "--allow-prepared-deals"]).start()
+    server = ServerProcess(
+        tmp_path, extra=["--shutdown-grace", "5", "--allow-prepared-deals"]
+    ).start()
     try:
         with TableClient(server.target) as client:
             for attempt in range(20):  # a game still running after a few moves
