@@ -267,7 +267,7 @@ def _which_of_a_face(ids: tuple[int, ...], by_face: dict[str, list[int]], face: 
     return f"（{'；'.join(parts)}）" if parts else ""
 
 
-Shared = dict[tuple[int, int], tuple[Any, pb.GameEvent]]
+Shared = dict[tuple[int, Any], tuple[Any, pb.GameEvent]]
 
 
 def event_proto(
@@ -282,17 +282,26 @@ def event_proto(
     shuffle secret (in GameCreated), the arbiter included.
 
     ``shared``: messages already rendered for other viewers of the same events, by the
-    redacted fact's identity (redaction returns a public fact itself), so a fact every
-    viewer sees alike is rendered once. Callers must not change the messages."""
+    redacted fact (equal facts of one event render to equal messages: the viewers a
+    private fact is hidden from share one rendering of it, each redaction being a new but
+    equal object), so a fact several viewers see alike is rendered once. A fact that cannot
+    be hashed is shared by identity. Callers must not change the messages."""
     fact = tables.redact(kind, stored.fact, viewer)
-    if shared is not None:
-        hit = shared.get((stored.version, id(fact)))
-        if hit is not None and hit[0] is fact:
-            return hit[1]
-        msg = _event_proto(kind, stored, fact, complete)
-        shared[(stored.version, id(fact))] = (fact, msg)  # holds the fact: its id stays its own
-        return msg
-    return _event_proto(kind, stored, fact, complete)
+    if shared is None:
+        return _event_proto(kind, stored, fact, complete)
+    try:
+        key: tuple[int, Any] = (stored.version, fact)
+        hit = shared.get(key)
+    except TypeError:  # a field that is a list or dict
+        key = (stored.version, id(fact))
+        hit = shared.get(key)
+        if hit is not None and hit[0] is not fact:
+            hit = None
+    if hit is not None:
+        return hit[1]
+    msg = _event_proto(kind, stored, fact, complete)
+    shared[key] = (fact, msg)  # holds the fact: an id key stays its own
+    return msg
 
 
 def _event_proto(kind: str, stored: StoredEvent, fact: Any, complete: bool) -> pb.GameEvent:

@@ -14,6 +14,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from domain import table as tables
 from domain.engine import ARBITER, MalformedCommand
 from domain.registry import rules_for
+from domain.table import records
 from server.wire import render
 from server.wire.protoconv import fill_oneof
 from server.wire.stored import StoredEvent
@@ -91,3 +92,26 @@ def test_a_move_without_its_required_enum_is_refused_by_its_field() -> None:
     assert refused.value.field == "move.huaniao.guess.card_class"
     move.huaniao.guess.card_class = 1
     assert render.read_move("huaniao", move).seat == 1
+
+
+@pytest.mark.parametrize("kind", ["huaniao", "zipai"])
+def test_viewers_who_see_a_fact_alike_share_one_rendering_of_it(kind: str) -> None:
+    """Sealing renders each event for every viewer with one ``shared`` memo: each viewer's
+    message is exactly its own rendering, and equal redactions (a new object per viewer,
+    e.g. a card hidden from every seat but its owner's) are rendered once."""
+    game = played(kind, 9)
+    at = datetime.datetime(2026, 1, 2, tzinfo=datetime.UTC)
+    taken = tables.SeatTaken(1, "p1", "token-hash", "", "commitment")
+    facts = [taken, *game.events]
+    viewers = records.receipt_viewers(SEATS[kind])
+    private = 0
+    for version, fact in enumerate(facts, 1):
+        stored = StoredEvent(version, at, fact, f"hash{version}")
+        shared: render.Shared = {}
+        got = [render.event_proto(kind, stored, v, shared=shared) for v in viewers]
+        for viewer, msg in zip(viewers, got, strict=True):
+            assert msg == render.event_proto(kind, stored, viewer), (version, viewer)
+        redacted = {tables.redact(kind, fact, v) for v in viewers}
+        assert len({id(m) for m in got}) == len(redacted), (version, fact)
+        private += len(redacted) > 1
+    assert private > 0  # some facts are seen differently (a hand, a drawn card)
