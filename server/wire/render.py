@@ -289,15 +289,16 @@ def event_proto(
     fact = tables.redact(kind, stored.fact, viewer)
     if shared is None:
         return _event_proto(kind, stored, fact, complete)
+    # a redacted copy is keyed by value (the viewers it is hidden from hold equal copies),
+    # the stored fact itself by identity (hashing a fact is not free)
+    by_value = fact is not stored.fact
+    key: tuple[int, Any] = (stored.version, fact if by_value else id(fact))
     try:
-        key: tuple[int, Any] = (stored.version, fact)
         hit = shared.get(key)
-    except TypeError:  # a field that is a list or dict
-        key = (stored.version, id(fact))
+    except TypeError:  # a copy with a list or dict in it: by identity after all
+        by_value, key = False, (stored.version, id(fact))
         hit = shared.get(key)
-        if hit is not None and hit[0] is not fact:
-            hit = None
-    if hit is not None:
+    if hit is not None and (by_value or hit[0] is fact):
         return hit[1]
     msg = _event_proto(kind, stored, fact, complete)
     shared[key] = (fact, msg)  # holds the fact: an id key stays its own
