@@ -20,6 +20,7 @@ from domain.engine import (
     RuleViolation,
     Viewer,
     effective_viewer,
+    replaced,
 )
 from domain.registry import rules_for
 from domain.table import deal
@@ -556,7 +557,7 @@ def last_move(
 
 def evolve(table: Table | None, event: Any) -> Table:
     if table is not None:
-        table = dataclasses.replace(table, version=table.version + 1)
+        table = replaced(table, version=table.version + 1)
     return _apply(table, event)
 
 
@@ -632,7 +633,7 @@ def _apply(table: Table | None, event: Any) -> Table:
         if isinstance(event, J.PenaltyRevoked) and event.deck:  # the reshuffled unseen deck
             game = table.rules.with_deck(game, event.deck)  # type: ignore[attr-defined]
         return dataclasses.replace(table, justice=justice_state, game=game)
-    return dataclasses.replace(
+    return replaced(
         table,
         justice=after_game_fact(table.justice),
         game=table.rules.evolve(table.game, event),

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from domain import table as tables
-from domain.engine import ARBITER, SPECTATOR, MalformedCommand, RuleViolation, Viewer
+from domain.engine import (
+    ARBITER,
+    SPECTATOR,
+    MalformedCommand,
+    RuleViolation,
+    Viewer,
+    replaced,
+)
 from domain.registry import register
 from domain.table import deal
 from tests.support import fakegame
@@ -223,3 +232,18 @@ def test_table_facts_and_states_survive_storage() -> None:
         table = tables.evolve(table, fact)
     assert tables.decode_event("fake", tables.encode_event(CREATED)) == CREATED
     assert tables.decode_table(tables.encode_table(table)) == table
+
+
+def test_the_table_is_replaced_as_dataclasses_would_replace_it() -> None:
+    """``engine.replaced`` (the table's copy after every fact) gives what
+    ``dataclasses.replace`` gives: an equal, frozen instance of the same class, the original
+    unchanged; a name that is not a field is refused."""
+    table = given(CREATED, SEAT0)
+    moved = replaced(table, version=table.version + 5, hand=3)
+    assert moved == dataclasses.replace(table, version=table.version + 5, hand=3)
+    assert type(moved) is tables.Table and hash(moved) == hash(dataclasses.replace(moved))
+    assert (table.version, table.hand) != (moved.version, moved.hand)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        moved.version = 1  # type: ignore[misc]
+    with pytest.raises(TypeError, match="versoin"):
+        replaced(table, versoin=1)
