@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import statistics
 import time
 from pathlib import Path
 
@@ -112,40 +113,69 @@ def _stream_cpu(flags: list[str], seconds: float, pool: int) -> tuple[float, flo
         return noop_cpu, meter.seconds / max(1, round(streamed * meter.wall)), os.getloadavg()[0]
 
 
+def _per_call(meter: CpuMeter, rate: float) -> tuple[float, int]:
+    """Server CPU per call over ``meter``'s last window, and the calls in it."""
+    calls = round(rate * meter.wall)
+    return meter.seconds / max(1, calls), calls
+
+
+def _median_ratio(values: list[float], noops: list[float]) -> float:
+    return statistics.median(v / n for v, n in zip(values, noops, strict=True) if n)
+
+
 def cpu_section(quick: bool) -> list[str]:
-    seconds = sized(quick, 10.0, 4.0, 0.3)
+    seconds = sized(quick, 5.0, 3.0, 0.3)
+    rounds = sized(quick, 3, 2, 1)
+    noops: list[float] = []  # server CPU per call, one a round, of each window
+    played: list[float] = []
+    streams: list[float] = []
+    echoes: list[float] = []
+    calls = moves = stream_moves = 0
+    errors: list[str] = []
     with ServerProcess(extra=SERVER_FLAGS) as server:
         assert server.proc is not None
         meter = CpuMeter(server.proc.pid)
-        noop = asyncio.run(noop_rate(server.target, CONCURRENCY, seconds, False, meter))
-        calls = round(noop * meter.wall)
-        noop_cpu = meter.seconds / max(1, calls)
-        load_noop = os.getloadavg()[0]
         pool = int(seconds * 2500 / 50) + CONCURRENCY
-        errors: list[str] = []
-        rate, _ = asyncio.run(
-            play_rate(server.target, CONCURRENCY, seconds, pool, errors, window=meter)
-        )
-        moves = round(rate * meter.wall)
-        move_cpu = meter.seconds / max(1, moves)
-        load_play = os.getloadavg()[0]
-        streamed, _ = asyncio.run(
-            stream_rate(server.target, CONCURRENCY, seconds, pool, window=meter)
-        )
-        stream_moves = round(streamed * meter.wall)
-        stream_cpu = meter.seconds / max(1, stream_moves)
-        load_stream = os.getloadavg()[0]
-        echoed, _ = asyncio.run(  # the same, each seat's stream echoing its own moves too
-            stream_rate(server.target, CONCURRENCY, seconds, pool, meter, exclude_own=False)
-        )
-        echoed_cpu = meter.seconds / max(1, round(echoed * meter.wall))
+        # The windows of each kind are interleaved, round after round, and each ratio is
+        # the median of the rounds' own: the no-op's cost drifts from minute to minute
+        for _ in range(rounds):
+            noop = asyncio.run(noop_rate(server.target, CONCURRENCY, seconds, False, meter))
+            cost, n = _per_call(meter, noop)
+            noops.append(cost)
+            calls += n
+            load_noop = os.getloadavg()[0]
+            rate, _ = asyncio.run(
+                play_rate(server.target, CONCURRENCY, seconds, pool, errors, window=meter)
+            )
+            cost, n = _per_call(meter, rate)
+            played.append(cost)
+            moves += n
+            load_play = os.getloadavg()[0]
+            streamed, _ = asyncio.run(
+                stream_rate(server.target, CONCURRENCY, seconds, pool, window=meter)
+            )
+            cost, n = _per_call(meter, streamed)
+            streams.append(cost)
+            stream_moves += n
+            load_stream = os.getloadavg()[0]
+            echoed, _ = asyncio.run(  # the same, each seat's stream echoing its own moves too
+                stream_rate(server.target, CONCURRENCY, seconds, pool, meter, exclude_own=False)
+            )
+            echoes.append(_per_call(meter, echoed)[0])
+        noop_cpu, move_cpu = statistics.median(noops), statistics.median(played)
+        stream_cpu, echoed_cpu = statistics.median(streams), statistics.median(echoes)
         offered = max(1.0, rate / 2)
-        noop_lat = asyncio.run(open_loop(server.target, offered, seconds, play=False))
-        play_lat = asyncio.run(open_loop(server.target, offered, seconds, play=True))
+        open_seconds = seconds * 2  # (the p99 of as many arrivals as before the rounds)
+        noop_lat = asyncio.run(open_loop(server.target, offered, open_seconds, play=False))
+        play_lat = asyncio.run(open_loop(server.target, offered, open_seconds, play=True))
         load_open = os.getloadavg()[0]
     uv_noop, uv_stream, uv_load = _stream_cpu(["--event-loop", "uvloop"], seconds, pool)
-    ratio = move_cpu / noop_cpu if noop_cpu else 0.0
-    stream_ratio = stream_cpu / noop_cpu if noop_cpu else 0.0
+    ratio, stream_ratio = _median_ratio(played, noops), _median_ratio(streams, noops)
+    echoed_ratio = _median_ratio(echoes, noops)
+
+    def each(values: list[float]) -> str:
+        return ", ".join(f"{v / n:.2f}" for v, n in zip(values, noops, strict=True) if n)
+
     n50, n99 = quantile_ms(noop_lat, 50), quantile_ms(noop_lat, 99)
     p50, p99 = quantile_ms(play_lat, 50), quantile_ms(play_lat, 99)
     # issue 26's targets (issue 16 asked for 3 no-op RPCs for both)
@@ -161,9 +191,13 @@ def cpu_section(quick: bool) -> list[str]:
         "",
         f"One SQLite server process (durable commits). CPU is the server process's utime + "
         f"stime (`/proc/PID/stat`, all threads) over each timed window of {seconds:g} s: "
-        f"no-op health Checks, then LegalMoves + Play, both at {CONCURRENCY} concurrent "
-        "callers (a move includes the LegalMoves the client needs to make it; the window also "
-        "holds the GetView of each new game, about one per 30 moves). Target: at most 5 "
+        f"no-op health Checks, then LegalMoves + Play, then the two stream-driven loads, all "
+        f"at {CONCURRENCY} concurrent callers, in {rounds} rounds one after the other on one "
+        "server. Each ratio is the median of the rounds' own (listed in brackets), each µs "
+        "figure the median of the rounds': the no-op's cost drifts from minute to minute on "
+        "this machine, and single windows minutes apart gave ratios 15% apart. A move "
+        "includes the LegalMoves the client needs to make it; the window also "
+        "holds the GetView of each new game, about one per 30 moves. Target: at most 5 "
         "no-op RPCs of server CPU per move "
         "for LegalMoves + Play, 4 stream-driven (issue 26).",
         "",
@@ -177,12 +211,13 @@ def cpu_section(quick: bool) -> list[str]:
         "| figure | no-op RPC | move (LegalMoves + Play) | ratio | "
         "move (stream-driven) | ratio | load average |",
         "|---|---|---|---|---|---|---|",
-        f"| calls in the window | {calls:,} | {moves:,} | | {stream_moves:,} | | "
+        f"| calls in the windows | {calls:,} | {moves:,} | | {stream_moves:,} | | "
         f"{load_noop:.1f} / {load_play:.1f} / {load_stream:.1f} |",
         f"| server CPU per call, µs | {noop_cpu * 1e6:,.0f} | {move_cpu * 1e6:,.0f} | "
-        f"{ratio:.2f} | {stream_cpu * 1e6:,.0f} | {stream_ratio:.2f} | |",
+        f"{ratio:.2f} ({each(played)}) | {stream_cpu * 1e6:,.0f} | {stream_ratio:.2f} "
+        f"({each(streams)}) | |",
         f"| stream-driven, own moves echoed on the stream too, µs | {noop_cpu * 1e6:,.0f} | "
-        f"| | {echoed_cpu * 1e6:,.0f} | {echoed_cpu / noop_cpu if noop_cpu else 0.0:.2f} | |",
+        f"| | {echoed_cpu * 1e6:,.0f} | {echoed_ratio:.2f} ({each(echoes)}) | |",
         f"| the same on uvloop (`--event-loop uvloop`), µs | {uv_noop * 1e6:,.0f} | | | "
         f"{uv_stream * 1e6:,.0f} | {uv_stream / uv_noop if uv_noop else 0.0:.2f} | "
         f"{uv_load:.1f} |",
@@ -192,7 +227,7 @@ def cpu_section(quick: bool) -> list[str]:
         "the µs columns of the two rows (the ratio moves with the no-op's cost on each loop).",
         "",
         f"Open loop: {offered:,.0f} arrivals/s (half the closed-loop moves/s above) spread "
-        f"over {GAMES} games for {seconds:g} s; each arrival is one no-op Check, or "
+        f"over {GAMES} games for {open_seconds:g} s; each arrival is one no-op Check, or "
         "LegalMoves + Play with Play timed alone. Target: Play p99 <= 3x no-op p99.",
         "",
         "| offered rate /s | no-op p50 ms | no-op p99 ms | Play p50 ms | Play p99 ms | "
