@@ -15,7 +15,7 @@ import pytest
 
 from clients.python.audit import export_lines, main, signing_key
 from clients.python.audit_receipts import Replayed, check_receipts
-from clients.python.bot import RandomBot, play_to_end
+from clients.python.bot import RandomBot, play_by_streams, play_to_end
 from clients.python.client import TableClient, reveal_and_start
 from clients.python.receipts import ReceiptLog, check_payload, check_signature, payload_bytes
 from domain.table import records
@@ -23,6 +23,7 @@ from domain.verify import AuditFailure, Record, parse_export, verify
 from server.wire.receipts import events_payload, render_move
 from server.wire.signing import KEY_FILE, Signer, read_key_file
 from tabletop.v1 import tabletop_pb2 as pb
+from tabletop.zipai.v1 import zipai_pb2
 from tests.api.helpers import huaniao_options, resigned
 
 Entry = tuple[pb.Receipt, bytes]
@@ -275,3 +276,35 @@ def test_the_sealers_payload_bytes_are_the_proto_encoding(game) -> None:  # type
             assert events_payload(events, {}) == payload_bytes(events=events)
             sizes |= {e.ByteSize() > 127 for e in events}
     assert sizes == {False, True}
+
+
+def test_seats_that_leave_their_own_moves_out_of_their_streams_hold_a_receipt_of_every_move(
+    server,  # type: ignore[no-untyped-def]
+) -> None:
+    """``exclude_own_moves``: each seat of a 3-seat 川南字牌 table plays from its stream alone,
+    which leaves out its own moves, and keeps a ReceiptLog. Its own moves' receipts come from
+    its Play replies, the rest from its stream: together every move of the game, from the
+    table's creation to its end, is receipted for that seat, and every receipt verifies
+    against the record (the auditor replays each as the seat saw it)."""
+    seed = 5
+    logs = [ReceiptLog() for _ in range(3)]
+    with TableClient(server.target) as client:
+        created = client.create_game(pb.GameOptions(zipai=zipai_pb2.Options()), 3, seed=seed)
+        gid = created.game_id
+        seats = [client.join(gid, s, contribution=f"z{s}", receipts=logs[s]) for s in range(3)]
+        reveal_and_start(seats)
+        bots = [RandomBot(s, seed + i) for i, s in enumerate(seats)]
+        assert play_by_streams(bots, 300, exclude_own_moves=True) >= 1
+        rs = parse_export(export_lines(client.as_viewer(gid).history()))
+        key = signing_key(client)
+    verify(rs, key, gid)
+    final = len(rs)
+    for seat, log in enumerate(logs):
+        assert log.counts["play"] >= 1 and log.counts["watch"] >= 1, (seat, log.counts)
+        report = check_receipts(rs, log.entries, key)
+        assert report.receipts == len(log.entries)
+        covered = {v for r, _ in log.entries for v in range(r.first_version, r.last_version + 1)}
+        assert covered == set(range(1, final + 1)), (
+            seat,
+            sorted(set(range(1, final + 1)) - covered),
+        )
