@@ -10,6 +10,8 @@ from __future__ import annotations
 import collections
 import random
 import threading
+import time
+import uuid
 from typing import Any
 
 import grpc
@@ -19,7 +21,7 @@ from clients.python.bot import RandomBot, play_by_streams
 from clients.python.client import SeatClient, TableClient, reveal_and_start
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
-from tests.api.helpers import huaniao_options
+from tests.api.helpers import history_versions, huaniao_options, seated_game
 
 
 class Counting(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor):
@@ -162,10 +164,16 @@ def test_the_server_on_uvloop_serves_stream_driven_games() -> None:
 
 
 def _read_all(stream: Any, into: list[pb.WatchResponse]) -> threading.Thread:
-    """A thread that reads ``stream`` to its end into ``into`` (live, as a client would)."""
+    """A thread that reads ``stream`` to its end (or until it is cancelled) into ``into``,
+    live, as a client would."""
 
     def run() -> None:
-        into.extend(stream)
+        try:
+            for message in stream:
+                into.append(message)
+        except grpc.RpcError as ended:
+            if ended.code() != grpc.StatusCode.CANCELLED:
+                raise
 
     reader = threading.Thread(target=run, daemon=True)
     reader.start()
@@ -256,3 +264,47 @@ def test_only_a_seat_may_exclude_its_own_moves(client: TableClient) -> None:
         assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert "exclude_own_moves" in (refused.value.details() or "")
     assert client.view(created.game_id).version == before
+
+
+def test_a_lost_play_reply_is_recovered_by_its_retry_not_by_a_stream_that_excludes_it(
+    client: TableClient,
+) -> None:
+    """The fault: a seat's Play reply is lost (its call gives up on a deadline while the
+    server may already have stored the move), and the seat's stream leaves its own moves
+    out. A retry with the same request_id brings the move, once, with its receipt; the
+    seat's flagged stream never carries it, the other seat's stream does."""
+    game_id, seats, arbiter = seated_game(client, seed=44, seats=2)
+    view = client.as_viewer(game_id).view()
+    actor = seats[view.to_act[0]]
+    other = seats[1 - actor.seat]
+    flagged: list[pb.WatchResponse] = []
+    plain: list[pb.WatchResponse] = []
+    calls = [
+        actor.stub.Watch(
+            pb.WatchRequest(game_id=game_id, batched=True, exclude_own_moves=True),
+            metadata=actor.metadata,
+        ),
+        other.stub.Watch(pb.WatchRequest(game_id=game_id, batched=True), metadata=other.metadata),
+    ]
+    readers = [_read_all(calls[0], flagged), _read_all(calls[1], plain)]
+    before = history_versions(client, game_id, arbiter)
+    legal = actor.legal_moves()
+    rid = uuid.uuid4().hex
+    try:
+        actor.play(legal.moves[0], legal.version, request_id=rid, timeout=0.0005)
+    except grpc.RpcError as lost:
+        assert lost.code() == grpc.StatusCode.DEADLINE_EXCEEDED, lost
+    reply = actor.play(legal.moves[0], legal.version, request_id=rid)  # the retry
+    assert reply.HasField("receipt") and reply.events
+    mine = {e.version for e in reply.events}
+    after = history_versions(client, game_id, arbiter)
+    assert after == before + sorted(mine), "the move is stored once"
+    deadline = time.monotonic() + 10
+    while not any(e.version in mine for m in plain for e in m.events):
+        assert time.monotonic() < deadline, "the other seat's stream never showed the move"
+        time.sleep(0.05)
+    for call in calls:
+        call.cancel()
+    for reader in readers:
+        reader.join(10)
+    assert not any(e.version in mine for m in flagged for e in m.events)
