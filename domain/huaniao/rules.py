@@ -23,6 +23,7 @@ from domain.engine import (
     NotYourTurn,
     RuleViolation,
     remembers_folds,
+    replaced,
 )
 from domain.huaniao.cards import (
     CARDS,
@@ -111,7 +112,6 @@ from domain.huaniao.state import (
     PendingGuess,
     Recital,
     SeatSeasons,
-    replaced,
 )
 from domain.huaniao.terms import (
     CLOSING_VERSE,
@@ -461,7 +461,7 @@ def evolve(s: HuaniaoState, e: Any) -> HuaniaoState:
             phase = _PLAYING
     if phase != s.phase or "phase" in changes:
         changes["phase"] = phase
-    return replaced(s, changes) if changes else s
+    return replaced(s, **changes) if changes else s
 
 
 def _apply(s: HuaniaoState, e: Any) -> Changes:  # noqa: C901 - one branch per fact

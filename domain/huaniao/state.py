@@ -8,7 +8,6 @@ during the 花鸟风月大对决 at the very end).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from domain.huaniao.cards import CardClass
 from domain.huaniao.events import ShowdownHand
@@ -109,21 +108,3 @@ class HuaniaoState:
     end_reason: str = ""
     recitals: tuple[Recital, ...] = ()
     discard_windows: tuple[int, ...] = ()  # per seat: the size of its latest discard owed
-
-
-_STATE_FIELDS = frozenset(HuaniaoState.__dataclass_fields__)
-
-
-def replaced(s: HuaniaoState, changes: dict[str, Any]) -> HuaniaoState:
-    """``dataclasses.replace(s, **changes)`` without re-running ``__init__``.
-
-    The state is replaced after every fact, and ``replace`` on a 40-field dataclass dominated
-    the engine's profile. The result is an ordinary (frozen, equal-comparable) instance.
-    """
-    if not _STATE_FIELDS.issuperset(changes):
-        raise TypeError(f"unknown state fields: {set(changes) - _STATE_FIELDS}")
-    new = object.__new__(HuaniaoState)
-    d = s.__dict__.copy()  # (twice as fast as filling the new instance's empty dictionary)
-    d.update(changes)
-    object.__setattr__(new, "__dict__", d)
-    return new
