@@ -277,6 +277,7 @@ def _steady_reconnects() -> None:
 
     AttemptWithBackoff.DELAY_BACKOFF = 1.0
 
+
 def _count_clock_run(aggregate: Any, cause: dict[str, Any] | None) -> None:
     """A move's first fact carries its cause; the facts after it belong to the same move."""
     if cause is not None:
@@ -372,12 +373,16 @@ class FastJSONTranscoder(JSONTranscoder):
 
 
 _ORJSON_OPTIONS = (
-    orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+    orjson.OPT_PASSTHROUGH_SUBCLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_DATACLASS
 )
 _JSON_WRITES_ITSELF = (str, int, float, dict, list, tuple)  # subclasses too, never transcoded
 # For a scan of the integers in a JSON text: digits become "0"; what may stand before a
 # number (":", ",", "[", "-", whitespace) becomes ":"; everything else " ".
-_NUMBERS = bytes(48 if chr(b).isdigit() else 58 if chr(b) in ":,[- \t\n\r" else 32 for b in range(128))
+_NUMBERS = bytes(
+    48 if chr(b).isdigit() else 58 if chr(b) in ":,[- \t\n\r" else 32 for b in range(128)
+)
 _NUMBERS += bytes([32]) * 128
 _LONG = b":" + b"0" * 19  # shorter integers always fit in 64 bits
 _ORJSON_INTS = range(-(2**63), 2**64)  # orjson reads the others as floats
@@ -407,6 +412,9 @@ def _tagged(value: dict[str, Any]) -> bool:
     return "_type_" in value and len(value) == 2 and "_data_" in value
 
 
+MAX_KINDS_KEPT = 100_000  # games whose kind TableApplication.kind_of remembers
+
+
 def stored_event(e: Any, kind: str) -> StoredEvent:
     """A stored Opened/Recorded as a StoredEvent: the fact decoded with its token hashes
     (the server's own state needs them), the stored form without."""
@@ -427,6 +435,10 @@ class TableApplication(Application[UUID]):
 
     name = "Tabletop"
     is_snapshotting_enabled = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._kinds: dict[UUID, str] = {}  # kind_of's answers (written from reader threads)
 
     def construct_recorder(self) -> Any:
         """The library's recorder; on PostgreSQL, with the libpq parameters of
@@ -492,15 +504,23 @@ class TableApplication(Application[UUID]):
         for e in self.events.get(game_id, gt=gt, lte=lte, limit=limit):
             if not kind:
                 kind = e.fact["data"]["kind"] if e.fact["type"] == "GameCreated" else ""
-                if not kind:
-                    kind = self.kind_of(game_id)
+                kind = kind or self.kind_of(game_id)
             out.append(stored_event(e, kind))
         return out
 
     def kind_of(self, game_id: UUID) -> str:
-        first: Any
-        (first,) = list(self.events.get(game_id, limit=1))
-        return str(first.fact["data"]["kind"])
+        """The game's kind, from its first event. A game never changes kind, so it is read
+        once per game and remembered: a page that starts after version 1 (a resumed Watch,
+        a move's events read back) then costs one query, not two."""
+        kind = self._kinds.get(game_id)
+        if kind is None:
+            first: Any
+            (first,) = list(self.events.get(game_id, limit=1))
+            kind = str(first.fact["data"]["kind"])
+            if len(self._kinds) >= MAX_KINDS_KEPT:
+                self._kinds.clear()
+            self._kinds[game_id] = kind
+        return kind
 
     def match_facts(self, match_id: UUID, gt: int | None = None) -> list[StoredMatchFact]:
         out = []

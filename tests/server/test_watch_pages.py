@@ -78,3 +78,43 @@ def test_own_moves_are_left_out_whole_across_pages() -> None:
                 for e in own.keep(events[i : i + size])
             ]
             assert kept == expected, (seat, size, seed)
+
+
+def test_a_resumed_watch_reads_its_pages_in_one_query_each() -> None:
+    """A page that starts after version 1 names no kind in its first event; the game's kind
+    is read once and remembered, not queried again for every page (each query is a
+    transaction of its own on the store)."""
+    seed = random.randrange(1 << 30)
+
+    async def run() -> tuple[list[int], list[int]]:
+        ts = in_memory_server()
+        try:
+            gid = await play_random(ts, "zipai", _short_options("zipai"), 3, seed)
+            events = ts.app.events
+            queries: list[int] = []
+            pages: list[int] = []
+            real_get = events.get
+
+            def counted(*args: object, **kwargs: object) -> object:
+                queries.append(1)
+                return real_get(*args, **kwargs)  # type: ignore[arg-type]
+
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(events, "get", counted)
+                for seat in (1, 2):  # the same resumed stream, twice
+                    before = len(queries)
+                    pages.append(
+                        len([e async for e, _, _ in ts.watch(gid, Viewer.of_seat(seat), 5)])
+                    )
+                    pages.append(len(queries) - before)
+            return pages[0::2], pages[1::2]
+        finally:
+            ts.close()
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(watch, "STREAM_PAGE", 7)
+        pages, queries = asyncio.run(run())
+    assert pages[0] == pages[1] > 1, (pages, seed)  # several pages, the same each time
+    # the first resumed stream learns the kind (one query more); the second needs none
+    assert queries[0] == queries[1] + 1, (queries, seed)
+    assert queries[1] in (pages[1], pages[1] + 1), (queries, pages, seed)  # + a last empty read
