@@ -32,6 +32,7 @@ def run(*args: str) -> str:
         ("collector", "gc.callbacks"),
         ("render_timing", "render_move"),
         ("stages", "µs per stage"),
+        ("floors", "no-op RPCs"),
     ],
 )
 def test_each_tool_explains_itself(tool: str, says: str) -> None:
@@ -132,7 +133,9 @@ def test_stages_prints_every_stage_and_a_positive_total() -> None:
     """One tiny run, ``--json``; its table is what the plain run prints (``table``)."""
     # the profiling tools are part of the project: without ptrace rights they cannot work,
     # and that fails here rather than passing unseen
-    assert _may_ptrace(), "py-spy needs ptrace rights: run as root or set kernel.yama.ptrace_scope=0"
+    assert _may_ptrace(), (
+        "py-spy needs ptrace rights: run as root or set kernel.yama.ptrace_scope=0"
+    )
     tiny = ["--games", "2", "--seconds", "3", "--noop-seconds", "1", "--json"]
     done = subprocess.run(
         [sys.executable, "-m", "bench.profile.stages", *tiny],
@@ -157,3 +160,20 @@ def test_stages_prints_every_stage_and_a_positive_total() -> None:
     assert total and int(total[1].replace(",", "")) > 0, out
     noop = re.search(r"No-op health Check: ([\d,]+) µs .* a move costs ([\d.]+) no-op RPCs", out)
     assert noop and int(noop[1].replace(",", "")) > 0 and float(noop[2]) > 0, out
+
+
+def test_floors_measures_every_kind_of_call_against_the_noop() -> None:
+    out = run("bench.profile.floors", "--games", "2", "--seconds", "0.2", "--rounds", "1")
+    rows = dict(re.findall(r"^\| ([^|]+?) \| [\d,]+ \| ([\d.]+) \|", out, re.M))
+    assert set(rows) == {
+        "no-op",
+        "cheapest unary",
+        "refused",
+        "Watch, 1 move",
+        "Watch, whole history",
+    }, out
+    assert float(rows["no-op"]) == 1.0, out
+    # every call did something measurable, and a stream's whole history is several messages
+    assert all(float(r) > 0 for r in rows.values()), out
+    messages = dict(re.findall(r"^\| (Watch[^|]+?) \| [\d,]+ \| [\d.]+ \| ([\d.]+) \|", out, re.M))
+    assert float(messages["Watch, 1 move"]) == 1.0 and float(messages["Watch, whole history"]) > 1
