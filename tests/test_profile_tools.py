@@ -171,8 +171,10 @@ def test_floors_measures_every_kind_of_call_against_the_noop() -> None:
         "refused",
         "Watch, 1 move",
         "Watch, whole history",
+        "raw grpc.aio: no-op",
+        "raw grpc.aio: a stream's first message",
     }, out
-    assert float(rows["no-op"]) == 1.0, out
+    assert float(rows["no-op"]) == 1.0 and float(rows["raw grpc.aio: no-op"]) == 1.0, out
     # every call did something measurable, and a stream's whole history is several messages
     assert all(float(r) > 0 for r in rows.values()), out
     messages = dict(re.findall(r"^\| (Watch[^|]+?) \| [\d,]+ \| [\d.]+ \| ([\d.]+) \|", out, re.M))

@@ -15,6 +15,9 @@ no-op health Check measured in the same round:
 * ``Watch, 1 move``: a seat's Watch (batched, exclude_own_moves) opened after the game's
   last move but one, read until that move's message arrives, then cancelled.
 * ``Watch, whole history``: the same from version 0: a fresh game's whole opening.
+* ``raw grpc.aio ...``: the baseline of bench P2 (bench/fanout.py), a bare grpc.aio server in
+  a process of its own: its health Check, and a server stream read for its first message and
+  cancelled, in no-op RPCs of that server. What a stream costs gRPC itself.
 
 A stream-driven move (bench P1) is one Play, about one stream message to the other seat,
 and its share of the Watch opens (two a game); this tool says how much of the target of 4
@@ -37,6 +40,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from bench.api import open_games
 from bench.common import SERVER_FLAGS
 from bench.cpu import CpuMeter
+from bench.fanout import SUBSCRIBE, _identity, baseline_server
 from clients.python.client import TOKEN_HEADER
 from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
@@ -97,6 +101,27 @@ def kinds(
     }
 
 
+def raw_kinds(channel: grpc.aio.Channel) -> dict[str, Callable[[Game], Awaitable[int]]]:
+    """The baseline server's no-op, and its stream opened for one message."""
+    health = health_pb2_grpc.HealthStub(channel)
+    subscribe = channel.unary_stream(
+        SUBSCRIBE, request_serializer=_identity, response_deserializer=_identity
+    )
+
+    async def noop(game: Game) -> int:
+        await health.Check(health_pb2.HealthCheckRequest())
+        return 1
+
+    async def stream(game: Game) -> int:
+        call = subscribe(game[0].encode()[:16])
+        async for _ in call:  # its first message ("ready")
+            break
+        call.cancel()
+        return 1
+
+    return {"raw grpc.aio: no-op": noop, "raw grpc.aio: a stream's first message": stream}
+
+
 async def window(
     call: Callable[[Game], Awaitable[int]],
     games: list[Game],
@@ -123,8 +148,11 @@ async def window(
     return meter.seconds / max(1, calls) * 1e6, messages / max(1, calls)
 
 
-async def measure(target: str, pid: int, callers: int, seconds: float, rounds: int) -> list[str]:
-    meter = CpuMeter(pid)
+async def measure(
+    target: str, pid: int, raw: tuple[str, int], callers: int, seconds: float, rounds: int
+) -> list[str]:
+    meter, raw_meter = CpuMeter(pid), CpuMeter(raw[1])
+    raw_channel = grpc.aio.insecure_channel(raw[0])
     async with grpc.aio.insecure_channel(target) as channel:
         stub = pb_grpc.TableServiceStub(channel)
         opened = await open_games(stub, max(64, callers), 100)
@@ -135,8 +163,9 @@ async def measure(target: str, pid: int, callers: int, seconds: float, rounds: i
             )
             games.append((game_id, tokens[0], view.view.version))
         calls = kinds(stub, health_pb2_grpc.HealthStub(channel))
-        cost: dict[str, list[float]] = {name: [] for name in calls}
-        ratio: dict[str, list[float]] = {name: [] for name in calls}
+        raw_calls = raw_kinds(raw_channel)
+        cost: dict[str, list[float]] = {name: [] for name in [*calls, *raw_calls]}
+        ratio: dict[str, list[float]] = {name: [] for name in cost}
         received: dict[str, float] = {}
         for _ in range(rounds):
             this_round: dict[str, float] = {}
@@ -147,6 +176,15 @@ async def measure(target: str, pid: int, callers: int, seconds: float, rounds: i
             for name, us in this_round.items():
                 cost[name].append(us)
                 ratio[name].append(us / this_round["no-op"])
+            raw_round: dict[str, float] = {}  # read against the raw server's own no-op
+            for name, call in raw_calls.items():
+                raw_round[name], received[name] = await window(
+                    call, games, raw_meter, callers, seconds
+                )
+            for name, us in raw_round.items():
+                cost[name].append(us)
+                ratio[name].append(us / raw_round["raw grpc.aio: no-op"])
+    await raw_channel.close()
     lines = [
         f"{callers} callers, {rounds} rounds of {seconds:g} s windows; a fresh game's "
         f"latest version is {games[0][2]}.",
@@ -154,7 +192,7 @@ async def measure(target: str, pid: int, callers: int, seconds: float, rounds: i
         "| call | server CPU µs per call | in no-op RPCs | messages per call | rounds (no-op RPCs) |",
         "|---|---|---|---|---|",
     ]
-    for name in calls:
+    for name in cost:
         rounds_text = ", ".join(f"{r:.2f}" for r in ratio[name])
         lines.append(
             f"| {name} | {statistics.median(cost[name]):,.0f} | "
@@ -173,10 +211,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seconds", type=float, default=3.0, help="each window (default 3)")
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
     args = p.parse_args(argv)
-    with ServerProcess(extra=SERVER_FLAGS) as server:
+    with ServerProcess(extra=SERVER_FLAGS) as server, baseline_server() as raw:
         assert server.proc is not None
         lines = asyncio.run(
-            measure(server.target, server.proc.pid, args.games, args.seconds, args.rounds)
+            measure(server.target, server.proc.pid, raw, args.games, args.seconds, args.rounds)
         )
     print("\n".join(lines))
 
