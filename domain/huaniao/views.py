@@ -7,10 +7,17 @@ dropped whole -- never a Card with its id -- so no stable identity leaks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from domain.engine import RememberedPerState, Role, RuleViolation, Viewer, effective_viewer
+from domain.engine import (
+    RememberedPerState,
+    Role,
+    RuleViolation,
+    Viewer,
+    effective_viewer,
+    replaced,
+)
 from domain.huaniao import commands, events
 from domain.huaniao.cards import CLASS_NAME, NAME, Card, CardClass, cards_of
 from domain.huaniao.events import ShowdownHand, Transfer
@@ -137,7 +144,7 @@ def view(s: HuaniaoState, viewer: Viewer) -> View:
         guess_target=s.guess_target,
         pool_count=len(s.pool),
         # the 大对决 runs inside the game's last batch; its hands are open once the game is over
-        showdown=s.showdown if arbiter else tuple(replace(h, cards=()) for h in s.showdown),
+        showdown=s.showdown if arbiter else tuple(replaced(h, cards=()) for h in s.showdown),
         winners=s.winners,
         scores=s.scores,
         end_reason=s.end_reason,
@@ -170,7 +177,7 @@ def _make_seat_views(s: HuaniaoState) -> tuple[tuple[SeatView, SeatView], ...]:
             guess=None,
             open_hand=shown,
         )
-        own = replace(public, cards=cards_of(h.cards), guess=guesses.get(seat))
+        own = replaced(public, cards=cards_of(h.cards), guess=guesses.get(seat))
         out.append((public, own))
     return tuple(out)
 
@@ -183,29 +190,29 @@ def _sees(viewer: Viewer, *seats: int) -> bool:
 
 
 def _transfer(t: Transfer, viewer: Viewer) -> Transfer:
-    return t if t.shown or _sees(viewer, t.from_seat, t.to_seat) else replace(t, card=None)
+    return t if t.shown or _sees(viewer, t.from_seat, t.to_seat) else replaced(t, card=None)
 
 
 def redact(event: Any, viewer: Viewer) -> Any:
     t = type(event)
     if t is events.Dealt:
-        return event if _sees(viewer, event.seat) else replace(event, cards=())
+        return event if _sees(viewer, event.seat) else replaced(event, cards=())
     if t is events.Drew:  # a draw into an open hand (公开手牌) is shown to everyone
-        return event if event.shown or _sees(viewer, event.seat) else replace(event, cards=())
+        return event if event.shown or _sees(viewer, event.seat) else replaced(event, cards=())
     if t is events.CardsExchanged:
-        return replace(event, transfers=tuple(_transfer(x, viewer) for x in event.transfers))
+        return replaced(event, transfers=tuple(_transfer(x, viewer) for x in event.transfers))
     if t is events.CardTaken:
-        return replace(event, transfer=_transfer(event.transfer, viewer))
+        return replaced(event, transfer=_transfer(event.transfer, viewer))
     if t is events.GuessMade:
-        hidden = replace(event, card_class=None, passed=False)
+        hidden = replaced(event, card_class=None, passed=False)
         return event if _sees(viewer, event.seat) else hidden
     if viewer.role != Role.ARBITER:
         # The 大对决 facts come in the game's last batch, just before GameEnded; once the game is
         # over the server renders them for everyone as for the arbiter (effective_viewer).
         if t is events.HandsRecovered:
-            return replace(event, cards=())
+            return replaced(event, cards=())
         if t is events.ShowdownDealt:
-            return replace(event, hands=tuple(replace(h, cards=()) for h in event.hands))
+            return replaced(event, hands=tuple(replaced(h, cards=()) for h in event.hands))
     return event  # everything else is public (discards are face up)
 
 

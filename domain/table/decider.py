@@ -680,6 +680,9 @@ def viewer_for(table: Table, viewer: Viewer) -> Viewer:
 
 def redact(table_kind: str, event: Any, viewer: Viewer) -> Any:
     """``event`` as ``viewer`` may see it. Table facts hide the deck, seed and token hashes."""
+    game_rules = _GAME_FACTS.get(type(event))  # most facts are a game's: no table checks
+    if game_rules is not None:
+        return game_rules.redact(event, viewer)
     if isinstance(event, GameStarted):
         return event if viewer == ARBITER else GameStarted((), 0)
     if isinstance(event, GameCreated):
@@ -702,7 +705,14 @@ def redact(table_kind: str, event: Any, viewer: Viewer) -> Any:
         return event if viewer == ARBITER else dataclasses.replace(event, deck=())
     if type(event) in J.JUSTICE_EVENT_TYPES or isinstance(event, ShuffleRevealed):
         return event
-    return rules_for(table_kind).redact(event, viewer)
+    rules = rules_for(table_kind)
+    if type(event) in rules.event_types:  # each game's fact types are its own
+        _GAME_FACTS[type(event)] = rules
+    return rules.redact(event, viewer)
+
+
+# a game's fact type -> its rules, filled by ``redact`` as the types are met
+_GAME_FACTS: dict[type, Any] = {}
 
 
 def prepared_marking(source: DealSource) -> str:

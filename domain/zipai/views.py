@@ -9,11 +9,10 @@ stock order (never the seed). Once the hand is over the server shows everyone th
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from domain.engine import RememberedPerState, Role, Viewer
+from domain.engine import RememberedPerState, Role, Viewer, replaced
 from domain.zipai import commands, events
 from domain.zipai.cards import Card, card, card_name, cards
 from domain.zipai.events import Claim, ClaimKind, DrawReason, PromptKind, WinKind
@@ -170,18 +169,18 @@ def redact(event: Any, viewer: Viewer) -> Any:
     if viewer.role is Role.ARBITER:
         return event
     if isinstance(event, events.Dealt):
-        return event if _sees_seat(viewer, event.seat) else dataclasses.replace(event, cards=())
+        return event if _sees_seat(viewer, event.seat) else replaced(event, cards=())
     if isinstance(event, events.LongLaidDown):
-        return event if _sees_seat(viewer, event.seat) else dataclasses.replace(event, hidden=())
+        return event if _sees_seat(viewer, event.seat) else replaced(event, hidden=())
     if isinstance(event, events.CardDrawn):
-        return event if _sees_seat(viewer, event.seat) else dataclasses.replace(event, card=None)
+        return event if _sees_seat(viewer, event.seat) else replaced(event, card=None)
     if isinstance(event, events.ClaimMade):
         if _sees_seat(viewer, event.seat):
             return event
-        return dataclasses.replace(event, claim=None, guo_zhang=False, guo_hu_fan=None)
+        return replaced(event, claim=None, guo_zhang=False, guo_hu_fan=None)
     if isinstance(event, events.Prompted) and event.prompt is not PromptKind.DISCARD:
         seats = tuple(s for s in event.seats if viewer.role is Role.SEAT and s == viewer.seat)
-        return dataclasses.replace(event, seats=seats)
+        return replaced(event, seats=seats)
     return event
 
 

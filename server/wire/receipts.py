@@ -48,11 +48,7 @@ Rendered = list[list[pb.GameEvent]]  # per viewer: a move's events
 def render_move(kind: str, move: list[StoredEvent], seat_count: int) -> Rendered:
     """``move``'s events as each viewer (``receipt_viewers`` order) is sent them. A fact
     that every viewer sees alike is rendered once and shared by their lists."""
-    shared: render.Shared = {}
-    return [
-        render.events_proto(kind, move, viewer, shared=shared)
-        for viewer in records.receipt_viewers(seat_count)
-    ]
+    return render.events_for_each(kind, move, records.receipt_viewers(seat_count))
 
 
 def move_hashes(table: tables.Table, last: int, rendered: Rendered) -> list[list[str]]:

@@ -19,7 +19,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from domain import match as matches
 from domain import table as tables
-from domain.engine import ARBITER, MalformedCommand, RememberedPerState, Role, Viewer
+from domain.engine import ARBITER, SPECTATOR, MalformedCommand, RememberedPerState, Role, Viewer
 from domain.huaniao import cards as huaniao_cards
 from domain.registry import rules_for
 from domain.table import deal, records
@@ -413,6 +413,26 @@ def events_proto(
     shared: Shared | None = None,
 ) -> list[pb.GameEvent]:
     return [event_proto(kind, e, viewer, complete, shared) for e in events]
+
+
+def events_for_each(
+    kind: str, events: list[StoredEvent], viewers: tuple[Viewer, ...]
+) -> list[list[pb.GameEvent]]:
+    """``events_proto`` for each of ``viewers`` (a seal's: every seat, a spectator, the
+    arbiter), sharing what they see alike. A fact a spectator sees whole hides nothing from
+    anyone (no viewer sees less than a spectator; tests/server/test_redaction_order.py), so
+    it is rendered once for all of them without asking each viewer's redaction."""
+    shared: Shared = {}
+    out: list[list[pb.GameEvent]] = [[] for _ in viewers]
+    for stored in events:
+        if tables.redact(kind, stored.fact, SPECTATOR) is stored.fact:
+            msg = _event_proto(kind, stored, stored.fact, False)
+            for each in out:
+                each.append(msg)
+            continue
+        for each, viewer in zip(out, viewers, strict=True):
+            each.append(event_proto(kind, stored, viewer, shared=shared))
+    return out
 
 
 def to_act(table: tables.Table, viewer: Viewer = ARBITER, game_view: Any = None) -> list[int]:
