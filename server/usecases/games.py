@@ -10,7 +10,6 @@ fan-out. Blocking store calls run in threads, never on the event loop.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import functools
 import hashlib
 import hmac
@@ -26,7 +25,7 @@ from eventsourcing.persistence import IntegrityError
 
 from domain import match as matches
 from domain import table as tables
-from domain.engine import ARBITER, SPECTATOR, MalformedCommand, RuleViolation, Viewer
+from domain.engine import ARBITER, SPECTATOR, MalformedCommand, RuleViolation, Viewer, replaced
 from domain.table.justice.decide import LastMove, is_game_move
 from server.store.eventstore import GameAggregate, MatchAggregate, TableApplication
 from server.store.shards import Store
@@ -74,11 +73,11 @@ def _same_request(stored: dict[str, Any] | None, cause: dict[str, Any]) -> None:
         raise MalformedCommand("request_id", "was already used for a different request")
 
 
-
 @functools.lru_cache(maxsize=8192)
 def _game_uuid(game_id: str) -> uuid.UUID:
     """A game id parsed (every call names its game, often several times a call: parsed once)."""
     return uuid.UUID(game_id)
+
 
 class Games:
     """The cache of games and matches, and the one path by which a move is appended."""
@@ -345,7 +344,7 @@ class Games:
             return move
         seal = self.sealer(agg.id, agg.table, agg.head_hash, move)
         agg.seal_move(seal)
-        return [*move[:-1], dataclasses.replace(move[-1], seal=seal)]
+        return [*move[:-1], replaced(move[-1], seal=seal)]
 
     def after_append(self, game_id: uuid.UUID, agg: GameAggregate) -> None:
         """Hook for the turn clock (server/usecases/timers.py); nothing by default."""

@@ -18,14 +18,13 @@ renders a verified record through the same functions to check a seat's saved rec
 
 from __future__ import annotations
 
-import dataclasses
 import uuid
 from collections import OrderedDict
 from datetime import datetime
 from typing import Any
 
 from domain import table as tables
-from domain.engine import Viewer
+from domain.engine import Viewer, replaced
 from domain.table import records
 from server.wire import render
 from server.wire.signing import Signer
@@ -258,7 +257,7 @@ def view_reply(sealer: Sealer | None, snap: Snapshot, own: bool = True) -> pb.Ge
     if len(seal["receipts"][0]) > 1 or sealer is None:  # a seal that hashed every view
         reply = pb.GetViewResponse(view=render.view_proto(snap))
     else:  # the view signed now (or when it was first asked for)
-        view, digest, signature = sealer.signed_view(dataclasses.replace(snap, match=None))
+        view, digest, signature = sealer.signed_view(replaced(snap, match=None))
         reply = pb.GetViewResponse(view=view)
         signed.view_hash, signed.view_signature = digest, signature
     reply.receipt.CopyFrom(signed)
