@@ -151,9 +151,10 @@ async def window(
 async def measure(
     target: str, pid: int, raw: tuple[str, int], callers: int, seconds: float, rounds: int
 ) -> list[str]:
-    meter, raw_meter = CpuMeter(pid), CpuMeter(raw[1])
-    raw_channel = grpc.aio.insecure_channel(raw[0])
-    async with grpc.aio.insecure_channel(target) as channel:
+    async with (
+        grpc.aio.insecure_channel(target) as channel,
+        grpc.aio.insecure_channel(raw[0]) as raw_channel,
+    ):
         stub = pb_grpc.TableServiceStub(channel)
         opened = await open_games(stub, max(64, callers), 100)
         games: list[Game] = []
@@ -162,29 +163,25 @@ async def measure(
                 pb.GetViewRequest(game_id=game_id), metadata=((TOKEN_HEADER, tokens[0]),)
             )
             games.append((game_id, tokens[0], view.view.version))
-        calls = kinds(stub, health_pb2_grpc.HealthStub(channel))
-        raw_calls = raw_kinds(raw_channel)
-        cost: dict[str, list[float]] = {name: [] for name in [*calls, *raw_calls]}
+        # each server's calls, read against that server's own no-op (the first of its calls)
+        servers = [
+            (kinds(stub, health_pb2_grpc.HealthStub(channel)), CpuMeter(pid)),
+            (raw_kinds(raw_channel), CpuMeter(raw[1])),
+        ]
+        cost: dict[str, list[float]] = {name: [] for calls, _ in servers for name in calls}
         ratio: dict[str, list[float]] = {name: [] for name in cost}
         received: dict[str, float] = {}
         for _ in range(rounds):
-            this_round: dict[str, float] = {}
-            for name, call in calls.items():
-                this_round[name], received[name] = await window(
-                    call, games, meter, callers, seconds
-                )
-            for name, us in this_round.items():
-                cost[name].append(us)
-                ratio[name].append(us / this_round["no-op"])
-            raw_round: dict[str, float] = {}  # read against the raw server's own no-op
-            for name, call in raw_calls.items():
-                raw_round[name], received[name] = await window(
-                    call, games, raw_meter, callers, seconds
-                )
-            for name, us in raw_round.items():
-                cost[name].append(us)
-                ratio[name].append(us / raw_round["raw grpc.aio: no-op"])
-    await raw_channel.close()
+            for calls, meter in servers:
+                this_round: dict[str, float] = {}
+                for name, call in calls.items():
+                    this_round[name], received[name] = await window(
+                        call, games, meter, callers, seconds
+                    )
+                noop = next(iter(this_round.values()))
+                for name, us in this_round.items():
+                    cost[name].append(us)
+                    ratio[name].append(us / noop)
     lines = [
         f"{callers} callers, {rounds} rounds of {seconds:g} s windows; a fresh game's "
         f"latest version is {games[0][2]}.",

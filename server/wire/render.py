@@ -410,9 +410,8 @@ def events_proto(
     events: list[StoredEvent],
     viewer: Viewer,
     complete: bool = False,
-    shared: Shared | None = None,
 ) -> list[pb.GameEvent]:
-    return [event_proto(kind, e, viewer, complete, shared) for e in events]
+    return [event_proto(kind, e, viewer, complete) for e in events]
 
 
 def events_for_each(
