@@ -38,6 +38,9 @@ test('with excludeOwnMoves a seat\'s stream leaves out its own moves, and only t
   const seed = Date.now() % 100000;
   await playFromStreams(seats.map((s, i) => new RandomBot(s, seed + i)), { excludeOwnMoves: true });
   const lastOf = (m) => Number(m.events[m.events.length - 1].version);
+  // a random game may end before some seat moves (its own set is then empty): the check
+  // holds for it too, and at least one seat must have played
+  assert.ok(replies.some((r) => r.length > 0), `nobody played, seed ${seed}`);
   for (const seat of seats) {
     const read = async (excludeOwnMoves) => {
       const out = new Map();
@@ -47,7 +50,6 @@ test('with excludeOwnMoves a seat\'s stream leaves out its own moves, and only t
     const every = await read(false);
     const kept = await read(true);
     const own = new Set(replies[seat.seat].map(lastOf));
-    assert.ok(own.size > 0, `seat ${seat.seat} played, seed ${seed}`);
     assert.deepEqual([...kept.keys()], [...every.keys()].filter((v) => !own.has(v)), `seed ${seed}`);
     for (const [v, m] of kept) assert.deepEqual(m.events, every.get(v).events, `version ${v}, seed ${seed}`);
   }
