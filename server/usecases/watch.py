@@ -83,7 +83,15 @@ class Watch(Games):
         """
         gid = self.parse_id(game_id)
         agg = await self._load_at(gid, version)
-        snap = seen_at(gid, agg.table, viewer, agg.head_hash, agg.latest_seal, agg.modified_on)
+        snap = seen_at(
+            gid,
+            agg.table,
+            viewer,
+            agg.head_hash,
+            agg.latest_seal,
+            agg.modified_on,
+            agg.draw_opened_at,
+        )
         if not with_match:
             return snap
         latest = await self._load(gid)
