@@ -180,8 +180,8 @@ def next_hand(
         hand=match.next_number,
         salt=salt,
         reveal_timeout_ms=reveal_timeout_ms,
-        # a hand after one recorded before the limit existed gets the default
-        abandon_after_ms=previous.abandon_after_ms or tables.DEFAULT_ABANDON_AFTER_MS,
+        # carried over as it is (0 only after a hand recorded before the limit existed)
+        abandon_after_ms=previous.abandon_after_ms,
         max_redeals=tables.DEFAULT_MAX_REDEALS
         if previous.max_redeals is None
         else previous.max_redeals,

@@ -102,7 +102,8 @@ def create(
     # 0 only in a match's hand after a record made before case deadlines (as that one)
     if not 0 <= case_time_limit_ms <= J.MAX_CASE_TIME_LIMIT_MS:
         raise MalformedCommand("case_time_limit_ms", "up to one day")
-    if not MIN_ABANDON_AFTER_MS <= abandon_after_ms <= MAX_ABANDON_AFTER_MS:
+    # 0 only in a match's hand after a record made before the limit (as that one): no limit
+    if abandon_after_ms and not MIN_ABANDON_AFTER_MS <= abandon_after_ms <= MAX_ABANDON_AFTER_MS:
         raise MalformedCommand(
             "abandon_after_ms",
             f"{MIN_ABANDON_AFTER_MS} ms up to one day ({MAX_ABANDON_AFTER_MS} ms)",
