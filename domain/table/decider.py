@@ -361,7 +361,7 @@ def deal_status(table: Table) -> str:
         awaited, pending = table.awaited_commitments, table.pending_reveals
         if awaited:
             parts.append(f"waiting for seat(s) {_seats(awaited)} to commit")
-        if pending:
+        elif pending:
             parts.append(f"waiting for seat(s) {_seats(pending)} to reveal")
     parts += [f"seat {s} added no entropy" for s in table.no_entropy]
     return "; ".join(parts)

@@ -137,8 +137,10 @@ class Table:
 
     @property
     def awaited_inputs(self) -> tuple[int, ...]:
-        """Seats the draw under way waits for: a commitment to come or a reveal pending."""
-        return tuple(sorted((*self.awaited_commitments, *self.pending_reveals)))
+        """Seats the draw under way waits for: those whose commitments are to come, else
+        (every seat committed) those whose reveals are pending. A seat that committed
+        cannot reveal before the last commitment: it is not what the draw waits for."""
+        return self.awaited_commitments or self.pending_reveals
 
     @property
     def no_entropy(self) -> tuple[int, ...]:
