@@ -162,7 +162,10 @@ def draw_hand(
     if not table.awaited_commitments:
         for seat in table.pending_reveals:
             if revealing is None or seat in revealing:
-                hand.append(tables.reveal(hand.table, seat, contributions[seat]), tables.cause("reveal", seat))
+                hand.append(
+                    tables.reveal(hand.table, seat, contributions[seat]),
+                    tables.cause("reveal", seat),
+                )
     abandon_or_deal(hand)
 
 
