@@ -219,6 +219,8 @@ def acknowledgement_problem(
         check_payload(receipt, payload_bytes(events=list(reply.events)))
     except AuditFailure as exc:
         return f"the acknowledgement does not check ({exc})"
+    if seat is None:  # a client made from a token alone: the receipt is the seat's own
+        seat = receipt.viewer if receipt.viewer < len(receipt.hashes) - 2 else None
     for event in reply.events:
         if event.WhichOneof("body") != "table" or event.table.WhichOneof("kind") != fact:
             continue
@@ -310,8 +312,9 @@ class SeatClient:
         key = self._server_keys()
         problem = acknowledgement_problem(reply, game_id, self.seat, fact, commitment, key)
         if problem:
+            who = "this seat" if self.seat is None else f"seat {self.seat}"
             raise NotAcknowledged(
-                f"seat {self.seat}'s {what} was refused: {problem}; the deal waits for it "
+                f"{who}'s {what} was refused: {problem}; the deal waits for it "
                 "(send it again, or tell the other players the server is not taking it)"
             )
 

@@ -25,7 +25,14 @@ from grpc_status import rpc_status
 from clients.python import cli
 from clients.python.audit import export_lines, verify_game
 from clients.python.bot import RandomBot, play_to_end
-from clients.python.client import SeatClient, TableClient, commit, reveal_and_start
+from clients.python.client import (
+    NotAcknowledged,
+    SeatClient,
+    TableClient,
+    acknowledgement_problem,
+    commit,
+    reveal_and_start,
+)
 from clients.python.serverproc import ServerProcess
 from domain.table import deal
 from tabletop.v1 import tabletop_pb2 as pb
@@ -487,3 +494,40 @@ def test_an_older_client_contribution_is_committed_and_revealed_at_once(
         )
     for value in values:
         assert value.encode() not in received
+
+
+def test_a_seat_without_a_valid_acknowledgement_knows_it_was_refused(
+    server: ServerProcess,
+) -> None:
+    """The client checks every reveal's acknowledgement: a reply without the signed receipt
+    (a censoring operator's), or with one over other events, is a refusal, said so."""
+    options, n = GAMES["zipai"]
+    with TableClient(server.target) as client:
+        created = client.create_game(options, n)
+        seats = [client.join(created.game_id, s, f"p{s}") for s in range(n)]
+        reply = seats[0].reveal()
+        assert reply is not None
+        keys = seats[0]._server_keys()
+        ok = acknowledgement_problem(reply, created.game_id, 0, "contribution_revealed", None, keys)
+        assert ok == ""
+        stripped = pb.RevealContributionResponse()
+        stripped.CopyFrom(reply)
+        stripped.ClearField("receipt")
+        problem = acknowledgement_problem(
+            stripped, created.game_id, 0, "contribution_revealed", None, keys
+        )
+        assert problem == "no signed acknowledgement came back"
+        other = pb.RevealContributionResponse()
+        other.CopyFrom(reply)
+        other.events[0].table.contribution_revealed.seat = 1  # another seat's, claimed
+        problem = acknowledgement_problem(
+            other, created.game_id, 1, "contribution_revealed", None, keys
+        )
+        assert "does not check" in problem
+        assert acknowledgement_problem(
+            reply, created.game_id, 1, "contribution_revealed", None, keys
+        )
+        with pytest.raises(NotAcknowledged, match="seat 0's reveal was refused"):
+            seats[0]._acknowledged(
+                stripped, created.game_id, "reveal", "contribution_revealed", None
+            )
