@@ -243,6 +243,7 @@ def test_a_withheld_reveal_holds_the_deal_and_nobody_stands_in(
         assert waiting.HasField("reveal_deadline") and waiting.HasField("abandon_deadline")
         assert list(waiting.awaiting_seats) == [n - 1]
         assert waiting.deal_status == f"waiting for seat(s) {n - 1} to reveal"
+        assert f"waiting for seat(s) {n - 1} to reveal" in cli_view(server, gid)
         left = waiting.reveal_deadline.ToDatetime().timestamp() - time.time()
         assert 0 < left <= REVEAL_TIMEOUT + 1
         time.sleep(max(0.0, left) + 1.0)  # the window passed: nothing changes
@@ -308,6 +309,7 @@ def test_a_censoring_operator_gets_the_one_deal_or_a_void_game(server: ServerPro
             )
             assert not view.outcome.winners and not view.outcome.scores
             assert view.outcome.reason == "VOID"
+            assert "void: no deal, waiting for seat(s)" in cli_view(server, gid)
             code, info = refusal(seats[0].start)
             assert info.reason == "GAME_VOID"
             lines, records = export(client, gid)
