@@ -268,6 +268,46 @@ def test_a_seat_may_commit_to_nothing_and_is_named() -> None:
     assert report.hands[1].every_seat_entropy and not report.incomplete
 
 
+def test_an_older_match_whose_hand_went_ahead_without_a_seat_verifies_as_no_fair_deal() -> None:
+    """A record made before issue 35: hand 2's commit window closed on seat 2 (RevealWithheld,
+    a start cause with ``reveals_closed``) and the hand was dealt on the others' entropy.
+    It still parses and verifies, but verify names the seat and no longer calls it fair."""
+    played = matchplay.play_match("zipai", ZIPAI, 3, seed=4, hands=1)
+    mid = played.match.match_id
+    recorder = matchplay.MatchRecorder(mid)
+    recorder.append(match.create(rules_for("zipai"), mid, 3, 2, 0))
+    first = list(played.hands.values())[0]
+    recorder.append(match.end_hand(recorder.state, first.table, first.head))
+    hand = matchplay.HandRecorder("old-secret", game_id=match.hand_id(mid, 2))
+    for cause, facts in match.next_hand(recorder.state, first.table, hand.secret):
+        hand.append(facts, cause)
+    recorder.append(match.open_hand(recorder.state))
+    for seat in (0, 1):
+        commitment = deal.contribution_commitment(f"old{seat}")
+        hand.append(tables.commit(hand.table, seat, commitment), tables.cause("commit", seat))
+    closed = {**tables.cause("start"), "reveals_closed": True}
+    hand.append(tables.start_withheld(hand.table), closed)
+    for seat in (0, 1):
+        hand.append(tables.reveal(hand.table, seat, f"old{seat}"), tables.cause("reveal", seat))
+    hand.append(tables.start(hand.table), tables.cause("start"))
+    matchplay.play_hand(hand, random.Random(7))
+    recorder.append(match.end_hand(recorder.state, hand.table, hand.head))
+    hands = {**played.exported(), hand.game_id: list(hand.records)}
+    report = verify_match(mid, recorder.records, hands, matchplay.PUBLIC_KEY)
+    old = report.hands[1]
+    assert not old.every_seat_entropy
+    assert old.entropy == (
+        "seat 2's entropy did not go in (withheld: a record made before issue 35)",
+    )
+    assert old.deal_words.startswith("NOT a fair deal: seat 2's entropy did not go in")
+    assert report.hands[0].every_seat_entropy
+    from clients.python.audit import match_line  # what `verify --match` prints
+
+    line = match_line(report)
+    assert "hand 2 NOT a fair deal: seat 2's entropy did not go in" in line, line
+    assert "every hand dealt from every seat's entropy" not in line
+
+
 @pytest.mark.parametrize("through", [(), (0,), (1,), (2,), (0, 1), (0, 2), (1, 2), (0, 1, 2)])
 def test_an_operator_censoring_a_later_hands_reveals_gets_one_deal_or_none(
     through: tuple[int, ...],
