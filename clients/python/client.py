@@ -323,9 +323,8 @@ class SeatClient:
         return [bytes(reply.public_key), *(bytes(k.public_key) for k in reply.retired)]
 
     def start(self, request_id: str = "") -> int:
-        """Deal. Every committed seat must have revealed (``reveal_and_start``), or the
-        reveal window must have closed. With a ``request_id`` a retry gets the original
-        reply."""
+        """Deal. Every committed seat must have revealed (``reveal_and_start``): nobody
+        stands in for a seat. With a ``request_id`` a retry gets the original reply."""
         return int(
             self.stub.StartGame(
                 pb.StartGameRequest(game_id=self.game_id, request_id=request_id),
