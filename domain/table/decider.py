@@ -216,8 +216,12 @@ def reveal(table: Table, seat: int, contribution: str) -> list[Any]:
     if table.redraw is None and table.phase is not Phase.WAITING:
         raise RuleViolation("GAME_ALREADY_STARTED", DEAL_RULE, "the deal is already made")
     if any(s is None for s in table.seats) or table.awaited_commitments:
+        waiting = f" (waiting for seat(s) {_seats(table.awaited_commitments)} to commit)"
         raise RuleViolation(
-            "REVEAL_TOO_EARLY", DEAL_RULE, "reveals come once every seat has committed"
+            "REVEAL_TOO_EARLY",
+            DEAL_RULE,
+            "reveals come once every seat has committed"
+            + (waiting if table.awaited_commitments else ""),
         )
     taken = table.draw_inputs()[seat]
     assert taken is not None
