@@ -184,6 +184,7 @@ def commit(table: Table, seat: int, commitment: str) -> list[Any]:
         raise MalformedCommand("seat", f"seat must be 0..{table.seat_count - 1}")
     if commitment and not deal.is_commitment(commitment):
         raise MalformedCommand("contribution_commitment", "64 lowercase hex digits (SHA-256)")
+    _not_void(table)
     inputs = table.draw_inputs()[seat]
     if not table.drawing or inputs is None:
         raise RuleViolation(
@@ -213,6 +214,7 @@ def reveal(table: Table, seat: int, contribution: str) -> list[Any]:
         raise MalformedCommand("seat", f"seat must be 0..{table.seat_count - 1}")
     if not 0 < len(contribution) <= deal.MAX_CONTRIBUTION:
         raise MalformedCommand("contribution", f"1 to {deal.MAX_CONTRIBUTION} characters")
+    _not_void(table)
     if table.redraw is None and table.phase is not Phase.WAITING:
         raise RuleViolation("GAME_ALREADY_STARTED", DEAL_RULE, "the deal is already made")
     if any(s is None for s in table.seats) or table.awaited_commitments:
@@ -263,9 +265,13 @@ def start(table: Table) -> list[Any]:
     return _deal(table)
 
 
-def _can_deal(table: Table) -> None:
+def _not_void(table: Table) -> None:
     if table.abandoned is not None:
         raise RuleViolation("GAME_VOID", DEAL_RULE, _void_words(table.abandoned))
+
+
+def _can_deal(table: Table) -> None:
+    _not_void(table)
     if table.redraw is None and table.phase is not Phase.WAITING:
         raise RuleViolation("GAME_ALREADY_STARTED", "table", "the game was already dealt")
     if any(s is None for s in table.seats):

@@ -204,6 +204,7 @@ def test_a_void_game_takes_no_move_and_no_deal() -> None:
         lambda: tables.start(void),
         lambda: tables.play(void, fakegame.Discard(0, 1)),
         lambda: tables.abandon(void),
+        lambda: tables.reveal(void, 0, "r0"),
     ):
         with pytest.raises(RuleViolation):
             refused()
