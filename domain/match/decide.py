@@ -103,6 +103,8 @@ def end_hand(match: Match, hand: tables.Table, head_hash: str) -> list[Any]:
         current.hand, current.game_id, outcome.winners, outcome.scores, outcome.reason, head_hash
     )
     after = evolve(match, ended)
+    if hand.abandoned is not None:  # a void hand: the match ends incomplete, never skips it
+        return [ended, MatchEnded(after.standings, (), True, hand.abandoned)]
     if not _over(after):
         return [ended]
     top = tuple(s.seat for s in after.standings if s.rank == 1)
@@ -178,6 +180,8 @@ def next_hand(
         hand=match.next_number,
         salt=salt,
         reveal_timeout_ms=reveal_timeout_ms,
+        # carried over as it is (0 only after a hand recorded before the limit existed)
+        abandon_after_ms=previous.abandon_after_ms,
         max_redeals=tables.DEFAULT_MAX_REDEALS
         if previous.max_redeals is None
         else previous.max_redeals,
@@ -205,9 +209,18 @@ def describe(fact: Any) -> str:
         return f"hand {fact.hand} opened: game {fact.game_id}"
     if isinstance(fact, SeatReady):
         return f"seat {fact.seat} ready for hand {fact.hand}"
+    if isinstance(fact, HandEnded) and fact.reason == "VOID":
+        return f"hand {fact.hand} ended void: no deal"
     if isinstance(fact, HandEnded):
         won = ", ".join(map(str, fact.winners)) or "nobody"
         return f"hand {fact.hand} ended ({fact.reason}): won by {won}, scores {list(fact.scores)}"
+    if isinstance(fact, MatchEnded) and fact.incomplete:
+        totals = ", ".join(f"seat {s.seat} {s.total}" for s in fact.standings)
+        waited = ", ".join(map(str, fact.waiting_for))
+        return (
+            f"match ended incomplete: the last hand is void (no deal, waiting for seat(s) "
+            f"{waited}); the hands played stand: {totals}; no winner"
+        )
     if isinstance(fact, MatchEnded):
         totals = ", ".join(f"seat {s.seat} {s.total} (#{s.rank})" for s in fact.standings)
         return f"match ended: {totals}"

@@ -37,6 +37,10 @@ class GameCreated:
     # before the server times it out; 0 in records made before case deadlines (then the
     # table's clock, if any)
     case_time_limit_ms: int = 0
+    # public: how long a draw (the first deal, a match's later hand, a redeal) waits for
+    # every seat's commitment and reveal, from the fact that opened it, before the server
+    # abandons it (DealAbandoned: the game ends void); 0 in records made before issue 35
+    abandon_after_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -91,9 +95,22 @@ class ContributionRevealed:
 
 @dataclass(frozen=True)
 class RevealWithheld:
-    """``seat`` did not reveal in time; its commitment stands in for its contribution."""
+    """The old form (records made before issue 35): ``seat`` did not reveal (or, seated
+    first, commit) in time and its commitment (or nothing) stood in for it. No new record
+    holds one: a deal is made from every seat's entropy or not at all (DealAbandoned)."""
 
     seat: int
+
+
+@dataclass(frozen=True)
+class DealAbandoned:
+    """The draw ``round`` (0: the first deal; n: the n-th 重新洗牌发牌) waited the table's
+    abandonment limit (GameCreated.abandon_after_ms) for the seats ``waiting_for`` to
+    commit or reveal: no deal is made and the game ends void (no winner, no scores). A
+    match's hand abandoned so ends the match incomplete."""
+
+    waiting_for: tuple[int, ...]
+    round: int = 0
 
 
 @dataclass(frozen=True)
@@ -125,6 +142,7 @@ TABLE_EVENT_TYPES: dict[str, type] = {
         SeatCommitted,
         RedealOpened,
         RedealSecretsRevealed,
+        DealAbandoned,
         *J.JUSTICE_EVENT_TYPES,
     )
 }

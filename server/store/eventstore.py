@@ -101,6 +101,8 @@ class GameAggregate(Aggregate):
                 event = tables.decode_event(aggregate.table.kind, fact)
             aggregate.table = tables.evolve(aggregate.table, event)
             aggregate.head_hash = self.hash
+            if aggregate.table.draw_opened == self.originator_version:  # a draw opened now
+                aggregate.__dict__["draw_opened_at"] = self.timestamp.isoformat()
             _keep_seal(aggregate, self)
             if self.cause is not None and (
                 self.cause.get("request_id") or self.cause.get("request_key")
@@ -175,6 +177,13 @@ class GameAggregate(Aggregate):
         has this digest (server/usecases/idempotency.py), or None."""
         found = self.__dict__.get("requests", {}).get(f"key:{digest}")
         return None if found is None else int(found)
+
+    @property
+    def draw_opened_at(self) -> datetime | None:
+        """When the latest draw opened (the time of ``table.draw_opened``'s fact): a draw's
+        abandonment clock runs from it (state, so snapshots and rebuilds keep it)."""
+        at = self.__dict__.get("draw_opened_at")
+        return None if at is None else datetime.fromisoformat(at)
 
     @property
     def clock_run(self) -> int:

@@ -83,7 +83,15 @@ class Watch(Games):
         """
         gid = self.parse_id(game_id)
         agg = await self._load_at(gid, version)
-        snap = seen_at(gid, agg.table, viewer, agg.head_hash, agg.latest_seal, agg.modified_on)
+        snap = seen_at(
+            gid,
+            agg.table,
+            viewer,
+            agg.head_hash,
+            agg.latest_seal,
+            agg.modified_on,
+            agg.draw_opened_at,
+        )
         if not with_match:
             return snap
         latest = await self._load(gid)
@@ -120,12 +128,17 @@ class Watch(Games):
         if not 1 <= first <= last <= latest.version:
             raise MalformedCommand("from_version", f"versions must be within 1..{latest.version}")
         agg = await self._load_at(gid, first)
-        table, head = agg.table, agg.head_hash
+        table, head, opened = agg.table, agg.head_hash, agg.draw_opened_at
         async for page in self._pages(gid, first - 1, last):
             for event in page:
                 if event.version > first:
                     table, head = tables.evolve(table, event.fact), event.hash
-                yield event, seen_at(gid, table, viewer, head, at=event.recorded_at)
+                    if table.draw_opened == event.version:  # a draw opened: its clock
+                        opened = event.recorded_at
+                yield (
+                    event,
+                    seen_at(gid, table, viewer, head, at=event.recorded_at, opened_at=opened),
+                )
 
     async def follow(
         self, game_id: str, viewer: Viewer, after: int = 0
@@ -134,11 +147,18 @@ class Watch(Games):
         ones, then each new one as it is stored (Watch's order: no gap, no duplicate). Ends
         once the game is over. The game is evolved here, once per event (the live viewer)."""
         gid = self.parse_id(game_id)
-        table = (await self._load_at(gid, after)).table if after else None
+        start = await self._load_at(gid, after) if after else None
+        table = start.table if start is not None else None
+        opened = start.draw_opened_at if start is not None else None
         async for events, _seen_as, _batch in self.watch(game_id, viewer, after):
             for event in events:
                 table = tables.evolve(table, event.fact)
-                yield event, seen_at(gid, table, viewer, event.hash, at=event.recorded_at)
+                if table.draw_opened == event.version:  # a draw opened: its clock
+                    opened = event.recorded_at
+                yield (
+                    event,
+                    seen_at(gid, table, viewer, event.hash, at=event.recorded_at, opened_at=opened),
+                )
 
     async def _pages(
         self, gid: uuid.UUID, after: int, last: int | None = None

@@ -30,7 +30,6 @@ class StoredEvent:
     seal: dict[str, Any] | None = None  # on a move's last event: the server's signature
 
 
-
 @dataclass(frozen=True)
 class StoredMatchFact:
     """A match's stored fact, decoded, with its stored form and chain hash."""
@@ -56,6 +55,7 @@ class Snapshot:
     match: matches.Match | None = None  # the table's match, when asked for and in one
     reveal_deadline: datetime | None = None  # while seats' reveals are pending
     case_deadline: datetime | None = None  # while a case is open
+    abandon_deadline: datetime | None = None  # while a draw waits for a seat
 
     @property
     def seen_by(self) -> Viewer:
@@ -69,12 +69,13 @@ def seen_at(
     head: str,
     seal: dict[str, Any] | None = None,
     at: datetime | None = None,
+    opened_at: datetime | None = None,
 ) -> Snapshot:
     """``table`` (the game at one version) as ``viewer`` saw it then: the viewer keeps its
     identity, and the contents open up only from the version that ended the game. ``seal``:
     the latest move's at this version (the receipt of a view at a move's end); ``at``: when
     that version was recorded (a pending reveal's and an open case's deadlines follow from
-    it)."""
+    it); ``opened_at``: when the latest draw opened (its abandonment deadline follows)."""
     contents = tables.viewer_for(table, viewer)
     deadline = None if at is None else tables.reveal_deadline(table, at)
     case_deadline = None if at is None else tables.case_deadline(table, at)
@@ -88,4 +89,5 @@ def seen_at(
         viewer,
         reveal_deadline=deadline,
         case_deadline=case_deadline,
+        abandon_deadline=None if opened_at is None else tables.abandon_deadline(table, opened_at),
     )

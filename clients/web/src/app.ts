@@ -649,6 +649,8 @@ function waitingBox(v: GameView): HTMLElement {
     h("ul", { class: "seat-list" }, ...v.seats.map((s) => h("li", {}, seatLabel(v, s.seat),
       s.taken && s.contributionStatus ? h("span", { class: "muted" }, ` · ${w("contribution")} `,
         term(`CONTRIBUTION_STATUS_${ContributionStatus[s.contributionStatus]}`)) : ""))),
+    v.awaitingSeats.length ? h("p", { id: "awaiting-seats" }, `${w("dealWaitsFor")}: `, v.awaitingSeats.map(seatWord).join("、")) : null,
+    v.noEntropySeats.length ? h("p", { class: "muted" }, `${w("noEntropy")}: `, v.noEntropySeats.map(seatWord).join("、")) : null,
     free ? h("button", { class: "primary", id: "bots", type: "button", onclick: () => void fillWithBots() }, w("fillBots")) : null,
   );
 }
@@ -863,6 +865,7 @@ function resultBox(v: GameView): HTMLElement {
   const command = `tabletop-audit verify ${S.gameId} --target ${host}:${S.grpcPort || "GRPC_PORT"} --receipts receipts-${S.gameId}.jsonl`;
   return h("section", { class: "card-box result", id: "result", "aria-labelledby": "result-h" },
     h("h3", { id: "result-h" }, w("result")),
+    v.void ? h("p", { id: "void" }, `${w("voidGame")}: `, v.voidWaitingFor.map(seatWord).join("、")) : null,
     o ? h("p", { id: "winners" }, `${w("winners")}: `, o.winners.map((s) => (s === mySeat() ? `${w("you")} (${seatWord(s)})` : seatWord(s))).join("、") || "—",
       reason ? ` · ${getLang() === "en" ? reason[1] : reason[0]}` : "") : null,
     o ? h("ul", { id: "scores", class: "scores" }, ...o.scores.map((sc, s) => h("li", {}, `${seatLabel(v, s)}: ${sc}`))) : null,

@@ -143,20 +143,21 @@ class Harness:
         return facts
 
     def draw_redeal(self, contributions: dict[int, str]) -> list[Any]:
-        """The redeal being drawn: each seat in ``contributions`` commits, then reveals, the
-        others' windows close, and it is dealt. Returns the deal's facts."""
+        """The redeal being drawn: each seat in ``contributions`` commits ("": to nothing),
+        then reveals, and it is dealt; with a seat left out the draw waits for it until the
+        abandonment limit and is abandoned (the game is void). Returns the last facts."""
         for seat, value in contributions.items():
-            commitment = deal.contribution_commitment(value)
+            commitment = deal.contribution_commitment(value) if value else ""
             self._append(tables.cause("commit", seat), tables.commit(self.table, seat, commitment))
         for seat, value in contributions.items():
-            if not self.table.awaited_commitments:
+            if not self.table.awaited_commitments and value:
                 self._append(tables.cause("reveal", seat), tables.reveal(self.table, seat, value))
-        facts: list[Any] = []
-        while self.table.redraw is not None:
-            closed = bool(self.table.awaited_commitments or self.table.pending_reveals)
-            facts = tables.start(self.table, closed)
-            closing = {"reveals_closed": True} if closed else {}
-            self._append({**tables.cause("start"), **closing}, facts)
+        if self.table.awaited_inputs:
+            facts = tables.abandon(self.table)
+            self._append(tables.cause("abandon"), facts)
+            return facts
+        facts = tables.start(self.table)
+        self._append(tables.cause("start"), facts)
         return facts
 
     def timeout(self) -> list[Any]:
