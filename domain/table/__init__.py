@@ -16,11 +16,14 @@ This module re-exports the table's public names, so callers write ``tables.start
 
 from domain.table.decider import (
     ARBITER_COMMANDS,
+    CLOCK_FACT_TYPES,
     DEFAULT_MAX_REDEALS,
     MAX_REDEALS,
     REDEAL_COMMANDS,
     act,
+    budget_end,
     case_deadline,
+    check_justice_budget,
     command_of,
     commit,
     concurrent,
@@ -28,6 +31,7 @@ from domain.table.decider import (
     create,
     describe,
     evolve,
+    justice_spent,
     last_move,
     legal_commands,
     play,
@@ -67,6 +71,7 @@ from domain.table.state import Phase, Seat, Table
 
 __all__ = [
     "ARBITER_COMMANDS",
+    "CLOCK_FACT_TYPES",
     "REDEAL_COMMANDS",
     "DEFAULT_MAX_REDEALS",
     "MAX_REDEALS",
@@ -85,7 +90,9 @@ __all__ = [
     "ShuffleRevealed",
     "Table",
     "act",
+    "budget_end",
     "case_deadline",
+    "check_justice_budget",
     "cause",
     "command_of",
     "commit",
@@ -98,6 +105,7 @@ __all__ = [
     "encode_event",
     "encode_table",
     "evolve",
+    "justice_spent",
     "last_move",
     "legal_commands",
     "play",
