@@ -401,7 +401,16 @@ def court(table: Table, requested_by: str = "", redeal_secret: str = "") -> Cour
         reshuffle=lambda cards, label: deal.reshuffle_unseen(table.deal_key, cards, label),
         case_time_limit_ms=table.case_time_limit_ms,
         legacy_redeal=table.justice.legacy,
+        redeals_left=_redeals_left(table),
+        redeal_cap=table.max_redeals or 0,
     )
+
+
+def _redeals_left(table: Table) -> int | None:
+    if table.max_redeals is None:
+        return None
+    used = table.match_redeals_used + len(table.redeals_requested_by)
+    return max(0, table.max_redeals - used)
 
 
 def play(table: Table, command: Any) -> list[Any]:

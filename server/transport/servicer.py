@@ -146,6 +146,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             "arbitrated": request.arbitrated,
             "request_id": request.request_id,
             "case_time_limit_ms": request.case_time_limit_ms,
+            "justice_budget_ms": request.justice_budget_ms,
         }
         if request.HasField("max_redeals"):
             table["max_redeals"] = request.max_redeals

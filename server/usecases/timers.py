@@ -10,8 +10,10 @@ penalty, then the game's reading of what becomes of the turn) against the versio
 deadline belonged to; a move that came first simply makes the wake-up stale.
 
 An open report or appeal has a deadline of its own at every table, clockless ones
-included (``tables.case_deadline``: the table's recorded case limit after its latest
-event); on expiry the case times out (``case_timed_out``: the votes not cast lapse).
+included (``tables.case_deadline``: the table's recorded case limit after the case's
+opening or its latest awaited voter's first vote, never past the hand's justice budget;
+the recorded times of those facts are kept in the game's state, ``justice_times``); on
+expiry the case times out (``case_timed_out``: the votes not cast lapse).
 
 The clock cannot be turned into a load: tables have a minimum limit (``--min-turn-time``,
 server/usecases/), and after ``max_run`` events made by the clock with no client call in
@@ -141,7 +143,7 @@ def deadline_of(agg: GameAggregate, max_run: int = MAX_RUN) -> datetime | None:
         # the server's own windows: a match's later hand and a redeal move on by themselves
         return tables.reveal_deadline(table, agg.modified_on)
     if table.justice.paused:  # while only the arbiter is awaited too
-        return tables.case_deadline(table, agg.modified_on)
+        return tables.case_deadline(table, agg.justice_times)
     if table.time_limit_ms <= 0 or table.phase is not tables.Phase.PLAYING:
         return None
     if not table.paused and not tables.to_act(table):

@@ -8,6 +8,7 @@ rows, and the auditor makes them from an export's lines (server/wire/offline.py)
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -28,7 +29,6 @@ class StoredEvent:
     stored: dict[str, Any] | None = None  # the fact's stored JSON form (audit, export)
     cause: dict[str, Any] | None = None  # the command behind a move's first fact
     seal: dict[str, Any] | None = None  # on a move's last event: the server's signature
-
 
 
 @dataclass(frozen=True)
@@ -69,15 +69,19 @@ def seen_at(
     head: str,
     seal: dict[str, Any] | None = None,
     at: datetime | None = None,
+    justice_times: Mapping[int, datetime] | None = None,
 ) -> Snapshot:
     """``table`` (the game at one version) as ``viewer`` saw it then: the viewer keeps its
     identity, and the contents open up only from the version that ended the game. ``seal``:
     the latest move's at this version (the receipt of a view at a move's end); ``at``: when
-    that version was recorded (a pending reveal's and an open case's deadlines follow from
-    it)."""
+    that version was recorded (a pending reveal's deadline follows from it);
+    ``justice_times``: the recorded times of its case facts (an open case's deadline
+    follows from them, ``tables.case_deadline``)."""
     contents = tables.viewer_for(table, viewer)
     deadline = None if at is None else tables.reveal_deadline(table, at)
-    case_deadline = None if at is None else tables.case_deadline(table, at)
+    case_deadline = None
+    if justice_times is not None and table.justice.open_case is not None:
+        case_deadline = tables.case_deadline(table, justice_times)
     return Snapshot(
         game_id,
         table.version,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import random
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -1228,7 +1228,9 @@ def test_the_next_hand_of_a_match_carries_its_redeals_and_failed_reports() -> No
     far (the hand before's carried counts plus its own), so no hand resets them."""
     from domain import match as matches
 
-    state = matches.evolve(None, matches.MatchCreated(MID, "huaniao", 3, 3, 0, matches.Advance.AUTO, True))
+    state = matches.evolve(
+        None, matches.MatchCreated(MID, "huaniao", 3, 3, 0, matches.Advance.AUTO, True)
+    )
     state = matches.evolve(state, matches.HandOpened(1, matches.hand_id(MID, 1)))
     options = Options(mode=Mode.REGULAR)
     h = Harness.open(options, 3, E.REJECT, prepared_deck(options, HANDS[:3], TOP))
@@ -1241,7 +1243,9 @@ def test_the_next_hand_of_a_match_carries_its_redeals_and_failed_reports() -> No
     previous = dataclasses.replace(
         previous, justice=dataclasses.replace(previous.justice, failed_before=(0, 1, 0))
     )
-    state = matches.evolve(state, matches.HandEnded(1, matches.hand_id(MID, 1), (0,), (0, 0, 0), "X", "h"))
+    state = matches.evolve(
+        state, matches.HandEnded(1, matches.hand_id(MID, 1), (0,), (0, 0, 0), "X", "h")
+    )
     ((_, (created,)), *_) = matches.next_hand(state, previous, "s" * 64, "t" * 64)
     assert created.match_redeals_used == 2, "one before hand 1, one in it"
     assert created.match_failed_reports == (1, 1, 0), "seat 0's redealt report failed"
@@ -1374,7 +1378,5 @@ def test_colluders_cannot_stretch_one_report_past_the_documented_bound(seats: in
         except RuleViolation:
             pass  # a vote already closed by the timeout
     run_clock(h, h.now + timedelta(milliseconds=10 * LIMIT))
-    closed = next(
-        b.first for b in h.batches for f in b.facts if isinstance(f, J.CaseClosed)
-    )
+    closed = next(b.first for b in h.batches for f in b.facts if isinstance(f, J.CaseClosed))
     assert h.at[closed] - opened_at <= timedelta(milliseconds=seats * LIMIT)

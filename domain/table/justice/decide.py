@@ -43,6 +43,8 @@ class Court:
     # a record made before redeals needed every seat (justice_budget_ms 0): its arbiter's
     # Redeal re-decides as it was decided then
     legacy_redeal: bool = False
+    redeals_left: int | None = None  # 重新洗牌发牌 the match still allows (None: no cap)
+    redeal_cap: int = 0  # the table's max_redeals (per match)
 
     @property
     def case_limit_ms(self) -> int:
@@ -321,6 +323,12 @@ def agree_redeal(court: Court, command: J.AgreeRedeal) -> list[Any]:
         raise MalformedCommand("seat", f"seat must be 0..{court.seat_count - 1}")
     if command.seat in case.redeal_agreed:
         raise RuleViolation("ALREADY_AGREED", RULE, "one agreement per seat")
+    if court.redeals_left == 0:  # refused at the first agreement, not only the last
+        raise RuleViolation(
+            "REDEAL_LIMIT",
+            J.REDEAL_RULE,
+            f"this table allows {court.redeal_cap} 重新洗牌发牌 per match, all used",
+        )
     agreed = J.RedealAgreed(command.seat, case.id)
     if len(case.redeal_agreed) + 1 < court.seat_count:
         return [agreed]

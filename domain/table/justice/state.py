@@ -65,8 +65,7 @@ class JusticeState:
             failed += (J.CaseStatus.DEADLOCKED,)
         before = self.failed_before[seat] if seat < len(self.failed_before) else 0
         return before + sum(
-            c.kind is J.CaseKind.REPORT and c.by == seat and c.status in failed
-            for c in self.cases
+            c.kind is J.CaseKind.REPORT and c.by == seat and c.status in failed for c in self.cases
         )
 
     def reports_left(self, seat: int) -> int:
@@ -117,7 +116,9 @@ def _reported(state: JusticeState, event: J.ViolationReported, version: int) -> 
 def _appealed(state: JusticeState, event: J.AppealFiled, version: int) -> JusticeState:
     record = next(p for p in state.penalties if p.case_id == event.case_id)
     appealed = next((c for c in state.cases if c.id == event.case_id), None)
-    recused: tuple[int, ...] = ()  # a penalty without a case (a timeout, a refereed attempt): nobody reported
+    recused: tuple[
+        int, ...
+    ] = ()  # a penalty without a case (a timeout, a refereed attempt): nobody reported
     if appealed is not None:  # its reporter and every seat that voted to uphold it
         recused = (appealed.by, *(v.seat for v in appealed.votes if v.uphold))
     case = J.Case(
@@ -144,9 +145,7 @@ def _voted(state: JusticeState, event: J.VoteCast, version: int) -> JusticeState
         case = dataclasses.replace(case, votes=(*case.votes, vote))
         if event.seat in case.clocked_by:
             return case
-        return dataclasses.replace(
-            case, clock=version, clocked_by=(*case.clocked_by, event.seat)
-        )
+        return dataclasses.replace(case, clock=version, clocked_by=(*case.clocked_by, event.seat))
 
     return _update_case(state, event.case_id, cast)
 
@@ -176,8 +175,7 @@ def _appeal_spent(state: JusticeState, case_id: int | None) -> JusticeState:
     """The penalty of ``case_id`` was appealed and stands: it may not be appealed again
     (else one seat could pause the game appeal after appeal)."""
     penalties = tuple(
-        dataclasses.replace(p, before=None) if p.case_id == case_id else p
-        for p in state.penalties
+        dataclasses.replace(p, before=None) if p.case_id == case_id else p for p in state.penalties
     )
     return dataclasses.replace(state, penalties=penalties)
 
