@@ -445,7 +445,8 @@ def test_the_arbiter_and_a_colluding_seat_cannot_redeal_without_the_honest_seat(
     v = case
     for s in range(seats):
         if s != 1:
-            v = int(players[s].play(table_move(agree_redeal=pb.AgreeRedeal(case_id=case)), v).version)
+            agree = table_move(agree_redeal=pb.AgreeRedeal(case_id=case))
+            v = int(players[s].play(agree, v).version)
     if seats == 3:
         v = vote(players[2], case, True, v)
     v = vote(players[1], case, False, v)  # the honest seat's no: a dispute
