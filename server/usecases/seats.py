@@ -84,6 +84,11 @@ class Seats(Games):
                 "case_time_limit_ms",
                 f"at least {self.min_turn_ms} ms on this server, or 0 for its default",
             )
+        if 0 < justice_budget_ms < self.min_turn_ms:  # else every case would lapse at once
+            raise MalformedCommand(
+                "justice_budget_ms",
+                f"at least {self.min_turn_ms} ms on this server, or 0 for its default",
+            )
         rules = rules_for(kind)
         key = idempotency.parse(request_id)
         game_id, arbiter_token, cause = (
