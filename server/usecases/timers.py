@@ -35,6 +35,7 @@ from domain.engine import DomainError
 from server.store.eventstore import GameAggregate
 from server.usecases.games import Aborted
 from server.usecases.table_server import TableServer
+from server.wire.stored import open_case_deadline
 
 log = logging.getLogger("tabletop.timers")
 
@@ -143,7 +144,7 @@ def deadline_of(agg: GameAggregate, max_run: int = MAX_RUN) -> datetime | None:
         # the server's own windows: a match's later hand and a redeal move on by themselves
         return tables.reveal_deadline(table, agg.modified_on)
     if table.justice.paused:  # while only the arbiter is awaited too
-        return tables.case_deadline(table, agg.justice_times)
+        return open_case_deadline(table, agg.justice_times, agg.modified_on)
     if table.time_limit_ms <= 0 or table.phase is not tables.Phase.PLAYING:
         return None
     if not table.paused and not tables.to_act(table):

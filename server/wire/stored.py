@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from domain import match as matches
@@ -81,7 +81,7 @@ def seen_at(
     deadline = None if at is None else tables.reveal_deadline(table, at)
     case_deadline = None
     if justice_times is not None and table.justice.open_case is not None:
-        case_deadline = tables.case_deadline(table, justice_times)
+        case_deadline = open_case_deadline(table, justice_times, at)
     return Snapshot(
         game_id,
         table.version,
@@ -93,3 +93,19 @@ def seen_at(
         reveal_deadline=deadline,
         case_deadline=case_deadline,
     )
+
+
+def open_case_deadline(
+    table: tables.Table, times: Mapping[int, datetime], latest: datetime | None
+) -> datetime | None:
+    """``tables.case_deadline`` from the kept times of the case facts. A game restored from
+    a snapshot made before those times were kept may lack them for a case already open:
+    its deadline then follows the rule it was opened under (``latest``, the time of the
+    table's latest event, plus the case limit)."""
+    try:
+        return tables.case_deadline(table, times)
+    except KeyError:
+        limit = table.case_time_limit_ms or table.time_limit_ms
+        if latest is None or limit <= 0:
+            return None
+        return latest + timedelta(milliseconds=limit)

@@ -128,3 +128,19 @@ def test_once_the_hands_budget_is_spent_a_report_is_refused_and_nothing_appended
             ts.close()
 
     asyncio.run(run())
+
+
+def test_a_case_opened_before_its_times_were_kept_keeps_the_rule_it_was_opened_under() -> None:
+    """A game restored from a snapshot made before the case facts' times were kept: its open
+    case's deadline is the table's latest event plus the case limit, not a crash."""
+    from datetime import UTC, datetime, timedelta
+
+    from server.wire.stored import open_case_deadline
+    from tests.domain.test_justice import opened
+
+    h = opened(seats=3)
+    h.act(report(h.version))
+    latest = datetime(2025, 1, 1, tzinfo=UTC)
+    due = open_case_deadline(h.table, {}, latest)
+    assert due == latest + timedelta(milliseconds=h.table.case_time_limit_ms)
+    assert open_case_deadline(h.table, h.at, latest) == h.case_deadline()
