@@ -1197,17 +1197,15 @@ def test_zipai_a_clockless_case_times_out_and_a_seat_is_limited_to_two_failed_re
 
 def test_redeals_count_per_match_a_later_hand_carries_those_already_used() -> None:
     """A match's later hand whose GameCreated records the match's one redeal already used
-    (cap 1): every seat agreeing is refused REDEAL_LIMIT, nothing appended."""
+    (cap 1): a seat's agreement is refused REDEAL_LIMIT at once, nothing appended."""
     options = Options(mode=Mode.REGULAR)
     deck = prepared_deck(options, HANDS[:3], TOP)
     h = Harness.open(options, 3, E.REJECT, deck, max_redeals=1, match_redeals_used=1)
     h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "x"))
     case = h.version
-    h.act(J.AgreeRedeal(0, case))
-    h.act(J.AgreeRedeal(1, case))
     version = h.version
     with pytest.raises(RuleViolation) as e:
-        h.act(J.AgreeRedeal(2, case))
+        h.act(J.AgreeRedeal(0, case))
     assert e.value.reason == "REDEAL_LIMIT" and "per match" in e.value.args[0]
     assert h.version == version and h.table.redraw is None
 
