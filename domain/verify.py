@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -506,6 +506,7 @@ def _viewer_hashes(receipts: Any, seat_count: int) -> bool:
 
 def _replay(records: list[Record], facts: list[Any]) -> tuple[Any, int]:
     table = tables.evolve(None, facts[0])
+    times = _Times(records)
     i, redecided = 1, 0
     last_move = None
     while i < len(records):
@@ -519,6 +520,7 @@ def _replay(records: list[Record], facts: list[Any]) -> tuple[Any, int]:
             _check_reveals_closed(table, records[i - 1], records[i])
         if cause.get("action") == "abandon":
             _check_abandoned(table, records, records[i])
+        _check_case_clock(table, cause, times, records[i])
         end = i + 1
         while end < len(records) and records[end].cause is None:
             end += 1
@@ -567,6 +569,45 @@ def _check_abandoned(table: Any, records: list[Record], abandoned: Record) -> No
             f"version {abandoned.version}: the draw was abandoned before the table's "
             "abandonment limit passed"
         )
+class _Times(Mapping[int, datetime]):
+    """Each version's recorded time, read from the record when asked (a case's deadline and
+    the hand's justice budget follow from a few of them)."""
+
+    def __init__(self, records: list[Record]) -> None:
+        self._by_version = {r.version: r for r in records}
+
+    def __getitem__(self, version: int) -> datetime:
+        return datetime.fromisoformat(self._by_version[version].recorded_at)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._by_version)
+
+    def __len__(self) -> int:
+        return len(self._by_version)
+
+
+def _check_case_clock(
+    table: Any, cause: dict[str, Any], times: Mapping[int, datetime], record: Record
+) -> None:
+    """A case is timed out no earlier than its recorded deadline (the case limit after its
+    opening or an awaited voter's first vote, within the hand's justice budget), and a
+    report or appeal opens a case only while the budget lasts (docs/api.md, "Justice"):
+    the server's clock is trusted, its record must agree."""
+    if not record.recorded_at or table.phase is not tables.Phase.PLAYING:
+        return
+    at = datetime.fromisoformat(record.recorded_at)
+    if cause.get("action") == "timeout" and table.justice.open_case is not None:
+        deadline = tables.case_deadline(table, times)
+        if deadline is not None and at < deadline:
+            raise AuditFailure(
+                f"version {record.version}: the case was timed out before its deadline"
+            )
+    command = (cause.get("command") or {}).get("type") if cause.get("action") == "play" else None
+    if command in ("Report", "Appeal"):
+        try:
+            tables.check_justice_budget(table, times, at)
+        except DomainError as exc:
+            raise AuditFailure(f"version {record.version}: {exc}") from exc
 
 
 def _short(value: Any) -> str:

@@ -1019,9 +1019,12 @@ def cmd_appeal(game_id: str, token: str | None, case: int | None, reason: str) -
 
 @command("redeal")
 @game_argument
-def cmd_redeal(game_id: str, token: str | None) -> None:
-    """The arbiter: 重新洗牌发牌 (shuffle and deal again) after a deadlock."""
-    send_table_command(game_id, token, pb.TableCommand(redeal=pb.Redeal()))
+@option("--case", type=click.IntRange(0), help=CASE_HELP)
+def cmd_redeal(game_id: str, token: str | None, case: int | None) -> None:
+    """Agree to 重新洗牌发牌 (shuffle and deal again) on the open case, with your seat's
+    token: it happens once every seat has agreed (the arbiter cannot order it)."""
+    case = open_case(game_id, token) if case is None else case
+    send_table_command(game_id, token, pb.TableCommand(agree_redeal=pb.AgreeRedeal(case_id=case)))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -113,15 +113,17 @@ class TableClient:
         case_time_limit_ms: int = 0,
         max_redeals: int | None = None,
         abandon_after_ms: int = 0,
+        justice_budget_ms: int = 0,
     ) -> pb.CreateGameResponse:
         """Open a table; with ``match``, a match of hands whose first hand is the reply's
         game id (the reply's ``match_id`` names the match). With a ``request_id``
         (``str(uuid.uuid4())``, fresh per table) the call may be retried: the retry returns
         the same game id and arbiter token. ``case_time_limit_ms``: how long a report or
         appeal waits for its next step (0: the server's default). ``max_redeals``: at most
-        this many 重新洗牌发牌 per game (None: the server's default, 1). ``abandon_after_ms``:
+        this many 重新洗牌发牌 per match (None: the server's default, 1). ``abandon_after_ms``:
         how long a draw waits for every seat's commitment and reveal before the game is
-        void (0: the default, ten minutes)."""
+        void (0: the default, ten minutes). ``justice_budget_ms``: the time cases may pause
+        one hand (0: 30 minutes)."""
         request = pb.CreateGameRequest(
             options=options,
             seat_count=seat_count,
@@ -132,6 +134,7 @@ class TableClient:
             request_id=request_id,
             case_time_limit_ms=case_time_limit_ms,
             abandon_after_ms=abandon_after_ms,
+            justice_budget_ms=justice_budget_ms,
         )
         if seed is not None:
             request.seed = seed

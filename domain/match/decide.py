@@ -25,7 +25,7 @@ from domain.match.facts import (
     SeatReady,
 )
 from domain.match.state import Match, evolve
-from domain.table.justice.facts import CASE_TIME_LIMIT_MS
+from domain.table.justice import facts as J
 
 RULE = "match"  # named in refusals
 
@@ -155,7 +155,8 @@ def next_hand(
     Everything carries over from ``previous`` (the hand that ended): the game and its
     options as the game's dealer rule moves them on, the seats with their names and token
     hashes (the same tokens act in every hand), the arbiter, the enforcement, the clock,
-    the redeal cap. ``secret`` and ``salt`` are the server's fresh ones for this hand and
+    the redeal cap, the case limit and the justice budget, and the match's counts so far
+    (redeals and each seat's failed reports: ``_carried_justice``). ``secret`` and ``salt`` are the server's fresh ones for this hand and
     ``reveal_timeout_ms`` its window (the server's setting). The seats carry no entropy:
     they commit afterwards on the hand's own stream, so its commitment (version 1) comes
     before any seat's input to it."""
@@ -182,11 +183,7 @@ def next_hand(
         reveal_timeout_ms=reveal_timeout_ms,
         # carried over as it is (0 only after a hand recorded before the limit existed)
         abandon_after_ms=previous.abandon_after_ms,
-        max_redeals=tables.DEFAULT_MAX_REDEALS
-        if previous.max_redeals is None
-        else previous.max_redeals,
-        # a hand after one recorded before case deadlines gets the default deadline
-        case_time_limit_ms=previous.case_time_limit_ms or CASE_TIME_LIMIT_MS,
+        **_carried_justice(previous),
     )
     moves: list[Move] = [(tables.cause("create"), created)]
     table = tables.evolve(None, created[0])
@@ -197,6 +194,22 @@ def next_hand(
         for fact in facts:
             table = tables.evolve(table, fact)
     return moves
+
+
+def _carried_justice(previous: tables.Table) -> dict[str, Any]:
+    """Justice's settings and counts a later hand carries from the hand before: redeals and
+    failed reports count per match, so a new hand resets neither. A hand after one recorded
+    under older caps (or none) gets today's caps and defaults."""
+    cap = tables.DEFAULT_MAX_REDEALS if previous.max_redeals is None else previous.max_redeals
+    limit = previous.case_time_limit_ms or J.CASE_TIME_LIMIT_MS
+    seats = range(previous.seat_count)
+    return {
+        "max_redeals": min(cap, tables.MAX_REDEALS),
+        "case_time_limit_ms": min(limit, J.MAX_CASE_TIME_LIMIT_MS),
+        "justice_budget_ms": previous.justice_budget_ms or J.DEFAULT_JUSTICE_BUDGET_MS,
+        "match_redeals_used": previous.match_redeals_used + len(previous.redeals_requested_by),
+        "match_failed_reports": tuple(previous.justice.failed_reports(s) for s in seats),
+    }
 
 
 def describe(fact: Any) -> str:

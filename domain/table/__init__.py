@@ -16,6 +16,7 @@ This module re-exports the table's public names, so callers write ``tables.start
 
 from domain.table.decider import (
     ARBITER_COMMANDS,
+    CLOCK_FACT_TYPES,
     DEFAULT_ABANDON_AFTER_MS,
     DEFAULT_MAX_REDEALS,
     MAX_ABANDON_AFTER_MS,
@@ -25,7 +26,9 @@ from domain.table.decider import (
     abandon,
     abandon_deadline,
     act,
+    budget_end,
     case_deadline,
+    check_justice_budget,
     command_of,
     commit,
     concurrent,
@@ -34,6 +37,7 @@ from domain.table.decider import (
     deal_status,
     describe,
     evolve,
+    justice_spent,
     last_move,
     legal_commands,
     play,
@@ -75,6 +79,7 @@ from domain.table.state import Phase, Seat, Table
 
 __all__ = [
     "ARBITER_COMMANDS",
+    "CLOCK_FACT_TYPES",
     "REDEAL_COMMANDS",
     "DEFAULT_MAX_REDEALS",
     "MAX_REDEALS",
@@ -99,7 +104,9 @@ __all__ = [
     "abandon",
     "abandon_deadline",
     "act",
+    "budget_end",
     "case_deadline",
+    "check_justice_budget",
     "cause",
     "command_of",
     "commit",
@@ -113,6 +120,7 @@ __all__ = [
     "encode_event",
     "encode_table",
     "evolve",
+    "justice_spent",
     "last_move",
     "legal_commands",
     "play",

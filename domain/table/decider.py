@@ -9,6 +9,7 @@ sees only its own part of the state. Pure: the server supplies token hashes and 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -48,9 +49,11 @@ from domain.table.state import Entropy, Phase, Redraw, Seat, Table
 ARBITER_COMMANDS = (J.Rule, J.Redeal)
 REDEAL_COMMANDS = (J.Redeal, J.AgreeRedeal)  # the commands that may order 重新洗牌发牌
 DEAL_RULE = "deal"  # commit–reveal (docs/api.md, "Audit"), named in refusals
-REDEAL_RULE = "p2:70 重新洗牌发牌"  # the redeal's cap, named in refusals
-DEFAULT_MAX_REDEALS = 1  # per game, when the table's creator gives no cap
-MAX_REDEALS = 16  # the highest cap a table may set
+REDEAL_RULE = J.REDEAL_RULE  # the redeal's cap, named in refusals
+DEFAULT_MAX_REDEALS = 1  # per match (a single game: per game), when the creator gives no cap
+MAX_REDEALS = 3  # the highest cap a table may set, per match
+# the justice facts whose recorded times a case's deadline and the hand's budget follow from
+CLOCK_FACT_TYPES = (J.ViolationReported, J.AppealFiled, J.VoteCast, J.CaseTimedOut, J.CaseClosed)
 # how long a draw waits for every seat's commitment and reveal before it is abandoned
 # (DealAbandoned: the game ends void), when the creator gives no limit; and the bounds
 DEFAULT_ABANDON_AFTER_MS = 600_000  # ten minutes
@@ -79,13 +82,19 @@ def create(
     max_redeals: int = DEFAULT_MAX_REDEALS,
     case_time_limit_ms: int = J.CASE_TIME_LIMIT_MS,
     abandon_after_ms: int = DEFAULT_ABANDON_AFTER_MS,
+    justice_budget_ms: int = J.DEFAULT_JUSTICE_BUDGET_MS,
+    match_redeals_used: int = 0,
+    match_failed_reports: tuple[int, ...] = (),
 ) -> list[Any]:
     """Open a table; in a match (``match_id``), as its hand number ``hand``. ``secret`` and
     ``salt`` come from the server (random, or the secret from a client-given seed:
     ``seeded``); a prepared deck or a seed marks the deal. ``reveal_timeout_ms`` is the
     server's reveal window, recorded (``reveal_deadline``); ``max_redeals`` caps
-    重新洗牌发牌 in this game; ``abandon_after_ms`` is how long a draw waits for every
-    seat's commitment and reveal before the game ends void (``abandon``)."""
+    重新洗牌发牌 in the match, of which a later hand's earlier hands used
+    ``match_redeals_used``; ``match_failed_reports`` are each seat's failed reports in them.
+    ``justice_budget_ms`` is the time cases may pause this hand in all; ``abandon_after_ms``
+    is how long a draw waits for every seat's commitment and reveal before the game ends
+    void (``abandon``)."""
     options = rules.check_options(options)
     if seat_count not in rules.seat_counts(options):
         raise MalformedCommand(
@@ -98,10 +107,16 @@ def create(
     if not 0 <= time_limit_ms <= 3_600_000:
         raise MalformedCommand("turn_time_limit_ms", "0 (no clock) up to one hour")
     if not 0 <= max_redeals <= MAX_REDEALS:
-        raise MalformedCommand("max_redeals", f"0 (no redeal) up to {MAX_REDEALS}")
-    # 0 only in a match's hand after a record made before case deadlines (as that one)
-    if not 0 <= case_time_limit_ms <= J.MAX_CASE_TIME_LIMIT_MS:
-        raise MalformedCommand("case_time_limit_ms", "up to one day")
+        raise MalformedCommand("max_redeals", f"0 (no redeal) up to {MAX_REDEALS} per match")
+    if not 0 < case_time_limit_ms <= J.MAX_CASE_TIME_LIMIT_MS:
+        raise MalformedCommand(
+            "case_time_limit_ms", f"up to {J.MAX_CASE_TIME_LIMIT_MS} ms (ten minutes)"
+        )
+    if not 0 < justice_budget_ms <= J.MAX_JUSTICE_BUDGET_MS:
+        raise MalformedCommand(
+            "justice_budget_ms", f"1 up to {J.MAX_JUSTICE_BUDGET_MS} ms (one hour) per hand"
+        )
+    _check_match_counts(seat_count, match_redeals_used, match_failed_reports)
     # 0 only in a match's hand after a record made before the limit (as that one): no limit
     if abandon_after_ms and not MIN_ABANDON_AFTER_MS <= abandon_after_ms <= MAX_ABANDON_AFTER_MS:
         raise MalformedCommand(
@@ -135,8 +150,19 @@ def create(
             max_redeals=max_redeals,
             case_time_limit_ms=case_time_limit_ms,
             abandon_after_ms=abandon_after_ms,
+            justice_budget_ms=justice_budget_ms,
+            match_redeals_used=match_redeals_used,
+            match_failed_reports=match_failed_reports,
         )
     ]
+
+
+def _check_match_counts(seat_count: int, redeals: int, failed: tuple[int, ...]) -> None:
+    """What a match's later hand carries over from its earlier hands."""
+    if redeals < 0:
+        raise MalformedCommand("match_redeals_used", "0 or more")
+    if failed and (len(failed) != seat_count or min(failed) < 0):
+        raise MalformedCommand("match_failed_reports", "one count (0 or more) per seat")
 
 
 def take_seat(
@@ -377,16 +403,56 @@ def deal_status(table: Table) -> str:
     return "; ".join(parts)
 
 
-def case_deadline(table: Table, since: datetime) -> datetime | None:
-    """When the open case's next step is due: the table's case limit after ``since``, the
-    time its latest fact was recorded (the report, the latest vote). At the deadline the
-    server appends the case's timeout (``time_out_all``). None when no case is open or the
-    table has no case deadline (records made before it, without a clock). A function of
-    the record, like ``reveal_deadline``."""
+def case_deadline(table: Table, at: Mapping[int, datetime]) -> datetime | None:
+    """When the open case's next step is due: the table's case limit after the fact its
+    clock runs from (``Case.clock``: the opening, an awaited voter's first vote, the seats'
+    timeout), and never after the hand's justice budget runs out (``budget_end``). ``at``
+    maps versions to their recorded times (at least the ``CLOCK_FACT_TYPES`` facts'). At
+    the deadline the server appends the case's timeout (``time_out_all``). None when no
+    case is open or the table has no case deadline (records made before it, without a
+    clock). A function of the record, like ``reveal_deadline``: no other fact (an
+    AgreeRedeal, a seat's key, a retry) moves it."""
     limit = table.case_time_limit_ms or table.time_limit_ms
-    if table.phase is not Phase.PLAYING or not table.justice.paused or limit <= 0:
+    case = table.justice.open_case
+    if table.phase is not Phase.PLAYING or case is None or limit <= 0:
         return None
-    return since + timedelta(milliseconds=limit)
+    deadline = at[case.clock or case.id] + timedelta(milliseconds=limit)
+    end = budget_end(table, at)
+    return deadline if end is None else min(deadline, end)
+
+
+def justice_spent(table: Table, at: Mapping[int, datetime], now: datetime) -> timedelta:
+    """How long the hand's cases have paused it by ``now``: each closed case from its
+    opening to its close, and the open one up to ``now``."""
+    spent = timedelta()
+    for case in table.justice.cases:
+        end = at[case.closed] if case.closed else now
+        spent += max(timedelta(), end - at[case.id])
+    return spent
+
+
+def budget_end(table: Table, at: Mapping[int, datetime]) -> datetime | None:
+    """When the open case has used up the hand's justice budget (None: no budget, a record
+    made before it, or no open case)."""
+    case = table.justice.open_case
+    if table.justice_budget_ms <= 0 or case is None:
+        return None
+    opened = at[case.id]
+    before = justice_spent(table, at, opened)  # the earlier cases' (the open one's is 0)
+    return opened + timedelta(milliseconds=table.justice_budget_ms) - before
+
+
+def check_justice_budget(table: Table, at: Mapping[int, datetime], now: datetime) -> None:
+    """A report or an appeal opens a case only while the hand's justice budget lasts: the
+    bound on how long cases pause one hand (docs/api.md, "Justice")."""
+    budget = table.justice_budget_ms
+    if budget > 0 and justice_spent(table, at, now) >= timedelta(milliseconds=budget):
+        raise RuleViolation(
+            "JUSTICE_BUDGET_SPENT",
+            J.BUDGET_RULE,
+            f"this hand's cases have paused it for its whole budget ({budget} ms): "
+            "no more reports or appeals in this hand",
+        )
 
 
 def _redeal_facts(table: Table, requested_by: str, secret: str) -> list[Any]:
@@ -394,11 +460,12 @@ def _redeal_facts(table: Table, requested_by: str, secret: str) -> list[Any]:
     fresh ``secret``; the seats commit and reveal fresh contributions, and ``start`` deals
     it. Neither the arbiter nor the server can pick among deals."""
     asked = len(table.redeals_requested_by)
-    if table.max_redeals is not None and asked >= table.max_redeals:
+    used = table.match_redeals_used + asked  # the match's earlier hands count too
+    if table.max_redeals is not None and used >= table.max_redeals:
         raise RuleViolation(
             "REDEAL_LIMIT",
             REDEAL_RULE,
-            f"this table allows {table.max_redeals} 重新洗牌发牌 per game; {asked} so far",
+            f"this table allows {table.max_redeals} 重新洗牌发牌 per match; {used} so far",
         )
     if not deal.is_commitment(secret):
         raise MalformedCommand("redeal_secret", "the server's fresh secret: 64 hex digits")
@@ -421,7 +488,17 @@ def court(table: Table, requested_by: str = "", redeal_secret: str = "") -> Cour
         redeal=lambda: _redeal_facts(table, requested_by, redeal_secret),
         reshuffle=lambda cards, label: deal.reshuffle_unseen(table.deal_key, cards, label),
         case_time_limit_ms=table.case_time_limit_ms,
+        legacy_redeal=table.justice.legacy,
+        redeals_left=_redeals_left(table),
+        redeal_cap=table.max_redeals or 0,
     )
+
+
+def _redeals_left(table: Table) -> int | None:
+    if table.max_redeals is None:
+        return None
+    used = table.match_redeals_used + len(table.redeals_requested_by)
+    return max(0, table.max_redeals - used)
 
 
 def play(table: Table, command: Any) -> list[Any]:
@@ -686,6 +763,9 @@ def _apply(table: Table | None, event: Any) -> Table:
             max_redeals=event.max_redeals,
             case_time_limit_ms=event.case_time_limit_ms,
             abandon_after_ms=event.abandon_after_ms,
+            justice_budget_ms=event.justice_budget_ms,
+            match_redeals_used=event.match_redeals_used,
+            match_failed_reports=event.match_failed_reports,
         )
     assert table is not None
     if isinstance(event, SeatTaken):
@@ -728,7 +808,9 @@ def _apply(table: Table | None, event: Any) -> Table:
         return dataclasses.replace(
             table,
             game=_new_game(table, event.deck, event.seed),
-            justice=JusticeState.for_seats(table.seat_count),
+            justice=JusticeState.for_seats(
+                table.seat_count, table.match_failed_reports, table.justice_budget_ms <= 0
+            ),
         )
     if type(event) in J.JUSTICE_EVENT_TYPES:
         justice_state, game = evolve_justice(table.justice, event, table.version, table.game)

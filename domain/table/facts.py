@@ -30,8 +30,8 @@ class GameCreated:
     # public: how long after the latest seat or reveal the deal waits for pending reveals
     # (the server's setting, recorded so every view's deadline follows from the record)
     reveal_timeout_ms: int = 0
-    # public: at most this many 重新洗牌发牌 in this game; None in records made before the
-    # cap existed (no cap then)
+    # public: at most this many 重新洗牌发牌 in this game's match (a single game: in it);
+    # None in records made before the cap existed (no cap then)
     max_redeals: int | None = None
     # public: how long an open case waits for its next step (a vote, the arbiter's ruling)
     # before the server times it out; 0 in records made before case deadlines (then the
@@ -41,6 +41,14 @@ class GameCreated:
     # every seat's commitment and reveal, from the fact that opened it, before the server
     # abandons it (DealAbandoned: the game ends void); 0 in records made before issue 35
     abandon_after_ms: int = 0
+    # public: the time cases may pause this hand in all (reports and appeals are refused
+    # once spent, and an open case runs out at it); 0 in records made before it, which
+    # also keep the justice rules they were played under (the arbiter's Redeal)
+    justice_budget_ms: int = 0
+    # public, a match's later hand: the redeals its earlier hands made (they count toward
+    # max_redeals, per match) and each seat's failed reports in them (toward REPORT_LIMIT)
+    match_redeals_used: int = 0
+    match_failed_reports: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

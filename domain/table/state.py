@@ -108,6 +108,9 @@ class Table:
     reveal_timeout_ms: int = 0  # the recorded reveal window (GameCreated)
     max_redeals: int | None = None  # the cap on 重新洗牌发牌 (None: an old record, no cap)
     case_time_limit_ms: int = 0  # an open case's deadline (GameCreated; 0: an old record)
+    justice_budget_ms: int = 0  # the time cases may pause this hand (GameCreated; 0: old)
+    match_redeals_used: int = 0  # redeals in the match's earlier hands (GameCreated)
+    match_failed_reports: tuple[int, ...] = ()  # per seat, in the earlier hands (GameCreated)
     redraw: Redraw | None = None  # a 重新洗牌发牌 being drawn
     redeals_requested_by: tuple[str, ...] = ()  # who asked for each redeal, in order
     redeal_secrets: tuple[str, ...] = ()  # each redeal's secret (revealed at the end)

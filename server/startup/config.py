@@ -305,8 +305,8 @@ OPTIONS: list[click.Parameter] = [
         "seconds a report or appeal waits for its next step (a vote, the arbiter's ruling) "
         "at a table that names no limit of its own (CreateGame case_time_limit_ms 0); then "
         "the votes not cast lapse and the case closes or goes to the arbiter (recorded in "
-        "each new table, at clockless tables too)",
-        type=click.FloatRange(min=0.001, max=86_400),
+        "each new table, at clockless tables too; at most 600 s, the cap on any table's)",
+        type=click.FloatRange(min=0.001, max=600),
         default=120.0,
     ),
     # the limits of server/transport/limits.py; each refuses with RESOURCE_EXHAUSTED and a detail

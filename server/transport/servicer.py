@@ -147,6 +147,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             "request_id": request.request_id,
             "case_time_limit_ms": request.case_time_limit_ms,
             "abandon_after_ms": request.abandon_after_ms,
+            "justice_budget_ms": request.justice_budget_ms,
         }
         if request.HasField("max_redeals"):
             table["max_redeals"] = request.max_redeals

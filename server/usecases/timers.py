@@ -15,8 +15,10 @@ commitment or reveal when the table's abandonment limit has passed since it open
 ends incomplete). The clock never deals without a seat: nobody stands in for one.
 
 An open report or appeal has a deadline of its own at every table, clockless ones
-included (``tables.case_deadline``: the table's recorded case limit after its latest
-event); on expiry the case times out (``case_timed_out``: the votes not cast lapse).
+included (``tables.case_deadline``: the table's recorded case limit after the case's
+opening or its latest awaited voter's first vote, never past the hand's justice budget;
+the recorded times of those facts are kept in the game's state, ``justice_times``); on
+expiry the case times out (``case_timed_out``: the votes not cast lapse).
 
 The clock cannot be turned into a load: tables have a minimum limit (``--min-turn-time``,
 server/usecases/), and after ``max_run`` events made by the clock with no client call in
@@ -37,6 +39,7 @@ from domain.engine import DomainError
 from server.store.eventstore import GameAggregate
 from server.usecases.games import Aborted
 from server.usecases.table_server import TableServer
+from server.wire.stored import open_case_deadline
 
 log = logging.getLogger("tabletop.timers")
 
@@ -136,7 +139,7 @@ def deadline_of(agg: GameAggregate, max_run: int = MAX_RUN) -> datetime | None:
         opened = agg.draw_opened_at
         return None if opened is None else tables.abandon_deadline(table, opened)
     if table.justice.paused:  # while only the arbiter is awaited too
-        return tables.case_deadline(table, agg.modified_on)
+        return open_case_deadline(table, agg.justice_times, agg.modified_on)
     if table.time_limit_ms <= 0 or table.phase is not tables.Phase.PLAYING:
         return None
     if not table.paused and not tables.to_act(table):

@@ -332,6 +332,9 @@ def _event_proto(kind: str, stored: StoredEvent, fact: Any, complete: bool) -> p
         msg.table.game_created.abandon_after_ms = fact.abandon_after_ms
         if fact.max_redeals is not None:
             msg.table.game_created.max_redeals = fact.max_redeals
+        msg.table.game_created.justice_budget_ms = fact.justice_budget_ms
+        msg.table.game_created.match_redeals_used = fact.match_redeals_used
+        msg.table.game_created.match_failed_reports.extend(fact.match_failed_reports)
     elif isinstance(fact, tables.RedealOpened):  # the secret is never part of the message
         r = msg.table.redeal_opened
         r.round, r.requested_by, r.commitment = fact.round, fact.requested_by, fact.commitment
@@ -493,11 +496,14 @@ def view_proto(snap: Snapshot) -> pb.GameView:
         msg.seat = identity.seat
     if snap.reveal_deadline is not None:
         msg.reveal_deadline.FromDatetime(snap.reveal_deadline)
+    msg.MergeFrom(_public_part(table))
     if snap.case_deadline is not None:
         msg.case_deadline.FromDatetime(snap.case_deadline)
+        for case in msg.cases:  # the open one shows it too
+            if case.status == pb.CaseStatus.CASE_STATUS_OPEN:
+                case.deadline.FromDatetime(snap.case_deadline)
     if snap.abandon_deadline is not None:
         msg.abandon_deadline.FromDatetime(snap.abandon_deadline)
-    msg.MergeFrom(_public_part(table))
     if game_view is not None:
         msg.to_act.extend(to_act(table, viewer, game_view))
     if snap.match is not None:
@@ -612,6 +618,8 @@ def _justice_view(msg: pb.GameView, table: tables.Table) -> None:
     msg.misplays_used.extend(table.justice.misplays)
     msg.violations.extend(table.justice.violations)
     msg.case_time_limit_ms = table.case_time_limit_ms or table.time_limit_ms
+    msg.justice_budget_ms = table.justice_budget_ms
+    msg.match_redeals_used = table.match_redeals_used
     if table.game is not None:  # justice's record starts with the deal
         msg.reports_left.extend(table.justice.reports_left(s) for s in range(table.seat_count))
     for case in table.justice.cases:

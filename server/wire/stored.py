@@ -8,8 +8,9 @@ rows, and the auditor makes them from an export's lines (server/wire/offline.py)
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from domain import match as matches
@@ -70,15 +71,20 @@ def seen_at(
     seal: dict[str, Any] | None = None,
     at: datetime | None = None,
     opened_at: datetime | None = None,
+    justice_times: Mapping[int, datetime] | None = None,
 ) -> Snapshot:
     """``table`` (the game at one version) as ``viewer`` saw it then: the viewer keeps its
     identity, and the contents open up only from the version that ended the game. ``seal``:
     the latest move's at this version (the receipt of a view at a move's end); ``at``: when
-    that version was recorded (a pending reveal's and an open case's deadlines follow from
-    it); ``opened_at``: when the latest draw opened (its abandonment deadline follows)."""
+    that version was recorded (a pending reveal's deadline follows from it); ``opened_at``:
+    when the latest draw opened (its abandonment deadline follows); ``justice_times``: the
+    recorded times of its case facts (an open case's deadline follows from them,
+    ``tables.case_deadline``)."""
     contents = tables.viewer_for(table, viewer)
     deadline = None if at is None else tables.reveal_deadline(table, at)
-    case_deadline = None if at is None else tables.case_deadline(table, at)
+    case_deadline = None
+    if justice_times is not None and table.justice.open_case is not None:
+        case_deadline = open_case_deadline(table, justice_times, at)
     return Snapshot(
         game_id,
         table.version,
@@ -91,3 +97,19 @@ def seen_at(
         case_deadline=case_deadline,
         abandon_deadline=None if opened_at is None else tables.abandon_deadline(table, opened_at),
     )
+
+
+def open_case_deadline(
+    table: tables.Table, times: Mapping[int, datetime], latest: datetime | None
+) -> datetime | None:
+    """``tables.case_deadline`` from the kept times of the case facts. A game restored from
+    a snapshot made before those times were kept may lack them for a case already open:
+    its deadline then follows the rule it was opened under (``latest``, the time of the
+    table's latest event, plus the case limit)."""
+    try:
+        return tables.case_deadline(table, times)
+    except KeyError:
+        limit = table.case_time_limit_ms or table.time_limit_ms
+        if latest is None or limit <= 0:
+            return None
+        return latest + timedelta(milliseconds=limit)

@@ -50,8 +50,7 @@ from server.wire.signing import KEY_FILE
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
 from tests.api.helpers import huaniao_options, resigned
-from tests.api.test_justice import table_move
-from tests.api.test_redeal_draw import dispute
+from tests.api.test_redeal_draw import dispute, every_seat_agrees
 
 NODE_VERIFY = Path(__file__).resolve().parents[2] / "clients" / "node" / "bin" / "verify.js"
 
@@ -177,7 +176,7 @@ def redealt_game(client: TableClient) -> list[Line]:
     reveal_and_start(seats)
     arbiter = client.as_viewer(created.game_id, created.arbiter_token)
     v = dispute(seats, arbiter.view().version)
-    arbiter.play(table_move(redeal=pb.Redeal()), v)
+    every_seat_agrees(seats, arbiter.view().cases[-1].id, v)  # the arbiter cannot order it
     commit_and_reveal(seats)
     play_to_end([RandomBot(s, 50 + i) for i, s in enumerate(seats)])
     lines = [json.loads(x) for x in export_lines(arbiter.history())]

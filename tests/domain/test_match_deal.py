@@ -348,13 +348,26 @@ def test_reveals_wait_for_every_commitment_and_a_commitment_stands() -> None:
 
 
 def disputed_case(h: Harness) -> int:
-    """Seat 0 (the arbiter's friend) reports seat 1 for something nobody can check; seat 2
-    confirms, seat 1 rejects: disputed, the arbiter's to settle."""
-    h.act(J.Report(0, 1, J.ViolationKind.OTHER, (h.version,), J.Penalty(J.PenaltyKind.WARNING), ""))
+    """Seat 0 or 2 (in turn: a redealt report fails, two per seat) reports seat 1 for
+    something nobody can check; the other confirms, seat 1 rejects: disputed."""
+    by = 2 if len(h.table.justice.cases) % 2 else 0
+    h.act(
+        J.Report(by, 1, J.ViolationKind.OTHER, (h.version,), J.Penalty(J.PenaltyKind.WARNING), "")
+    )
     case = h.version
-    h.act(J.CastVote(2, case, True))
+    h.act(J.CastVote(2 - by, case, True))
     h.act(J.CastVote(1, case, False))
     return case
+
+
+def every_seat_agrees(h: Harness, draw: bool = True) -> list[Any]:
+    """重新洗牌发牌 on the open case: every seat agrees (the arbiter cannot order it)."""
+    case = h.table.justice.open_case
+    assert case is not None
+    facts: list[Any] = []
+    for seat in range(h.table.seat_count):
+        facts = h.act(J.AgreeRedeal(seat, case.id), draw=draw)
+    return facts[1:]  # the redeal itself (after the last agreement)
 
 
 def harness(max_redeals: int) -> Harness:
@@ -363,33 +376,33 @@ def harness(max_redeals: int) -> Harness:
 
 
 @pytest.mark.parametrize("cap", [1, 2])
-def test_an_arbiter_and_one_seat_get_at_most_the_tables_redeals(cap: int) -> None:
+def test_every_seat_together_gets_at_most_the_tables_redeals(cap: int) -> None:
     h = harness(cap)
     for n in range(1, cap + 1):
         disputed_case(h)
-        facts = h.act(J.Redeal(0))
+        facts = every_seat_agrees(h)
         assert [type(f).__name__ for f in facts] == ["CaseClosed", "RedealOpened"]
-        assert h.table.justice.redeals == n and h.table.redeals_requested_by == ("arbiter",) * n
+        assert h.table.justice.redeals == n and h.table.redeals_requested_by == ("seats",) * n
     disputed_case(h)
     version = h.version
     with pytest.raises(RuleViolation) as e:
-        h.act(J.Redeal(0))
+        h.act(J.AgreeRedeal(0, h.table.justice.cases[-1].id))
     assert e.value.reason == "REDEAL_LIMIT" and h.version == version, "nothing appended"
     assert str(cap) in e.value.message
 
 
-def test_the_default_cap_is_one_redeal_per_game() -> None:
+def test_the_default_cap_is_one_redeal_per_match() -> None:
     (created,) = tables.create(rules_for("huaniao"), HUANIAO, 3, "a", "s")
     assert created.max_redeals == tables.DEFAULT_MAX_REDEALS == 1
     with pytest.raises(MalformedCommand):
-        tables.create(rules_for("huaniao"), HUANIAO, 3, "a", "s", max_redeals=17)
+        tables.create(rules_for("huaniao"), HUANIAO, 3, "a", "s", max_redeals=4)
 
 
 def redealt_deck(fresh: dict[int, str]) -> tuple[int, ...]:
     """The deck of the first redeal when the seats reveal ``fresh`` (all else the same)."""
     h = harness(1)
     disputed_case(h)
-    h.act(J.Redeal(0), draw=False)
+    every_seat_agrees(h, draw=False)
     (redealt, *_) = h.draw_redeal(fresh)
     assert isinstance(redealt, J.GameRedealt)
     return redealt.deck
@@ -405,7 +418,7 @@ def test_a_redeal_is_a_function_of_the_seats_fresh_reveals() -> None:
     assert base != redealt_deck({0: "x", 1: "y", 2: "z2"}), "seat 2's fresh entropy did nothing"
     h = harness(1)
     disputed_case(h)
-    (_, opened) = h.act(J.Redeal(0), draw=False)
+    (_, opened) = every_seat_agrees(h, draw=False)
     assert opened.commitment == deal.commitment(opened.secret)
     entries = ["r" + hashlib.sha256(f"tabletop-reveal|{v}".encode()).hexdigest() for v in "xyz"]
     (redealt, *_) = h.draw_redeal({0: "x", 1: "y", 2: "z"})
@@ -417,7 +430,7 @@ def test_a_redeal_is_a_function_of_the_seats_fresh_reveals() -> None:
 def test_a_redeal_pauses_the_game_until_drawn_and_its_secret_is_revealed_at_the_end() -> None:
     h = harness(1)
     disputed_case(h)
-    h.act(J.Redeal(0), draw=False)
+    every_seat_agrees(h, draw=False)
     assert h.table.paused and tables.to_act(h.table) == () and h.table.awaited_commitments
     with pytest.raises(RuleViolation) as e:
         h.act(
@@ -443,7 +456,7 @@ def test_a_redeal_that_a_seat_never_commits_to_voids_the_game() -> None:
     after the abandonment limit the game ends void: no deal without seat 1's entropy."""
     h = harness(1)
     disputed_case(h)
-    h.act(J.Redeal(0), draw=False)
+    every_seat_agrees(h, draw=False)
     (abandoned, *revealed) = h.draw_redeal({0: "x", 2: "z"})
     assert abandoned == tables.DealAbandoned((1,), 1)
     assert [type(f).__name__ for f in revealed] == ["ShuffleRevealed", "RedealSecretsRevealed"]

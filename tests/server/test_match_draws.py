@@ -182,7 +182,16 @@ async def disputed(server: TableServer, game_id: str) -> None:
         await server.play(game_id, Viewer.of_seat(seat), version, J.CastVote(seat, case, uphold))
 
 
-def test_the_arbiter_redeals_at_most_the_tables_cap_each_through_a_fresh_draw() -> None:
+async def every_seat_agrees(server: Any, game_id: str) -> None:
+    """重新洗牌发牌 on the open case: every seat agrees (the arbiter cannot order it)."""
+    snap = await server.snapshot(game_id, ARBITER, None)
+    case = snap.table.justice.open_case.id
+    for seat in range(snap.table.seat_count):
+        version = (await server.snapshot(game_id, ARBITER, None)).version
+        await server.play(game_id, Viewer.of_seat(seat), version, J.AgreeRedeal(seat, case))
+
+
+def test_every_seat_redeals_at_most_the_tables_cap_each_through_a_fresh_draw() -> None:
     async def scenario() -> None:
         server = memory_server()
         options = HuaniaoOptions(mode=Mode.REGULAR)
@@ -198,16 +207,19 @@ def test_the_arbiter_redeals_at_most_the_tables_cap_each_through_a_fresh_draw() 
         await server.start_game(game_id, Viewer.of_seat(0))
         await disputed(server, game_id)
         version = (await server.snapshot(game_id, ARBITER, None)).version
-        await server.play(game_id, ARBITER, version, J.Redeal(0))
+        with pytest.raises(RuleViolation) as e:  # the arbiter alone never redeals
+            await server.play(game_id, ARBITER, version, J.Redeal(0))
+        assert e.value.reason == "REDEAL_NEEDS_EVERY_SEAT"
+        await every_seat_agrees(server, game_id)
         drawing = await server.snapshot(game_id, Viewer.of_seat(1), None)
         view = render.view_proto(drawing)
-        assert view.max_redeals == 1 and list(view.redeals_requested_by) == ["arbiter"]
+        assert view.max_redeals == 1 and list(view.redeals_requested_by) == ["seats"]
         assert view.redeal_commitment and view.paused
         assert [s.contribution_status for s in view.seats] == [
             render.pb.CONTRIBUTION_STATUS_AWAITED
         ] * 3
         with pytest.raises(RuleViolation) as e:  # the game waits for the draw
-            await server.play(game_id, ARBITER, drawing.version, J.Redeal(0))
+            await server.play(game_id, ARBITER, drawing.version, J.Rule(0, 1, True))
         assert e.value.reason == "REDEAL_DRAWING"
         for seat in range(3):
             commitment = deal.contribution_commitment(f"fresh{seat}")
@@ -218,8 +230,9 @@ def test_the_arbiter_redeals_at_most_the_tables_cap_each_through_a_fresh_draw() 
         assert table.redraw is None and table.justice.redeals == 1 and not table.paused
         await disputed(server, game_id)
         version = (await server.snapshot(game_id, ARBITER, None)).version
+        case = (await server.snapshot(game_id, ARBITER, None)).table.justice.open_case.id
         with pytest.raises(RuleViolation) as e:
-            await server.play(game_id, ARBITER, version, J.Redeal(0))
+            await server.play(game_id, Viewer.of_seat(0), version, J.AgreeRedeal(0, case))
         assert e.value.reason == "REDEAL_LIMIT"
         assert (await server.snapshot(game_id, ARBITER, None)).version == version, "appended"
         server.close()

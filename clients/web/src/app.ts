@@ -816,7 +816,8 @@ function justiceBox(v: GameView): HTMLElement {
   const cases = v.cases.map((c) => h("li", { class: c.status === CaseStatus.OPEN ? "case open" : "case" },
     `#${c.id} `, c.isAppeal ? w("appeal") : w("report"), ` · ${seatWord(c.by)} → ${seatWord(c.accused)} · `,
     term(`VIOLATION_KIND_${ViolationKind[c.violation]}`), " · ", term(`CASE_STATUS_${CaseStatus[c.status]}`),
-    c.upheldBy.length || c.rejectedBy.length ? ` (${c.upheldBy.length}:${c.rejectedBy.length})` : ""));
+    c.upheldBy.length || c.rejectedBy.length ? ` (${c.upheldBy.length}:${c.rejectedBy.length})` : "",
+    caseDue(c)));
   const canReport = v.phase === GamePhase.PLAYING && !v.paused && (v.reportsLeft[me] ?? 1) > 0;
   return h("section", { class: "card-box justice", "aria-labelledby": "justice-h" },
     h("h3", { id: "justice-h", title: tip("justice") }, w("justice")),
@@ -825,6 +826,16 @@ function justiceBox(v: GameView): HTMLElement {
     buttons.length ? h("div", { class: "table-moves" }, ...buttons) : null,
     canReport ? reportForm(v) : null,
   );
+}
+
+
+/** An open case's deadline (CaseView.deadline: from its opening or an awaited voter's vote,
+ * within the hand's justice budget), in local time; nothing for a closed case. */
+function caseDue(c: GameView["cases"][number]): HTMLElement | null {
+  if (c.status !== CaseStatus.OPEN || !c.deadline) return null;
+  const at = new Date(Number(c.deadline.seconds) * 1000 + Math.floor(c.deadline.nanos / 1e6));
+  return h("span", { class: "case-deadline", title: at.toISOString() },
+    ` · ${w("caseDue", { time: at.toLocaleTimeString() })}`);
 }
 
 

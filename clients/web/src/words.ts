@@ -69,6 +69,7 @@ export const UI: Record<string, Pair> = {
   reason: ["理由", "Reason"],
   openCase: ["审理中", "Open case"],
   paused: ["暂停：案件审理中", "Paused: a case is open"],
+  caseDue: ["截止 {time}", "due {time}"],
   result: ["终局", "Game over"],
   winners: ["胜者", "Winners"],
   scores: ["得分", "Scores"],
