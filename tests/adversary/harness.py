@@ -216,7 +216,12 @@ def draw(
             value = "" if part == NEVER else contribution(seat, variant[seat])
             commitment = deal.contribution_commitment(value) if value else ""
             key = adapter.seat_key(f"{SEED}-{seat}")
-            table = apply(table, adapter.take_seat(table, seat, f"p{seat}", "", commitment, key))
+            try:
+                table = apply(
+                    table, adapter.take_seat(table, seat, f"p{seat}", "", commitment, key)
+                )
+            except DomainError:  # the table refuses such a seat: it is never dealt
+                return None
     else:
         table = base
         if len(variant) > n:  # a grinding operator's other secret for the same draw
@@ -279,6 +284,8 @@ def deals(kind: str, n: int, coalition: Coalition, draw_: str) -> int:
     withholds, refuses), and, with the operator, over the secrets it may grind for any
     path whose deal no honest seat's secret enters."""
     honest = coalition.honest(n)
+    fair = draw(kind, n, draw_, (REVEALED,) * n, (0,) * n)
+    assert isinstance(fair, tuple), f"{draw_}: every seat revealed and nothing was dealt"
     found: set[tuple[int, ...]] = set()
     options = [allowed(coalition, s, draw_) for s in range(n)]
     for parts in itertools.product(*options):
@@ -521,6 +528,24 @@ def _delayed_moves(kind: str, n: int, honest: set[int]) -> Iterator[tuple[int, A
         table = apply(table, tables.act(table, command))
 
 
+def confirmed_penalty_applies(kind: str, n: int) -> bool:
+    """The control of the forced count: a report every voter confirms does penalise (so a
+    0 means the honest seat's "no" held, not that no report could succeed)."""
+    table = court_table(kind, n, False)
+    report = J.Report(
+        0, 1, J.ViolationKind.OTHER, (table.version,), J.Penalty(J.PenaltyKind.WARNING), ""
+    )
+    table = apply(table, tables.act(table, report))
+    case = table.justice.open_case
+    facts: list[Any] = []
+    for seat in range(1, n):
+        if table.justice.open_case is not None:
+            step = tables.act(table, J.CastVote(seat, case.id if case else 0, True))
+            facts += step
+            table = apply(table, step)
+    return any(isinstance(f, J.PenaltyApplied) and f.seat == 1 for f in facts)
+
+
 # --- the pause ------------------------------------------------------------------------------
 
 
@@ -703,9 +728,20 @@ def unsigned_moves(kind: str, n: int, coalition: Coalition) -> int:
     for how in forgeries_open_to(coalition):
         for command in ("move", "vote"):
             # the first honest seat that gets a turn (at 4 seats 川南字牌 sits one out)
-            tried = (_forgery_verifies(kind, n, v, colluder, how, command) for v in honest)
-            verdict = next((t for t in tried if t is not None), None)
-            accepted += bool(verdict)  # None: no honest seat ever had a turn to forge
+            victim = next(
+                (
+                    v
+                    for v in honest
+                    if _forgery_verifies(kind, n, v, None, "honest", command) is not None
+                ),
+                None,
+            )
+            if victim is None:
+                continue  # no honest seat ever had a turn to forge
+            assert _forgery_verifies(kind, n, victim, None, "honest", command), (
+                f"seed {SEED}: the honest record does not verify: re-wire adapter.append_signed/verify"
+            )
+            accepted += bool(_forgery_verifies(kind, n, victim, colluder, how, command))
     return accepted
 
 
@@ -718,6 +754,7 @@ def _forgery_verifies(
     ``victim`` never had a turn to forge."""
     keys = [adapter.seat_key(f"{SEED}-{s}") for s in range(n)]
     forger = {
+        "honest": keys[victim],  # the control: nothing forged, the record must verify
         "unsigned": None,
         "server's key": adapter.seat_key(f"{SEED}-operator"),
         "replayed signature": keys[victim],

@@ -22,6 +22,7 @@ from domain.table import decider as table_decider
 from domain.table.justice import decide as justice_decide
 from domain.table.justice import facts as J
 from domain.table.state import Phase, Table
+from tests.adversary import adapter
 
 # --- the old timeout fallback: a withheld seat's commitment, or "n", stands in -------------
 
@@ -116,7 +117,14 @@ def old_case_deadline(table: Table, since: Any, *_: Any, **__: Any) -> datetime 
     return latest + timedelta(milliseconds=limit)  # type: ignore[no-any-return]
 
 
+def old_case_deadline_at_the_seam(table: Table, times: list[datetime]) -> datetime | None:
+    """The old clock where the harness asks for a deadline (``adapter.case_deadline``),
+    whatever the merged domain function's arguments turn out to be."""
+    return old_case_deadline(table, times[-1])
+
+
 CASE_CLOCK_TARGETS = ((table_package, "case_deadline"), (table_decider, "case_deadline"))
+CASE_CLOCK_SEAM = ((adapter, "case_deadline"),)
 
 
 def plant(

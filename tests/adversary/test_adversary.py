@@ -60,6 +60,17 @@ def test_every_coalition_is_measured_and_printed(
     assert len(names) == len(counts) == 2 + 3 * (2**n - 2)
 
 
+@pytest.mark.parametrize("kind", list(h.GAMES))
+def test_the_targets_are_not_met_by_a_harness_that_sees_nothing(kind: str) -> None:
+    """The controls: every seat revealing deals (checked in every deals count too), every
+    seat agreeing redeals (``_redraw``), a report every voter confirms penalises, the
+    honest record verifies (checked in every unsigned count), a case nobody hurries
+    pauses the hand. So a 1, a 0 or a short pause is the rules' doing."""
+    assert h.confirmed_penalty_applies(kind, 3), "a report every voter confirmed penalised nobody"
+    assert h._redraw(kind, 3).redraw is not None
+    assert h.pause_ms(kind, 3, h.Coalition(frozenset({0, 1}), False, False)) > 0
+
+
 def _failing(counts: list[h.Counts], broken: str, bad: list[h.Counts]) -> str:
     lines = [h.row(c) for c in bad]
     return f"{len(bad)} coalition(s) {broken} (seed {h.SEED}):\n" + "\n".join(lines)
@@ -167,6 +178,7 @@ def test_the_old_case_clock_is_caught(
     """Any event restarts a case's deadline again: two colluding seats at 3 seats stretch
     each report with their agreements to a redeal, past the bound."""
     plants.plant(monkeypatch, plants.CASE_CLOCK_TARGETS, plants.old_case_deadline)
+    plants.plant(monkeypatch, plants.CASE_CLOCK_SEAM, plants.old_case_deadline_at_the_seam)
     colluders = h.Coalition(frozenset({0, 1}), False, False)
     found = {}
     for kind in h.GAMES:
