@@ -29,16 +29,18 @@ def markdown(rows: Iterable[h.Counts]) -> str:
     groups: dict[tuple[str, int, str], list[h.Counts]] = {}
     for c in rows:
         groups.setdefault((c.kind, c.n, _role(c.coalition)), []).append(c)
-    bound = next(iter(groups.values()))[0].bound_ms
+    first = next(iter(groups.values()))[0]
+    bounds = [
+        "none documented" if b is None else _pause(b) for b in (first.bound_ms, first.case_bound_ms)
+    ]
     out = [
-        f"Seed {h.SEED}. Pause bound: "
-        + ("none documented" if bound is None else _pause(bound))
-        + ". Each cell is the worst over which seats collude.",
+        f"Seed {h.SEED}. Bound on a hand's pause: {bounds[0]}; on one case: {bounds[1]} "
+        f"(at {first.kind}, {first.n} seats). Each cell is the worst over which seats collude.",
         "",
         "| game | seats | coalition | deals: hand 1 / later hand / redeal draw / by redeals "
         "| penalties forced: votes / arbiter / delayed call | unsigned commands verified "
-        "| longest pause of a hand |",
-        "|---|---|---|---|---|---|---|",
+        "| longest pause of a hand | longest case | deadline moved by |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for (kind, n, role), cs in groups.items():
         deals = "/".join(str(max(c.deals[d] for c in cs)) for d in (*h.DRAWS, "redeal"))
@@ -49,7 +51,9 @@ def markdown(rows: Iterable[h.Counts]) -> str:
         unsigned = max(c.unsigned for c in cs)
         out.append(
             f"| {kind} | {n} | {role} | {deals} | {forced} | {unsigned} "
-            f"| {_pause(max(c.pause_ms for c in cs))} |"
+            f"| {_pause(max(c.pause.hand_ms for c in cs))} "
+            f"| {_pause(max(c.pause.case_ms for c in cs))} "
+            f"| {', '.join(sorted(set().union(*(c.pause.moved_by for c in cs)))) or '-'} |"
         )
     return "\n".join(out)
 

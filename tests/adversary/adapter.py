@@ -129,6 +129,16 @@ def pause_bound_ms(table: tables.Table) -> int | None:
     return None
 
 
+def case_bound_ms(table: tables.Table) -> int | None:
+    """The documented bound on how long one case may keep the game paused, at this table.
+
+    Here: none (a case's deadline restarts with every event). Re-wire to the justice
+    branch's rule: the case limit from the opening, moved once per awaited voter, and the
+    arbiter's own limit after (e.g. ``case_time_limit_ms * (voters + 2)``), as its docs
+    state it."""
+    return None
+
+
 # --- the options a coalition that creates the table picks --------------------------------
 
 

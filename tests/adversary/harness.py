@@ -560,7 +560,17 @@ class Clocked:
         return Clocked(apply(self.table, facts), self.times + (at,) * len(facts))
 
 
-def pause_ms(kind: str, n: int, coalition: Coalition) -> float:
+@dataclass(frozen=True)
+class Pause:
+    """How long a coalition kept one hand paused in all, its longest single case, and what
+    it sent that put a case's deadline later without being an awaited voter's vote."""
+
+    hand_ms: float
+    case_ms: float
+    moved_by: frozenset[str] = frozenset()
+
+
+def pause(kind: str, n: int, coalition: Coalition) -> Pause:
     """The longest the coalition can keep one hand paused by justice, on the simulated
     clock: it opens case after case (as long as the table takes its reports) and stretches
     each (acting a millisecond before each deadline, or letting it pass); honest seats
@@ -568,7 +578,8 @@ def pause_ms(kind: str, n: int, coalition: Coalition) -> float:
     deadline. The report that paused longest is tried first for the next case."""
     table = court_table(kind, n, False)
     state = Clocked(table, (T0,) * table.version)
-    total = 0.0
+    total, longest = 0.0, 0.0
+    moved: set[str] = set()
     favourite: J.Report | None = None
     for _ in range(MAX_CASES):
         best: tuple[float, Clocked, J.Report] | None = None
@@ -579,19 +590,22 @@ def pause_ms(kind: str, n: int, coalition: Coalition) -> float:
             now = state.times[-1]
             start = _react(state.then(opened, now), coalition, now)
             kept = start.table.justice.failed_reports(report.seat)
-            length, end = _stretch(start, coalition, [CASE_NODES], {}, (report.seat, kept))
+            reporter = (report.seat, kept)
+            length, end = _stretch(start, coalition, [CASE_NODES], {}, reporter, moved)
             if best is None or _better(length, end, best[0], best[1], (report.seat, kept)):
                 best = (length, end, report)
             if favourite is not None:
                 break  # the pattern still works: keep it
         if best is None:
-            return total
+            return Pause(total, longest, frozenset(moved))
         total += best[0]
+        longest = max(longest, best[0])
         state, favourite = best[1], best[2]
         if total == float("inf"):
-            return total
+            return Pause(total, longest, frozenset(moved))
     # still paused by the last case: the reports never run out
-    return float("inf") if best is not None and best[0] > 0 else total
+    hand = float("inf") if best is not None and best[0] > 0 else total
+    return Pause(hand, longest, frozenset(moved))
 
 
 def _pause_reports(
@@ -647,10 +661,13 @@ def _stretch(
     budget: list[int],
     seen: dict[Any, tuple[float, Clocked]],
     reporter: tuple[int, int],
+    moved: set[str],
 ) -> tuple[float, Clocked]:
     """The longest the open case can still be kept open from now, and the table once it
     closed: every coalition step a tick before the deadline, or the deadline passing (the
-    server times the case out). Past the search budget the deadlines simply pass."""
+    server times the case out). Past the search budget the deadlines simply pass. Every
+    coalition step that put the deadline later without being an awaited voter's vote is
+    named in ``moved``."""
     case = state.table.justice.open_case
     if case is None or state.table.redraw is not None:
         return 0.0, state
@@ -664,10 +681,14 @@ def _stretch(
     steps: list[tuple[datetime, list[Any]]] = []
     if budget[0] > 0:
         budget[0] -= 1
+        awaited = tables.to_act(state.table)
         for command in _stalls(state.table, coalition, case):
             facts = _try(state.table, command)
             if facts:
                 steps.append((deadline - TICK, facts))
+                voted = isinstance(command, J.CastVote) and command.seat in awaited
+                if not voted and _moves(state.then(facts, deadline - TICK), case, deadline):
+                    moved.add(type(command).__name__)
     try:
         steps.append((deadline, tables.time_out_all(state.table)))
     except DomainError:
@@ -675,12 +696,21 @@ def _stretch(
     best: tuple[float, Clocked] = (0.0, state)
     for at, facts in steps:
         after = _react(state.then(facts, at), coalition, at)
-        length, end = _stretch(after, coalition, budget, seen, reporter)
+        length, end = _stretch(after, coalition, budget, seen, reporter, moved)
         length += (at - now) / TICK
         if best[1] is state or _better(length, end, best[0], best[1], reporter):
             best = (length, end)
     seen[key] = best
     return best
+
+
+def _moves(state: Clocked, case: J.Case, deadline: datetime) -> bool:
+    """Whether the same case is still open with a later deadline."""
+    still = state.table.justice.open_case
+    if still is None or still.id != case.id:
+        return False
+    after = adapter.case_deadline(state.table, list(state.times))
+    return after is not None and after > deadline
 
 
 def _stalls(table: tables.Table, coalition: Coalition, case: J.Case) -> list[Any]:
@@ -847,12 +877,13 @@ class Counts:
     deals: dict[str, int]  # per draw, and "redeal" (1 + redeals without honest consent)
     forced: Forced
     unsigned: int
-    pause_ms: float
-    bound_ms: int | None
+    pause: Pause
+    bound_ms: int | None  # the documented bound on a hand's justice pause
+    case_bound_ms: int | None  # the documented bound on one case
 
     @property
     def worst_deals(self) -> int:
-        return max(self.deals.values())
+        return max(self.deals.values(), default=0)
 
 
 def measure(kind: str, n: int, coalition: Coalition) -> Counts:
@@ -865,8 +896,25 @@ def measure(kind: str, n: int, coalition: Coalition) -> Counts:
         per_draw,
         forced_penalties(kind, n, coalition),
         unsigned_moves(kind, n, coalition),
-        pause_ms(kind, n, coalition),
+        pause(kind, n, coalition),
         adapter.pause_bound_ms(court_table(kind, n, False)),
+        adapter.case_bound_ms(court_table(kind, n, False)),
+    )
+
+
+def measure_pause(kind: str, n: int, coalition: Coalition) -> Counts:
+    """Only the pause (the other counts left empty): what a planted clock changes."""
+    table = court_table(kind, n, False)
+    return Counts(
+        kind,
+        n,
+        coalition,
+        {},
+        Forced(),
+        0,
+        pause(kind, n, coalition),
+        adapter.pause_bound_ms(table),
+        adapter.case_bound_ms(table),
     )
 
 
@@ -876,13 +924,20 @@ def clear_caches() -> None:
         fn.cache_clear()
 
 
+def minutes(ms: float | None) -> str:
+    if ms is None:
+        return "none"
+    return "unbounded" if ms == float("inf") else f"{ms / 60_000:.1f} min"
+
+
 def row(c: Counts) -> str:
-    pause = "unbounded" if c.pause_ms == float("inf") else f"{c.pause_ms / 60_000:.1f} min"
-    bound = "none" if c.bound_ms is None else f"{c.bound_ms / 60_000:.1f} min"
-    draws = "/".join(str(c.deals[d]) for d in (*DRAWS, "redeal"))
+    paused = f"{minutes(c.pause.hand_ms)} (bound {minutes(c.bound_ms)})"
+    case = f"{minutes(c.pause.case_ms)} (bound {minutes(c.case_bound_ms)})"
+    moved = ",".join(sorted(c.pause.moved_by)) or "-"
+    draws = "/".join(str(c.deals.get(d, "-")) for d in (*DRAWS, "redeal"))
     forced = c.forced.count()
     detail = "; ".join(f"{k}: {len(v)}" for k, v in sorted(c.forced.by.items()))
     return (
         f"{c.kind:8} {c.n}  {c.coalition.name:28} deals {draws:12} "
-        f"forced {forced:2} ({detail or '-'})  unsigned {c.unsigned}  pause {pause} (bound {bound})"
+        f"forced {forced:2} ({detail or '-'})  unsigned {c.unsigned}  pause {paused}, one case {case}, deadline moved by {moved}"
     )
