@@ -117,6 +117,23 @@ def case_deadline(table: tables.Table, times: list[datetime]) -> datetime | None
     return tables.case_deadline(table, times[-1])  # type: ignore[no-any-return]
 
 
+def act_at(
+    table: tables.Table, command: Any, times: list[datetime], now: datetime, redeal_secret: str
+) -> list[Any]:
+    """A justice command decided at ``now`` on the simulated clock (``times`` as for
+    ``case_deadline``): the pause scenario sends every report, vote and ruling through here.
+
+    Here: ``tables.act`` (no rule reads the clock). Re-wire if the justice branch's per-hand
+    cap on the pause needs the time at decide (e.g. a report refused once the hand's pause
+    is spent): pass it what the server passes."""
+    return list(tables.act(table, command, redeal_secret=redeal_secret))
+
+
+def time_out_at(table: tables.Table, times: list[datetime], now: datetime) -> list[Any]:
+    """The server's timer at ``now``: ``tables.time_out_all`` here; re-wire as ``act_at``."""
+    return list(tables.time_out_all(table))
+
+
 def pause_bound_ms(table: tables.Table) -> int | None:
     """The documented bound on how long justice may pause one hand, at this table.
 

@@ -559,6 +559,13 @@ class Clocked:
     def then(self, facts: list[Any], at: datetime) -> Clocked:
         return Clocked(apply(self.table, facts), self.times + (at,) * len(facts))
 
+    def act(self, command: Any, at: datetime) -> list[Any] | None:
+        """The facts ``command`` sent at ``at`` appends, or None if the table refuses."""
+        try:
+            return adapter.act_at(self.table, command, list(self.times), at, _hex("redeal-p"))
+        except DomainError:
+            return None
+
 
 @dataclass(frozen=True)
 class Pause:
@@ -584,10 +591,10 @@ def pause(kind: str, n: int, coalition: Coalition) -> Pause:
     for _ in range(MAX_CASES):
         best: tuple[float, Clocked, J.Report] | None = None
         for report in _pause_reports(state.table, coalition, n, favourite):
-            opened = _try(state.table, report)
+            now = state.times[-1]
+            opened = state.act(report, now)
             if opened is None:
                 continue
-            now = state.times[-1]
             start = _react(state.then(opened, now), coalition, now)
             kept = start.table.justice.failed_reports(report.seat)
             reporter = (report.seat, kept)
@@ -634,10 +641,12 @@ def _react(state: Clocked, coalition: Coalition, at: datetime) -> Clocked:
         awaited = tables.to_act(state.table)
         honest = [s for s in awaited if s not in coalition.seats]
         if honest and not coalition.operator:
-            state = state.then(tables.act(state.table, J.CastVote(honest[0], case.id, False)), at)
+            voted = state.act(J.CastVote(honest[0], case.id, False), at)
+            assert voted is not None, "an awaited honest seat may not vote"
+            state = state.then(voted, at)
             continue
         if not awaited and not coalition.judges:
-            ruled = _try(state.table, J.Rule(0, case.id, False))
+            ruled = state.act(J.Rule(0, case.id, False), at)
             if ruled:
                 state = state.then(ruled, at)
                 continue
@@ -683,14 +692,14 @@ def _stretch(
         budget[0] -= 1
         awaited = tables.to_act(state.table)
         for command in _stalls(state.table, coalition, case):
-            facts = _try(state.table, command)
+            facts = state.act(command, deadline - TICK)
             if facts:
                 steps.append((deadline - TICK, facts))
                 voted = isinstance(command, J.CastVote) and command.seat in awaited
                 if not voted and _moves(state.then(facts, deadline - TICK), case, deadline):
                     moved.add(type(command).__name__)
     try:
-        steps.append((deadline, tables.time_out_all(state.table)))
+        steps.append((deadline, adapter.time_out_at(state.table, list(state.times), deadline)))
     except DomainError:
         pass
     best: tuple[float, Clocked] = (0.0, state)
