@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -84,6 +84,25 @@ class AuditReport:
     max_redeals: int | None = None  # the table's cap (None: a record from before the cap)
     # every report and appeal and how it closed ("report 12 UNRESOLVED", "appeal 20 UPHELD")
     cases: tuple[str, ...] = ()
+    # the seats' entropy, where a deal did not take every seat's reveal: "seat 1 added no
+    # entropy" (its own choice), "seat 2's entropy did not go in (withheld: a record made
+    # before issue 35)" (a deal made without it: not a fair deal)
+    entropy: tuple[str, ...] = ()
+    # False when a deal went ahead without a seat's entropy (RevealWithheld, older records)
+    every_seat_entropy: bool = True
+    # a void game (DealAbandoned): the seats its draw waited for; None when it was dealt
+    void: tuple[int, ...] | None = None
+
+    @property
+    def deal_words(self) -> str:
+        """The deal in one clause: fair, void, or made without a seat's entropy."""
+        if self.void is not None:
+            seats = ", ".join(map(str, self.void))
+            return f"void: no deal, waiting for seat(s) {seats}"
+        if not self.every_seat_entropy:
+            return "NOT a fair deal: " + "; ".join(self.entropy)
+        extra = f" ({'; '.join(self.entropy)})" if self.entropy else ""
+        return "every deal from every seat's entropy" + extra
 
 
 # --- reading an export ---------------------------------------------------------------------
@@ -332,8 +351,37 @@ def _verify(
         redeals=table.redeals_requested_by,
         max_redeals=table.max_redeals,
         cases=tuple(f"{c.kind.name.lower()} {c.id} {c.status.name}" for c in table.justice.cases),
+        entropy=entropy_lines(facts),
+        every_seat_entropy=not any(isinstance(f, tables.RevealWithheld) for f in facts),
+        void=table.abandoned,
     )
     return report, table
+
+
+def entropy_lines(facts: list[Any]) -> tuple[str, ...]:
+    """What each draw took of the seats' entropy, where not every seat's reveal: the seats
+    that committed to nothing (an explicit choice) and, in records made before issue 35,
+    the seats whose entropy did not go in (RevealWithheld)."""
+    lines: list[str] = []
+    draw = ""
+    seated_first = False  # a match's later hand: its seats commit after (SeatCommitted)
+    for fact in facts:
+        if isinstance(fact, tables.RedealOpened):
+            draw = f" to 重新洗牌发牌 {fact.round}"
+        elif isinstance(fact, tables.GameCreated):
+            seated_first = fact.hand >= 2
+        if isinstance(fact, tables.SeatTaken) and seated_first:
+            continue
+        if isinstance(fact, tables.SeatTaken) and not (fact.commitment or fact.contribution):
+            lines.append(f"seat {fact.seat} added no entropy")
+        elif isinstance(fact, tables.SeatCommitted) and not fact.commitment:
+            lines.append(f"seat {fact.seat} added no entropy{draw}")
+        elif isinstance(fact, tables.RevealWithheld):
+            lines.append(
+                f"seat {fact.seat}'s entropy did not go in{draw} (withheld: a record made "
+                "before issue 35)"
+            )
+    return tuple(lines)
 
 
 def moves(records: list[Record]) -> list[tuple[int, int]]:
@@ -458,6 +506,7 @@ def _viewer_hashes(receipts: Any, seat_count: int) -> bool:
 
 def _replay(records: list[Record], facts: list[Any]) -> tuple[Any, int]:
     table = tables.evolve(None, facts[0])
+    times = _Times(records)
     i, redecided = 1, 0
     last_move = None
     while i < len(records):
@@ -469,6 +518,9 @@ def _replay(records: list[Record], facts: list[Any]) -> tuple[Any, int]:
             raise AuditFailure(f"version {version} has no cause")
         if cause.get("reveals_closed"):
             _check_reveals_closed(table, records[i - 1], records[i])
+        if cause.get("action") == "abandon":
+            _check_abandoned(table, records, records[i])
+        _check_case_clock(table, cause, times, records[i])
         end = i + 1
         while end < len(records) and records[end].cause is None:
             end += 1
@@ -505,6 +557,59 @@ def _check_reveals_closed(table: Any, before: Record, start: Record) -> None:
         )
 
 
+def _check_abandoned(table: Any, records: list[Record], abandoned: Record) -> None:
+    """A draw was abandoned once the table's recorded limit had passed since the fact that
+    opened it (the server's clock is trusted, its record must agree)."""
+    if not table.draw_opened:
+        return  # nothing being drawn: the engine refuses it next
+    opened = datetime.fromisoformat(records[table.draw_opened - 1].recorded_at)
+    deadline = tables.abandon_deadline(table, opened)
+    if deadline is not None and datetime.fromisoformat(abandoned.recorded_at) < deadline:
+        raise AuditFailure(
+            f"version {abandoned.version}: the draw was abandoned before the table's "
+            "abandonment limit passed"
+        )
+class _Times(Mapping[int, datetime]):
+    """Each version's recorded time, read from the record when asked (a case's deadline and
+    the hand's justice budget follow from a few of them)."""
+
+    def __init__(self, records: list[Record]) -> None:
+        self._by_version = {r.version: r for r in records}
+
+    def __getitem__(self, version: int) -> datetime:
+        return datetime.fromisoformat(self._by_version[version].recorded_at)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._by_version)
+
+    def __len__(self) -> int:
+        return len(self._by_version)
+
+
+def _check_case_clock(
+    table: Any, cause: dict[str, Any], times: Mapping[int, datetime], record: Record
+) -> None:
+    """A case is timed out no earlier than its recorded deadline (the case limit after its
+    opening or an awaited voter's first vote, within the hand's justice budget), and a
+    report or appeal opens a case only while the budget lasts (docs/api.md, "Justice"):
+    the server's clock is trusted, its record must agree."""
+    if not record.recorded_at or table.phase is not tables.Phase.PLAYING:
+        return
+    at = datetime.fromisoformat(record.recorded_at)
+    if cause.get("action") == "timeout" and table.justice.open_case is not None:
+        deadline = tables.case_deadline(table, times)
+        if deadline is not None and at < deadline:
+            raise AuditFailure(
+                f"version {record.version}: the case was timed out before its deadline"
+            )
+    command = (cause.get("command") or {}).get("type") if cause.get("action") == "play" else None
+    if command in ("Report", "Appeal"):
+        try:
+            tables.check_justice_budget(table, times, at)
+        except DomainError as exc:
+            raise AuditFailure(f"version {record.version}: {exc}") from exc
+
+
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -534,6 +639,8 @@ class MatchReport:
     hands: tuple[AuditReport, ...]
     standings: tuple[match.Standing, ...]
     winners: tuple[int, ...]
+    incomplete: bool = False  # a hand's draw was abandoned: the match ended there
+    waiting_for: tuple[int, ...] = ()  # the seats that abandoned draw waited for
 
 
 def verify_match(
@@ -560,7 +667,11 @@ def verify_match(
        hand 1's are (token hashes never leave the server, so the record cannot show the
        tokens; the seals bind each hand to its game id). A contribution in the match's
        record (SeatReady, the older form) was public before the hand's commitment: refused;
-    5. the match has ended.
+    5. the match has ended; if a hand's draw was abandoned (a void hand), it ended there,
+       incomplete, naming the seats that draw waited for (re-decided like every end).
+    Each hand's report says whether every deal took every seat's entropy
+    (``AuditReport.every_seat_entropy``: a record made before issue 35 may hold a deal made
+    without a seat's, RevealWithheld).
     """
     try:
         return _verify_match(match_id, records, hands, public_key)
@@ -610,8 +721,15 @@ def _verify_match(
         i += len(expected)
     if state.ended is None:
         raise AuditFailure("the match has not ended")
+    ended = state.ended
     return MatchReport(
-        match_id, created.kind, tuple(reports), state.ended.standings, state.ended.winners
+        match_id,
+        created.kind,
+        tuple(reports),
+        ended.standings,
+        ended.winners,
+        ended.incomplete,
+        ended.waiting_for,
     )
 
 

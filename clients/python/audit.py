@@ -120,6 +120,7 @@ class Verified:
             + (f"; {r.prepared_deal}" if r.prepared_deal else "")
             + (f"; cases: {', '.join(r.cases)}" if r.cases else "")
             + f"; {redeal_words(r)}"
+            + f"; {r.deal_words}"
         )
 
     @property
@@ -262,10 +263,31 @@ def match_line(report: MatchReport) -> str:
     standing = ", ".join(f"seat {s.seat} {s.total} (#{s.rank})" for s in report.standings)
     return (
         f"verified match: {report.kind}, {len(report.hands)} hands, {events} events, {moves} "
-        f"commands re-decided; every hand committed before its inputs; standings {standing}; "
-        f"winners {list(report.winners)}; "
+        f"commands re-decided; every hand committed before its inputs; {match_deal_words(report)}; "
+        f"standings {standing}; winners {list(report.winners)}; "
         + "; ".join(f"hand {n} {redeal_words(h)}" for n, h in enumerate(report.hands, 1))
     )
+
+
+def match_deal_words(report: MatchReport) -> str:
+    """Whether every hand was dealt from every seat's entropy, each hand that was not, and
+    an incomplete match (a void hand's draw abandoned)."""
+    unfair = [n for n, h in enumerate(report.hands, 1) if not h.every_seat_entropy]
+    if unfair:
+        words = "; ".join(f"hand {n} {report.hands[n - 1].deal_words}" for n in unfair)
+    else:
+        words = "every hand dealt from every seat's entropy"
+        extra = [
+            f"hand {n}: {'; '.join(h.entropy)}" for n, h in enumerate(report.hands, 1) if h.entropy
+        ]
+        words += f" ({'; '.join(extra)})" if extra else ""
+    if report.incomplete:
+        seats = ", ".join(map(str, report.waiting_for))
+        words += (
+            f"; match INCOMPLETE: hand {len(report.hands)} void (no deal, waiting for seat(s) "
+            f"{seats}); the hands before it stand, no winner"
+        )
+    return words
 
 
 def match_json(report: MatchReport) -> dict[str, Any]:
@@ -280,9 +302,14 @@ def match_json(report: MatchReport) -> dict[str, Any]:
                 "reason": h.reason,
                 "redeals": list(h.redeals),
                 "max_redeals": h.max_redeals,
+                "every_seat_entropy": h.every_seat_entropy,
+                "entropy": list(h.entropy),
+                "void": None if h.void is None else list(h.void),
             }
             for h in report.hands
         ],
+        "incomplete": report.incomplete,
+        "waiting_for": list(report.waiting_for),
         "standings": [
             {"seat": s.seat, "total": s.total, "wins": s.wins, "rank": s.rank}
             for s in report.standings
@@ -426,6 +453,9 @@ def cmd_verify(
             "cases": list(r.cases),  # e.g. "report 12 UNRESOLVED"
             "redeals": list(r.redeals),  # who asked for each: "arbiter" or "seats"
             "max_redeals": r.max_redeals,  # the table's cap (None: an older record)
+            "every_seat_entropy": r.every_seat_entropy,  # False: a deal without a seat's
+            "entropy": list(r.entropy),  # "seat 1 added no entropy", ...
+            "void": None if r.void is None else list(r.void),  # the seats a void draw awaited
         }
         if checked:
             out["receipts"] = checked

@@ -88,7 +88,9 @@ class Replayed:
         if part == "view":
             head = self.records[last - 1].hash
             at = datetime.fromisoformat(self.records[last - 1].recorded_at)
-            snap = seen_at(uuid.UUID(self.game_id), table, viewer, head, at=at)
+            opened = self.records[table.draw_opened - 1] if table.draw_opened else None
+            opened_at = None if opened is None else datetime.fromisoformat(opened.recorded_at)
+            snap = seen_at(uuid.UUID(self.game_id), table, viewer, head, at=at, opened_at=opened_at)
             return payload_bytes(view=render.view_proto(snap))
         return payload_bytes(
             events=render.events_proto(self.kind, self.stored(first, last), viewer)

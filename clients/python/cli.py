@@ -15,8 +15,8 @@ import random
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import click
 import grpc
@@ -50,7 +50,7 @@ from clients.python.clibase import (
     shared,
     shared_options,
 )
-from clients.python.client import SeatClient, TableClient, reveal_and_start
+from clients.python.client import NotAcknowledged, SeatClient, TableClient, reveal_and_start
 from clients.python.render import (
     Narration,
     event_body,
@@ -632,7 +632,7 @@ def cmd_ready(game_id: str, token: str | None, contribution: str | None) -> None
         raise CliError("ready needs your seat token (--token or TABLETOP_TOKEN)")
     with client() as c:
         seat = c.as_viewer(game_id, token)
-        match = seat.ready_next_hand(contribution)
+        match = _acknowledged(lambda: seat.ready_next_hand(contribution))
     if shared().json:
         emit_json({**as_dict(match), "contribution": seat.contribution})
         return
@@ -645,6 +645,18 @@ def cmd_ready(game_id: str, token: str | None, contribution: str | None) -> None
     )
 
 
+T = TypeVar("T")
+
+
+def _acknowledged(call: Callable[[], T]) -> T:
+    """A commitment or reveal the server acknowledged with its signed receipt; without
+    one the player is told it was refused."""
+    try:
+        return call()
+    except NotAcknowledged as exc:
+        raise CliError(str(exc)) from None
+
+
 @command("commit")
 @game_argument
 @option("--contribution", help="your random value for the deal being drawn [default: fresh]")
@@ -654,7 +666,7 @@ def cmd_commit(game_id: str, token: str | None, contribution: str | None) -> Non
         raise CliError("commit needs your seat token (--token or TABLETOP_TOKEN)")
     with client() as c:
         seat = c.as_viewer(game_id, token)
-        reply = seat.commit_contribution(contribution)
+        reply = _acknowledged(lambda: seat.commit_contribution(contribution))
     awaited = ", ".join(map(str, reply.awaiting_commitments)) or "nobody"
     console.print(f"committed; still awaited: {awaited}")
     console.print(f"reveal with: tabletop reveal {game_id} --contribution {seat.contribution}")
@@ -670,7 +682,7 @@ def cmd_reveal(game_id: str, token: str | None, contribution: str) -> None:
     with client() as c:
         seat = c.as_viewer(game_id, token)
         seat.contribution = contribution
-        reply = seat.reveal()
+        reply = _acknowledged(seat.reveal)
     assert reply is not None
     pending = ", ".join(map(str, reply.awaiting_reveals)) or "nobody"
     console.print(f"revealed; reveals still pending: {pending}")
@@ -1007,9 +1019,12 @@ def cmd_appeal(game_id: str, token: str | None, case: int | None, reason: str) -
 
 @command("redeal")
 @game_argument
-def cmd_redeal(game_id: str, token: str | None) -> None:
-    """The arbiter: 重新洗牌发牌 (shuffle and deal again) after a deadlock."""
-    send_table_command(game_id, token, pb.TableCommand(redeal=pb.Redeal()))
+@option("--case", type=click.IntRange(0), help=CASE_HELP)
+def cmd_redeal(game_id: str, token: str | None, case: int | None) -> None:
+    """Agree to 重新洗牌发牌 (shuffle and deal again) on the open case, with your seat's
+    token: it happens once every seat has agreed (the arbiter cannot order it)."""
+    case = open_case(game_id, token) if case is None else case
+    send_table_command(game_id, token, pb.TableCommand(agree_redeal=pb.AgreeRedeal(case_id=case)))
 
 
 def main(argv: list[str] | None = None) -> int:

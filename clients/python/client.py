@@ -18,7 +18,8 @@ from typing import Any
 
 import grpc
 
-from clients.python.receipts import ReceiptLog
+from clients.python.receipts import ReceiptLog, check_payload, check_signature, payload_bytes
+from domain.verify import AuditFailure
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 
@@ -111,13 +112,18 @@ class TableClient:
         match: pb.MatchSettings | None = None,
         case_time_limit_ms: int = 0,
         max_redeals: int | None = None,
+        abandon_after_ms: int = 0,
+        justice_budget_ms: int = 0,
     ) -> pb.CreateGameResponse:
         """Open a table; with ``match``, a match of hands whose first hand is the reply's
         game id (the reply's ``match_id`` names the match). With a ``request_id``
         (``str(uuid.uuid4())``, fresh per table) the call may be retried: the retry returns
         the same game id and arbiter token. ``case_time_limit_ms``: how long a report or
         appeal waits for its next step (0: the server's default). ``max_redeals``: at most
-        this many 重新洗牌发牌 per game (None: the server's default, 1)."""
+        this many 重新洗牌发牌 per match (None: the server's default, 1). ``abandon_after_ms``:
+        how long a draw waits for every seat's commitment and reveal before the game is
+        void (0: the default, ten minutes). ``justice_budget_ms``: the time cases may pause
+        one hand (0: 30 minutes)."""
         request = pb.CreateGameRequest(
             options=options,
             seat_count=seat_count,
@@ -127,6 +133,8 @@ class TableClient:
             arbitrated=arbitrated,
             request_id=request_id,
             case_time_limit_ms=case_time_limit_ms,
+            abandon_after_ms=abandon_after_ms,
+            justice_budget_ms=justice_budget_ms,
         )
         if seed is not None:
             request.seed = seed
@@ -187,6 +195,44 @@ class TableClient:
         return self.as_viewer(game_id, self.token).view(version)
 
 
+class NotAcknowledged(Exception):
+    """The server did not acknowledge a seat's commitment or reveal with a valid signed
+    receipt: for the seat, the input was refused (docs/api.md, "The deal")."""
+
+
+def acknowledgement_problem(
+    reply: pb.RevealContributionResponse | pb.CommitContributionResponse | pb.ReadyNextHandResponse,
+    game_id: str,
+    seat: int | None,
+    fact: str,
+    commitment: str | None,
+    keys: list[bytes],
+) -> str:
+    """What is wrong with a reply's acknowledgement ("" when it is valid): it must carry a
+    receipt for ``game_id`` signed with one of the server's ``keys``, covering the events
+    sent, and those events must hold ``fact`` (``contribution_revealed`` or
+    ``seat_committed``) for ``seat`` (with ``commitment``, when given)."""
+    if not reply.HasField("receipt"):
+        return "no signed acknowledgement came back"
+    receipt = reply.receipt
+    if receipt.game_id != game_id:
+        return f"the acknowledgement is for game {receipt.game_id}, not {game_id}"
+    try:
+        check_signature(receipt, keys)
+        check_payload(receipt, payload_bytes(events=list(reply.events)))
+    except AuditFailure as exc:
+        return f"the acknowledgement does not check ({exc})"
+    if seat is None:  # a client made from a token alone: the receipt is the seat's own
+        seat = receipt.viewer if receipt.viewer < len(receipt.hashes) - 2 else None
+    for event in reply.events:
+        if event.WhichOneof("body") != "table" or event.table.WhichOneof("kind") != fact:
+            continue
+        got = getattr(event.table, fact)
+        if got.seat == seat and (commitment is None or got.commitment == commitment):
+            return ""
+    return f"the acknowledged events hold no {fact} of seat {seat}"
+
+
 def commit(contribution: str) -> str:
     """The commitment a seat sends at JoinGame (docs/api.md, "Audit")."""
     return hashlib.sha256(f"tabletop-contribution|{contribution}".encode()).hexdigest()
@@ -240,21 +286,48 @@ class SeatClient:
         return ((TOKEN_HEADER, self.token),) if self.token else ()
 
     def reveal(self) -> pb.RevealContributionResponse | None:
-        """Reveal this seat's contribution (once every seat is taken). Safe to repeat."""
+        """Reveal this seat's contribution (once every seat is taken). Safe to repeat: a
+        repeat gets the acknowledgement of the first. Raises ``NotAcknowledged`` when the
+        reply holds no valid signed acknowledgement: the reveal was refused."""
         if not self.contribution:
             return None
         reply = self.stub.RevealContribution(
             pb.RevealContributionRequest(game_id=self.game_id, contribution=self.contribution),
             metadata=self.metadata,
         )
+        self._acknowledged(reply, self.game_id, "reveal", "contribution_revealed", None)
         if self.receipts is not None:
             self.receipts.play(reply)
         return reply
 
+    def _acknowledged(
+        self,
+        reply: pb.RevealContributionResponse
+        | pb.CommitContributionResponse
+        | pb.ReadyNextHandResponse,
+        game_id: str,
+        what: str,
+        fact: str,
+        commitment: str | None,
+    ) -> None:
+        """The server's signed acknowledgement of this seat's input: a receipt for ``game_id``
+        signed with the server's key, over events that hold the seat's ``fact``."""
+        key = self._server_keys()
+        problem = acknowledgement_problem(reply, game_id, self.seat, fact, commitment, key)
+        if problem:
+            who = "this seat" if self.seat is None else f"seat {self.seat}"
+            raise NotAcknowledged(
+                f"{who}'s {what} was refused: {problem}; the deal waits for it "
+                "(send it again, or tell the other players the server is not taking it)"
+            )
+
+    def _server_keys(self) -> list[bytes]:
+        reply = self.stub.GetSigningKey(pb.GetSigningKeyRequest())
+        return [bytes(reply.public_key), *(bytes(k.public_key) for k in reply.retired)]
+
     def start(self, request_id: str = "") -> int:
-        """Deal. Every committed seat must have revealed (``reveal_and_start``), or the
-        reveal window must have closed. With a ``request_id`` a retry gets the original
-        reply."""
+        """Deal. Every committed seat must have revealed (``reveal_and_start``): nobody
+        stands in for a seat. With a ``request_id`` a retry gets the original reply."""
         return int(
             self.stub.StartGame(
                 pb.StartGameRequest(game_id=self.game_id, request_id=request_id),
@@ -287,7 +360,9 @@ class SeatClient:
         self.contribution = contribution
         committed = commit(contribution) if contribution else ""
         request = pb.ReadyNextHandRequest(game_id=self.game_id, commitment=committed)
-        match = self.stub.ReadyNextHand(request, metadata=self.metadata).match
+        reply = self.stub.ReadyNextHand(request, metadata=self.metadata)
+        self._acknowledged(reply, reply.game_id, "commitment", "seat_committed", committed)
+        match = reply.match
         if match.current_game_id:
             self.game_id = match.current_game_id
         return match
@@ -301,7 +376,9 @@ class SeatClient:
         self.contribution = contribution
         committed = commit(contribution) if contribution else ""
         request = pb.CommitContributionRequest(game_id=self.game_id, commitment=committed)
-        return self.stub.CommitContribution(request, metadata=self.metadata)
+        reply = self.stub.CommitContribution(request, metadata=self.metadata)
+        self._acknowledged(reply, self.game_id, "commitment", "seat_committed", committed)
+        return reply
 
     def follow_match(self) -> pb.MatchView:
         """Point this client at its match's current hand; returns the match."""

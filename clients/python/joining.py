@@ -65,7 +65,8 @@ def take_free_seat(client: TableClient, game_id: str, seat: int) -> SeatClient |
 
 def deal_when_seated(bots: list[RandomBot], say: Callable[[str], None]) -> None:
     """Wait until every seat is taken, reveal the bots' contributions, and deal (once every
-    committed seat has revealed, or the reveal window closed); return once it is dealt."""
+    committed seat has revealed; nobody stands in for a seat); return once it is dealt, or
+    once the draw was abandoned and the game is void."""
     viewer = bots[0].seat
     told = revealed = False
     while True:

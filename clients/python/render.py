@@ -121,6 +121,8 @@ class Narration:
 def outcome_line(view: pb.GameView) -> str:
     """``won by seat 1; scores 8 0 18 8 (率先打完手牌 (went out first))``."""
     o = view.outcome
+    if view.void:  # the draw was abandoned: no deal, no winner, no scores
+        return view.deal_status
     winners = ", ".join(f"seat {w}" for w in o.winners) or "nobody"
     scores = " ".join(str(s) for s in o.scores)
     return f"won by {winners}; scores {scores} ({reason_words(o.reason)})"
@@ -229,6 +231,8 @@ def head_rows(view: pb.GameView) -> list[tuple[str, Text]]:
         rows.append(("deal", Text(marking, "bold red")))
     if view.to_act:
         rows.append(("to act", Text(", ".join(f"seat {s}" for s in view.to_act))))
+    if view.deal_status and not view.void:  # whom the draw waits for; seats adding nothing
+        rows.append(("draw", Text(view.deal_status, "bold" if view.awaiting_seats else "")))
     if view.HasField("outcome"):
         rows.append(("outcome", Text(outcome_line(view), "bold")))
     if view.HasField("match"):
@@ -239,6 +243,13 @@ def head_rows(view: pb.GameView) -> list[tuple[str, Text]]:
 def match_line(match: pb.MatchView, hand: int = 0) -> str:
     """Where a match stands, in one line: "hand 2 of 4 (match ...)"."""
     length = f"of {match.hands}" if match.hands else f"to {match.target_score} points"
+    if match.finished and match.incomplete:
+        waited = ", ".join(f"seat {s}" for s in match.waiting_for)
+        return (
+            f"ended INCOMPLETE after {len(match.results)} hands: hand {len(match.results)} void "
+            f"(no deal, waiting for {waited}); the hands before it stand, no winner "
+            f"(match {match.match_id})"
+        )
     if match.finished:
         winners = ", ".join(f"seat {w}" for w in match.winners)
         return f"ended after {len(match.results)} hands; won by {winners} (match {match.match_id})"

@@ -203,6 +203,7 @@ REASONS = {
     "SHOWDOWN": ("花鸟风月大对决", "showdown"),
     "HU": ("胡", "win"),
     "HUANG_ZHUANG": ("荒庄", "stock exhausted, no winner"),
+    "VOID": ("作废", "void: no deal, a seat's entropy never came"),
 }
 
 

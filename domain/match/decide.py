@@ -25,7 +25,7 @@ from domain.match.facts import (
     SeatReady,
 )
 from domain.match.state import Match, evolve
-from domain.table.justice.facts import CASE_TIME_LIMIT_MS
+from domain.table.justice import facts as J
 
 RULE = "match"  # named in refusals
 
@@ -103,6 +103,8 @@ def end_hand(match: Match, hand: tables.Table, head_hash: str) -> list[Any]:
         current.hand, current.game_id, outcome.winners, outcome.scores, outcome.reason, head_hash
     )
     after = evolve(match, ended)
+    if hand.abandoned is not None:  # a void hand: the match ends incomplete, never skips it
+        return [ended, MatchEnded(after.standings, (), True, hand.abandoned)]
     if not _over(after):
         return [ended]
     top = tuple(s.seat for s in after.standings if s.rank == 1)
@@ -153,7 +155,8 @@ def next_hand(
     Everything carries over from ``previous`` (the hand that ended): the game and its
     options as the game's dealer rule moves them on, the seats with their names and token
     hashes (the same tokens act in every hand), the arbiter, the enforcement, the clock,
-    the redeal cap. ``secret`` and ``salt`` are the server's fresh ones for this hand and
+    the redeal cap, the case limit and the justice budget, and the match's counts so far
+    (redeals and each seat's failed reports: ``_carried_justice``). ``secret`` and ``salt`` are the server's fresh ones for this hand and
     ``reveal_timeout_ms`` its window (the server's setting). The seats carry no entropy:
     they commit afterwards on the hand's own stream, so its commitment (version 1) comes
     before any seat's input to it."""
@@ -178,11 +181,9 @@ def next_hand(
         hand=match.next_number,
         salt=salt,
         reveal_timeout_ms=reveal_timeout_ms,
-        max_redeals=tables.DEFAULT_MAX_REDEALS
-        if previous.max_redeals is None
-        else previous.max_redeals,
-        # a hand after one recorded before case deadlines gets the default deadline
-        case_time_limit_ms=previous.case_time_limit_ms or CASE_TIME_LIMIT_MS,
+        # carried over as it is (0 only after a hand recorded before the limit existed)
+        abandon_after_ms=previous.abandon_after_ms,
+        **_carried_justice(previous),
     )
     moves: list[Move] = [(tables.cause("create"), created)]
     table = tables.evolve(None, created[0])
@@ -195,6 +196,22 @@ def next_hand(
     return moves
 
 
+def _carried_justice(previous: tables.Table) -> dict[str, Any]:
+    """Justice's settings and counts a later hand carries from the hand before: redeals and
+    failed reports count per match, so a new hand resets neither. A hand after one recorded
+    under older caps (or none) gets today's caps and defaults."""
+    cap = tables.DEFAULT_MAX_REDEALS if previous.max_redeals is None else previous.max_redeals
+    limit = previous.case_time_limit_ms or J.CASE_TIME_LIMIT_MS
+    seats = range(previous.seat_count)
+    return {
+        "max_redeals": min(cap, tables.MAX_REDEALS),
+        "case_time_limit_ms": min(limit, J.MAX_CASE_TIME_LIMIT_MS),
+        "justice_budget_ms": previous.justice_budget_ms or J.DEFAULT_JUSTICE_BUDGET_MS,
+        "match_redeals_used": previous.match_redeals_used + len(previous.redeals_requested_by),
+        "match_failed_reports": tuple(previous.justice.failed_reports(s) for s in seats),
+    }
+
+
 def describe(fact: Any) -> str:
     """One readable line for a match fact."""
     if isinstance(fact, MatchCreated):
@@ -205,9 +222,18 @@ def describe(fact: Any) -> str:
         return f"hand {fact.hand} opened: game {fact.game_id}"
     if isinstance(fact, SeatReady):
         return f"seat {fact.seat} ready for hand {fact.hand}"
+    if isinstance(fact, HandEnded) and fact.reason == "VOID":
+        return f"hand {fact.hand} ended void: no deal"
     if isinstance(fact, HandEnded):
         won = ", ".join(map(str, fact.winners)) or "nobody"
         return f"hand {fact.hand} ended ({fact.reason}): won by {won}, scores {list(fact.scores)}"
+    if isinstance(fact, MatchEnded) and fact.incomplete:
+        totals = ", ".join(f"seat {s.seat} {s.total}" for s in fact.standings)
+        waited = ", ".join(map(str, fact.waiting_for))
+        return (
+            f"match ended incomplete: the last hand is void (no deal, waiting for seat(s) "
+            f"{waited}); the hands played stand: {totals}; no winner"
+        )
     if isinstance(fact, MatchEnded):
         totals = ", ".join(f"seat {s.seat} {s.total} (#{s.rank})" for s in fact.standings)
         return f"match ended: {totals}"

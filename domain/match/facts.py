@@ -76,10 +76,17 @@ class HandEnded:
 
 @dataclass(frozen=True)
 class MatchEnded:
-    """The match is over: the final standing, seat by seat, and the seats ranked first."""
+    """The match is over: the final standing, seat by seat, and the seats ranked first.
+
+    ``incomplete``: a hand's draw was abandoned (DealAbandoned) waiting for the seats
+    ``waiting_for``: that hand is void, the hands before it stand, no hand is skipped or
+    drawn again, and nobody wins the match (``winners`` is empty; ``standings`` are the
+    totals of the hands played)."""
 
     standings: tuple[Standing, ...]
     winners: tuple[int, ...]
+    incomplete: bool = False
+    waiting_for: tuple[int, ...] = ()  # the seats an incomplete match's last draw waited for
 
 
 MATCH_EVENT_TYPES: dict[str, type] = {

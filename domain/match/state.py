@@ -78,6 +78,8 @@ def rank(lower_score_wins: bool, totals: tuple[int, ...], wins: tuple[int, ...])
 
 def standings_after(match: Match, ended: HandEnded) -> tuple[Standing, ...]:
     gained = points(match.lower_score_wins, ended)
+    if not gained:  # a void hand (its draw abandoned): no scores, the standings stand
+        gained = (0,) * match.seat_count
     totals = tuple(s.total + g for s, g in zip(match.standings, gained, strict=True))
     wins = tuple(s.wins + (s.seat in ended.winners) for s in match.standings)
     ranks = rank(match.lower_score_wins, totals, wins)

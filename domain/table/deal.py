@@ -7,14 +7,18 @@ Nobody chooses the deal (docs/api.md, "Audit", has the argument and the test vec
 * JoinGame: each seat commits to its own random ``contribution`` with
   ``contribution_commitment(contribution)``.
 * Once every seat has committed, each reveals its contribution; a reveal must match its
-  commitment. A seat that has not revealed when the reveal window closes is left out by a
-  fixed rule: its commitment stands in for it (``entry``), never a fresh value.
+  commitment. The deal is made from every seat's entropy or not at all: nothing stands in
+  for a seat that does not reveal (the draw waits, then is abandoned and the game is void).
+  A seat may commit to nothing (entry ``n``). Records made before issue 35 may hold the old
+  stand-in, a withheld seat's commitment (``"w" + commitment``): ``entry`` still computes
+  it so those records recompute, and verify flags them.
 * The deck is a Fisher–Yates shuffle fed by a counter-mode SHA-256 stream keyed by
   ``table_key(secret, entries)``: every input was fixed before anyone revealed.
 
 A match's later hand and every 重新洗牌发牌 are drawn the same way, with a fresh secret:
-its commitment is public first, then the seats (already seated) commit, then reveal; a
-seat that never committed in time is WITHHELD with the entry ``n``. A redeal's deck comes
+its commitment is public first, then the seats (already seated) commit, then reveal (in
+records made before issue 35, a seat that never committed in time was WITHHELD with the
+entry ``n``). A redeal's deck comes
 from ``table_key(the redeal's secret, the seats' fresh entries)``.
 
 Everything here is plain SHA-256, integers and sorted card ids, so any language can
@@ -45,7 +49,7 @@ class Contribution(enum.Enum):
     NONE = 1  # the seat committed to nothing
     PENDING = 2  # committed, not yet revealed
     REVEALED = 3  # revealed; it matched its commitment
-    WITHHELD = 4  # not revealed (or, seated first, not committed) in time: see ``entry``
+    WITHHELD = 4  # records made before issue 35 only: passed over by a window (``entry``)
     AWAITED = 5  # seated first (a match's later hand, a redeal): its commitment is to come
 
 
@@ -74,8 +78,8 @@ def is_commitment(text: str) -> bool:
 
 
 def entry(commitment_: str, revealed: str | None, withheld: bool = False) -> str:
-    """A seat's input to the table key: its reveal, or, withheld, its own commitment (fixed
-    before anyone revealed), or ``n`` for a seat that committed to nothing."""
+    """A seat's input to the table key: its reveal, or ``n`` for a seat that committed to
+    nothing (or, withheld in a record made before issue 35, its own commitment)."""
     if revealed:
         return "r" + _sha256(f"tabletop-reveal|{revealed}")
     if commitment_ and withheld:

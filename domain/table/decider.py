@@ -9,6 +9,7 @@ sees only its own part of the state. Pure: the server supplies token hashes and 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -28,6 +29,7 @@ from domain.table.deal import DealSource
 from domain.table.facts import (
     TABLE_COMMAND_TYPES,
     ContributionRevealed,
+    DealAbandoned,
     GameCreated,
     GameStarted,
     RedealOpened,
@@ -47,9 +49,16 @@ from domain.table.state import Entropy, Phase, Redraw, Seat, Table
 ARBITER_COMMANDS = (J.Rule, J.Redeal)
 REDEAL_COMMANDS = (J.Redeal, J.AgreeRedeal)  # the commands that may order 重新洗牌发牌
 DEAL_RULE = "deal"  # commit–reveal (docs/api.md, "Audit"), named in refusals
-REDEAL_RULE = "p2:70 重新洗牌发牌"  # the redeal's cap, named in refusals
-DEFAULT_MAX_REDEALS = 1  # per game, when the table's creator gives no cap
-MAX_REDEALS = 16  # the highest cap a table may set
+REDEAL_RULE = J.REDEAL_RULE  # the redeal's cap, named in refusals
+DEFAULT_MAX_REDEALS = 1  # per match (a single game: per game), when the creator gives no cap
+MAX_REDEALS = 3  # the highest cap a table may set, per match
+# the justice facts whose recorded times a case's deadline and the hand's budget follow from
+CLOCK_FACT_TYPES = (J.ViolationReported, J.AppealFiled, J.VoteCast, J.CaseTimedOut, J.CaseClosed)
+# how long a draw waits for every seat's commitment and reveal before it is abandoned
+# (DealAbandoned: the game ends void), when the creator gives no limit; and the bounds
+DEFAULT_ABANDON_AFTER_MS = 600_000  # ten minutes
+MIN_ABANDON_AFTER_MS = 1_000
+MAX_ABANDON_AFTER_MS = 86_400_000  # one day
 
 
 # --- decide ------------------------------------------------------------------------------
@@ -72,12 +81,20 @@ def create(
     reveal_timeout_ms: int = 0,
     max_redeals: int = DEFAULT_MAX_REDEALS,
     case_time_limit_ms: int = J.CASE_TIME_LIMIT_MS,
+    abandon_after_ms: int = DEFAULT_ABANDON_AFTER_MS,
+    justice_budget_ms: int = J.DEFAULT_JUSTICE_BUDGET_MS,
+    match_redeals_used: int = 0,
+    match_failed_reports: tuple[int, ...] = (),
 ) -> list[Any]:
     """Open a table; in a match (``match_id``), as its hand number ``hand``. ``secret`` and
     ``salt`` come from the server (random, or the secret from a client-given seed:
     ``seeded``); a prepared deck or a seed marks the deal. ``reveal_timeout_ms`` is the
     server's reveal window, recorded (``reveal_deadline``); ``max_redeals`` caps
-    重新洗牌发牌 in this game."""
+    重新洗牌发牌 in the match, of which a later hand's earlier hands used
+    ``match_redeals_used``; ``match_failed_reports`` are each seat's failed reports in them.
+    ``justice_budget_ms`` is the time cases may pause this hand in all; ``abandon_after_ms``
+    is how long a draw waits for every seat's commitment and reveal before the game ends
+    void (``abandon``)."""
     options = rules.check_options(options)
     if seat_count not in rules.seat_counts(options):
         raise MalformedCommand(
@@ -90,10 +107,22 @@ def create(
     if not 0 <= time_limit_ms <= 3_600_000:
         raise MalformedCommand("turn_time_limit_ms", "0 (no clock) up to one hour")
     if not 0 <= max_redeals <= MAX_REDEALS:
-        raise MalformedCommand("max_redeals", f"0 (no redeal) up to {MAX_REDEALS}")
-    # 0 only in a match's hand after a record made before case deadlines (as that one)
-    if not 0 <= case_time_limit_ms <= J.MAX_CASE_TIME_LIMIT_MS:
-        raise MalformedCommand("case_time_limit_ms", "up to one day")
+        raise MalformedCommand("max_redeals", f"0 (no redeal) up to {MAX_REDEALS} per match")
+    if not 0 < case_time_limit_ms <= J.MAX_CASE_TIME_LIMIT_MS:
+        raise MalformedCommand(
+            "case_time_limit_ms", f"up to {J.MAX_CASE_TIME_LIMIT_MS} ms (ten minutes)"
+        )
+    if not 0 < justice_budget_ms <= J.MAX_JUSTICE_BUDGET_MS:
+        raise MalformedCommand(
+            "justice_budget_ms", f"1 up to {J.MAX_JUSTICE_BUDGET_MS} ms (one hour) per hand"
+        )
+    _check_match_counts(seat_count, match_redeals_used, match_failed_reports)
+    # 0 only in a match's hand after a record made before the limit (as that one): no limit
+    if abandon_after_ms and not MIN_ABANDON_AFTER_MS <= abandon_after_ms <= MAX_ABANDON_AFTER_MS:
+        raise MalformedCommand(
+            "abandon_after_ms",
+            f"{MIN_ABANDON_AFTER_MS} ms up to one day ({MAX_ABANDON_AFTER_MS} ms)",
+        )
     if enforcement is not J.Enforcement.REJECT and not isinstance(rules, J.PenaltyRules):
         raise MalformedCommand("enforcement", f"{rules.name} supports REJECT only")
     source = DealSource.SHUFFLED
@@ -120,8 +149,20 @@ def create(
             reveal_timeout_ms=reveal_timeout_ms,
             max_redeals=max_redeals,
             case_time_limit_ms=case_time_limit_ms,
+            abandon_after_ms=abandon_after_ms,
+            justice_budget_ms=justice_budget_ms,
+            match_redeals_used=match_redeals_used,
+            match_failed_reports=match_failed_reports,
         )
     ]
+
+
+def _check_match_counts(seat_count: int, redeals: int, failed: tuple[int, ...]) -> None:
+    """What a match's later hand carries over from its earlier hands."""
+    if redeals < 0:
+        raise MalformedCommand("match_redeals_used", "0 or more")
+    if failed and (len(failed) != seat_count or min(failed) < 0):
+        raise MalformedCommand("match_failed_reports", "one count (0 or more) per seat")
 
 
 def take_seat(
@@ -169,6 +210,7 @@ def commit(table: Table, seat: int, commitment: str) -> list[Any]:
         raise MalformedCommand("seat", f"seat must be 0..{table.seat_count - 1}")
     if commitment and not deal.is_commitment(commitment):
         raise MalformedCommand("contribution_commitment", "64 lowercase hex digits (SHA-256)")
+    _not_void(table)
     inputs = table.draw_inputs()[seat]
     if not table.drawing or inputs is None:
         raise RuleViolation(
@@ -198,11 +240,16 @@ def reveal(table: Table, seat: int, contribution: str) -> list[Any]:
         raise MalformedCommand("seat", f"seat must be 0..{table.seat_count - 1}")
     if not 0 < len(contribution) <= deal.MAX_CONTRIBUTION:
         raise MalformedCommand("contribution", f"1 to {deal.MAX_CONTRIBUTION} characters")
+    _not_void(table)
     if table.redraw is None and table.phase is not Phase.WAITING:
         raise RuleViolation("GAME_ALREADY_STARTED", DEAL_RULE, "the deal is already made")
     if any(s is None for s in table.seats) or table.awaited_commitments:
+        waiting = f" (waiting for seat(s) {_seats(table.awaited_commitments)} to commit)"
         raise RuleViolation(
-            "REVEAL_TOO_EARLY", DEAL_RULE, "reveals come once every seat has committed"
+            "REVEAL_TOO_EARLY",
+            DEAL_RULE,
+            "reveals come once every seat has committed"
+            + (waiting if table.awaited_commitments else ""),
         )
     taken = table.draw_inputs()[seat]
     assert taken is not None
@@ -217,44 +264,93 @@ def reveal(table: Table, seat: int, contribution: str) -> list[Any]:
     return [ContributionRevealed(seat, contribution)]
 
 
-def start(table: Table, reveals_closed: bool = False) -> list[Any]:
-    """GameStarted and the game's opening facts (the deal), or a 重新洗牌发牌's GameRedealt.
+def start(table: Table) -> list[Any]:
+    """GameStarted and the game's opening facts (the deal), or a 重新洗牌发牌's GameRedealt,
+    once every seat has committed and revealed (a seat that committed to nothing has
+    nothing to reveal). Nobody stands in for a seat: while one is awaited the deal waits,
+    past its reveal window too, with the same committed inputs; after the table's
+    abandonment limit the server abandons the draw (``abandon``) and the game is void. So
+    the only possible outcomes of a draw are the one deal its inputs determine, or none."""
+    _can_deal(table)
+    awaited = table.awaited_commitments
+    if awaited:
+        raise RuleViolation(
+            "COMMITMENTS_PENDING",
+            DEAL_RULE,
+            f"waiting for seat(s) {_seats(awaited)} to commit: the deal is made from every "
+            "seat's entropy or not at all",
+        )
+    pending = table.pending_reveals
+    if pending:
+        raise RuleViolation(
+            "REVEALS_PENDING",
+            DEAL_RULE,
+            f"waiting for seat(s) {_seats(pending)} to reveal their contributions: the deal is "
+            "made from every seat's entropy or not at all",
+        )
+    return _deal(table)
 
-    While a committed seat has not revealed, the deal waits; once the server closes the
-    reveal window (``reveals_closed``), each such seat is recorded as RevealWithheld and its
-    commitment stands in for its contribution. Either way the deck follows from inputs
-    fixed before anyone revealed: withholding changes nothing a seat could choose.
 
-    Where seated seats commit afterwards (a match's later hand, a redeal), the commit
-    window comes first: closed, each seat that never committed is recorded RevealWithheld
-    (its entry is ``n``); the reveal window of the others then runs."""
+def _not_void(table: Table) -> None:
+    if table.abandoned is not None:
+        raise RuleViolation("GAME_VOID", DEAL_RULE, _void_words(table.abandoned))
+
+
+def _can_deal(table: Table) -> None:
+    _not_void(table)
     if table.redraw is None and table.phase is not Phase.WAITING:
         raise RuleViolation("GAME_ALREADY_STARTED", "table", "the game was already dealt")
     if any(s is None for s in table.seats):
         raise RuleViolation("SEATS_NOT_FILLED", "table", "every seat must be taken first")
+
+
+def _seats(seats: tuple[int, ...]) -> str:
+    return ", ".join(map(str, seats))
+
+
+def _void_words(waiting_for: tuple[int, ...]) -> str:
+    return f"void: no deal, waiting for seat(s) {_seats(waiting_for)}"
+
+
+def start_withheld(table: Table) -> list[Any]:
+    """The old rule, only to replay records made before issue 35 (a ``start`` cause with
+    ``reveals_closed``): each awaited or pending seat recorded RevealWithheld, its
+    commitment (or nothing) standing in for it, and the deal made without its entropy. The
+    server never decides it any more, and verify flags every deal made so."""
+    _can_deal(table)
     awaited = table.awaited_commitments
     if awaited:
-        if not reveals_closed:
-            raise RuleViolation(
-                "COMMITMENTS_PENDING",
-                DEAL_RULE,
-                f"seat(s) {', '.join(map(str, awaited))} have not committed; the deal waits "
-                "for them until the commit window closes",
-            )
         closed: list[Any] = [RevealWithheld(s) for s in awaited]
         after = _evolve_all(table, closed)
         return closed if after.pending_reveals else closed + _deal(after)
-    pending = table.pending_reveals
-    if pending and not reveals_closed:
-        seats = ", ".join(map(str, pending))
-        raise RuleViolation(
-            "REVEALS_PENDING",
-            DEAL_RULE,
-            f"seat(s) {seats} have not revealed their contributions; the deal waits for them "
-            "until the reveal window closes",
-        )
-    facts: list[Any] = [RevealWithheld(s) for s in pending]
+    facts: list[Any] = [RevealWithheld(s) for s in table.pending_reveals]
     return facts + _deal(_evolve_all(table, facts))
+
+
+def abandon(table: Table) -> list[Any]:
+    """The draw under way waited the table's abandonment limit for a seat's commitment or
+    reveal: DealAbandoned names the seats it waited for, and the game ends void (the
+    shuffle secret is revealed, as at every end, so the commitment can be checked). The
+    server decides it at ``abandon_deadline``; nothing is dealt."""
+    if not table.drawing:
+        raise RuleViolation("NOTHING_TO_ABANDON", DEAL_RULE, "no deal is being drawn")
+    waiting_for = table.awaited_inputs
+    if not waiting_for:
+        raise RuleViolation(
+            "NOTHING_TO_ABANDON", DEAL_RULE, "every seat's input is in: the draw is dealt"
+        )
+    round_ = table.redraw.round if table.redraw is not None else 0
+    return with_reveal(table, [DealAbandoned(waiting_for, round_)])
+
+
+def abandon_deadline(table: Table, opened_at: datetime) -> datetime | None:
+    """When the draw under way is abandoned: the table's limit after ``opened_at``, the
+    time of the fact that opened the draw (``table.draw_opened``: the last seat taken, a
+    match's later hand seated, RedealOpened). None when no draw waits for a seat, or in a record made before
+    the limit existed."""
+    if not table.drawing or not table.awaited_inputs or table.abandon_after_ms <= 0:
+        return None
+    return opened_at + timedelta(milliseconds=table.abandon_after_ms)
 
 
 def _evolve_all(table: Table, facts: list[Any]) -> Table:
@@ -278,11 +374,12 @@ def _deal(table: Table) -> list[Any]:
 
 
 def reveal_deadline(table: Table, since: datetime) -> datetime | None:
-    """When the deal stops waiting for awaited commitments or pending reveals: the table's
-    recorded window after ``since``, the time its latest fact was recorded (the last seat
-    taken, the latest commitment or reveal). None while seats are open or when nothing is
-    awaited. A function of the record, so a view's deadline is part of what its receipt
-    proves."""
+    """When the seats awaited by the draw are late: the table's recorded window after
+    ``since``, the time its latest fact was recorded (the last seat taken, the latest
+    commitment or reveal). Past it the draw still waits, with the same committed inputs
+    (a late reveal of the committed value is accepted), until ``abandon_deadline``. None
+    while seats are open or when nothing is awaited. A function of the record, so a view's
+    deadline is part of what its receipt proves."""
     if not table.drawing:
         return None
     if not table.pending_reveals and not table.awaited_commitments:
@@ -290,16 +387,72 @@ def reveal_deadline(table: Table, since: datetime) -> datetime | None:
     return since + timedelta(milliseconds=table.reveal_timeout_ms)
 
 
-def case_deadline(table: Table, since: datetime) -> datetime | None:
-    """When the open case's next step is due: the table's case limit after ``since``, the
-    time its latest fact was recorded (the report, the latest vote). At the deadline the
-    server appends the case's timeout (``time_out_all``). None when no case is open or the
-    table has no case deadline (records made before it, without a clock). A function of
-    the record, like ``reveal_deadline``."""
+def deal_status(table: Table) -> str:
+    """One line on the draw, as every surface shows it: whom it waits for, that the game is
+    void, and the seats that added no entropy ("" once dealt with every seat's entropy)."""
+    if table.abandoned is not None:
+        return _void_words(table.abandoned)
+    parts = []
+    if table.drawing:
+        awaited, pending = table.awaited_commitments, table.pending_reveals
+        if awaited:
+            parts.append(f"waiting for seat(s) {_seats(awaited)} to commit")
+        elif pending:
+            parts.append(f"waiting for seat(s) {_seats(pending)} to reveal")
+    parts += [f"seat {s} added no entropy" for s in table.no_entropy]
+    return "; ".join(parts)
+
+
+def case_deadline(table: Table, at: Mapping[int, datetime]) -> datetime | None:
+    """When the open case's next step is due: the table's case limit after the fact its
+    clock runs from (``Case.clock``: the opening, an awaited voter's first vote, the seats'
+    timeout), and never after the hand's justice budget runs out (``budget_end``). ``at``
+    maps versions to their recorded times (at least the ``CLOCK_FACT_TYPES`` facts'). At
+    the deadline the server appends the case's timeout (``time_out_all``). None when no
+    case is open or the table has no case deadline (records made before it, without a
+    clock). A function of the record, like ``reveal_deadline``: no other fact (an
+    AgreeRedeal, a seat's key, a retry) moves it."""
     limit = table.case_time_limit_ms or table.time_limit_ms
-    if table.phase is not Phase.PLAYING or not table.justice.paused or limit <= 0:
+    case = table.justice.open_case
+    if table.phase is not Phase.PLAYING or case is None or limit <= 0:
         return None
-    return since + timedelta(milliseconds=limit)
+    deadline = at[case.clock or case.id] + timedelta(milliseconds=limit)
+    end = budget_end(table, at)
+    return deadline if end is None else min(deadline, end)
+
+
+def justice_spent(table: Table, at: Mapping[int, datetime], now: datetime) -> timedelta:
+    """How long the hand's cases have paused it by ``now``: each closed case from its
+    opening to its close, and the open one up to ``now``."""
+    spent = timedelta()
+    for case in table.justice.cases:
+        end = at[case.closed] if case.closed else now
+        spent += max(timedelta(), end - at[case.id])
+    return spent
+
+
+def budget_end(table: Table, at: Mapping[int, datetime]) -> datetime | None:
+    """When the open case has used up the hand's justice budget (None: no budget, a record
+    made before it, or no open case)."""
+    case = table.justice.open_case
+    if table.justice_budget_ms <= 0 or case is None:
+        return None
+    opened = at[case.id]
+    before = justice_spent(table, at, opened)  # the earlier cases' (the open one's is 0)
+    return opened + timedelta(milliseconds=table.justice_budget_ms) - before
+
+
+def check_justice_budget(table: Table, at: Mapping[int, datetime], now: datetime) -> None:
+    """A report or an appeal opens a case only while the hand's justice budget lasts: the
+    bound on how long cases pause one hand (docs/api.md, "Justice")."""
+    budget = table.justice_budget_ms
+    if budget > 0 and justice_spent(table, at, now) >= timedelta(milliseconds=budget):
+        raise RuleViolation(
+            "JUSTICE_BUDGET_SPENT",
+            J.BUDGET_RULE,
+            f"this hand's cases have paused it for its whole budget ({budget} ms): "
+            "no more reports or appeals in this hand",
+        )
 
 
 def _redeal_facts(table: Table, requested_by: str, secret: str) -> list[Any]:
@@ -307,11 +460,12 @@ def _redeal_facts(table: Table, requested_by: str, secret: str) -> list[Any]:
     fresh ``secret``; the seats commit and reveal fresh contributions, and ``start`` deals
     it. Neither the arbiter nor the server can pick among deals."""
     asked = len(table.redeals_requested_by)
-    if table.max_redeals is not None and asked >= table.max_redeals:
+    used = table.match_redeals_used + asked  # the match's earlier hands count too
+    if table.max_redeals is not None and used >= table.max_redeals:
         raise RuleViolation(
             "REDEAL_LIMIT",
             REDEAL_RULE,
-            f"this table allows {table.max_redeals} 重新洗牌发牌 per game; {asked} so far",
+            f"this table allows {table.max_redeals} 重新洗牌发牌 per match; {used} so far",
         )
     if not deal.is_commitment(secret):
         raise MalformedCommand("redeal_secret", "the server's fresh secret: 64 hex digits")
@@ -334,7 +488,17 @@ def court(table: Table, requested_by: str = "", redeal_secret: str = "") -> Cour
         redeal=lambda: _redeal_facts(table, requested_by, redeal_secret),
         reshuffle=lambda cards, label: deal.reshuffle_unseen(table.deal_key, cards, label),
         case_time_limit_ms=table.case_time_limit_ms,
+        legacy_redeal=table.justice.legacy,
+        redeals_left=_redeals_left(table),
+        redeal_cap=table.max_redeals or 0,
     )
+
+
+def _redeals_left(table: Table) -> int | None:
+    if table.max_redeals is None:
+        return None
+    used = table.match_redeals_used + len(table.redeals_requested_by)
+    return max(0, table.max_redeals - used)
 
 
 def play(table: Table, command: Any) -> list[Any]:
@@ -343,6 +507,8 @@ def play(table: Table, command: Any) -> list[Any]:
 
 
 def _play(table: Table, command: Any) -> list[Any]:
+    if table.abandoned is not None:
+        raise RuleViolation("GAME_VOID", "table", _void_words(table.abandoned))
     if table.phase is Phase.WAITING:
         raise RuleViolation("GAME_NOT_STARTED", "table", "the game has not been dealt")
     rules = table.rules
@@ -374,6 +540,8 @@ def act(
     only for a command that orders 重新洗牌发牌. The facts that end the game are followed by
     the reveal of the shuffle secret."""
     _not_redrawing(table)
+    if table.abandoned is not None:
+        raise RuleViolation("GAME_VOID", "table", _void_words(table.abandoned))
     return with_reveal(table, _decide(table, command, last_move, redeal_secret))
 
 
@@ -410,7 +578,9 @@ def time_out_all(table: Table) -> list[Any]:
     """Every awaited seat runs out of time at once (a claim window waits on several): each
     is timed out in turn, on the state the previous one left. On an open case the case
     itself runs out of time."""
-    _not_redrawing(table)  # its windows close through ``start``
+    _not_redrawing(table)  # a draw is dealt by ``start`` or abandoned, never timed out
+    if table.abandoned is not None:
+        return []
     if table.phase is Phase.PLAYING and table.justice.open_case is not None:
         return justice.case_timed_out(court(table))
     facts: list[Any] = []
@@ -443,6 +613,7 @@ def concurrent(kind: str, facts: list[Any], seat: int) -> bool:
         SeatCommitted,
         RedealOpened,
         RedealSecretsRevealed,
+        DealAbandoned,
         *J.JUSTICE_EVENT_TYPES,
     )
     return all(not isinstance(f, table_facts) and hook(f, seat) for f in facts)
@@ -526,7 +697,11 @@ def redecide(
             raise MalformedCommand("cause", "the commitment's seat is not the cause's seat")
         return commit(table, first_fact.seat, first_fact.commitment)
     if action == "start":
-        return start(table, reveals_closed=bool(cause.get("reveals_closed")))
+        if cause.get("reveals_closed"):  # a record made before issue 35 (verify flags it)
+            return start_withheld(table)
+        return start(table)
+    if action == "abandon":
+        return abandon(table)
     if action == "play":
         command = command_of(table.kind, cause)
         if cause["seat"] is not None and command.seat != cause["seat"]:
@@ -556,9 +731,13 @@ def last_move(
 
 
 def evolve(table: Table | None, event: Any) -> Table:
+    drew = table is not None and table.drawing
     if table is not None:
         table = replaced(table, version=table.version + 1)
-    return _apply(table, event)
+    after = _apply(table, event)
+    if not drew and after.drawing:  # a draw opens: its abandonment clock runs from here
+        return replaced(after, draw_opened=after.version)
+    return after
 
 
 def _apply(table: Table | None, event: Any) -> Table:
@@ -583,6 +762,10 @@ def _apply(table: Table | None, event: Any) -> Table:
             reveal_timeout_ms=event.reveal_timeout_ms,
             max_redeals=event.max_redeals,
             case_time_limit_ms=event.case_time_limit_ms,
+            abandon_after_ms=event.abandon_after_ms,
+            justice_budget_ms=event.justice_budget_ms,
+            match_redeals_used=event.match_redeals_used,
+            match_failed_reports=event.match_failed_reports,
         )
     assert table is not None
     if isinstance(event, SeatTaken):
@@ -616,6 +799,8 @@ def _apply(table: Table | None, event: Any) -> Table:
         )
     if isinstance(event, RedealSecretsRevealed):
         return table
+    if isinstance(event, DealAbandoned):
+        return dataclasses.replace(table, abandoned=tuple(event.waiting_for))
     if isinstance(event, ShuffleRevealed):
         return dataclasses.replace(table, revealed=True)
     if isinstance(event, GameStarted):
@@ -623,7 +808,9 @@ def _apply(table: Table | None, event: Any) -> Table:
         return dataclasses.replace(
             table,
             game=_new_game(table, event.deck, event.seed),
-            justice=JusticeState.for_seats(table.seat_count),
+            justice=JusticeState.for_seats(
+                table.seat_count, table.match_failed_reports, table.justice_budget_ms <= 0
+            ),
         )
     if type(event) in J.JUSTICE_EVENT_TYPES:
         justice_state, game = evolve_justice(table.justice, event, table.version, table.game)
@@ -693,7 +880,7 @@ def redact(table_kind: str, event: Any, viewer: Viewer) -> Any:
         return dataclasses.replace(event, token_hash="", contribution="")
     if isinstance(event, ContributionRevealed):
         return dataclasses.replace(event, contribution="")
-    if isinstance(event, RevealWithheld | SeatCommitted | RedealSecretsRevealed):
+    if isinstance(event, RevealWithheld | SeatCommitted | RedealSecretsRevealed | DealAbandoned):
         return event
     if isinstance(event, RedealOpened):  # the secret, like the table's, only at the end
         return dataclasses.replace(event, secret="")
@@ -736,12 +923,15 @@ def describe(table_kind: str, event: Any) -> str:
         return f"seat {event.seat} revealed its contribution"
     if isinstance(event, RevealWithheld):
         return (
-            f"seat {event.seat} did not commit or reveal its contribution in time: "
-            "its commitment (or nothing) stands in for it"
+            f"seat {event.seat}'s entropy did not go in (withheld: a record made before "
+            "issue 35): its commitment (or nothing) stood in for it"
         )
+    if isinstance(event, DealAbandoned):
+        which = "the deal" if event.round == 0 else f"重新洗牌发牌 {event.round}"
+        return f"{which} abandoned; {_void_words(tuple(event.waiting_for))}"
     if isinstance(event, SeatCommitted):
         if not event.commitment:
-            return f"seat {event.seat} committed to nothing"
+            return f"seat {event.seat} committed to nothing: seat {event.seat} added no entropy"
         return f"seat {event.seat} committed to a contribution"
     if isinstance(event, RedealOpened):
         by = "the arbiter" if event.requested_by == "arbiter" else "every seat"

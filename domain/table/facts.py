@@ -30,13 +30,25 @@ class GameCreated:
     # public: how long after the latest seat or reveal the deal waits for pending reveals
     # (the server's setting, recorded so every view's deadline follows from the record)
     reveal_timeout_ms: int = 0
-    # public: at most this many 重新洗牌发牌 in this game; None in records made before the
-    # cap existed (no cap then)
+    # public: at most this many 重新洗牌发牌 in this game's match (a single game: in it);
+    # None in records made before the cap existed (no cap then)
     max_redeals: int | None = None
     # public: how long an open case waits for its next step (a vote, the arbiter's ruling)
     # before the server times it out; 0 in records made before case deadlines (then the
     # table's clock, if any)
     case_time_limit_ms: int = 0
+    # public: how long a draw (the first deal, a match's later hand, a redeal) waits for
+    # every seat's commitment and reveal, from the fact that opened it, before the server
+    # abandons it (DealAbandoned: the game ends void); 0 in records made before issue 35
+    abandon_after_ms: int = 0
+    # public: the time cases may pause this hand in all (reports and appeals are refused
+    # once spent, and an open case runs out at it); 0 in records made before it, which
+    # also keep the justice rules they were played under (the arbiter's Redeal)
+    justice_budget_ms: int = 0
+    # public, a match's later hand: the redeals its earlier hands made (they count toward
+    # max_redeals, per match) and each seat's failed reports in them (toward REPORT_LIMIT)
+    match_redeals_used: int = 0
+    match_failed_reports: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -91,9 +103,22 @@ class ContributionRevealed:
 
 @dataclass(frozen=True)
 class RevealWithheld:
-    """``seat`` did not reveal in time; its commitment stands in for its contribution."""
+    """The old form (records made before issue 35): ``seat`` did not reveal (or, seated
+    first, commit) in time and its commitment (or nothing) stood in for it. No new record
+    holds one: a deal is made from every seat's entropy or not at all (DealAbandoned)."""
 
     seat: int
+
+
+@dataclass(frozen=True)
+class DealAbandoned:
+    """The draw ``round`` (0: the first deal; n: the n-th 重新洗牌发牌) waited the table's
+    abandonment limit (GameCreated.abandon_after_ms) for the seats ``waiting_for`` to
+    commit or reveal: no deal is made and the game ends void (no winner, no scores). A
+    match's hand abandoned so ends the match incomplete."""
+
+    waiting_for: tuple[int, ...]
+    round: int = 0
 
 
 @dataclass(frozen=True)
@@ -125,6 +150,7 @@ TABLE_EVENT_TYPES: dict[str, type] = {
         SeatCommitted,
         RedealOpened,
         RedealSecretsRevealed,
+        DealAbandoned,
         *J.JUSTICE_EVENT_TYPES,
     )
 }

@@ -210,13 +210,15 @@ def decode_table(data: dict[str, Any]) -> Table:
         plain,
         options=from_data(rules.options_type, data["options"]),
         game=None if data["game"] is None else from_data(rules.state_type, data["game"]),
-        justice=_decode_justice(rules, data["justice"]),
+        justice=_decode_justice(rules, data["justice"], plain.justice_budget_ms <= 0),
     )
 
 
-def _decode_justice(rules: GameRules, data: dict[str, Any]) -> JusticeState:
-    """Penalty records keep the game state they changed: decoded with the game's type."""
-    plain: JusticeState = from_data(JusticeState, {**data, "penalties": []})
+def _decode_justice(rules: GameRules, data: dict[str, Any], legacy: bool) -> JusticeState:
+    """Penalty records keep the game state they changed: decoded with the game's type. A
+    snapshot made before ``legacy`` was kept takes it from its table (a record made before
+    the justice budget)."""
+    plain: JusticeState = from_data(JusticeState, {"legacy": legacy, **data, "penalties": []})
     penalties = tuple(
         dataclasses.replace(
             from_data(J.PenaltyRecord, {**p, "before": None}),

@@ -13,6 +13,8 @@ from domain.table.deal import DealSource
 from domain.table.justice import facts as J
 from domain.table.justice.state import JusticeState
 
+VOID = "VOID"  # the outcome's reason when a draw was abandoned (DealAbandoned)
+
 
 class Phase(enum.Enum):
     WAITING = 1
@@ -106,9 +108,16 @@ class Table:
     reveal_timeout_ms: int = 0  # the recorded reveal window (GameCreated)
     max_redeals: int | None = None  # the cap on 重新洗牌发牌 (None: an old record, no cap)
     case_time_limit_ms: int = 0  # an open case's deadline (GameCreated; 0: an old record)
+    justice_budget_ms: int = 0  # the time cases may pause this hand (GameCreated; 0: old)
+    match_redeals_used: int = 0  # redeals in the match's earlier hands (GameCreated)
+    match_failed_reports: tuple[int, ...] = ()  # per seat, in the earlier hands (GameCreated)
     redraw: Redraw | None = None  # a 重新洗牌发牌 being drawn
     redeals_requested_by: tuple[str, ...] = ()  # who asked for each redeal, in order
     redeal_secrets: tuple[str, ...] = ()  # each redeal's secret (revealed at the end)
+    abandon_after_ms: int = 0  # how long a draw waits before it is abandoned (0: old record)
+    # DealAbandoned: the seats the abandoned draw waited for (the game ended void), or None
+    abandoned: tuple[int, ...] | None = None
+    draw_opened: int = 0  # the version of the fact that opened the latest draw (its clock)
 
     def draw_inputs(self) -> tuple[Seat | Entropy | None, ...]:
         """The inputs of the draw under way: a redeal's fresh ones, else the seats'."""
@@ -130,8 +139,23 @@ class Table:
         return self._with_status(deal.Contribution.AWAITED)
 
     @property
+    def awaited_inputs(self) -> tuple[int, ...]:
+        """Seats the draw under way waits for: those whose commitments are to come, else
+        (every seat committed) those whose reveals are pending. A seat that committed
+        cannot reveal before the last commitment: it is not what the draw waits for."""
+        return self.awaited_commitments or self.pending_reveals
+
+    @property
+    def no_entropy(self) -> tuple[int, ...]:
+        """Seats that committed to nothing for the draw under way (or the last one): they
+        add no entropy, by their own choice."""
+        return self._with_status(deal.Contribution.NONE)
+
+    @property
     def drawing(self) -> bool:
         """A deal is being drawn: the first (seats taken, not dealt) or a redeal."""
+        if self.abandoned is not None:
+            return False
         if self.redraw is not None:
             return True
         return self.game is None and all(s is not None for s in self.seats)
@@ -148,12 +172,16 @@ class Table:
 
     @property
     def phase(self) -> Phase:
+        if self.abandoned is not None:
+            return Phase.FINISHED  # void: no deal was made
         if self.game is None:
             return Phase.WAITING
         return Phase.PLAYING if self.outcome is None else Phase.FINISHED
 
     @property
     def outcome(self) -> Outcome | None:
+        if self.abandoned is not None:  # void: no winner, no scores
+            return Outcome((), (), VOID)
         if self.game is None:
             return None
         forfeited = self.justice.forfeited

@@ -50,7 +50,7 @@ class Settings:
     min_turn_time: float = 5.0  # seconds: the shortest turn clock a table may have
     max_clock_events: int = 200  # events the clock may make in a row without a client call
     allow_prepared_deals: bool = False  # client seeds and decks (docs/api.md, "Audit")
-    reveal_timeout: float = 30.0  # seconds the deal waits for the seats' reveals
+    reveal_timeout: float = 30.0  # seconds after which the seats a deal waits for are late
     case_timeout: float = 120.0  # seconds an open case waits for its next step (a table's default)
     limits: LimitSettings = field(default_factory=LimitSettings)  # server/transport/limits.py
     http_limits: ViewerLimits = field(default_factory=ViewerLimits)  # transport/livefeed.py
@@ -294,9 +294,9 @@ OPTIONS: list[click.Parameter] = [
     ),
     _option(
         "--reveal-timeout",
-        "seconds the deal waits for seats to reveal their contributions, counted from the "
-        "table's latest event once every seat is taken; then StartGame deals and a missing "
-        "reveal's commitment stands in for it (recorded in each new table)",
+        "seconds after the table's latest event (once every seat is taken) after which the "
+        "seats the deal waits for are shown as late; the deal still waits for them (nobody "
+        "stands in for a seat) until the table's abandonment limit (recorded in each new table)",
         type=click.FloatRange(min=0, max=86_400),
         default=30.0,
     ),
@@ -305,8 +305,8 @@ OPTIONS: list[click.Parameter] = [
         "seconds a report or appeal waits for its next step (a vote, the arbiter's ruling) "
         "at a table that names no limit of its own (CreateGame case_time_limit_ms 0); then "
         "the votes not cast lapse and the case closes or goes to the arbiter (recorded in "
-        "each new table, at clockless tables too)",
-        type=click.FloatRange(min=0.001, max=86_400),
+        "each new table, at clockless tables too; at most 600 s, the cap on any table's)",
+        type=click.FloatRange(min=0.001, max=600),
         default=120.0,
     ),
     # the limits of server/transport/limits.py; each refuses with RESOURCE_EXHAUSTED and a detail

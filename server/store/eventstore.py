@@ -101,7 +101,11 @@ class GameAggregate(Aggregate):
                 event = tables.decode_event(aggregate.table.kind, fact)
             aggregate.table = tables.evolve(aggregate.table, event)
             aggregate.head_hash = self.hash
+            if aggregate.table.draw_opened == self.originator_version:  # a draw opened now
+                aggregate.__dict__["draw_opened_at"] = self.timestamp.isoformat()
             _keep_seal(aggregate, self)
+            if isinstance(event, tables.CLOCK_FACT_TYPES):
+                _keep_time(aggregate, self.originator_version, self.timestamp)
             if self.cause is not None and (
                 self.cause.get("request_id") or self.cause.get("request_key")
             ):
@@ -177,6 +181,21 @@ class GameAggregate(Aggregate):
         return None if found is None else int(found)
 
     @property
+    def draw_opened_at(self) -> datetime | None:
+        """When the latest draw opened (the time of ``table.draw_opened``'s fact): a draw's
+        abandonment clock runs from it (state, so snapshots and rebuilds keep it)."""
+        at = self.__dict__.get("draw_opened_at")
+        return None if at is None else datetime.fromisoformat(at)
+
+    @property
+    def justice_times(self) -> dict[int, datetime]:
+        """The recorded times of the game's case facts (``tables.CLOCK_FACT_TYPES``), by
+        version: a case's deadline and the hand's justice budget follow from them
+        (``tables.case_deadline``). State, so snapshots and rebuilds keep it."""
+        kept = self.__dict__.get("justice_at", {})
+        return {int(v): datetime.fromisoformat(t) for v, t in kept.items()}
+
+    @property
     def clock_run(self) -> int:
         """Events the turn clock appended since the last move a client caused (state, so
         snapshots and rebuilds keep it): the clock stops at a bound (server/usecases/timers.py)."""
@@ -203,6 +222,13 @@ def _keep_seal(aggregate: Any, event: Any) -> None:
     seal = event.seal
     if seal is not None:
         aggregate.seal = seal
+
+
+def _keep_time(aggregate: Any, version: int, at: datetime) -> None:
+    """Remember when a case fact was recorded (a new dict: forks share the committed one's;
+    ISO text, which snapshots keep as it is)."""
+    kept = aggregate.__dict__.get("justice_at", {})
+    aggregate.justice_at = {**kept, str(version): at.isoformat()}
 
 
 def _index_request(aggregate: Any, cause: dict[str, Any], version: int) -> None:

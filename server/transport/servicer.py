@@ -146,6 +146,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
             "arbitrated": request.arbitrated,
             "request_id": request.request_id,
             "case_time_limit_ms": request.case_time_limit_ms,
+            "abandon_after_ms": request.abandon_after_ms,
+            "justice_budget_ms": request.justice_budget_ms,
         }
         if request.HasField("max_redeals"):
             table["max_redeals"] = request.max_redeals
@@ -200,13 +202,15 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self, request: pb.CommitContributionRequest, context: Any
     ) -> pb.CommitContributionResponse:
         viewer = await self._viewer(request.game_id, context)
-        version, _stored, awaiting, deadline = await self.server.commit_contribution(
+        version, stored, awaiting, deadline = await self.server.commit_contribution(
             request.game_id, viewer, request.commitment
         )
-        reply = pb.CommitContributionResponse(version=version, awaiting_commitments=awaiting)
-        if deadline is not None:
-            reply.deadline.FromDatetime(deadline)
-        return reply
+        after = None
+        if stored:  # the acknowledgement: the move that took the commitment, with its receipt
+            after = await self.server.snapshot(request.game_id, viewer, stored[-1].version)
+        return receipts.commit_reply(
+            self.sealer, version, stored, awaiting, deadline, viewer, after
+        )
 
     @unary
     async def StartGame(self, request: pb.StartGameRequest, context: Any) -> pb.StartGameResponse:
@@ -252,10 +256,17 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self, request: pb.ReadyNextHandRequest, context: Any
     ) -> pb.ReadyNextHandResponse:
         viewer = await self._viewer(request.game_id, context)
-        match = await self.server.ready_next_hand(
+        match, hand_id, stored = await self.server.ready_next_hand(
             request.game_id, viewer, request.contribution, request.commitment
         )
-        return pb.ReadyNextHandResponse(match=render.match_proto(match))
+        reply = pb.ReadyNextHandResponse(match=render.match_proto(match), game_id=hand_id)
+        if stored:  # the acknowledgement: the move on the hand's stream that took it
+            after = await self.server.snapshot(hand_id, viewer, stored[-1].version)
+            moved = receipts.play_reply(self.sealer, after.table.kind, stored, viewer, after)
+            reply.events.extend(moved.events)
+            if moved.HasField("receipt"):
+                reply.receipt.CopyFrom(moved.receipt)
+        return reply
 
     @unary
     async def GetMatch(self, request: pb.GetMatchRequest, context: Any) -> pb.GetMatchResponse:

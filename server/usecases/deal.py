@@ -1,12 +1,18 @@
 """The deal's commit–reveal: seats commit (a match's later hand, a redeal) and reveal
 their contributions, then the game starts and the cards are dealt from every revealed
-contribution (docs/api.md, *The deal*).
+contribution (docs/api.md, *The deal*). Nobody stands in for a seat: a draw is dealt from
+every seat's entropy, or abandoned by the clock (server/usecases/timers.py) and void.
+
+Every commitment and reveal taken is acknowledged with the move that recorded it (its
+events and the server's signed receipt, as a Play reply); a repeat gets that same move
+back, so a seat holding no acknowledgement knows its input was refused.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from domain import table as tables
@@ -33,7 +39,9 @@ class Deal(Games):
         def decide(table: tables.Table, seat: int) -> list[Any]:
             return tables.commit(table, seat, commitment)
 
-        agg, stored = await self._seat_input(game_id, viewer, "commit", decide)
+        agg, stored = await self._seat_input(
+            game_id, viewer, "commit", decide, tables.SeatCommitted
+        )
         deadline = tables.reveal_deadline(agg.table, agg.modified_on)
         return agg.version, stored, agg.table.awaited_commitments, deadline
 
@@ -43,10 +51,12 @@ class Deal(Games):
         viewer: Viewer,
         action: str,
         decide: Callable[[tables.Table, int], list[Any]],
+        recorded_as: type,
     ) -> tuple[GameAggregate, list[StoredEvent]]:
         """A seat's commitment or reveal: decided (again on a fresh read, since another
         replica may have moved the table on), appended, then the deal made once every input
-        is in. Returns the game after it and the events appended (none for a repeat)."""
+        is in. Returns the game after it and the acknowledgement: the move that recorded
+        the input (``recorded_as``), just appended or, for a repeat, found in the draw."""
         gid = self.parse_id(game_id)
         if viewer.role is not Role.SEAT or viewer.seat is None:
             raise PermissionDenied(f"only a seat may {action} its contribution")
@@ -57,10 +67,25 @@ class Deal(Games):
             except RuleViolation:
                 agg = await self._load(gid, refresh=True)
                 facts = decide(agg.table, viewer.seat)
-            stored: list[StoredEvent] = []
             if facts:
                 stored = await self._append(agg, facts, tables.cause(action, viewer.seat))
+            else:  # a repeat: the move that took it the first time
+                stored = await self._recorded_input(gid, agg.table, viewer.seat, recorded_as)
         return await self._deal_when_inputs_in(gid), stored
+
+    async def _recorded_input(
+        self, gid: Any, table: tables.Table, seat: int, recorded_as: type
+    ) -> list[StoredEvent]:
+        """The move of the draw under way whose first fact took ``seat``'s input (the last
+        one, in a draw that took several), or none."""
+        after = max(table.draw_opened - 1, 0)
+        events = await asyncio.to_thread(self.store.stored_events, gid, after, None, None)
+        found = [
+            e.version
+            for e in events
+            if isinstance(e.fact, recorded_as) and getattr(e.fact, "seat", None) == seat
+        ]
+        return await self._move_from(gid, found[-1]) if found else []
 
     async def _deal_when_inputs_in(self, gid: Any) -> GameAggregate:
         """Deal a match's later hand or a redeal as soon as every seat's input is in: the
@@ -85,7 +110,9 @@ class Deal(Games):
         def decide(table: tables.Table, seat: int) -> list[Any]:
             return tables.reveal(table, seat, contribution)
 
-        agg, stored = await self._seat_input(game_id, viewer, "reveal", decide)
+        agg, stored = await self._seat_input(
+            game_id, viewer, "reveal", decide, tables.ContributionRevealed
+        )
         deadline = tables.reveal_deadline(agg.table, agg.modified_on)
         return agg.version, stored, agg.table.pending_reveals, deadline
 
@@ -99,14 +126,8 @@ class Deal(Games):
             cause.update(idempotency.cause_fields(key, "start", {"game_id": str(gid)}))
 
         def decide(agg: GameAggregate) -> list[Any]:
-            deadline = tables.reveal_deadline(agg.table, agg.modified_on)
-            closed = deadline is not None and datetime.now(UTC) >= deadline
-            # the server's clock closed the window (trusted, like a turn timeout): recorded
-            # in the cause, so the replay re-decides the same deal (and verify checks the time)
-            cause.pop("reveals_closed", None)
-            if closed:
-                cause["reveals_closed"] = True
-            return tables.start(agg.table, closed)
+            # every seat's input, or no deal: a window that passed changes nothing here
+            return tables.start(agg.table)
 
         stored = await self._once(gid, decide, cause)
         return stored[-1].version

@@ -4,6 +4,8 @@ domain's (domain/table/justice/)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from domain import table as tables
@@ -31,3 +33,13 @@ def sender_seat(command: Any) -> int | None:
 def needs_last_move(command: Any) -> bool:
     """误操作 retracts the last move, and a report may name it: both need it decided."""
     return isinstance(command, J.Retract | J.Report)
+
+
+def check_budget(
+    command: Any, table: tables.Table, times: Mapping[int, datetime], now: datetime
+) -> None:
+    """A report or an appeal opens a case only while the hand's justice budget lasts
+    (``JUSTICE_BUDGET_SPENT``, nothing appended): the server's clock says how much the
+    hand's cases used, from their recorded times, as the auditor checks them."""
+    if isinstance(command, J.Report | J.Appeal):
+        tables.check_justice_budget(table, times, now)

@@ -122,12 +122,14 @@ class Matches(Games):
 
     async def ready_next_hand(
         self, game_id: str, viewer: Viewer, contribution: str = "", commitment: str = ""
-    ) -> matches.Match:
+    ) -> tuple[matches.Match, str, list[StoredEvent]]:
         """The viewer's seat is ready for the match's next hand (at any hand's id of the
         match: the same token acts in every hand): it commits to its contribution to that
         hand's deal, on that hand's own stream, once the hand is open (it opens as soon as
         the hand before ends, its commitment first). The contribution is revealed with
-        RevealContribution on that hand once every seat has committed."""
+        RevealContribution on that hand once every seat has committed. Returns the match,
+        the hand's game id and the acknowledgement (the move on that hand's stream that
+        took the commitment, as CommitContribution returns it)."""
         if viewer.role is not Role.SEAT or viewer.seat is None:
             raise PermissionDenied("only a seated player says it is ready")
         table = (await self._load(self.parse_id(game_id))).table
@@ -147,14 +149,15 @@ class Matches(Games):
                 matches.decide.RULE,
                 "the next hand opens (its commitment first) when this hand ends: commit then",
             )
-        await self.commit_contribution(current.game_id, viewer, commitment)
+        _v, stored, _a, _d = await self.commit_contribution(current.game_id, viewer, commitment)
         # the match, with the seats that have committed to the hand being opened as ready
         hand = (await self._load(uuid.UUID(current.game_id))).table
         committed = tuple(
             None if s is not None and s.status is deal.Contribution.AWAITED else ""
             for s in hand.seats
         )
-        return dataclasses.replace((await self._load_match(mid)).match, ready=committed)
+        match = dataclasses.replace((await self._load_match(mid)).match, ready=committed)
+        return match, current.game_id, stored
 
     async def match_record(self, match_id: str) -> tuple[matches.Match, list[StoredMatchFact]]:
         """A match and its stored facts (public: a match's facts hide nothing)."""

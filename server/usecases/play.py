@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import secrets
+from datetime import UTC, datetime
 from typing import Any
 
 from domain import table as tables
@@ -58,6 +59,7 @@ class Play(Games):
                 agg, expected_version, command
             ):
                 raise Aborted(expected_version, agg.version)
+            justice.check_budget(command, agg.table, agg.justice_times, datetime.now(UTC))
             last = await self._last_move(agg) if justice.needs_last_move(command) else None
             # a fresh secret for a 重新洗牌发牌 the command may order (drawn with the seats)
             redeal = isinstance(command, tables.REDEAL_COMMANDS)

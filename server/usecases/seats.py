@@ -1,5 +1,4 @@
-"""Opening a table (alone or as a match's first hand) and taking its seats.
-"""
+"""Opening a table (alone or as a match's first hand) and taking its seats."""
 
 from __future__ import annotations
 
@@ -40,6 +39,7 @@ class MatchPlan:
     advance: matches.Advance = matches.Advance.AUTO
     match_id: uuid.UUID = dataclasses.field(default_factory=uuid.uuid4)
 
+
 class Seats(Games):
     """CreateGame and JoinGame."""
 
@@ -57,6 +57,8 @@ class Seats(Games):
         match: MatchPlan | None = None,
         max_redeals: int = tables.DEFAULT_MAX_REDEALS,
         case_time_limit_ms: int = 0,
+        abandon_after_ms: int = 0,
+        justice_budget_ms: int = 0,
     ) -> tuple[str, int, str]:
         """Open a table. Returns the game id, its version and the arbiter token. With
         ``match``, the table is the first hand of that new match (see ``create_match``).
@@ -83,6 +85,11 @@ class Seats(Games):
                 "case_time_limit_ms",
                 f"at least {self.min_turn_ms} ms on this server, or 0 for its default",
             )
+        if 0 < justice_budget_ms < self.min_turn_ms:  # else every case would lapse at once
+            raise MalformedCommand(
+                "justice_budget_ms",
+                f"at least {self.min_turn_ms} ms on this server, or 0 for its default",
+            )
         rules = rules_for(kind)
         key = idempotency.parse(request_id)
         game_id, arbiter_token, cause = (
@@ -103,6 +110,10 @@ class Seats(Games):
                 content["max_redeals"] = max_redeals
             if case_time_limit_ms:  # (likewise)
                 content["case_time_limit_ms"] = case_time_limit_ms
+            if abandon_after_ms:  # (likewise)
+                content["abandon_after_ms"] = abandon_after_ms
+            if justice_budget_ms:  # (likewise)
+                content["justice_budget_ms"] = justice_budget_ms
             if match is not None:  # create_match derived the match id from the key
                 content["match"] = {
                     "hands": match.hands,
@@ -134,6 +145,8 @@ class Seats(Games):
                 reveal_timeout_ms=self.reveal_timeout_ms,
                 max_redeals=max_redeals,
                 case_time_limit_ms=case_time_limit_ms or self.case_timeout_ms,
+                abandon_after_ms=abandon_after_ms or tables.DEFAULT_ABANDON_AFTER_MS,
+                justice_budget_ms=justice_budget_ms or J.DEFAULT_JUSTICE_BUDGET_MS,
             )
             if match is not None:
                 await self._open_match(rules, seat_count, match, keyed=key is not None)

@@ -9,9 +9,16 @@ On expiry the server appends the table's timeout (domain/table/justice/decide.py
 penalty, then the game's reading of what becomes of the turn) against the version the
 deadline belonged to; a move that came first simply makes the wake-up stale.
 
+A draw (the first deal, a match's later hand, a redeal) that still waits for a seat's
+commitment or reveal when the table's abandonment limit has passed since it opened
+(``tables.abandon_deadline``) is abandoned: DealAbandoned, and the game is void (a match
+ends incomplete). The clock never deals without a seat: nobody stands in for one.
+
 An open report or appeal has a deadline of its own at every table, clockless ones
-included (``tables.case_deadline``: the table's recorded case limit after its latest
-event); on expiry the case times out (``case_timed_out``: the votes not cast lapse).
+included (``tables.case_deadline``: the table's recorded case limit after the case's
+opening or its latest awaited voter's first vote, never past the hand's justice budget;
+the recorded times of those facts are kept in the game's state, ``justice_times``); on
+expiry the case times out (``case_timed_out``: the votes not cast lapse).
 
 The clock cannot be turned into a load: tables have a minimum limit (``--min-turn-time``,
 server/usecases/), and after ``max_run`` events made by the clock with no client call in
@@ -27,12 +34,12 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from domain import match as matches
 from domain import table as tables
 from domain.engine import DomainError
 from server.store.eventstore import GameAggregate
 from server.usecases.games import Aborted
 from server.usecases.table_server import TableServer
+from server.wire.stored import open_case_deadline
 
 log = logging.getLogger("tabletop.timers")
 
@@ -77,11 +84,9 @@ class TurnClock:
                 agg = await server._load(game_id)
                 if agg.version != version or deadline_of(agg, self.max_run) is None:
                     return  # someone moved in time, or the clock stopped
-                if agg.table.drawing:  # a commit or reveal window closed
-                    if await self._waits_for_every_seat(agg.table):
-                        return
-                    facts = tables.start(agg.table, reveals_closed=True)
-                    cause = {**tables.cause("start"), "reveals_closed": True}
+                if agg.table.drawing:  # the draw waited its abandonment limit: void
+                    facts = tables.abandon(agg.table)
+                    cause = tables.cause("abandon")
                 else:
                     facts = tables.time_out_all(agg.table)  # every awaited seat at once
                     cause = {"action": "timeout", "seat": None, "command": None}
@@ -91,14 +96,6 @@ class TurnClock:
             log.info("timer for %s at v%d not applied: %s", game_id, version, exc)
         except Exception:
             log.exception("timer for %s at v%d failed", game_id, version)
-
-    async def _waits_for_every_seat(self, table: tables.Table) -> bool:
-        """A READY match's later hand waits for every seat's commitment (that is what READY
-        means); its reveal window, and an AUTO match's windows, close by the clock."""
-        if not table.awaited_commitments or table.redraw is not None:
-            return False
-        match = await self.server.match_of(table)
-        return match is not None and match.advance is matches.Advance.READY
 
     async def recover(self) -> int:
         """Arm the clock of every running game with a time limit or a case deadline (after a
@@ -122,7 +119,8 @@ class TurnClock:
                 for n in page:
                     event: Any = app.mapper.to_domain_event(n)
                     data = event.fact["data"]
-                    if data.get("time_limit_ms", 0) > 0 or data.get("case_time_limit_ms", 0) > 0:
+                    clocks = ("time_limit_ms", "case_time_limit_ms", "abandon_after_ms")
+                    if any(data.get(name, 0) > 0 for name in clocks):
                         found.append(n.originator_id)
                 if len(page) < 500:
                     break
@@ -137,11 +135,11 @@ def deadline_of(agg: GameAggregate, max_run: int = MAX_RUN) -> datetime | None:
     table = agg.table
     if agg.clock_run >= max_run:
         return None
-    if table.drawing and (table.hand >= 2 or table.redraw is not None):
-        # the server's own windows: a match's later hand and a redeal move on by themselves
-        return tables.reveal_deadline(table, agg.modified_on)
+    if table.drawing:  # a draw waits for every seat, then is abandoned (never dealt short)
+        opened = agg.draw_opened_at
+        return None if opened is None else tables.abandon_deadline(table, opened)
     if table.justice.paused:  # while only the arbiter is awaited too
-        return tables.case_deadline(table, agg.modified_on)
+        return open_case_deadline(table, agg.justice_times, agg.modified_on)
     if table.time_limit_ms <= 0 or table.phase is not tables.Phase.PLAYING:
         return None
     if not table.paused and not tables.to_act(table):

@@ -9,6 +9,7 @@ import dataclasses
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import datetime
 
 from domain import match as matches
 from domain import table as tables
@@ -83,7 +84,16 @@ class Watch(Games):
         """
         gid = self.parse_id(game_id)
         agg = await self._load_at(gid, version)
-        snap = seen_at(gid, agg.table, viewer, agg.head_hash, agg.latest_seal, agg.modified_on)
+        snap = seen_at(
+            gid,
+            agg.table,
+            viewer,
+            agg.head_hash,
+            agg.latest_seal,
+            agg.modified_on,
+            opened_at=agg.draw_opened_at,
+            justice_times=agg.justice_times,
+        )
         if not with_match:
             return snap
         latest = await self._load(gid)
@@ -121,11 +131,17 @@ class Watch(Games):
             raise MalformedCommand("from_version", f"versions must be within 1..{latest.version}")
         agg = await self._load_at(gid, first)
         table, head = agg.table, agg.head_hash
+        opened, times = agg.draw_opened_at, agg.justice_times
         async for page in self._pages(gid, first - 1, last):
             for event in page:
                 if event.version > first:
                     table, head = tables.evolve(table, event.fact), event.hash
-                yield event, seen_at(gid, table, viewer, head, at=event.recorded_at)
+                    if table.draw_opened == event.version:  # a draw opened: its clock
+                        opened = event.recorded_at
+                    _keep_time(times, event)
+                yield event, seen_at(
+                    gid, table, viewer, head, None, event.recorded_at, opened, times
+                )
 
     async def follow(
         self, game_id: str, viewer: Viewer, after: int = 0
@@ -134,11 +150,19 @@ class Watch(Games):
         ones, then each new one as it is stored (Watch's order: no gap, no duplicate). Ends
         once the game is over. The game is evolved here, once per event (the live viewer)."""
         gid = self.parse_id(game_id)
-        table = (await self._load_at(gid, after)).table if after else None
+        start = await self._load_at(gid, after) if after else None
+        table = None if start is None else start.table
+        opened = None if start is None else start.draw_opened_at
+        times = {} if start is None else start.justice_times
         async for events, _seen_as, _batch in self.watch(game_id, viewer, after):
             for event in events:
                 table = tables.evolve(table, event.fact)
-                yield event, seen_at(gid, table, viewer, event.hash, at=event.recorded_at)
+                if table.draw_opened == event.version:  # a draw opened: its clock
+                    opened = event.recorded_at
+                _keep_time(times, event)
+                yield event, seen_at(
+                    gid, table, viewer, event.hash, None, event.recorded_at, opened, times
+                )
 
     async def _pages(
         self, gid: uuid.UUID, after: int, last: int | None = None
@@ -280,3 +304,9 @@ def _to_last_whole_move(page: list[StoredEvent]) -> list[StoredEvent]:
         if page[end - 1].seal is not None:
             return page[:end]
     return page
+
+
+def _keep_time(times: dict[int, datetime], event: StoredEvent) -> None:
+    """A case fact's recorded time, which an open case's deadline follows from."""
+    if isinstance(event.fact, tables.CLOCK_FACT_TYPES) and event.recorded_at is not None:
+        times[event.version] = event.recorded_at

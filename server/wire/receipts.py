@@ -234,11 +234,34 @@ def reveal_reply(
     viewer: Viewer,
     after: Snapshot | None,
 ) -> pb.RevealContributionResponse:
-    """A RevealContribution reply: whom the deal still waits for, and (unless the reveal was
-    a repeat) the reveal's events for the caller with their receipt, as a Play reply."""
+    """A RevealContribution reply: whom the deal still waits for, and the acknowledgement:
+    the move that took the reveal (the first time, for a repeat), for the caller, with its
+    receipt, as a Play reply."""
     reply = pb.RevealContributionResponse(version=version, awaiting_reveals=awaiting)
     if deadline is not None:
         reply.reveal_deadline.FromDatetime(deadline)
+    if stored and after is not None:
+        moved = play_reply(sealer, after.table.kind, stored, viewer, after)
+        reply.events.extend(moved.events)
+        if moved.HasField("receipt"):
+            reply.receipt.CopyFrom(moved.receipt)
+    return reply
+
+
+def commit_reply(
+    sealer: Sealer | None,
+    version: int,
+    stored: list[StoredEvent],
+    awaiting: tuple[int, ...],
+    deadline: datetime | None,
+    viewer: Viewer,
+    after: Snapshot | None,
+) -> pb.CommitContributionResponse:
+    """A CommitContribution reply: whom the draw still waits for, and the acknowledgement
+    (the move that took the commitment, for the caller, with its receipt)."""
+    reply = pb.CommitContributionResponse(version=version, awaiting_commitments=awaiting)
+    if deadline is not None:
+        reply.deadline.FromDatetime(deadline)
     if stored and after is not None:
         moved = play_reply(sealer, after.table.kind, stored, viewer, after)
         reply.events.extend(moved.events)

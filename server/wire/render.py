@@ -329,12 +329,16 @@ def _event_proto(kind: str, stored: StoredEvent, fact: Any, complete: bool) -> p
         msg.table.game_created.deal_source = _DEAL_SOURCE[fact.deal_source]
         msg.table.game_created.reveal_timeout_ms = fact.reveal_timeout_ms
         msg.table.game_created.case_time_limit_ms = fact.case_time_limit_ms
+        msg.table.game_created.abandon_after_ms = fact.abandon_after_ms
         if fact.max_redeals is not None:
             msg.table.game_created.max_redeals = fact.max_redeals
+        msg.table.game_created.justice_budget_ms = fact.justice_budget_ms
+        msg.table.game_created.match_redeals_used = fact.match_redeals_used
+        msg.table.game_created.match_failed_reports.extend(fact.match_failed_reports)
     elif isinstance(fact, tables.RedealOpened):  # the secret is never part of the message
         r = msg.table.redeal_opened
         r.round, r.requested_by, r.commitment = fact.round, fact.requested_by, fact.commitment
-    elif isinstance(fact, tables.SeatCommitted | tables.RedealSecretsRevealed):
+    elif isinstance(fact, _PLAIN_TABLE_FACTS):
         fill_oneof(msg.table, fact)
     elif isinstance(fact, tables.SeatTaken):
         msg.table.seat_taken.seat = fact.seat
@@ -358,6 +362,9 @@ def _event_proto(kind: str, stored: StoredEvent, fact: Any, complete: bool) -> p
     return msg
 
 
+# the table's facts whose message holds every field as it is
+_PLAIN_TABLE_FACTS = (tables.SeatCommitted, tables.RedealSecretsRevealed, tables.DealAbandoned)
+
 # the table's facts that _event_proto writes field by field (parts of them are never sent)
 _WRITTEN = (
     tables.GameCreated,
@@ -377,7 +384,7 @@ def _event_form(kind: str, cls: Any) -> tuple[str, str, Any] | None:
     field), its member, and that member's message type; None for the facts in ``_WRITTEN``."""
     if issubclass(cls, _WRITTEN):
         return None
-    table_fact = issubclass(cls, tables.SeatCommitted | tables.RedealSecretsRevealed)
+    table_fact = issubclass(cls, _PLAIN_TABLE_FACTS)
     outer = "table" if table_fact or cls in J.JUSTICE_EVENT_TYPES else kind
     name = snake(cls.__name__)
     inner = pb.GameEvent.DESCRIPTOR.fields_by_name[outer].message_type
@@ -489,9 +496,14 @@ def view_proto(snap: Snapshot) -> pb.GameView:
         msg.seat = identity.seat
     if snap.reveal_deadline is not None:
         msg.reveal_deadline.FromDatetime(snap.reveal_deadline)
+    msg.MergeFrom(_public_part(table))
     if snap.case_deadline is not None:
         msg.case_deadline.FromDatetime(snap.case_deadline)
-    msg.MergeFrom(_public_part(table))
+        for case in msg.cases:  # the open one shows it too
+            if case.status == pb.CaseStatus.CASE_STATUS_OPEN:
+                case.deadline.FromDatetime(snap.case_deadline)
+    if snap.abandon_deadline is not None:
+        msg.abandon_deadline.FromDatetime(snap.abandon_deadline)
     if game_view is not None:
         msg.to_act.extend(to_act(table, viewer, game_view))
     if snap.match is not None:
@@ -524,7 +536,20 @@ def _make_public_part(table: tables.Table) -> pb.GameView:
         part.outcome.scores.extend(outcome.scores)
         part.outcome.reason = outcome.reason
     _justice_view(part, table)
+    _draw_view(part, table)
     return part
+
+
+def _draw_view(msg: pb.GameView, table: tables.Table) -> None:
+    """Whom the draw waits for, the seats that add no entropy, a void game: public."""
+    msg.abandon_after_ms = table.abandon_after_ms
+    if table.drawing:
+        msg.awaiting_seats.extend(table.awaited_inputs)
+    msg.no_entropy_seats.extend(table.no_entropy)
+    if table.abandoned is not None:
+        msg.void = True
+        msg.void_waiting_for.extend(table.abandoned)
+    msg.deal_status = tables.deal_status(table)
 
 
 _public_part = RememberedPerState(_make_public_part)
@@ -560,6 +585,8 @@ def match_proto(match: matches.Match, hand: int = 0) -> pb.MatchView:
         msg.current_game_id = match.current.game_id
     if match.ended is not None:
         msg.winners.extend(match.ended.winners)
+        msg.incomplete = match.ended.incomplete
+        msg.waiting_for.extend(match.ended.waiting_for)
     return msg
 
 
@@ -591,6 +618,8 @@ def _justice_view(msg: pb.GameView, table: tables.Table) -> None:
     msg.misplays_used.extend(table.justice.misplays)
     msg.violations.extend(table.justice.violations)
     msg.case_time_limit_ms = table.case_time_limit_ms or table.time_limit_ms
+    msg.justice_budget_ms = table.justice_budget_ms
+    msg.match_redeals_used = table.match_redeals_used
     if table.game is not None:  # justice's record starts with the deal
         msg.reports_left.extend(table.justice.reports_left(s) for s in range(table.seat_count))
     for case in table.justice.cases:

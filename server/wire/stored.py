@@ -8,8 +8,9 @@ rows, and the auditor makes them from an export's lines (server/wire/offline.py)
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from domain import match as matches
@@ -28,7 +29,6 @@ class StoredEvent:
     stored: dict[str, Any] | None = None  # the fact's stored JSON form (audit, export)
     cause: dict[str, Any] | None = None  # the command behind a move's first fact
     seal: dict[str, Any] | None = None  # on a move's last event: the server's signature
-
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,7 @@ class Snapshot:
     match: matches.Match | None = None  # the table's match, when asked for and in one
     reveal_deadline: datetime | None = None  # while seats' reveals are pending
     case_deadline: datetime | None = None  # while a case is open
+    abandon_deadline: datetime | None = None  # while a draw waits for a seat
 
     @property
     def seen_by(self) -> Viewer:
@@ -69,15 +70,21 @@ def seen_at(
     head: str,
     seal: dict[str, Any] | None = None,
     at: datetime | None = None,
+    opened_at: datetime | None = None,
+    justice_times: Mapping[int, datetime] | None = None,
 ) -> Snapshot:
     """``table`` (the game at one version) as ``viewer`` saw it then: the viewer keeps its
     identity, and the contents open up only from the version that ended the game. ``seal``:
     the latest move's at this version (the receipt of a view at a move's end); ``at``: when
-    that version was recorded (a pending reveal's and an open case's deadlines follow from
-    it)."""
+    that version was recorded (a pending reveal's deadline follows from it); ``opened_at``:
+    when the latest draw opened (its abandonment deadline follows); ``justice_times``: the
+    recorded times of its case facts (an open case's deadline follows from them,
+    ``tables.case_deadline``)."""
     contents = tables.viewer_for(table, viewer)
     deadline = None if at is None else tables.reveal_deadline(table, at)
-    case_deadline = None if at is None else tables.case_deadline(table, at)
+    case_deadline = None
+    if justice_times is not None and table.justice.open_case is not None:
+        case_deadline = open_case_deadline(table, justice_times, at)
     return Snapshot(
         game_id,
         table.version,
@@ -88,4 +95,21 @@ def seen_at(
         viewer,
         reveal_deadline=deadline,
         case_deadline=case_deadline,
+        abandon_deadline=None if opened_at is None else tables.abandon_deadline(table, opened_at),
     )
+
+
+def open_case_deadline(
+    table: tables.Table, times: Mapping[int, datetime], latest: datetime | None
+) -> datetime | None:
+    """``tables.case_deadline`` from the kept times of the case facts. A game restored from
+    a snapshot made before those times were kept may lack them for a case already open:
+    its deadline then follows the rule it was opened under (``latest``, the time of the
+    table's latest event, plus the case limit)."""
+    try:
+        return tables.case_deadline(table, times)
+    except KeyError:
+        limit = table.case_time_limit_ms or table.time_limit_ms
+        if latest is None or limit <= 0:
+            return None
+        return latest + timedelta(milliseconds=limit)

@@ -25,7 +25,14 @@ from grpc_status import rpc_status
 from clients.python import cli
 from clients.python.audit import export_lines, verify_game
 from clients.python.bot import RandomBot, play_to_end
-from clients.python.client import SeatClient, TableClient, commit, reveal_and_start
+from clients.python.client import (
+    NotAcknowledged,
+    SeatClient,
+    TableClient,
+    acknowledgement_problem,
+    commit,
+    reveal_and_start,
+)
 from clients.python.serverproc import ServerProcess
 from domain.table import deal
 from tabletop.v1 import tabletop_pb2 as pb
@@ -191,9 +198,7 @@ def assert_dealt_from_commitments(records: list[dict[str, Any]], n: int, last: s
         assert sha(f"tabletop-contribution|{value}") == commitments[seat]
     entries = ["r" + sha(f"tabletop-reveal|{reveals[s]}") for s in range(n)]
     assert the_deck(records) == deck_from(records, entries)
-    # The one other deck the last seat could have had: withholding, i.e. its commitment.
-    withheld = [*entries[:-1], "w" + commitments[n - 1]]
-    assert deck_from(records, withheld) != the_deck(records)
+    # There was no other deck for it: withholding deals nothing (the game would be void).
 
 
 def steer_then_check(server: ServerProcess, kind: str, as_arbiter: bool) -> None:
@@ -217,9 +222,12 @@ def test_an_arbiter_in_the_last_seat_cannot_steer_the_deal(server: ServerProcess
 
 
 @pytest.mark.parametrize("kind", ["huaniao", "zipai"])
-def test_a_withheld_reveal_is_replaced_by_its_commitment(server: ServerProcess, kind: str) -> None:
-    """The last seat never reveals: the deal waits for the window, then goes on with the
-    seat's commitment standing in, a deck fixed before anyone revealed."""
+def test_a_withheld_reveal_holds_the_deal_and_nobody_stands_in(
+    server: ServerProcess, kind: str
+) -> None:
+    """The last seat does not reveal: the deal waits, past its reveal window too, and says
+    for whom; the late reveal of the committed value is taken (and acknowledged) and the
+    one deal of every seat's entropy follows. No record holds RevealWithheld."""
     options, n = GAMES[kind]
     with TableClient(server.target) as client:
         created = client.create_game(options, n)
@@ -230,26 +238,88 @@ def test_a_withheld_reveal_is_replaced_by_its_commitment(server: ServerProcess, 
         code, info = refusal(seats[0].start)
         assert (code, info.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "REVEALS_PENDING")
         waiting = client.as_viewer(gid).view()
-        assert waiting.HasField("reveal_deadline")
-        assert waiting.seats[n - 1].contribution_status == pb.CONTRIBUTION_STATUS_PENDING
+        assert waiting.HasField("reveal_deadline") and waiting.HasField("abandon_deadline")
+        assert list(waiting.awaiting_seats) == [n - 1]
+        assert waiting.deal_status == f"waiting for seat(s) {n - 1} to reveal"
+        assert f"waiting for seat(s) {n - 1} to reveal" in cli_view(server, gid)
         left = waiting.reveal_deadline.ToDatetime().timestamp() - time.time()
         assert 0 < left <= REVEAL_TIMEOUT + 1
-        time.sleep(max(0.0, left) + 0.2)
-        seats[0].start()  # the table is not stalled
+        time.sleep(max(0.0, left) + 1.0)  # the window passed: nothing changes
+        code, info = refusal(seats[0].start)
+        assert info.reason == "REVEALS_PENDING", "no timeout stands a seat in"
+        late = client.as_viewer(gid).view()
+        assert late.phase == pb.GAME_PHASE_WAITING and list(late.awaiting_seats) == [n - 1]
+        assert late.seats[n - 1].contribution_status == pb.CONTRIBUTION_STATUS_PENDING
+        reply = seats[-1].reveal()  # late, and still taken
+        assert reply is not None and reply.HasField("receipt")
+        again = seats[-1].reveal()  # a repeat gets the same acknowledgement
+        assert again is not None and again.receipt == reply.receipt
+        seats[0].start()
         dealt = client.as_viewer(gid).view()
-        assert dealt.seats[n - 1].contribution_status == pb.CONTRIBUTION_STATUS_WITHHELD
-        assert not dealt.HasField("reveal_deadline")
-        code, info = refusal(seats[-1].reveal)  # too late to change the deal now
-        assert info.reason == "GAME_ALREADY_STARTED"
+        statuses = {s.contribution_status for s in dealt.seats}
+        assert statuses == {pb.CONTRIBUTION_STATUS_REVEALED}
+        assert not dealt.HasField("reveal_deadline") and not dealt.awaiting_seats
         finish(seats)
         lines, records = export(client, gid)
         verified = verify_game(client, gid)
-    assert [f["seat"] for f in facts(records, "RevealWithheld")] == [n - 1]
-    commitments = committed_before_any_reveal(records)
+    assert not facts(records, "RevealWithheld") and not facts(records, "DealAbandoned")
     reveals = {f["seat"]: f["contribution"] for f in facts(records, "ContributionRevealed")}
-    entries = ["r" + sha(f"tabletop-reveal|{reveals[s]}") for s in range(n - 1)]
-    assert the_deck(records) == deck_from(records, [*entries, "w" + commitments[n - 1]])
+    entries = ["r" + sha(f"tabletop-reveal|{reveals[s]}") for s in range(n)]
+    assert the_deck(records) == deck_from(records, entries)
     assert verified.report.events == len(records) == len(lines)
+    assert verified.report.every_seat_entropy and verified.report.void is None
+    assert "every deal from every seat's entropy" in verified.line()
+
+
+ABANDON_MS = 4000  # the abandonment limit of the censoring tests: generous, not flaky
+
+
+def test_a_censoring_operator_gets_the_one_deal_or_a_void_game(server: ServerProcess) -> None:
+    """An operator that never delivers some seats' reveals (simulated: those calls are never
+    made) for every subset short of all, at a 3-seat table: every such table waits, then
+    its draw is abandoned and the game is void; it verifies as void, naming the seats.
+    Only the table where every reveal got through deals."""
+    options, n = GAMES["zipai"]
+    subsets = [tuple(s for s in range(n) if m >> s & 1) for m in range(2**n)]
+    with TableClient(server.target) as client:
+        tables_ = {}
+        for through in subsets:
+            created = client.create_game(options, n, abandon_after_ms=ABANDON_MS)
+            seats = [client.join(created.game_id, s, f"p{s}") for s in range(n)]
+            for s in through:
+                seats[s].reveal()
+            tables_[through] = (created.game_id, seats)
+        gid, seats = tables_[tuple(range(n))]
+        seats[0].start()
+        deadline = time.time() + ABANDON_MS / 1000 + 15
+        for through, (gid, seats) in tables_.items():
+            if len(through) == n:
+                continue
+            missing = [s for s in range(n) if s not in through]
+            view = client.as_viewer(gid).view()
+            while view.phase != pb.GAME_PHASE_FINISHED and time.time() < deadline:
+                assert list(view.awaiting_seats) == missing
+                time.sleep(0.25)
+                view = client.as_viewer(gid).view()
+            assert view.void and list(view.void_waiting_for) == missing, through
+            assert view.deal_status == "void: no deal, waiting for seat(s) " + ", ".join(
+                map(str, missing)
+            )
+            assert not view.outcome.winners and not view.outcome.scores
+            assert view.outcome.reason == "VOID"
+            assert "void: no deal, waiting for seat(s)" in cli_view(server, gid)
+            code, info = refusal(seats[0].start)
+            assert info.reason == "GAME_VOID"
+            lines, records = export(client, gid)
+            assert not facts(records, "GameStarted") and not facts(records, "RevealWithheld")
+            (abandoned,) = facts(records, "DealAbandoned")
+            assert abandoned["waiting_for"] == missing and abandoned["round"] == 0
+            verified = verify_game(client, gid)
+            assert verified.report.void == tuple(missing) and verified.report.winners == ()
+            assert "void: no deal, waiting for seat(s)" in verified.line()
+        gid, seats = tables_[tuple(range(n))]
+        finish(seats)
+        assert verify_game(client, gid).report.every_seat_entropy
 
 
 # --- prepared deals ---------------------------------------------------------------------------
@@ -424,3 +494,40 @@ def test_an_older_client_contribution_is_committed_and_revealed_at_once(
         )
     for value in values:
         assert value.encode() not in received
+
+
+def test_a_seat_without_a_valid_acknowledgement_knows_it_was_refused(
+    server: ServerProcess,
+) -> None:
+    """The client checks every reveal's acknowledgement: a reply without the signed receipt
+    (a censoring operator's), or with one over other events, is a refusal, said so."""
+    options, n = GAMES["zipai"]
+    with TableClient(server.target) as client:
+        created = client.create_game(options, n)
+        seats = [client.join(created.game_id, s, f"p{s}") for s in range(n)]
+        reply = seats[0].reveal()
+        assert reply is not None
+        keys = seats[0]._server_keys()
+        ok = acknowledgement_problem(reply, created.game_id, 0, "contribution_revealed", None, keys)
+        assert ok == ""
+        stripped = pb.RevealContributionResponse()
+        stripped.CopyFrom(reply)
+        stripped.ClearField("receipt")
+        problem = acknowledgement_problem(
+            stripped, created.game_id, 0, "contribution_revealed", None, keys
+        )
+        assert problem == "no signed acknowledgement came back"
+        other = pb.RevealContributionResponse()
+        other.CopyFrom(reply)
+        other.events[0].table.contribution_revealed.seat = 1  # another seat's, claimed
+        problem = acknowledgement_problem(
+            other, created.game_id, 1, "contribution_revealed", None, keys
+        )
+        assert "does not check" in problem
+        assert acknowledgement_problem(
+            reply, created.game_id, 1, "contribution_revealed", None, keys
+        )
+        with pytest.raises(NotAcknowledged, match="seat 0's reveal was refused"):
+            seats[0]._acknowledged(
+                stripped, created.game_id, "reveal", "contribution_revealed", None
+            )

@@ -185,16 +185,17 @@ def test_an_upheld_appeal_revokes_the_penalty_and_a_rejected_one_keeps_it(
     assert not final.penalties[-1].revoked and final.violations[1] == 1
 
 
-def test_the_arbiter_can_redeal_a_deadlocked_table(client: TableClient) -> None:
+def test_every_seat_can_redeal_a_deadlocked_table(client: TableClient) -> None:
     game_id, seats, arbiter_token = seated_game(client, seed=46, arbitrated=True)
     arbiter = client.as_viewer(game_id, arbiter_token)
     old = arbiter.view()
     case = report(seats[0], 1, old.version)
     v = vote(seats[2], case, True, case)
     v = vote(seats[1], case, False, v)  # a dispute the seats' votes cannot settle
-    arbiter.play(table_move(redeal=pb.Redeal()), v)
+    for seat in seats:  # every seat agrees (the arbiter cannot order it)
+        v = seat.play(table_move(agree_redeal=pb.AgreeRedeal(case_id=case)), v).version
     drawing = arbiter.view()
-    assert list(drawing.redeals_requested_by) == ["arbiter"] and drawing.redeal_commitment
+    assert list(drawing.redeals_requested_by) == ["seats"] and drawing.redeal_commitment
     assert drawing.max_redeals == 1 and drawing.paused, "drawn through a fresh commit–reveal"
     commit_and_reveal(seats)  # each seat commits, then reveals; the server deals it
     view = arbiter.view()

@@ -148,7 +148,7 @@ def test_a_redeal_needs_an_open_case_and_every_seat(client: TableClient) -> None
     arbiter = client.as_viewer(game_id, arbiter_token)
     v = arbiter.view().version
     err = refused(arbiter, table_move(redeal=pb.Redeal()), v)
-    assert reason(err) == "NO_OPEN_CASE"
+    assert reason(err) == "REDEAL_NEEDS_EVERY_SEAT"
     case = int(seats[0].play(report_move(1, v), v).version)
     v = int(seats[0].play(table_move(agree_redeal=pb.AgreeRedeal(case_id=case)), case).version)
     v = int(seats[1].play(table_move(agree_redeal=pb.AgreeRedeal(case_id=case)), v).version)
@@ -238,12 +238,11 @@ def test_rule_and_redeal_are_idempotent_under_their_request_id(client: TableClie
     v = arbiter.view().version
     case = int(seats[0].play(report_move(1, v), v).version)
     v = vote(seats[2], case, True, case)
-    v = vote(seats[3], case, False, v)  # disputed: 重新洗牌发牌 may settle it
-    redeal = table_move(redeal=pb.Redeal())
-    first = arbiter.play(redeal, v, request_id="redeal-1")
-    again = arbiter.play(redeal, v, request_id="redeal-1")
+    v = vote(seats[3], case, False, v)  # disputed: the arbiter rules (it never redeals)
+    ruling = table_move(rule=pb.Rule(case_id=case, uphold=False))
+    first = arbiter.play(ruling, v, request_id="rule-2")
+    again = arbiter.play(ruling, v, request_id="rule-2")
     assert [e.version for e in again.events] == [e.version for e in first.events]
-    assert arbiter.view().redeals == 1, "redealt once"
 
 
 # --- issue 24: colluders, the arbiter's redeal, stalling ----------------------------------
@@ -341,18 +340,20 @@ def test_colluders_cannot_forfeit_the_third_and_its_appeal_is_not_theirs(
     assert view.penalties[-1].revoked and list(view.violations) == [0, 0, 0]
 
 
-def test_the_arbiter_cannot_redeal_a_case_that_is_merely_open(client: TableClient) -> None:
-    """p2:70 无法通过仲裁解决的争议: a report the seats have not voted on is no dispute yet."""
+def test_the_arbiter_cannot_redeal_a_case_open_or_disputed(client: TableClient) -> None:
+    """p2:70 重新洗牌发牌 needs every seat's consent: the arbiter's Redeal is refused on an
+    open case, and on one the votes left disputed."""
     game_id, players, arbiter_token = seated_game(client, seed=251, seats=3, arbitrated=True)
     arbiter = client.as_viewer(game_id, arbiter_token)
     v = players[0].view().version
     case = int(players[0].play(report_move(1, v), v).version)
     err = refused(arbiter, table_move(redeal=pb.Redeal()), case)
     assert err.code() == grpc.StatusCode.FAILED_PRECONDITION
-    assert reason(err) == "REDEAL_NOT_DISPUTED"
-    v = vote(players[1], case, True, case)  # the accused accepts: seat 2 may still confirm
+    assert reason(err) == "REDEAL_NEEDS_EVERY_SEAT"
+    v = vote(players[1], case, False, case)
+    v = vote(players[2], case, True, v)  # disputed
     err = refused(arbiter, table_move(redeal=pb.Redeal()), v)
-    assert reason(err) == "REDEAL_NOT_DISPUTED"
+    assert reason(err) == "REDEAL_NEEDS_EVERY_SEAT"
     assert arbiter.view().redeals == 0
 
 
@@ -425,3 +426,79 @@ def test_a_table_names_its_own_case_limit(client: TableClient) -> None:
         client.create_game(pb.GameOptions(zipai=zipai_pb2.Options()), 3, case_time_limit_ms=10)
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert field(e.value) == "case_time_limit_ms"
+
+
+# --- issue 35: redeal only by every seat's consent, case clocks nobody stretches ----------
+
+
+@pytest.mark.parametrize("seats", [2, 3])
+def test_the_arbiter_and_a_colluding_seat_cannot_redeal_without_the_honest_seat(
+    client: TableClient, seats: int
+) -> None:
+    """Seat 0 colludes with the arbiter (at 3 seats seat 2 too): a made-up report, the
+    colluders' agreements and votes, the arbiter's Redeal: no redeal while honest seat 1
+    does not agree; every refusal appends nothing."""
+    game_id, players, arbiter_token = seated_game(client, seed=352, seats=seats, arbitrated=True)
+    arbiter = client.as_viewer(game_id, arbiter_token)
+    v = players[0].view().version
+    case = int(players[0].play(report_move(1, v), v).version)
+    v = case
+    for s in range(seats):
+        if s != 1:
+            agree = table_move(agree_redeal=pb.AgreeRedeal(case_id=case))
+            v = int(players[s].play(agree, v).version)
+    if seats == 3:
+        v = vote(players[2], case, True, v)
+    v = vote(players[1], case, False, v)  # the honest seat's no: a dispute
+    assert reason(refused(arbiter, table_move(redeal=pb.Redeal()), v)) == "REDEAL_NEEDS_EVERY_SEAT"
+    again = table_move(agree_redeal=pb.AgreeRedeal(case_id=case))
+    assert reason(refused(players[0], again, v)) == "ALREADY_AGREED"
+    view = arbiter.view()
+    assert view.redeals == 0 and not view.redeal_commitment and view.paused
+    arbiter.play(table_move(rule=pb.Rule(case_id=case, uphold=False)), v)
+    assert arbiter.view().redeals == 0 and not arbiter.view().paused
+
+
+def test_agreements_do_not_move_the_case_deadline_an_awaited_vote_moves_it_once(
+    client: TableClient,
+) -> None:
+    """The view's deadline (GameView.case_deadline and the open CaseView.deadline) runs
+    from the report; AgreeRedeal leaves it; an awaited voter's vote moves it."""
+    game_id, players, _ = seated_game(client, seed=353, seats=4, arbitrated=True)
+    v = players[0].view().version
+    case = int(players[0].play(report_move(1, v), v).version)
+    opened = players[2].view()
+    due = opened.case_deadline.ToDatetime()
+    assert opened.cases[-1].deadline.ToDatetime() == due
+    time.sleep(0.05)  # any later recording time would do; none may move it
+    v = int(players[0].play(table_move(agree_redeal=pb.AgreeRedeal(case_id=case)), case).version)
+    v = int(players[2].play(table_move(agree_redeal=pb.AgreeRedeal(case_id=case)), v).version)
+    assert players[2].view().case_deadline.ToDatetime() == due, "agreements moved it"
+    time.sleep(0.05)
+    v = vote(players[2], case, False, v)
+    moved = players[3].view()
+    assert moved.case_deadline.ToDatetime() > due, "an awaited voter's vote moves it"
+    assert moved.cases[-1].deadline == moved.case_deadline
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [("case_time_limit_ms", 600_001), ("justice_budget_ms", 3_600_001), ("max_redeals", 4)],
+)
+def test_the_case_limit_the_justice_budget_and_the_redeal_cap_are_capped(
+    client: TableClient, setting: str, value: int
+) -> None:
+    """Above the cap: INVALID_ARGUMENT naming the field, and no table is created."""
+    with pytest.raises(grpc.RpcError) as e:
+        client.create_game(pb.GameOptions(zipai=zipai_pb2.Options()), 3, **{setting: value})  # type: ignore[arg-type]
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert field(e.value) == setting
+    created = client.create_game(
+        pb.GameOptions(zipai=zipai_pb2.Options()), 3, case_time_limit_ms=600_000,
+        justice_budget_ms=3_600_000, max_redeals=3,
+    )  # fmt: skip
+    first = next(iter(client.as_viewer(created.game_id).history()))
+    made = first.table.game_created
+    assert (made.case_time_limit_ms, made.justice_budget_ms, made.max_redeals) == (
+        600_000, 3_600_000, 3,
+    )  # fmt: skip

@@ -23,6 +23,7 @@ import json
 import re
 import shutil
 import subprocess
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -49,8 +50,7 @@ from server.wire.signing import KEY_FILE
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
 from tests.api.helpers import huaniao_options, resigned
-from tests.api.test_justice import table_move
-from tests.api.test_redeal_draw import dispute
+from tests.api.test_redeal_draw import dispute, every_seat_agrees
 
 NODE_VERIFY = Path(__file__).resolve().parents[2] / "clients" / "node" / "bin" / "verify.js"
 
@@ -68,6 +68,8 @@ class Played:
     zipai: list[Line]
     match: list[Line]
     redealt: list[Line]  # a game re-dealt once by its arbiter
+    void: list[Line]  # a game whose draw was abandoned: seat 2 never revealed
+    incomplete: list[Line]  # a match whose hand 2 was abandoned: seat 1 never committed
 
 
 ZIPAI = pb.GameOptions(
@@ -124,8 +126,46 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
         reveal_and_start(mseats)
         play_match([RandomBot(s, 90 + i) for i, s in enumerate(mseats)])
         match = [json.loads(x) for x in match_export_lines(client, created.match_id, None)]
+        void, incomplete = abandoned_game_and_match(client)
     receipts = [json.loads(x) for x in log.lines()]
-    return Played(base, key, signer, hua, hua_events, receipts, zipai, match, redealt)
+    return Played(
+        base, key, signer, hua, hua_events, receipts, zipai, match, redealt, void, incomplete
+    )
+
+
+ABANDON_MS = 3000  # the abandonment limit of the void game and the incomplete match
+
+
+def abandoned_game_and_match(client: TableClient) -> tuple[list[Line], list[Line]]:
+    """A 川南字牌 game whose seat 2 never reveals (void once the limit passed), and a
+    2-seat huaniao match of 3 hands whose seat 1 never commits to hand 2 (the hand void,
+    the match incomplete)."""
+    created = client.create_game(ZIPAI, 3, abandon_after_ms=ABANDON_MS)
+    seats = [client.join(created.game_id, s, f"v{s}") for s in range(3)]
+    for seat in seats[:2]:
+        seat.reveal()
+    settings = pb.MatchSettings(hands=3)
+    opened = client.create_game(
+        huaniao_options("BASIC"), 2, match=settings, abandon_after_ms=ABANDON_MS
+    )
+    mseats = [client.join(opened.game_id, s, f"i{s}") for s in range(2)]
+    reveal_and_start(mseats)
+    play_to_end([RandomBot(s, 40 + i) for i, s in enumerate(mseats)])
+    mseats[0].ready_next_hand()  # seat 1 never commits to hand 2
+    until = time.monotonic() + ABANDON_MS / 1000 + 20
+    while time.monotonic() < until:
+        if (
+            client.match(opened.match_id).match.finished
+            and client.as_viewer(created.game_id).view().void
+        ):
+            break
+        time.sleep(0.25)
+    void = [json.loads(x) for x in export_lines(client.as_viewer(created.game_id).history())]
+    assert [x["fact"]["data"] for x in void if x["fact"]["type"] == "DealAbandoned"] == [
+        {"waiting_for": [2], "round": 0}
+    ]
+    incomplete = [json.loads(x) for x in match_export_lines(client, opened.match_id, None)]
+    return void, incomplete
 
 
 def redealt_game(client: TableClient) -> list[Line]:
@@ -136,7 +176,7 @@ def redealt_game(client: TableClient) -> list[Line]:
     reveal_and_start(seats)
     arbiter = client.as_viewer(created.game_id, created.arbiter_token)
     v = dispute(seats, arbiter.view().version)
-    arbiter.play(table_move(redeal=pb.Redeal()), v)
+    every_seat_agrees(seats, arbiter.view().cases[-1].id, v)  # the arbiter cannot order it
     commit_and_reveal(seats)
     play_to_end([RandomBot(s, 50 + i) for i, s in enumerate(seats)])
     lines = [json.loads(x) for x in export_lines(arbiter.history())]
@@ -476,6 +516,42 @@ def test_both_verifiers_agree_on_honest_and_tampered_exports(played: Played) -> 
     for case, _py, js in verdicts:  # Node names the key that signed
         if case.honest:
             assert f"signed by key {rec.key_id(played.key)}" in js[1], js[1]
+
+
+def test_both_verifiers_say_void_and_incomplete_alike(played: Played) -> None:
+    """A void game and an incomplete match verify in both languages, in the same words; a
+    void game whose DealAbandoned names another seat, or an incomplete match claiming a
+    winner, fails in both (the key holder re-signs, so only the rule can tell)."""
+    key = played.key.hex()
+    export = played.dir / "void.jsonl"
+    export.write_text("".join(line + "\n" for line in dump(played.void)))
+    py, js = python_verdict(export, key, None), node_verdict(export, [key], None)
+    assert py[0] and js[0], (py, js)
+    words = "void: no deal, waiting for seat(s) 2"
+    assert words in py[1] and words in js[1], (py, js)
+    export = played.dir / "incomplete.jsonl"
+    export.write_text("".join(line + "\n" for line in dump(played.incomplete)))
+    py, js = python_verdict(export, key, None), node_verdict(export, [key], None)
+    assert py[0] and js[0], (py, js)
+    words = "match INCOMPLETE: hand 2 void (no deal, waiting for seat(s) 1)"
+    assert words in py[1] and words in js[1], (py, js)
+
+    lied = copy.deepcopy(played.void)
+    abandoned = next(x for x in lied if x["fact"]["type"] == "DealAbandoned")
+    abandoned["fact"]["data"]["waiting_for"] = [1]
+    export = played.dir / "void-lied.jsonl"
+    export.write_text("".join(line + "\n" for line in dump(rechain(lied, played.signer))))
+    py, js = python_verdict(export, key, None), node_verdict(export, [key], None)
+    assert not py[0] and not js[0], (py, js)
+
+    lied = copy.deepcopy(played.incomplete)
+    ended = next(x for x in lied if "match" in x and x["fact"]["type"] == "MatchEnded")
+    ended["fact"]["data"]["winners"] = [0]
+    rechain_match(lied)
+    export = played.dir / "incomplete-lied.jsonl"
+    export.write_text("".join(line + "\n" for line in dump(lied)))
+    py, js = python_verdict(export, key, None), node_verdict(export, [key], None)
+    assert not py[0] and not js[0], (py, js)
 
 
 def test_node_picks_the_key_a_seal_names_among_several(played: Played) -> None:

@@ -1,5 +1,6 @@
-"""The arbiter is bounded, through the gRPC API: 重新洗牌发牌 at most `max_redeals` times a
-game (CreateGameRequest field 11, default 1), each drawn through a fresh commit–reveal with
+"""Redeals are bounded, through the gRPC API: 重新洗牌发牌 only by every seat's AgreeRedeal
+(the arbiter's Redeal is refused), at most `max_redeals` times a match (CreateGameRequest
+field 11, default 1, at most 3), each drawn through a fresh commit–reveal with
 the seats, shown in every view and in `tabletop-audit verify` (docs/api.md, "Every hand,
 every redeal")."""
 
@@ -21,17 +22,26 @@ from tests.api.test_justice import report, table_move, vote
 GAMES = {"huaniao": lambda: huaniao_options("REGULAR"), "zipai": zipai_options}
 
 
-def dispute(seats: list[SeatClient], version: int) -> int:
-    """Seat 0 (the arbiter's friend) reports seat 1 for something nobody can check; seat 2
+def dispute(seats: list[SeatClient], version: int, by: int = 0) -> int:
+    """Seat ``by`` (0 or 2) reports seat 1 for something nobody can check; the other
     confirms, seat 1 rejects: a dispute, the arbiter's to settle."""
-    case = report(seats[0], 1, version)
-    v = vote(seats[2], case, True, case)
+    case = report(seats[by], 1, version)
+    v = vote(seats[2 - by], case, True, case)
     return vote(seats[1], case, False, v)
+
+
+def every_seat_agrees(seats: list[SeatClient], case: int, version: int) -> int:
+    """重新洗牌发牌 by every seat's consent; returns the version after the last agreement."""
+    for seat in seats:
+        version = int(
+            seat.play(table_move(agree_redeal=pb.AgreeRedeal(case_id=case)), version).version
+        )
+    return version
 
 
 @pytest.mark.parametrize("kind", sorted(GAMES))
 @pytest.mark.parametrize("cap", [None, 2])
-def test_an_arbiter_and_one_seat_get_at_most_the_tables_redeals_each_freshly_drawn(
+def test_every_seat_together_gets_at_most_the_tables_redeals_each_freshly_drawn(
     client: TableClient, kind: str, cap: int | None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     created = client.create_game(GAMES[kind](), 3, arbitrated=True, max_redeals=cap)
@@ -42,21 +52,26 @@ def test_an_arbiter_and_one_seat_get_at_most_the_tables_redeals_each_freshly_dra
     assert arbiter.view().max_redeals == allowed, "the cap is shown before any redeal"
     decks = []
     for n in range(1, allowed + 1):
-        v = dispute(seats, arbiter.view().version)
-        arbiter.play(table_move(redeal=pb.Redeal()), v)
+        v = dispute(seats, arbiter.view().version, by=2 * (n % 2))  # a redealt report fails
+        case = arbiter.view().cases[-1].id
+        with pytest.raises(grpc.RpcError) as e:
+            arbiter.play(table_move(redeal=pb.Redeal()), v)
+        assert detail(e.value, error_details_pb2.ErrorInfo).reason == "REDEAL_NEEDS_EVERY_SEAT"
+        every_seat_agrees(seats, case, v)
         drawing = seats[2].view()
         assert drawing.redeal_commitment and drawing.paused
-        assert list(drawing.redeals_requested_by) == ["arbiter"] * n
+        assert list(drawing.redeals_requested_by) == ["seats"] * n
         awaited = [s.contribution_status for s in drawing.seats]
         assert awaited == [pb.CONTRIBUTION_STATUS_AWAITED] * 3, "fresh inputs for each redeal"
         commit_and_reveal(seats)
         dealt = arbiter.view()
         assert dealt.redeals == n and not dealt.redeal_commitment and not dealt.paused
         decks.append([e for e in arbiter.history() if e.table.HasField("game_redealt")][-1])
-    v = dispute(seats, arbiter.view().version)
+    v = dispute(seats, arbiter.view().version, by=2 * ((allowed + 1) % 2))
     before = arbiter.view().version
     with pytest.raises(grpc.RpcError) as e:
-        arbiter.play(table_move(redeal=pb.Redeal()), v)
+        case = arbiter.view().cases[-1].id
+        seats[0].play(table_move(agree_redeal=pb.AgreeRedeal(case_id=case)), v)
     assert e.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert detail(e.value, error_details_pb2.ErrorInfo).reason == "REDEAL_LIMIT"
     assert arbiter.view().version == before, "a refused redeal appended nothing"
@@ -68,5 +83,5 @@ def test_an_arbiter_and_one_seat_get_at_most_the_tables_redeals_each_freshly_dra
     capsys.readouterr()
     assert audit.main(["--target", client.target, "verify", created.game_id]) == 0
     out = capsys.readouterr().out
-    asked = ", ".join(["arbiter"] * allowed)
+    asked = ", ".join(["seats"] * allowed)
     assert f"redeals {allowed} ({asked}), at most {allowed}" in out, out

@@ -448,6 +448,9 @@ def test_justice_and_coming_back_from_the_page(web: ServerProcess, browser: Any)
         click(browser, By.ID, "report-send")
         WebDriverWait(browser, 10).until(lambda b: b.find_elements(By.CSS_SELECTOR, ".case.open"))
         assert "暂停" in browser.find_element(By.CSS_SELECTOR, ".justice").text
+        # the open case shows its deadline (CaseView.deadline)
+        due = browser.find_element(By.CSS_SELECTOR, ".case.open .case-deadline")
+        assert "截止" in due.text and due.get_attribute("title").endswith("Z")
         vote(other, uphold=True)
         WebDriverWait(browser, 10).until(
             lambda b: "成立" in b.find_element(By.CSS_SELECTOR, ".cases").text

@@ -24,24 +24,12 @@ from tabletop.v1 import tabletop_pb2 as pb
 from tests.connect.apis import Failure, open_api
 from tests.connect.test_same_api import options, refused
 
-BOTS = [
-    "--allow-prepared-deals",
-    "--web-port",
-    "0",
-    "--web-bots",
-    "--web-bots-max",
-    "1",
-    "--web-bots-timeout",
-    "6",
-]
+BOTS = ["--allow-prepared-deals", "--web-port", "0", "--web-bots", "--web-bots-max", "1",
+        "--web-bots-timeout", "6"]
 
 
 def request(
-    port: int,
-    method: str,
-    path: str,
-    body: bytes | None = None,
-    headers: dict[str, str] | None = None,
+    port: int, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
 ) -> tuple[int, dict[str, str], bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
@@ -63,9 +51,7 @@ def post_bots(port: int, payload: Any, headers: dict[str, str] | None = None) ->
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("dist")
-    (root / "index.html").write_text(
-        "<!doctype html><title>牌桌</title><script src=app.js></script>"
-    )
+    (root / "index.html").write_text("<!doctype html><title>牌桌</title><script src=app.js></script>")
     (root / "app.js").write_text("console.log('桌')")
     (root / "assets").mkdir()
     (root / "assets" / "style.css").write_text("body{}")
@@ -107,15 +93,11 @@ def test_the_page_is_served_with_its_types_and_headers(web: ServerProcess) -> No
 
 
 def test_an_unbuilt_page_says_how_to_build_it(tmp_path: Path) -> None:
-    with ServerProcess(
-        tmp_path, extra=["--web-port", "0", "--web-root", str(tmp_path / "no")]
-    ) as s:
+    with ServerProcess(tmp_path, extra=["--web-port", "0", "--web-root", str(tmp_path / "no")]) as s:
         status, _, body = request(s.web_port or 0, "GET", "/")
         assert status == 404 and body.decode() == connectweb.NOT_BUILT + "\n"
         # the API is served all the same, and bots are off unless asked for
-        key = open_api("connect", s.target, s.web_port).call(
-            "GetSigningKey", pb.GetSigningKeyRequest()
-        )
+        key = open_api("connect", s.target, s.web_port).call("GetSigningKey", pb.GetSigningKeyRequest())
         assert len(key.public_key) == 32
         status, data = post_bots(s.web_port or 0, {"game_id": "x", "token": "y"})
         assert status == 403 and b"--web-bots" in data
@@ -134,17 +116,9 @@ def test_other_origins_are_refused_unless_allowed(web: ServerProcess) -> None:
     status, headers_out, body = request(port, "POST", path, b"{}", same)
     assert status == 200 and "access-control-allow-origin" not in headers_out
     allowed = {**headers, "origin": "https://app.example"}
-    status, preflight, _ = request(
-        port,
-        "OPTIONS",
-        path,
-        None,
-        {
-            "origin": "https://app.example",
-            "access-control-request-method": "POST",
-            "access-control-request-headers": "x-seat-token, content-type",
-        },
-    )
+    status, preflight, _ = request(port, "OPTIONS", path, None, {
+        "origin": "https://app.example", "access-control-request-method": "POST",
+        "access-control-request-headers": "x-seat-token, content-type"})
     assert status == 204 and preflight["access-control-allow-origin"] == "https://app.example"
     assert "x-seat-token" in preflight["access-control-allow-headers"]
     status, headers_out, _ = request(port, "POST", path, b"{}", allowed)
@@ -216,25 +190,21 @@ def test_a_bot_process_is_ended_at_its_timeout(web: ServerProcess) -> None:
     api = open_api("grpc", web.target, None)
     # a 完全模式 game, at which the bots soon wait for seat 0 (a short 简单 or 基本 game may end
     # before seat 0's first turn: the bots' own moves are random)
-    for _table in range(4):  # bots that end the game before seat 0's turn: another table
-        waiting = api.call(
-            "CreateGame", pb.CreateGameRequest(options=options("FULL"), seat_count=3, seed=11)
-        )
-        me = api.call("JoinGame", pb.JoinGameRequest(game_id=waiting.game_id, seat=0)).seat_token
-        deadline = time.monotonic() + 40
-        status = 0
-        while time.monotonic() < deadline:  # (another test's bots may still hold the one slot)
-            status, data = post_bots(port, {"game_id": waiting.game_id, "token": me})
-            if status != 429:
-                break
-            time.sleep(0.5)
-        assert status == 202
-        # the seats fill and the bots deal; the seat at 0 never moves, so they wait for it
-        game_id, token = waiting.game_id, me
-        view = _wait(lambda g=game_id, t=token: _dealt(api, g, t))
-        view = _wait(lambda g=game_id, t=token: _waits_for(api, g, t, 0))
-        if view.phase != pb.GAME_PHASE_FINISHED:
+    waiting = api.call(
+        "CreateGame", pb.CreateGameRequest(options=options("FULL"), seat_count=3, seed=11)
+    )
+    me = api.call("JoinGame", pb.JoinGameRequest(game_id=waiting.game_id, seat=0)).seat_token
+    deadline = time.monotonic() + 40
+    status = 0
+    while time.monotonic() < deadline:  # (another test's bots may still hold the one slot)
+        status, data = post_bots(port, {"game_id": waiting.game_id, "token": me})
+        if status != 429:
             break
+        time.sleep(0.5)
+    assert status == 202
+    # the seats fill and the bots deal; the seat at 0 never moves, so they wait for it
+    view = _wait(lambda: _dealt(api, waiting.game_id, me))
+    view = _wait(lambda: _waits_for(api, waiting.game_id, me, 0))
     assert view.phase == pb.GAME_PHASE_PLAYING
     later = api.call("CreateGame", pb.CreateGameRequest(options=options(), seat_count=2))
     deadline = time.monotonic() + 40
@@ -255,8 +225,7 @@ def _dealt(api: Any, game_id: str, token: str) -> pb.GameView | None:
 
 def _waits_for(api: Any, game_id: str, token: str, seat: int) -> pb.GameView | None:
     view = api.call("GetView", pb.GetViewRequest(game_id=game_id), token).view
-    if view.phase == pb.GAME_PHASE_FINISHED:  # the bots ended the game without seat 0
-        return view
+    assert view.phase != pb.GAME_PHASE_FINISHED, "the bots ended the game without seat 0"
     return view if list(view.to_act) == [seat] else None
 
 
@@ -281,13 +250,8 @@ def _play_seat_to_end(api: Any, game_id: str, token: str) -> None:
             time.sleep(0.05)
             continue
         try:
-            api.call(
-                "Play",
-                pb.PlayRequest(
-                    game_id=game_id, expected_version=legal.version, move=legal.moves[0]
-                ),
-                token,
-            )
+            api.call("Play", pb.PlayRequest(game_id=game_id, expected_version=legal.version,
+                                            move=legal.moves[0]), token)
         except Failure as failure:
             if failure.code != "aborted":
                 raise
@@ -302,20 +266,14 @@ def test_a_forged_forwarded_peer_is_not_believed(limited: ServerProcess) -> None
     counted as itself (per connection: its second stream is refused, naming its own)."""
     forged = {FORWARDED_HEADER: "guess ipv4:10.9.8.7:1234", "x-test-client": "forger"}
     api = open_api("grpc", limited.target, None)
-    game = api.call(
-        "CreateGame",
-        pb.CreateGameRequest(options=options(), seat_count=2),
-        headers={"x-test-client": "forger-games"},
-    )
+    game = api.call("CreateGame", pb.CreateGameRequest(options=options(), seat_count=2),
+                    headers={"x-test-client": "forger-games"})
     first = api.stream("Watch", pb.WatchRequest(game_id=game.game_id), headers=forged)
     try:
         assert next(first).event.version == 1  # open, and waiting for the next event
         forged2 = {**forged, FORWARDED_HEADER: "guess ipv4:10.9.8.6:1"}
-        failure = refused(
-            lambda: next(
-                api.stream("Watch", pb.WatchRequest(game_id=game.game_id), headers=forged2)
-            )
-        )
+        failure = refused(lambda: next(api.stream("Watch", pb.WatchRequest(game_id=game.game_id),
+                                                  headers=forged2)))
         subject = failure.detail(error_details_pb2.QuotaFailure).violations[0].subject
         assert "10.9.8" not in subject and "127.0.0.1" in subject
     finally:
@@ -325,16 +283,9 @@ def test_a_forged_forwarded_peer_is_not_believed(limited: ServerProcess) -> None
 
 def test_the_forwarder_drops_a_browsers_claim_to_a_peer() -> None:
     metadata = connectweb._metadata(
-        [
-            ("x-seat-token", "t"),
-            (FORWARDED_HEADER, "guess ipv4:1.2.3.4:5"),
-            ("host", "h"),
-            ("connect-timeout-ms", "5"),
-            ("grpc-timeout", "1S"),
-            ("cookie", "c"),
-            ("x-trace-bin", "AAEC"),
-            ("x-bad", "\u00e9"),
-        ],
+        [("x-seat-token", "t"), (FORWARDED_HEADER, "guess ipv4:1.2.3.4:5"), ("host", "h"),
+         ("connect-timeout-ms", "5"), ("grpc-timeout", "1S"), ("cookie", "c"),
+         ("x-trace-bin", "AAEC"), ("x-bad", "\u00e9")],
         "ipv4:127.0.0.1:5555",
     )
     keys = [k for k, _ in metadata]
@@ -355,22 +306,9 @@ def test_grpc_codes_map_to_connect_codes() -> None:
 
 def test_a_taken_web_port_is_refused_in_one_line(web: ServerProcess, tmp_path: Path) -> None:
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "server.startup.main",
-            "--port",
-            "0",
-            "--store",
-            "memory",
-            "--data-dir",
-            str(tmp_path),
-            "--web-port",
-            str(web.web_port),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
+        [sys.executable, "-m", "server.startup.main", "--port", "0", "--store", "memory",
+         "--data-dir", str(tmp_path), "--web-port", str(web.web_port)],
+        capture_output=True, text=True, timeout=60,
     )
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()

@@ -12,13 +12,13 @@ from __future__ import annotations
 import dataclasses
 import os
 import random
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 
 from domain import table as tables
-from domain.engine import SPECTATOR, RuleViolation
+from domain.engine import SPECTATOR, MalformedCommand, RuleViolation
 from domain.huaniao import RULES, Combo, Discard, Mode, Options, Play
 from domain.huaniao.cards import CARDS, CardKind
 from domain.huaniao.events import (
@@ -584,33 +584,74 @@ def test_part2_70_redeal_only_when_every_seat_agrees() -> None:
     assert h.stored[old_events - 1]["type"] == "Played", "the old game stays in the history"
 
 
-def test_the_arbiter_redeals_only_on_a_disputed_case() -> None:
-    """p2:70 若在遊戲中出現無法通過仲裁解決的爭議，可暫停遊戲，重新洗牌發牌: not on no case, not
-    on a case that is merely open (the seats have not voted), only on a dispute."""
+def test_the_arbiter_never_redeals_not_even_a_dispute() -> None:
+    """p2:70 重新洗牌发牌 is the table's, by every seat's consent: the arbiter's Redeal is
+    refused (REDEAL_NEEDS_EVERY_SEAT), nothing appended, before a case, on an open case and
+    on a dispute; it rules instead."""
     h = opened(arbitrated=True)
     version = h.version
     with pytest.raises(RuleViolation) as e:
         h.act(J.Redeal(0))
-    assert e.value.reason == "NO_OPEN_CASE" and h.version == version
+    assert e.value.reason == "REDEAL_NEEDS_EVERY_SEAT" and h.version == version
     h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "stalling"))
     case = h.version
+    h.act(J.CastVote(2, case, True))
+    h.act(J.CastVote(1, case, False))
+    assert h.table.paused and tables.to_act(h.table) == (), "a dispute: the arbiter's"
     version = h.version
     with pytest.raises(RuleViolation) as e:
         h.act(J.Redeal(0))
-    assert e.value.reason == "REDEAL_NOT_DISPUTED" and h.version == version
-    h.act(J.CastVote(2, case, True))
-    with pytest.raises(RuleViolation) as e:
-        h.act(J.Redeal(0))  # seat 1 may still confirm: not yet a dispute
-    assert e.value.reason == "REDEAL_NOT_DISPUTED"
-    h.act(J.CastVote(1, case, False))
-    assert h.table.paused and tables.to_act(h.table) == (), "a dispute: the arbiter's"
-    facts = h.act(J.Redeal(0))
-    assert names(facts) == ["CaseClosed", "RedealOpened"] and h.table.justice.redeals == 1
+    assert e.value.reason == "REDEAL_NEEDS_EVERY_SEAT" and e.value.rule == J.REDEAL_RULE
+    assert h.version == version and h.table.justice.redeals == 0
+    h.act(J.Rule(0, case, False))
+    assert not h.table.paused
     h2 = opened()
     h2.act(J.Report(0, 1, K.OTHER, (h2.version,), J.Penalty(P.WARNING), "stalling"))
     with pytest.raises(RuleViolation) as e:
         h2.act(J.Redeal(0))
     assert e.value.reason == "NO_ARBITER", "no arbiter at this table"
+
+
+@pytest.mark.parametrize("seats", [2, 3])
+def test_an_arbiter_and_a_colluding_seat_cannot_redeal_without_the_honest_seat(
+    seats: int,
+) -> None:
+    """Given an arbitrated table where seat 0 colludes with the arbiter (and, at 3 seats,
+    seat 2 with them): however they report, vote and agree, no redeal happens until the
+    honest seat 1 agrees too; the honest seat refuses by not agreeing."""
+    h = opened(arbitrated=True, seats=seats)
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "made up"))
+    case = h.version
+    colluders = [s for s in range(seats) if s != 1]
+    for seat in colluders:
+        h.act(J.AgreeRedeal(seat, case))
+    if seats == 3:
+        h.act(J.CastVote(2, case, True))  # the partner confirms: a dispute with seat 1's no
+    h.act(J.CastVote(1, case, False))
+    for command in (J.Redeal(0), J.AgreeRedeal(0, case)):
+        version = h.version
+        with pytest.raises(RuleViolation):
+            h.act(command)
+        assert h.version == version, "nothing appended"
+    assert h.table.redraw is None and h.table.justice.redeals == 0
+    assert not any(isinstance(f, tables.RedealOpened) for b in h.batches for f in b.facts)
+    h.act(J.Rule(0, case, True))  # the arbiter can only rule: a warning, no new deal
+    assert not h.table.paused and h.table.justice.redeals == 0
+
+
+def test_a_report_that_ends_in_a_redeal_is_a_failed_report() -> None:
+    """Every seat agreed to 重新洗牌发牌 on seat 0's report: the game is redealt, and the
+    report counts toward seat 0's REPORT_LIMIT like a rejected one."""
+    h = opened(seats=3)
+    assert h.table.justice.reports_left(0) == J.FAILED_REPORTS_ALLOWED
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "1"))
+    case = h.version
+    for seat in range(3):
+        h.act(J.AgreeRedeal(seat, case))
+    assert h.table.justice.redeals == 1
+    assert h.table.justice.cases[-1].status is J.CaseStatus.DEADLOCKED
+    assert h.table.justice.failed_reports(0) == 1
+    assert h.table.justice.reports_left(0) == J.FAILED_REPORTS_ALLOWED - 1
 
 
 def test_an_open_case_runs_on_the_table_clock() -> None:
@@ -1017,13 +1058,12 @@ def test_a_clockless_table_whose_voter_never_votes_moves_on_at_the_case_deadline
     assert h.table.time_limit_ms == 0 and h.table.case_time_limit_ms == J.CASE_TIME_LIMIT_MS
     h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.OPEN_HAND), "stalling"))
     case = h.version
-    now = datetime(2024, 1, 1, tzinfo=UTC)
-    assert tables.case_deadline(h.table, now) == now + timedelta(milliseconds=J.CASE_TIME_LIMIT_MS)
+    assert h.case_deadline() == h.at[case] + timedelta(milliseconds=J.CASE_TIME_LIMIT_MS)
     h.act(J.CastVote(2, case, True))
     assert tables.to_act(h.table) == (1,), "seat 1 stalls"
     facts = h.timeout()
     assert facts == [J.CaseTimedOut(case, (1,)), J.CaseClosed(case, J.CaseStatus.UNRESOLVED)]
-    assert not h.table.paused and tables.case_deadline(h.table, now) is None
+    assert not h.table.paused and h.case_deadline() is None
     assert not RULES.view(h.game, SPECTATOR).seats[1].open_hand
     assert tables.to_act(h.table) == (1,), "the game goes on: seat 1's turn"
 
@@ -1052,12 +1092,13 @@ def test_a_record_made_before_case_deadlines_keeps_no_deadline_without_a_clock()
     legacy = dataclasses.replace(h.table, case_time_limit_ms=0)  # as such a record evolves
     h.table = h.rebuilt = legacy
     h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "old"))
-    assert tables.case_deadline(h.table, datetime.now(UTC)) is None
+    assert h.case_deadline() is None
     with pytest.raises(RuleViolation) as e:
         tables.time_out_all(h.table)
     assert e.value.reason == "NO_TIMER"
-    (created,) = tables.create(RULES, options, 3, "h", "s", deck, case_time_limit_ms=0)
-    assert created.case_time_limit_ms == 0 and tables.evolve(None, created).case_time_limit_ms == 0
+    with pytest.raises(MalformedCommand) as m:  # a new table always has one
+        tables.create(RULES, options, 3, "h", "s", deck, case_time_limit_ms=0)
+    assert m.value.field == "case_time_limit_ms"
 
 
 def test_a_seat_is_refused_after_two_reports_rejected_or_unresolved() -> None:
@@ -1149,3 +1190,191 @@ def test_zipai_a_clockless_case_times_out_and_a_seat_is_limited_to_two_failed_re
     with pytest.raises(RuleViolation) as e:
         tables.act(t, J.Report(0, 1, K.OTHER, (t.version,), J.Penalty(P.WARNING), "3"))
     assert e.value.reason == "REPORT_LIMIT"
+
+
+# --- issue 35: redeals and reports per match, case clocks nobody stretches ---------------
+
+
+def test_redeals_count_per_match_a_later_hand_carries_those_already_used() -> None:
+    """A match's later hand whose GameCreated records the match's one redeal already used
+    (cap 1): a seat's agreement is refused REDEAL_LIMIT at once, nothing appended."""
+    options = Options(mode=Mode.REGULAR)
+    deck = prepared_deck(options, HANDS[:3], TOP)
+    h = Harness.open(options, 3, E.REJECT, deck, max_redeals=1, match_redeals_used=1)
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "x"))
+    case = h.version
+    version = h.version
+    with pytest.raises(RuleViolation) as e:
+        h.act(J.AgreeRedeal(0, case))
+    assert e.value.reason == "REDEAL_LIMIT" and "per match" in e.value.args[0]
+    assert h.version == version and h.table.redraw is None
+
+
+def test_report_limits_count_per_match_a_later_hand_carries_the_failed_reports() -> None:
+    options = Options(mode=Mode.REGULAR)
+    deck = prepared_deck(options, HANDS[:3], TOP)
+    h = Harness.open(options, 3, E.REJECT, deck, match_failed_reports=(2, 1, 0))
+    assert [h.table.justice.reports_left(s) for s in range(3)] == [0, 1, 2]
+    version = h.version
+    with pytest.raises(RuleViolation) as e:
+        h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "x"))
+    assert e.value.reason == "REPORT_LIMIT" and h.version == version
+
+
+def test_the_next_hand_of_a_match_carries_its_redeals_and_failed_reports() -> None:
+    """domain/match next_hand: the new hand's GameCreated records what the match used so
+    far (the hand before's carried counts plus its own), so no hand resets them."""
+    from domain import match as matches
+
+    state = matches.evolve(
+        None, matches.MatchCreated(MID, "huaniao", 3, 3, 0, matches.Advance.AUTO, True)
+    )
+    state = matches.evolve(state, matches.HandOpened(1, matches.hand_id(MID, 1)))
+    options = Options(mode=Mode.REGULAR)
+    h = Harness.open(options, 3, E.REJECT, prepared_deck(options, HANDS[:3], TOP))
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "x"))
+    for seat in range(3):
+        h.act(J.AgreeRedeal(seat, h.table.justice.cases[-1].id))
+    previous = dataclasses.replace(
+        h.table, match_id=MID, hand=1, match_redeals_used=1, match_failed_reports=(0, 1, 0)
+    )
+    previous = dataclasses.replace(
+        previous, justice=dataclasses.replace(previous.justice, failed_before=(0, 1, 0))
+    )
+    state = matches.evolve(
+        state, matches.HandEnded(1, matches.hand_id(MID, 1), (0,), (0, 0, 0), "X", "h")
+    )
+    ((_, (created,)), *_) = matches.next_hand(state, previous, "s" * 64, "t" * 64)
+    assert created.match_redeals_used == 2, "one before hand 1, one in it"
+    assert created.match_failed_reports == (1, 1, 0), "seat 0's redealt report failed"
+    assert created.max_redeals == tables.MAX_REDEALS
+    assert created.justice_budget_ms == J.DEFAULT_JUSTICE_BUDGET_MS
+
+
+MID = "8f1c0a52-31c2-4f3e-9a53-3f2b1c9d0e11"
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [
+        ("max_redeals", tables.MAX_REDEALS + 1),
+        ("case_time_limit_ms", J.MAX_CASE_TIME_LIMIT_MS + 1),
+        ("justice_budget_ms", J.MAX_JUSTICE_BUDGET_MS + 1),
+        ("justice_budget_ms", 0),
+    ],
+)
+def test_the_redeal_cap_the_case_limit_and_the_justice_budget_are_capped(
+    setting: str, value: int
+) -> None:
+    """Refused above the cap (INVALID_ARGUMENT naming the field): nothing is created."""
+    options = Options(mode=Mode.REGULAR)
+    with pytest.raises(MalformedCommand) as e:
+        tables.create(RULES, options, 3, "h", "s", **{setting: value})
+    assert e.value.field == setting
+    assert J.MAX_CASE_TIME_LIMIT_MS == 600_000 and J.MAX_JUSTICE_BUDGET_MS == 3_600_000
+    assert tables.MAX_REDEALS == 3
+
+
+LIMIT = J.CASE_TIME_LIMIT_MS
+
+
+def test_an_agreement_to_redeal_does_not_move_the_case_deadline() -> None:
+    """The deadline runs from the report; AgreeRedeal (anyone's, any time) leaves it."""
+    h = opened(seats=3)
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "x"))
+    case = h.version
+    due = h.at[case] + timedelta(milliseconds=LIMIT)
+    for seat in (0, 2):
+        h.tick(LIMIT // 2)
+        h.act(J.AgreeRedeal(seat, case))
+        assert h.case_deadline() == due
+
+
+def test_each_awaited_voter_moves_the_deadline_once_and_nothing_else_does() -> None:
+    """4 seats, an unchecked report: seat 2's vote (awaited) moves the deadline to its time;
+    seat 2 cannot vote again, and its agreement to redeal moves nothing; seat 3's vote moves
+    it once more. After the seats' timeout the arbiter gets one window, then it closes."""
+    h = opened(seats=4, arbitrated=True)
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "x"))
+    case = h.version
+    assert h.case_deadline() == h.at[case] + timedelta(milliseconds=LIMIT)
+    h.tick(LIMIT - 1000)
+    h.act(J.CastVote(2, case, False))
+    moved = h.version
+    assert h.case_deadline() == h.at[moved] + timedelta(milliseconds=LIMIT)
+    h.tick(1000)
+    with pytest.raises(RuleViolation) as e:
+        h.act(J.CastVote(2, case, True))
+    assert e.value.reason == "ALREADY_VOTED"
+    h.act(J.AgreeRedeal(2, case))
+    assert h.case_deadline() == h.at[moved] + timedelta(milliseconds=LIMIT), "not moved"
+    h.tick(1000)
+    h.act(J.CastVote(3, case, False))
+    assert h.case_deadline() == h.at[h.version] + timedelta(milliseconds=LIMIT)
+    assert h.table.justice.open_case is not None
+    assert h.table.justice.open_case.clocked_by == (2, 3)
+    h.tick(LIMIT)
+    assert h.timeout() == [J.CaseTimedOut(case, (1,))]  # seat 1 lapsed: the arbiter's turn
+    assert h.case_deadline() == h.at[h.version] + timedelta(milliseconds=LIMIT)
+    h.tick(LIMIT)
+    assert h.timeout()[-1] == J.CaseClosed(case, J.CaseStatus.UNRESOLVED)
+
+
+def test_a_case_runs_out_at_the_hands_justice_budget_and_then_no_case_opens() -> None:
+    """A budget of 3 minutes, a case limit of 2: the first case's deadline moves with the
+    votes but never past the budget; once the cases spent it, a report is refused
+    (JUSTICE_BUDGET_SPENT) and nothing is appended."""
+    options = Options(mode=Mode.REGULAR)
+    deck = prepared_deck(options, HANDS[:4], TOP)
+    h = Harness.open(options, 4, E.REJECT, deck, justice_budget_ms=180_000)
+    (opening, *_) = RULES.legal_commands(h.game, 0)
+    h.act(opening)
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "x"))
+    case = h.version
+    h.tick(100_000)
+    h.act(J.CastVote(2, case, False))
+    budget_end = h.at[case] + timedelta(milliseconds=180_000)
+    assert h.case_deadline() == budget_end, "the budget, not the vote's time + limit"
+    h.tick(80_000)
+    assert h.now == budget_end
+    tables.check_justice_budget(h.table, h.at, h.now - timedelta(milliseconds=1))
+    h.timeout()
+    assert h.table.justice.open_case is None
+    assert tables.justice_spent(h.table, h.at, h.now) == timedelta(milliseconds=180_000)
+    with pytest.raises(RuleViolation) as e:
+        tables.check_justice_budget(h.table, h.at, h.now)
+    assert e.value.reason == "JUSTICE_BUDGET_SPENT" and e.value.rule == J.BUDGET_RULE
+
+
+def run_clock(h: Harness, until: datetime) -> None:
+    """The server's clock up to ``until``: each case deadline that passes fires on time."""
+    while (due := h.case_deadline()) is not None and due <= until:
+        h.now = max(h.now, due)
+        h.timeout()
+    h.now = until
+
+
+@pytest.mark.parametrize("seats", [3, 4])
+def test_colluders_cannot_stretch_one_report_past_the_documented_bound(seats: int) -> None:
+    """The old clock restarted at every event: two colluders agreeing to redeal in turn
+    stretched a report to ~3 limits. Now, whatever they send just before each deadline
+    (agreements, then every colluding voter's vote), the case is over within seats x limit
+    of its opening (docs/api.md: a window from the opening, one per voter's first vote,
+    one for the arbiter after the seats' timeout)."""
+    h = opened(seats=seats, arbitrated=True)
+    h.act(J.Report(0, 1, K.OTHER, (h.version,), J.Penalty(P.WARNING), "x"))
+    case = h.version
+    opened_at = h.at[case]
+    steps: list[Any] = [J.AgreeRedeal(s, case) for s in range(seats) if s != 1]
+    steps += [J.CastVote(s, case, True) for s in range(2, seats)]
+    for command in steps:
+        run_clock(h, h.now + timedelta(milliseconds=LIMIT - 1))
+        if h.table.justice.open_case is None:
+            break
+        try:
+            h.act(command)
+        except RuleViolation:
+            pass  # a vote already closed by the timeout
+    run_clock(h, h.now + timedelta(milliseconds=10 * LIMIT))
+    closed = next(b.first for b in h.batches for f in b.facts if isinstance(f, J.CaseClosed))
+    assert h.at[closed] - opened_at <= timedelta(milliseconds=seats * LIMIT)

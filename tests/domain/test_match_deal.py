@@ -223,30 +223,105 @@ def test_a_seats_commitment_changes_a_later_hands_deck(kind: str, options: Any) 
 
 
 @pytest.mark.parametrize(("kind", "options"), GAMES)
-def test_a_seat_that_never_commits_is_withheld_and_the_hand_still_deals(
+def test_a_seat_that_never_commits_voids_the_hand_and_the_match_ends_incomplete(
     kind: str, options: Any
 ) -> None:
+    """Given hand 2 of a match whose seat 2 never commits (or an operator that fails every
+    call of it), when the draw waited its abandonment limit, then nothing is dealt: the
+    hand is void, the match ends incomplete naming seat 2, and it verifies so."""
     played, hand = second_hand(kind, options, {0: "a", 1: "b"}, None)
     table = hand.table
-    assert table.phase is tables.Phase.PLAYING
-    assert table.seats[2].status is deal.Contribution.WITHHELD and table.seats[2].entry == "n"
-    withheld = [r.fact["data"]["seat"] for r in hand.records if r.fact["type"] == "RevealWithheld"]
-    assert withheld == [2]
-    closing = [r.cause for r in hand.records if r.fact["type"] == "RevealWithheld"]
-    assert all(c is not None and c.get("reveals_closed") for c in closing)
-    # the hand plays on and the whole match verifies
-    matchplay.play_hand(hand, random.Random(5))
-    played.match.append(match.end_hand(played.match.state, hand.table, hand.head))
-    verify_match(
+    assert table.phase is tables.Phase.FINISHED and table.game is None
+    assert table.abandoned == (2,), "the seat whose commitment never came"
+    assert not [r for r in hand.records if r.fact["type"] in ("RevealWithheld", "GameStarted")]
+    (abandoned,) = [r for r in hand.records if r.fact["type"] == "DealAbandoned"]
+    assert abandoned.cause == tables.cause("abandon")
+    ended = match.end_hand(played.match.state, hand.table, hand.head)
+    assert ended[0].reason == "VOID" and ended[0].winners == () and ended[0].scores == ()
+    assert ended[1].incomplete and ended[1].waiting_for == (2,) and ended[1].winners == ()
+    before = played.match.state.standings
+    played.match.append(ended)
+    assert played.match.state.standings == before, "the hands played stand as they were"
+    report = verify_match(
         played.match.match_id, played.match.records, played.exported(), matchplay.PUBLIC_KEY
     )
+    assert report.incomplete and report.waiting_for == (2,) and report.winners == ()
+    assert report.hands[1].void == (2,)
 
 
-def test_a_seat_that_commits_and_never_reveals_stands_in_with_its_commitment() -> None:
+def test_a_seat_that_commits_and_never_reveals_voids_the_hand() -> None:
     _, hand = second_hand("zipai", ZIPAI, {0: "a", 1: "b", 2: "c"}, revealing=(0, 1))
-    seat = hand.table.seats[2]
-    assert seat.status is deal.Contribution.WITHHELD
-    assert seat.entry == "w" + deal.contribution_commitment("c")
+    assert hand.table.abandoned == (2,) and hand.table.game is None
+    assert hand.table.seats[2].status is deal.Contribution.PENDING, "nothing stands in for it"
+
+
+def test_a_seat_may_commit_to_nothing_and_is_named() -> None:
+    played, hand = second_hand("zipai", ZIPAI, {0: "a", 1: "", 2: "c"}, None)
+    assert hand.table.phase is tables.Phase.PLAYING
+    assert hand.table.seats[1].entry == "n" and hand.table.no_entropy == (1,)
+    matchplay.play_hand(hand, random.Random(5))
+    played.match.append(match.end_hand(played.match.state, hand.table, hand.head))
+    report = verify_match(
+        played.match.match_id, played.match.records, played.exported(), matchplay.PUBLIC_KEY
+    )
+    assert report.hands[1].entropy == ("seat 1 added no entropy",)
+    assert report.hands[1].every_seat_entropy and not report.incomplete
+
+
+def test_an_older_match_whose_hand_went_ahead_without_a_seat_verifies_as_no_fair_deal() -> None:
+    """A record made before issue 35: hand 2's commit window closed on seat 2 (RevealWithheld,
+    a start cause with ``reveals_closed``) and the hand was dealt on the others' entropy.
+    It still parses and verifies, but verify names the seat and no longer calls it fair."""
+    played = matchplay.play_match("zipai", ZIPAI, 3, seed=4, hands=1)
+    mid = played.match.match_id
+    recorder = matchplay.MatchRecorder(mid)
+    recorder.append(match.create(rules_for("zipai"), mid, 3, 2, 0))
+    first = list(played.hands.values())[0]
+    recorder.append(match.end_hand(recorder.state, first.table, first.head))
+    hand = matchplay.HandRecorder("old-secret", game_id=match.hand_id(mid, 2))
+    for cause, facts in match.next_hand(recorder.state, first.table, hand.secret):
+        hand.append(facts, cause)
+    recorder.append(match.open_hand(recorder.state))
+    for seat in (0, 1):
+        commitment = deal.contribution_commitment(f"old{seat}")
+        hand.append(tables.commit(hand.table, seat, commitment), tables.cause("commit", seat))
+    closed = {**tables.cause("start"), "reveals_closed": True}
+    hand.append(tables.start_withheld(hand.table), closed)
+    for seat in (0, 1):
+        hand.append(tables.reveal(hand.table, seat, f"old{seat}"), tables.cause("reveal", seat))
+    hand.append(tables.start(hand.table), tables.cause("start"))
+    matchplay.play_hand(hand, random.Random(7))
+    recorder.append(match.end_hand(recorder.state, hand.table, hand.head))
+    hands = {**played.exported(), hand.game_id: list(hand.records)}
+    report = verify_match(mid, recorder.records, hands, matchplay.PUBLIC_KEY)
+    old = report.hands[1]
+    assert not old.every_seat_entropy
+    assert old.entropy == (
+        "seat 2's entropy did not go in (withheld: a record made before issue 35)",
+    )
+    assert old.deal_words.startswith("NOT a fair deal: seat 2's entropy did not go in")
+    assert report.hands[0].every_seat_entropy
+    from clients.python.audit import match_line  # what `verify --match` prints
+
+    line = match_line(report)
+    assert "hand 2 NOT a fair deal: seat 2's entropy did not go in" in line, line
+    assert "every hand dealt from every seat's entropy" not in line
+
+
+@pytest.mark.parametrize("through", [(), (0,), (1,), (2,), (0, 1), (0, 2), (1, 2), (0, 1, 2)])
+def test_an_operator_censoring_a_later_hands_reveals_gets_one_deal_or_none(
+    through: tuple[int, ...],
+) -> None:
+    """Given every seat committed to hand 2, when an operator delivers only the reveals of
+    ``through``, then the hand is dealt from every seat's reveal (only when all got
+    through) or it is void: no subset of reveals deals."""
+    _, hand = second_hand("huaniao", HUANIAO, {0: "a", 1: "b", 2: "c"}, revealing=through)
+    if through == (0, 1, 2):
+        _, fair = second_hand("huaniao", HUANIAO, {0: "a", 1: "b", 2: "c"}, None)
+        assert hand.table.game == fair.table.game, "the one deal"
+    else:
+        assert hand.table.game is None
+        assert hand.table.abandoned == tuple(s for s in range(3) if s not in through)
 
 
 def test_reveals_wait_for_every_commitment_and_a_commitment_stands() -> None:
@@ -273,13 +348,26 @@ def test_reveals_wait_for_every_commitment_and_a_commitment_stands() -> None:
 
 
 def disputed_case(h: Harness) -> int:
-    """Seat 0 (the arbiter's friend) reports seat 1 for something nobody can check; seat 2
-    confirms, seat 1 rejects: disputed, the arbiter's to settle."""
-    h.act(J.Report(0, 1, J.ViolationKind.OTHER, (h.version,), J.Penalty(J.PenaltyKind.WARNING), ""))
+    """Seat 0 or 2 (in turn: a redealt report fails, two per seat) reports seat 1 for
+    something nobody can check; the other confirms, seat 1 rejects: disputed."""
+    by = 2 if len(h.table.justice.cases) % 2 else 0
+    h.act(
+        J.Report(by, 1, J.ViolationKind.OTHER, (h.version,), J.Penalty(J.PenaltyKind.WARNING), "")
+    )
     case = h.version
-    h.act(J.CastVote(2, case, True))
+    h.act(J.CastVote(2 - by, case, True))
     h.act(J.CastVote(1, case, False))
     return case
+
+
+def every_seat_agrees(h: Harness, draw: bool = True) -> list[Any]:
+    """重新洗牌发牌 on the open case: every seat agrees (the arbiter cannot order it)."""
+    case = h.table.justice.open_case
+    assert case is not None
+    facts: list[Any] = []
+    for seat in range(h.table.seat_count):
+        facts = h.act(J.AgreeRedeal(seat, case.id), draw=draw)
+    return facts[1:]  # the redeal itself (after the last agreement)
 
 
 def harness(max_redeals: int) -> Harness:
@@ -288,33 +376,33 @@ def harness(max_redeals: int) -> Harness:
 
 
 @pytest.mark.parametrize("cap", [1, 2])
-def test_an_arbiter_and_one_seat_get_at_most_the_tables_redeals(cap: int) -> None:
+def test_every_seat_together_gets_at_most_the_tables_redeals(cap: int) -> None:
     h = harness(cap)
     for n in range(1, cap + 1):
         disputed_case(h)
-        facts = h.act(J.Redeal(0))
+        facts = every_seat_agrees(h)
         assert [type(f).__name__ for f in facts] == ["CaseClosed", "RedealOpened"]
-        assert h.table.justice.redeals == n and h.table.redeals_requested_by == ("arbiter",) * n
+        assert h.table.justice.redeals == n and h.table.redeals_requested_by == ("seats",) * n
     disputed_case(h)
     version = h.version
     with pytest.raises(RuleViolation) as e:
-        h.act(J.Redeal(0))
+        h.act(J.AgreeRedeal(0, h.table.justice.cases[-1].id))
     assert e.value.reason == "REDEAL_LIMIT" and h.version == version, "nothing appended"
     assert str(cap) in e.value.message
 
 
-def test_the_default_cap_is_one_redeal_per_game() -> None:
+def test_the_default_cap_is_one_redeal_per_match() -> None:
     (created,) = tables.create(rules_for("huaniao"), HUANIAO, 3, "a", "s")
     assert created.max_redeals == tables.DEFAULT_MAX_REDEALS == 1
     with pytest.raises(MalformedCommand):
-        tables.create(rules_for("huaniao"), HUANIAO, 3, "a", "s", max_redeals=17)
+        tables.create(rules_for("huaniao"), HUANIAO, 3, "a", "s", max_redeals=4)
 
 
 def redealt_deck(fresh: dict[int, str]) -> tuple[int, ...]:
     """The deck of the first redeal when the seats reveal ``fresh`` (all else the same)."""
     h = harness(1)
     disputed_case(h)
-    h.act(J.Redeal(0), draw=False)
+    every_seat_agrees(h, draw=False)
     (redealt, *_) = h.draw_redeal(fresh)
     assert isinstance(redealt, J.GameRedealt)
     return redealt.deck
@@ -330,7 +418,7 @@ def test_a_redeal_is_a_function_of_the_seats_fresh_reveals() -> None:
     assert base != redealt_deck({0: "x", 1: "y", 2: "z2"}), "seat 2's fresh entropy did nothing"
     h = harness(1)
     disputed_case(h)
-    (_, opened) = h.act(J.Redeal(0), draw=False)
+    (_, opened) = every_seat_agrees(h, draw=False)
     assert opened.commitment == deal.commitment(opened.secret)
     entries = ["r" + hashlib.sha256(f"tabletop-reveal|{v}".encode()).hexdigest() for v in "xyz"]
     (redealt, *_) = h.draw_redeal({0: "x", 1: "y", 2: "z"})
@@ -342,7 +430,7 @@ def test_a_redeal_is_a_function_of_the_seats_fresh_reveals() -> None:
 def test_a_redeal_pauses_the_game_until_drawn_and_its_secret_is_revealed_at_the_end() -> None:
     h = harness(1)
     disputed_case(h)
-    h.act(J.Redeal(0), draw=False)
+    every_seat_agrees(h, draw=False)
     assert h.table.paused and tables.to_act(h.table) == () and h.table.awaited_commitments
     with pytest.raises(RuleViolation) as e:
         h.act(
@@ -353,7 +441,7 @@ def test_a_redeal_pauses_the_game_until_drawn_and_its_secret_is_revealed_at_the_
     assert e.value.reason == "REDEAL_DRAWING"
     opened = h.fact(h.version)
     assert tables.redact("huaniao", opened, ARBITER).secret == ""
-    h.draw_redeal({0: "x", 2: "z"})  # seat 1 never commits: withheld, entry "n"
+    h.draw_redeal({0: "x", 1: "y", 2: "z"})
     assert h.table.redraw is None and not h.table.paused
     ended = dataclasses.replace(
         h.table, justice=dataclasses.replace(h.table.justice, forfeited=(1,))
@@ -361,6 +449,18 @@ def test_a_redeal_pauses_the_game_until_drawn_and_its_secret_is_revealed_at_the_
     facts = tables.with_reveal(ended, [])
     assert [type(f).__name__ for f in facts] == ["ShuffleRevealed", "RedealSecretsRevealed"]
     assert facts[1].secrets == (opened.secret,)
+
+
+def test_a_redeal_that_a_seat_never_commits_to_voids_the_game() -> None:
+    """Given a redeal being drawn, when seat 1 never commits (or its calls are lost), then
+    after the abandonment limit the game ends void: no deal without seat 1's entropy."""
+    h = harness(1)
+    disputed_case(h)
+    every_seat_agrees(h, draw=False)
+    (abandoned, *revealed) = h.draw_redeal({0: "x", 2: "z"})
+    assert abandoned == tables.DealAbandoned((1,), 1)
+    assert [type(f).__name__ for f in revealed] == ["ShuffleRevealed", "RedealSecretsRevealed"]
+    assert h.table.phase is tables.Phase.FINISHED and h.table.outcome.reason == "VOID"
 
 
 # --- the docs' test vectors ------------------------------------------------------------------

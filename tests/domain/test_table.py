@@ -11,6 +11,7 @@ from domain.engine import (
     ARBITER,
     SPECTATOR,
     MalformedCommand,
+    Outcome,
     RuleViolation,
     Viewer,
     replaced,
@@ -136,19 +137,21 @@ def test_a_reveal_must_match_its_commitment() -> None:
     assert e.value.reason == "NOTHING_TO_REVEAL"
 
 
-def test_the_deal_waits_for_pending_reveals_until_the_window_closes() -> None:
+def test_the_deal_waits_for_every_reveal_and_nobody_stands_in() -> None:
+    """Given a seat that committed and has not revealed, when anyone asks to deal (the
+    window passed or not), then it is refused naming the seat: no timeout stands a seat in."""
     table = given(CREATED, COMMIT0, COMMIT1, tables.ContributionRevealed(1, "r1"))
-    assert table.pending_reveals == (0,)
+    assert table.pending_reveals == (0,) and table.awaited_inputs == (0,)
     with pytest.raises(RuleViolation) as e:
         tables.start(table)
-    assert e.value.reason == "REVEALS_PENDING"
-    withheld, started, *_ = tables.start(table, reveals_closed=True)
-    assert withheld == tables.RevealWithheld(0)
-    # the stand-in is seat 0's own commitment: fixed before anyone revealed
-    key = deal.table_key("s42", ("w" + C0, deal.entry(C1, "r1")))
-    assert started == tables.GameStarted(
-        deal.deck_for_round(key, range(9), 0), deal.seed_for_round(key, 0)
-    )
+    assert e.value.reason == "REVEALS_PENDING" and "seat(s) 0" in e.value.message
+    assert tables.deal_status(table) == "waiting for seat(s) 0 to reveal"
+    # a late reveal of the committed value is still taken, and then the one deal follows
+    (late_reveal,) = tables.reveal(table, 0, "r0")
+    late = tables.evolve(table, late_reveal)
+    started, *_ = tables.start(late)
+    key = deal.table_key("s42", (deal.entry(C0, "r0"), deal.entry(C1, "r1")))
+    assert started.deck == deal.deck_for_round(key, range(9), 0)
 
 
 def test_a_revealed_table_deals_from_every_reveal() -> None:
@@ -162,7 +165,86 @@ def test_a_revealed_table_deals_from_every_reveal() -> None:
     started, *_ = tables.start(table)
     key = deal.table_key("s42", (deal.entry(C0, "r0"), deal.entry(C1, "r1")))
     assert started.deck == deal.deck_for_round(key, range(9), 0)
-    assert tables.start(table, reveals_closed=True)[0] == started, "nothing was pending"
+    with pytest.raises(RuleViolation) as e:
+        tables.abandon(table)
+    assert e.value.reason == "NOTHING_TO_ABANDON", "every input is in: it is dealt, not void"
+
+
+def test_a_censored_draw_gives_the_one_deal_or_none() -> None:
+    """Given two seats that committed, when an operator lets through any subset of their
+    reveals (it withholds the others' calls), then the only outcomes are the deal of every
+    reveal, or a void game once the draw is abandoned: never a deal without a seat."""
+    committed = given(CREATED, COMMIT0, COMMIT1)
+    reveals = {0: tables.ContributionRevealed(0, "r0"), 1: tables.ContributionRevealed(1, "r1")}
+    decks = set()
+    for through in ((), (0,), (1,), (0, 1)):
+        table = given(CREATED, COMMIT0, COMMIT1, *(reveals[s] for s in through))
+        try:
+            facts = tables.start(table)
+        except RuleViolation:
+            facts = tables.abandon(table)
+            (abandoned, revealed) = facts
+            missing = tuple(s for s in (0, 1) if s not in through)
+            assert abandoned == tables.DealAbandoned(missing, 0)
+            assert revealed == tables.ShuffleRevealed("s42", ""), "the secret checks"
+            after = given(CREATED, COMMIT0, COMMIT1, *(reveals[s] for s in through), *facts)
+            assert after.phase is tables.Phase.FINISHED and after.game is None
+            assert after.outcome == Outcome((), (), "VOID")
+            assert "void: no deal, waiting for seat(s)" in tables.deal_status(after)
+            continue
+        decks.add(facts[0].deck)
+    assert len(decks) == 1, "one deal, from every seat's entropy"
+    assert committed.awaited_inputs == (0, 1)
+
+
+def test_a_void_game_takes_no_move_and_no_deal() -> None:
+    table = given(CREATED, COMMIT0, COMMIT1)
+    void = given(CREATED, COMMIT0, COMMIT1, *tables.abandon(table))
+    for refused in (
+        lambda: tables.start(void),
+        lambda: tables.play(void, fakegame.Discard(0, 1)),
+        lambda: tables.abandon(void),
+        lambda: tables.reveal(void, 0, "r0"),
+    ):
+        with pytest.raises(RuleViolation):
+            refused()
+    assert tables.describe("fake", tables.DealAbandoned((1,), 0)) == (
+        "the deal abandoned; void: no deal, waiting for seat(s) 1"
+    )
+
+
+def test_a_seat_that_commits_to_nothing_is_named() -> None:
+    table = given(CREATED, COMMIT0, SEAT1)
+    assert table.no_entropy == (1,)
+    assert tables.deal_status(table) == "waiting for seat(s) 0 to reveal; seat 1 added no entropy"
+
+
+def test_the_abandonment_clock_runs_from_the_draws_opening() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    table = given(CREATED, COMMIT0)
+    assert table.draw_opened == 0 and not table.drawing
+    table = given(CREATED, COMMIT0, COMMIT1, tables.ContributionRevealed(1, "r1"))
+    assert table.draw_opened == 3, "the last seat taken opened the draw"
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    limit = timedelta(milliseconds=tables.DEFAULT_ABANDON_AFTER_MS)
+    assert tables.abandon_deadline(table, at) == at + limit
+    assert tables.DEFAULT_ABANDON_AFTER_MS == 600_000
+    for bad in (1, tables.MAX_ABANDON_AFTER_MS + 1):
+        with pytest.raises(MalformedCommand) as e:
+            tables.create(fakegame.RULES, fakegame.Options(), 2, "h", "s", abandon_after_ms=bad)
+        assert e.value.field == "abandon_after_ms"
+
+
+def test_an_older_record_with_a_withheld_seat_still_replays() -> None:
+    """A record made before issue 35 (a start whose cause closed the reveals) re-decides
+    as it was made (verify then flags the deal): the old types still parse."""
+    table = given(CREATED, COMMIT0, COMMIT1, tables.ContributionRevealed(1, "r1"))
+    cause = {**tables.cause("start"), "reveals_closed": True}
+    withheld, started, *_ = tables.redecide(table, cause, None)
+    assert withheld == tables.RevealWithheld(0)
+    key = deal.table_key("s42", ("w" + C0, deal.entry(C1, "r1")))
+    assert started.deck == deal.deck_for_round(key, range(9), 0)
 
 
 @pytest.mark.parametrize("viewer", [SPECTATOR, Viewer.of_seat(0), Viewer.of_seat(1), ARBITER])
@@ -224,10 +306,14 @@ def test_everything_opens_once_the_game_is_over() -> None:
 def test_table_facts_and_states_survive_storage() -> None:
     table = given(CREATED, COMMIT0, SEAT1)
     assert tables.decode_table(tables.encode_table(table)) == table
-    with_reveal = [tables.ContributionRevealed(0, "r0"), tables.RevealWithheld(1)]
+    with_reveal = [
+        tables.ContributionRevealed(0, "r0"),
+        tables.RevealWithheld(1),
+        tables.DealAbandoned((0,), 0),
+    ]
     for fact in with_reveal:
         assert tables.decode_event("fake", tables.encode_event(fact)) == fact
-    for fact in tables.start(table, reveals_closed=True):
+    for fact in tables.abandon(table):
         assert tables.decode_event("fake", tables.encode_event(fact)) == fact
         table = tables.evolve(table, fact)
     assert tables.decode_event("fake", tables.encode_event(CREATED)) == CREATED

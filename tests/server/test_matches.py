@@ -179,7 +179,7 @@ def test_a_ready_match_deals_the_next_hand_once_every_seat_is_ready(tmp_path: Pa
                 await server.ready_next_hand(game_id, Viewer.of_seat(0), "public-too-early")
             assert refused.value.reason == "CONTRIBUTION_NOT_COMMITTED"
             for seat in (2, 0):
-                after = await server.ready_next_hand(
+                after, _hand, _ack = await server.ready_next_hand(
                     game_id,
                     Viewer.of_seat(seat),
                     commitment=deal.contribution_commitment(f"c{seat}"),

@@ -4,8 +4,9 @@ A 4-seat arbitrated 花鸟风月 table plays random legal moves, and whenever a 
 the game a seat reports another (其他违规, a warning), the seats' votes leave it disputed
 and the arbiter settles the case with 重新洗牌发牌 instead (drawn through its commit–reveal:
 here every seat commits to nothing), so one game's history grows as long as wanted. The
-table is written as a record from before the redeal cap (``max_redeals=None``): the cap is
-not what these memory tests are about.
+table is written as a record from before the redeal cap and the justice budget
+(``max_redeals=None``, ``justice_budget_ms=0``: the arbiter's Redeal and uncounted redeals
+of those records): neither is what these memory tests are about.
 The facts are decided by the domain and saved a few hundred per transaction: 10,000 events
 take a few seconds.
 """
@@ -44,7 +45,8 @@ def write_long_game(data_dir: Path, events: int, seed: int = 1) -> tuple[str, st
         rules_for("huaniao"), Options(mode=Mode.BASIC), 4, token_hash(arbiter),
         deal.secret_from_seed(seed), (), J.Enforcement.REJECT, 0, arbitrated=True,
     )
-    created = dataclasses.replace(created, max_redeals=None)  # an older, uncapped record
+    # an older, uncapped record
+    created = dataclasses.replace(created, max_redeals=None, justice_budget_ms=0)
     agg = GameAggregate.open(uuid.uuid4(), created, tables.cause("create"))
     for s in range(4):
         _record(agg, tables.take_seat(agg.table, s, f"p{s}", token_hash(f"t{s}"), ""),

@@ -34,6 +34,7 @@ class HandRecorder:
     table: Any = None
     game_id: str = ""
     key: Ed25519PrivateKey = KEY  # the server's signing key; a forger's in some tests
+    late: timedelta = timedelta(0)  # added to every time from now on (a draw abandoned)
 
     def append(self, facts: list[Any], cause: dict[str, Any] | None) -> None:
         for i, fact in enumerate(facts):
@@ -43,7 +44,7 @@ class HandRecorder:
             c = cause if i == 0 else None
             prev = self.records[-1].hash if self.records else ""
             version = len(self.records) + 1
-            at = records.timestamp_text(_T0 + timedelta(seconds=version))
+            at = records.timestamp_text(_T0 + timedelta(seconds=version) + self.late)
             digest = records.chain_hash(key, prev, version, data, c, at)
             self.records.append(Record(version, data, c, digest, None, at))
         if not self.game_id and self.table.match_id:
@@ -149,23 +150,32 @@ def draw_hand(
     hand: HandRecorder, contributions: dict[int, str], revealing: tuple[int, ...] | None = None
 ) -> None:
     """A later hand (or a redeal) drawn as the server and its clients draw it: each seat in
-    ``contributions`` commits to its value, those in ``revealing`` (every committed seat by
-    default) reveal once every commitment is in, and the windows close on the others (the
-    hand's window is 0 ms here, so the start that closes them is always in time)."""
+    ``contributions`` commits to its value ("": to nothing, it adds no entropy), those in
+    ``revealing`` (every committed seat by default) reveal once every commitment is in,
+    and it is dealt. A seat left out (not in ``contributions``, or committed and not
+    revealing) is waited for until the table's abandonment limit: the draw is abandoned
+    and the hand is void, as the server's clock does it."""
     for seat, value in contributions.items():
-        commitment = deal.contribution_commitment(value)
+        commitment = deal.contribution_commitment(value) if value else ""
         hand.append(tables.commit(hand.table, seat, commitment), tables.cause("commit", seat))
-    while hand.table.drawing:
-        table = hand.table
-        if not table.awaited_commitments:
-            for seat in table.pending_reveals:
-                if revealing is None or seat in revealing:
-                    facts = tables.reveal(table, seat, contributions[seat])
-                    hand.append(facts, tables.cause("reveal", seat))
-                    table = hand.table
-        closed = bool(table.awaited_commitments or table.pending_reveals)
-        cause = {**tables.cause("start"), **({"reveals_closed": True} if closed else {})}
-        hand.append(tables.start(table, closed), cause)
+    table = hand.table
+    if not table.awaited_commitments:
+        for seat in table.pending_reveals:
+            if revealing is None or seat in revealing:
+                hand.append(
+                    tables.reveal(hand.table, seat, contributions[seat]),
+                    tables.cause("reveal", seat),
+                )
+    abandon_or_deal(hand)
+
+
+def abandon_or_deal(hand: HandRecorder) -> None:
+    """Deal the draw if every input is in; else abandon it once its limit has passed."""
+    if hand.table.awaited_inputs:
+        hand.late += timedelta(milliseconds=hand.table.abandon_after_ms)
+        hand.append(tables.abandon(hand.table), tables.cause("abandon"))
+    else:
+        hand.append(tables.start(hand.table), tables.cause("start"))
 
 
 def play_match(
@@ -177,10 +187,14 @@ def play_match(
     target_score: int = 0,
     advance: match.Advance = match.Advance.AUTO,
     join_order: list[int] | None = None,
+    void_at: int = 0,
+    missing: tuple[int, ...] = (1,),
 ) -> PlayedMatch:
     """A whole match, as the server plays it: after each hand its end, then the next hand
     opened through ``match.next_hand`` (its commitment, its seats) and drawn: every seat
-    commits, then reveals, then it is dealt (``draw_hand``)."""
+    commits, then reveals, then it is dealt (``draw_hand``). At hand ``void_at`` (from 2)
+    the seats ``missing`` never commit: that draw is abandoned, the hand is void and the
+    match ends incomplete."""
     rng = random.Random(seed)
     match_id = str(uuid.UUID(int=rng.getrandbits(128)))
     recorder = MatchRecorder(match_id)
@@ -199,7 +213,8 @@ def play_match(
             hand.append(facts, cause)
         recorder.append(match.open_hand(recorder.state))
         order = rng.sample(range(seats), seats)
-        draw_hand(hand, {seat: f"r{seat}-{n}" for seat in order})
+        left_out = missing if n == void_at else ()
+        draw_hand(hand, {seat: f"r{seat}-{n}" for seat in order if seat not in left_out})
         played[match.hand_id(match_id, n)] = hand
 
 

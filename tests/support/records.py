@@ -29,20 +29,22 @@ class Finished:
 
 
 def in_memory_server(signer: Signer | None = None) -> TableServer:
-    """Signing, and a reveal window that closes at once: a seat that does not reveal is
-    passed over at the start (RevealWithheld)."""
+    """Signing, and a reveal window of 0 (a seat not yet revealed is late at once; the deal
+    still waits for it: nobody stands in for a seat)."""
     app = TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
     return TableServer(app, sealer=Sealer(signer or Signer.generate()), reveal_timeout=0.0)
 
 
 async def play_random(ts: TableServer, kind: str, options: Any, seats: int, seed: int) -> str:
-    """A game of random legal moves to its end; returns its id. Every seat commits to a
-    contribution and all but the last reveal it, so the record holds every deal fact
-    (commitments, ContributionRevealed, RevealWithheld, a start with reveals closed)."""
+    """A game of random legal moves to its end; returns its id. Every seat but the last
+    commits to a contribution and reveals it; the last commits to nothing (it adds no
+    entropy), so the record holds every deal fact (commitments, ContributionRevealed, a
+    seat without a commitment, the start)."""
     rng = random.Random(seed)
     gid, _, _ = await ts.create_game(kind, options, seats)
-    for s in range(seats):
+    for s in range(seats - 1):
         await ts.join_game(gid, s, f"p{s}", commitment=deal.contribution_commitment(f"c{s}"))
+    await ts.join_game(gid, seats - 1, f"p{seats - 1}")
     for s in range(seats - 1):
         await ts.reveal(gid, Viewer.of_seat(s), f"c{s}")
     version = await ts.start_game(gid, ARBITER)

@@ -9,7 +9,7 @@
 // game seed (docs/api.md, "Audit"), with no Python and no server. Exit status 0 = the deal
 // checks out, 1 = it does not (the reason is printed), 2 = usage.
 const fs = require('node:fs');
-const { checkExport } = require('../lib/deal');
+const { checkExport, dealWords } = require('../lib/deal');
 
 const USAGE = 'usage: node bin/deal-check.js EXPORT.jsonl';
 
@@ -27,10 +27,9 @@ function main(argv) {
   }
   try {
     const r = checkExport(text);
-    const withheld = r.withheld.length ? `; withheld by seat(s) ${r.withheld.join(', ')}` : '';
     const prepared = r.dealSource === 'SHUFFLED' ? '' : `; prepared deal (${r.dealSource})`;
     console.log(`deal verified: ${r.kind}, ${r.seats} seats, ${r.revealed} reveals, ` +
-      `${r.decks} deck(s) recomputed${withheld}${prepared}`);
+      `${r.decks} deck(s) recomputed; ${dealWords(r)}${prepared}`);
     return 0;
   } catch (err) {
     console.error(`DEAL CHECK FAILED: ${err.message}`);

@@ -14,6 +14,7 @@
 // naming the first problem), 2 = usage.
 const fs = require('node:fs');
 const { VerifyError, publicKey, verifyText, readFileLines, checkReceipts } = require('../lib/verify');
+const { dealWords } = require('../lib/deal');
 
 const USAGE = 'usage: tabletop-verify EXPORT --public-key HEX [--public-key HEX ...] [--receipts FILE]';
 
@@ -52,14 +53,18 @@ function summary(result, receipts) {
   let line;
   if (result.match) {
     const hands = result.hands;
+    const unfair = hands.flatMap((g, i) => (g.dealt.fair ? [] : [`hand ${i + 1} NOT a fair deal: ${g.dealt.withheld.join('; ')}`]));
+    const fair = unfair.length ? unfair.join('; ') : "every hand dealt from every seat's entropy";
+    const incomplete = result.incomplete
+      ? `; match INCOMPLETE: hand ${hands.length} void (no deal, waiting for seat(s) ${result.incomplete.waitingFor.join(', ')}); the hands before it stand, no winner`
+      : '';
     line = `verified match ${result.matchId}: ${hands[0].kind}, ${hands.length} hands, ` +
       `${result.facts} match facts, ${hands.reduce((n, g) => n + g.events, 0)} events, ` +
-      `${hands.reduce((n, g) => n + g.moves, 0)} sealed moves, ${decks(hands)} deck(s) recomputed; ${signed}`;
+      `${hands.reduce((n, g) => n + g.moves, 0)} sealed moves, ${decks(hands)} deck(s) recomputed; ${fair}${incomplete}; ${signed}`;
   } else {
     const prepared = result.dealt.dealSource === 'SHUFFLED' ? '' : `; prepared deal (${result.dealt.dealSource})`;
-    const withheld = result.dealt.withheld.length ? `; withheld by seat(s) ${result.dealt.withheld.join(', ')}` : '';
     line = `verified game ${result.gameId}: ${result.kind}, ${result.events} events, ${result.moves} sealed moves, ` +
-      `${result.dealt.decks} deck(s) recomputed${withheld}${prepared}; ${signed}`;
+      `${result.dealt.decks} deck(s) recomputed; ${dealWords(result.dealt)}${prepared}; ${signed}`;
   }
   if (receipts) line += `; receipts: ${receipts.receipts} verified for viewer(s) ${receipts.viewers.join(', ')}`;
   return line;

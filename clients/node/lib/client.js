@@ -157,7 +157,7 @@ class SeatClient {
     return reply.match;
   }
 
-  /** Deal: every committed seat must have revealed, or the reveal window must have closed. */
+  /** Deal: every committed seat must have revealed (nobody stands in for a seat). */
   async start() {
     const reply = await unary(this.stub, 'StartGame', { game_id: this.gameId }, this.metadata());
     return reply.version;

@@ -27,7 +27,10 @@ function contributionCommitment(contribution) {
   return hexOf(`tabletop-contribution|${contribution}`);
 }
 
-/** A seat's input to the table key: its reveal; withheld, its commitment; else "n". */
+/**
+ * A seat's input to the table key: its reveal, or "n" for a seat that committed to nothing.
+ * (Withheld, its commitment: only in records made before issue 35.)
+ */
 function entry(seatCommitment, revealed, withheld = false) {
   if (revealed) return `r${hexOf(`tabletop-reveal|${revealed}`)}`;
   if (seatCommitment && withheld) return `w${seatCommitment}`;
@@ -133,7 +136,26 @@ function checkRecords(lines) {
 
   // Each draw's inputs, in record order: the hand's seats (a match's later hand seats them
   // first and they commit after: SeatCommitted), then each redeal's fresh ones (RedealOpened).
-  const fresh = () => ({ commitment: '', revealed: null, withheld: false });
+  // A deal is made from every seat's entropy or not at all: each input must be committed
+  // (an empty commitment adds nothing, by the seat's choice) and, if not empty, revealed.
+  const fresh = () => ({ commitment: '', revealed: null, withheld: false, committed: false });
+  const noEntropy = []; // "seat 1 added no entropy" (" to redeal 1")
+  const withheld = []; // records made before issue 35: a deal without a seat's entropy
+  let abandoned = null;
+  const drawName = () => (redeal ? ` to redeal ${redeal.round}` : '');
+  const missing = () => {
+    const uncommitted = inputs.flatMap((s, i) => (!s || !s.committed ? [i] : []));
+    if (uncommitted.length) return uncommitted;
+    return inputs.flatMap((s, i) => (s.commitment && !s.revealed && !s.withheld ? [i] : []));
+  };
+  const allIn = (what) => {
+    const out = missing();
+    if (out.length) throw new Error(`${what} was made without seat(s) ${out.join(', ')}'s entropy`);
+    inputs.forEach((s, i) => {
+      if (!s.commitment && !s.withheld) noEntropy.push(`seat ${i} added no entropy${drawName()}`);
+      if (s.withheld) withheld.push(`seat ${i}'s entropy did not go in${drawName()} (withheld: a record made before issue 35)`);
+    });
+  };
   const seats = Array.from({ length: created.seat_count }, () => null);
   let inputs = seats;
   let key = null;
@@ -149,9 +171,11 @@ function checkRecords(lines) {
         commitment: data.commitment || (early ? contributionCommitment(early) : ''),
         revealed: early || null,
         withheld: false,
+        committed: !(created.hand >= 2), // a match's later hand: its seats commit after
       };
     } else if (type === 'SeatCommitted') {
       inputs[data.seat].commitment = data.commitment;
+      inputs[data.seat].committed = true;
     } else if (type === 'ContributionRevealed') {
       const seat = inputs[data.seat];
       if (!seat || contributionCommitment(data.contribution) !== seat.commitment) {
@@ -160,7 +184,16 @@ function checkRecords(lines) {
       seat.revealed = data.contribution;
     } else if (type === 'RevealWithheld') {
       inputs[data.seat].withheld = true;
+      inputs[data.seat].committed = true;
+    } else if (type === 'DealAbandoned') {
+      const waiting = missing();
+      if (waiting.join() !== (data.waiting_for || []).join()) {
+        throw new Error(`the draw was abandoned waiting for seat(s) ${(data.waiting_for || []).join(', ')}, but it waited for ${waiting.join(', ') || 'nobody'}`);
+      }
+      if ((data.round || 0) !== (redeal ? redeal.round : 0)) throw new Error(`the abandoned draw is not round ${data.round}`);
+      abandoned = { waitingFor: waiting, round: data.round || 0 };
     } else if (type === 'GameStarted') {
+      if (!prepared.length) allIn('the deal');
       key = keyOf(secret);
       const first = prepared.length ? prepared : deckForRound(key, ascending(data.deck), 0);
       if (!sameCards(data.deck, first)) throw new Error('the first deck is not the derived one');
@@ -174,6 +207,7 @@ function checkRecords(lines) {
       inputs = seats.map(() => fresh());
     } else if (type === 'GameRedealt') {
       if (!redeal || redeal.round !== data.round) throw new Error(`redeal ${data.round} was never opened`);
+      allIn(`redeal ${data.round}`);
       const redealKey = keyOf(redeal.secret); // the redeal's fresh secret and fresh entries
       if (!sameCards(data.deck, deckForRound(redealKey, ascending(data.deck), data.round))) {
         throw new Error(`the deck of redeal ${data.round} is not the derived one`);
@@ -186,10 +220,10 @@ function checkRecords(lines) {
       decks += 1;
     }
   }
-  if (key === null) throw new Error('the game was never dealt');
+  if (key === null && !abandoned) throw new Error('the game was never dealt');
   for (const p of of('PenaltyRevoked')) {
     if (!p.deck || p.deck.length === 0) continue;
-    if (!sameCards(p.deck, reshuffleUnseen(key, p.deck, `revoke-${p.case_id}`))) {
+    if (key === null || !sameCards(p.deck, reshuffleUnseen(key, p.deck, `revoke-${p.case_id}`))) {
       throw new Error(`the deck reshuffled on revoking case ${p.case_id} is not the derived one`);
     }
     decks += 1;
@@ -199,12 +233,24 @@ function checkRecords(lines) {
     seats: created.seat_count,
     dealSource: created.deal_source || 'SHUFFLED',
     revealed: seats.filter((s) => s && s.revealed).length,
-    withheld: seats.flatMap((s, i) => (s && s.withheld ? [i] : [])),
+    withheld, // lines: a deal made without a seat's entropy (older records only)
+    noEntropy, // lines: the seats that committed to nothing
+    fair: withheld.length === 0, // every deal from every seat's entropy
+    void: abandoned, // {waitingFor, round}: the draw abandoned, no deal; or null
     decks,
   };
 }
 
+/** A checked deal in one clause, as the Python verifier says it (AuditReport.deal_words). */
+function dealWords(dealt) {
+  if (dealt.void) return `void: no deal, waiting for seat(s) ${dealt.void.waitingFor.join(', ')}`;
+  if (!dealt.fair) return `NOT a fair deal: ${[...dealt.withheld, ...dealt.noEntropy].join('; ')}`;
+  const extra = dealt.noEntropy.length ? ` (${dealt.noEntropy.join('; ')})` : '';
+  return `every deal from every seat's entropy${extra}`;
+}
+
 module.exports = {
+  dealWords,
   commitment,
   secretFromSeed,
   contributionCommitment,

@@ -388,7 +388,34 @@ function verifyMatch(lines, keys) {
   });
   if (!opened.length) fail('the match opened no hand');
   if (ended.size !== opened.length) fail('the match records the end of a hand it never opened');
-  return { match: true, matchId, facts: facts.length, hands: verified, signers };
+  const incomplete = matchIncomplete(facts, verified);
+  return { match: true, matchId, facts: facts.length, hands: verified, signers, incomplete };
+}
+
+/**
+ * An incomplete match: its last hand's draw was abandoned (the hand void), and the match
+ * ended there, naming the seats that draw waited for, with no winner. Null for a match
+ * that ended as it should; a void hand that did not end the match, or an incomplete end
+ * without a void hand, fails.
+ */
+function matchIncomplete(facts, hands) {
+  const end = facts.filter((f) => f.fact.type === 'MatchEnded').map((f) => f.fact.data)[0];
+  if (!end) fail('the match has not ended');
+  hands.forEach((g, i) => {
+    if (g.dealt.void && i !== hands.length - 1) fail(`hand ${i + 1} is void, yet the match went on`);
+  });
+  const last = hands[hands.length - 1];
+  if (!end.incomplete) {
+    if (last.dealt.void) fail(`hand ${hands.length} is void, yet the match did not end incomplete`);
+    return null;
+  }
+  if (!last.dealt.void) fail('the match ended incomplete, yet its last hand was dealt');
+  const waiting = end.waiting_for || [];
+  if (waiting.join() !== last.dealt.void.waitingFor.join()) {
+    fail(`the match names seat(s) ${waiting.join(', ')} as missing; the void hand waited for ${last.dealt.void.waitingFor.join(', ')}`);
+  }
+  if ((end.winners || []).length) fail('an incomplete match names winners');
+  return { waitingFor: waiting };
 }
 
 // --- an export -------------------------------------------------------------------------

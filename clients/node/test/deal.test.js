@@ -52,7 +52,8 @@ test('the decks, the seeds and the reshuffle', () => {
 });
 
 test('a tampered export fails the check', () => {
-  // A tiny export built with the vectors' inputs: one seat revealed alpha, one withheld beta.
+  // A tiny export built with the vectors' inputs: one seat revealed alpha, one withheld beta
+  // (the old form: a record made before issue 35, which verifies but is no fair deal).
   const secret = V.secret;
   const records = [
     { type: 'GameCreated', data: { kind: 'x', seat_count: 3, commitment: V.commitment, prepared_deck: [] } },
@@ -66,7 +67,9 @@ test('a tampered export fails the check', () => {
   ];
   const text = (rs) => rs.map((fact, i) => JSON.stringify({ version: i + 1, fact })).join('\n');
   const ok = deal.checkExport(text(records));
-  assert.deepEqual([ok.revealed, ok.withheld, ok.decks], [1, [1], 1]);
+  assert.deepEqual([ok.revealed, ok.withheld.length, ok.fair, ok.decks], [1, 1, false, 1]);
+  assert.match(ok.withheld[0], /seat 1's entropy did not go in \(withheld: a record made before issue 35\)/);
+  assert.deepEqual(ok.noEntropy, ['seat 2 added no entropy']);
 
   const forged = structuredClone(records);
   forged[4].data.contribution = 'alpha2'; // a different reveal than the one committed to
@@ -77,8 +80,28 @@ test('a tampered export fails the check', () => {
   assert.throws(() => deal.checkExport(text(swapped)), /first deck/);
   const unrevealed = records.filter((r) => r.type !== 'ShuffleRevealed');
   assert.throws(() => deal.checkExport(text(unrevealed)), /has not ended/);
-  const fresh = records.filter((r) => r.type !== 'RevealWithheld'); // a re-roll instead
-  assert.throws(() => deal.checkExport(text(fresh)), /first deck/);
+  const fresh = records.filter((r) => r.type !== 'RevealWithheld'); // dealt without seat 1
+  assert.throws(() => deal.checkExport(text(fresh)), /made without seat\(s\) 1's entropy/);
+});
+
+test('an abandoned draw is a void game, and it must name whom it waited for', () => {
+  const records = [
+    { type: 'GameCreated', data: { kind: 'x', seat_count: 3, commitment: V.commitment, prepared_deck: [] } },
+    { type: 'SeatTaken', data: { seat: 0, contribution: '', commitment: V.contributions.alpha } },
+    { type: 'SeatTaken', data: { seat: 1, contribution: '', commitment: V.contributions.beta } },
+    { type: 'SeatTaken', data: { seat: 2, contribution: '', commitment: '' } },
+    { type: 'ContributionRevealed', data: { seat: 0, contribution: 'alpha' } },
+    { type: 'DealAbandoned', data: { waiting_for: [1], round: 0 } },
+    { type: 'ShuffleRevealed', data: { secret: V.secret, salt: V.salt } },
+  ];
+  const text = (rs) => rs.map((fact, i) => JSON.stringify({ version: i + 1, fact })).join('\n');
+  const ok = deal.checkExport(text(records));
+  assert.deepEqual([ok.void, ok.decks, ok.fair], [{ waitingFor: [1], round: 0 }, 0, true]);
+  const wrong = structuredClone(records);
+  wrong[5].data.waiting_for = [0, 1]; // seat 0 had revealed: it was not waited for
+  assert.throws(() => deal.checkExport(text(wrong)), /waited for 1/);
+  const dealtAnyway = [...records.slice(0, 5), { type: 'GameStarted', data: { deck: [], seed: 0 } }, records[6]];
+  assert.throws(() => deal.checkExport(text(dealtAnyway)), /without seat\(s\) 1's entropy/);
 });
 
 function drawVectors() {

@@ -649,6 +649,8 @@ function waitingBox(v: GameView): HTMLElement {
     h("ul", { class: "seat-list" }, ...v.seats.map((s) => h("li", {}, seatLabel(v, s.seat),
       s.taken && s.contributionStatus ? h("span", { class: "muted" }, ` · ${w("contribution")} `,
         term(`CONTRIBUTION_STATUS_${ContributionStatus[s.contributionStatus]}`)) : ""))),
+    v.awaitingSeats.length ? h("p", { id: "awaiting-seats" }, `${w("dealWaitsFor")}: `, v.awaitingSeats.map(seatWord).join("、")) : null,
+    v.noEntropySeats.length ? h("p", { class: "muted" }, `${w("noEntropy")}: `, v.noEntropySeats.map(seatWord).join("、")) : null,
     free ? h("button", { class: "primary", id: "bots", type: "button", onclick: () => void fillWithBots() }, w("fillBots")) : null,
   );
 }
@@ -814,7 +816,8 @@ function justiceBox(v: GameView): HTMLElement {
   const cases = v.cases.map((c) => h("li", { class: c.status === CaseStatus.OPEN ? "case open" : "case" },
     `#${c.id} `, c.isAppeal ? w("appeal") : w("report"), ` · ${seatWord(c.by)} → ${seatWord(c.accused)} · `,
     term(`VIOLATION_KIND_${ViolationKind[c.violation]}`), " · ", term(`CASE_STATUS_${CaseStatus[c.status]}`),
-    c.upheldBy.length || c.rejectedBy.length ? ` (${c.upheldBy.length}:${c.rejectedBy.length})` : ""));
+    c.upheldBy.length || c.rejectedBy.length ? ` (${c.upheldBy.length}:${c.rejectedBy.length})` : "",
+    caseDue(c)));
   const canReport = v.phase === GamePhase.PLAYING && !v.paused && (v.reportsLeft[me] ?? 1) > 0;
   return h("section", { class: "card-box justice", "aria-labelledby": "justice-h" },
     h("h3", { id: "justice-h", title: tip("justice") }, w("justice")),
@@ -823,6 +826,16 @@ function justiceBox(v: GameView): HTMLElement {
     buttons.length ? h("div", { class: "table-moves" }, ...buttons) : null,
     canReport ? reportForm(v) : null,
   );
+}
+
+
+/** An open case's deadline (CaseView.deadline: from its opening or an awaited voter's vote,
+ * within the hand's justice budget), in local time; nothing for a closed case. */
+function caseDue(c: GameView["cases"][number]): HTMLElement | null {
+  if (c.status !== CaseStatus.OPEN || !c.deadline) return null;
+  const at = new Date(Number(c.deadline.seconds) * 1000 + Math.floor(c.deadline.nanos / 1e6));
+  return h("span", { class: "case-deadline", title: at.toISOString() },
+    ` · ${w("caseDue", { time: at.toLocaleTimeString() })}`);
 }
 
 
@@ -863,6 +876,7 @@ function resultBox(v: GameView): HTMLElement {
   const command = `tabletop-audit verify ${S.gameId} --target ${host}:${S.grpcPort || "GRPC_PORT"} --receipts receipts-${S.gameId}.jsonl`;
   return h("section", { class: "card-box result", id: "result", "aria-labelledby": "result-h" },
     h("h3", { id: "result-h" }, w("result")),
+    v.void ? h("p", { id: "void" }, `${w("voidGame")}: `, v.voidWaitingFor.map(seatWord).join("、")) : null,
     o ? h("p", { id: "winners" }, `${w("winners")}: `, o.winners.map((s) => (s === mySeat() ? `${w("you")} (${seatWord(s)})` : seatWord(s))).join("、") || "—",
       reason ? ` · ${getLang() === "en" ? reason[1] : reason[0]}` : "") : null,
     o ? h("ul", { id: "scores", class: "scores" }, ...o.scores.map((sc, s) => h("li", {}, `${seatLabel(v, s)}: ${sc}`))) : null,

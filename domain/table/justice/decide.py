@@ -40,6 +40,11 @@ class Court:
     redeal: Callable[[], list[Any]]
     reshuffle: Callable[[tuple[int, ...], str], tuple[int, ...]]
     case_time_limit_ms: int = 0  # the table's recorded case deadline (0: a record before it)
+    # a record made before redeals needed every seat (justice_budget_ms 0): its arbiter's
+    # Redeal re-decides as it was decided then
+    legacy_redeal: bool = False
+    redeals_left: int | None = None  # 重新洗牌发牌 the match still allows (None: no cap)
+    redeal_cap: int = 0  # the table's max_redeals (per match)
 
     @property
     def case_limit_ms(self) -> int:
@@ -109,8 +114,8 @@ def report(court: Court, command: J.Report, last: LastMove | None = None) -> lis
         raise RuleViolation(
             "REPORT_LIMIT",
             RULE,
-            f"{J.FAILED_REPORTS_ALLOWED} of this seat's reports were rejected or left "
-            "unresolved: it may file no more in this game",
+            f"{J.FAILED_REPORTS_ALLOWED} of this seat's reports in this match were rejected, "
+            "left unresolved or ended in 重新洗牌发牌: it may file no more in this match",
         )
     _check_report_fields(court, command)
     penalty = _report_penalty(court, command, last)
@@ -283,10 +288,20 @@ def rule(court: Court, command: J.Rule) -> list[Any]:
 
 
 def redeal(court: Court) -> list[Any]:
-    """The arbiter declares the open case's dispute unresolvable: 重新洗牌发牌 (p2:70 無法通過
-    仲裁解決的爭議), so only once the seats' votes left the case disputed."""
+    """The arbiter asks for 重新洗牌发牌: refused. p2:70 lets the table redeal a dispute it
+    cannot settle, and only every seat together may say so (AgreeRedeal): an arbiter and a
+    colluding seat could otherwise redeal until the deal suits them, over the honest seat.
+    On a disputed case the arbiter rules (Rule). Records made before this rule re-decide
+    as they were decided then (``legacy_redeal``)."""
     _must_be_running(court)
     _must_have_arbiter(court)
+    if not court.legacy_redeal:
+        raise RuleViolation(
+            "REDEAL_NEEDS_EVERY_SEAT",
+            J.REDEAL_RULE,
+            "only every seat's AgreeRedeal redeals: the arbiter rules on the case (Rule) "
+            "and cannot order 重新洗牌发牌",
+        )
     case = court.justice.open_case
     if case is None:
         raise RuleViolation("NO_OPEN_CASE", RULE, "重新洗牌发牌 settles an open case only")
@@ -301,12 +316,19 @@ def redeal(court: Court) -> list[Any]:
 
 
 def agree_redeal(court: Court, command: J.AgreeRedeal) -> list[Any]:
-    """A seat agrees to 重新洗牌发牌 on the open case; the last seat to agree makes it happen."""
+    """A seat agrees to 重新洗牌发牌 on the open case; the last seat to agree makes it happen.
+    An agreement does not move the case's deadline (``Case.clock``)."""
     case = _the_open_case(court, command.case_id)
     if not 0 <= command.seat < court.seat_count:
         raise MalformedCommand("seat", f"seat must be 0..{court.seat_count - 1}")
     if command.seat in case.redeal_agreed:
         raise RuleViolation("ALREADY_AGREED", RULE, "one agreement per seat")
+    if court.redeals_left == 0:  # refused at the first agreement, not only the last
+        raise RuleViolation(
+            "REDEAL_LIMIT",
+            J.REDEAL_RULE,
+            f"this table allows {court.redeal_cap} 重新洗牌发牌 per match, all used",
+        )
     agreed = J.RedealAgreed(command.seat, case.id)
     if len(case.redeal_agreed) + 1 < court.seat_count:
         return [agreed]

@@ -33,16 +33,26 @@ Readings (docs/rules/huaniao.md, section 四; THREATS.md: no one-sided procedure
   unchecked report with one "yes" and one "no" is a dispute at once, while one with only
   "no"s so far waits, since the rest may still make it REJECTED.
 * Every case has a deadline at every table (``GameCreated.case_time_limit_ms``: the table's
-  option or the server's default; the table's clock in records made before it): each step
-  of a case (the report, every vote) gives the ones still awaited that long again. A vote
-  not cast by then lapses and counts as not confirming (nor rejecting); a dispute then
-  goes to the arbiter, who gets the same time again, and otherwise closes UNRESOLVED.
-* A seat's reports are limited per game: once ``FAILED_REPORTS_ALLOWED`` of its reports
-  closed REJECTED or UNRESOLVED, its further reports are refused (REPORT_LIMIT).
+  option or the server's default, at most ``MAX_CASE_TIME_LIMIT_MS``; the table's clock in
+  records made before it). The clock runs from the case's opening and moves only when an
+  awaited voter votes, at most once per voter (``Case.clock``, ``Case.clocked_by``), and once
+  when the seats' time ran out and the arbiter is awaited (CaseTimedOut); nothing else moves
+  it (an AgreeRedeal, any other fact). A vote not cast by then lapses and counts as not
+  confirming (nor rejecting); a dispute then goes to the arbiter, and otherwise closes
+  UNRESOLVED. Every case of a hand also draws on the hand's justice budget
+  (``GameCreated.justice_budget_ms``): a case runs out at the budget at the latest, and once
+  it is spent no report or appeal is filed (decider ``check_justice_budget``).
+* A seat's reports are limited per match (a single game is a match of one hand): once
+  ``FAILED_REPORTS_ALLOWED`` of its reports closed REJECTED, UNRESOLVED or DEADLOCKED (a
+  report that ended in 重新洗牌发牌 failed too), in this hand or an earlier hand of the match
+  (``GameCreated.match_failed_reports``), its further reports are refused (REPORT_LIMIT).
 * 重新洗牌发牌 is a *may* (p2:70 若在遊戲中出現無法通過仲裁解決的爭議，可暫停遊戲，重新洗牌發牌):
-  it happens only when every seat agrees (AgreeRedeal) on an open case, or when the
-  arbiter rules it (Redeal) on a case the seats' votes left disputed -- never on a case
-  that is merely open.
+  it happens only when every seat agrees (AgreeRedeal) on an open case. Neither the arbiter
+  nor a majority redeals: the arbiter's ``Redeal`` is refused (REDEAL_NEEDS_EVERY_SEAT), so
+  the honest seat refuses a redeal by not agreeing. At most ``max_redeals`` (up to
+  ``MAX_REDEALS`` = 3) per match, counted over its hands (``GameCreated.match_redeals_used``).
+  Records made before these rules (``GameCreated.justice_budget_ms`` 0) keep the rules they
+  were played under: the arbiter's Redeal on a disputed case, a redeal not a failed report.
 * Penalties follow the seed's table for the kind (p2:31-51). Only 其他違規 leaves a choice
   (警告、強制棄牌、公開手牌1回合或直接判負): the reporter proposes one of those four; the
   cards are never the reporter's choice (a forced discard follows 鳥→數量→功能). 判负 comes
@@ -112,7 +122,7 @@ class CaseStatus(enum.Enum):
     OPEN = 1
     UPHELD = 2
     REJECTED = 3
-    DEADLOCKED = 4  # 重新洗牌发牌: every seat agreed, or the arbiter ruled it
+    DEADLOCKED = 4  # 重新洗牌发牌: every seat agreed (in older records: or the arbiter ruled it)
     UNRESOLVED = 5  # a dispute nobody could settle: nothing applied, the game goes on
 
 
@@ -130,9 +140,14 @@ UNCHECKED_KINDS = (  # what the engine cannot check: upheld only when every vote
     ViolationKind.OTHER,
     ViolationKind.TIMEOUT,  # reportable only at a table without a clock
 )
-FAILED_REPORTS_ALLOWED = 2  # a seat's reports closed REJECTED or UNRESOLVED, then REPORT_LIMIT
+# a seat's reports (per match) closed REJECTED, UNRESOLVED or DEADLOCKED, then REPORT_LIMIT
+FAILED_REPORTS_ALLOWED = 2
 CASE_TIME_LIMIT_MS = 120_000  # a case's deadline when the table names none (server default)
-MAX_CASE_TIME_LIMIT_MS = 86_400_000  # the longest a table may give a case: one day
+MAX_CASE_TIME_LIMIT_MS = 600_000  # the longest a table may give a case's step: ten minutes
+DEFAULT_JUSTICE_BUDGET_MS = 1_800_000  # the time cases may pause one hand, by default: 30 min
+MAX_JUSTICE_BUDGET_MS = 3_600_000  # the most a table may give them: one hour
+REDEAL_RULE = "p2:70 重新洗牌发牌"  # named in the refusals of a redeal
+BUDGET_RULE = "仲裁 time budget"  # named when a hand's justice budget is spent
 RULE_KINDS = (  # violations of the rules themselves, which the engine can judge
     ViolationKind.WRONG_DECLARATION,
     ViolationKind.ILLEGAL_COMBO,
@@ -170,6 +185,11 @@ class Case:
     # seat that voted to uphold it)
     recused: tuple[int, ...] = ()
     lapsed: tuple[int, ...] = ()  # voters whose vote lapsed at the case's deadline
+    # the version of the fact its deadline runs from: the opening, then an awaited voter's
+    # vote (each voter's once: ``clocked_by``), then the seats' timeout (the arbiter's turn)
+    clock: int = 0
+    clocked_by: tuple[int, ...] = ()
+    closed: int = 0  # the version of its CaseClosed (0 while open)
 
     @property
     def unchecked(self) -> bool:
@@ -387,8 +407,8 @@ class Rule:
 
 @dataclass(frozen=True)
 class Redeal:
-    """The arbiter declares the dispute unresolvable: 重新洗牌发牌 (only on a case the seats'
-    votes left disputed)."""
+    """The arbiter asks for 重新洗牌发牌: refused (REDEAL_NEEDS_EVERY_SEAT), since only every
+    seat's AgreeRedeal redeals; kept so that records made before that rule re-decide."""
 
     seat: int
 

@@ -28,11 +28,25 @@ class JusticeState:
     penalty_facts_pending: int = 0  # game facts still to come for the last penalty
     # 弃牌违规 (p2:45), per seat: the discard owed at its last discard violation (0: none)
     discard_counts: tuple[int, ...] = ()
+    # per seat: its failed reports in the match's earlier hands (GameCreated.match_failed_reports)
+    failed_before: tuple[int, ...] = ()
+    # a record made before redeals needed every seat (GameCreated.justice_budget_ms 0): a
+    # report that ended in a redeal did not fail then
+    legacy: bool = False
 
     @staticmethod
-    def for_seats(seat_count: int) -> JusticeState:
+    def for_seats(
+        seat_count: int, failed_before: tuple[int, ...] = (), legacy: bool = False
+    ) -> JusticeState:
         zeros = (0,) * seat_count
-        return JusticeState(misplays=zeros, violations=zeros, warnings=zeros, discard_counts=zeros)
+        return JusticeState(
+            misplays=zeros,
+            violations=zeros,
+            warnings=zeros,
+            discard_counts=zeros,
+            failed_before=failed_before,
+            legacy=legacy,
+        )
 
     @property
     def open_case(self) -> J.Case | None:
@@ -44,11 +58,14 @@ class JusticeState:
         return self.open_case is not None
 
     def failed_reports(self, seat: int) -> int:
-        """``seat``'s reports that closed REJECTED or UNRESOLVED (toward REPORT_LIMIT)."""
-        failed = (J.CaseStatus.REJECTED, J.CaseStatus.UNRESOLVED)
-        return sum(
-            c.kind is J.CaseKind.REPORT and c.by == seat and c.status in failed
-            for c in self.cases
+        """``seat``'s reports in the match so far that closed REJECTED, UNRESOLVED or (a
+        redeal) DEADLOCKED: the earlier hands' and this hand's (toward REPORT_LIMIT)."""
+        failed: tuple[J.CaseStatus, ...] = (J.CaseStatus.REJECTED, J.CaseStatus.UNRESOLVED)
+        if not self.legacy:
+            failed += (J.CaseStatus.DEADLOCKED,)
+        before = self.failed_before[seat] if seat < len(self.failed_before) else 0
+        return before + sum(
+            c.kind is J.CaseKind.REPORT and c.by == seat and c.status in failed for c in self.cases
         )
 
     def reports_left(self, seat: int) -> int:
@@ -91,6 +108,7 @@ def _reported(state: JusticeState, event: J.ViolationReported, version: int) -> 
         penalty=event.penalty,
         note=event.note,
         owed=event.owed,
+        clock=version,
     )
     return dataclasses.replace(state, cases=(*state.cases, case))
 
@@ -98,7 +116,9 @@ def _reported(state: JusticeState, event: J.ViolationReported, version: int) -> 
 def _appealed(state: JusticeState, event: J.AppealFiled, version: int) -> JusticeState:
     record = next(p for p in state.penalties if p.case_id == event.case_id)
     appealed = next((c for c in state.cases if c.id == event.case_id), None)
-    recused: tuple[int, ...] = ()  # a penalty without a case (a timeout, a refereed attempt): nobody reported
+    recused: tuple[
+        int, ...
+    ] = ()  # a penalty without a case (a timeout, a refereed attempt): nobody reported
     if appealed is not None:  # its reporter and every seat that voted to uphold it
         recused = (appealed.by, *(v.seat for v in appealed.votes if v.uphold))
     case = J.Case(
@@ -112,20 +132,29 @@ def _appealed(state: JusticeState, event: J.AppealFiled, version: int) -> Justic
         note=event.reason,
         appeals_case=event.case_id,
         recused=tuple(sorted(set(recused))),
+        clock=version,
     )
     return dataclasses.replace(state, cases=(*state.cases, case))
 
 
 def _voted(state: JusticeState, event: J.VoteCast, version: int) -> JusticeState:
+    """A vote (only an awaited voter's is decided) moves the case's clock, once per voter."""
     vote = J.Vote(event.seat, event.uphold)
-    return _update_case(
-        state, event.case_id, lambda c: dataclasses.replace(c, votes=(*c.votes, vote))
-    )
+
+    def cast(case: J.Case) -> J.Case:
+        case = dataclasses.replace(case, votes=(*case.votes, vote))
+        if event.seat in case.clocked_by:
+            return case
+        return dataclasses.replace(case, clock=version, clocked_by=(*case.clocked_by, event.seat))
+
+    return _update_case(state, event.case_id, cast)
 
 
 def _closed(state: JusticeState, event: J.CaseClosed, version: int) -> JusticeState:
     state = _update_case(
-        state, event.case_id, lambda c: dataclasses.replace(c, status=event.status)
+        state,
+        event.case_id,
+        lambda c: dataclasses.replace(c, status=event.status, closed=version),
     )
     case = next(c for c in state.cases if c.id == event.case_id)
     if case.kind is J.CaseKind.APPEAL and event.status is not J.CaseStatus.UPHELD:
@@ -146,18 +175,18 @@ def _appeal_spent(state: JusticeState, case_id: int | None) -> JusticeState:
     """The penalty of ``case_id`` was appealed and stands: it may not be appealed again
     (else one seat could pause the game appeal after appeal)."""
     penalties = tuple(
-        dataclasses.replace(p, before=None) if p.case_id == case_id else p
-        for p in state.penalties
+        dataclasses.replace(p, before=None) if p.case_id == case_id else p for p in state.penalties
     )
     return dataclasses.replace(state, penalties=penalties)
 
 
 def _case_timed_out(state: JusticeState, event: J.CaseTimedOut, version: int) -> JusticeState:
-    """The votes not cast by the deadline lapse: they count as not confirming."""
+    """The votes not cast by the deadline lapse: they count as not confirming. The clock
+    moves once more: the arbiter, awaited now, gets the case limit (within the budget)."""
     return _update_case(
         state,
         event.case_id,
-        lambda c: dataclasses.replace(c, lapsed=(*c.lapsed, *event.seats)),
+        lambda c: dataclasses.replace(c, lapsed=(*c.lapsed, *event.seats), clock=version),
     )
 
 

@@ -12,6 +12,7 @@ import hashlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from domain import table as tables
@@ -29,6 +30,7 @@ from domain.table.justice import facts as J
 from .tables import KIND_BY_CHAR
 
 ARBITER_HASH = "arbiter-hash"
+START = datetime(2024, 1, 1, tzinfo=UTC)  # the harness's clock at version 1
 
 
 def prepared_deck(options: Options, hands: list[str], top: str = "") -> tuple[int, ...]:
@@ -66,6 +68,8 @@ class Harness:
     rebuilt: tables.Table | None = None
     check: Callable[[tables.Table, Any], None] | None = None
     roundtrip: bool = True
+    now: datetime = START  # the recorded time of the next facts (``tick`` moves it)
+    at: dict[int, datetime] = field(default_factory=dict)  # each version's recorded time
 
     @classmethod
     def open(
@@ -80,6 +84,7 @@ class Harness:
         roundtrip: bool = True,
         arbitrated: bool = False,
         max_redeals: int = tables.MAX_REDEALS,
+        **settings: Any,
     ) -> Harness:
         (created,) = tables.create(
             RULES,
@@ -92,6 +97,7 @@ class Harness:
             time_limit_ms,
             arbitrated=arbitrated,
             max_redeals=max_redeals,
+            **settings,
         )
         h = cls(tables.evolve(None, created), check=check, roundtrip=roundtrip)
         h._store(created)
@@ -113,6 +119,14 @@ class Harness:
     @property
     def version(self) -> int:
         return self.table.version
+
+    def tick(self, ms: int) -> None:
+        """Time passes before the next facts are recorded."""
+        self.now += timedelta(milliseconds=ms)
+
+    def case_deadline(self) -> datetime | None:
+        """The open case's deadline, from the recorded times (as the server finds it)."""
+        return tables.case_deadline(self.table, self.at)
 
     def fact(self, version: int) -> Any:
         return tables.decode_event("huaniao", self.stored[version - 1])
@@ -143,20 +157,21 @@ class Harness:
         return facts
 
     def draw_redeal(self, contributions: dict[int, str]) -> list[Any]:
-        """The redeal being drawn: each seat in ``contributions`` commits, then reveals, the
-        others' windows close, and it is dealt. Returns the deal's facts."""
+        """The redeal being drawn: each seat in ``contributions`` commits ("": to nothing),
+        then reveals, and it is dealt; with a seat left out the draw waits for it until the
+        abandonment limit and is abandoned (the game is void). Returns the last facts."""
         for seat, value in contributions.items():
-            commitment = deal.contribution_commitment(value)
+            commitment = deal.contribution_commitment(value) if value else ""
             self._append(tables.cause("commit", seat), tables.commit(self.table, seat, commitment))
         for seat, value in contributions.items():
-            if not self.table.awaited_commitments:
+            if not self.table.awaited_commitments and value:
                 self._append(tables.cause("reveal", seat), tables.reveal(self.table, seat, value))
-        facts: list[Any] = []
-        while self.table.redraw is not None:
-            closed = bool(self.table.awaited_commitments or self.table.pending_reveals)
-            facts = tables.start(self.table, closed)
-            closing = {"reveals_closed": True} if closed else {}
-            self._append({**tables.cause("start"), **closing}, facts)
+        if self.table.awaited_inputs:
+            facts = tables.abandon(self.table)
+            self._append(tables.cause("abandon"), facts)
+            return facts
+        facts = tables.start(self.table)
+        self._append(tables.cause("start"), facts)
         return facts
 
     def timeout(self) -> list[Any]:
@@ -182,6 +197,7 @@ class Harness:
 
     def _store(self, fact: Any) -> None:
         self.stored.append(tables.encode_event(fact))
+        self.at[len(self.stored)] = self.now
 
 
 def cards_in_play(s: HuaniaoState) -> list[int]:
@@ -407,13 +423,15 @@ def _settle_case(h: Harness, case: J.Case, rng: random.Random, stats: Stats) -> 
     waiting = tables.to_act(h.table)
     roll = rng.random()
     if h.table.arbitrated and (not waiting or roll < 0.1):
-        disputed = tribunal.seats_verdict(h.table.seat_count, case) is tribunal.Verdict.DISPUTED
-        if roll < 0.02 and disputed:  # 重新洗牌发牌 only on a dispute
-            h.act(J.Redeal(0))
-        else:
-            h.act(J.Rule(0, case.id, rng.random() < 0.5))
+        if roll < 0.02:  # the arbiter never orders 重新洗牌发牌: it rules
+            version = h.version
+            try:
+                h.act(J.Redeal(0))
+            except RuleViolation as e:
+                assert e.reason == "REDEAL_NEEDS_EVERY_SEAT" and h.version == version
+        h.act(J.Rule(0, case.id, rng.random() < 0.5))
         stats.count("ruled")
-    elif roll < 0.04:
+    elif roll < 0.04 and redeals_left(h.table) > 0:
         for seat in range(h.table.seat_count):
             if seat not in case.redeal_agreed:
                 h.act(J.AgreeRedeal(seat, case.id))
@@ -424,6 +442,12 @@ def _settle_case(h: Harness, case: J.Case, rng: random.Random, stats: Stats) -> 
         stats.count(f"{case.kind.name}:{f.status.name}")
     if any(isinstance(f, J.GameRedealt) for f in h.batches[-1].facts):
         stats.count("redealt")
+
+
+def redeals_left(table: tables.Table) -> int:
+    """How many more 重新洗牌发牌 the table's match allows."""
+    used = table.match_redeals_used + len(table.redeals_requested_by)
+    return (table.max_redeals or 0) - used
 
 
 def _appeal(h: Harness, rng: random.Random, stats: Stats) -> bool:
