@@ -45,8 +45,12 @@ def close_windows(table: tables.Table) -> list[Any]:
     abandonment limit (e.g. ``tables.abandon(table)``), call that one when ``start`` waits
     or returns facts without a deal."""
     try:
-        return list(tables.start(table, reveals_closed=True))
-    except DomainError:  # the table still waits: it deals nothing
+        return list(tables.start(table))
+    except DomainError:  # still waiting for a seat: at the limit the draw is abandoned
+        pass
+    try:
+        return list(tables.abandon(table))
+    except DomainError:  # nothing to abandon: the table deals nothing
         return []
 
 
@@ -114,7 +118,11 @@ def case_deadline(table: tables.Table, times: list[datetime]) -> datetime | None
     Here: what the server's timer uses, ``tables.case_deadline(table, modified_on)`` (the
     latest fact's time: any event restarts it). Re-wire to the justice branch's rule (the
     case's opening, moved only by an awaited voter's vote), with whatever it takes."""
-    return tables.case_deadline(table, times[-1])  # type: ignore[no-any-return]
+    return tables.case_deadline(table, _by_version(times))  # type: ignore[no-any-return]
+
+
+def _by_version(times: list[datetime]) -> dict[int, datetime]:
+    return {i + 1: t for i, t in enumerate(times)}
 
 
 def act_at(
@@ -126,6 +134,8 @@ def act_at(
     Here: ``tables.act`` (no rule reads the clock). Re-wire if the justice branch's per-hand
     cap on the pause needs the time at decide (e.g. a report refused once the hand's pause
     is spent): pass it what the server passes."""
+    if isinstance(command, J.Report | J.Appeal):  # the server's check before it decides
+        tables.check_justice_budget(table, _by_version(times), now)
     return list(tables.act(table, command, redeal_secret=redeal_secret))
 
 
@@ -139,11 +149,7 @@ def pause_bound_ms(table: tables.Table) -> int | None:
 
     Here: no bound exists (None: the pause test fails, naming this). Re-wire to the justice
     branch's per-hand cap (a constant, or a function of the table's case limit)."""
-    for name in ("MAX_HAND_PAUSE_MS", "HAND_PAUSE_LIMIT_MS", "MAX_JUSTICE_PAUSE_MS"):
-        bound = getattr(J, name, None)
-        if isinstance(bound, int):
-            return bound
-    return None
+    return table.justice_budget_ms or None  # the hand's justice budget (docs/api.md)
 
 
 def case_bound_ms(table: tables.Table) -> int | None:
@@ -153,7 +159,7 @@ def case_bound_ms(table: tables.Table) -> int | None:
     branch's rule: the case limit from the opening, moved once per awaited voter, and the
     arbiter's own limit after (e.g. ``case_time_limit_ms * (voters + 2)``), as its docs
     state it."""
-    return None
+    return table.seat_count * table.case_time_limit_ms  # n·L (docs/api.md, "Justice")
 
 
 # --- the options a coalition that creates the table picks --------------------------------
@@ -166,4 +172,5 @@ def worst_options() -> dict[str, int]:
     return {
         "max_redeals": tables.MAX_REDEALS,
         "case_time_limit_ms": J.MAX_CASE_TIME_LIMIT_MS,
+        "justice_budget_ms": J.MAX_JUSTICE_BUDGET_MS,
     }

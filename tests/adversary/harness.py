@@ -156,7 +156,10 @@ def allowed(coalition: Coalition, seat: int, draw: str) -> tuple[str, ...]:
     seat reveals, unless the operator refuses its reveal (or, where seats commit after the
     draw's commitment, its commitment; at hand 1 a refused join seats nobody: no deal)."""
     if seat in coalition.seats:
-        return (REVEALED, WITHHELD, NEVER)
+        # at hand 1 a seat's commitment (to a value, or to nothing) is made at JoinGame,
+        # before anyone reveals: a choice as blind as the value itself, fixed here as the
+        # honest seats' secrets are; what remains to choose is to reveal or withhold
+        return (REVEALED, WITHHELD) if draw == "hand 1" else (REVEALED, WITHHELD, NEVER)
     if not coalition.operator:
         return (REVEALED,)
     return (REVEALED, WITHHELD) if draw == "hand 1" else (REVEALED, WITHHELD, NEVER)

@@ -82,6 +82,13 @@ def _old_deal(table: Table) -> list[Any]:
 
 
 TIMEOUT_FALLBACK_TARGETS = ((table_package, "start"), (table_decider, "start"))
+# where the window's end now abandons the draw (the game void), the old rule dealt instead
+ABANDON_TARGETS = ((table_package, "abandon"), (table_decider, "abandon"))
+
+
+def old_abandon(table: Table) -> list[Any]:
+    """The old rule at the window's end: deal with what stands in for the missing seats."""
+    return old_start(table, reveals_closed=True)
 
 
 # --- the old redeal rule: the arbiter redeals alone on a disputed case ----------------------

@@ -154,6 +154,7 @@ def test_the_old_timeout_fallback_is_caught(
     """A withheld seat's commitment (or "n") stands in again: the operator alone, refusing
     honest reveals and commitments, chooses among deals."""
     plants.plant(monkeypatch, plants.TIMEOUT_FALLBACK_TARGETS, plants.old_start)
+    plants.plant(monkeypatch, plants.ABANDON_TARGETS, plants.old_abandon)
     operator = h.Coalition(frozenset(), False, True)
     found = {
         (kind, n, d): h.deals(kind, n, operator, d)
