@@ -115,7 +115,7 @@ class TableClient:
         self.target = target
         self.channel = routed_channel(target)
         self.stub = pb_grpc.TableServiceStub(self.channel)
-        self.token = token
+        self.token, self.seat_key = split_credential(token)  # a seat credential: its key
         # keyed joins by request_id: (the request unsigned and keyless, as sent, the key),
         # so a retry sends the same key and bytes
         self._joins: dict[str, tuple[Message, Message, bytes]] = {}
