@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from domain.table import records
 from domain.verify import AuditFailure, AuditReport, Record, moves, parse_export, verify
+from server.wire.signedcommands import read_signed_command
 from server.wire.signing import Signer
 from tests.support.records import Finished, finished_game
 
@@ -63,7 +64,9 @@ def outcome(lines: list[str], key: bytes) -> AuditReport | str:
     started = time.monotonic()
     with time_bound():
         try:
-            result: AuditReport | str = verify(parse_export(lines), key)
+            result: AuditReport | str = verify(
+                parse_export(lines), key, command_reader=read_signed_command
+            )
         except AuditFailure as exc:
             result = str(exc)
             assert result and "\n" not in result and len(result) <= 400, result
