@@ -142,7 +142,10 @@ def seat_words(
     if keyed:
         parts.append(f"{_seats(keyed)} keyed: all {signed} of their commands signed by the seat")
     if unkeyed:
-        parts.append(f"{_seats(unkeyed)} UNKEYED: their commands stand on the server's word alone")
+        whose = "its" if len(unkeyed) == 1 else "their"
+        parts.append(
+            f"{_seats(unkeyed)} UNKEYED: {whose} commands stand on the server's word alone"
+        )
     for version, seat in rekeys:
         parts.append(
             f"seat {seat} RE-KEYED at version {version}: its later commands stand on a key the "
