@@ -652,7 +652,7 @@ def check_seat_signatures(
         if cause is not None and r.version > 1 and not (later_hand and cause["action"] == "join"):
             seat = _named_seat(r, kind)
             key = _signing_key(r, seat, keys)
-            if key:
+            if key and seat is not None:
                 _check_signed(records, r, seat, key, game_id, kind, command_reader, used)
                 found.signed += 1
         fact_type, data = r.fact["type"], r.fact["data"]
@@ -824,8 +824,9 @@ def _request_differs(
     if method == "Play":
         assert r.cause is not None
         move = request.get("command")
-        if dataclasses.is_dataclass(move) and getattr(move, "seat", None) == 0:
-            move = dataclasses.replace(move, seat=seat)  # the server fills it from the token
+        is_command = dataclasses.is_dataclass(move) and not isinstance(move, type)
+        if is_command and getattr(move, "seat", None) == 0:
+            move = dataclasses.replace(move, seat=seat)  # type: ignore[type-var]  # as with_seat
         if move != tables.command_of(kind, r.cause):
             return "is another move than the one recorded"
         if request.get("expected_version") != signed.expected_version:

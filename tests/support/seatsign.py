@@ -40,7 +40,8 @@ def request_for(
     kind: str, game_id: str, cause: dict[str, Any], facts: list[Any], expected_version: int
 ) -> Message:
     """The request a seat sends for ``cause`` (whose move recorded ``facts``)."""
-    action, first = cause["action"], facts[0] if facts else None
+    action = cause["action"]
+    first: Any = facts[0] if facts else None
     if action == "play":
         move = render.move_proto(kind, tables.command_of(kind, cause))
         request_id = cause.get("request_id", "")
