@@ -13,9 +13,13 @@ an ``AuditReport`` or in one ``AuditFailure`` whose message is one line naming t
 
 from __future__ import annotations
 
+import base64
+import binascii
+import dataclasses
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -92,6 +96,28 @@ class AuditReport:
     every_seat_entropy: bool = True
     # a void game (DealAbandoned): the seats its draw waited for; None when it was dealt
     void: tuple[int, ...] | None = None
+    # each seat's Ed25519 public key as it took the seat (hex; "" for an unkeyed seat)
+    seat_keys: tuple[str, ...] = ()
+    # every re-key (SeatRekeyed): (version, seat)
+    rekeys: tuple[tuple[int, int], ...] = ()
+    # the seats' commands whose signature verified (seat_keys' seats)
+    signed_commands: int = 0
+
+    @property
+    def keyed_seats(self) -> tuple[int, ...]:
+        return tuple(s for s, key in enumerate(self.seat_keys) if key)
+
+    @property
+    def unkeyed_seats(self) -> tuple[int, ...]:
+        return tuple(s for s, key in enumerate(self.seat_keys) if not key)
+
+    @property
+    def seat_words(self) -> str:
+        """The seats' signatures in one clause: which seats are keyed (their every command
+        checked against their key), which are not (their commands stand on the server's word
+        alone), and every re-key (the commands after it stand on a key the server accepted
+        on the token's word)."""
+        return seat_words(self.keyed_seats, self.unkeyed_seats, self.rekeys, self.signed_commands)
 
     @property
     def deal_words(self) -> str:
@@ -103,6 +129,33 @@ class AuditReport:
             return "NOT a fair deal: " + "; ".join(self.entropy)
         extra = f" ({'; '.join(self.entropy)})" if self.entropy else ""
         return "every deal from every seat's entropy" + extra
+
+
+def seat_words(
+    keyed: Sequence[int],
+    unkeyed: Sequence[int],
+    rekeys: Sequence[tuple[int, int]],
+    signed: int,
+) -> str:
+    """``AuditReport.seat_words`` (a match says it per hand)."""
+    parts = []
+    if keyed:
+        parts.append(f"{_seats(keyed)} keyed: all {signed} of their commands signed by the seat")
+    if unkeyed:
+        whose = "its" if len(unkeyed) == 1 else "their"
+        parts.append(
+            f"{_seats(unkeyed)} UNKEYED: {whose} commands stand on the server's word alone"
+        )
+    for version, seat in rekeys:
+        parts.append(
+            f"seat {seat} RE-KEYED at version {version}: its later commands stand on a key the "
+            "server accepted on the seat token's word"
+        )
+    return "seat signatures: " + ("; ".join(parts) if parts else "no seat taken")
+
+
+def _seats(seats: Sequence[int]) -> str:
+    return ("seat " if len(seats) == 1 else "seats ") + ", ".join(map(str, seats))
 
 
 # --- reading an export ---------------------------------------------------------------------
@@ -269,7 +322,11 @@ def _checked(data: dict[str, Any], n: int) -> Record:
 
 
 def verify(
-    records: list[Record], public_key: PublicKeys, game_id: str | None = None
+    records: list[Record],
+    public_key: PublicKeys,
+    game_id: str | None = None,
+    *,
+    command_reader: CommandReader | None = None,
 ) -> AuditReport:
     """Check a complete history against the server's public key (from outside the file):
 
@@ -281,19 +338,28 @@ def verify(
        ``public_key`` (or, given several, the one its ``key_id`` names) over the game id (``game_id`` if given), the move's versions, the chain
        head and the receipt hashes: a history re-keyed or re-played by anyone without the
        server's key fails here, and so does another game's record;
-    5. replaying re-decides every recorded command through the engine (the deal from the
+    5. every command in a keyed seat's name carries the seat's signature, by its key at that
+       point of the record, over a command for this game, of the method that fits the cause,
+       made at an earlier version whose chain hash it names, whose request is the command
+       recorded (``command_reader``, server/wire/signedcommands.py, decodes the signed
+       protobuf bytes: without it a record with a keyed seat fails);
+    6. replaying re-decides every recorded command through the engine (the deal from the
        secret and the seats' contributions included) and must give exactly the recorded
        facts, ending in the recorded outcome, with nothing after the end.
     """
-    return replayed(records, public_key, game_id)[0]
+    return replayed(records, public_key, game_id, command_reader=command_reader)[0]
 
 
 def replayed(
-    records: list[Record], public_key: PublicKeys, game_id: str | None = None
+    records: list[Record],
+    public_key: PublicKeys,
+    game_id: str | None = None,
+    *,
+    command_reader: CommandReader | None = None,
 ) -> tuple[AuditReport, tables.Table]:
     """``verify``, with the replayed table at the end (a match checks what follows from it)."""
     try:
-        return _verify(records, public_key, game_id)
+        return _verify(records, public_key, game_id, command_reader)
     except AuditFailure:
         raise
     except Exception as exc:  # a malformed history fails with a reason, never a traceback
@@ -301,7 +367,10 @@ def replayed(
 
 
 def _verify(
-    records: list[Record], public_key: PublicKeys, game_id: str | None
+    records: list[Record],
+    public_key: PublicKeys,
+    game_id: str | None,
+    command_reader: CommandReader | None,
 ) -> tuple[AuditReport, tables.Table]:
     if not records:
         raise AuditFailure("empty history")
@@ -333,6 +402,7 @@ def _verify(
         prev = r.hash
     named, signers = _check_seals(records, public_key, game_id, created["seat_count"])
     kind = created["kind"]
+    seats = check_seat_signatures(records, named, command_reader)
     facts = [tables.decode_event(kind, r.fact) for r in records]
     table, redecided = _replay(records, facts)
     outcome = table.outcome
@@ -354,6 +424,9 @@ def _verify(
         entropy=entropy_lines(facts),
         every_seat_entropy=not any(isinstance(f, tables.RevealWithheld) for f in facts),
         void=table.abandoned,
+        seat_keys=tuple(seats.taken.get(s, "") for s in range(table.seat_count)),
+        rekeys=seats.rekeys,
+        signed_commands=seats.signed,
     )
     return report, table
 
@@ -504,6 +577,287 @@ def _viewer_hashes(receipts: Any, seat_count: int) -> bool:
     )
 
 
+# --- seat signatures (docs/api.md, "Seat signatures") --------------------------------------
+
+SEAT_COMMAND_PREFIX = b"tabletop-seat-command/1\n"
+# the methods whose command a cause's action records (ReadyNextHand commits into its hand)
+SEAT_METHODS = {
+    "join": ("JoinGame",),
+    "play": ("Play",),
+    "commit": ("CommitContribution", "ReadyNextHand"),
+    "reveal": ("RevealContribution",),
+    "start": ("StartGame",),
+    "rekey": ("RekeySeat",),
+}
+# the fact a seat's input move starts with, which names the seat
+_INPUT_FACTS = {
+    "join": "SeatTaken",
+    "commit": "SeatCommitted",
+    "reveal": "ContributionRevealed",
+    "rekey": "SeatRekeyed",
+}
+
+
+@dataclass(frozen=True)
+class SignedCommand:
+    """A seat's signed command as a ``CommandReader`` decodes its protobuf bytes.
+
+    ``request`` is the request's content the record must match, by method: ``Play``:
+    ``game_id``, ``expected_version``, ``command`` (the move as a domain command, None when
+    the request has none), ``request_id``; ``JoinGame``: ``game_id``, ``seat``,
+    ``player_name``, ``contribution``, ``commitment``, ``public_key`` (hex), ``request_id``;
+    ``CommitContribution``: ``game_id``, ``commitment``; ``ReadyNextHand``: ``game_id``,
+    ``commitment``, ``contribution``; ``RevealContribution``: ``game_id``, ``contribution``;
+    ``StartGame``: ``game_id``, ``request_id``; ``RekeySeat``: ``game_id``, ``public_key``
+    (hex)."""
+
+    game_id: str
+    method: str
+    expected_version: int
+    head_hash: str
+    request: Mapping[str, Any]
+
+
+# (SignedCommand bytes, the game's kind) -> the command; raises for bytes that do not decode.
+# The domain knows no protobuf: server/wire/signedcommands.py ``read_signed_command`` is one.
+CommandReader = Callable[[bytes, str], SignedCommand]
+
+
+@dataclass
+class SeatSignatures:
+    """What the seat-signature check found: each seat's key as it took the seat (hex, ""
+    unkeyed), every re-key (version, seat), and the commands whose signature verified."""
+
+    taken: dict[int, str] = dataclasses.field(default_factory=dict)
+    rekeys: tuple[tuple[int, int], ...] = ()
+    signed: int = 0
+
+
+def check_seat_signatures(
+    records: list[Record], game_id: str, command_reader: CommandReader | None
+) -> SeatSignatures:
+    """Every cause in a keyed seat's name carries that seat's signature (its key as the
+    record stands at that point: from SeatTaken, replaced by SeatRekeyed), over a command
+    that is this one (``_check_signed``). A seat that joined without a key is reported, its
+    commands unchecked; the seats of a match's later hand are seated by the match (its
+    opening, which ``verify_match`` re-decides from the hand before), not by a JoinGame."""
+    created = records[0].fact["data"]
+    kind, later_hand = created["kind"], created.get("hand", 0) >= 2
+    found = SeatSignatures()
+    keys: dict[int, str] = {}  # each seat's key now
+    rekeys: list[tuple[int, int]] = []
+    used: dict[bytes, int] = {}  # signed command -> the version it caused
+    for r in records:
+        cause = r.cause
+        if cause is not None and r.version > 1 and not (later_hand and cause["action"] == "join"):
+            seat = _named_seat(r, kind)
+            key = _signing_key(r, seat, keys)
+            if key and seat is not None:
+                _check_signed(records, r, seat, key, game_id, kind, command_reader, used)
+                found.signed += 1
+        fact_type, data = r.fact["type"], r.fact["data"]
+        if fact_type == "SeatTaken":
+            keys[data["seat"]] = found.taken[data["seat"]] = _hex_key(data, r, "public_key")
+        elif fact_type == "SeatRekeyed":
+            keys[data["seat"]] = _hex_key(data, r, "public_key")
+            rekeys.append((r.version, data["seat"]))
+    found.rekeys = tuple(rekeys)
+    return found
+
+
+def _named_seat(r: Record, kind: str) -> int | None:
+    """The seat a cause is in the name of: a play's sender (none for the arbiter's rulings),
+    the seat its input fact names, a start's seat (a keyed seat's StartGame), none for the
+    server's own (the creation, a timeout, an abandoned draw). The cause's ``seat`` must
+    say the same: the engine re-decides a play with no seat, or a join, from the command."""
+    assert r.cause is not None
+    action, seat = r.cause["action"], r.cause.get("seat")
+    if action == "play":
+        command = tables.command_of(kind, r.cause)
+        sender = None if isinstance(command, tables.ARBITER_COMMANDS) else command.seat
+        if sender != seat:
+            raise AuditFailure(
+                f"version {r.version}: the cause names seat {seat} for a command of seat {sender}"
+            )
+        return sender
+    if action in _INPUT_FACTS:
+        data = r.fact["data"]
+        if r.fact["type"] != _INPUT_FACTS[action] or data.get("seat") != seat:
+            raise AuditFailure(
+                f"version {r.version}: the cause ({action} of seat {seat}) is not what its "
+                f"fact ({r.fact['type']}) records"
+            )
+        return seat
+    if action == "start" and seat is not None:
+        if type(seat) is not int:
+            raise AuditFailure(f"version {r.version}: the start names no seat")
+        return seat
+    return None
+
+
+def _signing_key(r: Record, seat: int | None, keys: Mapping[int, str]) -> str:
+    """The key ``seat``'s command at ``r`` must be signed with ("" for no seat or an unkeyed
+    one): a join's and a re-key's the key they record (the device proves it holds it), every
+    other command's the seat's key at that point."""
+    if seat is None:
+        return ""
+    assert r.cause is not None
+    if r.cause["action"] in ("join", "rekey"):
+        return _hex_key(r.fact["data"], r, "public_key")
+    return keys.get(seat, "")
+
+
+def _hex_key(data: Mapping[str, Any], r: Record, name: str) -> str:
+    key = data.get(name, "")
+    if not isinstance(key, str) or (key and not _HEX64.fullmatch(key)):
+        raise AuditFailure(f"version {r.version}: {r.fact['type']}.{name} is not a key in hex")
+    return key
+
+
+def _check_signed(
+    records: list[Record],
+    r: Record,
+    seat: int,
+    key: str,
+    game_id: str,
+    kind: str,
+    command_reader: CommandReader | None,
+    used: dict[bytes, int],
+) -> None:
+    """The seat's signature on the cause at ``r`` (docs/api.md, "What is recorded"): with
+    ``key``, over "tabletop-seat-command/1\\n" + the SignedCommand bytes; the command names
+    this game, a method that fits the cause, an earlier version and its chain hash, and its
+    request is the command recorded. A signed command causes one move only."""
+    assert r.cause is not None
+    action = r.cause["action"]
+    where = f"version {r.version}: seat {seat}'s {action}"
+    if command_reader is None:
+        raise AuditFailure(
+            f"{where}: seat {seat} is keyed, and checking its signed commands needs the command "
+            "reader (server/wire/signedcommands.py read_signed_command); none was given"
+        )
+    command, signature = _signature_of(r.cause.get("signed"), where)
+    try:
+        Ed25519PublicKey.from_public_bytes(bytes.fromhex(key)).verify(
+            signature, SEAT_COMMAND_PREFIX + command
+        )
+    except (InvalidSignature, ValueError):
+        raise AuditFailure(
+            f"{where} is not signed by seat {seat}'s key {key[:16]}…: a command the seat did "
+            "not sign"
+        ) from None
+    try:
+        signed = command_reader(command, kind)
+    except Exception as exc:  # the reader refuses bytes that are no SignedCommand
+        raise AuditFailure(f"{where}: its signed command does not decode ({exc})") from None
+    if not _same_game(signed.game_id, game_id):
+        raise AuditFailure(f"{where} was signed for game {_short(signed.game_id)}, not this one")
+    if signed.method not in SEAT_METHODS[action]:
+        raise AuditFailure(
+            f"{where} was signed as a {_short(signed.method)}, not a "
+            f"{' or '.join(SEAT_METHODS[action])}"
+        )
+    _check_signed_version(records, r, signed, where)
+    wrong = _request_differs(signed, r, seat, game_id, kind)
+    if wrong:
+        raise AuditFailure(f"{where}: the signed request {wrong}")
+    if command in used:
+        raise AuditFailure(
+            f"{where} carries the signed command of version {used[command]} again: one signed "
+            "command causes one move"
+        )
+    used[command] = r.version
+
+
+def _signature_of(signed: Any, where: str) -> tuple[bytes, bytes]:
+    """The cause's ``signed``: the SignedCommand bytes and the 64-byte signature."""
+    if signed is None:
+        raise AuditFailure(
+            f"{where} carries no seat signature: a command in a keyed seat's name that the seat "
+            "did not sign"
+        )
+    if not (
+        isinstance(signed, dict)
+        and set(signed) == {"command", "signature"}
+        and all(isinstance(v, str) for v in signed.values())
+    ):
+        raise AuditFailure(f"{where}: its seat signature is not {{command, signature}} in base64")
+    try:
+        command = base64.b64decode(signed["command"], validate=True)
+        signature = base64.b64decode(signed["signature"], validate=True)
+    except (binascii.Error, ValueError):
+        raise AuditFailure(f"{where}: its seat signature is not base64") from None
+    if len(signature) != 64:
+        raise AuditFailure(f"{where}: its seat signature is not 64 bytes")
+    return command, signature
+
+
+def _check_signed_version(
+    records: list[Record], r: Record, signed: SignedCommand, where: str
+) -> None:
+    """The command was made at a version before the move, and names that version's chain
+    hash (required on a Play): it cannot be moved to another version of the record."""
+    seen = signed.expected_version
+    if type(seen) is not int or not 0 <= seen < r.version:
+        raise AuditFailure(
+            f"{where} was signed at version {_short(seen)}, not before the move (version "
+            f"{r.version})"
+        )
+    if not signed.head_hash:
+        if signed.method == "Play":
+            raise AuditFailure(f"{where}: its signed Play names no head hash")
+        return
+    if seen == 0 or signed.head_hash != records[seen - 1].hash:
+        raise AuditFailure(
+            f"{where}: its signed head hash is not the record's chain hash at version {seen}"
+        )
+
+
+def _request_differs(
+    signed: SignedCommand, r: Record, seat: int, game_id: str, kind: str
+) -> str | None:
+    """What in the signed request is not the command recorded at ``r`` (None: it is)."""
+    request, data = signed.request, r.fact["data"]
+    if not _same_game(request.get("game_id", ""), game_id):
+        return f"names game {_short(request.get('game_id'))}"
+    method = signed.method
+    if method == "Play":
+        assert r.cause is not None
+        move = request.get("command")
+        is_command = dataclasses.is_dataclass(move) and not isinstance(move, type)
+        if is_command and getattr(move, "seat", None) == 0:
+            move = dataclasses.replace(move, seat=seat)  # type: ignore[type-var]  # as with_seat
+        if move != tables.command_of(kind, r.cause):
+            return "is another move than the one recorded"
+        if request.get("expected_version") != signed.expected_version:
+            return "has another expected_version than its signed command"
+        if request.get("request_id", "") != r.cause.get("request_id", ""):
+            return "has another request_id than the one recorded"
+        return None
+    same = {
+        "JoinGame": ("seat", "player_name", "contribution", "commitment", "public_key"),
+        "CommitContribution": ("commitment",),
+        "ReadyNextHand": ("commitment",),
+        "RevealContribution": ("contribution",),
+        "RekeySeat": ("public_key",),
+        "StartGame": (),
+    }[method]
+    for name in same:
+        if request.get(name, "") != data.get(name, ""):
+            return f"has another {name} than the one recorded"
+    if method == "ReadyNextHand" and request.get("contribution"):
+        return "sends a contribution (refused for every hand)"
+    return None
+
+
+def _same_game(a: Any, b: str) -> bool:
+    """Two game ids alike, in any form a UUID is written in."""
+    try:
+        return uuid.UUID(str(a)) == uuid.UUID(b)
+    except ValueError:
+        return a == b
+
+
 def _replay(records: list[Record], facts: list[Any]) -> tuple[Any, int]:
     table = tables.evolve(None, facts[0])
     times = _Times(records)
@@ -650,6 +1004,8 @@ def verify_match(
     records: list[MatchRecord],
     hands: dict[str, list[Record]],
     public_key: PublicKeys,
+    *,
+    command_reader: CommandReader | None = None,
 ) -> MatchReport:
     """Check a whole match: its own record, each hand, the links, and the standings.
 
@@ -676,7 +1032,7 @@ def verify_match(
     without a seat's, RevealWithheld).
     """
     try:
-        return _verify_match(match_id, records, hands, public_key)
+        return _verify_match(match_id, records, hands, public_key, command_reader)
     except AuditFailure:
         raise
     except Exception as exc:
@@ -688,6 +1044,7 @@ def _verify_match(
     records: list[MatchRecord],
     hands: dict[str, list[Record]],
     public_key: PublicKeys,
+    command_reader: CommandReader | None,
 ) -> MatchReport:
     if not records:
         raise AuditFailure("empty match record")
@@ -713,7 +1070,9 @@ def _verify_match(
     reports: list[AuditReport] = []
     i = 1
     while i < len(facts):
-        expected = _redecide_match(state, facts[i], finals, hands, reports, public_key)
+        expected = _redecide_match(
+            state, facts[i], finals, hands, reports, (public_key, command_reader)
+        )
         if i + len(expected) > len(facts):
             raise AuditFailure("the match record stops in the middle: the match has not ended")
         if facts[i : i + len(expected)] != expected:
@@ -741,7 +1100,7 @@ def _redecide_match(
     finals: dict[int, tables.Table],
     hands: dict[str, list[Record]],
     reports: list[AuditReport],
-    public_key: PublicKeys,
+    keys: tuple[PublicKeys, CommandReader | None],
 ) -> list[Any]:
     """The facts the match's engine decides where the record has ``fact``."""
     try:
@@ -759,7 +1118,7 @@ def _redecide_match(
             return match.end_hand(state, finals[current.hand], head)
         if isinstance(fact, match.HandOpened):
             expected = match.open_hand(state) if state.hands else [fact]
-            _check_hand(state, fact, finals, hands, reports, public_key)
+            _check_hand(state, fact, finals, hands, reports, keys)
             return expected
     except DomainError as exc:
         raise AuditFailure(f"the match's engine refuses {type(fact).__name__}: {exc}") from exc
@@ -772,7 +1131,7 @@ def _check_hand(
     finals: dict[int, tables.Table],
     hands: dict[str, list[Record]],
     reports: list[AuditReport],
-    public_key: PublicKeys,
+    keys: tuple[PublicKeys, CommandReader | None],
 ) -> None:
     """The linked hand verifies alone (signed as that hand's game) and opened as the
     match's rule says."""
@@ -781,7 +1140,7 @@ def _check_hand(
     if not records:
         raise AuditFailure(f"hand {n} ({game_id}) is missing from the export")
     try:
-        report, final = replayed(records, public_key, game_id)
+        report, final = replayed(records, keys[0], game_id, command_reader=keys[1])
     except AuditFailure as exc:
         raise AuditFailure(f"hand {n} ({game_id}): {exc}") from exc
     if final.match_id != state.match_id or final.hand != n:

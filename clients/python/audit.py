@@ -19,8 +19,9 @@
 An export is per viewer while the game runs (redacted events, no stored form) and complete
 after it ends. Each complete line is canonical JSON {"cause","fact","hash","recorded_at",
 "seal","version"}; the verifier (domain/verify.py, the published engine) re-checks the
-chain, the commitment, every move's seal against the server's public key, the deck
-derivation, and re-decides every command. The key comes from outside the file:
+chain, the commitment, every move's seal against the server's public key, every keyed
+seat's signature on each of its commands (and names the unkeyed seats and every re-key),
+the deck derivation, and re-decides every command. The key comes from outside the file:
 --public-key (the operator's published key; repeat it for the keys retired by a rotation),
 else the server at --target (its current and retired keys). Each seal names the id of its
 key; the output names the key that signed each part. Exit status 0 = verified, 1 = failed,
@@ -66,6 +67,7 @@ from domain.verify import (
     verify,
     verify_match,
 )
+from server.wire.signedcommands import read_signed_command
 from tabletop.v1 import tabletop_pb2 as pb
 
 parse_lines = parse_export  # either export form, bounded (domain/verify.py)
@@ -121,6 +123,7 @@ class Verified:
             + (f"; cases: {', '.join(r.cases)}" if r.cases else "")
             + f"; {redeal_words(r)}"
             + f"; {r.deal_words}"
+            + f"; {r.seat_words}"
         )
 
     @property
@@ -153,7 +156,7 @@ _ACTION_WORDS = {"play": "moves", "join": "joins", "reveal": "reveals", "start":
 def verify_records(
     records: list[Record], public_key: PublicKeys, game_id: str | None = None
 ) -> Verified:
-    report = verify(records, public_key, game_id)
+    report = verify(records, public_key, game_id, command_reader=read_signed_command)
     actions = Counter(str(r.cause.get("action", "?")) for r in records[1:] if r.cause is not None)
     given = [public_key] if isinstance(public_key, bytes) else list(public_key)
     return Verified(report, actions, {key_id(k): k for k in given})
@@ -266,6 +269,8 @@ def match_line(report: MatchReport) -> str:
         f"commands re-decided; every hand committed before its inputs; {match_deal_words(report)}; "
         f"standings {standing}; winners {list(report.winners)}; "
         + "; ".join(f"hand {n} {redeal_words(h)}" for n, h in enumerate(report.hands, 1))
+        + "; "
+        + "; ".join(f"hand {n} {h.seat_words}" for n, h in enumerate(report.hands, 1))
     )
 
 
@@ -305,6 +310,7 @@ def match_json(report: MatchReport) -> dict[str, Any]:
                 "every_seat_entropy": h.every_seat_entropy,
                 "entropy": list(h.entropy),
                 "void": None if h.void is None else list(h.void),
+                **seat_json(h),
             }
             for h in report.hands
         ],
@@ -315,6 +321,18 @@ def match_json(report: MatchReport) -> dict[str, Any]:
             for s in report.standings
         ],
         "winners": list(report.winners),
+    }
+
+
+def seat_json(r: AuditReport) -> dict[str, Any]:
+    """The seats' signatures in ``--json``: each seat's key as taken (hex, "" unkeyed), the
+    keyed and the unkeyed seats, every re-key and the signed commands checked."""
+    return {
+        "seat_keys": list(r.seat_keys),
+        "keyed_seats": list(r.keyed_seats),
+        "unkeyed_seats": list(r.unkeyed_seats),
+        "rekeys": [{"version": v, "seat": s} for v, s in r.rekeys],
+        "signed_commands": r.signed_commands,
     }
 
 
@@ -456,6 +474,7 @@ def cmd_verify(
             "every_seat_entropy": r.every_seat_entropy,  # False: a deal without a seat's
             "entropy": list(r.entropy),  # "seat 1 added no entropy", ...
             "void": None if r.void is None else list(r.void),  # the seats a void draw awaited
+            **seat_json(r),
         }
         if checked:
             out["receipts"] = checked
@@ -553,7 +572,7 @@ def verify_whole_match(
         else:
             lines = list(match_export_lines(client, match_id or "", token))
             found, records, hands = parse_match_lines(lines)
-    return verify_match(found, records, hands, key)
+    return verify_match(found, records, hands, key, command_reader=read_signed_command)
 
 
 @command("compare")

@@ -19,6 +19,7 @@ from typing import Any
 from clients.python.receipts import check_payload, check_signature, seal_hashes
 from domain.table.records import seal_body
 from domain.verify import AuditFailure, PublicKeys, Record, key_ring, moves, signed_by, verify
+from server.wire.signedcommands import read_signed_command
 from tabletop.v1 import tabletop_pb2 as pb
 
 
@@ -112,7 +113,7 @@ def receipt_statements(
 def record_statements(records: list[Record], keys: PublicKeys, name: str) -> list[Statement]:
     """The statements of a complete export: it must verify (``domain.verify.verify``), and
     then every event's chain hash is one the server signed, through its move's seal."""
-    report = verify(records, keys)
+    report = verify(records, keys, command_reader=read_signed_command)
     ring = key_ring(keys)
     out = []
     for first, last in moves(records):

@@ -23,6 +23,7 @@ from clients.python.client import SeatClient, TableClient
 from clients.python.exports import export_lines
 from domain.verify import AuditFailure, AuditReport, PublicKeys, Record, parse_export, verify
 from server.wire import page as web
+from server.wire.signedcommands import read_signed_command
 from tabletop.v1 import tabletop_pb2 as pb
 
 # What a passing verify has checked (domain/verify.py, verify's steps 1-4).
@@ -201,7 +202,7 @@ def _verify(records: list[Record] | None, finished: bool, key: PublicKeys | None
     if key is None:
         return {"status": "not yet", "message": "no server key to verify the seals with"}
     try:
-        report = verify(records, key)
+        report = verify(records, key, command_reader=read_signed_command)
     except AuditFailure as exc:
         return {"status": "failed", "message": str(exc), "report": {}}
     return {
@@ -213,7 +214,7 @@ def _verify(records: list[Record] | None, finished: bool, key: PublicKeys | None
 
 
 def _report_fields(report: AuditReport) -> dict[str, Any]:
-    fields = dataclasses.asdict(report)
+    fields = {**dataclasses.asdict(report), "seat_words": report.seat_words}
     return {
         k: v if isinstance(v, str | int | bool) else json.loads(json.dumps(v, default=str))
         for k, v in fields.items()

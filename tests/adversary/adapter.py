@@ -24,6 +24,8 @@ from domain import table as tables
 from domain import verify as verifier
 from domain.engine import DomainError
 from domain.table.justice import facts as J
+from server.wire.signedcommands import read_signed_command
+from tests.support import seatsign
 from tests.support.matchplay import HandRecorder
 
 # --- the draw -----------------------------------------------------------------------------
@@ -74,11 +76,10 @@ def public_bytes(key: Ed25519PrivateKey) -> bytes:
 def take_seat(
     table: tables.Table, seat: int, name: str, token_hash: str, commitment: str, key: Any
 ) -> list[Any]:
-    """JoinGame decided: the seat taken with its commitment and its public key.
-
-    Here: no seat key exists, so ``key`` is dropped. Re-wire to the signing branch's
-    ``take_seat`` with the seat's public key (``public_bytes(key)``) and the join signed."""
-    return list(tables.take_seat(table, seat, name, token_hash, "", commitment))
+    """JoinGame decided: the seat taken with its commitment and its public key (hex, as
+    SeatTaken records it; ``append_signed`` signs the join with the key)."""
+    public_key = public_bytes(key).hex() if key is not None else ""
+    return list(tables.take_seat(table, seat, name, token_hash, "", commitment, public_key))
 
 
 def append_signed(
@@ -92,20 +93,26 @@ def append_signed(
     seat's signature made by ``key`` over the command ``signs`` (the cause itself unless a
     forger passes another command the key once signed); ``key`` None records no signature.
 
-    Here: nothing is signed, so this is ``hand.append(facts, cause)``. Re-wire to the
-    signing branch: sign (game id, expected version = ``hand.table.version``, head hash
-    = ``hand.head``, the command's exact bytes) of ``signs or cause`` with ``key`` and store
-    the signature where its records keep it, then append."""
+    The request is rendered as the seat sends it (``render.move_proto`` for a move) and
+    signed with ``seatsig.sign`` having seen the hand's latest version and its chain hash;
+    the cause keeps it as ``signed`` (tests/support/seatsign.py)."""
+    if key is not None:
+        kind = hand.table.kind
+        version, head = len(hand.records), hand.head
+        signed = seatsign.signature(key, kind, hand.game_id, signs or cause, facts, version, head)
+        cause = {**cause, "signed": signed}
     hand.append(facts, cause)
 
 
 def verify(records: list[verifier.Record], server_key: bytes, seat_keys: list[bytes]) -> Any:
     """The verifier as an auditor runs it: raises ``verifier.AuditFailure`` for a record it
-    refuses. ``seat_keys`` are the seats' public keys (each recorded at JoinGame).
-
-    Here: ``domain.verify.verify(records, server_key)``, which checks only the server's
-    seals. Re-wire to the signing branch's verify, which checks every seat's signature."""
-    return verifier.verify(records, server_key)
+    refuses. ``seat_keys`` are the seats' public keys (each recorded at JoinGame): the
+    record must key each seat with its own, and every keyed seat's command carries its
+    signature (``verify`` with the reader of signed commands)."""
+    report = verifier.verify(records, server_key, command_reader=read_signed_command)
+    if report.seat_keys != tuple(k.hex() for k in seat_keys):
+        raise verifier.AuditFailure("the record keys a seat with a key that is not the seat's")
+    return report
 
 
 # --- the case clock and the pause bound --------------------------------------------------

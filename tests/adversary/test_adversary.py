@@ -114,11 +114,6 @@ def test_no_delayed_call_forces_a_penalty_on_an_honest_seat(kind: str) -> None:
     assert not bad, _failing(counts, "force a turn-clock penalty by delaying a move", bad)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (issue 35, seat signatures): seats sign nothing yet, so a command the operator "
-    "writes in an honest seat's name verifies",
-)
 @pytest.mark.parametrize(("kind", "n"), CONFIGS)
 def test_verify_refuses_every_command_an_honest_seat_did_not_sign(kind: str, n: int) -> None:
     counts = measured(kind, n)

@@ -25,6 +25,7 @@ from domain import table as tables
 from domain.registry import rules_for
 from domain.table import deal, records
 from domain.verify import AuditFailure, Record, moves, parse_export, verify
+from server.wire.signedcommands import read_signed_command
 from server.wire.signing import Signer
 from tests.api.helpers import huaniao_options, seated_game
 
@@ -51,7 +52,12 @@ def finished(server) -> tuple[str, list[str], bytes]:  # type: ignore[no-untyped
 
 
 def check(lines: list[str], key: bytes, game_id: str | None = None) -> Any:
-    return verify(parse_export(lines), key, game_id)
+    return check_records(parse_export(lines), key, game_id)
+
+
+def check_records(rs: list[Record], key: bytes, game_id: str | None = None) -> Any:
+    """The verifier as the auditor runs it: with the reader of seat-signed commands."""
+    return verify(rs, key, game_id, command_reader=read_signed_command)
 
 
 def as_lines(rs: list[Record]) -> list[str]:
@@ -258,12 +264,14 @@ def test_a_renamed_player_is_rejected(finished) -> None:  # type: ignore[no-unty
         renamed.append(Record(r.version, fact, r.cause, r.hash, r.seal, r.recorded_at))
     rechained = rechain(renamed)
     with pytest.raises(AuditFailure, match="signs another chain head"):
-        verify(rechained, key, game_id)  # the server's seals name the real heads
+        check_records(rechained, key, game_id)  # the server's seals name the real heads
     forger = Signer.generate()
     resealed = reseal(rechained, forger, game_id)
-    assert verify(resealed, forger.public_key, game_id).events == len(real)  # a perfect forgery...
+    # re-sealed with a key of the forger's own, it still fails: seat 0 signed its name
+    with pytest.raises(AuditFailure, match="seat 0's join: the signed request has another player"):
+        check_records(resealed, forger.public_key, game_id)
     with pytest.raises(AuditFailure, match="not signed by the given server key"):
-        verify(resealed, key, game_id)  # ...but not the server's
+        check_records(resealed, key, game_id)  # ...but not the server's
 
 
 def test_another_game_played_from_the_real_deal_is_rejected(finished) -> None:  # type: ignore[no-untyped-def]
@@ -271,7 +279,7 @@ def test_another_game_played_from_the_real_deal_is_rejected(finished) -> None:  
     played from them with the published engine, which another seat wins."""
     game_id, lines, key = finished
     real = parse_export(lines)
-    real_winners = verify(real, key, game_id).winners
+    real_winners = verify(real, key, game_id, command_reader=read_signed_command).winners
     start = next(i for i, r in enumerate(real) if (r.cause or {}).get("action") == "start")
     dealt = next(i for i in range(start + 1, len(real)) if real[i].cause is not None)
     for seed in range(50):
@@ -286,13 +294,20 @@ def test_another_game_played_from_the_real_deal_is_rejected(finished) -> None:  
         raise AssertionError("no random game from the real deal had another winner")
     forger = Signer.generate()
     resealed = reseal(rechain(forged), forger, game_id)
-    assert verify(resealed, forger.public_key, game_id).winners != real_winners
+    # re-sealed with a key of the forger's own, it still fails: no seat signed those moves
+    with pytest.raises(AuditFailure, match="carries no seat signature"):
+        verify(resealed, forger.public_key, game_id, command_reader=read_signed_command)
     with pytest.raises(AuditFailure, match="not signed by the given server key"):
-        verify(resealed, key, game_id)
+        verify(resealed, key, game_id, command_reader=read_signed_command)
     # keeping the server's real seals for the untouched prefix does not help either
     kept = rechain(forged)
     with pytest.raises(AuditFailure, match="not signed|no seal"):
-        verify(kept[:dealt] + reseal(kept, forger, game_id)[dealt:], key, game_id)
+        verify(
+            kept[:dealt] + reseal(kept, forger, game_id)[dealt:],
+            key,
+            game_id,
+            command_reader=read_signed_command,
+        )
 
 
 def play_on(prefix: list[Record], seed: int) -> list[Record]:
@@ -343,7 +358,7 @@ def test_an_export_is_bound_to_its_game(finished, server) -> None:  # type: igno
     )
     spliced = [*rs[:-1], lifted]
     with pytest.raises(AuditFailure, match="names game|covers other versions|chain head"):
-        verify(spliced, key, game_id)
+        verify(spliced, key, game_id, command_reader=read_signed_command)
 
 
 def test_nothing_exported_carries_a_token_hash(finished) -> None:  # type: ignore[no-untyped-def]

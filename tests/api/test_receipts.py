@@ -21,6 +21,7 @@ from clients.python.receipts import ReceiptLog, check_payload, check_signature, 
 from domain.table import records
 from domain.verify import AuditFailure, Record, parse_export, verify
 from server.wire.receipts import events_payload, render_move
+from server.wire.signedcommands import read_signed_command
 from server.wire.signing import KEY_FILE, Signer, read_key_file
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
@@ -50,7 +51,7 @@ def game(server) -> tuple[str, list[Record], bytes, ReceiptLog]:  # type: ignore
         assert not stream.is_alive() and watched
         rs = parse_export(export_lines(client.as_viewer(gid).history()))
         key = signing_key(client)
-    verify(rs, key, gid)
+    verify(rs, key, gid, command_reader=read_signed_command)
     return gid, rs, key, log
 
 
@@ -252,7 +253,7 @@ def test_old_seals_that_hash_every_view_still_verify(game, server) -> None:  # t
         assert body.startswith(b"tabletop-seal/1\n")
         seal = {**r.seal, "receipts": hashes, "signature": signer.sign(body)}
         old.append(dataclasses.replace(r, seal=seal))
-    verify(old, key)
+    verify(old, key, command_reader=read_signed_command)
     assert Replayed(old).check_all_hashes() == len([r for r in old if r.seal])
     last = old[-1]
     assert last.seal is not None
@@ -260,7 +261,7 @@ def test_old_seals_that_hash_every_view_still_verify(game, server) -> None:  # t
     altered[-1].seal["receipts"] = [list(h) for h in last.seal["receipts"]]  # type: ignore[index]
     altered[-1].seal["receipts"][0][1] = "0" * 64  # type: ignore[index]
     with pytest.raises(AuditFailure, match="not signed by the given server key"):
-        verify(altered, key)
+        verify(altered, key, command_reader=read_signed_command)
 
 
 def test_the_sealers_payload_bytes_are_the_proto_encoding(game) -> None:  # type: ignore[no-untyped-def]
@@ -297,7 +298,7 @@ def test_seats_that_leave_their_own_moves_out_of_their_streams_hold_a_receipt_of
         assert play_by_streams(bots, 300, exclude_own_moves=True) >= 1
         rs = parse_export(export_lines(client.as_viewer(gid).history()))
         key = signing_key(client)
-    verify(rs, key, gid)
+    verify(rs, key, gid, command_reader=read_signed_command)
     final = len(rs)
     for seat, log in enumerate(logs):
         assert log.counts["play"] >= 1 and log.counts["watch"] >= 1, (seat, log.counts)

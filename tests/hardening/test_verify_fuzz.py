@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from domain.table import records
 from domain.verify import AuditFailure, AuditReport, Record, moves, parse_export, verify
+from server.wire.signedcommands import read_signed_command
 from server.wire.signing import Signer
 from tests.support.records import Finished, finished_game
 
@@ -63,7 +64,9 @@ def outcome(lines: list[str], key: bytes) -> AuditReport | str:
     started = time.monotonic()
     with time_bound():
         try:
-            result: AuditReport | str = verify(parse_export(lines), key)
+            result: AuditReport | str = verify(
+                parse_export(lines), key, command_reader=read_signed_command
+            )
         except AuditFailure as exc:
             result = str(exc)
             assert result and "\n" not in result and len(result) <= 400, result
@@ -86,6 +89,16 @@ def forger() -> Signer:
 
 def to_dicts(lines: list[str]) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines]
+
+
+def _game_id(rows: list[dict[str, Any]]) -> str:
+    """The game the rows' seals name (the seats signed their commands for it), else a
+    made-up one."""
+    for row in rows:
+        seal = row.get("seal") if isinstance(row, dict) else None
+        if isinstance(seal, dict) and isinstance(seal.get("game_id"), str):
+            return str(seal["game_id"])
+    return "00000000-0000-4000-8000-000000000000"
 
 
 def rechained(rows: list[dict[str, Any]], signer: Signer) -> list[str]:
@@ -113,13 +126,13 @@ def rechained(rows: list[dict[str, Any]], signer: Signer) -> list[str]:
         bounds = []
     seats = created.get("seat_count") if isinstance(created, dict) else None
     n = seats + 2 if isinstance(seats, int) and 0 < seats < 9 else 4
+    gid = _game_id(rows)
     for first, last in bounds:
         if not (isinstance(last, int) and 0 < last <= len(rows)):
             continue
         row = rows[last - 1]
         head = str(row.get("hash"))
         receipts = [["0" * 64, "0" * 64]] * n
-        gid = "00000000-0000-4000-8000-000000000000"
         try:
             body = records.seal_body(gid, first, last, head, receipts)
         except Exception:

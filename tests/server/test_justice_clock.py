@@ -26,6 +26,7 @@ from server.store.eventstore import TableApplication
 from server.usecases.table_server import TableServer
 from server.usecases.timers import TurnClock
 from server.wire.receipts import Sealer
+from server.wire.signedcommands import read_signed_command
 from server.wire.signing import Signer
 from tests.api.test_audit import as_lines, rechain, reseal
 from tests.support.records import export
@@ -98,14 +99,16 @@ def test_a_case_timed_out_before_its_recorded_deadline_fails_the_audit() -> None
             ts.close()
 
     gid, lines = asyncio.run(run())
-    assert verify(parse_export(lines), signer.public_key, gid).events == len(lines)
+    assert verify(
+        parse_export(lines), signer.public_key, gid, command_reader=read_signed_command
+    ).events == len(lines)
     rs = parse_export(lines)
     i = next(k for k, r in enumerate(rs) if (r.cause or {}).get("action") == "timeout")
     rs[i] = dataclasses.replace(rs[i], recorded_at=rs[i - 1].recorded_at)  # a case cut short
     forger = Signer.generate()
     forged = as_lines(reseal(rechain(rs), forger, gid))
     with pytest.raises(AuditFailure) as e:
-        verify(parse_export(forged), forger.public_key, gid)
+        verify(parse_export(forged), forger.public_key, gid, command_reader=read_signed_command)
     assert "timed out before its deadline" in str(e.value)
 
 

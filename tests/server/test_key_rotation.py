@@ -22,6 +22,7 @@ from clients.python.receipts import ReceiptLog
 from clients.python.serverproc import ServerProcess
 from domain.table.records import key_id, seal_body
 from domain.verify import AuditFailure, Record, parse_export, verify
+from server.wire.signedcommands import read_signed_command
 from server.wire.signing import (
     KEY_FILE,
     Signer,
@@ -154,7 +155,8 @@ def test_a_game_signed_before_the_rotation_verifies_after_it(rotated) -> None:  
     verified = verify_game(client, a)  # the server's key set: the new key and the retired one
     assert verified.report.signed_with == ((key_id(old), 1, verified.report.events),)
     with pytest.raises(AuditFailure, match=f"names key {key_id(old)}, not among"):
-        verify(_records(client, a), new.public_key)  # the new key alone cannot
+        # the new key alone cannot
+        verify(_records(client, a), new.public_key, command_reader=read_signed_command)
     # the second verifier agrees: the published set verifies it, the new key alone cannot
     path = Path(server.data_dir) / "a.jsonl"
     path.write_text("".join(line + "\n" for line in export_lines(client.as_viewer(a).history())))
@@ -168,7 +170,7 @@ def test_a_game_signed_across_the_rotation_names_both_keys(rotated, capsys) -> N
     server, client, _, old, new, _, b, _ = rotated
     records = _records(client, b)
     assert {r.seal["key_id"] for r in records if r.seal} == {key_id(old), new.key_id}
-    report = verify(records, [new.public_key, old])
+    report = verify(records, [new.public_key, old], command_reader=read_signed_command)
     (k1, first, split), (k2, after, last) = report.signed_with
     assert (k1, k2, first, after, last) == (key_id(old), new.key_id, 1, split + 1, len(records))
     assert main(["verify", b, "--target", server.target]) == 0
@@ -211,10 +213,15 @@ def test_seals_stored_without_a_key_id_verify_with_any_given_key(rotated) -> Non
         else r
         for r in records
     ]
-    with_ids = verify(records, [old, new.public_key]).signed_with
-    assert verify(bare, [old, new.public_key]).signed_with == with_ids
+    with_ids = verify(
+        records, [old, new.public_key], command_reader=read_signed_command
+    ).signed_with
+    assert (
+        verify(bare, [old, new.public_key], command_reader=read_signed_command).signed_with
+        == with_ids
+    )
     with pytest.raises(AuditFailure, match="not signed by the given server key"):
-        verify(bare, new.public_key)
+        verify(bare, new.public_key, command_reader=read_signed_command)
 
 
 def test_a_seats_receipts_name_the_key_that_signed_them(rotated) -> None:  # type: ignore[no-untyped-def]

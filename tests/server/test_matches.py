@@ -27,6 +27,7 @@ from server.usecases import idempotency
 from server.usecases.table_server import TableServer
 from server.usecases.watch import HandEvents, NextHand
 from server.wire.receipts import Sealer
+from server.wire.signedcommands import read_signed_command
 from server.wire.signing import Signer
 from tests.support.matchplay import _eager
 
@@ -120,7 +121,7 @@ async def verified(server: TableServer, match_id: str) -> matches.Match:
             )
             for e in stored
         ]
-    verify_match(match_id, records, hands, SIGNER.public_key)
+    verify_match(match_id, records, hands, SIGNER.public_key, command_reader=read_signed_command)
     return state
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -35,8 +36,13 @@ class HandRecorder:
     game_id: str = ""
     key: Ed25519PrivateKey = KEY  # the server's signing key; a forger's in some tests
     late: timedelta = timedelta(0)  # added to every time from now on (a draw abandoned)
+    # the seats' signatures: (this, facts, cause) -> the cause as recorded (tests/support/
+    # seatsign.py ``signer``); None records causes as given
+    signer: Callable[[HandRecorder, list[Any], dict[str, Any]], dict[str, Any]] | None = None
 
     def append(self, facts: list[Any], cause: dict[str, Any] | None) -> None:
+        if cause is not None and self.signer is not None:
+            cause = self.signer(self, facts, cause)
         for i, fact in enumerate(facts):
             self.table = tables.evolve(self.table, fact)
             key = records.chain_key(self.table.secret, self.table.salt)
@@ -130,17 +136,28 @@ def _eager(legal: list[Any]) -> list[Any]:
 
 
 def first_hand(
-    kind: str, options: Any, seats: int, match_id: str, secret: str, join_order: list[int]
+    kind: str,
+    options: Any,
+    seats: int,
+    match_id: str,
+    secret: str,
+    join_order: list[int],
+    keys: tuple[str, ...] = (),
+    signer: Any = None,
 ) -> HandRecorder:
-    """Hand 1 as clients open it: created, the seats taken in ``join_order``, dealt."""
-    hand = HandRecorder(secret, game_id=match.hand_id(match_id, 1))
+    """Hand 1 as clients open it: created, the seats taken in ``join_order`` (with their
+    public ``keys``, hex, if given), dealt."""
+    hand = HandRecorder(secret, game_id=match.hand_id(match_id, 1), signer=signer)
     rules = rules_for(kind)
     hand.append(
         tables.create(rules, options, seats, "arbiter-hash", secret, match_id=match_id, hand=1),
         tables.cause("create"),
     )
     for seat in join_order:
-        facts = tables.take_seat(hand.table, seat, f"p{seat}", f"token-hash-{seat}", f"c{seat}")
+        key = keys[seat] if keys else ""
+        facts = tables.take_seat(
+            hand.table, seat, f"p{seat}", f"token-hash-{seat}", f"c{seat}", public_key=key
+        )
         hand.append(facts, tables.cause("join", seat))
     hand.append(tables.start(hand.table), tables.cause("start"))
     return hand
@@ -189,18 +206,21 @@ def play_match(
     join_order: list[int] | None = None,
     void_at: int = 0,
     missing: tuple[int, ...] = (1,),
+    keys: tuple[str, ...] = (),
+    signer: Any = None,
 ) -> PlayedMatch:
     """A whole match, as the server plays it: after each hand its end, then the next hand
     opened through ``match.next_hand`` (its commitment, its seats) and drawn: every seat
     commits, then reveals, then it is dealt (``draw_hand``). At hand ``void_at`` (from 2)
     the seats ``missing`` never commit: that draw is abandoned, the hand is void and the
-    match ends incomplete."""
+    match ends incomplete. ``keys`` (hex) key the seats at hand 1 (carried into every
+    hand), ``signer`` signs their commands (tests/support/seatsign.py)."""
     rng = random.Random(seed)
     match_id = str(uuid.UUID(int=rng.getrandbits(128)))
     recorder = MatchRecorder(match_id)
     recorder.append(match.create(rules_for(kind), match_id, seats, hands, target_score, advance))
     order = join_order if join_order is not None else list(range(seats))
-    hand = first_hand(kind, options, seats, match_id, f"secret-{seed}-1", order)
+    hand = first_hand(kind, options, seats, match_id, f"secret-{seed}-1", order, keys, signer)
     played = {match.hand_id(match_id, 1): hand}
     while True:
         play_hand(hand, rng)
@@ -208,7 +228,7 @@ def play_match(
         if recorder.state.finished:
             return PlayedMatch(seed, recorder, played)
         n = recorder.state.next_number
-        hand = HandRecorder(f"secret-{seed}-{n}", game_id=match.hand_id(match_id, n))
+        hand = HandRecorder(f"secret-{seed}-{n}", game_id=match.hand_id(match_id, n), signer=signer)
         for cause, facts in match.next_hand(recorder.state, hand_table(played), hand.secret):
             hand.append(facts, cause)
         recorder.append(match.open_hand(recorder.state))

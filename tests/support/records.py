@@ -15,9 +15,11 @@ from domain.registry import rules_for
 from domain.table import deal
 from server.store.eventstore import TableApplication
 from server.usecases.table_server import TableServer
-from server.wire import render
+from server.wire import render, seatsig
 from server.wire.receipts import Sealer
 from server.wire.signing import Signer
+from tabletop.v1 import tabletop_pb2 as pb
+from tests.support import seatsign
 
 
 @dataclass(frozen=True)
@@ -36,17 +38,30 @@ def in_memory_server(signer: Signer | None = None) -> TableServer:
 
 
 async def play_random(ts: TableServer, kind: str, options: Any, seats: int, seed: int) -> str:
-    """A game of random legal moves to its end; returns its id. Every seat but the last
-    commits to a contribution and reveals it; the last commits to nothing (it adds no
-    entropy), so the record holds every deal fact (commitments, ContributionRevealed, a
-    seat without a commitment, the start)."""
+    """A game of random legal moves to its end; returns its id. Every seat is keyed and
+    signs its commands as a client does (seatsig), so the record carries every kind of
+    seat signature. Every seat but the last commits to a contribution and reveals it; the
+    last commits to nothing (it adds no entropy), so the record holds every deal fact
+    (commitments, ContributionRevealed, a seat without a commitment, the start)."""
     rng = random.Random(seed)
-    gid, _, _ = await ts.create_game(kind, options, seats, allow_unkeyed_seats=True)
+    keys = [seatsign.seat_key(f"records-{seed}-{s}") for s in range(seats)]
+    gid, _, _ = await ts.create_game(kind, options, seats)
+    for s in range(seats):
+        commitment = deal.contribution_commitment(f"c{s}") if s < seats - 1 else ""
+        public = seatsign.public_hex(keys[s])
+        request = pb.JoinGameRequest(
+            game_id=gid,
+            seat=s,
+            player_name=f"p{s}",
+            contribution_commitment=commitment,
+            seat_public_key=bytes.fromhex(public),
+        )
+        signed = await _signed(ts, gid, keys[s], "JoinGame", request)
+        await ts.join_game(gid, s, f"p{s}", commitment=commitment, public_key=public, signed=signed)
     for s in range(seats - 1):
-        await ts.join_game(gid, s, f"p{s}", commitment=deal.contribution_commitment(f"c{s}"))
-    await ts.join_game(gid, seats - 1, f"p{seats - 1}")
-    for s in range(seats - 1):
-        await ts.reveal(gid, Viewer.of_seat(s), f"c{s}")
+        request = pb.RevealContributionRequest(game_id=gid, contribution=f"c{s}")
+        signed = await _signed(ts, gid, keys[s], "RevealContribution", request)
+        await ts.reveal(gid, Viewer.of_seat(s), f"c{s}", signed)
     version = await ts.start_game(gid, ARBITER)
     rules = rules_for(kind)
     while True:
@@ -56,7 +71,24 @@ async def play_random(ts: TableServer, kind: str, options: Any, seats: int, seed
         seat = rng.choice(list(rules.to_act(table.game)))
         _table, version, legal = await ts.legal_moves(gid, Viewer.of_seat(seat))
         game_moves = [c for c in legal if type(c) in rules.command_types]
-        await ts.play(gid, Viewer.of_seat(seat), version, rng.choice(game_moves or legal))
+        command = rng.choice(game_moves or legal)
+        request = pb.PlayRequest(
+            game_id=gid, expected_version=version, move=render.move_proto(kind, command)
+        )
+        signed = await _signed(ts, gid, keys[seat], "Play", request)
+        await ts.play(gid, Viewer.of_seat(seat), version, command, signed=signed)
+
+
+async def _signed(
+    ts: TableServer, gid: str, key: Any, method: str, request: Any
+) -> seatsig.SignedCall | None:
+    """The seat's signature on ``request`` as the client makes it (having seen the latest
+    version and its chain hash), read back as the server reads it off the request."""
+    snap = await ts.snapshot(gid, ARBITER, None)
+    request.seat_signature.CopyFrom(
+        seatsig.sign(key, gid, method, snap.version, snap.head_hash, request)
+    )
+    return seatsig.read(request, method)
 
 
 async def export(ts: TableServer, gid: str) -> list[str]:
