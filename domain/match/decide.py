@@ -155,7 +155,8 @@ def next_hand(
     Everything carries over from ``previous`` (the hand that ended): the game and its
     options as the game's dealer rule moves them on, the seats with their names and token
     hashes (the same tokens act in every hand), the arbiter, the enforcement, the clock,
-    the redeal cap, the case limit and the justice budget, and the match's counts so far
+    the redeal cap, the case limit and the justice budget, the seat keys (each seat's
+    current one) and whether keys are required, and the match's counts so far
     (redeals and each seat's failed reports: ``_carried_justice``). ``secret`` and ``salt`` are the server's fresh ones for this hand and
     ``reveal_timeout_ms`` its window (the server's setting). The seats carry no entropy:
     they commit afterwards on the hand's own stream, so its commitment (version 1) comes
@@ -183,13 +184,17 @@ def next_hand(
         reveal_timeout_ms=reveal_timeout_ms,
         # carried over as it is (0 only after a hand recorded before the limit existed)
         abandon_after_ms=previous.abandon_after_ms,
+        seat_keys_required=previous.seat_keys_required,
         **_carried_justice(previous),
     )
     moves: list[Move] = [(tables.cause("create"), created)]
     table = tables.evolve(None, created[0])
     for seat, taken in enumerate(previous.seats):
         assert taken is not None  # a hand that was played had every seat taken
-        facts = tables.take_seat(table, seat, taken.player_name, taken.token_hash)
+        # the seat's current key (after any re-key) signs for it in this hand too
+        facts = tables.take_seat(
+            table, seat, taken.player_name, taken.token_hash, public_key=taken.public_key
+        )
         moves.append((tables.cause("join", seat), facts))
         for fact in facts:
             table = tables.evolve(table, fact)

@@ -36,6 +36,7 @@ from domain.table.facts import (
     RedealSecretsRevealed,
     RevealWithheld,
     SeatCommitted,
+    SeatRekeyed,
     SeatTaken,
     ShuffleRevealed,
 )
@@ -59,6 +60,9 @@ CLOCK_FACT_TYPES = (J.ViolationReported, J.AppealFiled, J.VoteCast, J.CaseTimedO
 DEFAULT_ABANDON_AFTER_MS = 600_000  # ten minutes
 MIN_ABANDON_AFTER_MS = 1_000
 MAX_ABANDON_AFTER_MS = 86_400_000  # one day
+MAX_REKEYS = 3  # RekeySeat, per seat per game (docs/api.md, "Seat signatures")
+SEAT_KEY_FIELD = "seat_public_key"  # the request field a seat key comes in, named in refusals
+SEAT_KEY_RULE = "seat keys"  # named in refusals of keys
 
 
 # --- decide ------------------------------------------------------------------------------
@@ -85,6 +89,7 @@ def create(
     justice_budget_ms: int = J.DEFAULT_JUSTICE_BUDGET_MS,
     match_redeals_used: int = 0,
     match_failed_reports: tuple[int, ...] = (),
+    seat_keys_required: bool = False,
 ) -> list[Any]:
     """Open a table; in a match (``match_id``), as its hand number ``hand``. ``secret`` and
     ``salt`` come from the server (random, or the secret from a client-given seed:
@@ -94,7 +99,8 @@ def create(
     ``match_redeals_used``; ``match_failed_reports`` are each seat's failed reports in them.
     ``justice_budget_ms`` is the time cases may pause this hand in all; ``abandon_after_ms``
     is how long a draw waits for every seat's commitment and reveal before the game ends
-    void (``abandon``)."""
+    void (``abandon``). ``seat_keys_required``: every seat joins with a key (the server's
+    tables do, unless created with allow_unkeyed_seats)."""
     options = rules.check_options(options)
     if seat_count not in rules.seat_counts(options):
         raise MalformedCommand(
@@ -153,6 +159,7 @@ def create(
             justice_budget_ms=justice_budget_ms,
             match_redeals_used=match_redeals_used,
             match_failed_reports=match_failed_reports,
+            seat_keys_required=seat_keys_required,
         )
     ]
 
@@ -172,9 +179,12 @@ def take_seat(
     token_hash: str,
     contribution: str = "",
     commitment: str = "",
+    public_key: str = "",
 ) -> list[Any]:
     """A seat is taken, committing to its contribution (``commitment``, revealed later
-    with ``reveal``). A plain ``contribution`` (the older form) commits and reveals at once."""
+    with ``reveal``). A plain ``contribution`` (the older form) commits and reveals at once.
+    ``public_key`` is the seat's Ed25519 key (64 lowercase hex): required where the table
+    requires seat keys; "" takes an unkeyed seat."""
     if not 0 <= seat < table.seat_count:
         raise MalformedCommand("seat", f"seat must be 0..{table.seat_count - 1}")
     if len(player_name) > 64:
@@ -186,6 +196,15 @@ def take_seat(
     if commitment and contribution:
         raise MalformedCommand(
             "contribution", "send the commitment now and the contribution with its reveal"
+        )
+    if public_key and not is_seat_key(public_key):
+        raise MalformedCommand(SEAT_KEY_FIELD, _KEY_FORM)
+    if table.seat_keys_required and not public_key:
+        raise RuleViolation(
+            "SEAT_KEY_REQUIRED",
+            SEAT_KEY_FIELD,
+            "this table admits keyed seats only: join with the seat's Ed25519 public key "
+            "(seat_public_key) and sign the request with it",
         )
     if table.phase is not Phase.WAITING:
         raise RuleViolation("GAME_ALREADY_STARTED", "table", "seats are fixed once dealt")
@@ -199,7 +218,40 @@ def take_seat(
             DEAL_RULE,
             f"hand {table.hand} of a match is seated first; its seats commit after (SeatCommitted)",
         )
-    return [SeatTaken(seat, player_name, token_hash, contribution, commitment)]
+    return [SeatTaken(seat, player_name, token_hash, contribution, commitment, public_key)]
+
+
+_KEY_FORM = "an Ed25519 public key: 32 bytes (64 lowercase hex digits in the record)"
+
+
+def is_seat_key(public_key: str) -> bool:
+    """A seat key as recorded: 64 lowercase hex digits (the 32 raw bytes)."""
+    return len(public_key) == 64 and all(c in "0123456789abcdef" for c in public_key)
+
+
+def rekey(table: Table, seat: int, public_key: str) -> list[Any]:
+    """A keyed seat replaces its key (RekeySeat: its device lost the old one), on its
+    token's word: at most MAX_REKEYS times a game. The same key again changes nothing."""
+    if not 0 <= seat < table.seat_count:
+        raise MalformedCommand("seat", f"seat must be 0..{table.seat_count - 1}")
+    if not is_seat_key(public_key):
+        raise MalformedCommand(SEAT_KEY_FIELD, _KEY_FORM)
+    taken = table.seats[seat]
+    if taken is None or not taken.public_key:
+        raise RuleViolation(
+            "SEAT_NOT_KEYED", SEAT_KEY_RULE, f"seat {seat} has no key to replace (an unkeyed seat)"
+        )
+    if table.phase is Phase.FINISHED:
+        raise RuleViolation("GAME_OVER", "table", "the game has ended")
+    if taken.public_key == public_key:
+        return []  # a retried re-key: already recorded
+    if len(taken.rekeyed_at) >= MAX_REKEYS:
+        raise RuleViolation(
+            "REKEY_LIMIT",
+            SEAT_KEY_RULE,
+            f"seat {seat} was re-keyed {MAX_REKEYS} times in this game: no more",
+        )
+    return [SeatRekeyed(seat, public_key, taken.public_key)]
 
 
 def commit(table: Table, seat: int, commitment: str) -> list[Any]:
@@ -614,6 +666,7 @@ def concurrent(kind: str, facts: list[Any], seat: int) -> bool:
         RedealOpened,
         RedealSecretsRevealed,
         DealAbandoned,
+        SeatRekeyed,
         *J.JUSTICE_EVENT_TYPES,
     )
     return all(not isinstance(f, table_facts) and hook(f, seat) for f in facts)
@@ -687,7 +740,13 @@ def redecide(
     action = cause["action"]
     if action == "join" and isinstance(first_fact, SeatTaken):
         f = first_fact
-        return take_seat(table, f.seat, f.player_name, "", f.contribution, f.commitment)
+        return take_seat(
+            table, f.seat, f.player_name, "", f.contribution, f.commitment, f.public_key
+        )
+    if action == "rekey" and isinstance(first_fact, SeatRekeyed):
+        if cause.get("seat") != first_fact.seat:
+            raise MalformedCommand("cause", "the re-key's seat is not the cause's seat")
+        return rekey(table, first_fact.seat, first_fact.public_key)
     if action == "reveal" and isinstance(first_fact, ContributionRevealed):
         if cause.get("seat") != first_fact.seat:
             raise MalformedCommand("cause", "the reveal's seat is not the cause's seat")
@@ -766,6 +825,7 @@ def _apply(table: Table | None, event: Any) -> Table:
             justice_budget_ms=event.justice_budget_ms,
             match_redeals_used=event.match_redeals_used,
             match_failed_reports=event.match_failed_reports,
+            seat_keys_required=event.seat_keys_required,
         )
     assert table is not None
     if isinstance(event, SeatTaken):
@@ -774,11 +834,17 @@ def _apply(table: Table | None, event: Any) -> Table:
             committed = deal.contribution_commitment(event.contribution)
         awaited = table.hand >= 2 and not committed  # a match's later hand: commits after
         seat = Seat(event.player_name, event.token_hash, event.contribution, committed)
-        seat = dataclasses.replace(seat, awaited=awaited)
+        seat = dataclasses.replace(seat, awaited=awaited, public_key=event.public_key)
         first = event.seat if table.first_seat is None else table.first_seat
         return dataclasses.replace(_with_seat(table, event.seat, seat), first_seat=first)
     if isinstance(event, SeatCommitted):
         return _with_inputs(table, event.seat, commitment=event.commitment, awaited=False)
+    if isinstance(event, SeatRekeyed):
+        taken = table.seats[event.seat]
+        assert taken is not None
+        rekeyed_at = (*taken.rekeyed_at, table.version)
+        keyed = dataclasses.replace(taken, public_key=event.public_key, rekeyed_at=rekeyed_at)
+        return _with_seat(table, event.seat, keyed)
     if isinstance(event, ContributionRevealed):
         return _with_inputs(table, event.seat, contribution=event.contribution)
     if isinstance(event, RevealWithheld):
@@ -880,7 +946,9 @@ def redact(table_kind: str, event: Any, viewer: Viewer) -> Any:
         return dataclasses.replace(event, token_hash="", contribution="")
     if isinstance(event, ContributionRevealed):
         return dataclasses.replace(event, contribution="")
-    if isinstance(event, RevealWithheld | SeatCommitted | RedealSecretsRevealed | DealAbandoned):
+    if isinstance(
+        event, RevealWithheld | SeatCommitted | RedealSecretsRevealed | DealAbandoned | SeatRekeyed
+    ):
         return event
     if isinstance(event, RedealOpened):  # the secret, like the table's, only at the end
         return dataclasses.replace(event, secret="")
@@ -929,6 +997,12 @@ def describe(table_kind: str, event: Any) -> str:
     if isinstance(event, DealAbandoned):
         which = "the deal" if event.round == 0 else f"重新洗牌发牌 {event.round}"
         return f"{which} abandoned; {_void_words(tuple(event.waiting_for))}"
+    if isinstance(event, SeatRekeyed):
+        return (
+            f"seat {event.seat} re-keyed (key {event.public_key[:16]}…, replacing "
+            f"{event.old_public_key[:16]}…): its later commands stand on a key the server "
+            "accepted on the seat token's word"
+        )
     if isinstance(event, SeatCommitted):
         if not event.commitment:
             return f"seat {event.seat} committed to nothing: seat {event.seat} added no entropy"

@@ -49,6 +49,10 @@ class GameCreated:
     # max_redeals, per match) and each seat's failed reports in them (toward REPORT_LIMIT)
     match_redeals_used: int = 0
     match_failed_reports: tuple[int, ...] = ()
+    # public: every seat joins with an Ed25519 key and signs its commands (docs/api.md,
+    # "Seat signatures"); False in records made before seat keys (unkeyed seats then), and
+    # at a table created with allow_unkeyed_seats
+    seat_keys_required: bool = False
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,17 @@ class SeatTaken:
     token_hash: str
     contribution: str  # legacy: a contribution revealed at once (hidden until the end)
     commitment: str = ""  # public: deal.contribution_commitment(the seat's contribution)
+    public_key: str = ""  # public: the seat's Ed25519 key, 64 lowercase hex; "": unkeyed
+
+
+@dataclass(frozen=True)
+class SeatRekeyed:
+    """``seat``'s key was replaced by ``public_key`` (RekeySeat, on the seat token's word):
+    its later commands are signed by the new key."""
+
+    seat: int
+    public_key: str  # 64 lowercase hex
+    old_public_key: str
 
 
 @dataclass(frozen=True)
@@ -151,6 +166,7 @@ TABLE_EVENT_TYPES: dict[str, type] = {
         RedealOpened,
         RedealSecretsRevealed,
         DealAbandoned,
+        SeatRekeyed,
         *J.JUSTICE_EVENT_TYPES,
     )
 }

@@ -55,6 +55,8 @@ class Seat(_DealInput):
     commitment: str = ""  # its commitment ("" when it committed to nothing)
     withheld: bool = False  # not revealed (or not committed) in time
     awaited: bool = False  # seated first (a match's later hand): its commitment is to come
+    public_key: str = ""  # the seat's current Ed25519 key (64 hex); "": an unkeyed seat
+    rekeyed_at: tuple[int, ...] = ()  # the versions of its SeatRekeyed facts, oldest first
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,16 @@ class Table:
     # DealAbandoned: the seats the abandoned draw waited for (the game ended void), or None
     abandoned: tuple[int, ...] | None = None
     draw_opened: int = 0  # the version of the fact that opened the latest draw (its clock)
+    seat_keys_required: bool = False  # every seat joins keyed (GameCreated; False: old record)
+
+    @property
+    def seat_keys(self) -> tuple[str, ...]:
+        """Each seat's current Ed25519 key (64 hex), "" for an unkeyed or empty seat."""
+        return tuple(s.public_key if s is not None else "" for s in self.seats)
+
+    def seat_key(self, seat: int) -> str:
+        taken = self.seats[seat] if 0 <= seat < self.seat_count else None
+        return taken.public_key if taken is not None else ""
 
     def draw_inputs(self) -> tuple[Seat | Entropy | None, ...]:
         """The inputs of the draw under way: a redeal's fresh ones, else the seats'."""

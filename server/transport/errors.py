@@ -71,7 +71,7 @@ def to_status(exc: BaseException) -> grpc.Status | None:
         return _status(
             code_pb2.PERMISSION_DENIED,
             str(exc),
-            error_details_pb2.ErrorInfo(reason="PERMISSION_DENIED", domain=DOMAIN),
+            error_details_pb2.ErrorInfo(reason=exc.reason, domain=DOMAIN),
         )
     if isinstance(exc, Exhausted):  # a limit of server/transport/limits.py
         return exc.status()

@@ -24,7 +24,15 @@ from server.transport.peers import peer_of
 # The fields the servicer adds to the line of the call it serves (each call is its own task).
 CALL: ContextVar[dict[str, Any]] = ContextVar("tabletop_rpc_fields")
 WRITES = frozenset(
-    {"CreateGame", "JoinGame", "CommitContribution", "RevealContribution", "StartGame", "Play"}
+    {
+        "CreateGame",
+        "JoinGame",
+        "CommitContribution",
+        "RevealContribution",
+        "StartGame",
+        "Play",
+        "RekeySeat",
+    }
 )
 HOT = frozenset({"Play"})  # writes whose success is counted (metrics), not logged at INFO
 SERIOUS = frozenset({"INTERNAL", "UNKNOWN", "DATA_LOSS"})

@@ -19,7 +19,7 @@ from server.transport.health import is_store_fault
 from server.transport.limits import Limits
 from server.usecases.table_server import TableServer
 from server.usecases.watch import HandEvents, NextHand, OwnMovesLeftOut
-from server.wire import receipts, render
+from server.wire import receipts, render, seatsig
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 
@@ -148,6 +148,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             "case_time_limit_ms": request.case_time_limit_ms,
             "abandon_after_ms": request.abandon_after_ms,
             "justice_budget_ms": request.justice_budget_ms,
+            "allow_unkeyed_seats": request.allow_unkeyed_seats,
         }
         if request.HasField("max_redeals"):
             table["max_redeals"] = request.max_redeals
@@ -179,6 +180,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
             request.contribution,
             request.contribution_commitment,
             request.request_id,
+            public_key=request.seat_public_key.hex(),
+            signed=seatsig.read(request, "JoinGame"),
         )
         return pb.JoinGameResponse(seat_token=token, seat=request.seat, version=version)
 
@@ -187,8 +190,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self, request: pb.RevealContributionRequest, context: Any
     ) -> pb.RevealContributionResponse:
         viewer = await self._viewer(request.game_id, context)
+        signed = seatsig.read(request, "RevealContribution")
         version, stored, awaiting, deadline = await self.server.reveal(
-            request.game_id, viewer, request.contribution
+            request.game_id, viewer, request.contribution, signed
         )
         after = None
         if stored:  # the reveal's events and their receipt, as a Play reply carries them
@@ -202,8 +206,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self, request: pb.CommitContributionRequest, context: Any
     ) -> pb.CommitContributionResponse:
         viewer = await self._viewer(request.game_id, context)
+        signed = seatsig.read(request, "CommitContribution")
         version, stored, awaiting, deadline = await self.server.commit_contribution(
-            request.game_id, viewer, request.commitment
+            request.game_id, viewer, request.commitment, signed
         )
         after = None
         if stored:  # the acknowledgement: the move that took the commitment, with its receipt
@@ -215,8 +220,20 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @unary
     async def StartGame(self, request: pb.StartGameRequest, context: Any) -> pb.StartGameResponse:
         viewer = await self._viewer(request.game_id, context)
-        version = await self.server.start_game(request.game_id, viewer, request.request_id)
+        signed = seatsig.read(request, "StartGame")
+        version = await self.server.start_game(
+            request.game_id, viewer, request.request_id, signed
+        )
         return pb.StartGameResponse(version=version)
+
+    @unary
+    async def RekeySeat(self, request: pb.RekeySeatRequest, context: Any) -> pb.RekeySeatResponse:
+        viewer = await self._viewer(request.game_id, context)
+        signed = seatsig.read(request, "RekeySeat")
+        version = await self.server.rekey_seat(
+            request.game_id, viewer, request.seat_public_key.hex(), signed
+        )
+        return pb.RekeySeatResponse(version=version)
 
     @unary
     async def Play(self, request: pb.PlayRequest, context: Any) -> pb.PlayResponse:
@@ -225,8 +242,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
             self.limits.take_move(self.server.parse_id(request.game_id), viewer.seat)
         snap = await self.server.snapshot(request.game_id, viewer, None)
         command = self.server.with_seat(render.read_move(snap.table.kind, request.move), viewer)
+        signed = seatsig.read(request, "Play")
         stored = await self.server.play(
-            request.game_id, viewer, request.expected_version, command, request.request_id
+            request.game_id, viewer, request.expected_version, command, request.request_id, signed
         )
         # the game right after this move (a retried request_id gets its original reply)
         after = await self.server.snapshot(request.game_id, viewer, stored[-1].version)
@@ -256,8 +274,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self, request: pb.ReadyNextHandRequest, context: Any
     ) -> pb.ReadyNextHandResponse:
         viewer = await self._viewer(request.game_id, context)
+        signed = seatsig.read(request, "ReadyNextHand")
         match, hand_id, stored = await self.server.ready_next_hand(
-            request.game_id, viewer, request.contribution, request.commitment
+            request.game_id, viewer, request.contribution, request.commitment, signed
         )
         reply = pb.ReadyNextHandResponse(match=render.match_proto(match), game_id=hand_id)
         if stored:  # the acknowledgement: the move on the hand's stream that took it

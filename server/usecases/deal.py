@@ -23,6 +23,7 @@ from server.usecases.games import (
     Games,
     PermissionDenied,
 )
+from server.wire.seatsig import SignedCall
 from server.wire.stored import StoredEvent
 
 
@@ -30,7 +31,7 @@ class Deal(Games):
     """CommitContribution, RevealContribution and StartGame."""
 
     async def commit_contribution(
-        self, game_id: str, viewer: Viewer, commitment: str
+        self, game_id: str, viewer: Viewer, commitment: str, signed: SignedCall | None = None
     ) -> tuple[int, list[StoredEvent], tuple[int, ...], datetime | None]:
         """A seat already seated (a match's later hand, a 重新洗牌发牌) commits to its
         contribution. Returns the version, the events appended (none for a repeat), the
@@ -40,7 +41,7 @@ class Deal(Games):
             return tables.commit(table, seat, commitment)
 
         agg, stored = await self._seat_input(
-            game_id, viewer, "commit", decide, tables.SeatCommitted
+            game_id, viewer, "commit", decide, tables.SeatCommitted, signed
         )
         deadline = tables.reveal_deadline(agg.table, agg.modified_on)
         return agg.version, stored, agg.table.awaited_commitments, deadline
@@ -52,11 +53,14 @@ class Deal(Games):
         action: str,
         decide: Callable[[tables.Table, int], list[Any]],
         recorded_as: type,
+        signed: SignedCall | None = None,
     ) -> tuple[GameAggregate, list[StoredEvent]]:
         """A seat's commitment or reveal: decided (again on a fresh read, since another
         replica may have moved the table on), appended, then the deal made once every input
         is in. Returns the game after it and the acknowledgement: the move that recorded
-        the input (``recorded_as``), just appended or, for a repeat, found in the draw."""
+        the input (``recorded_as``), just appended or, for a repeat, found in the draw. A
+        keyed seat's input is ``signed`` (checked before it is appended; a repeat appends
+        nothing and gets the first acknowledgement back)."""
         gid = self.parse_id(game_id)
         if viewer.role is not Role.SEAT or viewer.seat is None:
             raise PermissionDenied(f"only a seat may {action} its contribution")
@@ -68,7 +72,11 @@ class Deal(Games):
                 agg = await self._load(gid, refresh=True)
                 facts = decide(agg.table, viewer.seat)
             if facts:
-                stored = await self._append(agg, facts, tables.cause(action, viewer.seat))
+                cause = tables.cause(action, viewer.seat)
+                recorded = await self._seat_signed(agg, viewer.seat, signed)
+                if recorded is not None:
+                    cause["signed"] = recorded
+                stored = await self._append(agg, facts, cause)
             else:  # a repeat: the move that took it the first time
                 stored = await self._recorded_input(gid, agg.table, viewer.seat, recorded_as)
         return await self._deal_when_inputs_in(gid), stored
@@ -102,7 +110,7 @@ class Deal(Games):
             return await self._load(gid)
 
     async def reveal(
-        self, game_id: str, viewer: Viewer, contribution: str
+        self, game_id: str, viewer: Viewer, contribution: str, signed: SignedCall | None = None
     ) -> tuple[int, list[StoredEvent], tuple[int, ...], datetime | None]:
         """The seat reveals its contribution. Returns the version, the events appended (none
         for a repeat), the seats still awaited and the reveal deadline."""
@@ -111,12 +119,20 @@ class Deal(Games):
             return tables.reveal(table, seat, contribution)
 
         agg, stored = await self._seat_input(
-            game_id, viewer, "reveal", decide, tables.ContributionRevealed
+            game_id, viewer, "reveal", decide, tables.ContributionRevealed, signed
         )
         deadline = tables.reveal_deadline(agg.table, agg.modified_on)
         return agg.version, stored, agg.table.pending_reveals, deadline
 
-    async def start_game(self, game_id: str, viewer: Viewer, request_id: str = "") -> int:
+    async def start_game(
+        self,
+        game_id: str,
+        viewer: Viewer,
+        request_id: str = "",
+        signed: SignedCall | None = None,
+    ) -> int:
+        """Deal hand 1 once every input is in. Sent by a keyed seat, it is ``signed`` and
+        recorded in that seat's name; the arbiter signs nothing."""
         gid = self.parse_id(game_id)
         if viewer.role is Role.SPECTATOR:
             raise PermissionDenied("a seat or the arbiter starts the game")
@@ -125,9 +141,14 @@ class Deal(Games):
         if key is not None:
             cause.update(idempotency.cause_fields(key, "start", {"game_id": str(gid)}))
 
+        async def check(agg: GameAggregate) -> None:
+            recorded = await self._seat_signed(agg, viewer.seat, signed)
+            if recorded is not None:  # a keyed seat's start: in its name
+                cause.update(seat=viewer.seat, signed=recorded)
+
         def decide(agg: GameAggregate) -> list[Any]:
             # every seat's input, or no deal: a window that passed changes nothing here
             return tables.start(agg.table)
 
-        stored = await self._once(gid, decide, cause)
+        stored = await self._once(gid, decide, cause, check)
         return stored[-1].version

@@ -16,7 +16,7 @@ import hmac
 import itertools
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -30,6 +30,8 @@ from domain.table.justice.decide import LastMove, is_game_move
 from server.store.eventstore import GameAggregate, MatchAggregate, TableApplication
 from server.store.shards import Store
 from server.usecases.hub import Hub
+from server.wire import seatsig
+from server.wire.seatsig import SignedCall
 from server.wire.stored import StoredEvent
 
 log = logging.getLogger("tabletop.service")
@@ -40,7 +42,15 @@ class NotFound(Exception):
 
 
 class PermissionDenied(Exception):
-    pass
+    """The caller may not do this (→ PERMISSION_DENIED with ``reason``)."""
+
+    def __init__(self, message: str, reason: str = "PERMISSION_DENIED") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+SIGNATURE_REQUIRED = "SEAT_SIGNATURE_REQUIRED"
+SIGNATURE_INVALID = "SEAT_SIGNATURE_INVALID"
 
 
 class Aborted(Exception):
@@ -277,6 +287,73 @@ class Games:
                 return Viewer.of_seat(seat)
         raise PermissionDenied("the token is not valid for this game")
 
+    async def _seat_signed(
+        self,
+        agg: GameAggregate,
+        seat: int | None,
+        signed: SignedCall | None,
+        key: str = "",
+        play_version: int | None = None,
+    ) -> dict[str, str] | None:
+        """Check a seat's signature on its command (docs/api.md, "Seat signatures") under
+        the game's lock, before anything is decided; returns what the move's cause records
+        (``cause["signed"]``), or None for an unkeyed seat (its commands stand on the
+        server's word: a signature it sent has no key to check against, so none is kept).
+        ``key``: the key to check with instead of the seat's recorded one (JoinGame, RekeySeat:
+        the key sent). ``play_version``: a Play's expected_version, which the signed command
+        must name, with its chain hash."""
+        key = key or (agg.table.seat_key(seat) if seat is not None else "")
+        if not key:
+            return None
+        if signed is None:
+            raise PermissionDenied(
+                f"seat {seat} is keyed: its commands must carry the seat's signature "
+                "(seat_signature)",
+                SIGNATURE_REQUIRED,
+            )
+        if not seatsig.check_signature(key, signed.signed_command, signed.signature):
+            raise PermissionDenied(
+                f"the seat signature does not check against seat {seat}'s key",
+                SIGNATURE_INVALID,
+            )
+        if play_version is not None:
+            if signed.expected_version != play_version:
+                raise MalformedCommand(
+                    seatsig.FIELD,
+                    f"the signed command names version {signed.expected_version}, "
+                    f"the Play {play_version}",
+                )
+            if not signed.head_hash:
+                raise MalformedCommand(seatsig.FIELD, "head_hash is required on Play")
+        await self._check_seen(agg, signed.expected_version, signed.head_hash)
+        return signed.recorded()
+
+    async def _check_seen(self, agg: GameAggregate, version: int, head_hash: str) -> None:
+        """The version a signed command says its seat saw is one of the game's, and its
+        chain hash (when given) the one stored there: a signed command cannot be moved to
+        another version or table."""
+        if version > agg.version:  # another replica may have moved the game on
+            agg = await self._load(agg.id, refresh=True)
+        if not 0 <= version <= agg.version:
+            raise MalformedCommand(
+                seatsig.FIELD,
+                f"the signed command names version {version}; the game is at {agg.version}",
+            )
+        if not head_hash:
+            return
+        if version == agg.version:
+            stored = agg.head_hash
+        elif version == 0:
+            stored = ""
+        else:
+            at = await asyncio.to_thread(self.store.stored_events, agg.id, version - 1, version)
+            stored = at[0].hash if at else ""
+        if not hmac.compare_digest(head_hash, stored):
+            raise MalformedCommand(
+                seatsig.FIELD,
+                f"head_hash is not this game's chain hash at version {version}",
+            )
+
     def _lock(self, game_id: uuid.UUID) -> asyncio.Lock:
         return self._locks.setdefault(game_id, asyncio.Lock())
 
@@ -353,18 +430,23 @@ class Games:
         """A hand of a match ended here; matches.py moves the match on."""
 
     async def commit_contribution(
-        self, game_id: str, viewer: Viewer, commitment: str
+        self, game_id: str, viewer: Viewer, commitment: str, signed: SignedCall | None = None
     ) -> tuple[int, list[StoredEvent], tuple[int, ...], datetime | None]:
         """A seated seat commits to the draw under way; deal.py does it (ReadyNextHand, in
         matches.py, commits through it)."""
         raise NotImplementedError
 
     async def _once(
-        self, gid: uuid.UUID, decide: Callable[[GameAggregate], list[Any]], cause: dict[str, Any]
+        self,
+        gid: uuid.UUID,
+        decide: Callable[[GameAggregate], list[Any]],
+        cause: dict[str, Any],
+        check: Callable[[GameAggregate], Awaitable[None]] | None = None,
     ) -> list[StoredEvent]:
         """Decide and append, once per idempotency key: a request whose key is stored gets
         its original events back. A refusal is checked against a fresh read first, since
-        another replica may hold the answer (the retry went elsewhere)."""
+        another replica may hold the answer (the retry went elsewhere). ``check`` runs
+        under the lock before deciding (a seat's signature: it may complete the cause)."""
         digest = cause.get("request_key")
         async with self._lock(gid):
             agg = await self._load(gid)
@@ -373,6 +455,8 @@ class Games:
                     agg = await self._load(gid, refresh=True)
                 if digest and (done := await self._requested(agg, digest, cause)):
                     return done
+                if check is not None:
+                    await check(agg)
                 try:
                     facts = decide(agg)  # before the cause is stored: it may complete it
                     return await self._append(agg, facts, cause)

@@ -24,6 +24,8 @@ from server.usecases.games import (
     _MatchMoved,
     log,
 )
+from server.wire import seatsig
+from server.wire.seatsig import SignedCall
 from server.wire.stored import StoredEvent, StoredMatchFact
 
 
@@ -121,7 +123,12 @@ class Matches(Games):
         return self._seal(agg, move)
 
     async def ready_next_hand(
-        self, game_id: str, viewer: Viewer, contribution: str = "", commitment: str = ""
+        self,
+        game_id: str,
+        viewer: Viewer,
+        contribution: str = "",
+        commitment: str = "",
+        signed: SignedCall | None = None,
     ) -> tuple[matches.Match, str, list[StoredEvent]]:
         """The viewer's seat is ready for the match's next hand (at any hand's id of the
         match: the same token acts in every hand): it commits to its contribution to that
@@ -129,7 +136,8 @@ class Matches(Games):
         the hand before ends, its commitment first). The contribution is revealed with
         RevealContribution on that hand once every seat has committed. Returns the match,
         the hand's game id and the acknowledgement (the move on that hand's stream that
-        took the commitment, as CommitContribution returns it)."""
+        took the commitment, as CommitContribution returns it). A keyed seat's ready is
+        ``signed`` for the hand its commitment goes into (which the request then names)."""
         if viewer.role is not Role.SEAT or viewer.seat is None:
             raise PermissionDenied("only a seated player says it is ready")
         table = (await self._load(self.parse_id(game_id))).table
@@ -149,7 +157,15 @@ class Matches(Games):
                 matches.decide.RULE,
                 "the next hand opens (its commitment first) when this hand ends: commit then",
             )
-        _v, stored, _a, _d = await self.commit_contribution(current.game_id, viewer, commitment)
+        if signed is not None and signed.game_id != current.game_id:
+            raise MalformedCommand(
+                seatsig.FIELD,
+                f"the signed command names game {signed.game_id}; the commitment goes into "
+                f"hand {current.hand}, game {current.game_id}: sign and send that one",
+            )
+        _v, stored, _a, _d = await self.commit_contribution(
+            current.game_id, viewer, commitment, signed
+        )
         # the match, with the seats that have committed to the hand being opened as ready
         hand = (await self._load(uuid.UUID(current.game_id))).table
         committed = tuple(

@@ -20,6 +20,7 @@ from server.usecases.games import (
     Aborted,
     Games,
 )
+from server.wire.seatsig import SignedCall
 from server.wire.stored import StoredEvent
 
 MAX_REQUEST_ID = 64  # characters of a Play request_id (idempotency key)
@@ -36,12 +37,17 @@ class Play(Games):
         expected_version: int,
         command: Any,
         request_id: str = "",
+        signed: SignedCall | None = None,
     ) -> list[StoredEvent]:
         """Decide ``command`` for the viewer's seat against ``expected_version``.
 
         ``request_id`` is the client's idempotency key: it is stored in the move's cause, and
         a Play whose seat and request_id were already accepted is not decided again; the
         original move's events come back, whatever the game's version is now.
+
+        A keyed seat's Play is ``signed`` for exactly ``expected_version`` and its chain hash
+        (docs/api.md, "Seat signatures"), checked before anything is decided and recorded
+        with the move; the arbiter signs nothing.
         """
         gid = self.parse_id(game_id)
         justice.check_sender(command, viewer)
@@ -55,6 +61,8 @@ class Play(Games):
                 agg = await self._load(gid, refresh=True)  # another replica may have moved
                 if request_id and (done := await self._played(agg, command, request_id)):
                     return done
+            seat = justice.sender_seat(command)
+            recorded = await self._seat_signed(agg, seat, signed, play_version=expected_version)
             if expected_version != agg.version and not await self._concurrent(
                 agg, expected_version, command
             ):
@@ -64,9 +72,11 @@ class Play(Games):
             # a fresh secret for a 重新洗牌发牌 the command may order (drawn with the seats)
             redeal = isinstance(command, tables.REDEAL_COMMANDS)
             facts = tables.act(agg.table, command, last, secrets.token_hex(32) if redeal else "")
-            cause = tables.cause("play", justice.sender_seat(command), command)
+            cause = tables.cause("play", seat, command)
             if request_id:
                 cause["request_id"] = request_id
+            if recorded is not None:
+                cause["signed"] = recorded
             try:
                 return await self._append(agg, facts, cause)
             except Aborted:  # another replica stored a move first: this very request?

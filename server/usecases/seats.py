@@ -14,7 +14,7 @@ from eventsourcing.persistence import IntegrityError
 from domain import match as matches
 from domain import table as tables
 from domain.codec import to_data
-from domain.engine import MalformedCommand, RuleViolation
+from domain.engine import MalformedCommand, Role, RuleViolation, Viewer
 from domain.registry import rules_for
 from domain.table import deal
 from domain.table.justice import facts as J
@@ -22,9 +22,11 @@ from server.store.eventstore import GameAggregate, MatchAggregate
 from server.usecases import idempotency
 from server.usecases.games import (
     Games,
+    PermissionDenied,
     _same_request,
     token_hash,
 )
+from server.wire.seatsig import SignedCall
 from server.wire.stored import StoredEvent
 
 PREPARED_DEALS_SETTING = "--allow-prepared-deals (TABLETOP_ALLOW_PREPARED_DEALS)"
@@ -59,6 +61,7 @@ class Seats(Games):
         case_time_limit_ms: int = 0,
         abandon_after_ms: int = 0,
         justice_budget_ms: int = 0,
+        allow_unkeyed_seats: bool = False,
     ) -> tuple[str, int, str]:
         """Open a table. Returns the game id, its version and the arbiter token. With
         ``match``, the table is the first hand of that new match (see ``create_match``).
@@ -67,7 +70,8 @@ class Seats(Games):
         derived from it) or a ``deck`` is a prepared deal: refused unless this server allows
         prepared deals, and marked in the table's facts. With a ``request_id``
         (server/usecases/idempotency.py) the game id and the arbiter token come from the key, so a
-        retry finds the game and returns the same reply."""
+        retry finds the game and returns the same reply. Every seat joins with a key and
+        signs its commands unless ``allow_unkeyed_seats`` (docs/api.md, "Seat signatures")."""
         if (seed is not None or deck) and not self.allow_prepared_deals:
             raise RuleViolation(
                 "PREPARED_DEALS_DISABLED",
@@ -114,6 +118,8 @@ class Seats(Games):
                 content["abandon_after_ms"] = abandon_after_ms
             if justice_budget_ms:  # (likewise)
                 content["justice_budget_ms"] = justice_budget_ms
+            if allow_unkeyed_seats:  # (likewise)
+                content["allow_unkeyed_seats"] = True
             if match is not None:  # create_match derived the match id from the key
                 content["match"] = {
                     "hands": match.hands,
@@ -147,6 +153,7 @@ class Seats(Games):
                 case_time_limit_ms=case_time_limit_ms or self.case_timeout_ms,
                 abandon_after_ms=abandon_after_ms or tables.DEFAULT_ABANDON_AFTER_MS,
                 justice_budget_ms=justice_budget_ms or J.DEFAULT_JUSTICE_BUDGET_MS,
+                seat_keys_required=not allow_unkeyed_seats,
             )
             if match is not None:
                 await self._open_match(rules, seat_count, match, keyed=key is not None)
@@ -206,28 +213,75 @@ class Seats(Games):
         contribution: str = "",
         commitment: str = "",
         request_id: str = "",
+        public_key: str = "",
+        signed: SignedCall | None = None,
     ) -> tuple[str, int]:
         """Take a seat, committing to a contribution. Returns the seat token (shown once, or
         to a retry with the same ``request_id``: the token is then derived from the key) and
-        the new version."""
+        the new version. ``public_key`` (64 hex) keys the seat: the join must then be
+        ``signed`` by it, and so must every later command of the seat."""
         gid = self.parse_id(game_id)
         key = idempotency.parse(request_id)
         cause = tables.cause("join", seat)
+        if public_key and not tables.is_seat_key(public_key):
+            raise MalformedCommand("seat_public_key", "an Ed25519 public key: 32 bytes")
         if key is None:
             token = secrets.token_urlsafe(24)
         else:
             token = idempotency.token(key, "seat", gid, seat)
             content = {"game_id": str(gid), "seat": seat, "player_name": player_name,
                        "contribution": contribution, "commitment": commitment}  # fmt: skip
+            if public_key:  # older keys' content unchanged
+                content["public_key"] = public_key
             cause.update(idempotency.cause_fields(key, "join", content))
+
+        async def check(agg: GameAggregate) -> None:
+            if not public_key:  # an unkeyed join: take_seat says whether the table allows it
+                return
+            recorded = await self._seat_signed(agg, seat, signed, key=public_key)
+            if recorded is not None:
+                cause["signed"] = recorded
 
         def decide(agg: GameAggregate) -> list[Any]:
             return tables.take_seat(
-                agg.table, seat, player_name, token_hash(token), contribution, commitment
+                agg.table,
+                seat,
+                player_name,
+                token_hash(token),
+                contribution,
+                commitment,
+                public_key,
             )
 
-        stored = await self._once(gid, decide, cause)
+        stored = await self._once(gid, decide, cause, check)
         return token, stored[-1].version
+
+    async def rekey_seat(
+        self, game_id: str, viewer: Viewer, public_key: str, signed: SignedCall | None
+    ) -> int:
+        """The viewer's seat replaces its key (its device lost the old one): ``signed`` by the
+        NEW key, on the seat token's word, recorded as SeatRekeyed for everyone to see.
+        Returns the version after it (the same key again appends nothing)."""
+        gid = self.parse_id(game_id)
+        if viewer.role is not Role.SEAT or viewer.seat is None:
+            raise PermissionDenied("only a seat re-keys itself (send its seat token)")
+        if not tables.is_seat_key(public_key):
+            raise MalformedCommand("seat_public_key", "an Ed25519 public key: 32 bytes")
+        async with self._lock(gid):
+            agg = await self._load(gid)
+            recorded = await self._seat_signed(agg, viewer.seat, signed, key=public_key)
+            try:
+                facts = tables.rekey(agg.table, viewer.seat, public_key)
+            except RuleViolation:  # another replica may have moved the table on
+                agg = await self._load(gid, refresh=True)
+                facts = tables.rekey(agg.table, viewer.seat, public_key)
+            if not facts:
+                return agg.version
+            cause = tables.cause("rekey", viewer.seat)
+            if recorded is not None:
+                cause["signed"] = recorded
+            stored = await self._append(agg, facts, cause)
+        return stored[-1].version
 
     async def create_match(
         self,

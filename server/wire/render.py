@@ -335,6 +335,7 @@ def _event_proto(kind: str, stored: StoredEvent, fact: Any, complete: bool) -> p
         msg.table.game_created.justice_budget_ms = fact.justice_budget_ms
         msg.table.game_created.match_redeals_used = fact.match_redeals_used
         msg.table.game_created.match_failed_reports.extend(fact.match_failed_reports)
+        msg.table.game_created.allow_unkeyed_seats = not fact.seat_keys_required
     elif isinstance(fact, tables.RedealOpened):  # the secret is never part of the message
         r = msg.table.redeal_opened
         r.round, r.requested_by, r.commitment = fact.round, fact.requested_by, fact.commitment
@@ -344,6 +345,11 @@ def _event_proto(kind: str, stored: StoredEvent, fact: Any, complete: bool) -> p
         msg.table.seat_taken.seat = fact.seat
         msg.table.seat_taken.player_name = fact.player_name
         msg.table.seat_taken.contribution_commitment = fact.commitment
+        msg.table.seat_taken.public_key = bytes.fromhex(fact.public_key)
+    elif isinstance(fact, tables.SeatRekeyed):  # public: every seat sees its keys change
+        k = msg.table.seat_rekeyed
+        k.seat, k.public_key = fact.seat, bytes.fromhex(fact.public_key)
+        k.old_public_key = bytes.fromhex(fact.old_public_key)
     elif isinstance(fact, tables.ContributionRevealed):  # the value is never sent
         msg.table.contribution_revealed.seat = fact.seat
     elif isinstance(fact, tables.RevealWithheld):
@@ -370,6 +376,7 @@ _WRITTEN = (
     tables.GameCreated,
     tables.RedealOpened,
     tables.SeatTaken,
+    tables.SeatRekeyed,
     tables.ContributionRevealed,
     tables.RevealWithheld,
     tables.GameStarted,
@@ -529,6 +536,8 @@ def _make_public_part(table: tables.Table) -> pb.GameView:
             player_name=info.player_name,
             contribution_commitment=inputs.commitment,
             contribution_status=_CONTRIBUTION[inputs.status],
+            public_key=bytes.fromhex(info.public_key),
+            rekeyed_at=info.rekeyed_at,
         )
     outcome = table.outcome
     if outcome is not None:
