@@ -172,6 +172,14 @@ class SeatClient {
     this.seen = new Map(); // game id -> {version, hash}: the latest version this client has seen
   }
 
+  get stub() {
+    return this.client.stub;
+  }
+
+  metadata() {
+    return this.client.metadata(this.token);
+  }
+
   /** Remember that `gameId` was seen at `version` with chain hash `hash` (newer wins). */
   noteSeen(gameId, version, hash) {
     const v = Number(version) || 0;
