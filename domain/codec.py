@@ -128,7 +128,9 @@ def _as_stored(tp: Any) -> bool:
         return len(inners) == 1 and _as_stored(inners[0])
     if origin is tuple:
         return False
-    return not (isinstance(tp, type) and (issubclass(tp, enum.Enum) or dataclasses.is_dataclass(tp)))
+    return not (
+        isinstance(tp, type) and (issubclass(tp, enum.Enum) or dataclasses.is_dataclass(tp))
+    )
 
 
 def _union_member(inners: list[Any], data: Any) -> Any:

@@ -569,6 +569,8 @@ def _check_abandoned(table: Any, records: list[Record], abandoned: Record) -> No
             f"version {abandoned.version}: the draw was abandoned before the table's "
             "abandonment limit passed"
         )
+
+
 class _Times(Mapping[int, datetime]):
     """Each version's recorded time, read from the record when asked (a case's deadline and
     the hand's justice budget follow from a few of them)."""

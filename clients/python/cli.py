@@ -227,7 +227,7 @@ def cmd_create(
             # one person holds every token here: seats it will not start commit to nothing
             contributes = start and seed is None  # a seeded table is reproduced: nobody does
             seated.append(c.join(created.game_id, s, name, None if contributes else ""))
-            tokens.seats[s] = seated[-1].token or ""
+            tokens.seats[s] = seated[-1].credential
         if start:
             reveal_and_start(seated)
     if tokens_file:

@@ -4,6 +4,11 @@
 ``watch`` resumes after a dropped connection from the last version it saw, so a caller
 never sees a gap or a duplicate. Give a seat a ``ReceiptLog`` (``receipts=``) to keep the
 server's signed receipt of everything its Play replies, views and Watch streams showed it.
+
+Every seat this client joins gets an Ed25519 key made here (docs/api.md, "Seat signatures"):
+its public half is sent with JoinGame, every command of the seat is signed with it, and the
+seat's credential (``SeatClient.credential``: ``TOKEN:KEYHEX``) keeps both. A bare token
+still works: its commands go unsigned (an unkeyed seat, at a table that allows them).
 """
 
 from __future__ import annotations
@@ -13,13 +18,15 @@ import hashlib
 import secrets
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+from google.protobuf.message import Message
 
 from clients.python.receipts import ReceiptLog, check_payload, check_signature, payload_bytes
 from domain.verify import AuditFailure
+from server.wire import seatsig
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 
@@ -34,6 +41,30 @@ CHANNEL_OPTIONS = [
     ("grpc.keepalive_timeout_ms", 10_000),
     ("grpc.keepalive_permit_without_calls", 1),
 ]
+
+
+class SeatKeyNotRecorded(Exception):
+    """The server did not record the key this seat joined with: it could then stand in
+    for the seat. The seat stops here."""
+
+
+def new_seat_key() -> bytes:
+    """A fresh Ed25519 private key for one seat: its 32 raw bytes."""
+    return secrets.token_bytes(32)
+
+
+def split_credential(credential: str | None) -> tuple[str | None, bytes | None]:
+    """A seat credential ``TOKEN:KEYHEX`` as its token and key; a bare token has no key."""
+    if not credential or ":" not in credential:
+        return credential, None
+    token, _, key = credential.partition(":")
+    try:
+        raw = bytes.fromhex(key)
+    except ValueError:
+        raise ValueError("a seat credential is TOKEN or TOKEN:KEYHEX (64 hex digits)") from None
+    if len(raw) != 32:
+        raise ValueError("a seat credential is TOKEN or TOKEN:KEYHEX (64 hex digits)")
+    return token, raw
 
 
 class _GameRouting(
@@ -84,7 +115,10 @@ class TableClient:
         self.target = target
         self.channel = routed_channel(target)
         self.stub = pb_grpc.TableServiceStub(self.channel)
-        self.token = token
+        self.token, self.seat_key = split_credential(token)  # a seat credential: its key
+        # keyed joins by request_id: (the request unsigned and keyless, as sent, the key),
+        # so a retry sends the same key and bytes
+        self._joins: dict[str, tuple[Message, Message, bytes]] = {}
 
     def close(self) -> None:
         self.channel.close()
@@ -114,6 +148,7 @@ class TableClient:
         max_redeals: int | None = None,
         abandon_after_ms: int = 0,
         justice_budget_ms: int = 0,
+        allow_unkeyed_seats: bool = False,
     ) -> pb.CreateGameResponse:
         """Open a table; with ``match``, a match of hands whose first hand is the reply's
         game id (the reply's ``match_id`` names the match). With a ``request_id``
@@ -123,8 +158,10 @@ class TableClient:
         this many 重新洗牌发牌 per match (None: the server's default, 1). ``abandon_after_ms``:
         how long a draw waits for every seat's commitment and reveal before the game is
         void (0: the default, ten minutes). ``justice_budget_ms``: the time cases may pause
-        one hand (0: 30 minutes)."""
+        one hand (0: 30 minutes). ``allow_unkeyed_seats``: admit seats that join without a
+        key (their commands stand on the server's word alone)."""
         request = pb.CreateGameRequest(
+            allow_unkeyed_seats=allow_unkeyed_seats,
             options=options,
             seat_count=seat_count,
             deck=deck or [],
@@ -156,6 +193,8 @@ class TableClient:
         contribution: str | None = None,
         receipts: ReceiptLog | None = None,
         request_id: str = "",
+        sign: bool = True,
+        seat_key: bytes | None = None,
     ) -> SeatClient:
         """Take a seat, committing to this seat's ``contribution`` to the deal: by default
         16 fresh random bytes, so no other party can choose the deal. Only its commitment is
@@ -163,19 +202,35 @@ class TableClient:
         contributes nothing (a seeded table then deals the same every time). ``receipts``
         keeps the seat's receipts (clients/python/receipts.py). With a ``request_id``
         (``str(uuid.uuid4())``) the call may be retried with the same arguments: the retry
-        returns the same seat token."""
+        returns the same seat token (the same request: the same key and bytes).
+
+        The seat gets a fresh Ed25519 key (``seat_key`` to give one): its public half goes
+        with the request, signed by it, and the seat signs every later command. Once
+        seated, the client checks that the server recorded that key (else
+        ``SeatKeyNotRecorded``). ``sign=False`` joins unkeyed (a table that allows it)."""
         if contribution is None:
             contribution = secrets.token_hex(16)
-        reply = self.stub.JoinGame(
-            pb.JoinGameRequest(
-                game_id=game_id,
-                seat=seat,
-                player_name=player_name,
-                contribution_commitment=commit(contribution) if contribution else "",
-                request_id=request_id,
-            )
+        request = pb.JoinGameRequest(
+            game_id=game_id,
+            seat=seat,
+            player_name=player_name,
+            contribution_commitment=commit(contribution) if contribution else "",
+            request_id=request_id,
         )
-        return SeatClient(
+        retried = self._joins.get(request_id) if request_id else None
+        if retried is not None and retried[0] == request:
+            request, seat_key = retried[1], retried[2]  # a retry sends the very same bytes
+        elif sign:
+            seat_key = seat_key or new_seat_key()
+            keyed = pb.JoinGameRequest()
+            keyed.CopyFrom(request)
+            keyed.seat_public_key = seatsig.public_bytes(seat_key)
+            keyed.seat_signature.CopyFrom(seatsig.sign(seat_key, game_id, "JoinGame", 0, "", keyed))
+            if request_id:
+                self._joins[request_id] = (request, keyed, seat_key)
+            request = keyed
+        reply = self.stub.JoinGame(request)
+        seated = SeatClient(
             self.target,
             game_id,
             reply.seat,
@@ -183,13 +238,19 @@ class TableClient:
             self.channel,
             receipts,
             contribution,
+            seat_key=seat_key if request.seat_public_key else None,
         )
+        if request.seat_public_key:
+            seated.check_key_recorded()
+        return seated
 
     def as_viewer(
         self, game_id: str, token: str | None = None, receipts: ReceiptLog | None = None
     ) -> SeatClient:
-        """Act with an existing token (arbiter or seat), or as a spectator without one."""
-        return SeatClient(self.target, game_id, None, token, self.channel, receipts)
+        """Act with an existing token (arbiter or seat) or seat credential (``TOKEN:KEYHEX``:
+        the seat signs its commands), or as a spectator without one."""
+        token, key = split_credential(token)
+        return SeatClient(self.target, game_id, None, token, self.channel, receipts, seat_key=key)
 
     def view(self, game_id: str, version: int | None = None) -> pb.GameView:
         return self.as_viewer(game_id, self.token).view(version)
@@ -276,10 +337,99 @@ class SeatClient:
     channel: grpc.Channel
     receipts: ReceiptLog | None = None  # keeps every receipt this viewer is sent
     contribution: str = ""  # this seat's contribution to the deal, kept until revealed
+    seat_key: bytes | None = None  # the seat's Ed25519 private key: it signs every command
+    # the chain hashes this client has seen, by (game, version): what a signature names
+    _hashes: dict[tuple[str, int], str] = field(default_factory=dict, repr=False)
+    # signed requests by (method, request_id): a retry sends the same bytes
+    _sent: dict[tuple[str, str], Message] = field(default_factory=dict, repr=False)
 
     @property
     def stub(self) -> pb_grpc.TableServiceStub:
         return pb_grpc.TableServiceStub(self.channel)
+
+    @property
+    def credential(self) -> str:
+        """What keeps this seat: its token, and its key when it has one (``TOKEN:KEYHEX``;
+        ``TableClient.as_viewer`` takes either)."""
+        token = self.token or ""
+        return f"{token}:{self.seat_key.hex()}" if self.seat_key else token
+
+    @property
+    def public_key(self) -> bytes:
+        return seatsig.public_bytes(self.seat_key) if self.seat_key else b""
+
+    def _saw(self, events: Any, game_id: str | None = None) -> None:
+        """Remember the chain hashes of events this client was shown."""
+        for event in events:
+            if event.hash:
+                self._hashes[(game_id or self.game_id, event.version)] = event.hash
+
+    def _latest_seen(self, game_id: str) -> tuple[int, str]:
+        seen = [v for (g, v) in self._hashes if g == game_id]
+        if not seen:
+            return 0, ""
+        return max(seen), self._hashes[(game_id, max(seen))]
+
+    def _hash_at(self, version: int) -> str:
+        known = self._hashes.get((self.game_id, version))
+        if known is None and version > 0:  # not seen here: read the game at that version
+            view = self.view(version)
+            known = view.head_hash
+        return known or ""
+
+    def _sign(self, request: Any, method: str, version: int | None = None) -> Any:
+        """``request`` signed with this seat's key (unchanged without one): as of
+        ``version`` (a Play's expected_version) or the latest version this client saw."""
+        if self.seat_key is None:
+            return request
+        if version is None:
+            version, head = self._latest_seen(request.game_id)
+        else:
+            head = self._hash_at(version)
+        request.seat_signature.CopyFrom(
+            seatsig.sign(self.seat_key, request.game_id, method, version, head, request)
+        )
+        return request
+
+    def _once(self, method: str, request_id: str, request: Any, version: int | None) -> Any:
+        """Sign ``request``, or take the very request sent before with this ``request_id``
+        (same content): a retry is the same bytes."""
+        if request_id:
+            sent = self._sent.get((method, request_id))
+            if sent is not None and seatsig.unsigned(sent) == request:
+                return sent
+        signed = self._sign(request, method, version)
+        if request_id:
+            self._sent[(method, request_id)] = signed
+        return signed
+
+    def check_key_recorded(self) -> None:
+        """The server recorded this seat's key (SeatInfo.public_key), or the seat stops: a
+        server that dropped it could stand in for the seat."""
+        view = self.view()
+        seat = self.seat if self.seat is not None else view.seat
+        recorded = bytes(view.seats[seat].public_key) if seat < len(view.seats) else b""
+        if recorded != self.public_key:
+            shown = recorded.hex() or "none (an unkeyed seat)"
+            raise SeatKeyNotRecorded(
+                f"SEAT KEY NOT RECORDED: seat {seat} joined with key {self.public_key.hex()}, "
+                f"the server shows {shown}; stop: the server could stand in for this seat"
+            )
+
+    def rekey(self, new_key: bytes | None = None) -> int:
+        """Replace this seat's key (the old one was lost): signed by the new key and
+        recorded as SeatRekeyed for everyone to see. Returns the version after it."""
+        new_key = new_key or new_seat_key()
+        request = pb.RekeySeatRequest(
+            game_id=self.game_id, seat_public_key=seatsig.public_bytes(new_key)
+        )
+        version, head = self._latest_seen(self.game_id)
+        request.seat_signature.CopyFrom(
+            seatsig.sign(new_key, self.game_id, "RekeySeat", version, head, request)
+        )
+        reply = self.stub.RekeySeat(request, metadata=self.metadata)
+        self.seat_key = new_key
+        return int(reply.version)
 
     @property
     def metadata(self) -> tuple[tuple[str, str], ...]:
@@ -291,10 +441,11 @@ class SeatClient:
         reply holds no valid signed acknowledgement: the reveal was refused."""
         if not self.contribution:
             return None
+        request = pb.RevealContributionRequest(game_id=self.game_id, contribution=self.contribution)
         reply = self.stub.RevealContribution(
-            pb.RevealContributionRequest(game_id=self.game_id, contribution=self.contribution),
-            metadata=self.metadata,
+            self._sign(request, "RevealContribution"), metadata=self.metadata
         )
+        self._saw(reply.events)
         self._acknowledged(reply, self.game_id, "reveal", "contribution_revealed", None)
         if self.receipts is not None:
             self.receipts.play(reply)
@@ -328,12 +479,9 @@ class SeatClient:
     def start(self, request_id: str = "") -> int:
         """Deal. Every committed seat must have revealed (``reveal_and_start``): nobody
         stands in for a seat. With a ``request_id`` a retry gets the original reply."""
-        return int(
-            self.stub.StartGame(
-                pb.StartGameRequest(game_id=self.game_id, request_id=request_id),
-                metadata=self.metadata,
-            ).version
-        )
+        request = pb.StartGameRequest(game_id=self.game_id, request_id=request_id)
+        request = self._once("StartGame", request_id, request, None)
+        return int(self.stub.StartGame(request, metadata=self.metadata).version)
 
     def view(
         self, version: int | None = None, as_seat: int | None = None, as_arbiter: bool = False
@@ -348,6 +496,8 @@ class SeatClient:
         reply = self.stub.GetView(request, metadata=self.metadata)
         if self.receipts is not None:
             self.receipts.view(reply)
+        if reply.view.head_hash and as_seat is None and not as_arbiter:
+            self._hashes[(self.game_id, reply.view.version)] = reply.view.head_hash
         return reply.view
 
     def ready_next_hand(self, contribution: str | None = None) -> pb.MatchView:
@@ -359,8 +509,14 @@ class SeatClient:
             contribution = secrets.token_hex(16)
         self.contribution = contribution
         committed = commit(contribution) if contribution else ""
-        request = pb.ReadyNextHandRequest(game_id=self.game_id, commitment=committed)
-        reply = self.stub.ReadyNextHand(request, metadata=self.metadata)
+        hand = self.game_id
+        if self.seat_key is not None:  # signed for the hand the commitment goes into
+            hand = self.view().match.current_game_id or self.game_id
+        request = pb.ReadyNextHandRequest(game_id=hand, commitment=committed)
+        reply = self.stub.ReadyNextHand(
+            self._sign(request, "ReadyNextHand"), metadata=self.metadata
+        )
+        self._saw(reply.events, reply.game_id)
         self._acknowledged(reply, reply.game_id, "commitment", "seat_committed", committed)
         match = reply.match
         if match.current_game_id:
@@ -376,7 +532,10 @@ class SeatClient:
         self.contribution = contribution
         committed = commit(contribution) if contribution else ""
         request = pb.CommitContributionRequest(game_id=self.game_id, commitment=committed)
-        reply = self.stub.CommitContribution(request, metadata=self.metadata)
+        reply = self.stub.CommitContribution(
+            self._sign(request, "CommitContribution"), metadata=self.metadata
+        )
+        self._saw(reply.events)
         self._acknowledged(reply, self.game_id, "commitment", "seat_committed", committed)
         return reply
 
@@ -401,17 +560,16 @@ class SeatClient:
     ) -> pb.PlayResponse:
         """Play a move. With a ``request_id`` (e.g. ``uuid.uuid4().hex``) the same call may be
         retried after a timeout or a lost connection: it is never played twice, and a retry
-        of an accepted move returns the original reply."""
-        reply = self.stub.Play(
-            pb.PlayRequest(
-                game_id=self.game_id,
-                expected_version=expected_version,
-                move=move,
-                request_id=request_id,
-            ),
-            metadata=self.metadata,
-            timeout=timeout,
+        of an accepted move returns the original reply (the same signed request is sent)."""
+        request = pb.PlayRequest(
+            game_id=self.game_id,
+            expected_version=expected_version,
+            move=move,
+            request_id=request_id,
         )
+        request = self._once("Play", request_id, request, expected_version)
+        reply = self.stub.Play(request, metadata=self.metadata, timeout=timeout)
+        self._saw(reply.events)
         if self.receipts is not None:
             self.receipts.play(reply)
         return reply
@@ -506,6 +664,7 @@ class SeatClient:
                         del reply.events[:]
                         reply.events.extend(fresh)
                     last = fresh[-1].version
+                    self._saw(fresh)
                     if self.receipts is not None:
                         self.receipts.watched(reply)
                     yield reply
@@ -543,6 +702,7 @@ class SeatClient:
                     if reply.game_id != self.game_id or reply.event.version <= last:
                         continue  # never hand a caller a duplicate
                     last = reply.event.version
+                    self._saw([reply.event], reply.game_id)
                     yield reply
                 return
             except grpc.RpcError as err:

@@ -79,7 +79,7 @@ def run(
         contribution = None if seed is None else ""  # a seeded demo reproduces its deal
         seats = [client.join(game_id, s, f"bot-{s}", contribution) for s in range(4)]
         tokens = Tokens(
-            target, game_id, created.arbiter_token, {s.seat or 0: s.token or "" for s in seats}
+            target, game_id, created.arbiter_token, {s.seat or 0: s.credential for s in seats}
         )
         watcher = threading.Thread(target=_print_stream, args=(seats[0],), daemon=True)
         watcher.start()

@@ -472,7 +472,7 @@ def start_table(client: TableClient, settings: PlaySettings, console: Console) -
         # a seeded table is reproduced from its seed: then nobody contributes
         seat = client.join(created.game_id, s, who, None if settings.seed is None else "")
         seated.append(seat)
-        tokens.seats[s] = seat.token or ""
+        tokens.seats[s] = seat.credential
         if s == settings.seat:
             me = seat
         else:

@@ -30,7 +30,9 @@ class Settings:
     data_dir: Path
     max_batch: int
     metrics_port: int | None = None  # None: no metrics endpoint; 0: a free port
-    http_port: int | None = None  # the live spectator viewer (server/transport/webview.py); None: off
+    http_port: int | None = (
+        None  # the live spectator viewer (server/transport/webview.py); None: off
+    )
     # the API for browsers, the play page and POST /bots (server/transport/connectweb.py)
     web_port: int | None = None  # None: off; 0: a free port
     web_root: Path | None = None  # the play page's built files; None: clients/web/dist
@@ -95,8 +97,10 @@ class _Setting(click.Option):
     variable only when the value came from it (click names it whatever the source)."""
 
     def get_error_hint(self, ctx: click.Context | None) -> str:
-        from_env = ctx is not None and self.name is not None and (
-            ctx.get_parameter_source(self.name) is click.core.ParameterSource.ENVIRONMENT
+        from_env = (
+            ctx is not None
+            and self.name is not None
+            and (ctx.get_parameter_source(self.name) is click.core.ParameterSource.ENVIRONMENT)
         )
         if from_env:
             return super().get_error_hint(ctx)
@@ -147,7 +151,7 @@ OPTIONS: list[click.Parameter] = [
     _option(
         "--web-port",
         "serve the API to browsers over Connect and gRPC-Web, the play page and POST /bots on "
-        "http://HOST:PORT/ (docs/api.md, \"Browsers\"); 0 picks a free port [default: off]",
+        'http://HOST:PORT/ (docs/api.md, "Browsers"); 0 picks a free port [default: off]',
         type=PORT,
         default=None,
     ),

@@ -225,7 +225,9 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
             tables.close()
             raise StartupError(f"cannot serve the web port on {settings.host}:{settings.web_port}")
         _, web_port = web
-        log.info("the API for browsers (Connect, gRPC-Web) on http://%s:%d/", settings.host, web_port)
+        log.info(
+            "the API for browsers (Connect, gRPC-Web) on http://%s:%d/", settings.host, web_port
+        )
         print(f"play in a browser: http://{settings.host}:{web_port}/", flush=True)
         if port_file is not None:
             Path(f"{port_file}.web").write_text(str(web_port))

@@ -148,7 +148,9 @@ class GroupCommitter:
             elif found == "taken":
                 self._count("taken")
                 fut.set_exception(
-                    IntegrityError(f"game {agg.id}: version {events[0].originator_version} is taken")
+                    IntegrityError(
+                        f"game {agg.id}: version {events[0].originator_version} is taken"
+                    )
                 )
             else:
                 again.append(item)
@@ -158,8 +160,12 @@ class GroupCommitter:
                 fut.set_exception(
                     OutcomeUnknown("the store did not say whether the write was stored")
                 )
-            log.error("%d writes of unknown outcome after %.0f s: %s", len(again),
-                      self.resolve_seconds, exc)
+            log.error(
+                "%d writes of unknown outcome after %.0f s: %s",
+                len(again),
+                self.resolve_seconds,
+                exc,
+            )
             return []
         if again and not isinstance(exc, IntegrityError):
             self._count("rewritten", len(again))

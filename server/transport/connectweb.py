@@ -239,7 +239,9 @@ def to_connect_error(err: grpc.aio.AioRpcError) -> ConnectError:
     for key, value in err.trailing_metadata() or ():
         if key == "grpc-status-details-bin" and isinstance(value, bytes):
             status = status_pb2.Status.FromString(value)
-            details = [ErrorDetail(PyAny(type_url=d.type_url, value=d.value)) for d in status.details]
+            details = [
+                ErrorDetail(PyAny(type_url=d.type_url, value=d.value)) for d in status.details
+            ]
     return ConnectError(_CODES.get(err.code(), Code.UNKNOWN), err.details() or "", details)
 
 
@@ -390,23 +392,31 @@ class Bots:
 
     async def start(self, body: bytes, peer: str) -> dict[str, Any]:
         if not self.settings.enabled:
-            raise Refused(403, "本服务器未开启机器人 (bots are not enabled on this server: start it with --web-bots)")
+            raise Refused(
+                403,
+                "本服务器未开启机器人 (bots are not enabled on this server: start it with --web-bots)",
+            )
         try:
             asked = json.loads(body)
         except (ValueError, UnicodeDecodeError):
-            raise Refused(400, "请求不是 JSON (send {\"game_id\": ..., \"token\": ...})") from None
+            raise Refused(400, '请求不是 JSON (send {"game_id": ..., "token": ...})') from None
         if not isinstance(asked, dict):
-            raise Refused(400, "请求不是 JSON 对象 (send {\"game_id\": ..., \"token\": ...})")
+            raise Refused(400, '请求不是 JSON 对象 (send {"game_id": ..., "token": ...})')
         game_id, token = asked.get("game_id"), asked.get("token")
         if not isinstance(game_id, str) or not game_id or len(game_id) > 64:
             raise Refused(400, "缺少牌局 (game_id: the game's id is missing)")
         if not isinstance(token, str) or not token:
-            raise Refused(403, "需要本局的座位或裁判令牌 (token: a seat or arbiter token of that game is needed)")
+            raise Refused(
+                403,
+                "需要本局的座位或裁判令牌 (token: a seat or arbiter token of that game is needed)",
+            )
         if not token.isascii() or not token.isprintable() or len(token) > 256:
             raise Refused(403, "令牌不属于本局 (token: not a token of that game)")
         view = await self._view(game_id, token, peer)
         if view.role not in (pb.ROLE_SEAT, pb.ROLE_ARBITER):
-            raise Refused(403, "令牌不属于本局的座位或裁判 (token: not a seat or arbiter token of that game)")
+            raise Refused(
+                403, "令牌不属于本局的座位或裁判 (token: not a seat or arbiter token of that game)"
+            )
         game_id = view.game_id or game_id
         if view.phase != pb.GAME_PHASE_WAITING or all(s.taken for s in view.seats):
             raise Refused(400, "本局没有空座位 (the game has no free seat for bots)")
@@ -417,7 +427,10 @@ class Bots:
         live = len(self._starting) + sum(1 for r in self.runs.values() if r.proc.returncode is None)
         if live >= self.settings.max_processes:
             most = self.settings.max_processes
-            raise Refused(429, f"机器人桌数已满，请稍后再试 (bots play {most} tables already, the most at once)")
+            raise Refused(
+                429,
+                f"机器人桌数已满，请稍后再试 (bots play {most} tables already, the most at once)",
+            )
         self._starting.add(game_id)
         try:
             proc = await self._spawn(game_id)
@@ -460,9 +473,11 @@ class Bots:
                 pb.GetViewRequest(game_id=game_id), metadata=metadata, timeout=10
             )
         except grpc.aio.AioRpcError as err:
-            status = 400 if err.code() in (
-                grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND
-            ) else 403
+            status = (
+                400
+                if err.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND)
+                else 403
+            )
             if err.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
                 status = 503
             said = {400: "找不到本局", 403: "令牌不属于本局", 503: "服务器暂不可用"}[status]
@@ -495,8 +510,11 @@ class Bots:
             log.info(
                 "bots ended: %s",
                 why,
-                extra={"game_id": run.game_id, "exit": run.proc.returncode,
-                       "seconds": round(time.monotonic() - run.started, 1)},
+                extra={
+                    "game_id": run.game_id,
+                    "exit": run.proc.returncode,
+                    "seconds": round(time.monotonic() - run.started, 1),
+                },
             )
 
     async def _ended(self, game_id: str) -> bool:
@@ -537,8 +555,13 @@ PAGE_HEADERS = [
     (b"referrer-policy", b"no-referrer"),
     (b"x-frame-options", b"DENY"),
 ]
-_TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".map": "application/json",
-          ".wasm": "application/wasm", ".webmanifest": "application/manifest+json"}
+_TYPES = {
+    ".js": "text/javascript",
+    ".mjs": "text/javascript",
+    ".map": "application/json",
+    ".wasm": "application/wasm",
+    ".webmanifest": "application/manifest+json",
+}
 CORS_ALLOW_HEADERS = (
     "content-type, connect-protocol-version, connect-timeout-ms, grpc-timeout, x-grpc-web, "
     "x-user-agent, x-seat-token"
@@ -581,7 +604,11 @@ class WebApp:
         cors: list[tuple[bytes, bytes]] = []
         if origin is not None and not _same_origin(origin, headers.get("host", "")):
             if origin.rstrip("/") not in self.allow_origins and "*" not in self.allow_origins:
-                await _text(send, 403, "不接受其他网站的调用 (cross-origin calls are not allowed: see --web-allow-origin)")
+                await _text(
+                    send,
+                    403,
+                    "不接受其他网站的调用 (cross-origin calls are not allowed: see --web-allow-origin)",
+                )
                 return
             cors = [
                 (b"access-control-allow-origin", origin.encode("latin-1")),
@@ -589,15 +616,23 @@ class WebApp:
                 (b"vary", b"Origin"),
             ]
             if scope["method"] == "OPTIONS":
-                await _respond(send, 204, b"", cors + [
-                    (b"access-control-allow-methods", b"POST, GET, OPTIONS"),
-                    (b"access-control-allow-headers", CORS_ALLOW_HEADERS.encode()),
-                    (b"access-control-max-age", b"600"),
-                ])
+                await _respond(
+                    send,
+                    204,
+                    b"",
+                    cors
+                    + [
+                        (b"access-control-allow-methods", b"POST, GET, OPTIONS"),
+                        (b"access-control-allow-headers", CORS_ALLOW_HEADERS.encode()),
+                        (b"access-control-max-age", b"600"),
+                    ],
+                )
                 return
         if path.startswith(PREFIX):
             ctype = headers.get("content-type", "")
-            if ctype.startswith("application/grpc") and not ctype.startswith("application/grpc-web"):
+            if ctype.startswith("application/grpc") and not ctype.startswith(
+                "application/grpc-web"
+            ):
                 await _text(send, 415, "gRPC over HTTP/2 is served on the gRPC port, not here")
                 return
             await self.api(scope, receive, _with_headers(send, cors) if cors else send)  # type: ignore[arg-type]
@@ -609,7 +644,9 @@ class WebApp:
             await _text(send, 405, "only GET here", cors)
             return
         if path == "/server.json":
-            await _respond(send, 200, self.server_json, [(b"content-type", b"application/json"), *cors])
+            await _respond(
+                send, 200, self.server_json, [(b"content-type", b"application/json"), *cors]
+            )
             return
         await self._static(scope, send, path)
 
@@ -622,7 +659,7 @@ class WebApp:
         cors: list[tuple[bytes, bytes]],
     ) -> None:
         if scope["method"] != "POST":
-            await _text(send, 405, "POST a JSON {\"game_id\": ..., \"token\": ...} to /bots", cors)
+            await _text(send, 405, 'POST a JSON {"game_id": ..., "token": ...} to /bots', cors)
             return
         if not headers.get("content-type", "").startswith("application/json"):
             await _text(send, 415, "请以 JSON 发送 (send the body as application/json)", cors)
@@ -669,8 +706,9 @@ class WebApp:
         if kind.startswith("text/") or kind in ("application/json",):
             kind += "; charset=utf-8"
         headers = [(b"content-type", kind.encode()), (b"cache-control", b"no-cache"), *PAGE_HEADERS]
-        await _respond(send, 200, b"" if scope["method"] == "HEAD" else data, headers,
-                       length=len(data))
+        await _respond(
+            send, 200, b"" if scope["method"] == "HEAD" else data, headers, length=len(data)
+        )
 
 
 def _same_origin(origin: str, host: str) -> bool:
@@ -755,8 +793,14 @@ def loopback(host: str, port: int) -> str:
 class WebServer:
     """uvicorn serving ``WebApp`` on the running loop (no signal handlers of its own)."""
 
-    def __init__(self, settings: WebSettings, host: str, grpc_port: int, read_max_bytes: int,
-                 shutdown_grace: float = 5.0) -> None:
+    def __init__(
+        self,
+        settings: WebSettings,
+        host: str,
+        grpc_port: int,
+        read_max_bytes: int,
+        shutdown_grace: float = 5.0,
+    ) -> None:
         target = loopback(host, grpc_port)
         self.channel = grpc.aio.insecure_channel(
             target,

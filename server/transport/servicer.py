@@ -221,9 +221,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def StartGame(self, request: pb.StartGameRequest, context: Any) -> pb.StartGameResponse:
         viewer = await self._viewer(request.game_id, context)
         signed = seatsig.read(request, "StartGame")
-        version = await self.server.start_game(
-            request.game_id, viewer, request.request_id, signed
-        )
+        version = await self.server.start_game(request.game_id, viewer, request.request_id, signed)
         return pb.StartGameResponse(version=version)
 
     @unary

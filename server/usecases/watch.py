@@ -139,8 +139,9 @@ class Watch(Games):
                     if table.draw_opened == event.version:  # a draw opened: its clock
                         opened = event.recorded_at
                     _keep_time(times, event)
-                yield event, seen_at(
-                    gid, table, viewer, head, None, event.recorded_at, opened, times
+                yield (
+                    event,
+                    seen_at(gid, table, viewer, head, None, event.recorded_at, opened, times),
                 )
 
     async def follow(
@@ -160,8 +161,9 @@ class Watch(Games):
                 if table.draw_opened == event.version:  # a draw opened: its clock
                     opened = event.recorded_at
                 _keep_time(times, event)
-                yield event, seen_at(
-                    gid, table, viewer, event.hash, None, event.recorded_at, opened, times
+                yield (
+                    event,
+                    seen_at(gid, table, viewer, event.hash, None, event.recorded_at, opened, times),
                 )
 
     async def _pages(

@@ -24,10 +24,21 @@ def seated_game(
     seats: int = 4,
     start: bool = True,
     arbitrated: bool = False,
+    keyed: bool = True,
 ) -> tuple[str, list[SeatClient], str]:
-    created = client.create_game(huaniao_options(mode), seats, seed=seed, arbitrated=arbitrated)
+    """A seeded table, every seat taken (``keyed``: with keys, signing; else unkeyed seats
+    at a table that allows them, for tests that send raw unsigned requests)."""
+    created = client.create_game(
+        huaniao_options(mode),
+        seats,
+        seed=seed,
+        arbitrated=arbitrated,
+        allow_unkeyed_seats=not keyed,
+    )
     # no contribution: a seeded table then deals the same every run (reproducible tests)
-    players = [client.join(created.game_id, s, f"p{s}", contribution="") for s in range(seats)]
+    players = [
+        client.join(created.game_id, s, f"p{s}", contribution="", sign=keyed) for s in range(seats)
+    ]
     if start:
         players[0].start()
     return created.game_id, players, created.arbiter_token

@@ -291,7 +291,7 @@ def test_vote_and_rule_find_the_open_case(
     game_id, seats, arbiter = seated_game(client, seed=60, arbitrated=True)
     t = ["--target", server.target, "--json"]
     with pytest.raises(SystemExit) as none_open:
-        cli.main([*t, "vote", game_id, "--token", seats[2].token or "", "--uphold"])
+        cli.main([*t, "vote", game_id, "--token", seats[2].credential, "--uphold"])
     assert none_open.value.code == 1 and "no open case" in capsys.readouterr().err
     v = client.as_viewer(game_id).view().version
     cli.main(
@@ -300,7 +300,7 @@ def test_vote_and_rule_find_the_open_case(
             "report",
             game_id,
             "--token",
-            seats[0].token or "",
+            seats[0].credential,
             "--accused",
             "1",
             "--violation",
@@ -312,7 +312,7 @@ def test_vote_and_rule_find_the_open_case(
         ]
     )
     case = int(json.loads(capsys.readouterr().out)[0]["version"])
-    cli.main([*t, "vote", game_id, "--token", seats[2].token or "", "--uphold"])
+    cli.main([*t, "vote", game_id, "--token", seats[2].credential, "--uphold"])
     capsys.readouterr()
     (opened,) = [c for c in client.as_viewer(game_id).view().cases if c.id == case]
     assert list(opened.upheld_by) == [2]

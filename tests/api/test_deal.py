@@ -475,7 +475,7 @@ def test_an_older_client_contribution_is_committed_and_revealed_at_once(
     """JoinGame.contribution (the form before commit–reveal) still works: the seat counts as
     revealed, nothing waits for it, and its value reaches nobody while the game runs."""
     with TableClient(server.target) as client:
-        created = client.create_game(huaniao_options(), 4)
+        created = client.create_game(huaniao_options(), 4, allow_unkeyed_seats=True)
         gid = created.game_id
         values = [f"older-client-{s}-{sha(gid)[:8]}" for s in range(4)]
         tokens = [

@@ -352,7 +352,7 @@ def test_sigterm_during_a_game_loses_nothing(tmp_path: Path) -> None:
                 before = client.as_viewer(game_id, arbiter).view()
                 if before.phase == pb.GAME_PHASE_PLAYING:
                     break
-            tokens = {s.seat: s.token for s in seats}
+            tokens = {s.seat: s.credential for s in seats}
             waiting = client.create_game(huaniao_options(), 4, seed=1).game_id
 
             channel = grpc.insecure_channel(server.target)

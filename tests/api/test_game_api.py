@@ -188,7 +188,7 @@ def test_a_game_continues_after_a_server_restart(tmp_path) -> None:  # type: ign
                 for seat in client.as_viewer(game_id).view().to_act:
                     bots[seat].step()
             before = client.as_viewer(game_id, arbiter).view()
-            tokens = [(s.seat, s.token) for s in seats]
+            tokens = [(s.seat, s.credential) for s in seats]
         server.stop()
         server.start()
         with TableClient(server.target) as client:

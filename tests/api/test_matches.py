@@ -184,7 +184,7 @@ def test_a_match_continues_after_a_server_restart(tmp_path) -> None:  # type: ig
             bots = [make_bot(s, "heuristic", SEED + i) for i, s in enumerate(seats)]
             play_to_end(bots)
             second = draw_next_hand(seats).current_game_id  # commit, reveal: dealt
-            tokens = [s.token for s in seats]
+            tokens = [s.credential for s in seats]
             for bot in bots:
                 bot.seat.game_id = second
             for _ in range(6):
@@ -214,17 +214,17 @@ def test_seats_say_ready_from_the_cli_and_a_watcher_follows_the_match(
     settings = pb.MatchSettings(hands=2, advance=pb.HAND_ADVANCE_READY)
     created, seats = seated_match(client, huaniao_options("BASIC"), 2, settings)
     play_to_end([make_bot(s, "heuristic", SEED + i) for i, s in enumerate(seats)])
-    first = cli(server, "ready", created.game_id, "--token", seats[0].token or "")
+    first = cli(server, "ready", created.game_id, "--token", seats[0].credential)
     assert "committed to hand 2: seat 0" in first and "hand 2 of 2" in first
     found = re.search(r"tabletop reveal\s+(\S+)\s+--contribution\s+(\S+)", first)
     assert found is not None, first
-    second = cli(server, "--json", "ready", created.game_id, "--token", seats[1].token or "")
+    second = cli(server, "--json", "ready", created.game_id, "--token", seats[1].credential)
     dealt = json.loads(second)
     assert dealt["current_hand"] == 2 and dealt["current_game_id"] != created.game_id
     assert found.group(1) == dealt["current_game_id"]
     for token, contribution in (
-        (seats[0].token, found.group(2)),
-        (seats[1].token, dealt["contribution"]),
+        (seats[0].credential, found.group(2)),
+        (seats[1].credential, dealt["contribution"]),
     ):
         cli(
             server,

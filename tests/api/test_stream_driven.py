@@ -46,7 +46,7 @@ def counted_seats(
     created = client.create_game(options, seats)
     joined = [client.join(created.game_id, s, f"p{s}") for s in range(seats)]
     channel = grpc.intercept_channel(client.channel, counter)
-    players = [SeatClient(p.target, p.game_id, p.seat, p.token, channel) for p in joined]
+    players = [SeatClient(p.target, p.game_id, p.seat, p.token, channel, seat_key=p.seat_key) for p in joined]
     reveal_and_start(joined)
     return created.game_id, players
 

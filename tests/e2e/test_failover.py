@@ -86,7 +86,7 @@ def set_up(clients: list[TableClient], rng: random.Random, n: int) -> Game:
         joined = retried(None, lambda s=s, k=k: clients[s % 2].join(  # type: ignore[misc]
             created.game_id, s, f"p{s}", f"c{s}", request_id=k
         ))  # fmt: skip
-        seats.append(joined.token)
+        seats.append(joined.credential)
     per_replica = [[c.as_viewer(created.game_id, t) for t in seats] for c in clients]
     for replica in per_replica:
         for s, seat in enumerate(replica):

@@ -38,7 +38,7 @@ def test_report_vote_appeal_rule_and_replay_as_a_seat() -> None:
             "report",
             game_id,
             "--token",
-            seats[0].token,
+            seats[0].credential,
             "--accused",
             "1",
             "--violation",
@@ -50,17 +50,17 @@ def test_report_vote_appeal_rule_and_replay_as_a_seat() -> None:
         )
         case = int(reported[0]["version"])
         assert client.as_viewer(game_id).view().paused
-        cli(t, "vote", game_id, "--token", seats[2].token, "--case", str(case), "--uphold")
-        cli(t, "vote", game_id, "--token", seats[3].token, "--case", str(case), "--uphold")
+        cli(t, "vote", game_id, "--token", seats[2].credential, "--case", str(case), "--uphold")
+        cli(t, "vote", game_id, "--token", seats[3].credential, "--case", str(case), "--uphold")
         # 其他违规 is upheld only when every voter confirms it, the accused included
-        voted = cli(t, "vote", game_id, "--token", seats[1].token, "--case", str(case), "--uphold")
+        voted = cli(t, "vote", game_id, "--token", seats[1].credential, "--case", str(case), "--uphold")
         assert any("UPHELD" in e["text"] for e in voted)
         appealed = cli(
             t,
             "appeal",
             game_id,
             "--token",
-            seats[1].token,
+            seats[1].credential,
             "--case",
             str(case),
             "--reason",

@@ -133,14 +133,14 @@ def test_watch_across_replicas_and_the_play_race(
         reader.join(5)  # the stream ends with the game
         assert seen == list(range(1, version + 1))  # no gap, no duplicate
         # B serves the fresh game at once (its cache followed the feed)
-        assert on_b.as_viewer(game_id, players[0].token).view().version == version
+        assert on_b.as_viewer(game_id, players[0].credential).view().version == version
 
         # the race: the same move at the same version on both replicas
         for round_ in range(4):
             game_id, players, _arbiter = seated_game(on_a, seed=30 + round_)
             play_random(players, rng, round_)
             waiting = to_act(players[0])
-            token = players[waiting[0]].token
+            token = players[waiting[0]].credential
             seat_a = on_a.as_viewer(game_id, token)
             seat_b = on_b.as_viewer(game_id, token)
             if round_ % 2:
@@ -197,7 +197,7 @@ def test_a_killed_replica_loses_nothing(replicas: tuple[ServerProcess, ServerPro
         stop.set()
     last_seen = seen[-1]
     with TableClient(b.target) as on_b:
-        moved = [on_b.as_viewer(game_id, p.token) for p in players]
+        moved = [on_b.as_viewer(game_id, p.credential) for p in players]
         for seat, p in zip(moved, players, strict=True):
             seat.seat = p.seat
         assert moved[0].view().version == version  # every acknowledged move is there

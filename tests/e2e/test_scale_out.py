@@ -267,7 +267,7 @@ def test_three_replicas_behind_haproxy_and_pgbouncer_survive_a_killed_replica(
         assert sorted(grew) == [0, 0, 20], f"the game's calls were spread: {grew}"
         home = grew.index(20)
         other = TableClient(replicas.targets[(home + 1) % 3])
-        direct = other.as_viewer(game.id, game.seats[0].token).view()
+        direct = other.as_viewer(game.id, game.seats[0].credential).view()
         assert direct.version == game.seats[0].view().version, "correct off its home too"
         other.close()
 
@@ -322,7 +322,7 @@ def test_three_replicas_behind_haproxy_and_pgbouncer_survive_a_killed_replica(
 
     # --- every game finished, no acknowledged move lost, every stream whole --------------
     for game in games:
-        viewer = client.as_viewer(game.id, game.seats[0].token)
+        viewer = client.as_viewer(game.id, game.seats[0].credential)
         assert viewer.view().phase == pb.GAME_PHASE_FINISHED
         read = retried(lambda v=viewer: list(v.history()))  # type: ignore[misc]
         history = {e.version: stamp(e) for e in read}
@@ -415,7 +415,7 @@ def test_a_shard_added_mid_test_takes_the_new_games(
         assert {g.id for g in new} <= on_new_shard, "every new game is on the new shard"
         assert not {g.id for g in old} & on_new_shard, "no old game moved"
         for game in old + new:
-            viewer = client.as_viewer(game.id, game.seats[0].token)
+            viewer = client.as_viewer(game.id, game.seats[0].credential)
             assert viewer.view().phase == pb.GAME_PHASE_FINISHED
             history = {e.version: stamp(e) for e in viewer.history()}
             for last, events in game.acked.items():

@@ -110,7 +110,7 @@ def test_the_readme_commands_run_as_written(server: ServerProcess, tmp_path: Pat
         seats = [client.join(game_id, s, f"p{s}") for s in range(4)]
         reveal_and_start(seats)
         play_to_end([make_bot(s, "heuristic", 3) for s in seats])
-    seat = seats[0].token or ""
+    seat = seats[0].credential
     for line in unattended:
         line = line.replace("127.0.0.1:50051", server.target).replace("GAME_ID", game_id)
         line = line.replace("SEAT_TOKEN", seat).replace("tokens.json", str(tmp_path / "t.json"))

@@ -152,7 +152,7 @@ def test_retries_hold_across_a_restart_and_snapshots(tmp_path: Path) -> None:
         sent: list[tuple[int, str, object, int, object]] = []
         with TableClient(proc.target) as client:
             game_id, seats, arbiter = seated_game(client, seed=76)
-            tokens = [(s.seat, s.token) for s in seats]
+            tokens = [(s.seat, s.credential) for s in seats]
             for _ in range(40):  # past a snapshot (every 25 events)
                 if not client.as_viewer(game_id).view().to_act:
                     break

@@ -28,13 +28,20 @@ from tests.hardening.common import detail, server
 
 RE = grpc.StatusCode.RESOURCE_EXHAUSTED
 FLAGS = (
-    "--max-message-bytes", "4096",
-    "--max-streams-per-connection", "3",
-    "--max-streams-per-client", "5",
-    "--max-open-games-per-client", "3",
-    "--client-id-header", "x-client-id",
-    "--move-rate", "0",
-    "--finished-game-cooldown", "0",
+    "--max-message-bytes",
+    "4096",
+    "--max-streams-per-connection",
+    "3",
+    "--max-streams-per-client",
+    "5",
+    "--max-open-games-per-client",
+    "3",
+    "--client-id-header",
+    "x-client-id",
+    "--move-rate",
+    "0",
+    "--finished-game-cooldown",
+    "0",
 )
 
 
@@ -92,7 +99,9 @@ def test_streams_per_connection_and_per_client(proc: ServerProcess) -> None:
         channels = [grpc.insecure_channel(proc.target, options=[("x.c", i)]) for i in range(3)]
         try:
             stubs = [pb_grpc.TableServiceStub(c) for c in channels]
-            more = [stubs[i].Watch(pb.WatchRequest(game_id=game_id), metadata=md("a")) for i in (0, 1)]
+            more = [
+                stubs[i].Watch(pb.WatchRequest(game_id=game_id), metadata=md("a")) for i in (0, 1)
+            ]
             for s in more:
                 next(s)
             with pytest.raises(grpc.RpcError) as e:
@@ -135,22 +144,30 @@ def test_open_games_per_client(proc: ServerProcess) -> None:
         exhausted(e.value, "TOO_MANY_OPEN_GAMES")
 
 
-def seat_to_act(client: TableClient) -> tuple[str, list[Any], str, Any, Any, list[int]]:
+def seat_to_act(
+    client: TableClient, keyed: bool = True
+) -> tuple[str, list[Any], str, Any, Any, list[int]]:
     """A started table: its id, seats, arbiter token, the seat to act, its legal moves and
-    the history's versions."""
-    game_id, seats, arbiter = seated_game(client, seed=6)
+    the history's versions (``keyed=False``: unkeyed seats, for raw unsigned Plays)."""
+    game_id, seats, arbiter = seated_game(client, seed=6, keyed=keyed)
     actor = seats[client.as_viewer(game_id).view().to_act[0]]
-    return game_id, seats, arbiter, actor, actor.legal_moves(), history_versions(
-        client, game_id, arbiter
+    return (
+        game_id,
+        seats,
+        arbiter,
+        actor,
+        actor.legal_moves(),
+        history_versions(client, game_id, arbiter),
     )
 
 
 def test_move_rate_per_seat(tmp_path: Path) -> None:
     # one Play a second refills the bucket: the four Plays below need not fit in 100 ms (at
     # ten a second they did not, once, on a loaded machine)
-    with server(tmp_path, "--move-rate", "1", "--move-burst", "3") as proc, TableClient(
-        proc.target
-    ) as client:
+    with (
+        server(tmp_path, "--move-rate", "1", "--move-burst", "3") as proc,
+        TableClient(proc.target) as client,
+    ):
         game_id, seats, arbiter, actor, legal, before = seat_to_act(client)
         codes = []
         for _ in range(3):  # the burst: stale moves, refused by the rules but counted
@@ -186,10 +203,11 @@ def spellings(game_id: str) -> list[str]:
 def test_every_spelling_of_a_game_id_shares_one_move_bucket(tmp_path: Path) -> None:
     """Found by the second hardening round: with 16 spellings of one game id, 1,691 of 1,920
     rapid Plays got past a limit of burst 100. The bucket is now keyed by the parsed id."""
-    with server(tmp_path, "--move-rate", "1", "--move-burst", "4") as proc, TableClient(
-        proc.target
-    ) as client:
-        game_id, seats, arbiter, actor, legal, before = seat_to_act(client)
+    with (
+        server(tmp_path, "--move-rate", "1", "--move-burst", "4") as proc,
+        TableClient(proc.target) as client,
+    ):
+        game_id, seats, arbiter, actor, legal, before = seat_to_act(client, keyed=False)
         stub = pb_grpc.TableServiceStub(client.channel)
         codes = []
         for spelling in spellings(game_id):  # stale moves: refused by the rules, but counted
@@ -206,8 +224,16 @@ def test_every_spelling_of_a_game_id_shares_one_move_bucket(tmp_path: Path) -> N
 
 def test_a_finished_game_still_counts_for_its_cool_down(tmp_path: Path) -> None:
     """Games finished at once (a fast clock, say) must not free their slot at once."""
-    flags = ("--max-open-games-per-client", "1", "--client-id-header", "x-client-id",
-             "--move-rate", "0", "--finished-game-cooldown", "3")
+    flags = (
+        "--max-open-games-per-client",
+        "1",
+        "--client-id-header",
+        "x-client-id",
+        "--move-rate",
+        "0",
+        "--finished-game-cooldown",
+        "3",
+    )
     with server(tmp_path, *flags) as proc, TableClient(proc.target) as client:
         stub = pb_grpc.TableServiceStub(client.channel)
         request = pb.CreateGameRequest(options=huaniao_options("SIMPLE"), seat_count=4, seed=9)
