@@ -57,7 +57,7 @@ async def _play(ts: TableServer, kind: str, seats: int, seed: int, watched: bool
     rng = random.Random(seed)
     rules = rules_for(kind)
     sealer = ts.sealer if isinstance(ts.sealer, Sealer) else None
-    gid, _, _ = await ts.create_game(kind, _options(kind), seats, seed)
+    gid, _, _ = await ts.create_game(kind, _options(kind), seats, seed, allow_unkeyed_seats=True)
     for s in range(seats):  # every seat commits, then reveals: the opening as served
         await ts.join_game(gid, s, f"p{s}", commitment=deal.contribution_commitment(f"c{s}"))
     for s in range(seats):

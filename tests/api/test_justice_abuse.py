@@ -68,7 +68,9 @@ def field(err: grpc.RpcError) -> str:
 
 
 def vote(seat: SeatClient, case: int, uphold: bool, version: int) -> int:
-    return int(seat.play(table_move(cast_vote=pb.CastVote(case_id=case, uphold=uphold)), version).version)
+    return int(
+        seat.play(table_move(cast_vote=pb.CastVote(case_id=case, uphold=uphold)), version).version
+    )
 
 
 def zipai_seated(client: TableClient, seats: int = 2) -> tuple[str, list[SeatClient]]:
@@ -102,7 +104,9 @@ def test_a_two_seat_open_hand_report_needs_the_accused_or_an_arbiter(client: Tab
     the accused refuses and, with no arbiter, the report is UNRESOLVED: no hand opens."""
     game_id, seats, _ = seated_game(client, seed=71, seats=2)
     v = seats[0].view().version
-    case = int(seats[0].play(report_move(1, v, pb.Penalty(kind=pb.PENALTY_KIND_OPEN_HAND)), v).version)
+    case = int(
+        seats[0].play(report_move(1, v, pb.Penalty(kind=pb.PENALTY_KIND_OPEN_HAND)), v).version
+    )
     view = client.as_viewer(game_id).view()
     assert view.paused and list(view.to_act) == [1], "only the accused is asked"
     vote(seats[1], case, False, case)
@@ -117,7 +121,9 @@ def test_an_arbiter_settles_a_two_seat_dispute(client: TableClient) -> None:
     game_id, seats, arbiter_token = seated_game(client, seed=72, seats=2, arbitrated=True)
     arbiter = client.as_viewer(game_id, arbiter_token)
     v = seats[0].view().version
-    case = int(seats[0].play(report_move(1, v, pb.Penalty(kind=pb.PENALTY_KIND_FORFEIT)), v).version)
+    case = int(
+        seats[0].play(report_move(1, v, pb.Penalty(kind=pb.PENALTY_KIND_FORFEIT)), v).version
+    )
     v = vote(seats[1], case, False, case)
     assert client.as_viewer(game_id).view().paused, "the arbiter is awaited"
     arbiter.play(table_move(rule=pb.Rule(case_id=case, uphold=False)), v)
@@ -171,7 +177,7 @@ def test_reject_mode_refuses_a_report_of_an_accepted_move(client: TableClient) -
 
 def test_an_oversized_report_is_refused_and_nothing_breaks(client: TableClient) -> None:
     """A 0.94 MB report (today: a 4.7 MB event that kills every Watch and GetHistory)."""
-    game_id, seats, _ = seated_game(client, seed=76, seats=4)
+    game_id, seats, _ = seated_game(client, seed=76, seats=4, keyed=False)  # raw size: unsigned
     v = seats[0].view().version
     huge = report_move(1, v, evidence=[2**62 + i for i in range(105_000)])
     assert huge.ByteSize() > 900_000
@@ -207,7 +213,9 @@ def test_a_revoked_draw_penalty_does_not_tell_the_next_draws(client: TableClient
     v = seats[0].view().version
     case = int(seats[0].play(report_move(1, v, violation=pb.VIOLATION_KIND_TIMEOUT), v).version)
     v = int(arbiter.play(table_move(rule=pb.Rule(case_id=case, uphold=True)), case).version)
-    drawn = [e for e in seats[1].history() if e.version > case and e.huaniao.WhichOneof("kind") == "drew"]
+    drawn = [
+        e for e in seats[1].history() if e.version > case and e.huaniao.WhichOneof("kind") == "drew"
+    ]
     assert drawn and drawn[0].huaniao.drew.cards, "seat 1 saw the card it drew"
     seen = [c.id for c in drawn[0].huaniao.drew.cards]
     v = int(seats[1].play(table_move(appeal=pb.Appeal(case_id=case, reason="no clock")), v).version)

@@ -208,7 +208,9 @@ class GameHunt:
 
     async def run(self) -> HuntResult:
         ts = self.ts
-        gid, _, _ = await ts.create_game(self.kind, self.options, self.n, self.seed)
+        gid, _, _ = await ts.create_game(
+            self.kind, self.options, self.n, self.seed, allow_unkeyed_seats=True
+        )
         self.gid, self.uid = gid, uuid.UUID(gid)
         await self.join_and_reveal()
         version = await ts.start_game(gid, ARBITER)

@@ -321,7 +321,9 @@ def test_tokens_are_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch) -
         try:
             from domain.huaniao.options import Mode, Options
 
-            gid, _, arbiter = await ts.create_game("huaniao", Options(mode=Mode.BASIC), 4, 1)
+            gid, _, arbiter = await ts.create_game(
+                "huaniao", Options(mode=Mode.BASIC), 4, 1, allow_unkeyed_seats=True
+            )
             seat_tokens = [(await ts.join_game(gid, s, f"p{s}"))[0] for s in range(4)]
             compared.clear()
             viewer = await ts.authenticate(gid, seat_tokens[3])

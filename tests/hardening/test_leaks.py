@@ -173,7 +173,9 @@ def test_responses_do_not_depend_on_hidden_cards(kind: str) -> None:
             base = shuffle(rules_for(kind).new_deck(options), b"a fixed key")
 
             async def deal(deck: tuple[int, ...]) -> tuple[str, tables.Table]:
-                gid, _, _ = await ts.create_game(kind, options, seats, 1, deck)
+                gid, _, _ = await ts.create_game(
+                    kind, options, seats, 1, deck, allow_unkeyed_seats=True
+                )
                 for s in range(seats):
                     await ts.join_game(gid, s, f"p{s}")
                 await ts.start_game(gid, ARBITER)

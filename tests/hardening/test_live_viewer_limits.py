@@ -75,7 +75,9 @@ async def live_viewer(limits: ViewerLimits | None = None) -> AsyncIterator[Live]
 async def dealt_game(ts: TableServer, seed: int = 11) -> str:
     """A 2-seat 花鸟风月 game (SIMPLE), dealt from a seed (the same game every run: played
     with ``play``'s seeded moves it lasts as long each time), waiting for its first move."""
-    gid, _, _ = await ts.create_game("huaniao", Options(mode=Mode.SIMPLE), 2, seed=seed)
+    gid, _, _ = await ts.create_game(
+        "huaniao", Options(mode=Mode.SIMPLE), 2, seed=seed, allow_unkeyed_seats=True
+    )
     for s in range(2):
         await ts.join_game(gid, s, f"p{s}", commitment=deal.contribution_commitment(f"c{s}"))
     for s in range(2):

@@ -30,7 +30,7 @@ def test_two_claimers_answer_the_same_window_against_the_same_version() -> None:
         rng = random.Random(5)
         try:
             for seed in range(40):
-                gid, _v, _a = await server.create_game("zipai", Options(), 3, seed=seed)
+                gid, _v, _a = await server.create_game("zipai", Options(), 3, seed=seed, allow_unkeyed_seats=True)
                 tokens = [(await server.join_game(gid, s, ""))[0] for s in range(3)]
                 await server.start_game(gid, Viewer.of_seat(0))
                 for _ in range(200):

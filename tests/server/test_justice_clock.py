@@ -38,7 +38,9 @@ def report(version: int) -> J.Report:
 
 
 async def dealt(ts: TableServer, **settings: int) -> str:
-    gid, _, _ = await ts.create_game("huaniao", Options(mode=Mode.SIMPLE), 2, **settings)
+    gid, _, _ = await ts.create_game(
+        "huaniao", Options(mode=Mode.SIMPLE), 2, allow_unkeyed_seats=True, **settings
+    )
     for s in range(2):
         await ts.join_game(gid, s, f"p{s}", commitment=deal.contribution_commitment(f"c{s}"))
     for s in range(2):

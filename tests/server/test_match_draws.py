@@ -196,7 +196,7 @@ def test_every_seat_redeals_at_most_the_tables_cap_each_through_a_fresh_draw() -
         server = memory_server()
         options = HuaniaoOptions(mode=Mode.REGULAR)
         game_id, _v, _arbiter = await server.create_game(
-            "huaniao", options, 3, arbitrated=True, max_redeals=1
+            "huaniao", options, 3, arbitrated=True, max_redeals=1, allow_unkeyed_seats=True
         )
         for seat in range(3):
             await server.join_game(

@@ -44,7 +44,9 @@ def sqlite(path: Path) -> TableApplication:
 async def seated(
     server: TableServer, kind: str, options: Any, seats: int, order: list[int], **match: Any
 ) -> tuple[str, str, dict[int, str]]:
-    game_id, _v, _arbiter, match_id = await server.create_match(kind, options, seats, **match)
+    game_id, _v, _arbiter, match_id = await server.create_match(
+        kind, options, seats, allow_unkeyed_seats=True, **match
+    )
     tokens = {s: (await server.join_game(game_id, s, f"p{s}"))[0] for s in order}
     await server.start_game(game_id, Viewer.of_seat(order[0]))
     return game_id, match_id, tokens

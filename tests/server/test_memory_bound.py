@@ -21,7 +21,9 @@ def test_the_game_cache_is_bounded_and_forgotten_games_still_play() -> None:
         rng = random.Random(3)
         games = []
         for g in range(20):
-            gid, _v, _a = await server.create_game("huaniao", Options(mode=Mode.BASIC), 4, seed=g)
+            gid, _v, _a = await server.create_game(
+                "huaniao", Options(mode=Mode.BASIC), 4, seed=g, allow_unkeyed_seats=True
+            )
             tokens = [(await server.join_game(gid, s, ""))[0] for s in range(4)]
             await server.start_game(gid, Viewer.of_seat(0))
             games.append((gid, tokens))

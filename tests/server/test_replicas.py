@@ -32,7 +32,7 @@ register(fakegame.RULES)
 
 async def seated(server: TableServer, hand: int = 6) -> str:
     game_id, _version, _arbiter = await server.create_game(
-        "fake", fakegame.Options(hand_size=hand), 2
+        "fake", fakegame.Options(hand_size=hand), 2, allow_unkeyed_seats=True
     )
     for seat in range(2):
         await server.join_game(game_id, seat, f"p{seat}")
@@ -392,7 +392,9 @@ async def play_out_match(server: TableServer, match_id: str) -> None:
 
 async def seated_match(server: TableServer, hands: int) -> tuple[str, str]:
     options = fakegame.Options(hand_size=3)
-    game_id, _v, _a, match_id = await server.create_match("fake", options, 2, hands)
+    game_id, _v, _a, match_id = await server.create_match(
+        "fake", options, 2, hands, allow_unkeyed_seats=True
+    )
     for seat in range(2):
         await server.join_game(game_id, seat, f"p{seat}")
     await server.start_game(game_id, Viewer.of_seat(0))
