@@ -1,6 +1,7 @@
 'use strict';
 // A second, independent verifier of exported records (docs/api.md, "Audit" → "The record"),
-// written from the published scheme with node:crypto alone: no Python, no server code.
+// written from the published scheme with node:crypto (and protobufjs, to decode the seats'
+// signed requests: lib/seatsigs.js): no Python, no server code.
 //
 //   verifyText(text, keys)            a game's export or a whole match's
 //   checkReceipts(game, text, keys)   a viewer's saved receipts against a verified game

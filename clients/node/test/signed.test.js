@@ -150,3 +150,29 @@ test("a reveal's acknowledgement: checked on the reply's bytes, refused when any
   noReceipt.receipt = null;
   assert.match(acknowledgementProblem('RevealContributionResponse', Buffer.from(type.encode(noReceipt).finish()), reply, expected), /no signed acknowledgement/);
 }));
+
+test('the verify line names keyed, UNKEYED and RE-KEYED seats', withClient(async (client) => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const { spawnSync } = require('node:child_process');
+  const created = await client.createGame(BASIC, 4, { allowUnkeyedSeats: true });
+  const gameId = created.game_id;
+  const seats = [];
+  for (let s = 0; s < 4; s += 1) seats.push(await client.join(gameId, s, `line-${s}`, { unkeyed: s === 1 }));
+  assert.equal(seats[1].key, null);
+  const rekeyedAt = await seats[2].rekey();
+  await revealAndStart(seats);
+  await playUntilOver(seats.map((s, i) => new RandomBot(s, 500 + i)), { idleTimeoutMs: 40_000 });
+
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'signed-')), 'game.jsonl');
+  fs.writeFileSync(file, (await records(seats[0])).map((r) => `${verify.canonical(r)}\n`).join(''));
+  const [key] = await client.serverKeys();
+  const run = spawnSync('node', [path.join(__dirname, '..', 'bin', 'verify.js'), file, '--public-key', key.raw.toString('hex')], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  const line = run.stdout.trim();
+  assert.equal(line.split('\n').length, 1, line);
+  assert.match(line, /seat keys: seat\(s\) 0, 2, 3 keyed: [1-9][0-9]* seat signature\(s\) checked/);
+  assert.match(line, /seat\(s\) 1 UNKEYED: their commands stand on the server's word alone/);
+  assert.match(line, new RegExp(`seat 2 RE-KEYED at version ${rekeyedAt} `));
+}));
