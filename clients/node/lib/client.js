@@ -112,10 +112,11 @@ class TableClient {
   /**
    * Open a table. `options` is a tabletop.v1.GameOptions object, e.g. {huaniao: {mode:
    * 'MODE_BASIC'}}. `allowUnkeyedSeats`: admit seats without a key (their commands stand on
-   * the server's word alone).
+   * the server's word alone). `match`: MatchSettings, e.g. {hands: 2, advance: 'HAND_ADVANCE_READY'}.
    */
-  createGame(options, seatCount, { seed, deck, allowUnkeyedSeats = false } = {}) {
+  createGame(options, seatCount, { seed, deck, allowUnkeyedSeats = false, match } = {}) {
     const request = { options, seat_count: seatCount, deck: deck || [], allow_unkeyed_seats: allowUnkeyedSeats };
+    if (match) request.match = match; // a tabletop.v1.MatchSettings: a match of hands
     if (seed !== undefined && seed !== null) request.seed = seed;
     return unary(this.stub, 'CreateGame', request, this.metadata());
   }

@@ -176,3 +176,30 @@ test('the verify line names keyed, UNKEYED and RE-KEYED seats', withClient(async
   assert.match(line, /seat\(s\) 1 UNKEYED: their commands stand on the server's word alone/);
   assert.match(line, new RegExp(`seat 2 RE-KEYED at version ${rekeyedAt} `));
 }));
+
+test("a match's next hand: each seat's signed ReadyNextHand names that hand, and is acknowledged", withClient(async (client) => {
+  const { drawNextHand } = require('../lib/client');
+  const created = await client.createGame(BASIC, 2, { match: { hands: 2, advance: 'HAND_ADVANCE_READY' } });
+  const seats = [];
+  for (let s = 0; s < 2; s += 1) seats.push(await client.join(created.game_id, s, `match-${s}`));
+  await revealAndStart(seats);
+  const first = await playUntilOver(seats.map((s, i) => new RandomBot(s, 700 + i)), { idleTimeoutMs: 40_000 });
+  assert.equal(first.phase, 'GAME_PHASE_FINISHED');
+  const match = await drawNextHand(seats); // signed commitments (checked acknowledgements), then reveals
+  const next = match.current_game_id;
+  assert.notEqual(next, created.game_id);
+  for (const s of seats) assert.equal(s.gameId, next);
+  const second = await playUntilOver(seats.map((s, i) => new RandomBot(s, 800 + i)), { idleTimeoutMs: 40_000 });
+  assert.equal(second.phase, 'GAME_PHASE_FINISHED');
+  // the hand's record: each commitment signed as ReadyNextHand for this hand, by the seat's key
+  const recs = await records(seats[0]);
+  const result = verify.verifyGame(recs, await client.serverKeys(), next);
+  const commits = recs.filter((r) => r.cause && r.cause.action === 'commit');
+  assert.equal(commits.length, 2);
+  for (const r of commits) {
+    const signed = require('../lib/seatkey').decodeSignedCommand(Buffer.from(r.cause.signed.command, 'base64'));
+    assert.equal(signed.method, 'ReadyNextHand');
+    assert.equal(signed.game_id, next);
+  }
+  assert.deepEqual(result.seatKeys.map((s) => s.joinKey), seats.map((s) => s.key.publicKey.toString('hex')));
+}));
