@@ -1,9 +1,13 @@
 // A minimal tabletop client: open a 花鸟风月 table, seat four players, deal, and play the
-// first legal move of the seat the game waits for.
+// first legal move of the seat the game waits for. Each seat holds its own Ed25519 key and
+// signs its commands (docs/api.md, "Seat signatures").
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"fmt"
 	"log"
 	"os"
@@ -11,6 +15,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
 
 	huaniaov1 "example.com/tabletopdemo/gen/tabletop/huaniao/v1"
 	tabletopv1 "example.com/tabletopdemo/gen/tabletop/v1"
@@ -37,6 +42,24 @@ func routeByGame(ctx context.Context, method string, req, reply interface{},
 // A server-streaming call (Watch, Replay) sends its request after the stream opens, so it
 // names its game with withGameID on its own context: ctx = withGameID(ctx, req).
 
+// signCommand is the seat's signature over req (its SeatSignature still unset) as the
+// `method` call for gameID, made having seen version `seen` whose chain hash is `head`:
+// Ed25519 over "tabletop-seat-command/1\n" + the SignedCommand's bytes.
+func signCommand(key ed25519.PrivateKey, gameID, method string, seen int64, head string,
+	req proto.Message) *tabletopv1.SeatSignature {
+	request, err := proto.Marshal(req)
+	if err != nil {
+		log.Fatal(err)
+	}
+	signed, err := proto.Marshal(&tabletopv1.SignedCommand{GameId: gameID, Method: method,
+		ExpectedVersion: seen, HeadHash: head, Request: request})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return &tabletopv1.SeatSignature{SignedCommand: signed,
+		Signature: ed25519.Sign(key, append([]byte("tabletop-seat-command/1\n"), signed...))}
+}
+
 func main() {
 	target := os.Getenv("TABLETOP_TARGET")
 	if target == "" {
@@ -61,18 +84,37 @@ func main() {
 		log.Fatal(err)
 	}
 	tokens := map[int32]string{}
+	keys := map[int32]ed25519.PrivateKey{} // made here, never sent: only the public half is
 	for seat := int32(0); seat < 4; seat++ {
-		joined, err := api.JoinGame(ctx, &tabletopv1.JoinGameRequest{
-			GameId: created.GameId, Seat: seat, PlayerName: fmt.Sprintf("go-%d", seat)})
+		public, private, err := ed25519.GenerateKey(rand.Reader)
 		if err != nil {
 			log.Fatal(err)
 		}
-		tokens[seat] = joined.SeatToken
+		join := &tabletopv1.JoinGameRequest{GameId: created.GameId, Seat: seat,
+			PlayerName: fmt.Sprintf("go-%d", seat), SeatPublicKey: public}
+		join.SeatSignature = signCommand(private, created.GameId, "JoinGame", 0, "", join)
+		joined, err := api.JoinGame(ctx, join)
+		if err != nil {
+			log.Fatal(err)
+		}
+		tokens[seat], keys[seat] = joined.SeatToken, private
 	}
 	as := func(seat int32) context.Context { // the seat token goes in the call metadata
 		return metadata.AppendToOutgoingContext(ctx, "x-seat-token", tokens[seat])
 	}
-	if _, err := api.StartGame(as(0), &tabletopv1.StartGameRequest{GameId: created.GameId}); err != nil {
+	seated, err := api.GetView(as(0), &tabletopv1.GetViewRequest{GameId: created.GameId})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for seat, key := range keys { // the server must show each seat's own key: else it could stand in for it
+		if !bytes.Equal(seated.View.Seats[seat].PublicKey, key.Public().(ed25519.PublicKey)) {
+			log.Fatalf("SEAT KEY NOT RECORDED: seat %d", seat)
+		}
+	}
+	start := &tabletopv1.StartGameRequest{GameId: created.GameId}
+	start.SeatSignature = signCommand(keys[0], created.GameId, "StartGame",
+		seated.View.Version, seated.View.HeadHash, start)
+	if _, err := api.StartGame(as(0), start); err != nil {
 		log.Fatal(err)
 	}
 	view, err := api.GetView(as(0), &tabletopv1.GetViewRequest{GameId: created.GameId})
@@ -84,8 +126,14 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	played, err := api.Play(as(seat), &tabletopv1.PlayRequest{
-		GameId: created.GameId, ExpectedVersion: legal.Version, Move: legal.Moves[0]})
+	if legal.Version != view.View.Version { // a signed Play names the chain hash it saw
+		log.Fatalf("the game moved on: version %d, not %d", legal.Version, view.View.Version)
+	}
+	play := &tabletopv1.PlayRequest{
+		GameId: created.GameId, ExpectedVersion: legal.Version, Move: legal.Moves[0]}
+	play.SeatSignature = signCommand(keys[seat], created.GameId, "Play",
+		legal.Version, view.View.HeadHash, play)
+	played, err := api.Play(as(seat), play)
 	if err != nil {
 		log.Fatal(err)
 	}

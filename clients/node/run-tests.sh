@@ -12,9 +12,13 @@ done
 
 stamp=node_modules/.package-lock.sha256
 want=$(sha256sum package-lock.json | cut -d' ' -f1)
+# under the lock tests/support/nodejs.py takes too: test workers may install at once
+exec 9>.npm-ci.lock
+flock 9
 if [ ! -d node_modules ] || [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
   npm ci --no-audit --no-fund --prefer-offline --loglevel=error
   echo "$want" > "$stamp"
 fi
+flock -u 9
 
 exec node --test --test-reporter=spec --test-timeout="${TABLETOP_NODE_TEST_TIMEOUT_MS:-90000}" test/*.test.js

@@ -1,5 +1,7 @@
 """docs/api.md's Go quick start, built and run as written (clients/go: go.mod, gen.sh,
-main.go) against a real server, with Debian's Go toolchain in GOPATH mode."""
+main.go) against a real server, with Debian's Go toolchain in GOPATH mode. Its seats sign
+their commands (a keyed table refuses unsigned ones), and `go test` checks docs/api.md's
+seat signature test vector against its signing code (sign_test.go)."""
 
 from __future__ import annotations
 
@@ -35,5 +37,16 @@ def test_the_go_quick_start_plays_a_move(server: ServerProcess, tmp_path: Path) 
         ["./demo"], cwd=app, env=env, capture_output=True, text=True, timeout=60, check=True
     ).stdout
     assert "played 起 1 鸟, now version 12" in out, out
+    tested = subprocess.run(
+        ["go", "test", "-v", "-run", "TestSeatSignatureVector", "."],
+        cwd=app,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert tested.returncode == 0 and "--- PASS: TestSeatSignatureVector" in tested.stdout, (
+        tested.stdout + tested.stderr
+    )
     docs = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
     assert (app / "main.go").read_text(encoding="utf-8").strip() in docs, "docs show main.go"

@@ -51,6 +51,7 @@ from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
 from tests.api.helpers import huaniao_options, resigned
 from tests.api.test_redeal_draw import dispute, every_seat_agrees
+from tests.support.nodejs import ensure_node_modules
 
 NODE_VERIFY = Path(__file__).resolve().parents[2] / "clients" / "node" / "bin" / "verify.js"
 
@@ -84,6 +85,7 @@ ZIPAI = pb.GameOptions(
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
     assert shutil.which("node"), "node is required for the Node verifier (install Node.js 18+)"
+    ensure_node_modules()  # the verifier decodes signed commands with protobufjs
     base = tmp_path_factory.mktemp("node-verify")
     with ServerProcess(base / "server") as server, TableClient(server.target) as client:
         key = signing_key(client)
@@ -617,3 +619,103 @@ def test_the_records_test_vectors_in_the_docs_are_the_servers() -> None:
     nonce = rec.receipt_nonce(v["secret"], v["salt"], r["last"], r["index"])
     assert nonce.hex() == r["nonce"]
     assert rec.receipt_hash(nonce, bytes.fromhex(r["payload"])) == r["hash"]
+
+
+# --- seat signatures (docs/api.md, "Seat signatures") -------------------------------------
+
+
+def _seat_plays(lines: list[Line]) -> list[Line]:
+    """The signed plays of the seat that played most (a seat's own moves)."""
+    plays = [
+        x for x in lines if (x["cause"] or {}).get("action") == "play" and x["cause"].get("signed")
+    ]
+    seats = {x["cause"]["seat"] for x in plays}
+    best = max(seats, key=lambda s: sum(x["cause"]["seat"] == s for x in plays))
+    return [x for x in plays if x["cause"]["seat"] == best]
+
+
+def unsigned_play_key_holder(p: Played) -> list[str]:
+    """The key holder writes a keyed seat's move without its signature (rechained, every
+    seal re-signed): only the seat's signature can tell."""
+    lines = copy.deepcopy(p.hua)
+    play = _seat_plays(lines)[0]
+    del play["cause"]["signed"]
+    return dump(rechain(lines, p.signer))
+
+
+def moved_signature_key_holder(p: Played) -> list[str]:
+    """The key holder moves a seat's signed reveal onto one of its moves."""
+    lines = copy.deepcopy(p.hua)
+    play = _seat_plays(lines)[0]
+    seat = play["cause"]["seat"]
+    reveal = next(
+        x
+        for x in lines
+        if (x["cause"] or {}).get("action") == "reveal" and x["cause"]["seat"] == seat
+    )
+    play["cause"]["signed"] = copy.deepcopy(reveal["cause"]["signed"])
+    return dump(rechain(lines, p.signer))
+
+
+def forged_key_key_holder(p: Played) -> list[str]:
+    """The key holder seats a player under a key of its own and signs the player's commands
+    with it: the join's own signature (made by the seat's device) no longer checks."""
+    lines = copy.deepcopy(p.hua)
+    taken = next(x for x in lines if x["fact"]["type"] == "SeatTaken")
+    taken["fact"]["data"]["public_key"] = raw_public(Ed25519PrivateKey.generate()).hex()
+    return dump(rechain(lines, p.signer))
+
+
+def carried_key_swapped_key_holder(p: Played) -> list[str]:
+    """The key holder seats a match's later hand under another key than the seat ended the
+    hand before with (the hand's joins are the server's own, unsigned)."""
+    lines = copy.deepcopy(p.match)
+    hand = hand_lines(lines, 2)
+    game = as_game(hand)
+    taken = next(x for x in game if x["fact"]["type"] == "SeatTaken")
+    taken["fact"]["data"]["public_key"] = raw_public(Ed25519PrivateKey.generate()).hex()
+    rechain(game, p.signer)
+    write_back(hand, game)
+    gid = hand[0]["game_id"]
+    for x in lines:
+        if (
+            "match" in x
+            and x["fact"]["type"] == "HandEnded"
+            and x["fact"]["data"]["game_id"] == gid
+        ):
+            x["fact"]["data"]["head_hash"] = hand[-1]["hash"]
+    rechain_match(lines)
+    return dump(lines)
+
+
+SEAT_LIES = [
+    ("a keyed seat's move without its signature", unsigned_play_key_holder, "not signed"),
+    ("a seat's signed reveal moved onto its move", moved_signature_key_holder, "Play"),
+    ("a seat's key replaced by the key holder's", forged_key_key_holder, "does not check"),
+    # the seat signs in hand 2 with its own key (caught there first), or the carried key
+    # differs from the one it ended hand 1 with
+    (
+        "a later hand's carried key replaced",
+        carried_key_swapped_key_holder,
+        "does not check|sits down with key",
+    ),
+]
+
+
+def test_node_checks_every_seat_signature(played: Played) -> None:
+    """The honest exports name their keyed seats; every lie about a seat's signature, told
+    by the holder of the server's key (so every seal and chain hash checks), fails in Node
+    naming what is wrong. (The Python verdict is printed beside it, with -s.)"""
+    key = played.key.hex()
+    for name, lines in (("game", dump(played.hua)), ("match", dump(played.match))):
+        export = played.dir / f"keyed-{name}.jsonl"
+        export.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        ok, line = node_verdict(export, [key], None)
+        assert ok and re.search(r"seat keys: seat\(s\) 0, 1(, 2, 3)? keyed: [1-9]", line), line
+        assert "UNKEYED" not in line and "RE-KEYED" not in line, line
+    for n, (name, make, words) in enumerate(SEAT_LIES):
+        export = played.dir / f"seat-lie{n}.jsonl"
+        export.write_text("".join(line + "\n" for line in make(played)), encoding="utf-8")
+        ok, line = node_verdict(export, [key], None)
+        print(f"{name}\n    python: {python_verdict(export, key, None)[1]}\n    node:   {line}")
+        assert not ok and re.search(words, line), f"{name}: {line}"

@@ -5,6 +5,8 @@ one real server process started with ``--web-port 0``; the web transports reach 
 service through server/transport/connectweb.py. A refusal must carry the same status code,
 message and rich details (ErrorInfo, BadRequest, QuotaFailure, RetryInfo) whatever the
 transport: ``test_refusals_are_identical_over_every_transport`` compares them byte for byte.
+The tables admit unkeyed seats (these tests send raw requests); seat signatures cross every
+transport in ``test_seat_signatures_cross_every_transport``.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ from typing import Any
 
 import grpc
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from clients.python.receipts import check_payload, check_signature, payload_bytes
 from clients.python.serverproc import ServerProcess
+from server.wire import seatsig
 from tabletop.huaniao.v1 import huaniao_pb2
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import the_move
@@ -44,7 +48,7 @@ def seat_table(
     """A seeded table opened, taken and dealt over ``api``: game id, seat tokens, arbiter's."""
     created = api.call(
         "CreateGame",
-        pb.CreateGameRequest(options=options(), seat_count=seats, seed=seed),
+        pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=seats, seed=seed),
         headers=headers,
     )
     tokens = []
@@ -218,7 +222,7 @@ def test_refusals_are_identical_over_every_transport(server: ServerProcess) -> N
             ("GetView", pb.GetViewRequest(game_id=game_id, as_seat=idle), tokens[actor]),
             ("JoinGame", pb.JoinGameRequest(game_id=game_id, seat=0, player_name="x"), None),
             ("StartGame", pb.StartGameRequest(game_id=game_id), tokens[0]),
-            ("CreateGame", pb.CreateGameRequest(options=options(), seat_count=9), None),
+            ("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=9), None),
             ("GetHistory", pb.GetHistoryRequest(game_id=game_id, page_token="?"), None),
         ]
         for method, request, token in cases:
@@ -311,12 +315,50 @@ def test_batched_watch_and_replay_are_the_same_as_over_grpc(api: Api, grpc_api: 
         assert web and web == native, method
 
 
+
+def test_seat_signatures_cross_every_transport(api: Api) -> None:
+    """A keyed table over each transport (the JSON one included: the server compares the
+    signed request with the request it parsed, not bytes): signed joins, start and move are
+    taken, and a keyed seat's unsigned move is refused."""
+    created = api.call(
+        "CreateGame", pb.CreateGameRequest(options=options(), seat_count=2, seed=SEED)
+    )
+    gid = created.game_id
+    keys = [Ed25519PrivateKey.generate() for _ in range(2)]
+    tokens = []
+    for seat, key in enumerate(keys):
+        join = pb.JoinGameRequest(
+            game_id=gid,
+            seat=seat,
+            player_name=f"k{seat}",
+            seat_public_key=seatsig.public_bytes(key),
+        )
+        join.seat_signature.CopyFrom(seatsig.sign(key, gid, "JoinGame", 0, "", join))
+        tokens.append(api.call("JoinGame", join).seat_token)
+    view = api.call("GetView", pb.GetViewRequest(game_id=gid), tokens[0]).view
+    assert [bytes(s.public_key) for s in view.seats] == [seatsig.public_bytes(k) for k in keys]
+    start = pb.StartGameRequest(game_id=gid)
+    start.seat_signature.CopyFrom(
+        seatsig.sign(keys[0], gid, "StartGame", view.version, view.head_hash, start)
+    )
+    api.call("StartGame", start, tokens[0])
+    actor, _ = actor_and_idle(api, gid, tokens)
+    legal = api.call("LegalMoves", pb.LegalMovesRequest(game_id=gid), tokens[actor])
+    seen = pb.GetViewRequest(game_id=gid, version=legal.version)
+    head = api.call("GetView", seen, tokens[actor]).view.head_hash
+    play = pb.PlayRequest(game_id=gid, expected_version=legal.version, move=legal.moves[0])
+    failure = refused(api.call, "Play", play, tokens[actor])
+    assert failure.code == "permission_denied", failure.same()
+    assert failure.detail(error_details_pb2.ErrorInfo).reason == "SEAT_SIGNATURE_REQUIRED"
+    play.seat_signature.CopyFrom(seatsig.sign(keys[actor], gid, "Play", legal.version, head, play))
+    assert api.call("Play", play, tokens[actor]).version > legal.version
+
 # --- retries -----------------------------------------------------------------------------------
 
 
 def test_a_retried_request_is_answered_from_its_idempotency_key(api: Api) -> None:
     key = str(uuid.uuid4())
-    create = pb.CreateGameRequest(options=options(), seat_count=2, seed=SEED, request_id=key)
+    create = pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2, seed=SEED, request_id=key)
     first = api.call("CreateGame", create)
     again = api.call("CreateGame", create)
     assert (again.game_id, again.arbiter_token) == (first.game_id, first.arbiter_token)
@@ -382,8 +424,8 @@ def test_open_games_per_client_count_the_client_a_header_names(limited_api: Api)
     api = limited_api
     me = client_id()
     for _ in range(2):
-        api.call("CreateGame", pb.CreateGameRequest(options=options(), seat_count=2), headers=me)
-    create = pb.CreateGameRequest(options=options(), seat_count=2)
+        api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2), headers=me)
+    create = pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2)
     failure = refused(api.call, "CreateGame", create, headers=me)
     assert failure.code == "resource_exhausted"
     assert failure.detail(error_details_pb2.ErrorInfo).reason == "TOO_MANY_OPEN_GAMES"
@@ -432,7 +474,7 @@ def test_open_streams_per_client_and_per_connection(limited_api: Api) -> None:
 
 
 def test_a_request_over_the_size_limit_is_refused_with_its_quota(api: Api) -> None:
-    game_id = api.call("CreateGame", pb.CreateGameRequest(options=options(), seat_count=2)).game_id
+    game_id = api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2)).game_id
     huge = pb.JoinGameRequest(game_id=game_id, seat=0, player_name="长" * 400_000)  # 1.2 MB
     failure = refused(api.call, "JoinGame", huge)
     assert failure.code == "resource_exhausted"

@@ -129,8 +129,8 @@ def test_other_origins_are_refused_unless_allowed(web: ServerProcess) -> None:
 def test_bots_refuse_bad_asks(web: ServerProcess) -> None:
     port = web.web_port or 0
     api = open_api("grpc", web.target, None)
-    mine = api.call("CreateGame", pb.CreateGameRequest(options=options(), seat_count=2))
-    other = api.call("CreateGame", pb.CreateGameRequest(options=options(), seat_count=2))
+    mine = api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2))
+    other = api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2))
     seat = api.call("JoinGame", pb.JoinGameRequest(game_id=mine.game_id, seat=0)).seat_token
     for payload, status in (
         (b"not json", 400),
@@ -156,7 +156,7 @@ def test_bots_refuse_bad_asks(web: ServerProcess) -> None:
 def test_bots_fill_the_free_seats_and_leave_when_the_game_ends(web: ServerProcess) -> None:
     port = web.web_port or 0
     api = open_api("grpc", web.target, None)
-    created = api.call("CreateGame", pb.CreateGameRequest(options=options(), seat_count=2, seed=7))
+    created = api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2, seed=7))
     me = api.call("JoinGame", pb.JoinGameRequest(game_id=created.game_id, seat=0)).seat_token
     status, data = post_bots(port, {"game_id": created.game_id, "token": me})
     assert status == 202, data
@@ -164,7 +164,7 @@ def test_bots_fill_the_free_seats_and_leave_when_the_game_ends(web: ServerProces
     # one bot table at a time here (--web-bots-max 1), and one bots process per game
     again, data = post_bots(port, {"game_id": created.game_id, "token": created.arbiter_token})
     assert again in (400, 409), data  # running (409), or it took the seat already (400)
-    second = api.call("CreateGame", pb.CreateGameRequest(options=options(), seat_count=2))
+    second = api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2))
     status, data = post_bots(port, {"game_id": second.game_id, "token": second.arbiter_token})
     assert status == 429, data
     # the bot took seat 1 and dealt; play seat 0 to the end against it
@@ -191,7 +191,7 @@ def test_a_bot_process_is_ended_at_its_timeout(web: ServerProcess) -> None:
     # a 完全模式 game, at which the bots soon wait for seat 0 (a short 简单 or 基本 game may end
     # before seat 0's first turn: the bots' own moves are random)
     waiting = api.call(
-        "CreateGame", pb.CreateGameRequest(options=options("FULL"), seat_count=3, seed=11)
+        "CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options("FULL"), seat_count=3, seed=11)
     )
     me = api.call("JoinGame", pb.JoinGameRequest(game_id=waiting.game_id, seat=0)).seat_token
     deadline = time.monotonic() + 40
@@ -206,7 +206,7 @@ def test_a_bot_process_is_ended_at_its_timeout(web: ServerProcess) -> None:
     view = _wait(lambda: _dealt(api, waiting.game_id, me))
     view = _wait(lambda: _waits_for(api, waiting.game_id, me, 0))
     assert view.phase == pb.GAME_PHASE_PLAYING
-    later = api.call("CreateGame", pb.CreateGameRequest(options=options(), seat_count=2))
+    later = api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2))
     deadline = time.monotonic() + 40
     while time.monotonic() < deadline:
         status, data = post_bots(port, {"game_id": later.game_id, "token": later.arbiter_token})
@@ -266,7 +266,7 @@ def test_a_forged_forwarded_peer_is_not_believed(limited: ServerProcess) -> None
     counted as itself (per connection: its second stream is refused, naming its own)."""
     forged = {FORWARDED_HEADER: "guess ipv4:10.9.8.7:1234", "x-test-client": "forger"}
     api = open_api("grpc", limited.target, None)
-    game = api.call("CreateGame", pb.CreateGameRequest(options=options(), seat_count=2),
+    game = api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2),
                     headers={"x-test-client": "forger-games"})
     first = api.stream("Watch", pb.WatchRequest(game_id=game.game_id), headers=forged)
     try:
@@ -320,7 +320,7 @@ def test_shutdown_ends_a_browsers_stream_with_where_to_resume(tmp_path: Path, na
     proc = ServerProcess(tmp_path, extra=["--web-port", "0"]).start()
     try:
         api = open_api(name, proc.target, proc.web_port)
-        game = api.call("CreateGame", pb.CreateGameRequest(options=options(), seat_count=2))
+        game = api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2))
         stream = api.stream("Watch", pb.WatchRequest(game_id=game.game_id))
         assert next(stream).event.version == 1
         assert proc.proc is not None
@@ -361,7 +361,7 @@ def test_only_this_process_can_name_a_forwarded_peer() -> None:
 def test_asks_at_once_start_one_bots_process(web: ServerProcess) -> None:
     port = web.web_port or 0
     api = open_api("grpc", web.target, None)
-    created = api.call("CreateGame", pb.CreateGameRequest(options=options(), seat_count=2, seed=9))
+    created = api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2, seed=9))
     me = api.call("JoinGame", pb.JoinGameRequest(game_id=created.game_id, seat=0)).seat_token
     _wait(lambda: _slot_free(web), seconds=40)  # (another test's bots may hold the one slot)
     ask = {"game_id": created.game_id, "token": me}

@@ -33,6 +33,7 @@ from server.wire.signing import (
 )
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options
+from tests.support.nodejs import ensure_node_modules
 
 SEED = bytes(range(32))  # docs/api.md's test vector
 PUBLIC = "03a107bff3ce10be1d70dd18e74bc09967e4d6309ba50d5f1ddc8664125531b8"
@@ -43,6 +44,7 @@ NODE_VERIFY = Path(__file__).resolve().parents[2] / "clients" / "node" / "bin" /
 def node_verify(export: Path, *keys: str) -> tuple[int, str]:
     """The second verifier (clients/node/bin/verify.js) on an export: its status and its one
     line."""
+    ensure_node_modules()  # the verifier decodes the seats' signed commands with protobufjs
     argv = ["node", str(NODE_VERIFY), str(export)]
     for key in keys:
         argv += ["--public-key", key]

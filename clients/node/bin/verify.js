@@ -9,7 +9,10 @@
 // head and Ed25519 signature (a seal naming a key_id is checked with that key; one without
 // with any given key), every hand's commit–reveal and deals and, for a match, its own chain
 // and its links to each hand; with --receipts, a viewer's saved receipts against the record
-// (docs/api.md, "Audit"). --public-key takes 64 hex digits or a file of them (several keys:
+// (docs/api.md, "Audit"), and every seat's signature on the commands recorded in its name
+// (docs/api.md, "Seat signatures"): the line names the keyed seats, the UNKEYED ones (whose
+// commands stand on the server's word alone) and every RE-KEY. --public-key takes 64 hex
+// digits or a file of them (several keys:
 // repeat it). Exit status 0 = verified (one line on stdout), 1 = not (one line on stderr
 // naming the first problem), 2 = usage.
 const fs = require('node:fs');
@@ -46,6 +49,29 @@ function keyTexts(value) {
   return text.split(/\s+/).filter(Boolean);
 }
 
+const list = (xs) => xs.join(', ');
+
+/**
+ * Whose word each seat's commands stand on: keyed seats signed every command (checked),
+ * unkeyed seats' commands stand on the server's word alone, and a re-key stands on the
+ * seat token's word. `hands`: each verified game of the record, in order.
+ */
+function seatWords(hands) {
+  const first = hands[0].seatKeys;
+  const taken = first.filter((s) => s.taken);
+  const keyed = taken.filter((s) => s.joinKey).map((s) => s.seat);
+  const unkeyed = taken.filter((s) => !s.joinKey).map((s) => s.seat);
+  const signatures = hands.reduce((n, g) => n + g.seatKeys.reduce((m, s) => m + s.signed, 0), 0);
+  const parts = [];
+  if (keyed.length) parts.push(`seat(s) ${list(keyed)} keyed: ${signatures} seat signature(s) checked`);
+  if (unkeyed.length) parts.push(`seat(s) ${list(unkeyed)} UNKEYED: their commands stand on the server's word alone`);
+  if (!taken.length) parts.push('no seat taken');
+  const rekeys = hands.flatMap((g) => g.seatKeys.flatMap((s) => s.rekeys.map((v) =>
+    `seat ${s.seat} RE-KEYED at ${hands.length > 1 ? `hand ${g.hand} ` : ''}version ${v}`)));
+  if (rekeys.length) parts.push(`${list(rekeys)} (the commands after it stand on a key the server accepted on the seat token's word)`);
+  return `seat keys: ${parts.join('; ')}`;
+}
+
 function summary(result, receipts) {
   const ids = [...result.signers].join(', ');
   const signed = `signed by key ${ids}`;
@@ -60,11 +86,11 @@ function summary(result, receipts) {
       : '';
     line = `verified match ${result.matchId}: ${hands[0].kind}, ${hands.length} hands, ` +
       `${result.facts} match facts, ${hands.reduce((n, g) => n + g.events, 0)} events, ` +
-      `${hands.reduce((n, g) => n + g.moves, 0)} sealed moves, ${decks(hands)} deck(s) recomputed; ${fair}${incomplete}; ${signed}`;
+      `${hands.reduce((n, g) => n + g.moves, 0)} sealed moves, ${decks(hands)} deck(s) recomputed; ${fair}${incomplete}; ${seatWords(hands)}; ${signed}`;
   } else {
     const prepared = result.dealt.dealSource === 'SHUFFLED' ? '' : `; prepared deal (${result.dealt.dealSource})`;
     line = `verified game ${result.gameId}: ${result.kind}, ${result.events} events, ${result.moves} sealed moves, ` +
-      `${result.dealt.decks} deck(s) recomputed; ${dealWords(result.dealt)}${prepared}; ${signed}`;
+      `${result.dealt.decks} deck(s) recomputed; ${dealWords(result.dealt)}${prepared}; ${seatWords([result])}; ${signed}`;
   }
   if (receipts) line += `; receipts: ${receipts.receipts} verified for viewer(s) ${receipts.viewers.join(', ')}`;
   return line;

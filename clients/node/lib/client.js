@@ -5,10 +5,17 @@
 // or a spectator) and sends its token as `x-seat-token` metadata; Watcher streams a game's
 // events and resumes a dropped stream from the last version it saw, so its consumer never
 // sees a gap or a duplicate.
+//
+// Every seat holds its own Ed25519 key (lib/seatkey.js), made here when it joins: its public
+// key goes with JoinGame, and every command the seat sends is signed (docs/api.md, "Seat
+// signatures"). After joining, the client checks that the server recorded that key.
 const crypto = require('node:crypto');
 const { load } = require('./protos');
 const { contributionCommitment } = require('./deal');
 const { findDetail } = require('./errors');
+const { SeatKey, signRequest } = require('./seatkey');
+const { checkAcknowledged } = require('./acks');
+const { publicKey } = require('./verify');
 
 const TOKEN_HEADER = 'x-seat-token';
 // The game a call names, as metadata, so a balancer can send all of a game's calls to one
@@ -36,6 +43,23 @@ function routed(metadata, request) {
   }
   return metadata;
 }
+
+/**
+ * A unary call whose reply comes back with its bytes too ({raw, reply}): a receipt's hash
+ * covers the events exactly as they were sent.
+ */
+function unaryRaw(stub, method, request, metadata, deadlineMs = DEFAULT_DEADLINE_MS) {
+  const def = load().TableService.service[method];
+  const deserialize = (buf) => ({ raw: Buffer.from(buf), reply: def.responseDeserialize(buf) });
+  return new Promise((resolve, reject) => {
+    stub.makeUnaryRequest(
+      def.path, def.requestSerialize, deserialize, request, routed(metadata, request),
+      { deadline: deadline(deadlineMs) }, (err, out) => (err ? reject(err) : resolve(out)),
+    );
+  });
+}
+
+class SeatKeyNotRecorded extends Error {}
 
 /** Call a unary method of a grpc-js stub as a promise. */
 function unary(stub, method, request, metadata, deadlineMs = DEFAULT_DEADLINE_MS) {
@@ -69,15 +93,30 @@ class TableClient {
     this.stub.close();
   }
 
+  /** The server's signing keys (current and retired), asked once: they check receipts. */
+  async serverKeys() {
+    if (!this._serverKeys) {
+      const reply = await unary(this.stub, 'GetSigningKey', {}, this.metadata(null));
+      const raw = [reply.public_key, ...(reply.retired || []).map((k) => k.public_key)];
+      this._serverKeys = raw.map((k) => publicKey(Buffer.from(k).toString('hex')));
+    }
+    return this._serverKeys;
+  }
+
   metadata(token = this.token) {
     const md = new this.grpc.Metadata();
     if (token) md.set(TOKEN_HEADER, token);
     return md;
   }
 
-  /** Open a table. `options` is a tabletop.v1.GameOptions object, e.g. {huaniao: {mode: 'MODE_BASIC'}}. */
-  createGame(options, seatCount, { seed, deck } = {}) {
-    const request = { options, seat_count: seatCount, deck: deck || [] };
+  /**
+   * Open a table. `options` is a tabletop.v1.GameOptions object, e.g. {huaniao: {mode:
+   * 'MODE_BASIC'}}. `allowUnkeyedSeats`: admit seats without a key (their commands stand on
+   * the server's word alone). `match`: MatchSettings, e.g. {hands: 2, advance: 'HAND_ADVANCE_READY'}.
+   */
+  createGame(options, seatCount, { seed, deck, allowUnkeyedSeats = false, match } = {}) {
+    const request = { options, seat_count: seatCount, deck: deck || [], allow_unkeyed_seats: allowUnkeyedSeats };
+    if (match) request.match = match; // a tabletop.v1.MatchSettings: a match of hands
     if (seed !== undefined && seed !== null) request.seed = seed;
     return unary(this.stub, 'CreateGame', request, this.metadata());
   }
@@ -87,32 +126,51 @@ class TableClient {
    * own contribution to the deal (by default 16 fresh random bytes as hex), so no other
    * party can choose the deal; only the commitment is sent now, `reveal()` sends the value
    * once every seat is taken. `{contribution: ''}` contributes nothing.
+   *
+   * The seat gets a fresh Ed25519 key (or `key`, a SeatKey); the join is signed with it and
+   * so is every later command. Once seated, the client checks that the seat's recorded
+   * public key is its own and throws SeatKeyNotRecorded if not: a server that dropped the
+   * key could stand in for the seat. `{unkeyed: true}` joins without a key (a table that
+   * allows unkeyed seats): its commands then stand on the server's word alone.
    */
-  async join(gameId, seat, playerName = '', { contribution } = {}) {
+  async join(gameId, seat, playerName = '', { contribution, key, unkeyed = false } = {}) {
     const mine = contribution === undefined ? crypto.randomBytes(16).toString('hex') : contribution;
-    const request = {
+    const seatKey = unkeyed ? null : key || SeatKey.generate();
+    let request = {
       game_id: gameId,
       seat,
       player_name: playerName,
       contribution_commitment: mine ? contributionCommitment(mine) : '',
     };
+    if (seatKey) {
+      request.seat_public_key = seatKey.publicKey;
+      request = signRequest(seatKey, 'JoinGame', request); // nothing seen yet: version 0
+    }
     const reply = await unary(this.stub, 'JoinGame', request, this.metadata(null));
-    return new SeatClient(this, gameId, reply.seat, reply.seat_token, mine);
+    const joined = new SeatClient(this, gameId, reply.seat, reply.seat_token, mine, seatKey);
+    joined.noteSeen(gameId, reply.version, '');
+    if (seatKey) await joined.checkKeyRecorded();
+    return joined;
   }
 
-  /** Act with an existing token (seat or arbiter), or as a spectator without one. */
-  asViewer(gameId, token = null, seat = null) {
-    return new SeatClient(this, gameId, seat, token);
+  /**
+   * Act with an existing token (seat or arbiter), or as a spectator without one; `key`: the
+   * seat's SeatKey, which signs its commands (without one a keyed seat is refused).
+   */
+  asViewer(gameId, token = null, seat = null, { key = null } = {}) {
+    return new SeatClient(this, gameId, seat, token, '', key);
   }
 }
 
 class SeatClient {
-  constructor(client, gameId, seat, token, contribution = '') {
+  constructor(client, gameId, seat, token, contribution = '', key = null) {
     this.client = client;
     this.gameId = gameId;
     this.seat = seat;
     this.token = token;
     this.contribution = contribution; // this seat's contribution to the deal, until revealed
+    this.key = key; // this seat's SeatKey; null: unsigned (a spectator, the arbiter, an unkeyed seat)
+    this.seen = new Map(); // game id -> {version, hash}: the latest version this client has seen
   }
 
   get stub() {
@@ -123,13 +181,89 @@ class SeatClient {
     return this.client.metadata(this.token);
   }
 
-  /** Reveal this seat's contribution (once every seat is taken); safe to repeat. */
+  /** Remember that `gameId` was seen at `version` with chain hash `hash` (newer wins). */
+  noteSeen(gameId, version, hash) {
+    const v = Number(version) || 0;
+    const was = this.seen.get(gameId);
+    if (!was || v > was.version || (v === was.version && hash && !was.hash)) {
+      this.seen.set(gameId, { version: v, hash: hash || '' });
+    }
+  }
+
+  /** Remember the last of `events` (a reply's or a stream's) as seen. */
+  noteEvents(gameId, events) {
+    const last = (events || [])[(events || []).length - 1];
+    if (last) this.noteSeen(gameId, last.version, last.hash);
+  }
+
+  /**
+   * `request` signed by this seat's key for `method` (unchanged without a key): the
+   * SignedCommand names `gameId`, the latest version seen there and its chain hash.
+   */
+  sign(method, request, gameId = request.game_id, seen = this.seen.get(gameId)) {
+    if (!this.key) return request;
+    const { version = 0, hash = '' } = seen || {};
+    return signRequest(this.key, method, request, { gameId, expectedVersion: version, headHash: hash });
+  }
+
+  /** The chain hash at `version` of this game: remembered, else read from that version's view. */
+  async headAt(version) {
+    const seen = this.seen.get(this.gameId);
+    if (seen && seen.version === Number(version) && seen.hash) return seen.hash;
+    const reply = await unary(this.stub, 'GetView', { game_id: this.gameId, version }, this.metadata());
+    return reply.view.head_hash;
+  }
+
+  /**
+   * The seat's public key as the server recorded it must be this client's: else throw
+   * SeatKeyNotRecorded (SEAT KEY NOT RECORDED), since a server that drops a seat's key can
+   * stand in for the seat.
+   */
+  async checkKeyRecorded() {
+    const view = await this.view();
+    const info = (view.seats || []).find((s) => s.seat === this.seat) || {};
+    const recorded = Buffer.from(info.public_key || []);
+    if (!this.key || !recorded.equals(this.key.publicKey)) {
+      throw new SeatKeyNotRecorded(
+        `SEAT KEY NOT RECORDED: seat ${this.seat} of game ${this.gameId} joined with key ` +
+        `${this.key ? this.key.publicKey.toString('hex') : '(none)'}, the server shows ` +
+        `${recorded.length ? recorded.toString('hex') : 'none'}: do not play here`,
+      );
+    }
+  }
+
+  /**
+   * Replace this seat's key (the old one was lost): RekeySeat signed by the new key, recorded
+   * as SeatRekeyed for everyone to see. Returns the version after it.
+   */
+  async rekey(newKey = SeatKey.generate()) {
+    const request = { game_id: this.gameId, seat_public_key: newKey.publicKey };
+    const seen = this.seen.get(this.gameId) || {};
+    const signed = signRequest(newKey, 'RekeySeat', request, { expectedVersion: seen.version || 0, headHash: seen.hash || '' });
+    const reply = await unary(this.stub, 'RekeySeat', signed, this.metadata());
+    this.key = newKey;
+    this.noteSeen(this.gameId, reply.version, '');
+    return reply.version;
+  }
+
+  /**
+   * Reveal this seat's contribution (once every seat is taken); safe to repeat (a repeat
+   * gets the first one's acknowledgement). Throws NotAcknowledged when the reply holds no
+   * valid signed acknowledgement: the reveal was not taken.
+   */
   async reveal() {
     if (!this.contribution) return null;
-    return unary(
-      this.stub, 'RevealContribution',
-      { game_id: this.gameId, contribution: this.contribution }, this.metadata(),
-    );
+    const request = this.sign('RevealContribution', { game_id: this.gameId, contribution: this.contribution });
+    const { raw, reply } = await unaryRaw(this.stub, 'RevealContribution', request, this.metadata());
+    await this.acknowledged('reveal', 'RevealContributionResponse', raw, reply, this.gameId, 'contribution_revealed', null);
+    return reply;
+  }
+
+  /** The reply's acknowledgement must check (lib/acks.js), else NotAcknowledged. */
+  async acknowledged(what, responseType, raw, reply, gameId, fact, commitment) {
+    const keys = await this.client.serverKeys();
+    checkAcknowledged(what, responseType, raw, reply, { gameId, seat: this.seat, fact, commitment, keys });
+    this.noteEvents(gameId, reply.events);
   }
 
   /**
@@ -140,9 +274,10 @@ class SeatClient {
   async commitContribution() {
     this.contribution = crypto.randomBytes(16).toString('hex');
     const commitment = contributionCommitment(this.contribution);
-    return unary(
-      this.stub, 'CommitContribution', { game_id: this.gameId, commitment }, this.metadata(),
-    );
+    const request = this.sign('CommitContribution', { game_id: this.gameId, commitment });
+    const { raw, reply } = await unaryRaw(this.stub, 'CommitContribution', request, this.metadata());
+    await this.acknowledged('commitment', 'CommitContributionResponse', raw, reply, this.gameId, 'seat_committed', commitment);
+    return reply;
   }
 
   /**
@@ -151,15 +286,27 @@ class SeatClient {
    */
   async readyNextHand() {
     this.contribution = crypto.randomBytes(16).toString('hex');
-    const request = { game_id: this.gameId, commitment: contributionCommitment(this.contribution) };
-    const reply = await unary(this.stub, 'ReadyNextHand', request, this.metadata());
+    const commitment = contributionCommitment(this.contribution);
+    // a signed commitment names the hand it goes into: the match's current hand once this
+    // one has ended (the server opens it then)
+    const hand = this.key ? await this.nextHandId() : this.gameId;
+    const request = this.sign('ReadyNextHand', { game_id: hand, commitment }, hand);
+    const { raw, reply } = await unaryRaw(this.stub, 'ReadyNextHand', request, this.metadata());
+    await this.acknowledged('commitment', 'ReadyNextHandResponse', raw, reply, reply.game_id, 'seat_committed', commitment);
     if (reply.match && reply.match.current_game_id) this.gameId = reply.match.current_game_id;
     return reply.match;
   }
 
+  /** The match's current hand as this hand's view shows it (this hand while it runs). */
+  async nextHandId() {
+    const view = await this.view();
+    return (view.match && view.match.current_game_id) || this.gameId;
+  }
+
   /** Deal: every committed seat must have revealed (nobody stands in for a seat). */
   async start() {
-    const reply = await unary(this.stub, 'StartGame', { game_id: this.gameId }, this.metadata());
+    const request = this.sign('StartGame', { game_id: this.gameId });
+    const reply = await unary(this.stub, 'StartGame', request, this.metadata());
     return reply.version;
   }
 
@@ -188,6 +335,7 @@ class SeatClient {
     const request = { game_id: this.gameId };
     if (version !== undefined && version !== null) request.version = version;
     const reply = await unary(this.stub, 'GetView', request, this.metadata());
+    if (reply.view && reply.view.game_id === this.gameId) this.noteSeen(this.gameId, reply.view.version, reply.view.head_hash);
     return reply.view;
   }
 
@@ -196,13 +344,20 @@ class SeatClient {
     return unary(this.stub, 'LegalMoves', { game_id: this.gameId }, this.metadata());
   }
 
-  /** Play a Move (as returned by legalMoves) against `expectedVersion`. */
-  play(move, expectedVersion) {
-    return unary(
-      this.stub, 'Play',
-      { game_id: this.gameId, expected_version: expectedVersion, move },
-      this.metadata(),
-    );
+  /**
+   * Play a Move (as returned by legalMoves) against `expectedVersion`, signed by the seat's
+   * key over that version and its chain hash. `requestId`: an idempotency key.
+   */
+  async play(move, expectedVersion, { requestId = '' } = {}) {
+    let request = { game_id: this.gameId, expected_version: expectedVersion, move };
+    if (requestId) request.request_id = requestId;
+    if (this.key) {
+      const hash = await this.headAt(expectedVersion);
+      request = this.sign('Play', request, this.gameId, { version: Number(expectedVersion), hash });
+    }
+    const reply = await unary(this.stub, 'Play', request, this.metadata());
+    this.noteEvents(this.gameId, reply.events);
+    return reply;
   }
 
   /** Every event this viewer may see, paging through GetHistory. */
@@ -285,6 +440,7 @@ class Watcher {
           const event = reply.event;
           if (event.version <= this.last) continue; // never hand a consumer a duplicate
           this.last = event.version;
+          this.seatClient.noteSeen(this.seatClient.gameId, event.version, event.hash);
           yield event;
           if (this._closed) return;
         }
@@ -324,6 +480,6 @@ async function revealAndStart(seats) {
 }
 
 module.exports = {
-  TableClient, SeatClient, Watcher, TOKEN_HEADER, GAME_HEADER, CHANNEL_OPTIONS, unary, routed,
-  sleep, revealAndStart, drawNextHand,
+  TableClient, SeatClient, Watcher, TOKEN_HEADER, GAME_HEADER, CHANNEL_OPTIONS, unary, unaryRaw, routed,
+  sleep, revealAndStart, drawNextHand, SeatKeyNotRecorded,
 };

@@ -1,9 +1,12 @@
 'use strict';
-// The tabletop Node.js client: TableClient / SeatClient / Watcher, rich errors, a bot,
+// The tabletop Node.js client: TableClient / SeatClient / Watcher, seat keys and signed
+// commands (seatkey: SeatKey, signRequest), rich errors, a bot,
 // the deal derivation (deal.checkExport recomputes a finished game's deals) and the record's
 // verifier (verify.verifyText: chain, seals, deals, receipts; bin/verify.js).
 const { load, PROTO_ROOT } = require('./protos');
-const { TableClient, SeatClient, Watcher, TOKEN_HEADER, revealAndStart } = require('./client');
+const { TableClient, SeatClient, Watcher, TOKEN_HEADER, revealAndStart, SeatKeyNotRecorded } = require('./client');
+const seatkey = require('./seatkey');
+const { NotAcknowledged } = require('./acks');
 const deal = require('./deal');
 const verify = require('./verify');
 const { richStatus, findDetail, describeError } = require('./errors');
@@ -17,6 +20,10 @@ module.exports = {
   Watcher,
   TOKEN_HEADER,
   revealAndStart,
+  SeatKeyNotRecorded,
+  NotAcknowledged,
+  SeatKey: seatkey.SeatKey,
+  seatkey,
   deal,
   verify,
   richStatus,

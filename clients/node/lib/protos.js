@@ -1,6 +1,7 @@
 'use strict';
 // Loads the public contract (../../protos) at run time with @grpc/proto-loader, plus the
-// google.rpc status protos (vendored in ./proto) with protobufjs to decode rich errors.
+// google.rpc status protos (vendored in ./proto) and the contract again with protobufjs, to
+// decode rich errors and to encode and decode the messages a seat signs.
 const path = require('node:path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
@@ -44,7 +45,12 @@ function load() {
     }
     return protobuf.util.path.resolve(origin, target);
   };
-  root.loadSync(['google/rpc/status.proto', 'google/rpc/error_details.proto'], { keepCase: true });
+  // tabletop.proto too: a seat signs its requests' exact bytes, and the verifier decodes
+  // the signed commands a record keeps (SignedCommand, the requests inside it).
+  root.loadSync(
+    ['google/rpc/status.proto', 'google/rpc/error_details.proto', 'tabletop/v1/tabletop.proto'],
+    { keepCase: true },
+  );
   root.resolveAll();
 
   cached = {

@@ -1,6 +1,7 @@
 'use strict';
 // A second, independent verifier of exported records (docs/api.md, "Audit" → "The record"),
-// written from the published scheme with node:crypto alone: no Python, no server code.
+// written from the published scheme with node:crypto (and protobufjs, to decode the seats'
+// signed requests: lib/seatsigs.js): no Python, no server code.
 //
 //   verifyText(text, keys)            a game's export or a whole match's
 //   checkReceipts(game, text, keys)   a viewer's saved receipts against a verified game
@@ -13,6 +14,9 @@
 // message is one line.
 const crypto = require('node:crypto');
 const deal = require('./deal');
+
+// The seats' signatures need the contract's protobuf code (node_modules): loaded on first use.
+const seatSignatures = (...args) => require('./seatsigs').checkSeatSignatures(...args);
 
 class VerifyError extends Error {}
 const fail = (message) => {
@@ -297,7 +301,10 @@ function verifyGame(records, keys, gameId = null, where = '') {
   }
   if (first !== records.length + 1) fail(`${where}versions ${first}..${records.length} end in no seal`);
 
-  // 4. the deal: commit–reveal, the table key, every deck and seed
+  // 4. the seats' own signatures on the commands recorded in their names
+  const seatKeys = seatSignatures(records, sealedId, fail, where);
+
+  // 5. the deal: commit–reveal, the table key, every deck and seed
   let dealt;
   try {
     dealt = deal.checkRecords(records);
@@ -317,6 +324,7 @@ function verifyGame(records, keys, gameId = null, where = '') {
     seals,
     signers,
     dealt,
+    seatKeys,
   };
 }
 
@@ -384,12 +392,26 @@ function verifyMatch(lines, keys) {
     if (end.head_hash !== game.head) fail(`${where}HandEnded names head ${String(end.head_hash).slice(0, 16)}…, not the hand's last event`);
     if (end.hand !== o.hand) fail(`${where}HandEnded calls it hand ${end.hand}`);
     game.signers.forEach((s) => signers.add(s));
+    if (verified.length) carriedKeys(verified[verified.length - 1], game, where);
     verified.push(game);
   });
   if (!opened.length) fail('the match opened no hand');
   if (ended.size !== opened.length) fail('the match records the end of a hand it never opened');
   const incomplete = matchIncomplete(facts, verified);
   return { match: true, matchId, facts: facts.length, hands: verified, signers, incomplete };
+}
+
+/**
+ * A later hand seats the match's players itself (its joins are the server's, unsigned): each
+ * must sit down with the key it ended the hand before with.
+ */
+function carriedKeys(before, hand, where) {
+  hand.seatKeys.forEach((s, i) => {
+    const was = before.seatKeys[i];
+    if (was && s.joinKey !== was.key) {
+      fail(`${where}seat ${i} sits down with key ${s.joinKey.slice(0, 16) || '(none)'}…, not the key ${was.key.slice(0, 16) || '(none)'}… it ended hand ${before.hand} with`);
+    }
+  });
 }
 
 /**
@@ -661,6 +683,9 @@ module.exports = {
   publicKey,
   keyId,
   sealBody,
+  sealHashes,
+  signer,
+  protoFields,
   viewBody,
   chainKey,
   chainHash,

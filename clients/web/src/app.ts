@@ -5,8 +5,11 @@
 //
 // The page holds only its own seat's token (localStorage, per game), and so only ever
 // receives what that seat may see: the server redacts every response for the token's seat.
-import { create, toBinary, type DescEnum } from "@bufbuild/protobuf";
+// It also holds the seat's own Ed25519 key (WebCrypto, non-extractable, in IndexedDB: see
+// seatkey.ts) and signs every command the seat sends with it.
+import { create, toBinary, type DescEnum, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import { client, useToken, errorText, isCode, Code, transportName } from "./api";
+import { newSeatKey, keepSeatKey, seatKey, signCommand, type SeatKey } from "./seatkey";
 import { w, tip, term, termTip, seatWord, line, moveLabel, gloss, getLang, setLang, TERMS } from "./words";
 import {
   GamePhase,
@@ -20,6 +23,11 @@ import {
   ReceiptPayloadSchema,
   ReceiptSchema,
   MoveSchema,
+  JoinGameRequestSchema,
+  PlayRequestSchema,
+  RevealContributionRequestSchema,
+  StartGameRequestSchema,
+  RekeySeatRequestSchema,
   type GameView,
   type GameEvent,
   type LegalMovesResponse,
@@ -129,6 +137,7 @@ const S = {
   verify: null as null | { commit: boolean | null; receipts: [number, number]; unavailable?: boolean },
   starting: false,
   grpcPort: 0, // the server's gRPC port (GET /server.json), for the verify command line
+  key: null as SeatKey | null, // this seat's key in this browser (IndexedDB), if it holds one
 };
 
 /** The seat the page shows as its own: the held seat's, or (a replay) the view's. */
@@ -287,9 +296,25 @@ async function createTable(kind: string, seatCount: number, options: Options, na
 async function joinSeat(gameId: string, seat: number, name: string, kind?: string): Promise<void> {
   const contribution = hex(crypto.getRandomValues(new Uint8Array(16)));
   const commitment = (await sha256(`tabletop-contribution|${contribution}`)) || "";
-  const joined = await client.joinGame({
+  let key: SeatKey;
+  try {
+    key = await newSeatKey();
+  } catch {
+    return notice(w("noEd25519"), true);
+  }
+  const request = {
     gameId, seat, playerName: name || `${w("you")}`, requestId: uuid(), contributionCommitment: commitment,
-  });
+    seatPublicKey: key.publicKey,
+  };
+  const seatSignature = await signCommand(key, "JoinGame", gameId, 0n, "", JoinGameRequestSchema, request);
+  const joined = await client.joinGame({ ...request, seatSignature });
+  await keepSeatKey(gameId, joined.seat, key);
+  // the server must show the key this browser sent: one that dropped it could act for the seat
+  const { view } = await client.getView({ gameId });
+  const recorded = view?.seats.find((x) => x.seat === joined.seat)?.publicKey ?? new Uint8Array();
+  if (hex(recorded) !== hex(key.publicKey)) {
+    return notice(w("keyNotRecorded"), true, `SEAT KEY NOT RECORDED: seat ${joined.seat}, sent ${hex(key.publicKey)}, shown ${hex(recorded) || "none"}`);
+  }
   save(gameId, { token: joined.seatToken, seat: joined.seat, name, kind, contribution: commitment ? contribution : undefined });
   if (location.hash === `#game=${encodeURIComponent(gameId)}`) route();
   else location.hash = `game=${encodeURIComponent(gameId)}`;
@@ -332,6 +357,7 @@ const kindName = (view: GameView) => w(view.options?.game.case || "huaniao");
 async function enterSeat(): Promise<void> {
   document.body.dataset.screen = "table";
   useToken(S.me!.token);
+  S.key = await seatKey(S.gameId, S.me!.seat);
   mount(h("p", { class: "loading" }, "…"));
   await refresh();
   startWatch();
@@ -357,6 +383,7 @@ function refresh(): Promise<void> {
         if (view?.seat !== undefined && S.me && S.me.seat !== view.seat) {
           S.me.seat = view.seat; // the token says which seat it is, not the link
           save(S.gameId, S.me);
+          S.key = await seatKey(S.gameId, view.seat);
         }
         S.view = view ?? null;
         const before = S.legal?.version;
@@ -462,13 +489,64 @@ async function waitingDuties(): Promise<void> {
   try {
     const mine = v.seats.find((s) => s.seat === mySeat());
     if (mine?.contributionStatus === ContributionStatus.PENDING && S.me!.contribution) {
-      await client.revealContribution({ gameId: S.gameId, contribution: S.me!.contribution });
+      const reveal = { gameId: S.gameId, contribution: S.me!.contribution };
+      await client.revealContribution(await signed("RevealContribution", RevealContributionRequestSchema, reveal));
     }
-    await client.startGame({ gameId: S.gameId, requestId: uuid() }).catch(() => undefined);
+    const start = { gameId: S.gameId, requestId: uuid() };
+    await client.startGame(await signed("StartGame", StartGameRequestSchema, start)).catch(() => undefined);
   } catch (err) {
     failed(err);
   } finally {
     S.starting = false;
+    void refresh();
+  }
+}
+
+/**
+ * `request` with this seat's signature (unchanged when this browser holds no key for it: the
+ * server then refuses a keyed seat's command, and the page offers a new key). `seen`: the
+ * version the seat saw and its chain hash, by default the view's.
+ */
+async function signed<D extends DescMessage>(
+  method: string, schema: D, request: MessageInitShape<D>,
+  seen = { version: S.view?.version ?? 0n, head: S.view?.headHash ?? "" },
+): Promise<MessageInitShape<D>> {
+  if (!S.key) return request;
+  const seatSignature = await signCommand(S.key, method, S.gameId, seen.version, seen.head, schema, request);
+  return { ...(request as object), seatSignature } as unknown as MessageInitShape<D>;
+}
+
+/** The chain hash at `version`: the view's, or that version's view read anew. */
+async function headAt(version: bigint): Promise<string> {
+  if (S.view && S.view.version === version) return S.view.headHash;
+  const { view } = await client.getView({ gameId: S.gameId, version });
+  return view?.headHash ?? "";
+}
+
+/** Whether the seat is keyed and this browser does not hold its key. */
+function keyMissing(v: GameView): boolean {
+  const mine = v.seats.find((x) => x.seat === mySeat());
+  return !!mine && mine.publicKey.length > 0 && (!S.key || hex(S.key.publicKey) !== hex(mine.publicKey));
+}
+
+/** This browser lost the seat's key (or took the seat by its link elsewhere): a new key for
+ * it, signed by itself and recorded as a re-key, which everyone sees. */
+async function rekey(): Promise<void> {
+  if (S.busy || !S.me) return;
+  S.busy = true;
+  try {
+    const key = await newSeatKey();
+    const request = { gameId: S.gameId, seatPublicKey: key.publicKey };
+    const seatSignature = await signCommand(key, "RekeySeat", S.gameId, S.view?.version ?? 0n, S.view?.headHash ?? "",
+      RekeySeatRequestSchema, request);
+    await client.rekeySeat({ ...request, seatSignature });
+    await keepSeatKey(S.gameId, S.me.seat, key);
+    S.key = key;
+    notice("");
+  } catch (err) {
+    failed(err);
+  } finally {
+    S.busy = false;
     void refresh();
   }
 }
@@ -491,7 +569,9 @@ async function play(move: Move): Promise<void> {
   if (S.busy || !S.legal) return;
   S.busy = true;
   try {
-    const res = await client.play({ gameId: S.gameId, expectedVersion: S.legal.version, move, requestId: uuid() });
+    const seen = S.legal.version;
+    const request = { gameId: S.gameId, expectedVersion: seen, move, requestId: uuid() };
+    const res = await client.play(await signed("Play", PlayRequestSchema, request, { version: seen, head: await headAt(seen) }));
     S.selected.clear();
     S.legal = res.legalMoves ?? null;
     notice("");
@@ -622,6 +702,9 @@ function render(): void {
   );
   const main = h("div", { class: "play-main" },
     head,
+    phase !== "finished" && keyMissing(v) ? h("section", { class: "card-box notice error", id: "no-seat-key" },
+      h("p", {}, w("noSeatKey")),
+      h("button", { type: "button", class: "primary", id: "rekey", onclick: () => void rekey() }, w("rekey"))) : null,
     phase === "waiting" ? waitingBox(v) : null,
     v.game.case ? tableBox(v) : null,
     phase === "finished" ? resultBox(v) : null,
@@ -642,11 +725,22 @@ function seatLabel(v: GameView, s: number): string {
   return `${seatWord(s)} · ${who}`;
 }
 
+/** A seat's key marks: unkeyed (its commands stand on the server's word alone), re-keyed. */
+function seatMarks(v: GameView, s: number): (HTMLElement | null)[] {
+  const info = v.seats.find((x) => x.seat === s);
+  if (!info?.taken) return [];
+  return [
+    info.publicKey.length ? null : h("span", { class: "badge unkeyed", "data-mark": "unkeyed", title: w("unkeyed") }, w("unkeyedShort")),
+    info.rekeyedAt.length ? h("span", { class: "badge rekeyed", "data-mark": "rekeyed", title: w("rekeyed") },
+      `${w("rekeyedShort")} ${info.rekeyedAt.map((x) => `v${x}`).join(" ")}`) : null,
+  ];
+}
+
 function waitingBox(v: GameView): HTMLElement {
   const free = v.seats.filter((s) => !s.taken).length;
   return h("section", { class: "card-box", id: "waiting", "aria-labelledby": "waiting-h" },
     h("h3", { id: "waiting-h" }, free ? w("waiting") : w("starting")),
-    h("ul", { class: "seat-list" }, ...v.seats.map((s) => h("li", {}, seatLabel(v, s.seat),
+    h("ul", { class: "seat-list" }, ...v.seats.map((s) => h("li", { "data-seat": s.seat }, seatLabel(v, s.seat), ...seatMarks(v, s.seat),
       s.taken && s.contributionStatus ? h("span", { class: "muted" }, ` · ${w("contribution")} `,
         term(`CONTRIBUTION_STATUS_${ContributionStatus[s.contributionStatus]}`)) : ""))),
     v.awaitingSeats.length ? h("p", { id: "awaiting-seats" }, `${w("dealWaitsFor")}: `, v.awaitingSeats.map(seatWord).join("、")) : null,
@@ -665,7 +759,7 @@ function seatBox(v: GameView, s: number, body: Child[]): HTMLElement {
   const acting = v.toAct.includes(s);
   const winner = v.outcome?.winners.includes(s);
   return h("li", { class: `seat${acting ? " acting" : ""}${winner ? " winner" : ""}`, "data-seat": s },
-    h("div", { class: "seat-name" }, seatLabel(v, s), acting ? h("span", { class: "badge" }, w("toAct")) : null,
+    h("div", { class: "seat-name" }, seatLabel(v, s), ...seatMarks(v, s), acting ? h("span", { class: "badge" }, w("toAct")) : null,
       winner ? h("span", { class: "badge win" }, w("winner")) : null),
     ...body);
 }

@@ -118,6 +118,14 @@ export const UI: Record<string, Pair> = {
   next: ["下一步", "Next"],
   backToTable: ["回到牌桌", "Back to the table"],
   myMelds: ["你的列与打出", "your melds and discards"],
+  unkeyed: ["无座位密钥：其操作只凭服务器之言", "no seat key: its commands stand on the server's word alone"],
+  unkeyedShort: ["无密钥", "unkeyed"],
+  rekeyed: ["换过密钥 (此后的操作凭座位口令所换的新密钥)", "re-keyed (its later commands stand on a key accepted on the seat token's word)"],
+  rekeyedShort: ["换钥", "re-keyed"],
+  keyNotRecorded: ["服务器没有记下本座位的密钥 (SEAT KEY NOT RECORDED)：不要在此桌继续", "SEAT KEY NOT RECORDED: the server did not keep this seat's key; do not play at this table"],
+  noSeatKey: ["本浏览器没有这个座位的密钥：操作会被拒绝", "This browser holds no key for this seat: its commands would be refused"],
+  rekey: ["为本浏览器换新密钥 (所有人可见)", "Make a new key for this browser (everyone sees it)"],
+  noEd25519: ["本浏览器不支持 Ed25519 签名 (WebCrypto)，无法入座", "This browser cannot make Ed25519 signatures (WebCrypto): it cannot take a seat"],
 };
 
 export type Lang = "zh" | "en";

@@ -1,0 +1,37 @@
+"""The Node client's locked dependencies (clients/node/node_modules), installed when missing.
+
+The Node verifier decodes the seats' signed commands with the contract's protobuf code
+(protobufjs), so the tests that run ``clients/node/bin/verify.js`` need ``npm ci`` done once,
+as ``clients/node/run-tests.sh`` does it: only when node_modules is missing or
+package-lock.json changed since, under a lock that run-tests.sh takes too (test workers may
+start at the same moment).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import shutil
+import subprocess
+from pathlib import Path
+
+NODE_DIR = Path(__file__).resolve().parents[2] / "clients" / "node"
+
+
+def ensure_node_modules() -> None:
+    """``npm ci`` in clients/node unless its node_modules matches package-lock.json."""
+    assert shutil.which("node") and shutil.which("npm"), "Node.js 18+ and npm are required"
+    want = hashlib.sha256((NODE_DIR / "package-lock.json").read_bytes()).hexdigest()
+    stamp = NODE_DIR / "node_modules" / ".package-lock.sha256"
+    with open(NODE_DIR / ".npm-ci.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if stamp.exists() and stamp.read_text().strip() == want:
+            return
+        subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"],
+            cwd=NODE_DIR,
+            check=True,
+            timeout=600,
+            stdin=subprocess.DEVNULL,
+        )
+        stamp.write_text(want + "\n")
