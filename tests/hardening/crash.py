@@ -163,7 +163,12 @@ class CrashRun:
             options = pb.GameOptions(zipai=zipai_pb2.Options())
             seats = (2, 3, 4)[i // 2 % 3]
         created = self.stub.CreateGame(
-            pb.CreateGameRequest(options=options, seat_count=seats, seed=self.rng.randrange(2**40))
+            pb.CreateGameRequest(
+                options=options,
+                seat_count=seats,
+                allow_unkeyed_seats=True,
+                seed=self.rng.randrange(2**40),
+            )
         )
         tokens = [
             self.stub.JoinGame(pb.JoinGameRequest(game_id=created.game_id, seat=s)).seat_token

@@ -6,6 +6,9 @@ it is and the three others), the table's arbiter, and a seat token and the arbit
 what the reply says about the caller's role), and checks that a refused cell appended
 nothing. A new RPC without a row fails the test: add its row.
 
+The matrix is about tokens, so its tables admit unkeyed seats (raw, unsigned requests); what
+a keyed seat must add, its signature, is tested below it for every seat command.
+
 Below the matrix: tokens are unguessable (``secrets.token_urlsafe``, 192 bits), stored only
 as SHA-256 hashes, and compared in constant time (``hmac.compare_digest``): shown by reading
 the code path and by watching it run.
@@ -25,11 +28,13 @@ from typing import Any
 
 import grpc
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from clients.python.client import TOKEN_HEADER, TableClient
 from clients.python.serverproc import ServerProcess
 from server.usecases import games as service_module
 from server.usecases.table_server import TableServer as _TableServer
+from server.wire import seatsig
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 from tests.api.helpers import huaniao_options
@@ -86,6 +91,11 @@ MATRIX: dict[str, dict[str, Any]] = {
     },
     "GetMatch": READ,  # a match is public; a bad token is still refused
     "GetSigningKey": dict.fromkeys(ROLES, OK),  # the public key is public; tokens are ignored
+    # only a keyed seat re-keys; the matrix's seats are unkeyed (SEAT_NOT_KEYED)
+    "RekeySeat": {
+        "none": PD, "empty": PD, "forged": PD, "seat0": FP, "seat1": FP, "seat2": FP,
+        "seat3": FP, "arbiter": PD, "other_seat": PD, "other_arbiter": PD,
+    },
 }
 MATCH_ROWS = ("ReadyNextHand", "GetMatch")  # these run against the first hand of a match
 EXPECTED_ROLE = {"none": pb.ROLE_SPECTATOR, "empty": pb.ROLE_SPECTATOR, "arbiter": pb.ROLE_ARBITER}
@@ -106,12 +116,19 @@ def proc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 
 def new_game(
-    client: TableClient, seed: int, start: bool = True, match: bool = False, commit: bool = False
+    client: TableClient,
+    seed: int,
+    start: bool = True,
+    match: bool = False,
+    commit: bool = False,
+    keyed: bool = False,
 ) -> Game:
     settings = pb.MatchSettings(hands=2) if match else None
-    created = client.create_game(huaniao_options("BASIC"), 4, seed=seed, match=settings)
+    created = client.create_game(
+        huaniao_options("BASIC"), 4, seed=seed, match=settings, allow_unkeyed_seats=not keyed
+    )
     seats = [
-        client.join(created.game_id, s, f"p{s}", contribution=f"c{s}" if commit else "")
+        client.join(created.game_id, s, f"p{s}", contribution=f"c{s}" if commit else "", sign=keyed)
         for s in range(4)
     ]
     actor = -1
@@ -182,6 +199,11 @@ def call(stub: pb_grpc.TableServiceStub, rpc: str, game: Game, token: str | None
         return stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=md)
     if rpc == "GetSigningKey":
         return stub.GetSigningKey(pb.GetSigningKeyRequest(), metadata=md)
+    if rpc == "RekeySeat":
+        key = Ed25519PrivateKey.generate()
+        request = pb.RekeySeatRequest(game_id=gid, seat_public_key=seatsig.public_bytes(key))
+        request.seat_signature.CopyFrom(seatsig.sign(key, gid, "RekeySeat", 0, "", request))
+        return stub.RekeySeat(request, metadata=md)
     raise AssertionError(f"no way to call {rpc}")
 
 
@@ -248,9 +270,36 @@ def test_authorisation_matrix(proc: ServerProcess) -> None:
     assert not problems, "\n".join(problems)
 
 
+# the seat commands a fresh table can take (a commitment needs a draw under way: a keyed
+# seat's unsigned commitment is refused in tests/api/test_seat_signatures.py)
+SEAT_COMMANDS = ("StartGame", "RevealContribution", "Play")
+
+
+def test_a_keyed_seats_unsigned_commands_are_refused_and_append_nothing(
+    proc: ServerProcess,
+) -> None:
+    """The matrix's seat cells again, at keyed tables: the right seat's token without the
+    seat's signature is PERMISSION_DENIED SEAT_SIGNATURE_REQUIRED, before any rule."""
+    with TableClient(proc.target) as client:
+        stub = pb_grpc.TableServiceStub(client.channel)
+        for i, rpc in enumerate(SEAT_COMMANDS):
+            waiting = rpc in ("StartGame", "RevealContribution")
+            game = new_game(
+                client, 70_000 + i, start=not waiting, commit=rpc == "RevealContribution", keyed=True
+            )
+            seat = max(game.actor, 0)
+            before = client.as_viewer(game.game_id, game.arbiter).view().version
+            with pytest.raises(grpc.RpcError) as refused:
+                call(stub, rpc, game, game.seat_tokens[seat], client)
+            assert refused.value.code() == PD, f"{rpc}: {refused.value.code()}"
+            assert "signature" in (refused.value.details() or ""), rpc
+            after = client.as_viewer(game.game_id, game.arbiter).view().version
+            assert after == before, f"{rpc} was refused but appended events"
+
+
 def test_joining_a_free_seat_needs_no_token_and_a_token_grants_none(proc: ServerProcess) -> None:
     with TableClient(proc.target) as client:
-        created = client.create_game(huaniao_options(), 4, seed=5)
+        created = client.create_game(huaniao_options(), 4, seed=5, allow_unkeyed_seats=True)
         stub = pb_grpc.TableServiceStub(client.channel)
         reply = stub.JoinGame(
             pb.JoinGameRequest(game_id=created.game_id, seat=1),

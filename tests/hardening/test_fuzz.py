@@ -173,7 +173,12 @@ class Fuzzer:
             options = pb.GameOptions(zipai=zipai_pb2.Options())
             kind, seats = "zipai", rng.choice((2, 3, 4))
         created = self.stub.CreateGame(
-            pb.CreateGameRequest(options=options, seat_count=seats, seed=rng.randrange(2**40))
+            pb.CreateGameRequest(
+                options=options,
+                seat_count=seats,
+                allow_unkeyed_seats=True,
+                seed=rng.randrange(2**40),
+            )
         )
         tokens = [
             self.stub.JoinGame(pb.JoinGameRequest(game_id=created.game_id, seat=s)).seat_token
