@@ -705,7 +705,7 @@ SEAT_LIES = [
 def test_node_checks_every_seat_signature(played: Played) -> None:
     """The honest exports name their keyed seats; every lie about a seat's signature, told
     by the holder of the server's key (so every seal and chain hash checks), fails in Node
-    naming what is wrong. (The Python verdict is printed beside it, with -s.)"""
+    naming what is wrong, and the Python verifier refuses it too (both verdicts printed, -s)."""
     key = played.key.hex()
     for name, lines in (("game", dump(played.hua)), ("match", dump(played.match))):
         export = played.dir / f"keyed-{name}.jsonl"
@@ -717,5 +717,7 @@ def test_node_checks_every_seat_signature(played: Played) -> None:
         export = played.dir / f"seat-lie{n}.jsonl"
         export.write_text("".join(line + "\n" for line in make(played)), encoding="utf-8")
         ok, line = node_verdict(export, [key], None)
-        print(f"{name}\n    python: {python_verdict(export, key, None)[1]}\n    node:   {line}")
+        py_ok, py_line = python_verdict(export, key, None)
+        print(f"{name}\n    python: {py_line}\n    node:   {line}")
         assert not ok and re.search(words, line), f"{name}: {line}"
+        assert not py_ok, f"{name}: the Python verifier accepts what Node refuses: {py_line}"
