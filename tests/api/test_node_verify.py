@@ -27,6 +27,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,7 @@ from server.wire.signing import KEY_FILE
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
 from tests.api.helpers import huaniao_options, resigned
+from tests.api.test_justice import report, vote
 from tests.api.test_redeal_draw import dispute, every_seat_agrees
 from tests.support.nodejs import ensure_node_modules
 
@@ -71,6 +73,7 @@ class Played:
     redealt: list[Line]  # a game re-dealt once by its arbiter
     void: list[Line]  # a game whose draw was abandoned: seat 2 never revealed
     incomplete: list[Line]  # a match whose hand 2 was abandoned: seat 1 never committed
+    clocked: list[Line]  # two cases timed out (unkeyed seats: its times can be re-told)
 
 
 ZIPAI = pb.GameOptions(
@@ -87,7 +90,9 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
     assert shutil.which("node"), "node is required for the Node verifier (install Node.js 18+)"
     ensure_node_modules()  # the verifier decodes signed commands with protobufjs
     base = tmp_path_factory.mktemp("node-verify")
-    with ServerProcess(base / "server") as server, TableClient(server.target) as client:
+    # a short case limit is allowed (the clocked game's cases time out in about a second)
+    server_process = ServerProcess(base / "server", extra=["--min-turn-time", "0.5"])
+    with server_process as server, TableClient(server.target) as client:
         key = signing_key(client)
         pem = (server.data_dir / KEY_FILE).read_bytes()
         signer = serialization.load_pem_private_key(pem, password=None)
@@ -129,10 +134,66 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
         play_match([RandomBot(s, 90 + i) for i, s in enumerate(mseats)])
         match = [json.loads(x) for x in match_export_lines(client, created.match_id, None)]
         void, incomplete = abandoned_game_and_match(client)
+        clocked = clocked_game(client)
     receipts = [json.loads(x) for x in log.lines()]
     return Played(
-        base, key, signer, hua, hua_events, receipts, zipai, match, redealt, void, incomplete
+        base,
+        key,
+        signer,
+        hua,
+        hua_events,
+        receipts,
+        zipai,
+        match,
+        redealt,
+        void,
+        incomplete,
+        clocked,
     )
+
+
+CASE_MS = 1000  # the clocked game's case limit
+BUDGET_MS = 8000  # its justice budget (its first case spends about a seventh of it)
+
+
+def clocked_game(client: TableClient) -> list[Line]:
+    """A 川南字牌 game of unkeyed seats (no seat's signature names a chain hash, so the key
+    holder can re-time any record) with two cases the server times out: seat 0 reports
+    seat 1, seat 2 confirms after a while (the clock moves), seat 1 never votes; then seat 2
+    reports seat 1 and nobody votes. Both close UNRESOLVED at their deadlines."""
+    created = client.create_game(
+        ZIPAI,
+        3,
+        case_time_limit_ms=CASE_MS,
+        justice_budget_ms=BUDGET_MS,
+        allow_unkeyed_seats=True,
+    )
+    gid = created.game_id
+    seats = [client.join(gid, s, f"c{s}", sign=False) for s in range(3)]
+    reveal_and_start(seats)
+    viewer = client.as_viewer(gid)
+    case = report(seats[0], 1, viewer.view().version)
+    time.sleep(0.2)  # so that the vote's clock is visibly later than the opening's
+    vote(seats[2], case, True, case)
+    closed(viewer)
+    report(seats[2], 1, viewer.view().version)
+    closed(viewer)
+    play_to_end([RandomBot(s, 60 + i) for i, s in enumerate(seats)])
+    lines = [json.loads(x) for x in export_lines(viewer.history())]
+    assert [x["cause"]["action"] for x in lines if x["fact"]["type"] == "CaseTimedOut"] == [
+        "timeout",
+        "timeout",
+    ]
+    return lines
+
+
+def closed(viewer: Any) -> None:
+    """Wait (well past the case limit, never for a window) until the server timed out the
+    open case."""
+    until = time.monotonic() + CASE_MS / 1000 + 30
+    while viewer.view().cases[-1].status == pb.CASE_STATUS_OPEN:
+        assert time.monotonic() < until, "the server never timed the case out"
+        time.sleep(0.1)
 
 
 ABANDON_MS = 3000  # the abandonment limit of the void game and the incomplete match
@@ -721,3 +782,99 @@ def test_node_checks_every_seat_signature(played: Played) -> None:
         print(f"{name}\n    python: {py_line}\n    node:   {line}")
         assert not ok and re.search(words, line), f"{name}: {line}"
         assert not py_ok, f"{name}: the Python verifier accepts what Node refuses: {py_line}"
+
+
+# --- the recorded clock (docs/api.md, "Justice"; "Every hand, every redeal") --------------
+
+
+def when(line: Line) -> datetime:
+    return datetime.fromisoformat(line["recorded_at"])
+
+
+def retimed(lines: list[Line], first: int, at: Callable[[datetime], datetime]) -> None:
+    """The move that starts at index ``first`` recorded at ``at(its time)``."""
+    end = first + 1
+    while end < len(lines) and lines[end]["cause"] is None:
+        end += 1
+    for x in lines[first:end]:
+        x["recorded_at"] = rec.timestamp_text(at(when(x)))
+
+
+def first_index(lines: list[Line], fact_type: str) -> int:
+    return next(i for i, x in enumerate(lines) if x["fact"]["type"] == fact_type)
+
+
+def case_cut_short_key_holder(p: Played) -> list[str]:
+    """The key holder times the first case out one case limit after its opening (plus a
+    millisecond), though the confirming vote moved its clock later: due one limit after
+    the vote."""
+    lines = copy.deepcopy(p.clocked)
+    opened = when(lines[first_index(lines, "ViolationReported")])
+    voted = when(lines[first_index(lines, "VoteCast")])
+    cut = opened + timedelta(milliseconds=CASE_MS + 1)
+    assert voted + timedelta(milliseconds=CASE_MS) > cut, "the vote moved the clock"
+    timeout = first_index(lines, "CaseTimedOut")
+    assert lines[timeout]["cause"]["action"] == "timeout" and when(lines[timeout - 1]) < cut
+    retimed(lines, timeout, lambda _at: cut)
+    return dump(rechain(lines, p.signer))
+
+
+def report_past_budget_key_holder(p: Played) -> list[str]:
+    """The key holder records the first case's timeout, and everything after it, one whole
+    justice budget later: the second report is then filed with the budget spent."""
+    lines = copy.deepcopy(p.clocked)
+    later = timedelta(milliseconds=BUDGET_MS)
+    for i in range(first_index(lines, "CaseTimedOut"), len(lines)):
+        lines[i]["recorded_at"] = rec.timestamp_text(when(lines[i]) + later)
+    return dump(rechain(lines, p.signer))
+
+
+def abandoned_early_key_holder(p: Played) -> list[str]:
+    """The key holder records the void game's abandonment at its latest reveal's time,
+    before the table's abandonment limit (seat signatures name earlier hashes only)."""
+    lines = copy.deepcopy(p.void)
+    i = first_index(lines, "DealAbandoned")
+    assert lines[i]["cause"]["action"] == "abandon"
+    latest = when(lines[i - 1])
+    retimed(lines, i, lambda _at: latest)
+    return dump(rechain(lines, p.signer))
+
+
+CLOCK_LIES = [
+    (
+        "a case timed out before its vote's deadline",
+        case_cut_short_key_holder,
+        "the case was timed out before its deadline",
+    ),
+    (
+        "a report filed once the hand's justice budget was spent",
+        report_past_budget_key_holder,
+        "JUSTICE_BUDGET_SPENT [仲裁 time budget]: this hand's cases have paused it for its "
+        f"whole budget ({BUDGET_MS} ms)",
+    ),
+    (
+        "a draw abandoned before its limit",
+        abandoned_early_key_holder,
+        "the draw was abandoned before the table's abandonment limit passed",
+    ),
+]
+
+
+def test_both_verifiers_check_the_recorded_clock(played: Played) -> None:
+    """The game with two timed-out cases verifies in both languages; each lie about its
+    clock (or the void game's), told by the holder of the server's key so that every chain
+    hash and seal checks, fails in both, naming the same version and rule."""
+    key = played.key.hex()
+    export = played.dir / "clocked.jsonl"
+    export.write_text("".join(line + "\n" for line in dump(played.clocked)), encoding="utf-8")
+    py, js = python_verdict(export, key, None), node_verdict(export, [key], None)
+    assert py[0] and js[0], (py, js)
+    for n, (name, make, words) in enumerate(CLOCK_LIES):
+        export = played.dir / f"clock-lie{n}.jsonl"
+        export.write_text("".join(line + "\n" for line in make(played)), encoding="utf-8")
+        py, js = python_verdict(export, key, None), node_verdict(export, [key], None)
+        print(f"{name}\n    python: {py[1]}\n    node:   {js[1]}")
+        assert not py[0] and words in py[1], f"{name}: python: {py[1]}"
+        assert not js[0] and words in js[1], f"{name}: node: {js[1]}"
+        version = re.search(r"version \d+", py[1])
+        assert version and version.group() in js[1], f"{name}: {py[1]} / {js[1]}"

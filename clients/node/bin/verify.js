@@ -8,7 +8,9 @@
 // writes once the game has ended. Checks every chain hash, every seal's game, versions,
 // head and Ed25519 signature (a seal naming a key_id is checked with that key; one without
 // with any given key), every hand's commit–reveal and deals and, for a match, its own chain
-// and its links to each hand; with --receipts, a viewer's saved receipts against the record
+// and its links to each hand, the recorded clock (no case timed out before its deadline, no
+// report or appeal once the hand's justice budget was spent, no draw abandoned before its
+// limit); with --receipts, a viewer's saved receipts against the record
 // (docs/api.md, "Audit"), and every seat's signature on the commands recorded in its name
 // (docs/api.md, "Seat signatures"): the line names the keyed seats, the UNKEYED ones (whose
 // commands stand on the server's word alone) and every RE-KEY. --public-key takes 64 hex

@@ -8,12 +8,14 @@
 //
 // It checks the hash chain of every line, each seal (its game, versions, head, viewers and
 // Ed25519 signature), every hand's commit–reveal and deals (lib/deal.js) and, for a match,
-// the match's own chain and its links to each hand. What it cannot do without the game
-// rules: re-decide each command (`tabletop-audit verify` replays them through the engine)
-// and re-render each viewer's payload. Every problem is thrown as a VerifyError whose
+// the match's own chain and its links to each hand, and the recorded clock against the
+// table's deadlines (lib/clocks.js: case timeouts, the justice budget, abandoned draws).
+// What it cannot do without the game rules: re-decide each command (`tabletop-audit
+// verify` replays them through the engine) and re-render each viewer's payload. Every problem is thrown as a VerifyError whose
 // message is one line.
 const crypto = require('node:crypto');
 const deal = require('./deal');
+const { checkClocks } = require('./clocks');
 
 // The seats' signatures need the contract's protobuf code (node_modules): loaded on first use.
 const seatSignatures = (...args) => require('./seatsigs').checkSeatSignatures(...args);
@@ -311,6 +313,9 @@ function verifyGame(records, keys, gameId = null, where = '') {
   } catch (err) {
     fail(`${where}${err.message}`);
   }
+
+  // 6. the recorded clock: no case timed out, report filed or draw abandoned out of time
+  checkClocks(records, fail, where);
   return {
     gameId: sealedId,
     kind: created.data.kind,
