@@ -221,7 +221,7 @@ def cmd_create(
     match = match_settings(hands, target_score, ready)
     with client() as c:
         created = c.create_game(playing.game_options(kind, mode), n, seed=seed, match=match)
-        tokens = playing.Tokens(c.target, created.game_id, created.arbiter_token)
+        tokens = playing.Tokens(c.target, created.game_id, c.arbiter_credential(created))
         seated = []
         for s, name in enumerate(names):
             # one person holds every token here: seats it will not start commit to nothing
