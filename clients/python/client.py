@@ -204,12 +204,13 @@ class TableClient:
             self._arbiter_keys[reply.arbiter_token] = arbiter_key
         return reply
 
-    def arbiter_credential(self, created: pb.CreateGameResponse) -> str:
-        """The arbiter's credential of a table this client created: ``TOKEN:KEYHEX`` when
-        it made the arbiter a key (``as_viewer`` and the CLI's ``--token`` take it), else
-        the bare token."""
-        key = self._arbiter_keys.get(created.arbiter_token)
-        return f"{created.arbiter_token}:{key.hex()}" if key else created.arbiter_token
+    def arbiter_credential(self, created: pb.CreateGameResponse | str) -> str:
+        """The arbiter's credential of a table this client created (its CreateGame reply,
+        or its arbiter token): ``TOKEN:KEYHEX`` when it made the arbiter a key
+        (``as_viewer`` and the CLI's ``--token`` take it), else the bare token."""
+        token = created if isinstance(created, str) else created.arbiter_token
+        key = self._arbiter_keys.get(token)
+        return f"{token}:{key.hex()}" if key else token
 
     def match(self, match_id: str) -> pb.GetMatchResponse:
         """A match, its standings and its stored record."""
