@@ -108,7 +108,8 @@ def game_argument(f: Any) -> Any:
     f = option(
         "--token",
         envvar="TABLETOP_TOKEN",
-        help="a seat or arbiter token; without one you act as a spectator",
+        help="a seat or arbiter credential (TOKEN:KEYHEX signs its commands, as a keyed seat "
+        "or arbiter must); without one you act as a spectator",
     )(f)
     return click.argument("game_id")(f)
 
