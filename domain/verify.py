@@ -102,6 +102,10 @@ class AuditReport:
     rekeys: tuple[tuple[int, int], ...] = ()
     # the seats' commands whose signature verified (seat_keys' seats)
     signed_commands: int = 0
+    # None: a table without an arbiter; else the arbiter's Ed25519 key (hex; "": unkeyed, its
+    # rulings stand on the server's word) and its commands whose signature verified
+    arbiter_key: str | None = None
+    arbiter_commands: int = 0
 
     @property
     def keyed_seats(self) -> tuple[int, ...]:
@@ -116,8 +120,15 @@ class AuditReport:
         """The seats' signatures in one clause: which seats are keyed (their every command
         checked against their key), which are not (their commands stand on the server's word
         alone), and every re-key (the commands after it stand on a key the server accepted
-        on the token's word)."""
-        return seat_words(self.keyed_seats, self.unkeyed_seats, self.rekeys, self.signed_commands)
+        on the token's word), and whether the arbiter signs its rulings."""
+        return seat_words(
+            self.keyed_seats,
+            self.unkeyed_seats,
+            self.rekeys,
+            self.signed_commands,
+            self.arbiter_key,
+            self.arbiter_commands,
+        )
 
     @property
     def deal_words(self) -> str:
@@ -136,6 +147,8 @@ def seat_words(
     unkeyed: Sequence[int],
     rekeys: Sequence[tuple[int, int]],
     signed: int,
+    arbiter_key: str | None = None,
+    arbiter_signed: int = 0,
 ) -> str:
     """``AuditReport.seat_words`` (a match says it per hand)."""
     parts = []
@@ -151,6 +164,10 @@ def seat_words(
             f"seat {seat} RE-KEYED at version {version}: its later commands stand on a key the "
             "server accepted on the seat token's word"
         )
+    if arbiter_key:
+        parts.append(f"the arbiter keyed: all {arbiter_signed} of its commands signed by it")
+    elif arbiter_key is not None:
+        parts.append("the arbiter UNKEYED: its rulings stand on the server's word alone")
     return "seat signatures: " + ("; ".join(parts) if parts else "no seat taken")
 
 
@@ -427,6 +444,8 @@ def _verify(
         seat_keys=tuple(seats.taken.get(s, "") for s in range(table.seat_count)),
         rekeys=seats.rekeys,
         signed_commands=seats.signed,
+        arbiter_key=table.arbiter_public_key if table.arbitrated else None,
+        arbiter_commands=seats.arbiter_signed,
     )
     return report, table
 
@@ -631,6 +650,7 @@ class SeatSignatures:
     taken: dict[int, str] = dataclasses.field(default_factory=dict)
     rekeys: tuple[tuple[int, int], ...] = ()
     signed: int = 0
+    arbiter_signed: int = 0  # the arbiter's commands whose signature verified
 
 
 def check_seat_signatures(
@@ -640,9 +660,12 @@ def check_seat_signatures(
     record stands at that point: from SeatTaken, replaced by SeatRekeyed), over a command
     that is this one (``_check_signed``). A seat that joined without a key is reported, its
     commands unchecked; the seats of a match's later hand are seated by the match (its
-    opening, which ``verify_match`` re-decides from the hand before), not by a JoinGame."""
+    opening, which ``verify_match`` re-decides from the hand before), not by a JoinGame.
+    At a table with an arbiter key, every ruling and a signed start in nobody's name carry
+    the arbiter's signature, checked the same way."""
     created = records[0].fact["data"]
     kind, later_hand = created["kind"], created.get("hand", 0) >= 2
+    arbiter_key = _hex_key(created, records[0], "arbiter_public_key")
     found = SeatSignatures()
     keys: dict[int, str] = {}  # each seat's key now
     rekeys: list[tuple[int, int]] = []
@@ -655,6 +678,9 @@ def check_seat_signatures(
             if key and seat is not None:
                 _check_signed(records, r, seat, key, game_id, kind, command_reader, used)
                 found.signed += 1
+            elif arbiter_key and seat is None and _by_arbiter(r, kind):
+                _check_signed(records, r, None, arbiter_key, game_id, kind, command_reader, used)
+                found.arbiter_signed += 1
         fact_type, data = r.fact["type"], r.fact["data"]
         if fact_type == "SeatTaken":
             keys[data["seat"]] = found.taken[data["seat"]] = _hex_key(data, r, "public_key")
@@ -695,6 +721,17 @@ def _named_seat(r: Record, kind: str) -> int | None:
     return None
 
 
+def _by_arbiter(r: Record, kind: str) -> bool:
+    """Whether the cause (in no seat's name) is the arbiter's: a ruling, or a start that
+    carries a signature (a start sent by the server's own timer, or by an unkeyed seat,
+    carries none)."""
+    assert r.cause is not None
+    action = r.cause["action"]
+    if action == "play":
+        return isinstance(tables.command_of(kind, r.cause), tables.ARBITER_COMMANDS)
+    return action == "start" and "signed" in r.cause
+
+
 def _signing_key(r: Record, seat: int | None, keys: Mapping[int, str]) -> str:
     """The key ``seat``'s command at ``r`` must be signed with ("" for no seat or an unkeyed
     one): a join's and a re-key's the key they record (the device proves it holds it), every
@@ -717,7 +754,7 @@ def _hex_key(data: Mapping[str, Any], r: Record, name: str) -> str:
 def _check_signed(
     records: list[Record],
     r: Record,
-    seat: int,
+    seat: int | None,
     key: str,
     game_id: str,
     kind: str,
@@ -727,24 +764,25 @@ def _check_signed(
     """The seat's signature on the cause at ``r`` (docs/api.md, "What is recorded"): with
     ``key``, over "tabletop-seat-command/1\\n" + the SignedCommand bytes; the command names
     this game, a method that fits the cause, an earlier version and its chain hash, and its
-    request is the command recorded. A signed command causes one move only."""
+    request is the command recorded. A signed command causes one move only. ``seat`` None:
+    the arbiter's command, signed by the arbiter's key."""
     assert r.cause is not None
     action = r.cause["action"]
-    where = f"version {r.version}: seat {seat}'s {action}"
+    who = "the arbiter" if seat is None else f"seat {seat}"
+    where = f"version {r.version}: {who}'s {action}"
     if command_reader is None:
         raise AuditFailure(
-            f"{where}: seat {seat} is keyed, and checking its signed commands needs the command "
+            f"{where}: {who} is keyed, and checking its signed commands needs the command "
             "reader (server/wire/signedcommands.py read_signed_command); none was given"
         )
-    command, signature = _signature_of(r.cause.get("signed"), where)
+    command, signature = _signature_of(r.cause.get("signed"), where, who)
     try:
         Ed25519PublicKey.from_public_bytes(bytes.fromhex(key)).verify(
             signature, SEAT_COMMAND_PREFIX + command
         )
     except (InvalidSignature, ValueError):
         raise AuditFailure(
-            f"{where} is not signed by seat {seat}'s key {key[:16]}…: a command the seat did "
-            "not sign"
+            f"{where} is not signed by {who}'s key {key[:16]}…: a command {who} did not sign"
         ) from None
     try:
         signed = command_reader(command, kind)
@@ -769,9 +807,13 @@ def _check_signed(
     used[command] = r.version
 
 
-def _signature_of(signed: Any, where: str) -> tuple[bytes, bytes]:
+def _signature_of(signed: Any, where: str, who: str = "the seat") -> tuple[bytes, bytes]:
     """The cause's ``signed``: the SignedCommand bytes and the 64-byte signature."""
     if signed is None:
+        if who == "the arbiter":
+            raise AuditFailure(
+                f"{where} carries no arbiter signature: a ruling the keyed arbiter did not sign"
+            )
         raise AuditFailure(
             f"{where} carries no seat signature: a command in a keyed seat's name that the seat "
             "did not sign"
@@ -814,7 +856,7 @@ def _check_signed_version(
 
 
 def _request_differs(
-    signed: SignedCommand, r: Record, seat: int, game_id: str, kind: str
+    signed: SignedCommand, r: Record, seat: int | None, game_id: str, kind: str
 ) -> str | None:
     """What in the signed request is not the command recorded at ``r`` (None: it is)."""
     request, data = signed.request, r.fact["data"]
@@ -825,7 +867,7 @@ def _request_differs(
         assert r.cause is not None
         move = request.get("command")
         is_command = dataclasses.is_dataclass(move) and not isinstance(move, type)
-        if is_command and getattr(move, "seat", None) == 0:
+        if is_command and seat is not None and getattr(move, "seat", None) == 0:
             move = dataclasses.replace(move, seat=seat)  # type: ignore[type-var]  # as with_seat
         if move != tables.command_of(kind, r.cause):
             return "is another move than the one recorded"

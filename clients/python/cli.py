@@ -108,7 +108,8 @@ def game_argument(f: Any) -> Any:
     f = option(
         "--token",
         envvar="TABLETOP_TOKEN",
-        help="a seat or arbiter token; without one you act as a spectator",
+        help="a seat or arbiter credential (TOKEN:KEYHEX signs its commands, as a keyed seat "
+        "or arbiter must); without one you act as a spectator",
     )(f)
     return click.argument("game_id")(f)
 
@@ -221,7 +222,7 @@ def cmd_create(
     match = match_settings(hands, target_score, ready)
     with client() as c:
         created = c.create_game(playing.game_options(kind, mode), n, seed=seed, match=match)
-        tokens = playing.Tokens(c.target, created.game_id, created.arbiter_token)
+        tokens = playing.Tokens(c.target, created.game_id, c.arbiter_credential(created))
         seated = []
         for s, name in enumerate(names):
             # one person holds every token here: seats it will not start commit to nothing

@@ -119,6 +119,10 @@ class TableClient:
         # keyed joins by request_id: (the request unsigned and keyless, as sent, the key),
         # so a retry sends the same key and bytes
         self._joins: dict[str, tuple[Message, Message, bytes]] = {}
+        # the arbiter keys this client made, by arbiter token (``as_viewer`` signs with
+        # them) and by CreateGame request_id (a retry sends the same key)
+        self._arbiter_keys: dict[str, bytes] = {}
+        self._create_keys: dict[str, bytes] = {}
 
     def close(self) -> None:
         self.channel.close()
@@ -149,6 +153,8 @@ class TableClient:
         abandon_after_ms: int = 0,
         justice_budget_ms: int = 0,
         allow_unkeyed_seats: bool = False,
+        arbiter_key: bytes | None = None,
+        sign_arbiter: bool | None = None,
     ) -> pb.CreateGameResponse:
         """Open a table; with ``match``, a match of hands whose first hand is the reply's
         game id (the reply's ``match_id`` names the match). With a ``request_id``
@@ -159,7 +165,19 @@ class TableClient:
         how long a draw waits for every seat's commitment and reveal before the game is
         void (0: the default, ten minutes). ``justice_budget_ms``: the time cases may pause
         one hand (0: 30 minutes). ``allow_unkeyed_seats``: admit seats that join without a
-        key (their commands stand on the server's word alone)."""
+        key (their commands stand on the server's word alone).
+
+        An arbitrated table gets a fresh arbiter key made here (``arbiter_key`` to give one;
+        ``sign_arbiter=False``: none, at a table that allows unkeyed seats, the default
+        there): its public half is recorded, and the arbiter signs its every ruling. The
+        key stays with this client: ``as_viewer(game_id, arbiter_token)`` signs with it,
+        and ``arbiter_credential(reply)`` is ``TOKEN:KEYHEX`` for another process."""
+        if sign_arbiter is None:
+            sign_arbiter = arbitrated and (arbiter_key is not None or not allow_unkeyed_seats)
+        if sign_arbiter:
+            arbiter_key = arbiter_key or self._create_keys.get(request_id) or new_seat_key()
+            if request_id:
+                self._create_keys[request_id] = arbiter_key
         request = pb.CreateGameRequest(
             allow_unkeyed_seats=allow_unkeyed_seats,
             options=options,
@@ -179,7 +197,20 @@ class TableClient:
             request.match.CopyFrom(match)
         if max_redeals is not None:
             request.max_redeals = max_redeals
-        return self.stub.CreateGame(request)
+        if sign_arbiter and arbiter_key is not None:
+            request.arbiter_public_key = seatsig.public_bytes(arbiter_key)
+        reply = self.stub.CreateGame(request)
+        if sign_arbiter and arbiter_key is not None:
+            self._arbiter_keys[reply.arbiter_token] = arbiter_key
+        return reply
+
+    def arbiter_credential(self, created: pb.CreateGameResponse | str) -> str:
+        """The arbiter's credential of a table this client created (its CreateGame reply,
+        or its arbiter token): ``TOKEN:KEYHEX`` when it made the arbiter a key
+        (``as_viewer`` and the CLI's ``--token`` take it), else the bare token."""
+        token = created if isinstance(created, str) else created.arbiter_token
+        key = self._arbiter_keys.get(token)
+        return f"{token}:{key.hex()}" if key else token
 
     def match(self, match_id: str) -> pb.GetMatchResponse:
         """A match, its standings and its stored record."""
@@ -247,9 +278,12 @@ class TableClient:
     def as_viewer(
         self, game_id: str, token: str | None = None, receipts: ReceiptLog | None = None
     ) -> SeatClient:
-        """Act with an existing token (arbiter or seat) or seat credential (``TOKEN:KEYHEX``:
-        the seat signs its commands), or as a spectator without one."""
+        """Act with an existing token (arbiter or seat) or credential (``TOKEN:KEYHEX``: the
+        seat, or the arbiter, signs its commands), or as a spectator without one. The bare
+        arbiter token of a table this client created signs with the key it made."""
         token, key = split_credential(token)
+        if key is None and token:
+            key = self._arbiter_keys.get(token)
         return SeatClient(self.target, game_id, None, token, self.channel, receipts, seat_key=key)
 
     def view(self, game_id: str, version: int | None = None) -> pb.GameView:

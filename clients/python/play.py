@@ -81,7 +81,7 @@ class Tokens:
 
     target: str
     game_id: str
-    arbiter_token: str
+    arbiter_token: str  # the arbiter's credential: TOKEN:KEYHEX where it has a key
     seats: dict[int, str] = field(default_factory=dict)
     you: int | None = None
     bot: str = ""
@@ -462,7 +462,7 @@ def start_table(client: TableClient, settings: PlaySettings, console: Console) -
     created = client.create_game(
         game_options(settings.kind, settings.mode), settings.seats, seed=settings.seed
     )
-    tokens = Tokens(client.target, created.game_id, created.arbiter_token)
+    tokens = Tokens(client.target, created.game_id, client.arbiter_credential(created))
     tokens.you, tokens.bot = settings.seat, settings.bot
     me = None
     bots: list[RandomBot] = []

@@ -185,6 +185,7 @@ def next_hand(
         # carried over as it is (0 only after a hand recorded before the limit existed)
         abandon_after_ms=previous.abandon_after_ms,
         seat_keys_required=previous.seat_keys_required,
+        arbiter_public_key=previous.arbiter_public_key,
         **_carried_justice(previous),
     )
     moves: list[Move] = [(tables.cause("create"), created)]

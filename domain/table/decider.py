@@ -62,6 +62,7 @@ MIN_ABANDON_AFTER_MS = 1_000
 MAX_ABANDON_AFTER_MS = 86_400_000  # one day
 MAX_REKEYS = 3  # RekeySeat, per seat per game (docs/api.md, "Seat signatures")
 SEAT_KEY_FIELD = "seat_public_key"  # the request field a seat key comes in, named in refusals
+ARBITER_KEY_FIELD = "arbiter_public_key"  # CreateGame's field for the arbiter's key
 SEAT_KEY_RULE = "seat keys"  # named in refusals of keys
 
 
@@ -90,6 +91,7 @@ def create(
     match_redeals_used: int = 0,
     match_failed_reports: tuple[int, ...] = (),
     seat_keys_required: bool = False,
+    arbiter_public_key: str = "",
 ) -> list[Any]:
     """Open a table; in a match (``match_id``), as its hand number ``hand``. ``secret`` and
     ``salt`` come from the server (random, or the secret from a client-given seed:
@@ -100,7 +102,8 @@ def create(
     ``justice_budget_ms`` is the time cases may pause this hand in all; ``abandon_after_ms``
     is how long a draw waits for every seat's commitment and reveal before the game ends
     void (``abandon``). ``seat_keys_required``: every seat joins with a key (the server's
-    tables do, unless created with allow_unkeyed_seats)."""
+    tables do, unless created with allow_unkeyed_seats); then an arbitrated table needs the
+    arbiter's key too (``arbiter_public_key``, 64 lowercase hex), which signs its rulings."""
     options = rules.check_options(options)
     if seat_count not in rules.seat_counts(options):
         raise MalformedCommand(
@@ -131,6 +134,7 @@ def create(
         )
     if enforcement is not J.Enforcement.REJECT and not isinstance(rules, J.PenaltyRules):
         raise MalformedCommand("enforcement", f"{rules.name} supports REJECT only")
+    _check_arbiter_key(arbitrated, seat_keys_required, arbiter_public_key)
     source = DealSource.SHUFFLED
     if seeded:
         source = DealSource.PREPARED_SEED
@@ -160,8 +164,25 @@ def create(
             match_redeals_used=match_redeals_used,
             match_failed_reports=match_failed_reports,
             seat_keys_required=seat_keys_required,
+            arbiter_public_key=arbiter_public_key,
         )
     ]
+
+
+def _check_arbiter_key(arbitrated: bool, keys_required: bool, arbiter_key: str) -> None:
+    """Nobody but the table's named arbiter rules: where every seat signs, so does the
+    arbiter (else whoever runs the server could rule in its place, on a token alone)."""
+    if arbiter_key and not is_seat_key(arbiter_key):
+        raise MalformedCommand(ARBITER_KEY_FIELD, _KEY_FORM)
+    if arbiter_key and not arbitrated:
+        raise MalformedCommand(ARBITER_KEY_FIELD, "a table without an arbiter takes no arbiter key")
+    if arbitrated and keys_required and not arbiter_key:
+        raise RuleViolation(
+            "ARBITER_KEY_REQUIRED",
+            ARBITER_KEY_FIELD,
+            "an arbitrated table whose seats sign needs the arbiter's Ed25519 public key "
+            "(arbiter_public_key), made on the referee's device: the arbiter signs its rulings",
+        )
 
 
 def _check_match_counts(seat_count: int, redeals: int, failed: tuple[int, ...]) -> None:
@@ -826,6 +847,7 @@ def _apply(table: Table | None, event: Any) -> Table:
             match_redeals_used=event.match_redeals_used,
             match_failed_reports=event.match_failed_reports,
             seat_keys_required=event.seat_keys_required,
+            arbiter_public_key=event.arbiter_public_key,
         )
     assert table is not None
     if isinstance(event, SeatTaken):

@@ -53,6 +53,11 @@ class GameCreated:
     # "Seat signatures"); False in records made before seat keys (unkeyed seats then), and
     # at a table created with allow_unkeyed_seats
     seat_keys_required: bool = False
+    # public: the arbiter's Ed25519 key (64 lowercase hex), which signs its every command
+    # (rulings, its StartGame); "" without an arbiter, at a table that admits unkeyed seats
+    # whose arbiter did not send one, and in records made before arbiter keys (the
+    # arbiter's commands then stand on the server's word)
+    arbiter_public_key: str = ""
 
 
 @dataclass(frozen=True)

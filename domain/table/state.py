@@ -121,6 +121,7 @@ class Table:
     abandoned: tuple[int, ...] | None = None
     draw_opened: int = 0  # the version of the fact that opened the latest draw (its clock)
     seat_keys_required: bool = False  # every seat joins keyed (GameCreated; False: old record)
+    arbiter_public_key: str = ""  # the arbiter's Ed25519 key, hex (GameCreated; "": unkeyed)
 
     @property
     def seat_keys(self) -> tuple[str, ...]:

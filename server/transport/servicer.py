@@ -149,6 +149,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             "abandon_after_ms": request.abandon_after_ms,
             "justice_budget_ms": request.justice_budget_ms,
             "allow_unkeyed_seats": request.allow_unkeyed_seats,
+            "arbiter_public_key": bytes(request.arbiter_public_key).hex(),
         }
         if request.HasField("max_redeals"):
             table["max_redeals"] = request.max_redeals

@@ -132,7 +132,8 @@ class Deal(Games):
         signed: SignedCall | None = None,
     ) -> int:
         """Deal hand 1 once every input is in. Sent by a keyed seat, it is ``signed`` and
-        recorded in that seat's name; the arbiter signs nothing."""
+        recorded in that seat's name; sent by the arbiter at a table with an arbiter key, it
+        is signed by that key (recorded with no seat)."""
         gid = self.parse_id(game_id)
         if viewer.role is Role.SPECTATOR:
             raise PermissionDenied("a seat or the arbiter starts the game")
@@ -142,8 +143,11 @@ class Deal(Games):
             cause.update(idempotency.cause_fields(key, "start", {"game_id": str(gid)}))
 
         async def check(agg: GameAggregate) -> None:
-            recorded = await self._seat_signed(agg, viewer.seat, signed)
-            if recorded is not None:  # a keyed seat's start: in its name
+            arbiter = viewer.role is Role.ARBITER
+            recorded = await self._seat_signed(agg, viewer.seat, signed, arbiter=arbiter)
+            if recorded is not None and arbiter:  # the keyed arbiter's start: no seat
+                cause.update(signed=recorded)
+            elif recorded is not None:  # a keyed seat's start: in its name
                 cause.update(seat=viewer.seat, signed=recorded)
 
         def decide(agg: GameAggregate) -> list[Any]:

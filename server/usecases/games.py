@@ -51,6 +51,8 @@ class PermissionDenied(Exception):
 
 SIGNATURE_REQUIRED = "SEAT_SIGNATURE_REQUIRED"
 SIGNATURE_INVALID = "SEAT_SIGNATURE_INVALID"
+ARBITER_SIGNATURE_REQUIRED = "ARBITER_SIGNATURE_REQUIRED"
+ARBITER_SIGNATURE_INVALID = "ARBITER_SIGNATURE_INVALID"
 
 
 class Aborted(Exception):
@@ -294,6 +296,7 @@ class Games:
         signed: SignedCall | None,
         key: str = "",
         play_version: int | None = None,
+        arbiter: bool = False,
     ) -> dict[str, str] | None:
         """Check a seat's signature on its command (docs/api.md, "Seat signatures") under
         the game's lock, before anything is decided; returns what the move's cause records
@@ -301,20 +304,24 @@ class Games:
         server's word: a signature it sent has no key to check against, so none is kept).
         ``key``: the key to check with instead of the seat's recorded one (JoinGame, RekeySeat:
         the key sent). ``play_version``: a Play's expected_version, which the signed command
-        must name, with its chain hash."""
-        key = key or (agg.table.seat_key(seat) if seat is not None else "")
+        must name, with its chain hash. ``arbiter``: the arbiter's command, checked the same
+        way against the table's arbiter key (none: it stands on the server's word)."""
+        if arbiter:
+            key = agg.table.arbiter_public_key
+        elif not key:
+            key = agg.table.seat_key(seat) if seat is not None else ""
         if not key:
             return None
+        who = "the arbiter" if arbiter else f"seat {seat}"
         if signed is None:
             raise PermissionDenied(
-                f"seat {seat} is keyed: its commands must carry the seat's signature "
-                "(seat_signature)",
-                SIGNATURE_REQUIRED,
+                f"{who} is keyed: its commands must carry {who}'s signature (seat_signature)",
+                ARBITER_SIGNATURE_REQUIRED if arbiter else SIGNATURE_REQUIRED,
             )
         if not seatsig.check_signature(key, signed.signed_command, signed.signature):
             raise PermissionDenied(
-                f"the seat signature does not check against seat {seat}'s key",
-                SIGNATURE_INVALID,
+                f"the signature does not check against {who}'s key",
+                ARBITER_SIGNATURE_INVALID if arbiter else SIGNATURE_INVALID,
             )
         if play_version is not None:
             if signed.expected_version != play_version:

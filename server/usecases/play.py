@@ -47,7 +47,7 @@ class Play(Games):
 
         A keyed seat's Play is ``signed`` for exactly ``expected_version`` and its chain hash
         (docs/api.md, "Seat signatures"), checked before anything is decided and recorded
-        with the move; the arbiter signs nothing.
+        with the move; so is a ruling at a table with an arbiter key, by that key.
         """
         gid = self.parse_id(game_id)
         justice.check_sender(command, viewer)
@@ -62,7 +62,9 @@ class Play(Games):
                 if request_id and (done := await self._played(agg, command, request_id)):
                     return done
             seat = justice.sender_seat(command)
-            recorded = await self._seat_signed(agg, seat, signed, play_version=expected_version)
+            recorded = await self._seat_signed(
+                agg, seat, signed, play_version=expected_version, arbiter=seat is None
+            )
             if expected_version != agg.version and not await self._concurrent(
                 agg, expected_version, command
             ):

@@ -62,6 +62,7 @@ class Seats(Games):
         abandon_after_ms: int = 0,
         justice_budget_ms: int = 0,
         allow_unkeyed_seats: bool = False,
+        arbiter_public_key: str = "",
     ) -> tuple[str, int, str]:
         """Open a table. Returns the game id, its version and the arbiter token. With
         ``match``, the table is the first hand of that new match (see ``create_match``).
@@ -71,7 +72,8 @@ class Seats(Games):
         prepared deals, and marked in the table's facts. With a ``request_id``
         (server/usecases/idempotency.py) the game id and the arbiter token come from the key, so a
         retry finds the game and returns the same reply. Every seat joins with a key and
-        signs its commands unless ``allow_unkeyed_seats`` (docs/api.md, "Seat signatures")."""
+        signs its commands unless ``allow_unkeyed_seats`` (docs/api.md, "Seat signatures");
+        an arbitrated table's arbiter then signs its own with ``arbiter_public_key`` (hex)."""
         if (seed is not None or deck) and not self.allow_prepared_deals:
             raise RuleViolation(
                 "PREPARED_DEALS_DISABLED",
@@ -120,6 +122,8 @@ class Seats(Games):
                 content["justice_budget_ms"] = justice_budget_ms
             if allow_unkeyed_seats:  # (likewise)
                 content["allow_unkeyed_seats"] = True
+            if arbiter_public_key:  # (likewise)
+                content["arbiter_public_key"] = arbiter_public_key
             if match is not None:  # create_match derived the match id from the key
                 content["match"] = {
                     "hands": match.hands,
@@ -154,6 +158,7 @@ class Seats(Games):
                 abandon_after_ms=abandon_after_ms or tables.DEFAULT_ABANDON_AFTER_MS,
                 justice_budget_ms=justice_budget_ms or J.DEFAULT_JUSTICE_BUDGET_MS,
                 seat_keys_required=not allow_unkeyed_seats,
+                arbiter_public_key=arbiter_public_key,
             )
             if match is not None:
                 await self._open_match(rules, seat_count, match, keyed=key is not None)

@@ -336,6 +336,7 @@ def _event_proto(kind: str, stored: StoredEvent, fact: Any, complete: bool) -> p
         msg.table.game_created.match_redeals_used = fact.match_redeals_used
         msg.table.game_created.match_failed_reports.extend(fact.match_failed_reports)
         msg.table.game_created.allow_unkeyed_seats = not fact.seat_keys_required
+        msg.table.game_created.arbiter_public_key = bytes.fromhex(fact.arbiter_public_key)
     elif isinstance(fact, tables.RedealOpened):  # the secret is never part of the message
         r = msg.table.redeal_opened
         r.round, r.requested_by, r.commitment = fact.round, fact.requested_by, fact.commitment

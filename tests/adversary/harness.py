@@ -7,8 +7,10 @@ nothing here restates a rule.
 Who may do what (docs/threats.md, "The adversary the harness enumerates"):
 
 * the operator runs the server: it refuses any call (an honest seat's commitment, reveal
-  or vote never arrives), delays any call (a turn clock or a window runs out), and acts
-  for the arbiter (whose commands carry no seat key);
+  or vote never arrives), delays any call (a turn clock or a window runs out), and writes
+  the record (re-sealed with its key); it rules in the arbiter's place only if verify
+  accepts a ruling the arbiter did not sign (``operator_rules``: no, where the arbiter's
+  key is recorded and signs its rulings);
 * a colluding seat sends whatever it likes when it likes: it commits or not, reveals or
   withholds, reports, votes either way or not at all, agrees to a redeal;
 * a colluding arbiter rules, redeals, or waits;
@@ -70,17 +72,12 @@ def _hex(label: str) -> str:
 
 @dataclass(frozen=True)
 class Coalition:
-    """Who cheats together: seats, the arbiter, the operator (who also acts as the
-    arbiter: the arbiter holds a token, not a key)."""
+    """Who cheats together: seats, the arbiter (its key), the operator (who rules in the
+    arbiter's place only where a ruling the arbiter did not sign verifies: ``judges``)."""
 
     seats: frozenset[int]
     arbiter: bool
     operator: bool
-
-    @property
-    def judges(self) -> bool:
-        """The coalition decides what the arbiter does."""
-        return self.arbiter or self.operator
 
     def honest(self, n: int) -> tuple[int, ...]:
         return tuple(s for s in range(n) if s not in self.seats)
@@ -91,6 +88,14 @@ class Coalition:
         if self.seats:
             who.append("seats " + ",".join(map(str, sorted(self.seats))))
         return " + ".join(who)
+
+
+def judges(coalition: Coalition, table: tables.Table) -> bool:
+    """The coalition decides what the arbiter does at ``table``: it holds the arbiter (its
+    key), or it runs the server and verify takes a ruling the arbiter did not sign."""
+    if coalition.arbiter:
+        return True
+    return coalition.operator and operator_rules(table.kind, table.seat_count)
 
 
 def coalitions(n: int) -> list[Coalition]:
@@ -116,6 +121,11 @@ def apply(table: tables.Table | None, facts: list[Any]) -> tables.Table:
         table = tables.evolve(table, fact)
     assert table is not None
     return table
+
+
+def arbiter_key() -> Any:
+    """The arbiter's Ed25519 key, made on the referee's device (deterministic here)."""
+    return adapter.seat_key(f"{SEED}-arbiter")
 
 
 def created(kind: str, n: int, secret: str, **settings: Any) -> tables.Table:
@@ -320,6 +330,8 @@ def court_table(kind: str, n: int, clock: bool) -> tables.Table:
         kind,
         n,
         arbitrated=True,
+        seat_keys_required=True,  # as the server creates tables: so the arbiter is keyed
+        arbiter_public_key=adapter.public_bytes(arbiter_key()).hex(),
         enforcement=enforcement,
         time_limit_ms=60_000 if clock else 0,
         **adapter.worst_options(),
@@ -410,7 +422,7 @@ def _after_report(
 
 def _closers(table: tables.Table, coalition: Coalition, case_id: int) -> list[tuple[str, Any]]:
     out: list[tuple[str, Any]] = []
-    if coalition.judges:
+    if judges(coalition, table):
         out += [("rule", J.Rule(0, case_id, True)), ("redeal", J.Redeal(0))]
     agreeing = [J.AgreeRedeal(s, case_id) for s in sorted(coalition.seats)]
     if agreeing:
@@ -648,7 +660,7 @@ def _react(state: Clocked, coalition: Coalition, at: datetime) -> Clocked:
             assert voted is not None, "an awaited honest seat may not vote"
             state = state.then(voted, at)
             continue
-        if not awaited and not coalition.judges:
+        if not awaited and not judges(coalition, state.table):
             ruled = state.act(J.Rule(0, case.id, False), at)
             if ruled:
                 state = state.then(ruled, at)
@@ -737,7 +749,7 @@ def _stalls(table: tables.Table, coalition: Coalition, case: J.Case) -> list[Any
     agreeing = [s for s in sorted(coalition.seats) if s not in case.redeal_agreed]
     if agreeing:
         out.append(J.AgreeRedeal(agreeing[0], case.id))
-    if coalition.judges and not awaited:
+    if judges(coalition, table) and not awaited:
         out += [J.Rule(0, case.id, True), J.Rule(0, case.id, False)]
     return out
 
@@ -788,27 +800,49 @@ def unsigned_moves(kind: str, n: int, coalition: Coalition) -> int:
 
 
 @cache
+def operator_rules(kind: str, n: int) -> bool:
+    """Whether the operator can rule in the arbiter's place: a ruling upholding a disputed
+    report against seat 0, written by the operator (unsigned, signed with its own key, or
+    carrying the arbiter's signature of another ruling) into a record re-sealed with the
+    server's key, that verify accepts. The control: the arbiter's own signed ruling does."""
+    assert _forgery_verifies(kind, n, 0, None, "honest", "ruling"), (
+        f"seed {SEED}: the arbiter's signed ruling does not verify: re-wire adapter.verify"
+    )
+    return any(_forgery_verifies(kind, n, 0, None, how, "ruling") for how in FORGERIES[:3])
+
+
+@cache
 def _forgery_verifies(
     kind: str, n: int, victim: int, colluder: int | None, how: str, command: str
 ) -> bool | None:
-    """One hand recorded as the server records it, with one command forged in ``victim``'s
-    name (``how``), every other command signed by its seat, then ``verify``. None when
-    ``victim`` never had a turn to forge."""
+    """One hand recorded as the server records it (an arbitrated table whose seats and
+    arbiter sign), with one command forged in ``victim``'s name (``how``): a game move, a
+    vote, or the arbiter's ruling against it; every other command signed by its sender,
+    then ``verify``. None when ``victim`` never had a turn to forge."""
     keys = [adapter.seat_key(f"{SEED}-{s}") for s in range(n)]
+    arbiter = arbiter_key()
+    signer = arbiter if command == "ruling" else keys[victim]
     forger = {
-        "honest": keys[victim],  # the control: nothing forged, the record must verify
+        "honest": signer,  # the control: nothing forged, the record must verify
         "unsigned": None,
         "server's key": adapter.seat_key(f"{SEED}-operator"),
-        "replayed signature": keys[victim],
+        "replayed signature": signer,
         "colluder's key": keys[colluder] if colluder is not None else None,
     }[how]
     rng = random.Random(SEED + victim)
     secret = _hex("forged-hand")
     hand = matchplay.HandRecorder(secret, game_id=str(uuid.UUID(int=rng.getrandbits(128))))
-    hand.append(
-        tables.create(rules_for(kind), GAMES[kind], n, "", secret, arbitrated=True),
-        tables.cause("create"),
+    opened = tables.create(
+        rules_for(kind),
+        GAMES[kind],
+        n,
+        "",
+        secret,
+        arbitrated=True,
+        seat_keys_required=True,
+        arbiter_public_key=adapter.public_bytes(arbiter).hex(),
     )
+    hand.append(opened, tables.cause("create"))
     for seat in range(n):
         commitment = deal.contribution_commitment(contribution(seat))
         facts = adapter.take_seat(hand.table, seat, f"p{seat}", "", commitment, keys[seat])
@@ -816,13 +850,16 @@ def _forgery_verifies(
     for seat in range(n):
         facts = tables.reveal(hand.table, seat, contribution(seat))
         adapter.append_signed(hand, facts, tables.cause("reveal", seat), keys[seat])
-    hand.append(tables.start(hand.table), tables.cause("start"))
+    adapter.append_signed(hand, tables.start(hand.table), tables.cause("start"), arbiter)
     forged = False
     for _ in range(3000):
         table = hand.table
         if table.phase is tables.Phase.FINISHED:
             break
         case = table.justice.open_case
+        if not forged and command == "ruling":
+            forged = _forge_ruling(hand, victim, keys, forger, how == "replayed signature")
+            continue
         if not forged and command == "vote" and case is None:
             reporter = (victim + 1) % n
             report = J.Report(
@@ -842,7 +879,8 @@ def _forgery_verifies(
             continue
         if case is not None and not tables.to_act(table):  # the (honest) arbiter rules
             ruling = J.Rule(0, case.id, False)
-            hand.append(tables.act(table, ruling), tables.cause("play", None, ruling))
+            cause = tables.cause("play", None, ruling)
+            adapter.append_signed(hand, tables.act(table, ruling), cause, arbiter)
             continue
         acting = tables.to_act(table)
         seat = victim if not forged and victim in acting else rng.choice(acting)
@@ -875,6 +913,39 @@ def _forgery_verifies(
         adapter.verify(hand.records, matchplay.PUBLIC_KEY, [adapter.public_bytes(k) for k in keys])
     except AuditFailure:
         return False
+    return True
+
+
+def _forge_ruling(
+    hand: matchplay.HandRecorder,
+    victim: int,
+    keys: list[Any],
+    forger: Any,
+    replayed: bool,
+) -> bool:
+    """One step towards the forged ruling: the next seat reports ``victim`` (a warning),
+    the victim disputes it and every other voter confirms; once nobody is awaited, the
+    ruling upholding it is recorded signed by ``forger`` (None: unsigned; ``replayed``: the
+    signature of the same case rejected). True once the ruling is recorded."""
+    table = hand.table
+    case = table.justice.open_case
+    acting = tables.to_act(table)
+    if case is None:
+        reporter = (victim + 1) % table.seat_count
+        warning = J.Penalty(J.PenaltyKind.WARNING)
+        report = J.Report(reporter, victim, J.ViolationKind.OTHER, (table.version,), warning, "")
+        cause = tables.cause("play", reporter, report)
+        adapter.append_signed(hand, tables.act(table, report), cause, keys[reporter])
+        return False
+    if acting:
+        vote = J.CastVote(acting[0], case.id, acting[0] != victim)
+        cause = tables.cause("play", acting[0], vote)
+        adapter.append_signed(hand, tables.act(table, vote), cause, keys[acting[0]])
+        return False
+    ruling = J.Rule(0, case.id, True)
+    signs = tables.cause("play", None, J.Rule(0, case.id, False)) if replayed else None
+    cause = tables.cause("play", None, ruling)
+    adapter.append_signed(hand, tables.act(table, ruling), cause, forger, signs)
     return True
 
 
@@ -932,7 +1003,7 @@ def measure_pause(kind: str, n: int, coalition: Coalition) -> Counts:
 
 def clear_caches() -> None:
     """Forget every memoised outcome (a planted weakening changes them)."""
-    for fn in (draw, _later_hand, _redraw, court_table, _forgery_verifies):
+    for fn in (draw, _later_hand, _redraw, court_table, _forgery_verifies, operator_rules):
         fn.cache_clear()
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import domain.table as table_package
+from domain import verify as verifier
 from domain.engine import RuleViolation
 from domain.table import deal
 from domain.table import decider as table_decider
@@ -132,6 +133,19 @@ def old_case_deadline_at_the_seam(table: Table, times: list[datetime]) -> dateti
 
 CASE_CLOCK_TARGETS = ((table_package, "case_deadline"), (table_decider, "case_deadline"))
 CASE_CLOCK_SEAM = ((adapter, "case_deadline"),)
+
+
+# --- the old arbiter: a token, not a key (the operator rules in its place) ------------------
+
+
+def old_by_arbiter(*_: Any, **__: Any) -> bool:
+    """The verifier before arbiter keys: no cause is the arbiter's to check, so a ruling
+    stands on the server's word (whoever runs the server rules, as with the arbiter's
+    token alone)."""
+    return False
+
+
+ARBITER_SIGNATURE_TARGETS = ((verifier, "_by_arbiter"),)
 
 
 def plant(

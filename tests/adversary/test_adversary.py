@@ -90,10 +90,20 @@ def test_no_vote_or_procedure_forces_a_penalty_on_an_honest_seat(kind: str, n: i
     assert not bad, _failing(counts, "force a penalty by votes or lapses", bad)
 
 
+@pytest.mark.parametrize(("kind", "n"), CONFIGS)
+def test_nobody_but_the_arbiter_rules(kind: str, n: int) -> None:
+    """The operator (with any seats) cannot rule in the arbiter's place: a ruling the
+    arbiter's key did not sign fails verify, so no coalition without the arbiter forces a
+    penalty by a ruling."""
+    counts = measured(kind, n)
+    bad = [c for c in counts if not c.coalition.arbiter and c.forced.count("arbiter ruling")]
+    assert not bad, _failing(counts, "rule without the arbiter", bad)
+
+
 @pytest.mark.xfail(
     strict=True,
-    reason="open (no part of issue 35 changes it): a colluding arbiter, or the operator "
-    "acting as one, upholds a disputed unchecked report against the honest seat",
+    reason="open (no part of issue 35 changes it): a colluding arbiter upholds a disputed "
+    "unchecked report against the honest seat",
 )
 @pytest.mark.parametrize(("kind", "n"), CONFIGS)
 def test_no_arbiter_ruling_forces_a_penalty_on_an_honest_seat(kind: str, n: int) -> None:
@@ -180,6 +190,24 @@ def test_the_old_redeal_rule_is_caught(
     }
     _print(capsys, "old redeal rule", [f"{k}: {v} redeals" for k, v in found.items()])
     assert all(v > 0 for v in found.values()), found
+
+
+@pytest.mark.usefixtures("clean")
+def test_the_old_token_only_arbiter_is_caught(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Rulings stand on the server's word again (verify checks no arbiter signature): the
+    operator with one seat rules in the arbiter's place and forces penalties on the honest
+    seat."""
+    plants.plant(monkeypatch, plants.ARBITER_SIGNATURE_TARGETS, plants.old_by_arbiter)
+    found = {
+        (kind, n): h.forced_penalties(kind, n, h.Coalition(frozenset({1}), False, True))
+        for kind in h.GAMES
+        for n in (2, 3)
+    }
+    rows = [f"{k}: {v.count('arbiter ruling')} penalties by a ruling" for k, v in found.items()]
+    _print(capsys, "old token-only arbiter", rows)
+    assert all(v.count("arbiter ruling") > 0 for v in found.values()), rows
 
 
 @pytest.mark.usefixtures("clean")

@@ -316,6 +316,7 @@ def test_vote_and_rule_find_the_open_case(
     capsys.readouterr()
     (opened,) = [c for c in client.as_viewer(game_id).view().cases if c.id == case]
     assert list(opened.upheld_by) == [2]
+    arbiter = client.arbiter_credential(arbiter)  # TOKEN:KEYHEX: the arbiter signs its ruling
     cli.main([*t, "rule", game_id, "--token", arbiter, "--reject"])
     capsys.readouterr()
     (ruled,) = [c for c in client.as_viewer(game_id).view().cases if c.id == case]

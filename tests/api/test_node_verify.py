@@ -51,7 +51,7 @@ from server.wire.signing import KEY_FILE
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
 from tests.api.helpers import huaniao_options, resigned
-from tests.api.test_justice import report, vote
+from tests.api.test_justice import report, table_move, vote
 from tests.api.test_redeal_draw import dispute, every_seat_agrees
 from tests.support.nodejs import ensure_node_modules
 
@@ -232,8 +232,9 @@ def abandoned_game_and_match(client: TableClient) -> tuple[list[Line], list[Line
 
 
 def redealt_game(client: TableClient) -> list[Line]:
-    """A 川南字牌 game the arbiter re-deals once (a disputed report), drawn by a fresh
-    commit–reveal, then played to its end."""
+    """A 川南字牌 game every seat re-deals once (a disputed report), drawn by a fresh
+    commit–reveal; then a second dispute the keyed arbiter rules on (signed), and the game
+    played to its end."""
     created = client.create_game(ZIPAI, 3, arbitrated=True)
     seats = [client.join(created.game_id, s, f"r{s}") for s in range(3)]
     reveal_and_start(seats)
@@ -241,6 +242,9 @@ def redealt_game(client: TableClient) -> list[Line]:
     v = dispute(seats, arbiter.view().version)
     every_seat_agrees(seats, arbiter.view().cases[-1].id, v)  # the arbiter cannot order it
     commit_and_reveal(seats)
+    v = dispute(seats, arbiter.view().version)
+    ruling = table_move(rule=pb.Rule(case_id=arbiter.view().cases[-1].id, uphold=False))
+    arbiter.play(ruling, v)  # signed with the arbiter key the client made at CreateGame
     play_to_end([RandomBot(s, 50 + i) for i, s in enumerate(seats)])
     lines = [json.loads(x) for x in export_lines(arbiter.history())]
     assert any(x["fact"]["type"] == "GameRedealt" for x in lines)
@@ -878,3 +882,61 @@ def test_both_verifiers_check_the_recorded_clock(played: Played) -> None:
         assert not js[0] and words in js[1], f"{name}: node: {js[1]}"
         version = re.search(r"version \d+", py[1])
         assert version and version.group() in js[1], f"{name}: {py[1]} / {js[1]}"
+
+
+# --- the arbiter's signature (issue 35: nobody but the table's named arbiter rules) ----------
+
+
+def _ruling(lines: list[Line]) -> Line:
+    return next(
+        x
+        for x in lines
+        if (x["cause"] or {}).get("action") == "play" and x["cause"]["command"]["type"] == "Rule"
+    )
+
+
+def unsigned_ruling_key_holder(p: Played) -> list[str]:
+    """The key holder writes the ruling without the arbiter's signature (rechained, every
+    seal re-signed): the operator ruling in the arbiter's place."""
+    lines = copy.deepcopy(p.redealt)
+    del _ruling(lines)["cause"]["signed"]
+    return dump(rechain(lines, p.signer))
+
+
+def own_key_ruling_key_holder(p: Played) -> list[str]:
+    """The key holder signs the arbiter's ruling with a key of its own."""
+    lines = copy.deepcopy(p.redealt)
+    signed = _ruling(lines)["cause"]["signed"]
+    command = base64.b64decode(signed["command"])
+    forged = Ed25519PrivateKey.generate().sign(b"tabletop-seat-command/1\n" + command)
+    signed["signature"] = base64.b64encode(forged).decode("ascii")
+    return dump(rechain(lines, p.signer))
+
+
+def test_both_verifiers_check_the_arbiters_signature(played: Played) -> None:
+    """The honest export of an arbitrated game names its keyed arbiter in both verifiers;
+    a ruling the arbiter did not sign, written by the holder of the server's key, fails in
+    both."""
+    key = played.key.hex()
+    export = played.dir / "arbiter-honest.jsonl"
+    export.write_text("".join(line + "\n" for line in dump(played.redealt)), encoding="utf-8")
+    ok, line = node_verdict(export, [key], None)
+    assert ok and "the arbiter keyed: 1 arbiter signature(s) checked" in line, line
+    ok, line = python_verdict(export, key, None)
+    assert ok, line
+    lies = [
+        ("an unsigned ruling", unsigned_ruling_key_holder, "not signed|no arbiter signature"),
+        (
+            "a ruling in the key holder's key",
+            own_key_ruling_key_holder,
+            "does not check|not signed by",
+        ),
+    ]
+    for n, (name, make, words) in enumerate(lies):
+        export = played.dir / f"arbiter-lie{n}.jsonl"
+        export.write_text("".join(line + "\n" for line in make(played)), encoding="utf-8")
+        node_ok, node_line = node_verdict(export, [key], None)
+        py_ok, py_line = python_verdict(export, key, None)
+        print(f"{name}\n    python: {py_line}\n    node:   {node_line}")
+        assert not node_ok and re.search(words, node_line), f"{name}: {node_line}"
+        assert not py_ok and re.search(words, py_line), f"{name}: {py_line}"

@@ -31,6 +31,7 @@ def test_report_vote_appeal_rule_and_replay_as_a_seat() -> None:
         TableClient(server.target) as client,
     ):
         game_id, seats, arbiter = seated_game(client, seed=60, arbitrated=True)
+        arbiter = client.arbiter_credential(arbiter)  # TOKEN:KEYHEX: the arbiter signs
         v = client.as_viewer(game_id).view().version
         t = server.target
         reported = cli(

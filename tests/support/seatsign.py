@@ -110,19 +110,31 @@ def seat_of(table: Any, facts: list[Any], cause: dict[str, Any]) -> int | None:
     return int(facts[0].seat)
 
 
-def signer(keys: list[Ed25519PrivateKey]) -> Callable[[Any, list[Any], dict[str, Any]], Any]:
+def by_arbiter(table: Any, cause: dict[str, Any]) -> bool:
+    """Whether the arbiter sends the command ``cause`` records: a ruling (Rule, Redeal), or
+    a start in no seat's name."""
+    action = cause["action"]
+    if action == "play":
+        return isinstance(tables.command_of(table.kind, cause), tables.ARBITER_COMMANDS)
+    return action == "start" and cause.get("seat") is None
+
+
+def signer(
+    keys: list[Ed25519PrivateKey], arbiter: Ed25519PrivateKey | None = None
+) -> Callable[[Any, list[Any], dict[str, Any]], Any]:
     """A ``matchplay.HandRecorder.signer``: every command a seat sends signed by its key in
-    ``keys`` (read at each command: replace an entry to re-key), made having seen the
-    hand's latest version."""
+    ``keys`` (read at each command: replace an entry to re-key), and with ``arbiter`` the
+    arbiter's commands by the arbiter's key, made having seen the hand's latest version."""
 
     def sign(hand: Any, facts: list[Any], cause: dict[str, Any]) -> dict[str, Any]:
         seat = seat_of(hand.table, facts, cause)
-        if seat is None or "signed" in cause:
+        key = keys[seat] if seat is not None else None
+        if key is None and arbiter is not None and by_arbiter(hand.table, cause):
+            key = arbiter
+        if key is None or "signed" in cause:
             return cause
         kind = hand.table.kind
-        signed = signature(
-            keys[seat], kind, hand.game_id, cause, facts, len(hand.records), hand.head
-        )
+        signed = signature(key, kind, hand.game_id, cause, facts, len(hand.records), hand.head)
         return {**cause, "signed": signed}
 
     return sign

@@ -71,6 +71,13 @@ function seatWords(hands) {
   const rekeys = hands.flatMap((g) => g.seatKeys.flatMap((s) => s.rekeys.map((v) =>
     `seat ${s.seat} RE-KEYED at ${hands.length > 1 ? `hand ${g.hand} ` : ''}version ${v}`)));
   if (rekeys.length) parts.push(`${list(rekeys)} (the commands after it stand on a key the server accepted on the seat token's word)`);
+  const arbiter = hands[0].seatKeys.arbiter;
+  if (arbiter && arbiter.key) {
+    const rulings = hands.reduce((n, g) => n + ((g.seatKeys.arbiter && g.seatKeys.arbiter.signed) || 0), 0);
+    parts.push(`the arbiter keyed: ${rulings} arbiter signature(s) checked`);
+  } else if (arbiter && arbiter.arbitrated) {
+    parts.push("the arbiter UNKEYED: its rulings stand on the server's word alone");
+  }
   return `seat keys: ${parts.join('; ')}`;
 }
 

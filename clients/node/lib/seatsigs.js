@@ -29,14 +29,29 @@ const snake = (name) => name.replace(/(?!^)(?=[A-Z])/g, '_').toLowerCase();
 const hex = (bytes) => Buffer.from(bytes || []).toString('hex');
 const keyShort = (key) => `${key.slice(0, 16)}…`;
 
+// The arbiter's commands: its rulings (a Play of a Rule or a Redeal, recorded in no seat's name).
+const ARBITER_COMMANDS = ['Rule', 'Redeal'];
+
+/** Whether a cause in no seat's name is the arbiter's: a ruling, or a start that carries a signature. */
+function byArbiter(cause) {
+  if (!cause || (cause.seat !== undefined && cause.seat !== null)) return false;
+  if (cause.action === 'play') return Boolean(cause.command && ARBITER_COMMANDS.includes(cause.command.type));
+  return cause.action === 'start' && 'signed' in cause;
+}
+
 /**
  * Check every seat signature of one game's `records` (already chain-checked) for game
- * `gameId`. `fail(message)` throws. Returns each seat's standing: {seat, joinKey, key,
- * signed, rekeys: [version], taken}; `joinKey`: the key it sat down with ('' = unkeyed).
+ * `gameId`, and at a table with an arbiter key (GameCreated.arbiter_public_key) every
+ * ruling's arbiter signature. `fail(message)` throws. Returns each seat's standing: {seat,
+ * joinKey, key, signed, rekeys: [version], taken}; `joinKey`: the key it sat down with
+ * ('' = unkeyed); the array's `arbiter` is {arbitrated, key, signed} ('' key: unkeyed).
  */
 function checkSeatSignatures(records, gameId, fail, where = '') {
   const created = records[0].fact.data;
   const count = created.seat_count;
+  const arbiterKey = created.arbiter_public_key || '';
+  if (arbiterKey && !HEX64.test(arbiterKey)) fail(`${where}version 1: the arbiter's key is not 64 lowercase hex digits`);
+  const arbiter = { arbitrated: Boolean(created.arbitrated), key: arbiterKey, signed: 0 };
   const laterHand = Number.isSafeInteger(created.hand) && created.hand >= 2;
   const seats = Array.from({ length: count }, (_, seat) => ({ seat, joinKey: '', key: '', signed: 0, rekeys: [], taken: false }));
   for (const r of records) {
@@ -61,9 +76,16 @@ function checkSeatSignatures(records, gameId, fail, where = '') {
       } else if (cause.signed) {
         fail(`${at}: seat ${cause.seat}'s ${cause.action} carries a signature, yet the seat has no key to check it with`);
       }
+    } else if (arbiterKey && r.version > 1 && byArbiter(cause)) {
+      if (!('signed' in cause) || cause.signed === null) {
+        fail(`${at}: the arbiter's ${cause.action} is not signed, yet the arbiter holds key ${keyShort(arbiterKey)}: a ruling the arbiter did not sign`);
+      }
+      checkOne(records, r, cause, arbiterKey, gameId, (m) => fail(`${at}: the arbiter's ${cause.action}: ${m}`), 'the arbiter');
+      arbiter.signed += 1;
     }
     applyFact(seats, r, at, fail);
   }
+  seats.arbiter = arbiter;
   return seats;
 }
 
@@ -90,7 +112,7 @@ function applyFact(seats, r, at, fail) {
 }
 
 /** One signed cause: its signature, what it names, and the request it carries. */
-function checkOne(records, r, cause, key, gameId, fail) {
+function checkOne(records, r, cause, key, gameId, fail, who = 'the seat') {
   const signed = cause.signed;
   if (!signed || typeof signed !== 'object' || typeof signed.command !== 'string' || typeof signed.signature !== 'string' ||
       !B64.test(signed.command) || !B64.test(signed.signature)) {
@@ -99,7 +121,7 @@ function checkOne(records, r, cause, key, gameId, fail) {
   const bytes = Buffer.from(signed.command, 'base64');
   const signature = Buffer.from(signed.signature, 'base64');
   if (!verifySeatSignature(Buffer.from(key, 'hex'), bytes, signature)) {
-    fail(`the signature does not check with the seat's key ${keyShort(key)}`);
+    fail(`the signature does not check with ${who}'s key ${keyShort(key)}`);
   }
   let command;
   try {
