@@ -248,7 +248,8 @@ def cmd_create(
         console.print(Text("match ", "bold") + Text(created.match_id))
     console.print(playing.token_lines(tokens, tokens_file))
     for s, t in tokens.seats.items():
-        console.print(Text(f"seat {s} token ", "bold") + Text(f"{t}  ({names[s]})"))
+        # a keyed credential (TOKEN:KEYHEX) is longer than a line: never wrapped, so it copies whole
+        console.print(Text(f"seat {s} token ", "bold") + Text(f"{t}  ({names[s]})"), soft_wrap=True)
 
 
 @command("bots")

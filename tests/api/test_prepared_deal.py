@@ -32,6 +32,8 @@ def _body(event: pb.GameEvent) -> bytes:
     body.ClearField("stored_json")  # holds the random token hashes
     if body.table.HasField("game_created"):  # salted with a random salt
         body.table.game_created.ClearField("commitment")
+    if body.table.HasField("seat_taken"):  # each seat's key is made fresh on joining
+        body.table.seat_taken.ClearField("public_key")
     if body.table.HasField("shuffle_revealed"):
         body.table.shuffle_revealed.ClearField("salt")
     return body.SerializeToString(deterministic=True)
