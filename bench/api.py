@@ -69,7 +69,9 @@ async def noop_rate(
 async def new_game(stub: pb_grpc.TableServiceStub, seed: int) -> tuple[str, list[str]]:
     options = pb.GameOptions(huaniao=huaniao_pb2.Options(mode=huaniao_pb2.MODE_BASIC))
     created = await stub.CreateGame(
-        pb.CreateGameRequest(options=options, seat_count=SEATS, seed=seed)
+        # unkeyed seats: the load is raw requests, so the figures stay comparable with the
+        # earlier runs; a seat's Ed25519 check per signed command is not in them (issue 38)
+        pb.CreateGameRequest(options=options, seat_count=SEATS, seed=seed, allow_unkeyed_seats=True)
     )
     tokens = []
     for s in range(SEATS):

@@ -118,7 +118,10 @@ class Soak:
         else:
             options, seats = pb.GameOptions(zipai=zipai_pb2.Options()), rng.choice((2, 3, 4))
         created = await self.call(
-            "CreateGame", stub.CreateGame(pb.CreateGameRequest(options=options, seat_count=seats))
+            "CreateGame",
+            stub.CreateGame(
+                pb.CreateGameRequest(options=options, seat_count=seats, allow_unkeyed_seats=True)
+            ),
         )
         if created is None:
             return None

@@ -120,11 +120,10 @@ def drive(
             time.sleep(0.01)
             continue
         rid = str(uuid.uuid4())
-        request = pb.PlayRequest(game_id=game.game_id, expected_version=legal.version,
-                                 move=rng.choice(list(legal.moves)), request_id=rid)  # fmt: skip
-        try:
+        move = rng.choice(list(legal.moves))
+        try:  # signed by the seat's key; a retry with the same rid sends the same bytes
             reply = retried(game, functools.partial(
-                actor.stub.Play, request, metadata=actor.metadata, timeout=CALL_TIMEOUT
+                actor.play, move, legal.version, request_id=rid, timeout=CALL_TIMEOUT
             ), budget=120)  # fmt: skip
         except grpc.RpcError as err:
             if err.code() != grpc.StatusCode.ABORTED:
