@@ -554,7 +554,13 @@ async function drawDuties(): Promise<void> {
   } catch (err) {
     failed(err);
   } finally {
-    if (!ok) S.drawFailedAt = v.version; // try again once the table has moved on
+    if (!ok) { // try again once the table has moved on, or in a few seconds (a lost reply)
+      S.drawFailedAt = v.version;
+      setTimeout(() => {
+        if (S.drawFailedAt === v.version) S.drawFailedAt = -1n;
+        void refresh();
+      }, 5000);
+    }
     S.drawStep = "";
     drawBusy = false;
     void refresh();
