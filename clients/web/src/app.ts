@@ -10,6 +10,7 @@
 import { create, toBinary, type DescEnum, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import { client, useToken, errorText, isCode, Code, transportName } from "./api";
 import { newSeatKey, keepSeatKey, seatKey, signCommand, type SeatKey } from "./seatkey";
+import { ackProblem, type Ack, type Fact } from "./acks";
 import { w, tip, term, termTip, seatWord, line, moveLabel, gloss, getLang, setLang, TERMS } from "./words";
 import {
   GamePhase,
@@ -26,6 +27,7 @@ import {
   JoinGameRequestSchema,
   PlayRequestSchema,
   RevealContributionRequestSchema,
+  CommitContributionRequestSchema,
   StartGameRequestSchema,
   RekeySeatRequestSchema,
   type GameView,
@@ -97,7 +99,12 @@ const b64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
 
 // --- the seats this browser holds -----------------------------------------------------------
 
-type Saved = { token: string; seat: number; name: string; kind?: string; contribution?: string };
+// `draw`: the contribution committed to for a draw under way (a 重新洗牌发牌), kept before
+// the commitment is sent so that a reload can still reveal it; `for` names the draw.
+type Saved = {
+  token: string; seat: number; name: string; kind?: string; contribution?: string;
+  draw?: { for: string; contribution: string };
+};
 const KEY = "tabletop.seat.";
 function saved(gameId: string): Saved | null {
   try {
@@ -138,6 +145,9 @@ const S = {
   starting: false,
   grpcPort: 0, // the server's gRPC port (GET /server.json), for the verify command line
   key: null as SeatKey | null, // this seat's key in this browser (IndexedDB), if it holds one
+  drawStep: "" as "" | "committing" | "revealing", // what the page is doing for a draw
+  drawFailedAt: -1n, // the version at which the page's last draw call failed (no retry before a change)
+  serverKeys: null as Uint8Array[] | null, // GetSigningKey: the keys acknowledgements are signed with
 };
 
 /** The seat the page shows as its own: the held seat's, or (a replay) the view's. */
@@ -401,6 +411,7 @@ function refresh(): Promise<void> {
     refreshing = null;
     render();
     void waitingDuties();
+    void drawDuties();
     if (S.view?.phase === GamePhase.FINISHED && !S.verify) void verifyGame();
   })();
   return refreshing;
@@ -490,7 +501,8 @@ async function waitingDuties(): Promise<void> {
     const mine = v.seats.find((s) => s.seat === mySeat());
     if (mine?.contributionStatus === ContributionStatus.PENDING && S.me!.contribution) {
       const reveal = { gameId: S.gameId, contribution: S.me!.contribution };
-      await client.revealContribution(await signed("RevealContribution", RevealContributionRequestSchema, reveal));
+      const ack = await client.revealContribution(await signed("RevealContribution", RevealContributionRequestSchema, reveal));
+      if (!(await acknowledged(ack, "contributionRevealed", null, "ackReveal"))) return;
     }
     const start = { gameId: S.gameId, requestId: uuid() };
     await client.startGame(await signed("StartGame", StartGameRequestSchema, start)).catch(() => undefined);
@@ -500,6 +512,101 @@ async function waitingDuties(): Promise<void> {
     S.starting = false;
     void refresh();
   }
+}
+
+/** Whether `ack` is the server's signed acknowledgement of this seat's `fact`; if not, the
+ * player is told that the input was not taken (the draw waits for it). */
+async function acknowledged(ack: Ack, fact: Fact, commitment: string | null, what: string): Promise<boolean> {
+  if (!S.serverKeys) {
+    const k = await client.getSigningKey({});
+    S.serverKeys = [k.publicKey, ...k.retired.map((r) => r.publicKey)];
+  }
+  const problem = await ackProblem(ack, S.gameId, mySeat(), fact, commitment, S.serverKeys);
+  if (problem) notice(w("notTaken", { what: w(what) }), true, `NOT TAKEN: seat ${mySeat()}'s ${fact}: ${problem}`);
+  return !problem;
+}
+
+/** The draw under way at the table, if any (a 重新洗牌发牌: its commitment names it). */
+const drawOf = (v: GameView): string => (v.phase === GamePhase.PLAYING ? v.redealCommitment : "");
+
+let drawBusy = false;
+/**
+ * A draw under way (every seat agreed to 重新洗牌发牌): the deal is made from every seat's
+ * fresh entropy or not at all, so this seat commits to a fresh contribution when it is
+ * awaited, and reveals it once every seat has committed. Both signed, both acknowledged.
+ */
+async function drawDuties(): Promise<void> {
+  const v = S.view;
+  const draw = v ? drawOf(v) : "";
+  if (!v || !draw || drawBusy || !S.me || S.drawFailedAt === v.version) return;
+  const mine = v.seats.find((s) => s.seat === mySeat());
+  if (!mine) return;
+  const everyCommitted = v.seats.every((s) => s.contributionStatus !== ContributionStatus.AWAITED);
+  const step = mine.contributionStatus === ContributionStatus.AWAITED ? "committing"
+    : mine.contributionStatus === ContributionStatus.PENDING && everyCommitted ? "revealing" : "";
+  if (!step) return;
+  drawBusy = true;
+  S.drawStep = step;
+  render();
+  let ok = false;
+  try {
+    ok = step === "committing" ? await commitForDraw(draw) : await revealForDraw(draw, mine.contributionCommitment);
+  } catch (err) {
+    failed(err);
+  } finally {
+    if (!ok) { // try again once the table has moved on, or in a few seconds (a lost reply)
+      S.drawFailedAt = v.version;
+      setTimeout(() => {
+        if (S.drawFailedAt === v.version) S.drawFailedAt = -1n;
+        void refresh();
+      }, 5000);
+    }
+    S.drawStep = "";
+    drawBusy = false;
+    void refresh();
+  }
+}
+
+async function commitForDraw(draw: string): Promise<boolean> {
+  const me = S.me!;
+  if (me.draw?.for !== draw) { // a fresh value for each draw, kept before it is sent
+    me.draw = { for: draw, contribution: hex(crypto.getRandomValues(new Uint8Array(16))) };
+    save(S.gameId, me);
+  }
+  const commitment = await sha256(`tabletop-contribution|${me.draw.contribution}`);
+  if (commitment === null) {
+    notice(w("noCrypto"), true);
+    return false;
+  }
+  const request = { gameId: S.gameId, commitment };
+  const ack = await client.commitContribution(await signed("CommitContribution", CommitContributionRequestSchema, request));
+  return acknowledged(ack, "seatCommitted", commitment, "ackCommitment");
+}
+
+async function revealForDraw(draw: string, committed: string): Promise<boolean> {
+  const kept = S.me!.draw;
+  const ours = kept?.for === draw && (await sha256(`tabletop-contribution|${kept.contribution}`)) === committed;
+  if (!ours) {
+    notice(w("drawNoContribution"), true);
+    return false;
+  }
+  const request = { gameId: S.gameId, contribution: kept!.contribution };
+  const ack = await client.revealContribution(await signed("RevealContribution", RevealContributionRequestSchema, request));
+  return acknowledged(ack, "contributionRevealed", null, "ackReveal");
+}
+
+/** What the draw under way is at, in the game's words: what this page is doing, or whom
+ * the draw waits for. */
+function drawBox(v: GameView): HTMLElement {
+  const waiting = v.awaitingSeats.filter((s) => s !== mySeat() || !S.drawStep);
+  const text = S.drawStep === "committing" ? w("drawCommitting")
+    : S.drawStep === "revealing" ? w("drawRevealing")
+    : waiting.length ? w("drawWaiting", { seats: waiting.map((s) => (s === mySeat() ? `${w("you")} (${seatWord(s)})` : seatWord(s))).join("、") })
+    : w("drawDealing");
+  return h("section", { class: "card-box draw", id: "draw", "aria-labelledby": "draw-h" },
+    h("h3", { id: "draw-h", title: tip("drawing") }, w("drawing")),
+    h("p", { id: "draw-status", "data-step": S.drawStep || (waiting.length ? "waiting" : "dealing"),
+      "data-waiting": waiting.join(" ") }, text));
 }
 
 /**
@@ -706,6 +813,7 @@ function render(): void {
       h("p", {}, w("noSeatKey")),
       h("button", { type: "button", class: "primary", id: "rekey", onclick: () => void rekey() }, w("rekey"))) : null,
     phase === "waiting" ? waitingBox(v) : null,
+    drawOf(v) ? drawBox(v) : null,
     v.game.case ? tableBox(v) : null,
     phase === "finished" ? resultBox(v) : null,
     v.game.case && phase !== "waiting" ? handBox(v) : null,
@@ -907,10 +1015,14 @@ function justiceBox(v: GameView): HTMLElement {
         h("button", { type: "submit", class: "table-move" }, w("appeal"))));
     }
   }
+  const agree = agreeRedealButton(v);
+  if (agree) buttons.push(agree);
   const cases = v.cases.map((c) => h("li", { class: c.status === CaseStatus.OPEN ? "case open" : "case" },
     `#${c.id} `, c.isAppeal ? w("appeal") : w("report"), ` · ${seatWord(c.by)} → ${seatWord(c.accused)} · `,
     term(`VIOLATION_KIND_${ViolationKind[c.violation]}`), " · ", term(`CASE_STATUS_${CaseStatus[c.status]}`),
     c.upheldBy.length || c.rejectedBy.length ? ` (${c.upheldBy.length}:${c.rejectedBy.length})` : "",
+    c.redealAgreed.length ? h("span", { class: "redeal-agreed" },
+      ` · ${w("redealAgreedBy")}: ${c.redealAgreed.map(seatWord).join("、")}`) : null,
     caseDue(c)));
   const canReport = v.phase === GamePhase.PLAYING && !v.paused && (v.reportsLeft[me] ?? 1) > 0;
   return h("section", { class: "card-box justice", "aria-labelledby": "justice-h" },
@@ -922,6 +1034,18 @@ function justiceBox(v: GameView): HTMLElement {
   );
 }
 
+/** 同意重新洗牌发牌 on the open case (AgreeRedeal, through Play): a seat's own choice, which
+ * the server never offers as a legal move; when every seat agrees, the case closes and the
+ * deal is drawn afresh. Not offered once this seat agreed or the match's redeals are used. */
+function agreeRedealButton(v: GameView): HTMLElement | null {
+  const open = v.cases.find((c) => c.status === CaseStatus.OPEN);
+  if (!open || v.phase !== GamePhase.PLAYING || drawOf(v) || open.redealAgreed.includes(mySeat())) return null;
+  if (v.maxRedeals !== undefined && v.redeals + v.matchRedealsUsed >= v.maxRedeals) return null;
+  const caseId = open.id;
+  const move = create(MoveSchema, { game: { case: "table", value: { kind: { case: "agreeRedeal", value: { caseId } } } } });
+  return h("button", { type: "button", class: "table-move agree-redeal", id: "agree-redeal", "data-case": caseId,
+    title: tip("agreeRedeal"), onclick: () => void play(move) }, w("agreeRedeal"));
+}
 
 /** An open case's deadline (CaseView.deadline: from its opening or an awaited voter's vote,
  * within the hand's justice budget), in local time; nothing for a closed case. */

@@ -125,6 +125,17 @@ export const UI: Record<string, Pair> = {
   keyNotRecorded: ["服务器没有记下本座位的密钥 (SEAT KEY NOT RECORDED)：不要在此桌继续", "SEAT KEY NOT RECORDED: the server did not keep this seat's key; do not play at this table"],
   noSeatKey: ["本浏览器没有这个座位的密钥：操作会被拒绝", "This browser holds no key for this seat: its commands would be refused"],
   rekey: ["为本浏览器换新密钥 (所有人可见)", "Make a new key for this browser (everyone sees it)"],
+  drawing: ["重新洗牌发牌", "重新洗牌发牌 (redeal)"],
+  drawCommitting: ["重新洗牌发牌：正在提交随机数承诺…", "重新洗牌发牌 (redeal): committing to a fresh contribution…"],
+  drawRevealing: ["重新洗牌发牌：正在揭示随机数…", "重新洗牌发牌 (redeal): revealing the contribution…"],
+  drawWaiting: ["重新洗牌发牌：等待 {seats}", "重新洗牌发牌 (redeal): waiting for {seats}"],
+  drawDealing: ["重新洗牌发牌：即将发牌…", "重新洗牌发牌 (redeal): dealing…"],
+  drawNoContribution: ["本浏览器没有本座位为重新洗牌发牌提交的随机数，无法揭示：发牌在等待它", "This browser does not hold the contribution this seat committed to for the redeal: it cannot reveal, and the draw waits for it"],
+  notTaken: ["服务器没有确认你的{what}（未被接受）：发牌在等待它", "Your {what} was NOT TAKEN (no valid signed acknowledgement): the draw waits for it"],
+  ackCommitment: ["随机数承诺", "commitment"],
+  ackReveal: ["随机数揭示", "reveal"],
+  agreeRedeal: ["同意重新洗牌发牌", "Agree to 重新洗牌发牌 (redeal)"],
+  redealAgreedBy: ["同意重新洗牌发牌", "agreed to redeal"],
   noEd25519: ["本浏览器不支持 Ed25519 签名 (WebCrypto)，无法入座", "This browser cannot make Ed25519 signatures (WebCrypto): it cannot take a seat"],
 };
 
