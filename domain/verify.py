@@ -33,7 +33,7 @@ from domain.engine import DomainError
 from domain.registry import rules_for
 from domain.table.deal import commitment
 from domain.table.justice.decide import is_game_move
-from domain.table.records import chain_hash, chain_key, key_id, seal_body, timestamp_text
+from domain.table.records import chain_hash, chain_key, key_id, seal_body
 
 MAX_LINE = 1 << 20  # characters in one line of an export
 MAX_EVENTS = 100_000  # lines of an export
@@ -47,7 +47,18 @@ PublicKeys = bytes | Sequence[bytes]  # one raw Ed25519 public key, or several (
 _HEX16 = re.compile(r"[0-9a-f]{16}")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _HEX128 = re.compile(r"[0-9a-f]{128}")
-_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
+_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
+# a GameEvent's recorded_at as protobuf JSON writes it: UTC, "Z", 0 to 9 decimals
+_EVENT_TIME = re.compile(
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(?:\.([0-9]{1,9}))?Z"
+)
+_VERSION_TEXT = re.compile(r"[0-9]{1,20}")
+_BLANK = (
+    " \t\r\n"  # JSON's whitespace (RFC 8259): all a blank line holds, all a line is stripped of
+)
+# a `tabletop export` line's event: GameEvent's JSON fields (the stored form in stored_json)
+EVENT_KEYS = frozenset(("version", "recorded_at", "hash", "stored_json"))
+EVENT_OPTIONAL_KEYS = frozenset(("text", "table", "huaniao", "zipai"))
 _TIME_LIKE = "2026-01-31T23:59:59.000000Z"
 
 
@@ -180,22 +191,37 @@ def _seats(seats: Sequence[int]) -> str:
 
 def parse_export(lines: Iterable[str]) -> list[Record]:
     """Records from either export form: ``tabletop-audit export`` (one record per
-    line) or ``tabletop export`` (``{"event": ...}`` lines, then ``{"view": ...}``)."""
+    line) or ``tabletop export`` (``{"event": ...}`` lines, then one ``{"view": ...}``), read
+    by the grammar docs/api.md gives ("The export grammar"): one form per file (its first
+    line's), every line's keys exactly, versions 1..N in line order."""
     records: list[Record] = []
+    form, viewed = "", False
     for n, line in enumerate(lines, start=1):
         if n > MAX_EVENTS + 1:
             raise AuditFailure(f"more than {MAX_EVENTS} lines: not an export of one game")
         if len(line) > MAX_LINE:
             raise AuditFailure(f"line {n} is longer than {MAX_LINE} characters")
-        text = line.strip()
+        text = line.strip(_BLANK)
         if not text:
             continue
         data = _load(text, f"line {n}")
         if not isinstance(data, dict):
             raise AuditFailure(f"line {n} is not a JSON object; {MAKE_EXPORT}")
+        this = "events" if "event" in data or "view" in data else "stored"
+        if form and this != form:
+            raise AuditFailure(f"line {n} is in another export form than line 1: one form a file")
+        form = this
+        if viewed:
+            raise AuditFailure(f"line {n} follows the view line, which ends a `tabletop export`")
         record = _record(data, n)
-        if record is not None:
-            records.append(record)
+        if record is None:
+            viewed = True
+            continue
+        if record.version != len(records) + 1:
+            raise AuditFailure(
+                f"line {n} has version {record.version}: versions must run 1..N in line order"
+            )
+        records.append(record)
     return records
 
 
@@ -218,7 +244,9 @@ def _load(text: str, where: str) -> Any:
     except RecursionError:
         raise AuditFailure(f"{where} is nested too deeply") from None
     except ValueError as exc:  # JSONDecodeError, and the hooks' refusals
-        raise AuditFailure(f"{where} is not a valid export line ({exc}); {MAKE_EXPORT}") from None
+        raise AuditFailure(
+            f"{where} is not a valid export line (not valid JSON: {exc}); {MAKE_EXPORT}"
+        ) from None
     if _depth(data) > MAX_DEPTH:
         raise AuditFailure(f"{where} is nested deeper than {MAX_DEPTH} levels")
     return data
@@ -259,9 +287,13 @@ def _depth(data: Any) -> int:
 
 
 def _record(data: dict[str, Any], n: int) -> Record | None:
-    if "event" in data and len(data) == 1:  # `tabletop export`
-        return _from_event(data["event"], n)
-    if "view" in data and len(data) == 1:
+    if "event" in data or "view" in data:  # `tabletop export`
+        if len(data) != 1:
+            raise AuditFailure(f"line {n} holds more than its event or its view")
+        if "event" in data:
+            return _from_event(data["event"], n)
+        if not isinstance(data["view"], dict):
+            raise AuditFailure(f"line {n}: `view` is not an object")
         return None  # `tabletop export` ends with the final view
     if "redacted" in data:
         raise AuditFailure(
@@ -269,7 +301,9 @@ def _record(data: dict[str, Any], n: int) -> Record | None:
             f"be verified; {MAKE_EXPORT}"
         )
     if set(data) != RECORD_KEYS:
-        raise AuditFailure(f"line {n} is not a stored event of an export; {MAKE_EXPORT}")
+        raise AuditFailure(
+            f"line {n} is not a stored event {{{', '.join(sorted(RECORD_KEYS))}}}; {MAKE_EXPORT}"
+        )
     return _checked(data, n)
 
 
@@ -277,6 +311,9 @@ def _from_event(event: Any, n: int) -> Record:
     """A ``tabletop export`` line: the GameEvent as JSON, its stored form in stored_json."""
     if not isinstance(event, dict):
         raise AuditFailure(f"line {n}: `event` is not an object")
+    if not set(event) <= EVENT_KEYS | EVENT_OPTIONAL_KEYS:
+        extra = ", ".join(sorted(set(event) - EVENT_KEYS - EVENT_OPTIONAL_KEYS))[:80]
+        raise AuditFailure(f"line {n}: the event holds keys a GameEvent has not ({extra})")
     stored = event.get("stored_json")
     if not stored:
         raise AuditFailure(
@@ -289,8 +326,8 @@ def _from_event(event: Any, n: int) -> Record:
     if not isinstance(inner, dict) or set(inner) != {"fact", "cause", "seal"}:
         raise AuditFailure(f"line {n}: stored_json is not a stored event")
     version = event.get("version")
-    if not isinstance(version, str) or not version.isdigit() or len(version) > MAX_DIGITS:
-        raise AuditFailure(f"line {n}: the event's version is not a number")
+    if not isinstance(version, str) or not _VERSION_TEXT.fullmatch(version):
+        raise AuditFailure(f"line {n}: the event's version is not a number of ASCII digits")
     data = {
         **inner,
         "version": int(version),
@@ -301,14 +338,21 @@ def _from_event(event: Any, n: int) -> Record:
 
 
 def _time(value: Any, n: int) -> str:
-    """A GameEvent's recorded_at as protobuf JSON writes it (RFC 3339, 0-9 decimals), in
-    the chained form."""
+    """A GameEvent's recorded_at as protobuf JSON writes it (UTC, "Z", 0-9 decimals), in
+    the chained form (six decimals)."""
+    found = _EVENT_TIME.fullmatch(value) if isinstance(value, str) else None
+    if not found or not _real_time(found.group(1)):
+        raise AuditFailure(f"line {n}: recorded_at is not a timestamp like {_TIME_LIKE}")
+    return f"{found.group(1)}.{(found.group(2) or '').ljust(9, '0')[:6]}Z"
+
+
+def _real_time(text: str) -> bool:
+    """Whether ``YYYY-MM-DDTHH:MM:SS`` (ASCII digits) names a real instant."""
     try:
-        if not isinstance(value, str) or len(value) > 40:
-            raise ValueError
-        return timestamp_text(datetime.fromisoformat(value))
-    except (ValueError, OverflowError):
-        raise AuditFailure(f"line {n}: recorded_at is not a timestamp") from None
+        datetime.strptime(text, "%Y-%m-%dT%H:%M:%S")
+    except ValueError:
+        return False
+    return True
 
 
 def _checked(data: dict[str, Any], n: int) -> Record:
@@ -326,11 +370,18 @@ def _checked(data: dict[str, Any], n: int) -> Record:
         raise AuditFailure(f"line {n}: fact is not a {{type, data}} object")
     if cause is not None and not (isinstance(cause, dict) and isinstance(cause.get("action"), str)):
         raise AuditFailure(f"line {n}: cause is neither null nor an object with an action")
-    if not isinstance(digest, str) or len(digest) > 200:  # a wrong one fails on the chain
-        raise AuditFailure(f"line {n}: hash is not a string of hex digits")
-    if seal is not None and not isinstance(seal, dict):
-        raise AuditFailure(f"line {n}: seal is neither null nor an object")
-    if not isinstance(recorded_at, str) or not _TIME.fullmatch(recorded_at):
+    if not isinstance(digest, str) or not _HEX64.fullmatch(digest):
+        raise AuditFailure(f"line {n}: hash is not 64 lowercase hex digits")
+    if seal is not None and not (isinstance(seal, dict) and set(seal) - {SEAL_KEY_ID} == SEAL_KEYS):
+        raise AuditFailure(
+            f"line {n}: seal is neither null nor a seal {{{', '.join(sorted(SEAL_KEYS))}"
+            f"[, {SEAL_KEY_ID}]}}"
+        )
+    if (
+        not isinstance(recorded_at, str)
+        or not _TIME.fullmatch(recorded_at)
+        or not _real_time(recorded_at[:19])
+    ):
         raise AuditFailure(f"line {n}: recorded_at is not a timestamp like {_TIME_LIKE}")
     return Record(version, fact, cause, digest, seal, recorded_at)
 
@@ -928,7 +979,10 @@ def _replay(records: list[Record], facts: list[Any]) -> tuple[Any, int]:
             raise AuditFailure(f"version {version}: the engine decides nothing for its cause")
         got = facts[i : i + len(expected)]
         if got != expected:
-            raise AuditFailure(f"version {version}: recorded facts differ from the engine's")
+            kinds = ", ".join(records[i + k].fact["type"] for k in range(len(got)))
+            raise AuditFailure(
+                f"version {version}: recorded facts ({kinds}) differ from the engine's"
+            )
         before = table.game
         for fact in got:
             table = tables.evolve(table, fact)

@@ -56,6 +56,7 @@ from domain.table.records import canonical, key_id
 from domain.verify import (
     MAKE_EXPORT,
     MAX_LINE,
+    RECORD_KEYS,
     AuditFailure,
     AuditReport,
     MatchRecord,
@@ -75,8 +76,19 @@ parse_lines = parse_export  # either export form, bounded (domain/verify.py)
 
 def read_lines(stream: IO[str]) -> Iterator[str]:
     """Lines of at most MAX_LINE characters, never holding a longer one whole (the verifier
-    then names the line as too long)."""
-    while line := stream.readline(MAX_LINE + 1):
+    then names the line as too long). A file is UTF-8 (open it with errors="strict"): bytes
+    that are not are refused, naming the line, never replaced."""
+    n = 0
+    while True:
+        try:
+            line = stream.readline(MAX_LINE + 1)
+        except UnicodeDecodeError:
+            raise AuditFailure(
+                f"line {n + 1} is not a valid export line (not UTF-8); {MAKE_EXPORT}"
+            ) from None
+        if not line:
+            return
+        n += line.endswith("\n")
         yield line
 
 
@@ -97,7 +109,7 @@ def _bounded_json(line: str, n: int) -> Any:
     than MAX_LINE, deep nesting, a huge integer or bad JSON is one AuditFailure."""
     if len(line) > MAX_LINE:
         raise AuditFailure(f"line {n} is longer than {MAX_LINE} characters")
-    text = line.strip()
+    text = line.strip(" \t\r\n")  # JSON's whitespace only, as parse_export strips
     return load_line(text, f"line {n}") if text else None
 
 
@@ -234,25 +246,53 @@ def parse_match_lines(
     match_id = ""
     records: list[MatchRecord] = []
     hands: dict[str, list[str]] = {}
+    numbers: dict[str, int] = {}
     for n, data in json_objects(lines):
         if "match" in data:
-            if set(data) != {"match", "version", "fact", "hash"}:
-                raise AuditFailure(f"line {n} is not a match fact of a match export")
-            match_id = str(data["match"])
+            if set(data) != MATCH_LINE_KEYS or not isinstance(data["match"], str):
+                raise AuditFailure(f"line {n} is not a match fact {{fact, hash, match, version}}")
+            if hands:
+                raise AuditFailure(f"line {n}: a match fact after the hands' events")
+            if match_id and data["match"] != match_id:
+                raise AuditFailure(f"line {n} names another match than line 1")
+            match_id = data["match"]
             records.append(MatchRecord(data["version"], data["fact"], data["hash"]))
-        elif "game_id" in data:
+        elif "game_id" in data or "hand" in data:
+            game, hand = _hand_line(data, n, numbers)
             rest = {k: v for k, v in data.items() if k not in ("hand", "game_id")}
-            hands.setdefault(str(data["game_id"]), []).append(canonical(rest))
+            hands.setdefault(game, []).append(canonical(rest))
         else:
             raise AuditFailure(f"line {n} is neither a match fact nor a hand's event")
     return match_id, records, {g: parse_export(ls) for g, ls in hands.items()}
+
+
+MATCH_LINE_KEYS = frozenset(("match", "version", "fact", "hash"))
+HAND_LINE_KEYS = frozenset(("hand", "game_id")) | RECORD_KEYS
+
+
+def _hand_line(data: dict[str, Any], n: int, numbers: dict[str, int]) -> tuple[str, int]:
+    """A hand's line of a match export: a stored event naming its hand and game; each
+    hand's lines together, the hands in their order."""
+    if set(data) != HAND_LINE_KEYS:
+        raise AuditFailure(f"line {n} is not a hand's event {{hand, game_id, ...stored event}}")
+    game, hand = data["game_id"], data["hand"]
+    if not isinstance(game, str) or type(hand) is not int or hand < 1:
+        raise AuditFailure(f"line {n} names no game and hand number")
+    last = next(reversed(numbers), None)
+    if game != last:
+        if game in numbers or (last is not None and hand <= numbers[last]):
+            raise AuditFailure(f"line {n}: hand {hand}'s lines are not together, in hand order")
+        numbers[game] = hand
+    elif numbers[game] != hand:
+        raise AuditFailure(f"line {n}: game {game} is hand {numbers[game]} and {hand}")
+    return game, hand
 
 
 def is_match_export(path: str) -> bool:
     """Whether the file's first non-blank line is a match's fact. The line is read as every
     other line is (``read_lines``, ``_bounded_json``): a hostile first line fails here in one
     line, and never more than MAX_LINE characters of it are held."""
-    with open(path, encoding="utf-8", errors="replace") as f:
+    with open(path, encoding="utf-8", newline="\n") as f:  # lines end in LF only
         for n, line in enumerate(read_lines(f), start=1):
             data = _bounded_json(line, n)
             if data is not None:
@@ -496,7 +536,7 @@ def _verify(
     with TableClient(shared().target) as client:
         key = public_keys_from(public_key) if public_key else signing_keys(client)
         if path:
-            with open(path, encoding="utf-8", errors="replace") as f:
+            with open(path, encoding="utf-8", newline="\n") as f:  # lines end in LF only
                 records = parse_export(read_lines(f))
         else:
             viewer = client.as_viewer(game_id or "", token)
@@ -567,7 +607,7 @@ def verify_whole_match(
     with TableClient(shared().target) as client:
         key = public_keys_from(public_key) if public_key else signing_keys(client)
         if path:
-            with open(path, encoding="utf-8", errors="replace") as f:
+            with open(path, encoding="utf-8", newline="\n") as f:  # lines end in LF only
                 found, records, hands = parse_match_lines(read_lines(f))
         else:
             lines = list(match_export_lines(client, match_id or "", token))

@@ -138,4 +138,6 @@ function main(argv) {
   }
 }
 
-process.exitCode = main(process.argv.slice(2));
+// Run as a program; required (tests/vectors/node-batch.js), `main` verifies one file per call.
+if (require.main === module) process.exitCode = main(process.argv.slice(2));
+module.exports = { main };

@@ -188,7 +188,7 @@ function checkRecords(lines) {
     } else if (type === 'DealAbandoned') {
       const waiting = missing();
       if (waiting.join() !== (data.waiting_for || []).join()) {
-        throw new Error(`the draw was abandoned waiting for seat(s) ${(data.waiting_for || []).join(', ')}, but it waited for ${waiting.join(', ') || 'nobody'}`);
+        throw new Error(`DealAbandoned: the draw was abandoned waiting for seat(s) ${(data.waiting_for || []).join(', ')}, but it waited for ${waiting.join(', ') || 'nobody'}`);
       }
       if ((data.round || 0) !== (redeal ? redeal.round : 0)) throw new Error(`the abandoned draw is not round ${data.round}`);
       abandoned = { waitingFor: waiting, round: data.round || 0 };

@@ -227,6 +227,41 @@ function chainHash(key, prev, version, fact, cause, recordedAt) {
 }
 
 const GAME_LINE = ['cause', 'fact', 'hash', 'recorded_at', 'seal', 'version'];
+const SEAL_KEYS = ['first', 'game_id', 'head', 'last', 'receipts', 'signature'];
+const TIME = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})\.[0-9]{6}Z$/;
+
+/** Whether YYYY-MM-DDTHH:MM:SS names a real instant (month 1-12, the month's days, ...). */
+function realTime(y, mo, d, h, mi, sec) {
+  const t = new Date(Date.UTC(y, mo - 1, d, h, mi, sec));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d &&
+    t.getUTCHours() === h && t.getUTCMinutes() === mi && t.getUTCSeconds() === sec && y >= 1;
+}
+
+/**
+ * A stored event's line as the export grammar reads it (docs/api.md, "The export grammar"):
+ * exactly its keys, version n (its place), a {type, data} fact, a null or object cause with
+ * an action, a 64-hex hash, a seal of exactly its keys (key_id optional), a "Z" time.
+ */
+function recordGrammar(r, n, where) {
+  const line = `${where}line ${n}`;
+  if (!isObj(r) || Object.keys(r).sort().join() !== GAME_LINE.join()) {
+    fail(`${line} is not a stored event {${GAME_LINE.join(', ')}}`);
+  }
+  if (r.version !== n) fail(`${line} has version ${r.version}: versions must run 1..N in line order`);
+  if (!isObj(r.fact) || Object.keys(r.fact).sort().join() !== 'data,type' || typeof r.fact.type !== 'string' || !isObj(r.fact.data)) {
+    fail(`${line}: fact is not a {type, data} object`);
+  }
+  if (r.cause !== null && !(isObj(r.cause) && typeof r.cause.action === 'string')) {
+    fail(`${line}: cause is neither null nor an object with an action`);
+  }
+  if (typeof r.hash !== 'string' || !HEX64.test(r.hash)) fail(`${line}: hash is not 64 lowercase hex digits`);
+  if (r.seal !== null) {
+    const keys = isObj(r.seal) ? Object.keys(r.seal).filter((k) => k !== 'key_id').sort().join() : '';
+    if (keys !== SEAL_KEYS.join()) fail(`${line}: seal is neither null nor a seal {${SEAL_KEYS.join(', ')}[, key_id]}`);
+  }
+  const m = typeof r.recorded_at === 'string' && TIME.exec(r.recorded_at);
+  if (!m || !realTime(...m.slice(1, 7).map(Number))) fail(`${line}: recorded_at is not a timestamp like 2026-01-31T23:59:59.000000Z`);
+}
 
 /**
  * Verify one game's records ({cause, fact, hash, recorded_at, seal, version} each).
@@ -235,16 +270,7 @@ const GAME_LINE = ['cause', 'fact', 'hash', 'recorded_at', 'seal', 'version'];
 function verifyGame(records, keys, gameId = null, where = '') {
   const at = (n) => `${where}version ${n}`;
   if (!records.length) fail(`${where}no events`);
-  records.forEach((r, i) => {
-    if (!isObj(r)) fail(`${where}line ${i + 1} is not an event`);
-    if (Object.keys(r).sort().join() !== GAME_LINE.join()) {
-      fail(`${where}line ${i + 1} is not a stored event {${GAME_LINE.join(', ')}}`);
-    }
-    if (r.version !== i + 1) fail(`${where}line ${i + 1} has version ${r.version}: versions must run 1..N`);
-    if (!isObj(r.fact) || typeof r.fact.type !== 'string' || !isObj(r.fact.data)) fail(`${at(i + 1)} has no fact`);
-    if (r.cause !== null && !isObj(r.cause)) fail(`${at(i + 1)}'s cause is not an object`);
-    if (typeof r.recorded_at !== 'string' || typeof r.hash !== 'string') fail(`${at(i + 1)} has no time or hash`);
-  });
+  records.forEach((r, i) => recordGrammar(r, i + 1, where));
   const created = records[0].fact;
   if (created.type !== 'GameCreated') fail(`${where}the first fact is ${created.type}, not GameCreated`);
   const revealed = records.filter((r) => r.fact.type === 'ShuffleRevealed').map((r) => r.fact.data);
@@ -336,26 +362,34 @@ function verifyGame(records, keys, gameId = null, where = '') {
 // --- a match ---------------------------------------------------------------------------
 
 const MATCH_LINE = ['fact', 'hash', 'match', 'version'];
+const HAND_LINE = [...GAME_LINE, 'game_id', 'hand'].sort();
 
 function verifyMatch(lines, keys) {
   const matchId = lines[0].match;
   if (typeof matchId !== 'string' || !matchId) fail('line 1 names no match');
   const facts = [];
   const hands = new Map(); // game id -> {hand, records}
+  let last = null; // the game of the line before
   lines.forEach((l, i) => {
     const n = i + 1;
     if ('match' in l) {
-      if (Object.keys(l).sort().join() !== MATCH_LINE.join()) fail(`line ${n} is not a match fact`);
-      if (l.match !== matchId) fail(`line ${n} names match ${l.match}, not ${matchId}`);
+      if (Object.keys(l).sort().join() !== MATCH_LINE.join()) fail(`line ${n} is not a match fact {${MATCH_LINE.join(', ')}}`);
       if (hands.size) fail(`line ${n}: a match fact after the hands' events`);
+      if (l.match !== matchId) fail(`line ${n} names another match than line 1`);
       facts.push(l);
-    } else if ('hand' in l && 'game_id' in l) {
-      if (typeof l.game_id !== 'string') fail(`line ${n} names no game`);
+    } else if ('hand' in l || 'game_id' in l) {
+      if (Object.keys(l).sort().join() !== HAND_LINE.join()) fail(`line ${n} is not a hand's event {hand, game_id, ...stored event}`);
       const { hand, game_id: gid, ...record } = l;
-      if (!hands.has(gid)) hands.set(gid, { hand, records: [] });
+      if (typeof gid !== 'string' || !isInt(hand) || hand < 1) fail(`line ${n} names no game and hand number`);
+      if (gid !== last) {
+        if (hands.has(gid) || (last !== null && hand <= hands.get(last).hand)) fail(`line ${n}: hand ${hand}'s lines are not together, in hand order`);
+        hands.set(gid, { hand, records: [] });
+        last = gid;
+      }
       const h = hands.get(gid);
       if (h.hand !== hand) fail(`line ${n}: game ${gid} is hand ${h.hand} and ${hand}`);
       h.records.push(record);
+      recordGrammar(record, h.records.length, `hand ${hand}: `);
     } else fail(`line ${n} is neither a match fact nor a hand's event`);
   });
 
@@ -449,7 +483,7 @@ function matchIncomplete(facts, hands) {
 
 /**
  * A file's lines, read in chunks so that no more than 1 MiB of any line is held: a longer
- * line fails at once (as do more than 100,000 lines). Bytes that are not UTF-8 read as U+FFFD.
+ * line fails at once (as do more than 100,000 lines), and so do bytes that are not UTF-8.
  */
 function readFileLines(file) {
   const fs = require('node:fs');
@@ -459,8 +493,13 @@ function readFileLines(file) {
     const chunk = Buffer.alloc(1 << 16);
     let parts = [];
     let size = 0;
+    const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
     const end = () => {
-      lines.push(Buffer.concat(parts).toString('utf8'));
+      try {
+        lines.push(decoder.decode(Buffer.concat(parts)));
+      } catch {
+        fail(`line ${lines.length + 1} is not a valid export line (not UTF-8)`);
+      }
       if (lines.length > LIMITS.lines + 1) fail(`more than ${LIMITS.lines} lines`);
       parts = [];
       size = 0;
@@ -493,19 +532,19 @@ function readLines(text) {
   let n = 0;
   for (const line of Array.isArray(text) ? text : text.split('\n')) {
     n += 1;
-    if (!line.trim()) continue;
+    if (/^[ \t\r\n]*$/.test(line)) continue; // JSON's whitespace only (RFC 8259)
     if (n > LIMITS.lines) fail(`more than ${LIMITS.lines} lines`);
     if (Buffer.byteLength(line, 'utf8') > LIMITS.lineBytes) fail(`line ${n} is longer than 1 MiB`);
     let v;
     try {
       v = parseStrict(line);
     } catch (err) {
-      fail(`line ${n}: ${err.message}`);
+      fail(`line ${n} is not a valid export line (not valid JSON: ${err.message})`);
     }
     if (!isObj(v)) fail(`line ${n} is not a JSON object`);
     lines.push(v);
   }
-  if (!lines.length) fail('the file holds no events');
+  if (!lines.length) fail('empty history: the file holds no events');
   return lines;
 }
 
@@ -513,22 +552,37 @@ function readLines(text) {
  * `tabletop export` lines ({"event": GameEvent as JSON}, then {"view": ...}) as records:
  * a finished game's GameEvent carries its stored form in `stored_json`.
  */
+const EVENT_KEYS = ['hash', 'recorded_at', 'stored_json', 'version'];
+const EVENT_OPTIONAL_KEYS = ['huaniao', 'table', 'text', 'zipai'];
+
 function fromEventLines(lines) {
   const out = [];
-  for (const l of lines) {
-    if ('view' in l && !('event' in l)) continue;
+  let viewed = false;
+  for (const [i, l] of lines.entries()) {
+    const n = i + 1;
+    if (!('event' in l) && !('view' in l)) fail(`line ${n} is in another export form than line 1: one form a file`);
+    if (viewed) fail(`line ${n} follows the view line, which ends a \`tabletop export\``);
+    if (Object.keys(l).length !== 1) fail(`line ${n} holds more than its event or its view`);
+    if ('view' in l) {
+      if (!isObj(l.view)) fail(`line ${n}: \`view\` is not an object`);
+      viewed = true;
+      continue;
+    }
     const e = l.event;
-    if (!isObj(e) || typeof e.stored_json !== 'string' || !e.stored_json) {
+    if (!isObj(e)) fail(`line ${n}: \`event\` is not an object`);
+    const extra = Object.keys(e).filter((k) => !EVENT_KEYS.includes(k) && !EVENT_OPTIONAL_KEYS.includes(k));
+    if (extra.length) fail(`line ${n}: the event holds keys a GameEvent has not (${extra.sort().join(', ').slice(0, 80)})`);
+    if (typeof e.stored_json !== 'string' || !e.stored_json) {
       fail('an event of this export has no stored form: export it once the game has ended (tabletop-audit export GAME_ID)');
     }
     const stored = parseStrict(e.stored_json);
     if (!isObj(stored) || Object.keys(stored).sort().join() !== 'cause,fact,seal') fail('a stored_json that is not a stored event');
-    if (typeof e.version !== 'string' || !/^[0-9]{1,20}$/.test(e.version)) fail('an event whose version is not a number');
+    if (typeof e.version !== 'string' || !/^[0-9]{1,20}$/.test(e.version)) fail(`line ${n}: the event's version is not a number of ASCII digits`);
     out.push({
       cause: stored.cause,
       fact: stored.fact,
       hash: e.hash,
-      recorded_at: chainedTime(e.recorded_at),
+      recorded_at: chainedTime(e.recorded_at, n),
       seal: stored.seal,
       version: Number(e.version),
     });
@@ -537,10 +591,10 @@ function fromEventLines(lines) {
 }
 
 /** A protobuf JSON timestamp (UTC, 0–9 decimals) in the chained form: six decimals. */
-function chainedTime(value) {
-  const m = typeof value === 'string' && /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$/.exec(value);
-  if (!m) fail(`an event's recorded_at is not a UTC timestamp (${String(value).slice(0, 40)})`);
-  return `${m[1]}.${(m[2] || '').padEnd(9, '0').slice(0, 6)}Z`;
+function chainedTime(value, n) {
+  const m = typeof value === 'string' && /^(([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2}))(?:\.([0-9]{1,9}))?Z$/.exec(value);
+  if (!m || !realTime(...m.slice(2, 8).map(Number))) fail(`line ${n}: recorded_at is not a timestamp like 2026-01-31T23:59:59.000000Z`);
+  return `${m[1]}.${(m[8] || '').padEnd(9, '0').slice(0, 6)}Z`;
 }
 
 /** Verify an export (its text, or its lines): a game's (either form) or a whole match's. */
@@ -548,7 +602,9 @@ function verifyText(text, keys) {
   if (!keys.length) fail('give the server\'s public key (--public-key)');
   const lines = readLines(text);
   if ('match' in lines[0]) return verifyMatch(lines, keys);
-  const records = 'event' in lines[0] ? fromEventLines(lines) : lines;
+  const events = 'event' in lines[0] || 'view' in lines[0];
+  if (!events) lines.forEach((l, i) => ('event' in l || 'view' in l) && fail(`line ${i + 1} is in another export form than line 1: one form a file`));
+  const records = events ? fromEventLines(lines) : lines;
   return verifyGame(records, keys);
 }
 
@@ -634,7 +690,7 @@ function checkReceipts(game, text, keys) {
   let n = 0;
   for (const line of text.split('\n')) {
     n += 1;
-    if (!line.trim()) continue;
+    if (/^[ \t\r\n]*$/.test(line)) continue; // JSON's whitespace only (RFC 8259)
     const where = `receipts line ${n}`;
     let entry;
     try {

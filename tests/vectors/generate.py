@@ -1,0 +1,680 @@
+"""The conformance corpus: honest exports of real games and their mutations, each with the
+verdict both verifiers must give (docs/api.md, "The export grammar").
+
+    python -m tests.vectors.generate [--out tests/vectors]
+
+Plays a few games on a real server (keyed seats, as the clients play): a 花鸟风月 game of 4
+seats, a 川南字牌 game of 3, an arbitrated 川南字牌 game re-dealt once and ruled on once,
+and a 2-hand 花鸟风月 match; exports each (``tabletop-audit export``, one game also in the
+``tabletop export`` form) and writes beside them mutations of the smallest one: bytes,
+lines and JSON changed, and lies told by the holder of the server's key (re-chained and
+re-sealed), so that only the grammar, the chain, a seat's signature or the replay can tell.
+manifest.json names each file, "accept" or "refuse", and the words the verdict line must
+hold in both verifiers; server.pub is the server's public key they verify against (its
+private key is thrown away with the server's data directory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import copy
+import json
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from google.protobuf.json_format import MessageToDict
+
+from clients.python.audit import export_lines, match_export_lines, signing_key
+from clients.python.bot import RandomBot, play_match, play_to_end
+from clients.python.client import TableClient, reveal_and_start
+from clients.python.serverproc import ServerProcess
+from domain.codec import canonical
+from server.wire.signing import KEY_FILE
+from tabletop.v1 import tabletop_pb2 as pb
+from tests.api.helpers import huaniao_options
+from tests.api.test_node_verify import ZIPAI, rechain, redealt_game, resign
+
+HERE = Path(__file__).resolve().parent
+Line = dict[str, Any]
+
+
+@dataclass
+class Games:
+    key: bytes  # the server's public key
+    signer: Ed25519PrivateKey  # its private key: the key holder's lies (never written)
+    hua: list[Line]
+    zipai: list[Line]
+    void: list[Line]  # a 川南字牌 game whose draw was abandoned: small, complete, keyed
+    void_events: list[str]  # the same game in the `tabletop export` form
+    redealt: list[Line]
+    match: list[Line]
+
+
+def play() -> Games:
+    with tempfile.TemporaryDirectory() as tmp, ServerProcess(Path(tmp) / "server") as server:
+        with TableClient(server.target) as client:
+            key = signing_key(client)
+            pem = (server.data_dir / KEY_FILE).read_bytes()
+            signer = serialization.load_pem_private_key(pem, password=None)
+            assert isinstance(signer, Ed25519PrivateKey)
+            hua = shortest(lambda: finished_game(client, huaniao_game(client))[0])
+            void, void_events = finished_game(client, void_game(client))
+            zipai = shortest(lambda: finished_game(client, zipai_game(client))[0])
+            redealt = shortest(lambda: redealt_game(client))
+            match = shortest(lambda: match_game(client))
+    return Games(key, signer, hua, zipai, void, void_events, redealt, match)
+
+
+TRIES = 4  # games of random bots vary in length: the shortest of a few keeps the corpus small
+
+
+def shortest(make: Callable[[], list[Line]]) -> list[Line]:
+    return min((make() for _ in range(TRIES)), key=lambda lines: len(text(dump(lines))))
+
+
+def huaniao_game(client: TableClient) -> str:
+    gid = client.create_game(huaniao_options("BASIC"), 4).game_id
+    seats = [client.join(gid, s, f"花{s}") for s in range(4)]
+    reveal_and_start(seats)
+    play_to_end([RandomBot(s, 70 + i) for i, s in enumerate(seats)])
+    return gid
+
+
+def zipai_game(client: TableClient) -> str:
+    gid = client.create_game(ZIPAI, 3).game_id
+    seats = [client.join(gid, s, f"z{s}") for s in range(3)]
+    reveal_and_start(seats)
+    play_to_end([RandomBot(s, 80 + i) for i, s in enumerate(seats)])
+    return gid
+
+
+def match_game(client: TableClient) -> list[Line]:
+    created = client.create_game(huaniao_options("BASIC"), 2, match=pb.MatchSettings(hands=2))
+    seats = [client.join(created.game_id, s, f"m{s}") for s in range(2)]
+    reveal_and_start(seats)
+    play_match([RandomBot(s, 90 + i) for i, s in enumerate(seats)])
+    return [json.loads(x) for x in match_export_lines(client, created.match_id, None)]
+
+
+ABANDON_MS = 1000
+
+
+def void_game(client: TableClient) -> str:
+    """A 川南字牌 table whose seat 2 never reveals: void once the abandonment limit passed."""
+    gid = client.create_game(ZIPAI, 3, abandon_after_ms=ABANDON_MS).game_id
+    seats = [client.join(gid, s, f"v{s}") for s in range(3)]
+    for seat in seats[:2]:
+        seat.reveal()
+    until = time.monotonic() + ABANDON_MS / 1000 + 20
+    while not client.as_viewer(gid).view().void:
+        assert time.monotonic() < until, "the server never abandoned the draw"
+        time.sleep(0.2)
+    return gid
+
+
+def finished_game(client: TableClient, gid: str) -> tuple[list[Line], list[str]]:
+    """A finished game's export, in both forms."""
+    viewer = client.as_viewer(gid)
+    history = list(viewer.history())
+    lines = [json.loads(x) for x in export_lines(history)]
+    events = [
+        json.dumps(
+            {"event": MessageToDict(e, preserving_proto_field_name=True)}, ensure_ascii=False
+        )
+        for e in history
+    ]
+    view = MessageToDict(viewer.view(), preserving_proto_field_name=True)
+    events.append(json.dumps({"view": view}, ensure_ascii=False))
+    return lines, events
+
+
+# --- the corpus ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Vector:
+    file: str
+    verdict: str  # "accept" or "refuse"
+    reason: tuple[str, ...]  # words both verdict lines must hold
+    why: str
+    data: bytes
+
+
+def text(lines: list[str]) -> bytes:
+    return "".join(line + "\n" for line in lines).encode("utf-8")
+
+
+def dump(lines: list[Line]) -> list[str]:
+    return [canonical(x) for x in lines]
+
+
+def accept(file: str, why: str, data: bytes, *words: str) -> Vector:
+    return Vector(file, "accept", ("verified", *words), why, data)
+
+
+def refuse(file: str, why: str, data: bytes, *words: str) -> Vector:
+    return Vector(file, "refuse", words, why, data)
+
+
+def honest(g: Games) -> list[Vector]:
+    return [
+        accept("hua.jsonl", "花鸟风月, 4 keyed seats", text(dump(g.hua)), "game"),
+        accept(
+            "void.jsonl",
+            "川南字牌 whose seat 2 never revealed: void (the base of the mutations)",
+            text(dump(g.void)),
+            "void",
+        ),
+        accept(
+            "void-events.jsonl",
+            "the same game as `tabletop export` writes it",
+            text(g.void_events),
+            "void",
+        ),
+        accept("zipai.jsonl", "川南字牌, 3 keyed seats", text(dump(g.zipai)), "game"),
+        accept(
+            "redealt.jsonl",
+            "川南字牌 re-dealt by every seat, then a ruling by the keyed arbiter",
+            text(dump(g.redealt)),
+            "game",
+        ),
+        accept(
+            "crlf.jsonl", "the void game with CR LF line ends (JSON whitespace)", crlf(g), "void"
+        ),
+        accept("match.jsonl", "a 2-hand 花鸟风月 match", text(dump(g.match)), "match"),
+    ]
+
+
+Mutation = Callable[[Games], bytes]
+
+
+def base(g: Games) -> list[Line]:
+    """The game the mutations start from (the smallest honest export)."""
+    return copy.deepcopy(g.void)
+
+
+def first(lines: list[Line], fact_type: str) -> Line:
+    return next(x for x in lines if x["fact"]["type"] == fact_type)
+
+
+def signed_cause(lines: list[Line], action: str) -> Line:
+    return next(
+        x for x in lines if (x["cause"] or {}).get("action") == action and x["cause"].get("signed")
+    )
+
+
+def changed_fact(g: Games) -> bytes:
+    lines = base(g)
+    first(lines, "SeatTaken")["fact"]["data"]["player_name"] = "mallory"
+    return text(dump(lines))
+
+
+def changed_fact_rechained(g: Games) -> bytes:
+    lines = base(g)
+    first(lines, "SeatTaken")["fact"]["data"]["player_name"] = "mallory"
+    return text(dump(rechain(lines)))
+
+
+def changed_cause_resealed(g: Games) -> bytes:
+    """The key holder records a seat's reveal as another seat's (re-chained, re-sealed)."""
+    lines = base(g)
+    cause = signed_cause(lines, "reveal")["cause"]
+    cause["seat"] = 2
+    return text(dump(rechain(lines, g.signer)))
+
+
+def forged_move_resealed(g: Games) -> bytes:
+    """The key holder makes a move in a seat's name (its reveal) with a key of its own: the
+    signature is a valid Ed25519 signature, by the wrong key."""
+    lines = base(g)
+    signed = signed_cause(lines, "reveal")["cause"]["signed"]
+    command = base64.b64decode(signed["command"])
+    forged = Ed25519PrivateKey.generate().sign(b"tabletop-seat-command/1\n" + command)
+    signed["signature"] = base64.b64encode(forged).decode("ascii")
+    return text(dump(rechain(lines, g.signer)))
+
+
+def unsigned_move_resealed(g: Games) -> bytes:
+    lines = base(g)
+    del signed_cause(lines, "reveal")["cause"]["signed"]
+    return text(dump(rechain(lines, g.signer)))
+
+
+def abandon_lied_resealed(g: Games) -> bytes:
+    """The key holder names another seat as the one the draw waited for."""
+    lines = base(g)
+    first(lines, "DealAbandoned")["fact"]["data"]["waiting_for"] = [1]
+    return text(dump(rechain(lines, g.signer)))
+
+
+def seal_by_another_key(g: Games) -> bytes:
+    lines = base(g)
+    sealed = [x for x in lines if x["seal"]]
+    resign(sealed[len(sealed) // 2]["seal"], Ed25519PrivateKey.generate())
+    return text(dump(lines))
+
+
+def dropped_line(g: Games) -> bytes:
+    lines = base(g)
+    del lines[len(lines) // 2]
+    return text(dump(lines))
+
+
+def dropped_renumbered(g: Games) -> bytes:
+    lines = base(g)
+    i = len(lines) // 2
+    del lines[i]
+    for x in lines[i:]:
+        x["version"] -= 1
+    return text(dump(rechain(lines, g.signer)))
+
+
+def swapped_lines(g: Games) -> bytes:
+    lines = base(g)
+    i = len(lines) // 2
+    lines[i], lines[i + 1] = lines[i + 1], lines[i]
+    return text(dump(lines))
+
+
+def duplicated_line(g: Games) -> bytes:
+    lines = base(g)
+    lines.insert(5, lines[4])
+    return text(dump(lines))
+
+
+def last_move_dropped(g: Games) -> bytes:
+    """Truncated at a line: the game's end (and its revealed secret) missing."""
+    lines = base(g)
+    return text(dump(lines[:-1]))
+
+
+def truncated_mid_line(g: Games) -> bytes:
+    data = cut(text(dump(base(g))))
+    return data[: len(data) - 40]
+
+
+def on_line(g: Games, n: int, edit: Callable[[str], str]) -> bytes:
+    lines = dump(base(g))
+    edited = edit(lines[n])
+    assert edited != lines[n], "the edit changed nothing"
+    lines[n] = edited
+    return text(lines)
+
+
+def duplicated_key(g: Games) -> bytes:
+    return on_line(g, 1, lambda s: s[:-1] + ',"version":2}')
+
+
+def duplicated_inner_key(g: Games) -> bytes:
+    return on_line(g, 1, lambda s: s.replace('"fact":{', '"fact":{"type":"X",', 1))
+
+
+def float_version(g: Games) -> bytes:
+    return on_line(g, 1, lambda s: s.replace('"version":2', '"version":2.0'))
+
+
+def exponent_version(g: Games) -> bytes:
+    return on_line(g, 1, lambda s: s.replace('"version":2', '"version":2e0'))
+
+
+def float_in_fact(g: Games) -> bytes:
+    lines = base(g)
+    first(lines, "GameCreated")["fact"]["data"]["seat_count"] = 3.0
+    return text([json.dumps(x, ensure_ascii=False, sort_keys=True) for x in lines])
+
+
+def retimed(g: Games, form: str) -> bytes:
+    """Every time written another way that means the same instant, re-chained and re-sealed
+    by the key holder (the grammar, not the chain, must refuse it)."""
+    lines = base(g)
+    for x in lines:
+        x["recorded_at"] = x["recorded_at"].replace("Z", "") + form
+    return text(dump(rechain(lines, g.signer)))
+
+
+def spaced_time(g: Games) -> bytes:
+    lines = base(g)
+    for x in lines:
+        x["recorded_at"] = x["recorded_at"].replace("T", " ")
+    return text(dump(rechain(lines, g.signer)))
+
+
+def arabic_time(g: Games) -> bytes:
+    lines = base(g)
+    digits = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
+    lines[2]["recorded_at"] = (
+        lines[2]["recorded_at"][:4].translate(digits) + lines[2]["recorded_at"][4:]
+    )
+    return text(dump(rechain(lines, g.signer)))
+
+
+def bad_date(g: Games) -> bytes:
+    lines = base(g)
+    at = lines[1]["recorded_at"]
+    lines[1]["recorded_at"] = at[:5] + "13-45" + at[10:]
+    return text(dump(rechain(lines, g.signer)))
+
+
+def upper_hash(g: Games) -> bytes:
+    lines = base(g)
+    lines[2]["hash"] = lines[2]["hash"].upper()
+    return text(dump(lines))
+
+
+def extra_seal_key(g: Games) -> bytes:
+    lines = base(g)
+    next(x for x in lines if x["seal"])["seal"]["note"] = "unsigned words"
+    return text(dump(lines))
+
+
+def extra_line_key(g: Games) -> bytes:
+    lines = base(g)
+    lines[1]["note"] = "unsigned words"
+    return text(dump(lines))
+
+
+def missing_line_key(g: Games) -> bytes:
+    lines = base(g)
+    del lines[1]["recorded_at"]
+    return text(dump(lines))
+
+
+def bad_utf8(g: Games) -> bytes:
+    data = text(dump(base(g)))
+    at = data.index(b"v1")  # inside a player's name
+    return data[:at] + b"\xff" + data[at + 1 :]
+
+
+def bom(g: Games) -> bytes:
+    return b"\xef\xbb\xbf" + text(dump(base(g)))
+
+
+def nbsp_indent(g: Games) -> bytes:
+    return on_line(g, 2, lambda s: "\u00a0" + s)
+
+
+def crlf(g: Games) -> bytes:
+    return text(dump(base(g))).replace(b"\n", b"\r\n")
+
+
+def empty(_g: Games) -> bytes:
+    return b""
+
+
+def not_object(g: Games) -> bytes:
+    return on_line(g, 2, lambda s: f"[{s}]")
+
+
+# the `tabletop export` form
+
+
+def events_form(g: Games) -> list[Line]:
+    """The first lines of the game's `tabletop export` form, and its view line."""
+    lines = [json.loads(x) for x in g.void_events]
+    return lines[:SHORT] + lines[-1:]
+
+
+def dump_events(lines: list[Line]) -> bytes:
+    return text([json.dumps(x, ensure_ascii=False) for x in lines])
+
+
+def view_first(g: Games) -> bytes:
+    lines = events_form(g)
+    return dump_events(lines[-1:] + lines[:-1])
+
+
+def event_and_view(g: Games) -> bytes:
+    lines = events_form(g)
+    lines[2]["view"] = lines[-1]["view"]
+    return dump_events(lines)
+
+
+def extra_event_key(g: Games) -> bytes:
+    lines = events_form(g)
+    lines[2]["note"] = "unsigned words"
+    return dump_events(lines)
+
+
+def fullwidth_version(g: Games) -> bytes:
+    lines = events_form(g)
+    v = lines[2]["event"]["version"]
+    lines[2]["event"]["version"] = v.translate(str.maketrans("0123456789", "０１２３４５６７８９"))
+    return dump_events(lines)
+
+
+def offset_event_time(g: Games) -> bytes:
+    lines = events_form(g)
+    at = lines[2]["event"]["recorded_at"]
+    lines[2]["event"]["recorded_at"] = at.replace("Z", "+00:00")
+    return dump_events(lines)
+
+
+def two_views(g: Games) -> bytes:
+    lines = events_form(g)
+    return dump_events(lines + lines[-1:])
+
+
+def mixed_forms(g: Games) -> bytes:
+    """The `tabletop export` form's first half, then the rest as stored lines."""
+    return text(g.void_events[:2] + dump(g.void)[2:SHORT])
+
+
+# a match (the grammar's refusals on its first lines: a reader refuses them before it
+# verifies anything)
+
+
+def match_prefix(g: Games) -> list[Line]:
+    """The match's facts and the first three lines of each hand."""
+    lines = copy.deepcopy(g.match)
+    seen: dict[Any, int] = {}
+    out = []
+    for x in lines:
+        hand = x.get("hand")
+        seen[hand] = seen.get(hand, 0) + 1
+        if hand is None or seen[hand] <= 3:
+            out.append(x)
+    return out
+
+
+def match_fact_after_hands(g: Games) -> bytes:
+    lines = match_prefix(g)
+    facts = [x for x in lines if "match" in x]
+    rest = [x for x in lines if "match" not in x]
+    return text(dump(facts[:-1] + rest + facts[-1:]))
+
+
+def hand_line_without_hand(g: Games) -> bytes:
+    lines = match_prefix(g)
+    del next(x for x in lines if "hand" in x)["hand"]
+    return text(dump(lines))
+
+
+def match_extra_key(g: Games) -> bytes:
+    lines = match_prefix(g)
+    lines[0]["note"] = "unsigned words"
+    return text(dump(lines))
+
+
+def match_truncated(g: Games) -> bytes:
+    """The match's last hand dropped, MatchEnded and the match chain kept as they were."""
+    lines = copy.deepcopy(g.match)
+    return text(dump([x for x in lines if x.get("hand") != 2]))
+
+
+def match_hands_interleaved(g: Games) -> bytes:
+    lines = match_prefix(g)
+    one = [i for i, x in enumerate(lines) if x.get("hand") == 1]
+    two = [i for i, x in enumerate(lines) if x.get("hand") == 2]
+    lines[one[-1]], lines[two[0]] = lines[two[0]], lines[one[-1]]
+    return text(dump(lines))
+
+
+MUTATIONS: list[tuple[str, str, Mutation, tuple[str, ...]]] = [
+    ("changed-fact", "a player renamed, the chain left", changed_fact, ("chain",)),
+    (
+        "changed-fact-rechained",
+        "a player renamed, the chain recomputed (not re-sealed)",
+        changed_fact_rechained,
+        ("not signed",),
+    ),
+    (
+        "changed-cause-resealed",
+        "a seat's play given another request id by the key holder (re-chained, re-sealed)",
+        changed_cause_resealed,
+        ("version 5", "reveal"),
+    ),
+    (
+        "forged-move-resealed",
+        "a move in a seat's name signed with the key holder's own key (re-sealed)",
+        forged_move_resealed,
+        ("version 5", "seat 0's reveal", "key"),
+    ),
+    (
+        "unsigned-move-resealed",
+        "a keyed seat's move without its signature (re-sealed)",
+        unsigned_move_resealed,
+        ("version 5", "seat 0's reveal", "sign"),
+    ),
+    (
+        "abandon-lied-resealed",
+        "the draw said to wait for another seat, by the key holder (re-sealed)",
+        abandon_lied_resealed,
+        ("DealAbandoned",),
+    ),
+    ("seal-other-key", "one seal signed by another key", seal_by_another_key, ("names key",)),
+    ("dropped-line", "a line dropped", dropped_line, ("version",)),
+    (
+        "dropped-renumbered",
+        "a line dropped, the rest renumbered, re-chained and re-sealed",
+        dropped_renumbered,
+        ("seal",),
+    ),
+    ("swapped-lines", "two lines swapped", swapped_lines, ("version",)),
+    ("duplicated-line", "a line written twice", duplicated_line, ("version",)),
+    ("last-line-dropped", "the last line dropped", last_move_dropped, ("not ended",)),
+    ("truncated", "cut in the middle of its last line", truncated_mid_line, ("JSON",)),
+    ("duplicated-key", "a line's version written twice", duplicated_key, ("repeat",)),
+    ("duplicated-inner-key", "a fact's type written twice", duplicated_inner_key, ("repeat",)),
+    ("float", "a version written 4.0", float_version, ("integer",)),
+    ("exponent", "a version written 4e0", exponent_version, ("integer",)),
+    ("float-in-fact", "a seat count written 3.0", float_in_fact, ("integer",)),
+    (
+        "time-offset",
+        "times written +00:00 (re-sealed)",
+        lambda g: retimed(g, "+00:00"),
+        ("recorded_at",),
+    ),
+    (
+        "time-no-zone",
+        "times without a zone (re-sealed)",
+        lambda g: retimed(g, ""),
+        ("recorded_at",),
+    ),
+    ("time-space", "a space for T (re-sealed)", spaced_time, ("recorded_at",)),
+    (
+        "time-arabic-digits",
+        "a year of Arabic-Indic digits (re-sealed)",
+        arabic_time,
+        ("recorded_at",),
+    ),
+    ("time-bad-date", "month 13, day 45 (re-sealed)", bad_date, ("recorded_at",)),
+    ("hash-upper", "a chain hash in capitals", upper_hash, ("hash",)),
+    ("seal-extra-key", "an unsigned key inside a seal", extra_seal_key, ("seal",)),
+    ("line-extra-key", "an unsigned key beside the record's", extra_line_key, ("stored event",)),
+    ("line-missing-key", "a record without recorded_at", missing_line_key, ("stored event",)),
+    ("bad-utf8", "a byte that is not UTF-8", bad_utf8, ("UTF-8",)),
+    ("bom", "a byte order mark first", bom, ("JSON",)),
+    ("nbsp", "a line indented with U+00A0", nbsp_indent, ("JSON",)),
+    ("empty", "an empty file", empty, ("empty",)),
+    ("not-object", "a line that is an array", not_object, ("not a JSON object",)),
+    ("events-view-first", "the final view line first", view_first, ("view",)),
+    ("events-event-and-view", "a line holding both event and view", event_and_view, ("event",)),
+    ("events-extra-key", "a key beside event", extra_event_key, ("event",)),
+    ("events-fullwidth-version", "a version of full-width digits", fullwidth_version, ("version",)),
+    ("events-time-offset", "an event's time written +00:00", offset_event_time, ("recorded_at",)),
+    ("events-two-views", "two view lines", two_views, ("view",)),
+    ("events-mixed-forms", "both export forms in one file", mixed_forms, ("form",)),
+    (
+        "match-fact-after-hands",
+        "MatchEnded after the hands' events",
+        match_fact_after_hands,
+        ("match fact",),
+    ),
+    ("match-no-hand", "a hand's line without its hand number", hand_line_without_hand, ("hand",)),
+    ("match-extra-key", "an unsigned key beside a match fact", match_extra_key, ("match fact",)),
+    ("match-truncated", "the last hand dropped", match_truncated, ("hand 2",)),
+    ("match-interleaved", "two hands' lines interleaved", match_hands_interleaved, ("hand",)),
+]
+
+
+# the grammar's refusals need no whole game (a reader refuses a line before it verifies
+# anything): these files keep the first lines only
+SHORT = 3
+GRAMMAR = {
+    "truncated",
+    "duplicated-key",
+    "duplicated-inner-key",
+    "float",
+    "exponent",
+    "float-in-fact",
+    "time-offset",
+    "time-no-zone",
+    "time-space",
+    "time-arabic-digits",
+    "time-bad-date",
+    "hash-upper",
+    "line-extra-key",
+    "line-missing-key",
+    "bad-utf8",
+    "bom",
+    "nbsp",
+    "not-object",
+}
+
+
+def cut(data: bytes) -> bytes:
+    return b"".join(data.splitlines(keepends=True)[:SHORT])
+
+
+def vectors(g: Games) -> list[Vector]:
+    out = honest(g)
+    for name, why, make, words in MUTATIONS:
+        data = cut(make(g)) if name in GRAMMAR else make(g)
+        out.append(refuse(f"{name}.jsonl", why, data, *words))
+    return out
+
+
+def write(g: Games, out: Path) -> None:
+    if (out / "files").exists():
+        shutil.rmtree(out / "files")
+    (out / "files").mkdir(parents=True)
+    made = vectors(g)
+    for v in made:
+        (out / "files" / v.file).write_bytes(v.data)
+    (out / "server.pub").write_text(g.key.hex() + "\n")
+    manifest = [
+        {"file": v.file, "verdict": v.verdict, "reason": list(v.reason), "why": v.why} for v in made
+    ]
+    (out / "manifest.json").write_text(
+        json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
+    size = sum(len(v.data) for v in made)
+    print(f"{len(made)} vectors, {size // 1024} KB, in {out}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=HERE)
+    write(play(), parser.parse_args().out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+'use strict';
+// The Node verifier's command line (clients/node/bin/verify.js `main`) over many files in one
+// process, for the conformance test and its fuzz (one process per file would cost ~0.1 s each).
+//
+//   node tests/vectors/node-batch.js KEY_HEX FILE...
+//
+// Prints one JSON line per file: {"file", "code", "out"}: the exit status main returned and
+// what it printed; code "traceback" when it threw instead (a verifier must never).
+const path = require('node:path');
+const { main } = require(path.join(__dirname, '..', '..', 'clients', 'node', 'bin', 'verify.js'));
+
+const [key, ...files] = process.argv.slice(2);
+for (const file of files) {
+  const printed = [];
+  const log = console.log;
+  const error = console.error;
+  console.log = (...a) => printed.push(a.join(' '));
+  console.error = (...a) => printed.push(a.join(' '));
+  let code;
+  try {
+    code = main([file, '--public-key', key]);
+  } catch (err) {
+    code = 'traceback';
+    printed.push(String(err && err.stack));
+  } finally {
+    console.log = log;
+    console.error = error;
+  }
+  process.stdout.write(`${JSON.stringify({ file, code, out: printed.join('\n') })}\n`);
+}
