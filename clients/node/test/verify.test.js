@@ -112,8 +112,9 @@ test('the command: usage, and one line naming the first problem', () => {
   assert.equal(run('--help').status, 0);
   const file = path.join(dir, 'x.jsonl');
   const cases = [
-    ['{"a":1,"a":2}\n', /line 1: the key "a" is repeated/],
-    ['{"cause":null,"fact":{"type":"SeatTaken","data":{}},"hash":"","recorded_at":"","seal":null,"version":1}\n',
+    ['{"a":1,"a":2}\n', /line 1 is not a valid export line \(not valid JSON: the key "a" is repeated/],
+    ['{"cause":null,"fact":{"type":"SeatTaken","data":{}},"hash":"' + '0'.repeat(64) +
+      '","recorded_at":"2026-01-01T00:00:00.000000Z","seal":null,"version":1}\n',
       /the first fact is SeatTaken, not GameCreated/],
     ['{"match":"m","version":2,"fact":{"type":"MatchCreated","data":{}},"hash":"x"}\n', /versions must run 1..N/],
     ['\n\n', /no events/],
