@@ -121,7 +121,8 @@ def test_the_commands_write_the_page_from_the_server_and_from_an_export(
     assert "connect-src 'none'" in html and "src=" not in html, "no network, nothing to load"
     # a tampered export: the page still shows the record, with the verifier's finding on top
     lines = export.read_text(encoding="utf-8").splitlines(keepends=True)
-    lines[20] = lines[20].replace('"hash":"', '"hash":"0', 1)
+    at = lines[20].index('"hash":"') + len('"hash":"')  # one hex digit changed: still a hash
+    lines[20] = lines[20][:at] + ("1" if lines[20][at] == "0" else "0") + lines[20][at + 1 :]
     tampered = tmp_path / "t.jsonl"
     tampered.write_text("".join(lines), encoding="utf-8")
     failed = subprocess.run(
