@@ -533,6 +533,8 @@ def _verify(
     receipts: str | None,
     html: str | None,
 ) -> tuple[Verified, str]:
+    if html:  # an export that cannot be read writes no page: never leave an old one standing
+        Path(html).unlink(missing_ok=True)
     with TableClient(shared().target) as client:
         key = public_keys_from(public_key) if public_key else signing_keys(client)
         if path:

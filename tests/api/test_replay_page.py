@@ -133,3 +133,13 @@ def test_the_commands_write_the_page_from_the_server_and_from_an_export(
     assert failed.returncode == 1 and "VERIFY FAILED" in failed.stderr
     shown = page_data(audit_page.read_text(encoding="utf-8"))["verify"]
     assert shown["status"] == "failed" and "chain hash mismatch" in shown["message"]
+    # an export the grammar refuses (a 65-digit hash) writes no page, and leaves no old one
+    lines[20] = lines[20].replace('"hash":"', '"hash":"0', 1)
+    tampered.write_text("".join(lines), encoding="utf-8")
+    unreadable = subprocess.run(
+        [*audit, "verify", "--file", str(tampered), "--html", str(audit_page)],
+        capture_output=True,
+        text=True,
+    )
+    assert unreadable.returncode == 1 and "VERIFY FAILED" in unreadable.stderr
+    assert not audit_page.exists(), "a page from an earlier run still stands"
