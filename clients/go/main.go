@@ -1,6 +1,7 @@
 // A minimal tabletop client: open a 花鸟风月 table, seat four players, deal, and play the
 // first legal move of the seat the game waits for. Each seat holds its own Ed25519 key and
-// signs its commands (docs/api.md, "Seat signatures").
+// signs its commands (docs/api.md, "Seat signatures"), and adds its own entropy to the deal:
+// it commits to a random value when it joins and reveals it once every seat is taken.
 package main
 
 import (
@@ -8,6 +9,8 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log"
 	"os"
@@ -85,13 +88,21 @@ func main() {
 	}
 	tokens := map[int32]string{}
 	keys := map[int32]ed25519.PrivateKey{} // made here, never sent: only the public half is
+	entropy := map[int32]string{}          // each seat's contribution, revealed once all sit
 	for seat := int32(0); seat < 4; seat++ {
 		public, private, err := ed25519.GenerateKey(rand.Reader)
 		if err != nil {
 			log.Fatal(err)
 		}
+		random := make([]byte, 16)
+		if _, err := rand.Read(random); err != nil {
+			log.Fatal(err)
+		}
+		entropy[seat] = hex.EncodeToString(random)
+		committed := sha256.Sum256([]byte("tabletop-contribution|" + entropy[seat]))
 		join := &tabletopv1.JoinGameRequest{GameId: created.GameId, Seat: seat,
-			PlayerName: fmt.Sprintf("go-%d", seat), SeatPublicKey: public}
+			PlayerName: fmt.Sprintf("go-%d", seat), SeatPublicKey: public,
+			ContributionCommitment: hex.EncodeToString(committed[:])}
 		join.SeatSignature = signCommand(private, created.GameId, "JoinGame", 0, "", join)
 		joined, err := api.JoinGame(ctx, join)
 		if err != nil {
@@ -111,9 +122,26 @@ func main() {
 			log.Fatalf("SEAT KEY NOT RECORDED: seat %d", seat)
 		}
 	}
+	for seat, key := range keys { // every seat's reveal: the deal waits for all of them
+		reveal := &tabletopv1.RevealContributionRequest{GameId: created.GameId,
+			Contribution: entropy[seat]}
+		reveal.SeatSignature = signCommand(key, created.GameId, "RevealContribution",
+			seated.View.Version, seated.View.HeadHash, reveal)
+		revealed, err := api.RevealContribution(as(seat), reveal)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if len(revealed.Events) == 0 || revealed.Receipt == nil { // no acknowledgement: not taken
+			log.Fatalf("seat %d's reveal was not acknowledged", seat)
+		}
+	}
+	ready, err := api.GetView(as(0), &tabletopv1.GetViewRequest{GameId: created.GameId})
+	if err != nil {
+		log.Fatal(err)
+	}
 	start := &tabletopv1.StartGameRequest{GameId: created.GameId}
 	start.SeatSignature = signCommand(keys[0], created.GameId, "StartGame",
-		seated.View.Version, seated.View.HeadHash, start)
+		ready.View.Version, ready.View.HeadHash, start)
 	if _, err := api.StartGame(as(0), start); err != nil {
 		log.Fatal(err)
 	}

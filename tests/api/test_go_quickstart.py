@@ -36,7 +36,7 @@ def test_the_go_quick_start_plays_a_move(server: ServerProcess, tmp_path: Path) 
     out = subprocess.run(
         ["./demo"], cwd=app, env=env, capture_output=True, text=True, timeout=60, check=True
     ).stdout
-    assert "played 起 1 鸟, now version 12" in out, out
+    assert "played 起 1 鸟, now version 16" in out, out  # 4 joins, 4 reveals, the deal, a move
     tested = subprocess.run(
         ["go", "test", "-v", "-run", "TestSeatSignatureVector", "."],
         cwd=app,
