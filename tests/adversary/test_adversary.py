@@ -100,28 +100,35 @@ def test_nobody_but_the_arbiter_rules(kind: str, n: int) -> None:
     assert not bad, _failing(counts, "rule without the arbiter", bad)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (no part of issue 35 changes it): a colluding arbiter upholds a disputed "
-    "unchecked report against the honest seat",
-)
 @pytest.mark.parametrize(("kind", "n"), CONFIGS)
-def test_no_arbiter_ruling_forces_a_penalty_on_an_honest_seat(kind: str, n: int) -> None:
+def test_a_ruling_penalty_needs_the_tables_own_arbiter_in_the_coalition(kind: str, n: int) -> None:
+    """What is left of forced penalties by ruling is the named arbiter's own power (the seed
+    makes it the judge of disputes, p2:57 and p2:72; docs/threats.md, "Still open"): a
+    coalition forces one only when it holds the arbiter, whose key every seat's signed join
+    covers. The target of 0 for a colluding arbiter is open (issue 35, blocked): this test
+    holds the line drawn today, and fails if a ruling penalty appears anywhere else."""
     counts = measured(kind, n)
-    bad = [c for c in counts if c.forced.count("arbiter ruling")]
-    assert not bad, _failing(counts, "force a penalty through the arbiter", bad)
+    bad = [c for c in counts if c.forced.count("arbiter ruling") and not c.coalition.arbiter]
+    assert not bad, _failing(counts, "force a ruling penalty without the arbiter", bad)
+    with_arbiter = [c for c in counts if c.coalition.arbiter]
+    assert with_arbiter, "no coalition holds the arbiter: the harness measured nothing"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (no part of issue 35 changes it): the operator holds an honest seat's "
-    "move until the turn clock times it out (摸1张 and the turn played for it)",
-)
+# one delayed move costs its seat at most the clock's penalty and the turn played for it
+DELAYED_CALL_BOUND = 2
+
+
 @pytest.mark.parametrize("kind", list(h.GAMES))
-def test_no_delayed_call_forces_a_penalty_on_an_honest_seat(kind: str) -> None:
+def test_a_delayed_call_is_the_operators_alone_and_costs_at_most_one_turn(kind: str) -> None:
+    """The server is the clock: an operator that holds an honest seat's move until its turn
+    clock fires forces the seed's 出牌超时 penalty and the turn played for it (open: with no
+    trusted time nobody can prove when a call arrived; issue 35, blocked). What holds today:
+    only a coalition with the operator does it, and one held move costs at most those two."""
     counts = [c for n in h.seat_counts(kind) for c in measured(kind, n)]
-    bad = [c for c in counts if c.forced.count("delayed call")]
-    assert not bad, _failing(counts, "force a turn-clock penalty by delaying a move", bad)
+    bad = [c for c in counts if c.forced.count("delayed call") and not c.coalition.operator]
+    assert not bad, _failing(counts, "force a turn-clock penalty without the operator", bad)
+    over = [c for c in counts if c.forced.count("delayed call") > DELAYED_CALL_BOUND]
+    assert not over, _failing(counts, f"force more than {DELAYED_CALL_BOUND} by one delay", over)
 
 
 @pytest.mark.parametrize(("kind", "n"), CONFIGS)
