@@ -28,6 +28,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from bench import targets
 from bench.common import sized
 from domain import table as tables
@@ -36,9 +38,11 @@ from domain.registry import rules_for
 from domain.table import deal, records
 from server.store.eventstore import TableApplication
 from server.usecases.table_server import TableServer
-from server.wire import receipts
+from server.wire import receipts, seatsig
 from server.wire.receipts import Sealer
 from server.wire.signing import Signer
+from tabletop.huaniao.v1 import huaniao_pb2
+from tabletop.v1 import tabletop_pb2 as pb
 
 GAMES = (("huaniao", 4), ("zipai", 3))
 
@@ -124,12 +128,6 @@ def _seat_check_us(n: int = 2000) -> float:
     read off the request and matched to it, then the Ed25519 verification with the seat's key
     (what ``Games._seat_signed`` adds to a keyed seat's command; the chain-hash lookup at the
     head is a field read)."""
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
-    from server.wire import seatsig
-    from tabletop.huaniao.v1 import huaniao_pb2
-    from tabletop.v1 import tabletop_pb2 as pb
-
     key = Ed25519PrivateKey.generate()
     public = seatsig.public_bytes(key).hex()
     gid = str(uuid.uuid4())
