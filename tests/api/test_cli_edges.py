@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from clients.python import audit, cli
+from clients.python import audit, cli, cli_common, cli_play, cli_tables
 from clients.python import play as playing
 from clients.python import replay as replaying
 from clients.python.bot import make_bot, play_to_end
@@ -62,7 +62,7 @@ def test_the_bots_table_never_cuts_a_game_id(width: int) -> None:
         }
         for g in ids
     ]
-    text = rendered(cli.bots_table("2 huaniao game(s), heuristic bots", results, False), width)
+    text = rendered(cli_tables.bots_table("2 huaniao game(s), heuristic bots", results, False), width)
     assert GAME_ID.findall(text) == ids, text
     if width == 80:
         assert "率先打完手牌" in text and "EMPTIED_HAND" not in text
@@ -71,7 +71,7 @@ def test_the_bots_table_never_cuts_a_game_id(width: int) -> None:
 def test_bots_piped_print_whole_ids(
     server: ServerProcess, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(cli.console, "width", 80)  # what a pipe gets
+    monkeypatch.setattr(cli_common.console, "width", 80)  # what a pipe gets
     cli.main(["--target", server.target, "-q", "bots", "--games", "2", "--seed", "21"])
     out = capsys.readouterr().out
     assert len(set(GAME_ID.findall(out))) == 2, out
@@ -275,8 +275,8 @@ def test_the_replay_keys_help_shows_enter(server: ServerProcess, client: TableCl
 
 
 def test_the_default_player_name_is_none(server: ServerProcess, client: TableClient) -> None:
-    ctx = cli.cmd_play.make_context("play", ["--seed", "4"])
-    settings = cli.play_settings(ctx.params)
+    ctx = cli_play.cmd_play.make_context("play", ["--seed", "4"])
+    settings = cli_play.play_settings(ctx.params)
     sitting = playing.start_table(client, settings, Console(file=io.StringIO()))
     seats = client.as_viewer(sitting.me.game_id).view().seats
     assert seats[0].player_name == "" and seats[1].player_name == "bot-1"
