@@ -16,7 +16,8 @@ import threading
 import grpc
 
 from clients.python.bots import POLICIES, Policy
-from clients.python.client import SeatClient, draw_next_hand
+from clients.python.client import draw_next_hand
+from clients.python.seat import SeatClient
 from tabletop.v1 import tabletop_pb2 as pb
 
 

@@ -22,7 +22,8 @@ from rich.progress import (
 
 from clients.python import play as playing
 from clients.python.clibase import CliError, option, shared, shared_options
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import TableClient
+from clients.python.seat import SeatClient
 from tabletop.v1 import tabletop_pb2 as pb
 
 console = Console(highlight=False)

@@ -27,8 +27,9 @@ from clients.python.cli_common import (
     seat_count,
 )
 from clients.python.clibase import DEFAULT_TARGET, CliError, emit_json, option, shared
-from clients.python.client import NotAcknowledged, TableClient
+from clients.python.client import TableClient
 from clients.python.render import id_column, match_line, standings_table
+from clients.python.seat import NotAcknowledged
 from clients.python.vocab import reason_words
 
 

@@ -19,9 +19,10 @@ from rich.console import Console
 from clients.python.audit import verify_game
 from clients.python.bot import make_bot, play_by_streams
 from clients.python.clibase import DEFAULT_TARGET
-from clients.python.client import SeatClient, TableClient, reveal_and_start
+from clients.python.client import TableClient, reveal_and_start
 from clients.python.play import DEFAULT_BOT, DEFAULT_MODE, Tokens, game_options, summary_panel
 from clients.python.render import event_text
+from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess, is_serving
 
 console = Console(highlight=False)

@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterable
 import grpc
 
 from clients.python.bot import RandomBot, make_bot, play_by_streams
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import TableClient
+from clients.python.seat import SeatClient
 from tabletop.v1 import tabletop_pb2 as pb
 
 WAIT_SECONDS = 0.3  # between two looks at a table waiting for seats or reveals

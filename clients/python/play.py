@@ -27,9 +27,10 @@ from rich.table import Table
 from rich.text import Text
 
 from clients.python.bot import RandomBot, make_bot
-from clients.python.client import SeatClient, TableClient, reveal_and_start
+from clients.python.client import TableClient, reveal_and_start
 from clients.python.render import Narration, card_text, coloured, label_text
 from clients.python.rpcerrors import error_line
+from clients.python.seat import SeatClient
 from clients.python.text import card_name, cards_by_id, count_of
 from clients.python.vocab import (
     card_from_word,

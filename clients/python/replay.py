@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.text import Text
 
-from clients.python.client import SeatClient
 from clients.python.render import event_text, view_diff, view_renderable
+from clients.python.seat import SeatClient
 from tabletop.v1 import tabletop_pb2 as pb
 
 KEYS_HELP = (

@@ -19,8 +19,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import TableClient
 from clients.python.exports import export_lines
+from clients.python.seat import SeatClient
 from domain.verify import AuditFailure, AuditReport, PublicKeys, Record, parse_export, verify
 from server.wire import page as web
 from server.wire.signedcommands import read_signed_command

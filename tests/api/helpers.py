@@ -6,8 +6,9 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import TableClient
 from clients.python.receipts import seal_hashes
+from clients.python.seat import SeatClient
 from domain.table import records
 from tabletop.huaniao.v1 import huaniao_pb2
 from tabletop.v1 import tabletop_pb2 as pb

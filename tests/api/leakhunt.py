@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 from google.protobuf.message import Message
 
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import TableClient
+from clients.python.seat import SeatClient
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import card_ids
 

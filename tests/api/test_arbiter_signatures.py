@@ -12,8 +12,9 @@ from typing import Any
 import grpc
 import pytest
 
-from clients.python.client import TOKEN_HEADER, TableClient, new_seat_key
+from clients.python.client import TOKEN_HEADER, TableClient
 from clients.python.rpcerrors import error_info
+from clients.python.seat import new_seat_key
 from server.wire import seatsig
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options, seated_game

@@ -25,14 +25,8 @@ from grpc_status import rpc_status
 from clients.python import cli
 from clients.python.audit import export_lines, verify_game
 from clients.python.bot import RandomBot, play_to_end
-from clients.python.client import (
-    NotAcknowledged,
-    SeatClient,
-    TableClient,
-    acknowledgement_problem,
-    commit,
-    reveal_and_start,
-)
+from clients.python.client import TableClient, reveal_and_start
+from clients.python.seat import NotAcknowledged, SeatClient, acknowledgement_problem, commit
 from clients.python.serverproc import ServerProcess
 from domain.table import deal
 from tabletop.v1 import tabletop_pb2 as pb

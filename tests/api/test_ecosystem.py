@@ -28,7 +28,8 @@ from grpc_status import rpc_status
 from prometheus_client.parser import text_string_to_metric_families
 
 from clients.python.bot import RandomBot, play_to_end
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import TableClient
+from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options, seated_game

@@ -7,7 +7,8 @@ import grpc
 import pytest
 from google.rpc import error_details_pb2
 
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import TableClient
+from clients.python.seat import SeatClient
 from domain.huaniao import Combo, Mode, Options, Play
 from domain.huaniao.cards import KIND_OF, CardKind
 from domain.huaniao.terms import Season

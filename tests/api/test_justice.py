@@ -11,7 +11,8 @@ from google.rpc import error_details_pb2
 
 from clients.python.audit import verify_game
 from clients.python.bot import RandomBot, play_to_end
-from clients.python.client import SeatClient, TableClient, commit_and_reveal
+from clients.python.client import TableClient, commit_and_reveal
+from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options, seated_game

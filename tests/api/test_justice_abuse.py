@@ -16,8 +16,9 @@ from google.rpc import error_details_pb2
 
 from clients.python.audit import verify_game
 from clients.python.bot import RandomBot, play_to_end
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import TableClient
 from clients.python.replay_html import write_replay_page
+from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2

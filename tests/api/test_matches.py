@@ -17,7 +17,8 @@ from google.rpc import error_details_pb2
 from clients.python import audit
 from clients.python.bot import make_bot, play_match, play_to_end
 from clients.python.cli import tabletop
-from clients.python.client import SeatClient, TableClient, draw_next_hand, reveal_and_start
+from clients.python.client import TableClient, draw_next_hand, reveal_and_start
+from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2

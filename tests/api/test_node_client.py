@@ -27,7 +27,8 @@ import pytest
 
 from clients.python.audit import export_lines
 from clients.python.bot import RandomBot, play_to_end
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import TableClient
+from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2

@@ -18,7 +18,8 @@ from datetime import datetime
 import grpc
 import pytest
 
-from clients.python.client import SeatClient, TableClient, reveal_and_start
+from clients.python.client import TableClient, reveal_and_start
+from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2

@@ -12,7 +12,8 @@ from google.rpc import error_details_pb2
 
 from clients.python import audit
 from clients.python.bot import RandomBot, play_to_end
-from clients.python.client import SeatClient, TableClient, commit_and_reveal, reveal_and_start
+from clients.python.client import TableClient, commit_and_reveal, reveal_and_start
+from clients.python.seat import SeatClient
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options
 from tests.api.test_deal import zipai_options

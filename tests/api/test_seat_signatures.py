@@ -12,13 +12,9 @@ from typing import Any
 import grpc
 import pytest
 
-from clients.python.client import (
-    SeatClient,
-    SeatKeyNotRecorded,
-    TableClient,
-    new_seat_key,
-)
+from clients.python.client import TableClient
 from clients.python.rpcerrors import error_info
+from clients.python.seat import SeatClient, SeatKeyNotRecorded, new_seat_key
 from server.wire import seatsig
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options, seated_game

@@ -18,8 +18,9 @@ import grpc
 import pytest
 
 from clients.python.bot import RandomBot, play_by_streams
-from clients.python.client import SeatClient, TableClient, reveal_and_start
+from clients.python.client import TableClient, reveal_and_start
 from clients.python.receipts import check_payload, payload_bytes
+from clients.python.seat import SeatClient
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
 from tests.api.helpers import history_versions, huaniao_options, seated_game
@@ -46,7 +47,10 @@ def counted_seats(
     created = client.create_game(options, seats)
     joined = [client.join(created.game_id, s, f"p{s}") for s in range(seats)]
     channel = grpc.intercept_channel(client.channel, counter)
-    players = [SeatClient(p.target, p.game_id, p.seat, p.token, channel, seat_key=p.seat_key) for p in joined]
+    players = [
+        SeatClient(p.target, p.game_id, p.seat, p.token, channel, seat_key=p.seat_key)
+        for p in joined
+    ]
     reveal_and_start(joined)
     return created.game_id, players
 

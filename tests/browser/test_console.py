@@ -14,9 +14,10 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from clients.python.bot import RandomBot, play_to_end
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import TableClient
 from clients.python.play import game_options
 from clients.python.replay_html import write_replay_page
+from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import card_ids, seated_game

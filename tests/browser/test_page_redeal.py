@@ -23,8 +23,9 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from clients.python import audit
 from clients.python.bot import RandomBot, follow_and_play
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import TableClient
 from clients.python.exports import export_lines
+from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.test_justice import report, table_move

@@ -29,8 +29,9 @@ from selenium.common.exceptions import StaleElementReferenceException, WebDriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import TableClient
 from clients.python.receipts import check_payload, check_signature, parse_receipts
+from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess
 from tabletop.huaniao.v1 import huaniao_pb2
 from tabletop.v1 import tabletop_pb2 as pb

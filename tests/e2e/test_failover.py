@@ -33,7 +33,8 @@ from typing import Any, TypeVar
 import grpc
 import pytest
 
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import TableClient
+from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess
 from server.store.eventstore import TableApplication
 from server.store.shards import shard_envs
@@ -79,7 +80,9 @@ def set_up(clients: list[TableClient], rng: random.Random, n: int) -> Game:
     """Create, join and start through alternating replicas, every call keyed."""
     make = clients[n % 2]
     key, seed = str(uuid.uuid4()), rng.randrange(1 << 30)
-    created = retried(None, lambda: make.create_game(huaniao_options(), 4, seed=seed, request_id=key))
+    created = retried(
+        None, lambda: make.create_game(huaniao_options(), 4, seed=seed, request_id=key)
+    )
     seats = []
     for s in range(4):
         k = str(uuid.uuid4())
@@ -248,8 +251,17 @@ def test_killing_the_primary_loses_no_acknowledged_move(tmp_path: Path) -> None:
                 assert not set(g.refused) & set(ids), f"an ABORTED move is stored: {where}"
                 # both replicas' caches follow the new primary (the store feed reconnected)
                 views = [c.as_viewer(g.game_id, g.arbiter) for c in clients]
-                wait_for(lambda v=views, e=events: [x.view().version for x in v] == [  # type: ignore[misc]
-                    e[-1].version] * 2, 5, f"a replica is behind v{events[-1].version}: {where}")
+                wait_for(
+                    lambda v=views, e=events: (
+                        [x.view().version for x in v]
+                        == [  # type: ignore[misc]
+                            e[-1].version
+                        ]
+                        * 2
+                    ),
+                    5,
+                    f"a replica is behind v{events[-1].version}: {where}",
+                )
             acknowledged = sum(len(g.acks) for g in games)
             print(
                 f"failover: {acknowledged} moves acknowledged, {lost} lost, {twice} applied "
@@ -263,7 +275,9 @@ def test_killing_the_primary_loses_no_acknowledged_move(tmp_path: Path) -> None:
                 codes=[g.codes for g in games],
             )  # fmt: skip
             assert lost == 0 and twice == 0, where
-            assert max(gaps) < UNAVAILABLE_BOUND, f"writes unavailable for {max(gaps):.1f} s: {where}"
+            assert max(gaps) < UNAVAILABLE_BOUND, (
+                f"writes unavailable for {max(gaps):.1f} s: {where}"
+            )
         except BaseException:
             print(cluster.log_tail())
             for s in servers:

@@ -25,7 +25,8 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from clients.python.client import TOKEN_HEADER, SeatClient, TableClient
+from clients.python.client import TOKEN_HEADER, TableClient
+from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import seated_game
@@ -55,7 +56,12 @@ def replicas(
 ) -> Iterator[tuple[ServerProcess, ServerProcess]]:
     env = pg_server.env(new_database())
     migrate(env)
-    servers = [ServerProcess(tmp_path / name, store="postgres", env=env, extra=["--allow-prepared-deals"]).start() for name in "ab"]
+    servers = [
+        ServerProcess(
+            tmp_path / name, store="postgres", env=env, extra=["--allow-prepared-deals"]
+        ).start()
+        for name in "ab"
+    ]
     try:
         yield servers[0], servers[1]
     finally:
@@ -225,7 +231,10 @@ def test_shards_serve_history_and_watch_alike(
     migrate(env, "--shards", spec)
     servers = [
         ServerProcess(
-            tmp_path / n, store="postgres", env=env, extra=["--shards", spec, "--allow-prepared-deals"]
+            tmp_path / n,
+            store="postgres",
+            env=env,
+            extra=["--shards", spec, "--allow-prepared-deals"],
         ).start()
         for n in "ab"
     ]

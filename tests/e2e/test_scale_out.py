@@ -35,7 +35,8 @@ import grpc
 import pytest
 
 from clients.python.audit import verify_game
-from clients.python.client import SeatClient, TableClient, reveal_and_start
+from clients.python.client import TableClient, reveal_and_start
+from clients.python.seat import SeatClient
 from server.startup.migrate import migrate_shard
 from server.store.shards import shard_envs
 from tabletop.huaniao.v1 import huaniao_pb2
@@ -334,7 +335,9 @@ def test_three_replicas_behind_haproxy_and_pgbouncer_survive_a_killed_replica(
             assert stored == events, f"{game.id}: the move at {last} differs from its reply"
         verified = verify_game(client, game.id)  # raises on any failure
         assert verified.report.events == len(history) and verified.report.seals > 0
-    print(f"spectators' streams cut: {[s.cuts for s in spectators]}, resumed after {[round(g, 2) for s in spectators for g in s.gaps]} s")
+    print(
+        f"spectators' streams cut: {[s.cuts for s in spectators]}, resumed after {[round(g, 2) for s in spectators for g in s.gaps]} s"
+    )
     for s in spectators:
         s.join(timeout=30)
         assert s.error is None, s.error

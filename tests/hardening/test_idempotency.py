@@ -16,7 +16,8 @@ import grpc
 import pytest
 from google.rpc import error_details_pb2
 
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import TableClient
+from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess
 from tests.api.helpers import history_versions, seated_game, the_move
 from tests.hardening.common import detail, server
@@ -76,7 +77,10 @@ def test_a_request_id_reused_for_another_move_is_refused(proc: ServerProcess) ->
         legal = nxt.legal_moves()
         reply = nxt.play(legal.moves[0], legal.version, request_id=rid)
         assert reply.version > first.version
-        assert history_versions(client, game_id, arbiter) == [*before, *range(before[-1] + 1, reply.version + 1)]
+        assert history_versions(client, game_id, arbiter) == [
+            *before,
+            *range(before[-1] + 1, reply.version + 1),
+        ]
         with pytest.raises(grpc.RpcError) as e:
             nxt.play(legal.moves[0], reply.version, request_id="r" * 65)
         assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
@@ -166,7 +170,9 @@ def test_retries_hold_across_a_restart_and_snapshots(tmp_path: Path) -> None:
             by_seat = {seat: client.as_viewer(game_id, token) for seat, token in tokens}
             for seat, rid, move, version, reply in sent:
                 again = by_seat[seat].play(move, version, request_id=rid)  # type: ignore[arg-type]
-                assert the_move(again) == the_move(reply), f"request {rid} of seat {seat} at v{version}"
+                assert the_move(again) == the_move(reply), (
+                    f"request {rid} of seat {seat} at v{version}"
+                )
             assert history_versions(client, game_id, arbiter) == before
         assert before[-1] > 30
     finally:
@@ -189,7 +195,9 @@ def test_keyed_create_join_and_start_return_their_original_replies(proc: ServerP
         with pytest.raises(grpc.RpcError) as e:
             client.create_game(huaniao_options(), 3, seed=81, request_id=create_key)
         assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-        assert detail(e.value, error_details_pb2.BadRequest).field_violations[0].field == "request_id"
+        assert (
+            detail(e.value, error_details_pb2.BadRequest).field_violations[0].field == "request_id"
+        )
         game_id = first.game_id
         keys = [str(uuid.uuid4()) for _ in range(4)]
         seats = [client.join(game_id, s, f"p{s}", "c", request_id=keys[s]) for s in range(4)]

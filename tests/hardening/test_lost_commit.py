@@ -28,7 +28,8 @@ from typing import Any, TypeVar
 import grpc
 import pytest
 
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import TableClient
+from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess
 from server.store.eventstore import TableApplication
 from tabletop.v1 import tabletop_pb2 as pb
@@ -183,8 +184,7 @@ def test_lost_commits_are_resolved_and_retries_get_the_original_replies(
                     failures.append(exc)
 
             threads = [
-                threading.Thread(target=run, args=(c, random.Random(rng.random())))
-                for c in clients
+                threading.Thread(target=run, args=(c, random.Random(rng.random()))) for c in clients
             ]
             for t in threads:
                 t.start()

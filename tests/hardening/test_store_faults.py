@@ -26,7 +26,8 @@ from eventsourcing.persistence import OperationalError
 from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from clients.python.client import SeatClient, TableClient
+from clients.python.client import TableClient
+from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess
 from server.store.eventstore import TableApplication
 from server.transport.health import StoreHealth
@@ -152,9 +153,10 @@ def test_a_full_disk(small_disk: Path, tmp_path: Path) -> None:
 
 def test_the_sqlite_file_locked_by_another_process(tmp_path: Path) -> None:
     env = {"SQLITE_LOCK_TIMEOUT": "1"}  # seconds a write waits for the lock (default 5)
-    with server(tmp_path, "--metrics-port", "0", env=env) as proc, TableClient(
-        proc.target
-    ) as client:
+    with (
+        server(tmp_path, "--metrics-port", "0", env=env) as proc,
+        TableClient(proc.target) as client,
+    ):
 
         def locked() -> Callable[[], None]:
             holder = subprocess.Popen(

@@ -17,8 +17,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from clients.python.audit import export_lines, main, signing_keys, verify_game
 from clients.python.audit_receipts import check_receipts
 from clients.python.bot import RandomBot, play_to_end
-from clients.python.client import SeatClient, TableClient, reveal_and_start
+from clients.python.client import TableClient, reveal_and_start
 from clients.python.receipts import ReceiptLog
+from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess
 from domain.table.records import key_id, seal_body
 from domain.verify import AuditFailure, Record, parse_export, verify
