@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from clients.python import audit, cli, cli_common, cli_play, cli_tables
+from clients.python import audit, cli, cli_common, cli_play, cli_tables, play_panels
 from clients.python import play as playing
 from clients.python import replay as replaying
 from clients.python.bot import make_bot, play_to_end
@@ -62,7 +62,9 @@ def test_the_bots_table_never_cuts_a_game_id(width: int) -> None:
         }
         for g in ids
     ]
-    text = rendered(cli_tables.bots_table("2 huaniao game(s), heuristic bots", results, False), width)
+    text = rendered(
+        cli_tables.bots_table("2 huaniao game(s), heuristic bots", results, False), width
+    )
     assert GAME_ID.findall(text) == ids, text
     if width == 80:
         assert "率先打完手牌" in text and "EMPTIED_HAND" not in text
@@ -161,9 +163,9 @@ def test_a_zipai_pair_is_one_menu_row() -> None:
     legal = pb.LegalMovesResponse(
         moves=[discard(7), discard(8), discard(3)], labels=["打 壹", "打 壹", "打 五"]
     )
-    rows = playing.menu_rows(legal, view)
+    rows = play_panels.menu_rows(legal, view)
     assert [r.label for r in rows] == ["打 五", "打 壹"]
-    assert rendered(playing.menu_table(rows, view)).count("壹") == 1
+    assert rendered(play_panels.menu_table(rows, view)).count("壹") == 1
 
 
 def test_the_huaniao_menu_is_sorted_by_kind_then_count() -> None:
@@ -177,7 +179,7 @@ def test_the_huaniao_menu_is_sorted_by_kind_then_count() -> None:
         moves=[play(1, 2, 3), play(5), play(1, 4), play(1)],
         labels=["诵 3", "舞 月 → seat 1", "诵 5", "吟 1"],
     )
-    assert [r.label for r in playing.menu_rows(legal, view)] == [
+    assert [r.label for r in play_panels.menu_rows(legal, view)] == [
         "吟 1",
         "诵 3",
         "诵 5",
@@ -196,7 +198,7 @@ def test_one_card_is_not_one_cards() -> None:
         phase=hn.PHASE_DISCARDING,
     )
     g.seats[0].owes_discard = 1
-    text = rendered(playing.huaniao_panel(pb.GameView(huaniao=g), 0))
+    text = rendered(play_panels.huaniao_panel(pb.GameView(huaniao=g), 0))
     assert "seat 1: 1 card " in text and "seat 2: 2 cards" in text
     assert "1 card left" in text and "1 cards" not in text
 
@@ -228,14 +230,14 @@ def test_cards_are_typed_by_name_pinyin_or_english(word: str, kind: str, card: s
 def test_a_typed_move_takes_pinyin_and_english() -> None:
     cards = [hn.Card(id=4, kind=1), hn.Card(id=9, kind=5)]
     view = pb.GameView(huaniao=hn.View(seats=[hn.SeatView(seat=0, cards=cards)]))
-    move = playing.entry_move("play niao ten-thousand", view, 0)
+    move = play_panels.entry_move("play niao ten-thousand", view, 0)
     assert move is not None and list(move.huaniao.play.cards) == [4, 9]
     z = zipai_view([zp.Card(id=7, rank=5, big=True), zp.Card(id=3, rank=5)])
     for typed, card in (("discard big5", 7), ("da wu", 3), ("打 伍", 7)):
-        move = playing.entry_move(typed, z, 0)
+        move = play_panels.entry_move(typed, z, 0)
         assert move is not None and move.zipai.discard.card == card, typed
-    with pytest.raises(playing.EntryError, match="names no card"):
-        playing.entry_move("play owl", view, 0)
+    with pytest.raises(play_panels.EntryError, match="names no card"):
+        play_panels.entry_move("play owl", view, 0)
 
 
 def test_an_automatic_peng_says_so() -> None:
