@@ -16,7 +16,7 @@ import threading
 
 from rich.console import Console
 
-from clients.python.audit import verify_game
+from clients.python.audit_verify import verify_game
 from clients.python.bot import make_bot, play_by_streams
 from clients.python.clibase import DEFAULT_TARGET
 from clients.python.client import TableClient, reveal_and_start

@@ -52,8 +52,8 @@ def write_replay_page(
     public_key: PublicKeys | None = None,
 ) -> str:
     """Write the page for ``game`` (over the API, as its token allows; ``as_seat`` for one
-    seat's page) or for the records of an ``export`` file (``audit.parse_lines``), verified
-    with ``public_key`` (from the game's server when not given). Returns a one-line
+    seat's page) or for the records of an ``export`` file (``audit_verify.parse_lines``),
+    verified with ``public_key`` (from the game's server when not given). Returns a one-line
     summary."""
     if (game is None) == (export is None):
         raise ValueError("give either a game or an export")

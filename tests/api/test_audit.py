@@ -18,9 +18,11 @@ from typing import Any
 import pytest
 
 from clients.python import cli
-from clients.python.audit import export_lines, main, signing_key, verify_game
+from clients.python.audit import main
+from clients.python.audit_verify import signing_key, verify_game
 from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import TableClient, reveal_and_start
+from clients.python.exports import export_lines
 from domain import table as tables
 from domain.registry import rules_for
 from domain.table import deal, records

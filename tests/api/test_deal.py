@@ -23,9 +23,10 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from clients.python import cli
-from clients.python.audit import export_lines, verify_game
+from clients.python.audit_verify import verify_game
 from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import TableClient, reveal_and_start
+from clients.python.exports import export_lines
 from clients.python.seat import NotAcknowledged, SeatClient, acknowledgement_problem, commit
 from clients.python.serverproc import ServerProcess
 from domain.table import deal

@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from clients.python.audit import LIED, export_lines, main
+from clients.python.audit import LIED, main
 from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import TableClient, reveal_and_start
 from clients.python.equivocation import contradictions, receipt_statements
+from clients.python.exports import export_lines
 from clients.python.receipts import ReceiptLog, check_payload, check_signature, payload_bytes
 from domain.table import records as rec
 from domain.verify import Record, parse_export

@@ -9,7 +9,7 @@ import grpc
 import pytest
 from google.rpc import error_details_pb2
 
-from clients.python.audit import verify_game
+from clients.python.audit_verify import verify_game
 from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import TableClient, commit_and_reveal
 from clients.python.seat import SeatClient

@@ -25,9 +25,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from clients.python.audit import export_lines
 from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import TableClient
+from clients.python.exports import export_lines
 from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb

@@ -13,10 +13,12 @@ import threading
 
 import pytest
 
-from clients.python.audit import export_lines, main, signing_key
+from clients.python.audit import main
 from clients.python.audit_receipts import Replayed, check_receipts
+from clients.python.audit_verify import signing_key
 from clients.python.bot import RandomBot, play_by_streams, play_to_end
 from clients.python.client import TableClient, reveal_and_start
+from clients.python.exports import export_lines
 from clients.python.receipts import ReceiptLog, check_payload, check_signature, payload_bytes
 from domain.table import records
 from domain.verify import AuditFailure, Record, parse_export, verify

@@ -7,9 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from clients.python.audit import export_lines, parse_lines
+from clients.python.audit_verify import parse_lines
 from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import TableClient
+from clients.python.exports import export_lines
 from clients.python.replay_html import write_replay_page
 from clients.python.serverproc import ServerProcess
 from domain.engine import ARBITER, SPECTATOR, Viewer

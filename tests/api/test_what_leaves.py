@@ -24,8 +24,8 @@ import pytest
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
 
-from clients.python.audit import export_lines
 from clients.python.client import TableClient
+from clients.python.exports import export_lines
 from clients.python.seat import SeatClient
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2

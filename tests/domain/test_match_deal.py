@@ -301,7 +301,7 @@ def test_an_older_match_whose_hand_went_ahead_without_a_seat_verifies_as_no_fair
     )
     assert old.deal_words.startswith("NOT a fair deal: seat 2's entropy did not go in")
     assert report.hands[0].every_seat_entropy
-    from clients.python.audit import match_line  # what `verify --match` prints
+    from clients.python.audit_verify import match_line  # what `verify --match` prints
 
     line = match_line(report)
     assert "hand 2 NOT a fair deal: seat 2's entropy did not go in" in line, line

@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 import grpc
 import pytest
 
-from clients.python.audit import verify_game
+from clients.python.audit_verify import verify_game
 from clients.python.client import TableClient, reveal_and_start
 from clients.python.seat import SeatClient
 from server.startup.migrate import migrate_shard

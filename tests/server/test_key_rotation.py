@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from clients.python.audit import export_lines, main, signing_keys, verify_game
+from clients.python.audit import main
 from clients.python.audit_receipts import check_receipts
+from clients.python.audit_verify import signing_keys, verify_game
 from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import TableClient, reveal_and_start
+from clients.python.exports import export_lines
 from clients.python.receipts import ReceiptLog
 from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess

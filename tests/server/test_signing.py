@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from clients.python.audit import signing_key, verify_game
+from clients.python.audit_verify import signing_key, verify_game
 from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import TableClient, reveal_and_start
 from clients.python.serverproc import ServerProcess

@@ -8,7 +8,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from clients.python.audit import export_lines
+from clients.python.exports import export_lines
 from domain import table as tables
 from domain.engine import ARBITER, Viewer
 from domain.registry import rules_for

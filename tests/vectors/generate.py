@@ -32,9 +32,10 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from google.protobuf.json_format import MessageToDict
 
-from clients.python.audit import export_lines, match_export_lines, signing_key
+from clients.python.audit_verify import match_export_lines, signing_key
 from clients.python.bot import RandomBot, play_match, play_to_end
 from clients.python.client import TableClient, reveal_and_start
+from clients.python.exports import export_lines
 from clients.python.serverproc import ServerProcess
 from domain.codec import canonical
 from server.wire.signing import KEY_FILE
