@@ -70,7 +70,7 @@ run: gen web ## start a development server on 127.0.0.1:50051 (the play page on 
 
 lint: gen ## ruff and mypy
 	$(BIN)/ruff check domain server clients tests bench
-	$(BIN)/mypy domain server
+	$(BIN)/mypy domain server clients bench tests/support
 
 test: gen web lint browser ## the whole suite (lint included)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(ARGS)

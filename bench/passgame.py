@@ -99,6 +99,9 @@ class PassRules:
     def describe(self, event: Any) -> str:
         return f"seat {event.seat} passes to seat {event.to}"
 
+    def label(self, state: State, command: Any) -> str:
+        return "pass"
+
     def outcome(self, state: State) -> Outcome | None:
         if state.passes < state.length:
             return None

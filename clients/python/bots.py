@@ -30,9 +30,9 @@ import random
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from google.protobuf.message import Message
-
+from tabletop.huaniao.v1 import huaniao_pb2
 from tabletop.v1 import tabletop_pb2 as pb
+from tabletop.zipai.v1 import zipai_pb2
 
 Policy = Callable[[pb.GameView, Sequence[pb.Move], random.Random], int | None]
 
@@ -111,7 +111,11 @@ def huaniao_choice(view: pb.GameView, moves: Sequence[pb.Move], rng: random.Rand
 
 
 def _huaniao_value(
-    cmd: Message, hand: dict[int, int], counts: dict[int, int], me: int, g: Message
+    cmd: huaniao_pb2.Command,
+    hand: dict[int, int],
+    counts: dict[int, int],
+    me: int,
+    g: huaniao_pb2.View,
 ) -> float:
     kind = cmd.WhichOneof("kind")
     if kind == "play":
@@ -134,7 +138,7 @@ def _huaniao_value(
     return 0.0  # 栖, 换季: the only move when offered
 
 
-def _guess_odds(card_class: int, hand: dict[int, int], g: Message) -> float:
+def _guess_odds(card_class: int, hand: dict[int, int], g: huaniao_pb2.View) -> float:
     """How many unseen cards are of this class (曲高和寡: a right guess makes the target draw)."""
     seen: list[int] = list(hand.values())
     seen += [c.kind for c in g.played] + [c.kind for c in g.discarded]
@@ -149,7 +153,7 @@ def _guess_odds(card_class: int, hand: dict[int, int], g: Message) -> float:
 KINDS = 20  # 一…十 are kinds 0-9, 壹…拾 kinds 10-19
 
 
-def zipai_kind(card: Message) -> int:
+def zipai_kind(card: zipai_pb2.Card) -> int:
     return (10 if card.big else 0) + card.rank - 1
 
 
@@ -231,7 +235,7 @@ def _best_discard(counts: list[int]) -> float:
     return max((_after_discard(counts, k) for k in range(KINDS) if counts[k]), default=0.0)
 
 
-def _claim_value(cmd: Message, kind: str, counts: list[int], g: Message) -> float:
+def _claim_value(cmd: zipai_pb2.Command, kind: str, counts: list[int], g: zipai_pb2.View) -> float:
     """吃/碰 against passing: the 列 it lays down plus the best hand left after the discard
     that follows, against the hand as it stands."""
     if kind in ("pass_claim", "decline_bao"):
@@ -252,7 +256,7 @@ def _claim_value(cmd: Message, kind: str, counts: list[int], g: Message) -> floa
     return 3.0 * laid + _best_discard(c) + 0.5  # a laid 列 is safe: prefer it on a tie
 
 
-def _feed_risk(g: Message, me: int) -> list[float]:
+def _feed_risk(g: zipai_pb2.View, me: int) -> list[float]:
     """A small penalty per kind for discarding what the next seat might eat or pong."""
     seats = [s for s in g.seats if s.active]
     order = [s.seat for s in seats]

@@ -108,7 +108,8 @@ def zipai_panel(view: pb.GameView, me: int) -> Group:
     g = view.zipai
     grid = panel_grid()
     mine = g.seats[me]
-    grid.add_row("your hand", card_text(sorted(mine.hand, key=lambda c: (c.big, c.rank))))
+    hand = sorted(mine.hand, key=lambda c: (c.big, c.rank))  # typed by the hand, not card_text
+    grid.add_row("your hand", card_text(hand))
     for s in g.seats:
         melds = Text("   ").join(
             Text(enum_term(zipai_pb2.MeldKind.Name(m.kind)) or "")

@@ -20,9 +20,10 @@ def card_name(card: Message) -> str:
     fields = {f.name: v for f, v in card.ListFields()}
     if "kind" in fields:
         enum = card.DESCRIPTOR.fields_by_name["kind"].enum_type
+        assert enum is not None, "a card's kind is an enum"
         return CARD_NAMES.get(enum.values_by_number[fields["kind"]].name, "?")
     if "rank" in card.DESCRIPTOR.fields_by_name:
-        rank = card.rank
+        rank = fields.get("rank", 0)  # ListFields leaves out a field at its default, 0
         big = bool(getattr(card, "big", False))
         return (BIG if big else SMALL)[rank - 1] if 1 <= rank <= 10 else "?"
     return "?"

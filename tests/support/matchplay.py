@@ -16,6 +16,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from domain import match
 from domain import table as tables
+from domain.match import Match
 from domain.registry import rules_for
 from domain.table import deal, records
 from domain.verify import MatchRecord, Record
@@ -99,8 +100,8 @@ class PlayedMatch:
     hands: dict[str, HandRecorder]  # by game id, in play order
 
     @property
-    def state(self) -> match.Match:
-        return self.match.state  # type: ignore[no-any-return]
+    def state(self) -> Match:  # not match.Match: the field `match` shadows the module here
+        return self.match.state
 
     def finals(self) -> list[tables.Table]:
         return [h.table for h in self.hands.values()]
