@@ -238,7 +238,7 @@ class Spectator(threading.Thread):
 
         # The SDK itself resumes a cut stream from the last version seen: on UNAVAILABLE,
         # and on the UNKNOWN "Stream removed" that grpc reports when HAProxy loses the
-        # replica (clients/python/client.py, TRANSPORT_CUTS). No retry loop of our own.
+        # replica (clients/python/channel.py, TRANSPORT_CUTS). No retry loop of our own.
         try:
             for reply in self.viewer.watch_replies(retries=200, backoff=0.1, on_retry=on_retry):
                 if self.cut_at is not None:

@@ -2,7 +2,7 @@
 // "Audit", point 5): a CommitContribution or RevealContribution reply carries the move that
 // recorded the seat's input (`events`) and a Receipt signed with the server's key over them.
 // A reply without both, or whose receipt does not check, means the input was NOT taken: the
-// draw waits for it, and the player must be told. The same checks as clients/python/client.py
+// draw waits for it, and the player must be told. The same checks as clients/python/seat.py
 // acknowledgement_problem and clients/node/lib/acks.js.
 import { create, toBinary } from "@bufbuild/protobuf";
 import { ReceiptPayloadSchema, type GameEvent, type Receipt } from "../gen/tabletop/v1/tabletop_pb";
