@@ -18,9 +18,9 @@ import pytest
 from google.rpc import error_details_pb2
 
 from clients.python.serverproc import ServerProcess
+from server.transport.peers import FORWARDED_HEADER
 from server.transport.web import api as web_api
 from server.transport.web import origin as web_origin
-from server.transport.peers import FORWARDED_HEADER
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.connect.apis import Failure, open_api
 from tests.connect.test_same_api import options, refused

@@ -26,7 +26,6 @@ BOTS_POLL_SECONDS = 2.0  # how often a bot process's game is looked at
 BOTS_END_GRACE = 10.0  # seconds the bots get to leave after their game ended
 
 
-
 @dataclass
 class BotSettings:
     enabled: bool = False
