@@ -182,7 +182,10 @@ def browser_seat_section(quick: bool) -> list[str]:
         "are medians per call, as the client sees them (the Connect client is connectrpc's, "
         "in Python; the gRPC one is grpcio's C core); *server CPU* is the server process's "
         "CPU time over each transport's games, per move, which holds both stacks of a "
-        "browser's call. *÷ gRPC* is the move's median over the gRPC seat's.",
+        "browser's call. *÷ gRPC* is the move's median over the gRPC seat's. (Its first run "
+        "found each web reply's body waiting 40 ms for the client's delayed ACK of its "
+        "headers, Nagle on the web port's listener, a browser move then about 10× a gRPC "
+        "move; server/transport/web/server.py now turns Nagle off.)",
         "",
         "| seat | moves | LegalMoves ms | Play ms | move ms (p50) | move ms (p90) "
         "| server CPU ms / move | move ÷ gRPC | CPU ÷ gRPC |",
