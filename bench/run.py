@@ -52,7 +52,17 @@ def engine_section(quick: bool) -> list[str]:
 
 
 SECTIONS = (
-    "engine", "api", "cpu", "fanout", "rebuild", "writes", "receipts", "soak", "feed", "procs"
+    "engine",
+    "api",
+    "browser",
+    "cpu",
+    "fanout",
+    "rebuild",
+    "writes",
+    "receipts",
+    "soak",
+    "feed",
+    "procs",
 )
 NOTES = Path(__file__).resolve().parent / "notes.md"
 
@@ -90,6 +100,10 @@ def main(argv: list[str] | None = None) -> None:
         from bench.api import api_section
 
         sections.append(api_section(args.quick))
+    if not only or "browser" in only:
+        from bench.browser_seat import browser_seat_section
+
+        sections.append(browser_seat_section(args.quick))
     if not only or "cpu" in only:
         from bench.cpu import cpu_section
 

@@ -14,6 +14,7 @@ SECTIONS = (
     "## Targets",
     "## P4: engine speed",
     "## P1: Play throughput over gRPC",
+    "## B1: a browser seat's move against a gRPC seat's",
     "## P1: server CPU per move, and open-loop latency",
     "## P2: move-to-stream delivery latency",
     "## P3: rebuild at a version",

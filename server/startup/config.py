@@ -33,7 +33,7 @@ class Settings:
     http_port: int | None = (
         None  # the live spectator viewer (server/transport/webview.py); None: off
     )
-    # the API for browsers, the play page and POST /bots (server/transport/connectweb.py)
+    # the API for browsers, the play page and POST /bots (server/transport/web/)
     web_port: int | None = None  # None: off; 0: a free port
     web_root: Path | None = None  # the play page's built files; None: clients/web/dist
     web_bots: bool = False  # POST /bots starts bot processes

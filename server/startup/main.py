@@ -319,21 +319,24 @@ def _feed_count(store: Store, name: str) -> float:
 
 
 async def start_web(settings: Settings, grpc_port: int) -> tuple[Any, int] | None:
-    """The web port's server (server/transport/connectweb.py) and its bound port; None when it
-    cannot listen."""
-    from server.transport import connectweb  # uvicorn and connectrpc: only when asked for
+    """The web port's server (server/transport/web/) and its bound port; None when it cannot
+    listen."""
+    # uvicorn and connectrpc: only when asked for
+    from server.transport.web import bots as web_bots
+    from server.transport.web import origin as web_origin
+    from server.transport.web import server as web_server
 
-    web_settings = connectweb.WebSettings(
+    web_settings = web_server.WebSettings(
         port=settings.web_port,
-        root=settings.web_root or connectweb.DEFAULT_WEB_ROOT,
-        bots=connectweb.BotSettings(
+        root=settings.web_root or web_origin.DEFAULT_WEB_ROOT,
+        bots=web_bots.BotSettings(
             enabled=settings.web_bots,
             max_processes=settings.web_bots_max,
             timeout=settings.web_bots_timeout,
         ),
         allow_origins=settings.web_allow_origins,
     )
-    web = connectweb.WebServer(
+    web = web_server.WebServer(
         web_settings,
         settings.host,
         grpc_port,

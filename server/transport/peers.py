@@ -1,6 +1,6 @@
 """Who is calling: a gRPC call's peer, or the browser behind this process's web forwarder.
 
-Browsers reach the API over Connect and gRPC-Web (server/transport/connectweb.py), which
+Browsers reach the API over Connect and gRPC-Web (server/transport/web/api.py), which
 forwards each call to this same process's gRPC server over a loopback connection. Every
 forwarded call would then come from one peer (the loopback address, one connection), so
 the limits keyed per client and per connection (server/transport/limits.py) would count

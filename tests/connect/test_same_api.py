@@ -2,7 +2,7 @@
 
 Every test with the ``api`` fixture runs once per transport (tests/connect/apis.py) against
 one real server process started with ``--web-port 0``; the web transports reach the same
-service through server/transport/connectweb.py. A refusal must carry the same status code,
+service through server/transport/web/api.py. A refusal must carry the same status code,
 message and rich details (ErrorInfo, BadRequest, QuotaFailure, RetryInfo) whatever the
 transport: ``test_refusals_are_identical_over_every_transport`` compares them byte for byte.
 The tables admit unkeyed seats (these tests send raw requests); seat signatures cross every

@@ -18,8 +18,9 @@ import pytest
 from google.rpc import error_details_pb2
 
 from clients.python.serverproc import ServerProcess
-from server.transport import connectweb
 from server.transport.peers import FORWARDED_HEADER
+from server.transport.web import api as web_api
+from server.transport.web import origin as web_origin
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.connect.apis import Failure, open_api
 from tests.connect.test_same_api import options, refused
@@ -95,7 +96,7 @@ def test_the_page_is_served_with_its_types_and_headers(web: ServerProcess) -> No
 def test_an_unbuilt_page_says_how_to_build_it(tmp_path: Path) -> None:
     with ServerProcess(tmp_path, extra=["--web-port", "0", "--web-root", str(tmp_path / "no")]) as s:
         status, _, body = request(s.web_port or 0, "GET", "/")
-        assert status == 404 and body.decode() == connectweb.NOT_BUILT + "\n"
+        assert status == 404 and body.decode() == web_origin.NOT_BUILT + "\n"
         # the API is served all the same, and bots are off unless asked for
         key = open_api("connect", s.target, s.web_port).call("GetSigningKey", pb.GetSigningKeyRequest())
         assert len(key.public_key) == 32
@@ -293,7 +294,7 @@ def test_a_forged_forwarded_peer_is_not_believed(limited: ServerProcess) -> None
 
 
 def test_the_forwarder_drops_a_browsers_claim_to_a_peer() -> None:
-    metadata = connectweb._metadata(
+    metadata = web_api._metadata(
         [("x-seat-token", "t"), (FORWARDED_HEADER, "guess ipv4:1.2.3.4:5"), ("host", "h"),
          ("connect-timeout-ms", "5"), ("grpc-timeout", "1S"), ("cookie", "c"),
          ("x-trace-bin", "AAEC"), ("x-bad", "\u00e9")],
@@ -303,13 +304,13 @@ def test_the_forwarder_drops_a_browsers_claim_to_a_peer() -> None:
     assert keys == ["x-seat-token", "x-trace-bin", FORWARDED_HEADER]
     assert metadata[1] == ("x-trace-bin", b"\x00\x01\x02")
     assert str(metadata[-1][1]).endswith(" ipv4:127.0.0.1:5555")
-    assert connectweb._browser_peer("::1:80") == "ipv6:[::1]:80"
-    assert connectweb._browser_peer("10.0.0.1:80") == "ipv4:10.0.0.1:80"
+    assert web_api._browser_peer("::1:80") == "ipv6:[::1]:80"
+    assert web_api._browser_peer("10.0.0.1:80") == "ipv4:10.0.0.1:80"
 
 
 def test_grpc_codes_map_to_connect_codes() -> None:
-    assert len(connectweb._CODES) == len(grpc.StatusCode) - 1  # every code but OK
-    assert connectweb._CODES[grpc.StatusCode.CANCELLED].value == "canceled"
+    assert len(web_api._CODES) == len(grpc.StatusCode) - 1  # every code but OK
+    assert web_api._CODES[grpc.StatusCode.CANCELLED].value == "canceled"
 
 
 # --- start and stop ----------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The referee's console: one self-contained HTML page (viewer.html, .css, .js inlined).
+"""The referee's console: one self-contained HTML page (viewer.html, .css and the scripts
+inlined).
 
 The same page serves a replay saved to a file (all its steps embedded, no network) and the
 server's live spectator view (``live`` set: the page follows the server's event stream).
@@ -18,6 +19,14 @@ from google.protobuf.message import Message
 from server.wire.page.terms import enum_names, terms
 
 KIND_NAMES = {"huaniao": "花鸟风月", "zipai": "川南字牌"}
+
+# The page's script, in parts joined in this order into its one inline <script> (its
+# Content-Security-Policy loads no script from anywhere, live or offline): viewer.js opens the
+# page's function (its data, the words, cards, values and events), viewer-table.js renders
+# the page around the table (header, viewers, log, timeline, facts, seats, board, win) and
+# viewer-justice.js the justice side, then steps, deep links, controls and the live stream,
+# and closes the function. Joined, they are the one script the page always had, byte for byte.
+SCRIPTS = ("viewer.js", "viewer-table.js", "viewer-justice.js")
 
 
 def _asset(name: str) -> str:
@@ -43,7 +52,7 @@ def page(data: dict[str, Any], live: bool = False) -> str:
     out = out.replace("{{connect}}", "'self'" if live else "'none'", 1)
     out = out.replace("{{title}}", html.escape(title), 1)
     out = out.replace("/*css*/", _asset("viewer.css"), 1)
-    out = out.replace("/*js*/", _asset("viewer.js"), 1)
+    out = out.replace("/*js*/", "".join(_asset(name) for name in SCRIPTS), 1)
     return out.replace("{{data}}", script_json(data), 1)  # last: data is never re-scanned
 
 
