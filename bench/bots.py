@@ -24,7 +24,7 @@ from clients.python.bots import Policy, heuristic_choice, random_choice
 from domain.engine import GameRules, Viewer
 from domain.registry import rules_for
 from server.wire.protoconv import fill
-from server.wire.render import move_proto
+from server.wire.render_moves import move_proto
 from tabletop.huaniao.v1 import huaniao_pb2
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2

@@ -102,6 +102,21 @@ PLANTED = {
         "import domain.table.decider",
         "BROKEN",
     ),
+    "the draw imports the decider": (
+        "domain/table/draw.py",
+        "import domain.table.decider",
+        "BROKEN",
+    ),
+    "the table's evolve imports the draw": (
+        "domain/table/evolution.py",
+        "import domain.table.draw",
+        "BROKEN",
+    ),
+    "the verdict imports justice's decisions": (
+        "domain/table/justice/verdict.py",
+        "import domain.table.justice.decide",
+        "BROKEN",
+    ),
 }
 
 

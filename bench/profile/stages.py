@@ -88,7 +88,7 @@ RULES: list[tuple[str, str, str]] = [
     ("metrics & logs", "tree", r"^rpc \(server/transport/logs\.py"),
     ("decode", "tree", r"^LimitsInterceptor\._deserializer\.<locals>\.read \("),
     ("decode", "tree", r"^Limits\.\w+ \(server/transport/limits\.py"),
-    ("decode", "tree", r"^(read_move|read_options) \(server/wire/render\.py"),
+    ("decode", "tree", r"^(read_move|read_options) \(server/wire/render_moves\.py"),
     ("decode", "tree", r"^(read|read_oneof|_read_value) \(server/wire/protoconv\.py"),
     ("decode", "tree", r"^(_token|TableServicer\._viewer) \(server/transport/servicer\.py"),
     ("decode", "tree", r"^(Games\.authenticate|token_hash|Games\.parse_id) \(server/usecases/"),
@@ -96,8 +96,8 @@ RULES: list[tuple[str, str, str]] = [
     (
         "decide",
         "tree",
-        r"^(act|_decide|play|_play|evolve|_apply|legal_commands|redecide|"
-        r"with_reveal|concurrent|last_move|command_of|court) \(domain/table/decider\.py",
+        r"^(act|_decide|play|_play|evolve|_apply|legal_commands|redecide|with_reveal|"
+        r"concurrent|last_move|command_of|court) \(domain/table/(decider|evolution|draw)\.py",
     ),
     ("decide", "tree", r"\(domain/table/justice/decide\.py"),
     ("decide", "tree", r"^Play\.(legal_moves|_last_move|_concurrent|with_seat) \("),
@@ -111,7 +111,7 @@ RULES: list[tuple[str, str, str]] = [
     ("sign", "tree", r"\(cryptography/"),
     ("seal hashes", "tree", r"^(move_hashes|payload_bytes) \(server/wire/receipts\.py"),
     ("seal hashes", "tree", r"^(seal_body|receipt_nonce|receipt_hash) \(domain/table/records"),
-    ("render", "tree", r"\(server/wire/(render|protoconv|receipts|stored)\.py"),
+    ("render", "tree", r"\(server/wire/(render|render_moves|protoconv|receipts|stored)\.py"),
     ("render", "tree", r"^TableServicer\.(_turn|_legal_moves) \("),
     ("render", "tree", r"^TableServicer\.Watch\.<locals>\.render_for \("),
     ("render", "tree", r"^Batch\.render \(server/usecases/hub\.py"),

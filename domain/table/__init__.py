@@ -8,55 +8,60 @@ the import-linter contracts in pyproject.toml keep it so):
 * ``justice.state``     justice's own state and its evolve
 * ``justice.decide``    justice's decisions, on a ``Court`` (never the table)
 * ``facts``, ``state``  the table's own facts; its state (settings, game, justice)
-* ``records``           facts and states as stored data, causes, the hash chain
-* ``decider``           decide and evolve for the whole table, redaction, description
+* ``evolution``, ``records``, ``clock``  the table's evolve; facts and states as stored
+                        data, causes, the hash chain; the justice clock (case deadlines,
+                        the hand's budget)
+* ``draw``              the deal's draw: commit, reveal, the deal, abandonment, redeals'
+                        draws, their deadlines
+* ``decider``, ``redaction``  decide for the whole table (seats, moves, justice, a cause
+                        re-decided); redaction and description
 
 This module re-exports the table's public names, so callers write ``tables.start(...)``.
 """
 
+from domain.table.clock import (
+    CLOCK_FACT_TYPES,
+    budget_end,
+    case_deadline,
+    check_justice_budget,
+    justice_spent,
+)
 from domain.table.decider import (
     ARBITER_COMMANDS,
-    CLOCK_FACT_TYPES,
+    MAX_REKEYS,
+    REDEAL_COMMANDS,
+    act,
+    command_of,
+    concurrent,
+    court,
+    create,
+    is_seat_key,
+    last_move,
+    legal_commands,
+    play,
+    redecide,
+    rekey,
+    take_seat,
+    time_out_all,
+    to_act,
+)
+from domain.table.draw import (
     DEFAULT_ABANDON_AFTER_MS,
     DEFAULT_MAX_REDEALS,
     MAX_ABANDON_AFTER_MS,
     MAX_REDEALS,
-    MAX_REKEYS,
     MIN_ABANDON_AFTER_MS,
-    REDEAL_COMMANDS,
     abandon,
     abandon_deadline,
-    act,
-    budget_end,
-    case_deadline,
-    check_justice_budget,
-    command_of,
     commit,
-    concurrent,
-    court,
-    create,
     deal_status,
-    describe,
-    evolve,
-    is_seat_key,
-    justice_spent,
-    last_move,
-    legal_commands,
-    play,
-    prepared_marking,
-    redact,
-    redecide,
-    rekey,
     reveal,
     reveal_deadline,
     start,
     start_withheld,
-    take_seat,
-    time_out_all,
-    to_act,
-    viewer_for,
     with_reveal,
 )
+from domain.table.evolution import evolve
 from domain.table.facts import (
     TABLE_COMMAND_TYPES,
     TABLE_EVENT_TYPES,
@@ -79,6 +84,7 @@ from domain.table.records import (
     encode_event,
     encode_table,
 )
+from domain.table.redaction import describe, prepared_marking, redact, viewer_for
 from domain.table.state import Phase, Seat, Table
 
 __all__ = [

@@ -1,31 +1,43 @@
-"""The table around a game, as a Decider: seats, the start, moves, justice, redaction.
+"""The table around a game, as a Decider: seats, moves, justice, and a cause re-decided.
 
 Shared by every game kind. Table facts are the same for every kind (GameCreated,
 SeatTaken, GameStarted, ShuffleRevealed); after the start the table hands game commands to
 the game's rules and justice commands to justice (``justice/decide.py``), each of which
 sees only its own part of the state. Pure: the server supplies token hashes and the secret.
+
+The floors under it: the deal's draw (``draw``: commit, reveal, the deal, abandonment,
+redeals' draws), the table's evolve (``evolution``). Redaction and description
+(``redaction``) and the justice clock (``clock``) stand beside it.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping
-from datetime import datetime, timedelta
 from typing import Any
 
 from domain.codec import from_data
-from domain.engine import (
-    ARBITER,
-    MalformedCommand,
-    MatchRules,
-    RuleViolation,
-    Viewer,
-    effective_viewer,
-    replaced,
-)
+from domain.engine import MalformedCommand, RuleViolation
 from domain.registry import rules_for
 from domain.table import deal
 from domain.table.deal import DealSource
+from domain.table.draw import (
+    DEAL_RULE,
+    DEFAULT_ABANDON_AFTER_MS,
+    DEFAULT_MAX_REDEALS,
+    MAX_ABANDON_AFTER_MS,
+    MAX_REDEALS,
+    MIN_ABANDON_AFTER_MS,
+    abandon,
+    commit,
+    not_redrawing,
+    redeal_facts,
+    redeals_left,
+    reveal,
+    start,
+    start_withheld,
+    void_words,
+    with_reveal,
+)
+from domain.table.evolution import evolve
 from domain.table.facts import (
     TABLE_COMMAND_TYPES,
     ContributionRevealed,
@@ -43,23 +55,11 @@ from domain.table.facts import (
 from domain.table.justice import decide as justice
 from domain.table.justice import facts as J
 from domain.table.justice.decide import Court, LastMove
-from domain.table.justice.state import JusticeState, after_game_fact
-from domain.table.justice.state import evolve as evolve_justice
-from domain.table.state import Entropy, Phase, Redraw, Seat, Table
+from domain.table.justice.verdict import awaited_voters
+from domain.table.state import Phase, Table
 
 ARBITER_COMMANDS = (J.Rule, J.Redeal)
 REDEAL_COMMANDS = (J.Redeal, J.AgreeRedeal)  # the commands that may order 重新洗牌发牌
-DEAL_RULE = "deal"  # commit–reveal (docs/api.md, "Audit"), named in refusals
-REDEAL_RULE = J.REDEAL_RULE  # the redeal's cap, named in refusals
-DEFAULT_MAX_REDEALS = 1  # per match (a single game: per game), when the creator gives no cap
-MAX_REDEALS = 3  # the highest cap a table may set, per match
-# the justice facts whose recorded times a case's deadline and the hand's budget follow from
-CLOCK_FACT_TYPES = (J.ViolationReported, J.AppealFiled, J.VoteCast, J.CaseTimedOut, J.CaseClosed)
-# how long a draw waits for every seat's commitment and reveal before it is abandoned
-# (DealAbandoned: the game ends void), when the creator gives no limit; and the bounds
-DEFAULT_ABANDON_AFTER_MS = 600_000  # ten minutes
-MIN_ABANDON_AFTER_MS = 1_000
-MAX_ABANDON_AFTER_MS = 86_400_000  # one day
 MAX_REKEYS = 3  # RekeySeat, per seat per game (docs/api.md, "Seat signatures")
 SEAT_KEY_FIELD = "seat_public_key"  # the request field a seat key comes in, named in refusals
 ARBITER_KEY_FIELD = "arbiter_public_key"  # CreateGame's field for the arbiter's key
@@ -275,276 +275,6 @@ def rekey(table: Table, seat: int, public_key: str) -> list[Any]:
     return [SeatRekeyed(seat, public_key, taken.public_key)]
 
 
-def commit(table: Table, seat: int, commitment: str) -> list[Any]:
-    """A seat already seated commits to its contribution to the deal being drawn (a
-    match's later hand, or a 重新洗牌发牌): after the draw's own commitment is public, before
-    any reveal. An empty ``commitment`` adds nothing. Saying the same again changes nothing."""
-    if not 0 <= seat < table.seat_count:
-        raise MalformedCommand("seat", f"seat must be 0..{table.seat_count - 1}")
-    if commitment and not deal.is_commitment(commitment):
-        raise MalformedCommand("contribution_commitment", "64 lowercase hex digits (SHA-256)")
-    _not_void(table)
-    inputs = table.draw_inputs()[seat]
-    if not table.drawing or inputs is None:
-        raise RuleViolation(
-            "NOTHING_TO_COMMIT",
-            DEAL_RULE,
-            "no deal is being drawn from seated seats (hand 1 commits at JoinGame)",
-        )
-    if inputs.status is deal.Contribution.AWAITED:
-        return [SeatCommitted(seat, commitment)]
-    if inputs.withheld:
-        raise RuleViolation("COMMITS_CLOSED", DEAL_RULE, f"seat {seat}'s commit window closed")
-    if inputs.commitment != commitment:
-        raise RuleViolation(
-            "ALREADY_COMMITTED", DEAL_RULE, f"seat {seat} already committed to another value"
-        )
-    return []  # a retried commitment: already recorded
-
-
-def reveal(table: Table, seat: int, contribution: str) -> list[Any]:
-    """The seat reveals the contribution it committed to; nothing if it already did.
-
-    Only once every seat has committed (all seats taken, every awaited commitment in or
-    its window closed), so nobody commits after seeing a reveal; and only the committed
-    value, so nobody changes its mind after. During a 重新洗牌发牌 it reveals the seat's
-    fresh contribution."""
-    if not 0 <= seat < table.seat_count:
-        raise MalformedCommand("seat", f"seat must be 0..{table.seat_count - 1}")
-    if not 0 < len(contribution) <= deal.MAX_CONTRIBUTION:
-        raise MalformedCommand("contribution", f"1 to {deal.MAX_CONTRIBUTION} characters")
-    _not_void(table)
-    if table.redraw is None and table.phase is not Phase.WAITING:
-        raise RuleViolation("GAME_ALREADY_STARTED", DEAL_RULE, "the deal is already made")
-    if any(s is None for s in table.seats) or table.awaited_commitments:
-        waiting = f" (waiting for seat(s) {_seats(table.awaited_commitments)} to commit)"
-        raise RuleViolation(
-            "REVEAL_TOO_EARLY",
-            DEAL_RULE,
-            "reveals come once every seat has committed"
-            + (waiting if table.awaited_commitments else ""),
-        )
-    taken = table.draw_inputs()[seat]
-    assert taken is not None
-    if taken.status is deal.Contribution.NONE:
-        raise RuleViolation("NOTHING_TO_REVEAL", DEAL_RULE, f"seat {seat} committed to nothing")
-    if deal.contribution_commitment(contribution) != taken.commitment:
-        raise RuleViolation(
-            "REVEAL_MISMATCH", DEAL_RULE, "the contribution does not match the seat's commitment"
-        )
-    if taken.status is deal.Contribution.REVEALED:
-        return []  # a retried reveal: already done
-    return [ContributionRevealed(seat, contribution)]
-
-
-def start(table: Table) -> list[Any]:
-    """GameStarted and the game's opening facts (the deal), or a 重新洗牌发牌's GameRedealt,
-    once every seat has committed and revealed (a seat that committed to nothing has
-    nothing to reveal). Nobody stands in for a seat: while one is awaited the deal waits,
-    past its reveal window too, with the same committed inputs; after the table's
-    abandonment limit the server abandons the draw (``abandon``) and the game is void. So
-    the only possible outcomes of a draw are the one deal its inputs determine, or none."""
-    _can_deal(table)
-    awaited = table.awaited_commitments
-    if awaited:
-        raise RuleViolation(
-            "COMMITMENTS_PENDING",
-            DEAL_RULE,
-            f"waiting for seat(s) {_seats(awaited)} to commit: the deal is made from every "
-            "seat's entropy or not at all",
-        )
-    pending = table.pending_reveals
-    if pending:
-        raise RuleViolation(
-            "REVEALS_PENDING",
-            DEAL_RULE,
-            f"waiting for seat(s) {_seats(pending)} to reveal their contributions: the deal is "
-            "made from every seat's entropy or not at all",
-        )
-    return _deal(table)
-
-
-def _not_void(table: Table) -> None:
-    if table.abandoned is not None:
-        raise RuleViolation("GAME_VOID", DEAL_RULE, _void_words(table.abandoned))
-
-
-def _can_deal(table: Table) -> None:
-    _not_void(table)
-    if table.redraw is None and table.phase is not Phase.WAITING:
-        raise RuleViolation("GAME_ALREADY_STARTED", "table", "the game was already dealt")
-    if any(s is None for s in table.seats):
-        raise RuleViolation("SEATS_NOT_FILLED", "table", "every seat must be taken first")
-
-
-def _seats(seats: tuple[int, ...]) -> str:
-    return ", ".join(map(str, seats))
-
-
-def _void_words(waiting_for: tuple[int, ...]) -> str:
-    return f"void: no deal, waiting for seat(s) {_seats(waiting_for)}"
-
-
-def start_withheld(table: Table) -> list[Any]:
-    """The old rule, only to replay records made before issue 35 (a ``start`` cause with
-    ``reveals_closed``): each awaited or pending seat recorded RevealWithheld, its
-    commitment (or nothing) standing in for it, and the deal made without its entropy. The
-    server never decides it any more, and verify flags every deal made so."""
-    _can_deal(table)
-    awaited = table.awaited_commitments
-    if awaited:
-        closed: list[Any] = [RevealWithheld(s) for s in awaited]
-        after = _evolve_all(table, closed)
-        return closed if after.pending_reveals else closed + _deal(after)
-    facts: list[Any] = [RevealWithheld(s) for s in table.pending_reveals]
-    return facts + _deal(_evolve_all(table, facts))
-
-
-def abandon(table: Table) -> list[Any]:
-    """The draw under way waited the table's abandonment limit for a seat's commitment or
-    reveal: DealAbandoned names the seats it waited for, and the game ends void (the
-    shuffle secret is revealed, as at every end, so the commitment can be checked). The
-    server decides it at ``abandon_deadline``; nothing is dealt."""
-    if not table.drawing:
-        raise RuleViolation("NOTHING_TO_ABANDON", DEAL_RULE, "no deal is being drawn")
-    waiting_for = table.awaited_inputs
-    if not waiting_for:
-        raise RuleViolation(
-            "NOTHING_TO_ABANDON", DEAL_RULE, "every seat's input is in: the draw is dealt"
-        )
-    round_ = table.redraw.round if table.redraw is not None else 0
-    return with_reveal(table, [DealAbandoned(waiting_for, round_)])
-
-
-def abandon_deadline(table: Table, opened_at: datetime) -> datetime | None:
-    """When the draw under way is abandoned: the table's limit after ``opened_at``, the
-    time of the fact that opened the draw (``table.draw_opened``: the last seat taken, a
-    match's later hand seated, RedealOpened). None when no draw waits for a seat, or in a record made before
-    the limit existed."""
-    if not table.drawing or not table.awaited_inputs or table.abandon_after_ms <= 0:
-        return None
-    return opened_at + timedelta(milliseconds=table.abandon_after_ms)
-
-
-def _evolve_all(table: Table, facts: list[Any]) -> Table:
-    for fact in facts:
-        table = evolve(table, fact)
-    return table
-
-
-def _deal(table: Table) -> list[Any]:
-    """The deal of the draw whose inputs are all fixed: the first, or a redeal's."""
-    rules = table.rules
-    if table.redraw is not None:  # 重新洗牌发牌: the fresh secret and the fresh entries
-        key, n = table.redraw.key, table.redraw.round
-        deck = deal.deck_for_round(key, rules.new_deck(table.options), n)
-        redealt = J.GameRedealt(deck, deal.seed_for_round(key, n), n)
-        return with_reveal(table, [redealt, *rules.deal(evolve(table, redealt).game)])
-    key = table.deal_key
-    deck = table.prepared_deck or deal.deck_for_round(key, rules.new_deck(table.options), 0)
-    started = GameStarted(deck, deal.seed_for_round(key, 0))
-    return [started, *rules.deal(evolve(table, started).game)]
-
-
-def reveal_deadline(table: Table, since: datetime) -> datetime | None:
-    """When the seats awaited by the draw are late: the table's recorded window after
-    ``since``, the time its latest fact was recorded (the last seat taken, the latest
-    commitment or reveal). Past it the draw still waits, with the same committed inputs
-    (a late reveal of the committed value is accepted), until ``abandon_deadline``. None
-    while seats are open or when nothing is awaited. A function of the record, so a view's
-    deadline is part of what its receipt proves."""
-    if not table.drawing:
-        return None
-    if not table.pending_reveals and not table.awaited_commitments:
-        return None
-    return since + timedelta(milliseconds=table.reveal_timeout_ms)
-
-
-def deal_status(table: Table) -> str:
-    """One line on the draw, as every surface shows it: whom it waits for, that the game is
-    void, and the seats that added no entropy ("" once dealt with every seat's entropy)."""
-    if table.abandoned is not None:
-        return _void_words(table.abandoned)
-    parts = []
-    if table.drawing:
-        awaited, pending = table.awaited_commitments, table.pending_reveals
-        if awaited:
-            parts.append(f"waiting for seat(s) {_seats(awaited)} to commit")
-        elif pending:
-            parts.append(f"waiting for seat(s) {_seats(pending)} to reveal")
-    parts += [f"seat {s} added no entropy" for s in table.no_entropy]
-    return "; ".join(parts)
-
-
-def case_deadline(table: Table, at: Mapping[int, datetime]) -> datetime | None:
-    """When the open case's next step is due: the table's case limit after the fact its
-    clock runs from (``Case.clock``: the opening, an awaited voter's first vote, the seats'
-    timeout), and never after the hand's justice budget runs out (``budget_end``). ``at``
-    maps versions to their recorded times (at least the ``CLOCK_FACT_TYPES`` facts'). At
-    the deadline the server appends the case's timeout (``time_out_all``). None when no
-    case is open or the table has no case deadline (records made before it, without a
-    clock). A function of the record, like ``reveal_deadline``: no other fact (an
-    AgreeRedeal, a seat's key, a retry) moves it."""
-    limit = table.case_time_limit_ms or table.time_limit_ms
-    case = table.justice.open_case
-    if table.phase is not Phase.PLAYING or case is None or limit <= 0:
-        return None
-    deadline = at[case.clock or case.id] + timedelta(milliseconds=limit)
-    end = budget_end(table, at)
-    return deadline if end is None else min(deadline, end)
-
-
-def justice_spent(table: Table, at: Mapping[int, datetime], now: datetime) -> timedelta:
-    """How long the hand's cases have paused it by ``now``: each closed case from its
-    opening to its close, and the open one up to ``now``."""
-    spent = timedelta()
-    for case in table.justice.cases:
-        end = at[case.closed] if case.closed else now
-        spent += max(timedelta(), end - at[case.id])
-    return spent
-
-
-def budget_end(table: Table, at: Mapping[int, datetime]) -> datetime | None:
-    """When the open case has used up the hand's justice budget (None: no budget, a record
-    made before it, or no open case)."""
-    case = table.justice.open_case
-    if table.justice_budget_ms <= 0 or case is None:
-        return None
-    opened = at[case.id]
-    before = justice_spent(table, at, opened)  # the earlier cases' (the open one's is 0)
-    return opened + timedelta(milliseconds=table.justice_budget_ms) - before
-
-
-def check_justice_budget(table: Table, at: Mapping[int, datetime], now: datetime) -> None:
-    """A report or an appeal opens a case only while the hand's justice budget lasts: the
-    bound on how long cases pause one hand (docs/api.md, "Justice")."""
-    budget = table.justice_budget_ms
-    if budget > 0 and justice_spent(table, at, now) >= timedelta(milliseconds=budget):
-        raise RuleViolation(
-            "JUSTICE_BUDGET_SPENT",
-            J.BUDGET_RULE,
-            f"this hand's cases have paused it for its whole budget ({budget} ms): "
-            "no more reports or appeals in this hand",
-        )
-
-
-def _redeal_facts(table: Table, requested_by: str, secret: str) -> list[Any]:
-    """重新洗牌发牌, within the table's cap: a fresh draw opens, committed to the server's
-    fresh ``secret``; the seats commit and reveal fresh contributions, and ``start`` deals
-    it. Neither the arbiter nor the server can pick among deals."""
-    asked = len(table.redeals_requested_by)
-    used = table.match_redeals_used + asked  # the match's earlier hands count too
-    if table.max_redeals is not None and used >= table.max_redeals:
-        raise RuleViolation(
-            "REDEAL_LIMIT",
-            REDEAL_RULE,
-            f"this table allows {table.max_redeals} 重新洗牌发牌 per match; {used} so far",
-        )
-    if not deal.is_commitment(secret):
-        raise MalformedCommand("redeal_secret", "the server's fresh secret: 64 hex digits")
-    return [RedealOpened(asked + 1, requested_by, deal.commitment(secret), secret)]
-
-
 def court(table: Table, requested_by: str = "", redeal_secret: str = "") -> Court:
     """What justice may know of ``table`` to decide; a redeal it orders is asked for by
     ``requested_by`` and drawn with the server's fresh ``redeal_secret``."""
@@ -558,20 +288,13 @@ def court(table: Table, requested_by: str = "", redeal_secret: str = "") -> Cour
         time_limit_ms=table.time_limit_ms,
         enforcement=table.enforcement,
         arbitrated=table.arbitrated,
-        redeal=lambda: _redeal_facts(table, requested_by, redeal_secret),
+        redeal=lambda: redeal_facts(table, requested_by, redeal_secret),
         reshuffle=lambda cards, label: deal.reshuffle_unseen(table.deal_key, cards, label),
         case_time_limit_ms=table.case_time_limit_ms,
         legacy_redeal=table.justice.legacy,
-        redeals_left=_redeals_left(table),
+        redeals_left=redeals_left(table),
         redeal_cap=table.max_redeals or 0,
     )
-
-
-def _redeals_left(table: Table) -> int | None:
-    if table.max_redeals is None:
-        return None
-    used = table.match_redeals_used + len(table.redeals_requested_by)
-    return max(0, table.max_redeals - used)
 
 
 def play(table: Table, command: Any) -> list[Any]:
@@ -581,7 +304,7 @@ def play(table: Table, command: Any) -> list[Any]:
 
 def _play(table: Table, command: Any) -> list[Any]:
     if table.abandoned is not None:
-        raise RuleViolation("GAME_VOID", "table", _void_words(table.abandoned))
+        raise RuleViolation("GAME_VOID", "table", void_words(table.abandoned))
     if table.phase is Phase.WAITING:
         raise RuleViolation("GAME_NOT_STARTED", "table", "the game has not been dealt")
     rules = table.rules
@@ -612,19 +335,10 @@ def act(
     history) is needed only for a retraction; ``redeal_secret`` (the server's fresh one)
     only for a command that orders 重新洗牌发牌. The facts that end the game are followed by
     the reveal of the shuffle secret."""
-    _not_redrawing(table)
+    not_redrawing(table)
     if table.abandoned is not None:
-        raise RuleViolation("GAME_VOID", "table", _void_words(table.abandoned))
+        raise RuleViolation("GAME_VOID", "table", void_words(table.abandoned))
     return with_reveal(table, _decide(table, command, last_move, redeal_secret))
-
-
-def _not_redrawing(table: Table) -> None:
-    if table.redraw is not None:
-        raise RuleViolation(
-            "REDEAL_DRAWING",
-            DEAL_RULE,
-            "a 重新洗牌发牌 is being drawn: the seats commit and reveal, then it is dealt",
-        )
 
 
 def _decide(
@@ -651,7 +365,7 @@ def time_out_all(table: Table) -> list[Any]:
     """Every awaited seat runs out of time at once (a claim window waits on several): each
     is timed out in turn, on the state the previous one left. On an open case the case
     itself runs out of time."""
-    _not_redrawing(table)  # a draw is dealt by ``start`` or abandoned, never timed out
+    not_redrawing(table)  # a draw is dealt by ``start`` or abandoned, never timed out
     if table.abandoned is not None:
         return []
     if table.phase is Phase.PLAYING and table.justice.open_case is not None:
@@ -698,7 +412,7 @@ def to_act(table: Table) -> tuple[int, ...]:
     move while a redeal is drawn)."""
     if table.phase is not Phase.PLAYING or table.redraw is not None:
         return ()
-    awaited = justice.awaited_voters(table.justice, table.seat_count)
+    awaited = awaited_voters(table.justice, table.seat_count)
     return awaited if awaited is not None else table.rules.to_act(table.game)
 
 
@@ -726,19 +440,6 @@ def legal_commands(table: Table, seat: int, last_move: LastMove | None = None) -
         except RuleViolation:
             pass
     return legal + extra
-
-
-def with_reveal(table: Table, facts: list[Any]) -> list[Any]:
-    """Append ShuffleRevealed to the facts that end the game."""
-    after = table
-    for fact in facts:
-        after = evolve(after, fact)
-    if after.phase is Phase.FINISHED and not after.revealed:
-        revealed = ShuffleRevealed(table.secret, table.salt)
-        if after.redeal_secrets:  # a separate fact: a game without redeals records as before
-            return [*facts, revealed, RedealSecretsRevealed(after.redeal_secrets)]
-        return [*facts, revealed]
-    return facts
 
 
 def redecide(
@@ -805,242 +506,3 @@ def last_move(
     """A stored game move as a retraction or a report of it needs it."""
     first, last = versions
     return LastMove(cause["seat"], first, last, tuple(facts), before, command_of(kind, cause))
-
-
-# --- evolve ------------------------------------------------------------------------------
-
-
-def evolve(table: Table | None, event: Any) -> Table:
-    drew = table is not None and table.drawing
-    if table is not None:
-        table = replaced(table, version=table.version + 1)
-    after = _apply(table, event)
-    if not drew and after.drawing:  # a draw opens: its abandonment clock runs from here
-        return replaced(after, draw_opened=after.version)
-    return after
-
-
-def _apply(table: Table | None, event: Any) -> Table:
-    if isinstance(event, GameCreated):
-        return Table(
-            version=1,
-            enforcement=event.enforcement,
-            time_limit_ms=event.time_limit_ms,
-            arbitrated=event.arbitrated,
-            kind=event.kind,
-            options=event.options,
-            seat_count=event.seat_count,
-            arbiter_token_hash=event.arbiter_token_hash,
-            secret=event.secret,
-            commitment=event.commitment,
-            prepared_deck=event.prepared_deck,
-            seats=(None,) * event.seat_count,
-            match_id=event.match_id,
-            hand=event.hand,
-            salt=event.salt,
-            deal_source=event.deal_source,
-            reveal_timeout_ms=event.reveal_timeout_ms,
-            max_redeals=event.max_redeals,
-            case_time_limit_ms=event.case_time_limit_ms,
-            abandon_after_ms=event.abandon_after_ms,
-            justice_budget_ms=event.justice_budget_ms,
-            match_redeals_used=event.match_redeals_used,
-            match_failed_reports=event.match_failed_reports,
-            seat_keys_required=event.seat_keys_required,
-            arbiter_public_key=event.arbiter_public_key,
-        )
-    assert table is not None
-    if isinstance(event, SeatTaken):
-        committed = event.commitment
-        if event.contribution and not committed:  # the older form: committed and revealed
-            committed = deal.contribution_commitment(event.contribution)
-        awaited = table.hand >= 2 and not committed  # a match's later hand: commits after
-        seat = Seat(event.player_name, event.token_hash, event.contribution, committed)
-        seat = dataclasses.replace(seat, awaited=awaited, public_key=event.public_key)
-        first = event.seat if table.first_seat is None else table.first_seat
-        return dataclasses.replace(_with_seat(table, event.seat, seat), first_seat=first)
-    if isinstance(event, SeatCommitted):
-        return _with_inputs(table, event.seat, commitment=event.commitment, awaited=False)
-    if isinstance(event, SeatRekeyed):
-        taken = table.seats[event.seat]
-        assert taken is not None
-        rekeyed_at = (*taken.rekeyed_at, table.version)
-        keyed = dataclasses.replace(taken, public_key=event.public_key, rekeyed_at=rekeyed_at)
-        return _with_seat(table, event.seat, keyed)
-    if isinstance(event, ContributionRevealed):
-        return _with_inputs(table, event.seat, contribution=event.contribution)
-    if isinstance(event, RevealWithheld):
-        return _with_inputs(table, event.seat, withheld=True, awaited=False)
-    if isinstance(event, RedealOpened):
-        redraw = Redraw(
-            event.round,
-            event.requested_by,
-            event.secret,
-            event.commitment,
-            (Entropy(),) * table.seat_count,
-        )
-        return dataclasses.replace(
-            table,
-            redraw=redraw,
-            redeals_requested_by=(*table.redeals_requested_by, event.requested_by),
-            redeal_secrets=(*table.redeal_secrets, event.secret),
-        )
-    if isinstance(event, RedealSecretsRevealed):
-        return table
-    if isinstance(event, DealAbandoned):
-        return dataclasses.replace(table, abandoned=tuple(event.waiting_for))
-    if isinstance(event, ShuffleRevealed):
-        return dataclasses.replace(table, revealed=True)
-    if isinstance(event, GameStarted):
-        table = dataclasses.replace(table, options=hand_options(table))
-        return dataclasses.replace(
-            table,
-            game=_new_game(table, event.deck, event.seed),
-            justice=JusticeState.for_seats(
-                table.seat_count, table.match_failed_reports, table.justice_budget_ms <= 0
-            ),
-        )
-    if type(event) in J.JUSTICE_EVENT_TYPES:
-        justice_state, game = evolve_justice(table.justice, event, table.version, table.game)
-        if isinstance(event, J.GameRedealt):  # the table deals; justice only counts it
-            game = _new_game(table, event.deck, event.seed)
-            table = dataclasses.replace(table, redraw=None)
-        if isinstance(event, J.PenaltyRevoked) and event.deck:  # the reshuffled unseen deck
-            game = table.rules.with_deck(game, event.deck)  # type: ignore[attr-defined]
-        return dataclasses.replace(table, justice=justice_state, game=game)
-    return replaced(
-        table,
-        justice=after_game_fact(table.justice),
-        game=table.rules.evolve(table.game, event),
-    )
-
-
-def hand_options(table: Table) -> Any:
-    """The options the hand is dealt with: a game played in hands (MatchRules) may decide
-    from the seat taken first who deals (川南字牌: 首进入房间的玩家坐庄, zp:9)."""
-    rules = table.rules
-    if isinstance(rules, MatchRules) and table.first_seat is not None:
-        return rules.first_hand(table.options, table.first_seat)
-    return table.options
-
-
-def _with_inputs(table: Table, index: int, **changes: Any) -> Table:
-    """The seat's input to the draw under way changed: a redeal's fresh one, else its own."""
-    if table.redraw is not None:
-        entropy = list(table.redraw.entropy)
-        entropy[index] = dataclasses.replace(entropy[index], **changes)
-        redraw = dataclasses.replace(table.redraw, entropy=tuple(entropy))
-        return dataclasses.replace(table, redraw=redraw)
-    seat = table.seats[index]
-    assert seat is not None
-    return _with_seat(table, index, dataclasses.replace(seat, **changes))
-
-
-def _with_seat(table: Table, index: int, seat: Seat) -> Table:
-    seats = list(table.seats)
-    seats[index] = seat
-    return dataclasses.replace(table, seats=tuple(seats))
-
-
-def _new_game(table: Table, deck: tuple[int, ...], seed: int) -> Any:
-    return table.rules.initial_state(table.options, table.seat_count, deck, seed)
-
-
-# --- views -------------------------------------------------------------------------------
-
-
-def viewer_for(table: Table, viewer: Viewer) -> Viewer:
-    return effective_viewer(viewer, table.phase is Phase.FINISHED)
-
-
-def redact(table_kind: str, event: Any, viewer: Viewer) -> Any:
-    """``event`` as ``viewer`` may see it. Table facts hide the deck, seed and token hashes."""
-    game_rules = _GAME_FACTS.get(type(event))  # most facts are a game's: no table checks
-    if game_rules is not None:
-        return game_rules.redact(event, viewer)
-    if isinstance(event, GameStarted):
-        return event if viewer == ARBITER else GameStarted((), 0)
-    if isinstance(event, GameCreated):
-        return dataclasses.replace(
-            event, arbiter_token_hash="", secret="", salt="", prepared_deck=()
-        )
-    if isinstance(event, SeatTaken):  # a contribution stays hidden: see ContributionRevealed
-        return dataclasses.replace(event, token_hash="", contribution="")
-    if isinstance(event, ContributionRevealed):
-        return dataclasses.replace(event, contribution="")
-    if isinstance(
-        event, RevealWithheld | SeatCommitted | RedealSecretsRevealed | DealAbandoned | SeatRekeyed
-    ):
-        return event
-    if isinstance(event, RedealOpened):  # the secret, like the table's, only at the end
-        return dataclasses.replace(event, secret="")
-    if isinstance(event, J.MoveRetracted):
-        return event if viewer == ARBITER else dataclasses.replace(event, restored=None)
-    if isinstance(event, J.GameRedealt):
-        return event if viewer == ARBITER else J.GameRedealt((), 0, event.round)
-    if isinstance(event, J.PenaltyRevoked):
-        return event if viewer == ARBITER else dataclasses.replace(event, deck=())
-    if type(event) in J.JUSTICE_EVENT_TYPES or isinstance(event, ShuffleRevealed):
-        return event
-    rules = rules_for(table_kind)
-    if type(event) in rules.event_types:  # each game's fact types are its own
-        _GAME_FACTS[type(event)] = rules
-    return rules.redact(event, viewer)
-
-
-# a game's fact type -> its rules, filled by ``redact`` as the types are met
-_GAME_FACTS: dict[type, Any] = {}
-
-
-def prepared_marking(source: DealSource) -> str:
-    """The words every surface shows for a prepared deal ("" for a shuffled one)."""
-    if source is DealSource.PREPARED_DECK:
-        return "prepared deal: chosen by the table's creator (a prepared deck)"
-    if source is DealSource.PREPARED_SEED:
-        return "prepared deal: chosen by the table's creator (a client-given seed)"
-    return ""
-
-
-def describe(table_kind: str, event: Any) -> str:
-    if isinstance(event, GameCreated):
-        opened = f"table opened: {event.kind}, {event.seat_count} seats"
-        marking = prepared_marking(event.deal_source)
-        return f"{opened}; {marking}" if marking else opened
-    if isinstance(event, SeatTaken):
-        committed = ", committed to a contribution" if event.commitment else ""
-        return f"seat {event.seat} taken by {event.player_name or 'anonymous'}{committed}"
-    if isinstance(event, ContributionRevealed):
-        return f"seat {event.seat} revealed its contribution"
-    if isinstance(event, RevealWithheld):
-        return (
-            f"seat {event.seat}'s entropy did not go in (withheld: a record made before "
-            "issue 35): its commitment (or nothing) stood in for it"
-        )
-    if isinstance(event, DealAbandoned):
-        which = "the deal" if event.round == 0 else f"重新洗牌发牌 {event.round}"
-        return f"{which} abandoned; {_void_words(tuple(event.waiting_for))}"
-    if isinstance(event, SeatRekeyed):
-        return (
-            f"seat {event.seat} re-keyed (key {event.public_key[:16]}…, replacing "
-            f"{event.old_public_key[:16]}…): its later commands stand on a key the server "
-            "accepted on the seat token's word"
-        )
-    if isinstance(event, SeatCommitted):
-        if not event.commitment:
-            return f"seat {event.seat} committed to nothing: seat {event.seat} added no entropy"
-        return f"seat {event.seat} committed to a contribution"
-    if isinstance(event, RedealOpened):
-        by = "the arbiter" if event.requested_by == "arbiter" else "every seat"
-        return (
-            f"重新洗牌发牌 {event.round} asked for by {by}: drawn through a fresh "
-            f"commit–reveal (commitment {event.commitment[:12]}…)"
-        )
-    if isinstance(event, RedealSecretsRevealed):
-        return f"redeal secrets revealed: {', '.join(event.secrets)}"
-    if isinstance(event, GameStarted):
-        return "game started: cards dealt" + ("" if event.deck else " (deck hidden)")
-    if isinstance(event, ShuffleRevealed):
-        return f"shuffle secret revealed: {event.secret}"
-    if type(event) in J.JUSTICE_EVENT_TYPES:
-        return justice.describe(event)
-    return rules_for(table_kind).describe(event)

@@ -19,7 +19,7 @@ from server.transport.health import is_store_fault
 from server.transport.limits import Limits
 from server.usecases.table_server import TableServer
 from server.usecases.watch import HandEvents, NextHand, OwnMovesLeftOut
-from server.wire import receipts, render, seatsig
+from server.wire import receipts, render, render_moves, seatsig
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 
@@ -83,7 +83,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         if (known := self._legal.get(key)) is not None:
             return known
         table, version, commands = await self.server.legal_moves(game_id, viewer)
-        answer = render.legal_moves_proto(table, version, commands)
+        answer = render_moves.legal_moves_proto(table, version, commands)
         self._legal[(gid, version, viewer)] = answer
         while len(self._legal) > LEGAL_CACHE:
             self._legal.popitem(last=False)
@@ -137,11 +137,11 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def CreateGame(
         self, request: pb.CreateGameRequest, context: Any
     ) -> pb.CreateGameResponse:
-        kind, options = render.read_options(request.options)
+        kind, options = render_moves.read_options(request.options)
         table = {
             "seed": request.seed if request.HasField("seed") else None,
             "deck": tuple(request.deck),
-            "enforcement": render.read_enforcement(request.enforcement),
+            "enforcement": render_moves.read_enforcement(request.enforcement),
             "time_limit_ms": request.turn_time_limit_ms,
             "arbitrated": request.arbitrated,
             "request_id": request.request_id,
@@ -165,7 +165,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             request.seat_count,
             m.hands,
             m.target_score,
-            render.read_advance(m.advance),
+            render_moves.read_advance(m.advance),
             **table,
         )
         return pb.CreateGameResponse(
@@ -240,7 +240,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
         if self.limits is not None and viewer.seat is not None:
             self.limits.take_move(self.server.parse_id(request.game_id), viewer.seat)
         snap = await self.server.snapshot(request.game_id, viewer, None)
-        command = self.server.with_seat(render.read_move(snap.table.kind, request.move), viewer)
+        command = self.server.with_seat(
+            render_moves.read_move(snap.table.kind, request.move), viewer
+        )
         signed = seatsig.read(request, "Play")
         stored = await self.server.play(
             request.game_id, viewer, request.expected_version, command, request.request_id, signed

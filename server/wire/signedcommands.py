@@ -4,7 +4,7 @@ A record keeps every keyed seat's command as the protobuf bytes the seat signed
 (docs/api.md, "Seat signatures"). ``domain.verify`` checks the signature and holds the
 command against the record, but knows no protobuf; ``read_signed_command`` decodes the
 bytes for it (``verify(..., command_reader=read_signed_command)``), with the server's own
-reading of a move (``render.read_move``), so the request a seat signed is read exactly as
+reading of a move (``render_moves.read_move``), so the request a seat signed is read exactly as
 the server read it when it decided the move.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 from google.protobuf.message import DecodeError, Message
 
 from domain.verify import SignedCommand
-from server.wire import render
+from server.wire import render_moves
 from tabletop.v1 import tabletop_pb2 as pb
 
 MAX_SIGNED_COMMAND = 1 << 16  # bytes; a request is far smaller (a move, a name, a key)
@@ -56,7 +56,7 @@ def _play(r: pb.PlayRequest, kind: str) -> dict[str, Any]:
     return {
         "game_id": r.game_id,
         "expected_version": r.expected_version,
-        "command": render.read_move(kind, r.move) if r.HasField("move") else None,
+        "command": render_moves.read_move(kind, r.move) if r.HasField("move") else None,
         "request_id": r.request_id,
     }
 

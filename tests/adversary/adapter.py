@@ -93,7 +93,7 @@ def append_signed(
     seat's signature made by ``key`` over the command ``signs`` (the cause itself unless a
     forger passes another command the key once signed); ``key`` None records no signature.
 
-    The request is rendered as the seat sends it (``render.move_proto`` for a move) and
+    The request is rendered as the seat sends it (``render_moves.move_proto`` for a move) and
     signed with ``seatsig.sign`` having seen the hand's latest version and its chain hash;
     the cause keeps it as ``signed`` (tests/support/seatsign.py)."""
     if key is not None:

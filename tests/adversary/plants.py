@@ -18,10 +18,14 @@ import pytest
 import domain.table as table_package
 from domain import verify as verifier
 from domain.engine import RuleViolation
+from domain.table import clock as table_clock
 from domain.table import deal
 from domain.table import decider as table_decider
+from domain.table import draw as table_draw
+from domain.table import evolution as table_evolution
 from domain.table.justice import decide as justice_decide
 from domain.table.justice import facts as J
+from domain.table.justice import verdict as justice_verdict
 from domain.table.state import Phase, Table
 from tests.adversary import adapter
 
@@ -39,7 +43,7 @@ def old_entry(commitment: str, revealed: str, withheld: bool) -> str:
 
 def _after(table: Table, facts: list[Any]) -> Table:
     for fact in facts:
-        table = table_decider.evolve(table, fact)
+        table = table_evolution.evolve(table, fact)
     return table
 
 
@@ -74,12 +78,12 @@ def _old_deal(table: Table) -> list[Any]:
     if table.redraw is not None:
         key, n = deal.table_key(table.redraw.secret, entries), table.redraw.round
         redealt = J.GameRedealt(deal.deck_for_round(key, cards, n), deal.seed_for_round(key, n), n)
-        dealt = rules.deal(table_decider.evolve(table, redealt).game)
-        return table_decider.with_reveal(table, [redealt, *dealt])
+        dealt = rules.deal(table_evolution.evolve(table, redealt).game)
+        return table_draw.with_reveal(table, [redealt, *dealt])
     key = deal.table_key(table.secret, entries)
     deck = table.prepared_deck or deal.deck_for_round(key, cards, 0)
     started = table_package.GameStarted(deck, deal.seed_for_round(key, 0))
-    return [started, *rules.deal(table_decider.evolve(table, started).game)]
+    return [started, *rules.deal(table_evolution.evolve(table, started).game)]
 
 
 TIMEOUT_FALLBACK_TARGETS = ((table_package, "start"), (table_decider, "start"))
@@ -103,8 +107,8 @@ def old_redeal(court: Any) -> list[Any]:
     case = court.justice.open_case
     if case is None:
         raise RuleViolation("NO_OPEN_CASE", "仲裁", "重新洗牌发牌 settles an open case only")
-    verdict = justice_decide.seats_verdict(court.seat_count, case)
-    if verdict is not justice_decide.Verdict.DISPUTED:
+    verdict = justice_verdict.seats_verdict(court.seat_count, case)
+    if verdict is not justice_verdict.Verdict.DISPUTED:
         raise RuleViolation("REDEAL_NOT_DISPUTED", "仲裁", "the case is not disputed")
     return [J.CaseClosed(case.id, J.CaseStatus.DEADLOCKED), *court.redeal()]
 
@@ -131,7 +135,7 @@ def old_case_deadline_at_the_seam(table: Table, times: list[datetime]) -> dateti
     return old_case_deadline(table, times[-1])
 
 
-CASE_CLOCK_TARGETS = ((table_package, "case_deadline"), (table_decider, "case_deadline"))
+CASE_CLOCK_TARGETS = ((table_package, "case_deadline"), (table_clock, "case_deadline"))
 CASE_CLOCK_SEAM = ((adapter, "case_deadline"),)
 
 

@@ -17,7 +17,7 @@ import pytest
 from bench.bots import default_options, match, play, seat_view
 from clients.python.bots import heuristic_choice, random_choice
 from domain.registry import rules_for
-from server.wire.render import move_proto
+from server.wire.render_moves import move_proto
 
 SEED = 20_000
 

@@ -1,4 +1,4 @@
-"""LegalMovesResponse.labels (server/wire/render.move_label): within one response two different
+"""LegalMovesResponse.labels (server/wire/render_moves.move_label): within one response two different
 moves never share a label, so every SDK can show a move by its label alone; every label is in
 the game's words (no English, no class name). A 川南字牌 pair lists ``打 六`` and
 ``打 六（六第2张）``; a 花鸟风月 play names its cards (``诵 2 鸟+十``), not only its count."""

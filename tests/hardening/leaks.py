@@ -59,7 +59,7 @@ from domain.verify import AuditFailure
 from server.store.eventstore import TableApplication
 from server.transport.errors import to_status
 from server.usecases.table_server import TableServer
-from server.wire import receipts, render
+from server.wire import receipts, render, render_moves
 from server.wire.receipts import Sealer
 from server.wire.signing import Signer
 from tabletop.v1 import tabletop_pb2 as pb
@@ -235,7 +235,7 @@ class GameHunt:
             await self.view(seat, version, None)
             _table, v, commands = await ts.legal_moves(gid, viewer)
             for c in commands:
-                self.record(v, seat, render.move_proto(self.kind, c), "LegalMoves")
+                self.record(v, seat, render_moves.move_proto(self.kind, c), "LegalMoves")
             if move_no in probes:
                 await self.probe_errors(seat, commands, version)
             if move_no in spots:

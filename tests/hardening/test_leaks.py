@@ -24,7 +24,7 @@ from domain.registry import rules_for
 from domain.table.deal import shuffle
 from server.store.eventstore import TableApplication
 from server.usecases.table_server import TableServer
-from server.wire import render
+from server.wire import render, render_moves
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.hardening.common import env_int, record_figure, server
 from tests.hardening.leaks import HuntResult, faces, hands_and_deck, hunt_many, options_for
@@ -205,7 +205,7 @@ def test_responses_do_not_depend_on_hidden_cards(kind: str) -> None:
                         for name in ("game_id", "head_hash", "commitment"):
                             view.ClearField(name)
                         _, _, cmds = await ts.legal_moves(gid, viewer)
-                        moves = [render.move_proto(kind, c) for c in cmds]
+                        moves = [render_moves.move_proto(kind, c) for c in cmds]
                         _, evs, _, seen = await ts.history(gid, viewer, 0, 1000)
                         events = []
                         for e in render.events_proto(kind, evs, seen):

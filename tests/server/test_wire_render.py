@@ -15,7 +15,7 @@ from domain import table as tables
 from domain.engine import ARBITER, MalformedCommand
 from domain.registry import rules_for
 from domain.table import records
-from server.wire import render
+from server.wire import render, render_moves
 from server.wire.protoconv import fill_oneof
 from server.wire.stored import StoredEvent
 from tabletop.v1 import tabletop_pb2 as pb
@@ -44,15 +44,15 @@ def test_a_legal_moves_answer_is_each_commands_own_rendering(kind: str, seed: in
             commands = list(rules.legal_commands(state, seat))
             want = pb.LegalMovesResponse(
                 version=7,
-                moves=[render.move_proto(kind, c) for c in commands],
+                moves=[render_moves.move_proto(kind, c) for c in commands],
                 # each label on its own: the hand looked at afresh for every command
-                labels=[render.game_move_label(kind, state, c) for c in commands],
+                labels=[render_moves.game_move_label(kind, state, c) for c in commands],
             )
-            assert render.legal_moves_proto(table, 7, commands) == want
-            assert render.legal_moves_proto(table, 7, commands) == want  # from the cache
+            assert render_moves.legal_moves_proto(table, 7, commands) == want
+            assert render_moves.legal_moves_proto(table, 7, commands) == want  # from the cache
             assert len(set(want.labels)) == len(commands)
             # and back: each move reads as its command (protoconv's per-class read plans)
-            assert [render.read_move(kind, m) for m in want.moves] == commands
+            assert [render_moves.read_move(kind, m) for m in want.moves] == commands
             answers += 1
     assert answers > 10
 
@@ -88,10 +88,10 @@ def test_a_move_without_its_required_enum_is_refused_by_its_field() -> None:
     move = pb.Move()
     move.huaniao.guess.seat = 1  # card_class left UNSPECIFIED: it has no default
     with pytest.raises(MalformedCommand) as refused:
-        render.read_move("huaniao", move)
+        render_moves.read_move("huaniao", move)
     assert refused.value.field == "move.huaniao.guess.card_class"
     move.huaniao.guess.card_class = 1
-    assert render.read_move("huaniao", move).seat == 1
+    assert render_moves.read_move("huaniao", move).seat == 1
 
 
 @pytest.mark.parametrize("kind", ["huaniao", "zipai"])

@@ -15,7 +15,7 @@ from domain.registry import rules_for
 from domain.table import deal
 from server.store.eventstore import TableApplication
 from server.usecases.table_server import TableServer
-from server.wire import render, seatsig
+from server.wire import render, render_moves, seatsig
 from server.wire.receipts import Sealer
 from server.wire.signing import Signer
 from tabletop.v1 import tabletop_pb2 as pb
@@ -73,7 +73,7 @@ async def play_random(ts: TableServer, kind: str, options: Any, seats: int, seed
         game_moves = [c for c in legal if type(c) in rules.command_types]
         command = rng.choice(game_moves or legal)
         request = pb.PlayRequest(
-            game_id=gid, expected_version=version, move=render.move_proto(kind, command)
+            game_id=gid, expected_version=version, move=render_moves.move_proto(kind, command)
         )
         signed = await _signed(ts, gid, keys[seat], "Play", request)
         await ts.play(gid, Viewer.of_seat(seat), version, command, signed=signed)

@@ -1,6 +1,6 @@
 """Seat-signed commands in process, as the server records them (docs/api.md, "Seat
 signatures"): the request a seat sends for a recorded cause, rendered with the server's own
-``render.move_proto``, signed with ``seatsig.sign``, kept in the cause as ``signed``. For the
+``render_moves.move_proto``, signed with ``seatsig.sign``, kept in the cause as ``signed``. For the
 verifier's tests and the adversary harness."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from google.protobuf.message import Message
 
 from domain import table as tables
-from server.wire import render, seatsig
+from server.wire import render_moves, seatsig
 from tabletop.v1 import tabletop_pb2 as pb
 
 METHOD = {
@@ -43,7 +43,7 @@ def request_for(
     action = cause["action"]
     first: Any = facts[0] if facts else None
     if action == "play":
-        move = render.move_proto(kind, tables.command_of(kind, cause))
+        move = render_moves.move_proto(kind, tables.command_of(kind, cause))
         request_id = cause.get("request_id", "")
         return pb.PlayRequest(
             game_id=game_id, expected_version=expected_version, move=move, request_id=request_id

@@ -943,7 +943,7 @@ function handBox(v: GameView): HTMLElement {
 }
 
 const MOVE_LIMIT = 40;
-/** A move's label without the part that tells two cards of one face apart (server/wire/render.py). */
+/** A move's label without the part that tells two cards of one face apart (server/wire/render_moves.py). */
 function sameChoice(label: string): string {
   return label.split("（")[0];
 }

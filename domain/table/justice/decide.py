@@ -8,8 +8,6 @@ game (``PenaltyRules``). The readings are in the docstring of ``justice/facts.py
 from __future__ import annotations
 
 import dataclasses
-import enum
-import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +16,12 @@ from domain.engine import SPECTATOR, GameRules, MalformedCommand, RuleViolation
 from domain.table.justice import facts as J
 from domain.table.justice.state import JusticeState
 from domain.table.justice.state import evolve as evolve_justice
+from domain.table.justice.verdict import (
+    Verdict,
+    awaited,
+    seats_verdict,
+    voters,
+)
 
 RULE = "仲裁"  # the seed's term for arbitration, named in refusals
 
@@ -269,7 +273,7 @@ def vote(court: Court, command: J.CastVote) -> list[Any]:
         )
     if any(v.seat == command.seat for v in case.votes):
         raise RuleViolation("ALREADY_VOTED", RULE, "one vote per seat")
-    if command.seat not in _awaited(court.seat_count, case):
+    if command.seat not in awaited(court.seat_count, case):
         raise RuleViolation(
             "VOTE_CLOSED",
             RULE,
@@ -344,7 +348,7 @@ def case_timed_out(court: Court) -> list[Any]:
     case = court.justice.open_case
     if case is None or court.case_limit_ms <= 0:
         raise RuleViolation("NO_TIMER", "出牌超时", "no case is on the clock")
-    missing = _awaited(court.seat_count, case)
+    missing = awaited(court.seat_count, case)
     timed = J.CaseTimedOut(case.id, missing)
     # (records made before case deadlines closed every timed-out case at once)
     if missing and court.arbitrated and court.case_time_limit_ms > 0:
@@ -434,69 +438,6 @@ def _evolved(rules: GameRules, game: Any, facts: list[Any]) -> Any:
 
 
 # --- settling a case ---------------------------------------------------------------------
-
-
-class Verdict(enum.Enum):
-    """What the seats' votes say of a case."""
-
-    UPHELD = 1
-    REJECTED = 2
-    DISPUTED = 3  # 若有爭議: the arbiter rules, or the case closes UNRESOLVED
-
-
-def voters(seat_count: int, case: J.Case) -> tuple[int, ...]:
-    """Every seat but the one who opened the case: for a report the accused votes too, for
-    an appeal neither the appellant nor the seats that reported or confirmed the appealed
-    case (``recused``) -- an appeal is never decided by those it contests."""
-    return tuple(s for s in range(seat_count) if s != case.by and s not in case.recused)
-
-
-def awaited_voters(justice: JusticeState, seat_count: int) -> tuple[int, ...] | None:
-    """The seats an open case still waits for, or None when no case is open."""
-    case = justice.open_case
-    return None if case is None else _awaited(seat_count, case)
-
-
-def _awaited(seat_count: int, case: J.Case) -> tuple[int, ...]:
-    """The voters still to vote while their votes may change the verdict (none once the
-    seats' verdict is settled: the arbiter, if any, is awaited then)."""
-    if seats_verdict(seat_count, case) is not None:
-        return ()
-    return _missing(seat_count, case)
-
-
-def _missing(seat_count: int, case: J.Case) -> tuple[int, ...]:
-    done = {v.seat for v in case.votes} | set(case.lapsed)
-    return tuple(s for s in voters(seat_count, case) if s not in done)
-
-
-def seats_verdict(seat_count: int, case: J.Case) -> Verdict | None:
-    """The seats' verdict once the votes still to come cannot change it, else None: every
-    way the missing votes may still go (yes, no, or lapsing at the deadline) gives the same
-    verdict. So a case closes as early as its outcome is certain."""
-    ballot: dict[int, bool | None] = {v.seat: v.uphold for v in case.votes}
-    ballot.update(dict.fromkeys(case.lapsed))  # lapsed: neither confirms nor rejects
-    missing = _missing(seat_count, case)
-    outcomes = {
-        _final_verdict(seat_count, case, {**ballot, **dict(zip(missing, ways, strict=True))})
-        for ways in itertools.product((True, False, None), repeat=len(missing))
-    }
-    return outcomes.pop() if len(outcomes) == 1 else None
-
-
-def _final_verdict(seat_count: int, case: J.Case, ballot: dict[int, bool | None]) -> Verdict:
-    """The seats' verdict with every voter's ballot in (readings in facts.py)."""
-    seats = voters(seat_count, case)
-    others = [s for s in seats if s != case.accused]
-    if case.kind is J.CaseKind.REPORT and not case.unchecked:
-        # the engine re-decided the move: the accused may accept, or the others confirm
-        if ballot[case.accused] is True or (others and all(ballot[s] is True for s in others)):
-            return Verdict.UPHELD
-    elif seats and all(ballot[s] is True for s in seats):
-        return Verdict.UPHELD  # 所有玩家共同確認: every voter, the accused included
-    if others and all(ballot[s] is False for s in seats):
-        return Verdict.REJECTED  # never on the accused's word alone
-    return Verdict.DISPUTED
 
 
 def _settle(court: Court, case: J.Case) -> list[Any]:

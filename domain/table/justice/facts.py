@@ -41,7 +41,7 @@ Readings (docs/rules/huaniao.md, section 四; THREATS.md: no one-sided procedure
   confirming (nor rejecting); a dispute then goes to the arbiter, and otherwise closes
   UNRESOLVED. Every case of a hand also draws on the hand's justice budget
   (``GameCreated.justice_budget_ms``): a case runs out at the budget at the latest, and once
-  it is spent no report or appeal is filed (decider ``check_justice_budget``).
+  it is spent no report or appeal is filed (``clock.check_justice_budget``).
 * A seat's reports are limited per match (a single game is a match of one hand): once
   ``FAILED_REPORTS_ALLOWED`` of its reports closed REJECTED, UNRESOLVED or DEADLOCKED (a
   report that ended in 重新洗牌发牌 failed too), in this hand or an earlier hand of the match

@@ -18,7 +18,7 @@ from clients.python.bots import POLICIES, Policy
 from domain.huaniao.commands import Perch, Play
 from domain.huaniao.options import Mode
 from domain.registry import rules_for
-from server.wire.render import move_proto, read_options
+from server.wire.render_moves import move_proto, read_options
 
 SEEDS = 200
 SEED = 29  # the deals are seeds SEED .. SEED + SEEDS - 1
