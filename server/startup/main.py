@@ -235,7 +235,8 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     armed = await clock.recover()
     if armed:
         log.info("turn clocks re-armed for %d running games", armed)
-    moved = await tables.matches.recover_matches()  # matches left between a hand's end and the next
+    # matches left between a hand's end and the next
+    moved = await tables.matches.recover_matches()
     if moved:
         log.info("%d matches moved on to their next hand", moved)
     stopping = False
