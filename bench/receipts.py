@@ -12,8 +12,8 @@ call, minus the transport). Two loads per move:
 The same seeded games are played twice in each round, once with a ``Sealer`` (one Ed25519
 signature and every viewer's events hash per move, and a signature per view asked for) and
 once without (``table_server(store, sealer=None)``, a setting only benchmarks and unit
-tests use; the server always signs). The figure is the process CPU time per move (the measure least moved by
-other jobs on the machine).
+tests use; the server always signs). The figure is the process CPU time per move (the
+measure least moved by other jobs on the machine).
 """
 
 from __future__ import annotations
