@@ -11,10 +11,9 @@ call, minus the transport). Two loads per move:
 
 The same seeded games are played twice in each round, once with a ``Sealer`` (one Ed25519
 signature and every viewer's events hash per move, and a signature per view asked for) and
-once without
-(``TableServer(sealer=None)``, a setting only benchmarks and unit tests use; the server
-always signs). The figure is the process CPU time per move (the measure least moved by
-other jobs on the machine).
+once without (``table_server(store, sealer=None)``, a setting only benchmarks and unit
+tests use; the server always signs). The figure is the process CPU time per move (the
+measure least moved by other jobs on the machine).
 """
 
 from __future__ import annotations
@@ -36,6 +35,7 @@ from domain import table as tables
 from domain.engine import ARBITER, Viewer
 from domain.registry import rules_for
 from domain.table import deal, records
+from server.startup.compose import table_server
 from server.store.eventstore import TableApplication
 from server.usecases.table_server import TableServer
 from server.wire import receipts, seatsig
@@ -60,34 +60,36 @@ def _options(kind: str) -> Any:
 async def _play(ts: TableServer, kind: str, seats: int, seed: int, watched: bool) -> int:
     rng = random.Random(seed)
     rules = rules_for(kind)
-    sealer = ts.sealer if isinstance(ts.sealer, Sealer) else None
-    gid, _, _ = await ts.create_game(kind, _options(kind), seats, seed, allow_unkeyed_seats=True)
+    sealer = ts.games.sealer if isinstance(ts.games.sealer, Sealer) else None
+    gid, _, _ = await ts.seats.create_game(
+        kind, _options(kind), seats, seed, allow_unkeyed_seats=True
+    )
     for s in range(seats):  # every seat commits, then reveals: the opening as served
-        await ts.join_game(gid, s, f"p{s}", commitment=deal.contribution_commitment(f"c{s}"))
+        await ts.seats.join_game(gid, s, f"p{s}", commitment=deal.contribution_commitment(f"c{s}"))
     for s in range(seats):
-        await ts.reveal(gid, Viewer.of_seat(s), f"c{s}")
-    await ts.start_game(gid, ARBITER)
+        await ts.deal.reveal(gid, Viewer.of_seat(s), f"c{s}")
+    await ts.deal.start_game(gid, ARBITER)
     moves = 0
     while True:
-        table = ts._latest[uuid.UUID(gid)].table
+        table = ts.games._latest[uuid.UUID(gid)].table
         if table.phase is not tables.Phase.PLAYING:
             break
         awaited = list(rules.to_act(table.game))
         seat = rng.choice(awaited)
         viewer = Viewer.of_seat(seat)
-        _table, version, legal = await ts.legal_moves(gid, viewer)
-        stored = await ts.play(gid, viewer, version, rng.choice(legal))
-        after = await ts.snapshot(gid, viewer, stored[-1].version)
+        _table, version, legal = await ts.play.legal_moves(gid, viewer)
+        stored = await ts.play.play(gid, viewer, version, rng.choice(legal))
+        after = await ts.watch.snapshot(gid, viewer, stored[-1].version)
         receipts.play_reply(sealer, kind, stored, viewer, after)
         nxt = Viewer.of_seat(rng.choice(awaited))
-        receipts.view_reply(sealer, await ts.snapshot(gid, nxt, None))
+        receipts.view_reply(sealer, await ts.watch.snapshot(gid, nxt, None))
         if watched:
             for vw in records.receipt_viewers(seats):
                 receipts.watch_messages(sealer, kind, after.table, vw, stored)
             for s in range(seats):
-                receipts.view_reply(sealer, await ts.snapshot(gid, Viewer.of_seat(s), None))
+                receipts.view_reply(sealer, await ts.watch.snapshot(gid, Viewer.of_seat(s), None))
         moves += 1
-    ts._latest.pop(uuid.UUID(gid), None)
+    ts.games._latest.pop(uuid.UUID(gid), None)
     return moves
 
 
@@ -97,7 +99,7 @@ def _run(load: str, signed: bool, kind: str, seats: int, seeds: range, tmp: Path
     env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(name)}
 
     async def go() -> float:
-        ts = TableServer(
+        ts = table_server(
             TableApplication(env=env),
             sealer=Sealer(SIGNER) if signed else None,
             allow_prepared_deals=True,  # seeded tables: the same games with and without
@@ -107,7 +109,7 @@ def _run(load: str, signed: bool, kind: str, seats: int, seeds: range, tmp: Path
             moves = sum([await _play(ts, kind, seats, s, load == "watched") for s in seeds])
             return (time.process_time() - started) / moves
         finally:
-            ts.close()
+            ts.games.close()
 
     return asyncio.run(go())
 
@@ -126,7 +128,7 @@ def _sign_us(n: int = 2000) -> float:
 def _seat_check_us(n: int = 2000) -> float:
     """The server's check of one seat-signed Play (server/wire/seatsig.py): the signed command
     read off the request and matched to it, then the Ed25519 verification with the seat's key
-    (what ``Games._seat_signed`` adds to a keyed seat's command; the chain-hash lookup at the
+    (what ``Games.seat_signed`` adds to a keyed seat's command; the chain-hash lookup at the
     head is a field read)."""
     key = Ed25519PrivateKey.generate()
     public = seatsig.public_bytes(key).hex()
@@ -149,7 +151,7 @@ def receipts_section(quick: bool) -> list[str]:
         "## P6: signing and receipts per move",
         "",
         "The same seeded games played in process on SQLite with the seal and receipts on, "
-        "and with them off (`TableServer(sealer=None)`, for benchmarks only). *bare*: each "
+        "and with them off (`table_server(store, sealer=None)`, for benchmarks only). *bare*: each "
         "move is LegalMoves, Play with the reply the servicer builds, and the next seat's "
         "GetView. *watched*: also the move's Watch messages for every viewer (each seat, a "
         "spectator, the arbiter) and every seat's GetView after it. Figures are process CPU "

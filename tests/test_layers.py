@@ -79,6 +79,16 @@ PLANTED = {
         "import server.usecases.watch",
         "BROKEN",
     ),
+    "a job imports the table server": (
+        "server/usecases/timers.py",
+        "import server.usecases.table_server",
+        "BROKEN",
+    ),
+    "the use cases' ports import the common ground": (
+        "server/usecases/ports.py",
+        "import server.usecases.games",
+        "BROKEN",
+    ),
     "the auditor imports the server's use cases": (
         "clients/python/audit_receipts.py",
         "import server.usecases.games",

@@ -63,7 +63,7 @@ def test_stages_rules_put_each_frame_in_its_stage() -> None:
         "TableServicer.Play (server/transport/servicer.py:221)",
         "Play.play (server/usecases/play.py:68)",
     ]
-    append = [*play, "Games._append (server/usecases/games.py:292)"]
+    append = [*play, "Games.append (server/usecases/games.py:292)"]
     seal = [*append, "Sealer.__call__ (server/wire/receipts.py:92)"]
     record = [*append, "GameAggregate.record (server/store/eventstore.py:143)"]
     commit = ["Thread.run (threading.py:982)", "GroupCommitter._run (server/store/commit.py:99)"]

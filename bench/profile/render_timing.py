@@ -30,8 +30,8 @@ from bench.receipts import GAMES
 from bench.receipts import _play as play_bench_game
 from domain.engine import Viewer
 from domain.table import records
+from server.startup.compose import table_server
 from server.store.eventstore import TableApplication
-from server.usecases.table_server import TableServer
 from server.wire import receipts, render
 from server.wire.receipts import Sealer
 from server.wire.signing import Signer
@@ -108,7 +108,7 @@ def timed_render(into: Callable[[], Round]) -> Iterator[None]:
 def one_round(kind: str, seats: int, seeds: range, signer: Signer) -> Round:
     """The games ``seeds`` of ``kind`` played once, from a fresh server and store."""
     sealer = TimedSealer(signer)
-    ts = TableServer(
+    ts = table_server(
         TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}),
         sealer=sealer,
         allow_prepared_deals=True,  # seeded tables: the same games in every round
@@ -122,7 +122,7 @@ def one_round(kind: str, seats: int, seeds: range, signer: Signer) -> Round:
         with timed_render(lambda: sealer.round):
             asyncio.run(play())
     finally:
-        ts.close()
+        ts.games.close()
     return sealer.round
 
 

@@ -17,6 +17,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
+from server.startup import compose
 from server.startup.config import Settings, from_args
 from server.startup.metrics import Metrics, RpcInterceptor, instrument_store, watch_collector
 from server.store.eventstore import TableApplication
@@ -27,8 +28,6 @@ from server.transport.health import StoreHealth
 from server.transport.limits import Limits, LimitsInterceptor
 from server.transport.logs import configure_logging
 from server.transport.servicer import TableServicer
-from server.usecases.table_server import TableServer
-from server.usecases.timers import TurnClock
 from server.wire.receipts import Sealer
 from server.wire.signing import SigningKeyError, load_keys
 from tabletop.v1 import tabletop_pb2, tabletop_pb2_grpc
@@ -134,23 +133,25 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     for name in store.feed_counts():  # read when scraped; zero on SQLite (no feed)
         metrics.feed.labels(name).set_function(functools.partial(_feed_count, store, name))
     store_health = StoreHealth(store.shards, metrics)
-    tables = TableServer(
+    tables = compose.table_server(
         store,
         min_turn_ms=int(settings.min_turn_time * 1000),
         sealer=Sealer(keys.signer),
         allow_prepared_deals=settings.allow_prepared_deals,
         reveal_timeout=settings.reveal_timeout,
         case_timeout=settings.case_timeout,
+        clock=True,  # durable through restarts
+        max_clock_events=settings.max_clock_events,
     )
+    clock = tables.clock
+    assert clock is not None
     if settings.allow_prepared_deals:
         log.warning(
             "prepared deals are ALLOWED (--allow-prepared-deals): CreateGame accepts a seed "
             "or a deck, so a table's creator may choose its deal; such tables are marked"
         )
-    clock = TurnClock(tables, max_run=settings.max_clock_events)  # durable through restarts
-    clock.install()
     interceptor = RpcInterceptor(metrics, stall_timeout=settings.stream_stall_timeout)
-    limits = Limits(settings.limits, finished_for=tables.finished_for)
+    limits = Limits(settings.limits, finished_for=tables.games.finished_for)
     server = grpc.aio.server(
         options=grpc_options(settings), interceptors=[interceptor, LimitsInterceptor(limits)]
     )
@@ -169,14 +170,14 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     try:
         port = server.add_insecure_port(f"{settings.host}:{settings.port}")
     except RuntimeError:  # taken since the check, or not an address of this machine
-        tables.close()
+        tables.games.close()
         raise StartupError(f"cannot listen on {settings.host}:{settings.port}") from None
     httpd = None
     if settings.metrics_port is not None:
         try:
             httpd, _ = start_http_server(settings.metrics_port, settings.host, metrics.registry)
         except OSError as exc:
-            tables.close()
+            tables.games.close()
             raise StartupError(
                 f"cannot serve metrics on {settings.host}:{settings.metrics_port}: {exc.strerror}"
             ) from None
@@ -206,7 +207,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
             )
         except OSError as exc:
             await server.stop(None)
-            tables.close()
+            tables.games.close()
             raise StartupError(
                 f"cannot serve the live viewer on {settings.host}:{settings.http_port}: "
                 f"{exc.strerror}"
@@ -222,7 +223,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
             if live is not None:
                 await webview.stop(*live)
             await server.stop(None)
-            tables.close()
+            tables.games.close()
             raise StartupError(f"cannot serve the web port on {settings.host}:{settings.web_port}")
         _, web_port = web
         log.info(
@@ -234,7 +235,8 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     armed = await clock.recover()
     if armed:
         log.info("turn clocks re-armed for %d running games", armed)
-    moved = await tables.recover_matches()  # matches left between a hand's end and the next
+    # matches left between a hand's end and the next
+    moved = await tables.matches.recover_matches()
     if moved:
         log.info("%d matches moved on to their next hand", moved)
     stopping = False
@@ -308,7 +310,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         await web[0].stop()
     await server.stop(grace=settings.shutdown_grace)
     clock.close()
-    tables.close()
+    tables.games.close()
     if httpd is not None:
         httpd.shutdown()
     log.info("stopped", extra={"streams_ended": streams})

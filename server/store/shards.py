@@ -1,8 +1,9 @@
 """Where games are stored: one or more shards, each an event store with its own group commit.
 
-``Store`` is what ``TableServer`` talks to. It routes a game to its shard by game id, saves
-through that shard's ``GroupCommitter`` and reads back through that shard's application, so
-SQLite, one PostgreSQL database and several PostgreSQL shards share one code path.
+``Store`` is what the use cases talk to (``Games``, server/usecases/games.py). It routes a
+game to its shard by game id, saves through that shard's ``GroupCommitter`` and reads back
+through that shard's application, so SQLite, one PostgreSQL database and several PostgreSQL
+shards share one code path.
 
 On PostgreSQL, every shard also runs one ``Feed``: a single LISTEN/NOTIFY subscription
 on the event loop that delivers the events other processes stored, in batches. That is how a
@@ -454,7 +455,7 @@ class Store:
     def app_for(self, game_id: UUID) -> TableApplication:
         return self.shards[self.shard_of(game_id)]
 
-    # --- the calls TableServer makes (blocking ones run in threads) ---------------------
+    # --- the calls the use cases make (blocking ones run in threads) -------------------
 
     def submit(self, aggregate: Aggregate) -> concurrent.futures.Future[None]:
         """Save ``aggregate``'s pending events; the future resolves once they are durable."""

@@ -1,12 +1,12 @@
 """The live viewer's event streams: one shared feed per game, and the limits on open streams.
 
 Every live viewer is a spectator, so a game's steps render the same for all of them. A
-``GameFeed`` follows the game once (one ``TableServer.follow``: one hub subscription and
+``GameFeed`` follows the game once (one ``Watch.follow``: one hub subscription and
 one store read per page) and renders each step once, as the Server-Sent Event bytes the
 page reads; every open stream of that game reads those bytes at its own pace. The feed
 keeps the game's steps from version 1 while they fit its byte budget, so a new tab (the
 page asks for ``after=0``) costs no rendering; a stream that wants a step the feed has
-dropped reads it from the store and renders it itself (``TableServer.replay``, whose
+dropped reads it from the store and renders it itself (``Watch.replay``, whose
 rendering is the same byte for byte), then goes on with the shared steps.
 
 Streams are counted per network prefix (a /24 for IPv4, a /64 for IPv6: one host holds
@@ -77,7 +77,7 @@ class GameFeed:
 
     async def _follow(self) -> None:
         try:
-            async for event, snap in self.tables.follow(self.game_id, SPECTATOR, 0):
+            async for event, snap in self.tables.watch.follow(self.game_id, SPECTATOR, 0):
                 self._add(step_chunk(snap.table.kind, event, snap))
             self.ended = True
         except asyncio.CancelledError:
@@ -127,7 +127,7 @@ class GameFeed:
                 yield KEEPALIVE
 
     async def _from_store(self, first: int, last: int) -> AsyncIterator[bytes]:
-        async for event, snap in self.tables.replay(self.game_id, SPECTATOR, first, last):
+        async for event, snap in self.tables.watch.replay(self.game_id, SPECTATOR, first, last):
             yield step_chunk(snap.table.kind, event, snap)
 
 

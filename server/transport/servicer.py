@@ -66,7 +66,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self.limits = limits  # server/transport/limits.py: the per-seat move rate is checked here
         # the Ed25519 public keys by id, the one that signs the seals first (GetSigningKey)
         self.keys = keys
-        sealer = server.sealer  # its renderings of each game's latest move are reused
+        sealer = server.games.sealer  # its renderings of each game's latest move are reused
         self.sealer = sealer if isinstance(sealer, receipts.Sealer) else None
         # LegalMoves, the Play reply and a seat's Watch all give the same answer for one seat
         # at one version: it is decided and rendered once (issue 16)
@@ -78,11 +78,11 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     async def _legal_moves(self, game_id: str, viewer: Viewer) -> pb.LegalMovesResponse:
         """What ``viewer`` may do at the game's latest version (nothing unless a seat)."""
-        gid = self.server.parse_id(game_id)
-        key = (gid, await self.server.version_of(gid), viewer)
+        gid = self.server.games.parse_id(game_id)
+        key = (gid, await self.server.games.version_of(gid), viewer)
         if (known := self._legal.get(key)) is not None:
             return known
-        table, version, commands = await self.server.legal_moves(game_id, viewer)
+        table, version, commands = await self.server.play.legal_moves(game_id, viewer)
         answer = render_moves.legal_moves_proto(table, version, commands)
         self._legal[(gid, version, viewer)] = answer
         while len(self._legal) > LEGAL_CACHE:
@@ -97,7 +97,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         the game does not wait for may still hold a table move, e.g. 误操作: it asks.)"""
         if viewer.seat is None:
             return None
-        key = (self.server.parse_id(game_id), version, viewer)
+        key = (self.server.games.parse_id(game_id), version, viewer)
         if to_act is not None:  # (a Play reply knows them already: the mover's stream too)
             self._acts[key] = to_act
             while len(self._acts) > LEGAL_CACHE:
@@ -105,7 +105,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         else:
             to_act = self._acts.get(key)
         if to_act is None:
-            now = await self.server.snapshot(game_id, viewer, None)
+            now = await self.server.watch.snapshot(game_id, viewer, None)
             if now.version != version:
                 return None
             to_act = render.to_act(now.table, now.viewer)
@@ -115,7 +115,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         return legal if legal.version == version and legal.moves else None
 
     async def _viewer(self, game_id: str, context: grpc.aio.ServicerContext) -> Viewer:
-        viewer = await self.server.authenticate(game_id, _token(context))
+        viewer = await self.server.games.authenticate(game_id, _token(context))
         role = None if viewer.seat is not None else viewer.role.name.lower()
         logs.note(seat=viewer.seat, role=role)  # the call's log line names who made it
         return viewer
@@ -128,9 +128,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
         if request.HasField("as_seat") and request.as_arbiter:
             raise MalformedCommand("as_arbiter", "ask for one viewpoint: as_seat or as_arbiter")
         if request.HasField("as_seat"):
-            return await self.server.as_seat(request.game_id, viewer, request.as_seat)
+            return await self.server.watch.as_seat(request.game_id, viewer, request.as_seat)
         if request.as_arbiter:
-            return await self.server.as_arbiter(request.game_id, viewer)
+            return await self.server.watch.as_arbiter(request.game_id, viewer)
         return viewer
 
     @unary
@@ -154,12 +154,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
         if request.HasField("max_redeals"):
             table["max_redeals"] = request.max_redeals
         if not request.HasField("match"):
-            game_id, version, arbiter = await self.server.create_game(
+            game_id, version, arbiter = await self.server.seats.create_game(
                 kind, options, request.seat_count, **table
             )
             return pb.CreateGameResponse(game_id=game_id, version=version, arbiter_token=arbiter)
         m = request.match
-        game_id, version, arbiter, match_id = await self.server.create_match(
+        game_id, version, arbiter, match_id = await self.server.seats.create_match(
             kind,
             options,
             request.seat_count,
@@ -174,7 +174,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     @unary
     async def JoinGame(self, request: pb.JoinGameRequest, context: Any) -> pb.JoinGameResponse:
-        token, version = await self.server.join_game(
+        token, version = await self.server.seats.join_game(
             request.game_id,
             request.seat,
             request.player_name,
@@ -192,12 +192,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
     ) -> pb.RevealContributionResponse:
         viewer = await self._viewer(request.game_id, context)
         signed = seatsig.read(request, "RevealContribution")
-        version, stored, awaiting, deadline = await self.server.reveal(
+        version, stored, awaiting, deadline = await self.server.deal.reveal(
             request.game_id, viewer, request.contribution, signed
         )
         after = None
         if stored:  # the reveal's events and their receipt, as a Play reply carries them
-            after = await self.server.snapshot(request.game_id, viewer, stored[-1].version)
+            after = await self.server.watch.snapshot(request.game_id, viewer, stored[-1].version)
         return receipts.reveal_reply(
             self.sealer, version, stored, awaiting, deadline, viewer, after
         )
@@ -208,12 +208,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
     ) -> pb.CommitContributionResponse:
         viewer = await self._viewer(request.game_id, context)
         signed = seatsig.read(request, "CommitContribution")
-        version, stored, awaiting, deadline = await self.server.commit_contribution(
+        version, stored, awaiting, deadline = await self.server.deal.commit_contribution(
             request.game_id, viewer, request.commitment, signed
         )
         after = None
         if stored:  # the acknowledgement: the move that took the commitment, with its receipt
-            after = await self.server.snapshot(request.game_id, viewer, stored[-1].version)
+            after = await self.server.watch.snapshot(request.game_id, viewer, stored[-1].version)
         return receipts.commit_reply(
             self.sealer, version, stored, awaiting, deadline, viewer, after
         )
@@ -222,14 +222,16 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def StartGame(self, request: pb.StartGameRequest, context: Any) -> pb.StartGameResponse:
         viewer = await self._viewer(request.game_id, context)
         signed = seatsig.read(request, "StartGame")
-        version = await self.server.start_game(request.game_id, viewer, request.request_id, signed)
+        version = await self.server.deal.start_game(
+            request.game_id, viewer, request.request_id, signed
+        )
         return pb.StartGameResponse(version=version)
 
     @unary
     async def RekeySeat(self, request: pb.RekeySeatRequest, context: Any) -> pb.RekeySeatResponse:
         viewer = await self._viewer(request.game_id, context)
         signed = seatsig.read(request, "RekeySeat")
-        version = await self.server.rekey_seat(
+        version = await self.server.seats.rekey_seat(
             request.game_id, viewer, request.seat_public_key.hex(), signed
         )
         return pb.RekeySeatResponse(version=version)
@@ -238,17 +240,17 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def Play(self, request: pb.PlayRequest, context: Any) -> pb.PlayResponse:
         viewer = await self._viewer(request.game_id, context)
         if self.limits is not None and viewer.seat is not None:
-            self.limits.take_move(self.server.parse_id(request.game_id), viewer.seat)
-        snap = await self.server.snapshot(request.game_id, viewer, None)
-        command = self.server.with_seat(
+            self.limits.take_move(self.server.games.parse_id(request.game_id), viewer.seat)
+        snap = await self.server.watch.snapshot(request.game_id, viewer, None)
+        command = self.server.play.with_seat(
             render_moves.read_move(snap.table.kind, request.move), viewer
         )
         signed = seatsig.read(request, "Play")
-        stored = await self.server.play(
+        stored = await self.server.play.play(
             request.game_id, viewer, request.expected_version, command, request.request_id, signed
         )
         # the game right after this move (a retried request_id gets its original reply)
-        after = await self.server.snapshot(request.game_id, viewer, stored[-1].version)
+        after = await self.server.watch.snapshot(request.game_id, viewer, stored[-1].version)
         reply = receipts.play_reply(self.sealer, snap.table.kind, stored, viewer, after)
         turn = await self._turn(request.game_id, viewer, stored[-1].version, list(reply.to_act))
         if turn is not None:  # outside the receipt: what the caller may do now
@@ -266,7 +268,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
         viewer = await self._viewpoint(request, context)
         version = request.version if request.HasField("version") else None
-        snap = await self.server.snapshot(request.game_id, viewer, version, with_match=True)
+        snap = await self.server.watch.snapshot(request.game_id, viewer, version, with_match=True)
         own = not (request.HasField("as_seat") or request.as_arbiter)  # not another's view
         return receipts.view_reply(self.sealer, snap, own=own)
 
@@ -276,12 +278,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
     ) -> pb.ReadyNextHandResponse:
         viewer = await self._viewer(request.game_id, context)
         signed = seatsig.read(request, "ReadyNextHand")
-        match, hand_id, stored = await self.server.ready_next_hand(
+        match, hand_id, stored = await self.server.matches.ready_next_hand(
             request.game_id, viewer, request.contribution, request.commitment, signed
         )
         reply = pb.ReadyNextHandResponse(match=render.match_proto(match), game_id=hand_id)
         if stored:  # the acknowledgement: the move on the hand's stream that took it
-            after = await self.server.snapshot(hand_id, viewer, stored[-1].version)
+            after = await self.server.watch.snapshot(hand_id, viewer, stored[-1].version)
             moved = receipts.play_reply(self.sealer, after.table.kind, stored, viewer, after)
             reply.events.extend(moved.events)
             if moved.HasField("receipt"):
@@ -290,7 +292,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     @unary
     async def GetMatch(self, request: pb.GetMatchRequest, context: Any) -> pb.GetMatchResponse:
-        match, facts = await self.server.match_record(request.match_id)
+        match, facts = await self.server.matches.match_record(request.match_id)
         if _token(context) is not None and match.current is not None:
             await self._viewer(match.current.game_id, context)  # a bad token is refused
         return pb.GetMatchResponse(
@@ -306,7 +308,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         if not 0 < size <= MAX_PAGE:
             raise MalformedCommand("page_size", f"must be 1..{MAX_PAGE}")
         after = _page_start(request.page_token)
-        table, events, latest, seen_as = await self.server.history(
+        table, events, latest, seen_as = await self.server.watch.history(
             request.game_id, viewer, after, size
         )
         more = bool(events) and events[-1].version < latest
@@ -322,7 +324,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
     ) -> AsyncIterator[pb.ReplayResponse]:
         try:
             viewer = await self._viewpoint(request, context)
-            async for event, snap in self.server.replay(
+            async for event, snap in self.server.watch.replay(
                 request.game_id, viewer, request.from_version, request.to_version
             ):
                 yield pb.ReplayResponse(
@@ -360,10 +362,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
                         "exclude_own_moves", "only a seat's stream has moves of its own"
                     )
                 own = OwnMovesLeftOut(viewer.seat)
-            snap = await self.server.snapshot(request.game_id, viewer, None)
+            snap = await self.server.watch.snapshot(request.game_id, viewer, None)
             kind, table = snap.table.kind, snap.table
             if request.follow_match:
-                stream = self.server.watch_match(request.game_id, viewer, request.after_version)
+                stream = self.server.watch.watch_match(
+                    request.game_id, viewer, request.after_version
+                )
             else:
                 stream = self._one_hand(request.game_id, viewer, request.after_version)
             async for item in stream:
@@ -414,7 +418,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def _one_hand(
         self, game_id: str, viewer: Viewer, after: int
     ) -> AsyncIterator[HandEvents | NextHand]:
-        async for events, seen_as, batch in self.server.watch(game_id, viewer, after):
+        async for events, seen_as, batch in self.server.watch.watch(game_id, viewer, after):
             yield HandEvents(game_id, events, seen_as, batch)
 
 

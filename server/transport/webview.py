@@ -13,7 +13,7 @@ Routes:
 * ``GET /games/{id}/steps.json?after=N&limit=M`` -- the same steps for polling clients.
 
 aiohttp runs on the server's own asyncio loop, next to grpc.aio: the steps come from
-``TableServer.follow`` (the Watch fan-out and its no-gap, no-duplicate order), one feed per
+``Watch.follow`` (the Watch fan-out and its no-gap, no-duplicate order), one feed per
 game shared by all of its streams (server/transport/livefeed.py, which also counts streams
 per network prefix and per game), and nothing here touches the store but through the
 TableServer. Numbers in a request are 1 to 19 ASCII digits; anything else is a 400.
@@ -82,7 +82,7 @@ class LiveViewer:
 
     async def page(self, request: aio.Request) -> aio.Response:
         game_id = request.match_info["game_id"]
-        snap = await self.tables.snapshot(game_id, SPECTATOR, None)
+        snap = await self.tables.watch.snapshot(game_id, SPECTATOR, None)
         data = {
             "game_id": str(snap.game_id),
             "kind": snap.table.kind,
@@ -104,11 +104,11 @@ class LiveViewer:
         game_id = request.match_info["game_id"]
         after = _number(request.query.get("after", "0"), "after")
         limit = min(_number(request.query.get("limit", "100"), "limit") or 1, MAX_POLL_STEPS)
-        latest = await self.tables.snapshot(game_id, SPECTATOR, None)
+        latest = await self.tables.watch.snapshot(game_id, SPECTATOR, None)
         steps = []
         if after < latest.version:
             last = min(latest.version, after + limit)
-            async for event, snap in self.tables.replay(game_id, SPECTATOR, after + 1, last):
+            async for event, snap in self.tables.watch.replay(game_id, SPECTATOR, after + 1, last):
                 steps.append(step_data(snap.table.kind, event, snap))
         finished = latest.table.outcome is not None
         body = {"version": latest.version, "finished": finished, "steps": steps}
@@ -118,7 +118,7 @@ class LiveViewer:
         game_id = request.match_info["game_id"]
         resume = request.headers.get("Last-Event-ID") or request.query.get("after", "0")
         after = _number(resume, "after")
-        latest = await self.tables.snapshot(game_id, SPECTATOR, None)  # 404 before the stream
+        latest = await self.tables.watch.snapshot(game_id, SPECTATOR, None)  # 404 before the stream
         if after > latest.version:
             raise MalformedCommand("after", f"must be 0..{latest.version}")
         game = str(latest.game_id)  # one count and one feed whatever the id's spelling

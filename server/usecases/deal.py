@@ -27,8 +27,13 @@ from server.wire.seatsig import SignedCall
 from server.wire.stored import StoredEvent
 
 
-class Deal(Games):
+class Deal:
     """CommitContribution, RevealContribution and StartGame."""
+
+    def __init__(self, games: Games) -> None:
+        """What the deal touches: ``games`` only (parse, lock, load, check a seat's
+        signature, decide once per key, append, read a move back, the game store)."""
+        self.games = games
 
     async def commit_contribution(
         self, game_id: str, viewer: Viewer, commitment: str, signed: SignedCall | None = None
@@ -61,22 +66,22 @@ class Deal(Games):
         the input (``recorded_as``), just appended or, for a repeat, found in the draw. A
         keyed seat's input is ``signed`` (checked before it is appended; a repeat appends
         nothing and gets the first acknowledgement back)."""
-        gid = self.parse_id(game_id)
+        gid = self.games.parse_id(game_id)
         if viewer.role is not Role.SEAT or viewer.seat is None:
             raise PermissionDenied(f"only a seat may {action} its contribution")
-        async with self._lock(gid):
-            agg = await self._load(gid)
+        async with self.games.lock(gid):
+            agg = await self.games.load(gid)
             try:
                 facts = decide(agg.table, viewer.seat)
             except RuleViolation:
-                agg = await self._load(gid, refresh=True)
+                agg = await self.games.load(gid, refresh=True)
                 facts = decide(agg.table, viewer.seat)
             if facts:
                 cause = tables.cause(action, viewer.seat)
-                recorded = await self._seat_signed(agg, viewer.seat, signed)
+                recorded = await self.games.seat_signed(agg, viewer.seat, signed)
                 if recorded is not None:
                     cause["signed"] = recorded
-                stored = await self._append(agg, facts, cause)
+                stored = await self.games.append(agg, facts, cause)
             else:  # a repeat: the move that took it the first time
                 stored = await self._recorded_input(gid, agg.table, viewer.seat, recorded_as)
         return await self._deal_when_inputs_in(gid), stored
@@ -87,27 +92,27 @@ class Deal(Games):
         """The move of the draw under way whose first fact took ``seat``'s input (the last
         one, in a draw that took several), or none."""
         after = max(table.draw_opened - 1, 0)
-        events = await asyncio.to_thread(self.store.stored_events, gid, after, None, None)
+        events = await asyncio.to_thread(self.games.store.stored_events, gid, after, None, None)
         found = [
             e.version
             for e in events
             if isinstance(e.fact, recorded_as) and getattr(e.fact, "seat", None) == seat
         ]
-        return await self._move_from(gid, found[-1]) if found else []
+        return await self.games.move_from(gid, found[-1]) if found else []
 
     async def _deal_when_inputs_in(self, gid: Any) -> GameAggregate:
         """Deal a match's later hand or a redeal as soon as every seat's input is in: the
         server moves them on by itself (hand 1 waits for StartGame, as it always has)."""
-        async with self._lock(gid):
-            agg = await self._load(gid)
+        async with self.games.lock(gid):
+            agg = await self.games.load(gid)
             table = agg.table
             dealt_by_server = table.redraw is not None or table.hand >= 2
             if not (dealt_by_server and table.drawing):
                 return agg
             if table.awaited_commitments or table.pending_reveals:
                 return agg
-            await self._append(agg, tables.start(table), tables.cause("start"))
-            return await self._load(gid)
+            await self.games.append(agg, tables.start(table), tables.cause("start"))
+            return await self.games.load(gid)
 
     async def reveal(
         self, game_id: str, viewer: Viewer, contribution: str, signed: SignedCall | None = None
@@ -134,7 +139,7 @@ class Deal(Games):
         """Deal hand 1 once every input is in. Sent by a keyed seat, it is ``signed`` and
         recorded in that seat's name; sent by the arbiter at a table with an arbiter key, it
         is signed by that key (recorded with no seat)."""
-        gid = self.parse_id(game_id)
+        gid = self.games.parse_id(game_id)
         if viewer.role is Role.SPECTATOR:
             raise PermissionDenied("a seat or the arbiter starts the game")
         key = idempotency.parse(request_id)
@@ -144,7 +149,7 @@ class Deal(Games):
 
         async def check(agg: GameAggregate) -> None:
             arbiter = viewer.role is Role.ARBITER
-            recorded = await self._seat_signed(agg, viewer.seat, signed, arbiter=arbiter)
+            recorded = await self.games.seat_signed(agg, viewer.seat, signed, arbiter=arbiter)
             if recorded is not None and arbiter:  # the keyed arbiter's start: no seat
                 cause.update(signed=recorded)
             elif recorded is not None:  # a keyed seat's start: in its name
@@ -154,5 +159,5 @@ class Deal(Games):
             # every seat's input, or no deal: a window that passed changes nothing here
             return tables.start(agg.table)
 
-        stored = await self._once(gid, decide, cause, check)
+        stored = await self.games.once(gid, decide, cause, check)
         return stored[-1].version

@@ -1,7 +1,9 @@
 """The table server's common ground: games and matches cached from the store, loading,
 authenticating, appending a move (sealed, then durable, then published) and the store feed
-of other replicas' moves. Each use case is a file of its own beside this one (seats.py,
-deal.py, play.py, watch.py, matches.py); table_server.py joins them into ``TableServer``.
+of other replicas' moves. Each use case is a class in a file of its own beside this one
+(seats.py, deal.py, play.py, watch.py, matches.py, timers.py), built with a ``Games`` and
+what else it uses; server/startup/compose.py wires them into ``TableServer``
+(table_server.py). A job reaches this common ground only through its public methods.
 
 Rules come from ``domain``; this layer adds authentication, versions, persistence and
 fan-out. Blocking store calls run in threads, never on the event loop.
@@ -30,6 +32,7 @@ from domain.table.justice.decide import LastMove, is_game_move
 from server.store.eventstore import GameAggregate, MatchAggregate, TableApplication
 from server.store.shards import Store
 from server.usecases.hub import Hub
+from server.usecases.ports import AfterAppend, HandEnded, no_clock, no_match
 from server.wire import seatsig
 from server.wire.seatsig import SignedCall
 from server.wire.stored import StoredEvent
@@ -99,23 +102,21 @@ class Games:
         store: Store | TableApplication,
         max_batch: int = 64,
         max_cached_games: int = 10_000,
-        min_turn_ms: int = 0,
         sealer: Sealer | None = None,
-        allow_prepared_deals: bool = False,
-        reveal_timeout: float = 30.0,
-        case_timeout: float = 120.0,
     ) -> None:
+        """``store``: the game store (one shard or several); ``max_batch``: a shard's group
+        commit; ``max_cached_games``: the cache's cap; ``sealer``: signs every move.
+
+        Two hooks are set once, by the composition root (server/startup/compose.py):
+        ``after_append`` (the turn clock arms a game's deadline after each move) and
+        ``hand_ended`` (the match moves on when one of its hands ends here)."""
         self.max_cached_games = max_cached_games
-        self.min_turn_ms = min_turn_ms  # the shortest turn clock a table may have (policy)
         # Signs every move (server/wire/receipts.py). None only where nothing is signed: the
         # benchmark's unsigned baseline and tests of other things; server/startup/main.py always
         # passes one.
         self.sealer = sealer
-        self.allow_prepared_deals = allow_prepared_deals  # client seeds and decks
-        # recorded in each new table (GameCreated), so its views' deadlines follow from it
-        self.reveal_timeout_ms = round(reveal_timeout * 1000)
-        # a case's deadline at a table that names none (recorded in GameCreated as well)
-        self.case_timeout_ms = max(1, round(case_timeout * 1000))
+        self.after_append: AfterAppend = no_clock
+        self.hand_ended: HandEnded = no_match
         self.store = store if isinstance(store, Store) else Store([store], max_batch=max_batch)
         self.app = self.store.shards[0]  # the first (often only) shard
         self.committer = self.store.committers[0]
@@ -187,12 +188,12 @@ class Games:
         decoded: dict[int, Any],
         started: tuple[int, tables.Table] | None,
     ) -> None:
-        """Remember the last move of events another process stored, as ``_append`` does for
+        """Remember the last move of events another process stored, as ``append`` does for
         this process's own: without it every seat's stream on this replica (its turn's legal
         moves, for 误操作) read the move back from the store and rebuilt the game before it,
         once per move (profile of bench P2, two replicas)."""
         if started is None:
-            return  # the move began in an earlier batch: _last_move reads it if asked
+            return  # the move began in an earlier batch: last_move reads it if asked
         i, before = started
         moved = fresh[i:]
         facts = [decoded.get(e.originator_version) for e in moved]
@@ -214,7 +215,7 @@ class Games:
         except (ValueError, AttributeError, TypeError):
             raise MalformedCommand("game_id", "is not a game id") from None
 
-    async def _load(self, game_id: uuid.UUID, refresh: bool = False) -> GameAggregate:
+    async def load(self, game_id: uuid.UUID, refresh: bool = False) -> GameAggregate:
         agg = self._latest.get(game_id)
         if agg is None or refresh:
             # [reads in flight, newest version the store feed reported meanwhile]: the feed
@@ -244,6 +245,11 @@ class Games:
             self._trim()
         return agg
 
+    def remember(self, agg: GameAggregate) -> None:
+        """Cache a game just opened (CreateGame, a match's next hand): its first read."""
+        self._latest[agg.id] = agg
+        self._trim()
+
     def _trim(self) -> None:
         """Keep memory bounded: games in memory are only a cache of the store. Past the cap,
         forget finished games first, then the earliest cached, never a game in a move, down
@@ -265,10 +271,10 @@ class Games:
             self._last_moves.pop(gid, None)
             excess -= 1
 
-    async def _load_at(self, game_id: uuid.UUID, version: int | None) -> GameAggregate:
+    async def load_at(self, game_id: uuid.UUID, version: int | None) -> GameAggregate:
         if version is None:
-            return await self._load(game_id)
-        latest = await self._load(game_id)
+            return await self.load(game_id)
+        latest = await self.load(game_id)
         if not 1 <= version <= latest.version:
             raise MalformedCommand("version", f"must be 1..{latest.version}")
         if version == latest.version:
@@ -278,7 +284,7 @@ class Games:
 
     async def authenticate(self, game_id: str, token: str | None) -> Viewer:
         """The viewer a token stands for at this game; no token is a spectator."""
-        agg = await self._load(self.parse_id(game_id))
+        agg = await self.load(self.parse_id(game_id))
         if not token:
             return SPECTATOR
         presented = token_hash(token)
@@ -289,7 +295,7 @@ class Games:
                 return Viewer.of_seat(seat)
         raise PermissionDenied("the token is not valid for this game")
 
-    async def _seat_signed(
+    async def seat_signed(
         self,
         agg: GameAggregate,
         seat: int | None,
@@ -340,7 +346,7 @@ class Games:
         chain hash (when given) the one stored there: a signed command cannot be moved to
         another version or table."""
         if version > agg.version:  # another replica may have moved the game on
-            agg = await self._load(agg.id, refresh=True)
+            agg = await self.load(agg.id, refresh=True)
         if not 0 <= version <= agg.version:
             raise MalformedCommand(
                 seatsig.FIELD,
@@ -361,10 +367,10 @@ class Games:
                 f"head_hash is not this game's chain hash at version {version}",
             )
 
-    def _lock(self, game_id: uuid.UUID) -> asyncio.Lock:
+    def lock(self, game_id: uuid.UUID) -> asyncio.Lock:
         return self._locks.setdefault(game_id, asyncio.Lock())
 
-    async def _append(
+    async def append(
         self, agg: GameAggregate, facts: list[Any], cause: dict[str, Any]
     ) -> list[StoredEvent]:
         """Append facts to a fork of ``agg``, wait until durable, then publish.
@@ -379,7 +385,7 @@ class Games:
             StoredEvent(e.originator_version, e.timestamp, fact, e.hash, e.fact, e.cause)
             for e, fact in zip(pending, facts, strict=True)
         ]
-        stored = self._seal(fork, stored)
+        stored = self.seal(fork, stored)
         done = asyncio.wrap_future(self.store.submit(fork))
         try:
             await asyncio.shield(done)
@@ -395,7 +401,7 @@ class Games:
             raise
         except IntegrityError:
             self._latest.pop(agg.id, None)  # another writer won: never trust memory now
-            current = (await self._load(agg.id)).version
+            current = (await self.load(agg.id)).version
             raise Aborted(agg.version, current) from None
         except Exception:  # e.g. OutcomeUnknown: the move may be stored, so re-read later
             self._latest.pop(agg.id, None)
@@ -418,10 +424,10 @@ class Games:
         self.after_append(agg.id, fork)
         finished = tables.Phase.FINISHED
         if fork.table.match_id and fork.table.phase is finished and agg.table.phase is not finished:
-            await self._hand_ended(fork.table.match_id)
+            await self.hand_ended(fork.table.match_id)
         return stored
 
-    def _seal(self, agg: GameAggregate, move: list[StoredEvent]) -> list[StoredEvent]:
+    def seal(self, agg: GameAggregate, move: list[StoredEvent]) -> list[StoredEvent]:
         """Sign the move (one seal covers every viewer's receipt) and store the seal with
         its last event."""
         if self.sealer is None:
@@ -430,20 +436,7 @@ class Games:
         agg.seal_move(seal)
         return [*move[:-1], replaced(move[-1], seal=seal)]
 
-    def after_append(self, game_id: uuid.UUID, agg: GameAggregate) -> None:
-        """Hook for the turn clock (server/usecases/timers.py); nothing by default."""
-
-    async def _hand_ended(self, match_id: str) -> None:
-        """A hand of a match ended here; matches.py moves the match on."""
-
-    async def commit_contribution(
-        self, game_id: str, viewer: Viewer, commitment: str, signed: SignedCall | None = None
-    ) -> tuple[int, list[StoredEvent], tuple[int, ...], datetime | None]:
-        """A seated seat commits to the draw under way; deal.py does it (ReadyNextHand, in
-        matches.py, commits through it)."""
-        raise NotImplementedError
-
-    async def _once(
+    async def once(
         self,
         gid: uuid.UUID,
         decide: Callable[[GameAggregate], list[Any]],
@@ -455,18 +448,18 @@ class Games:
         another replica may hold the answer (the retry went elsewhere). ``check`` runs
         under the lock before deciding (a seat's signature: it may complete the cause)."""
         digest = cause.get("request_key")
-        async with self._lock(gid):
-            agg = await self._load(gid)
+        async with self.lock(gid):
+            agg = await self.load(gid)
             for fresh in (False, True):
                 if fresh:
-                    agg = await self._load(gid, refresh=True)
+                    agg = await self.load(gid, refresh=True)
                 if digest and (done := await self._requested(agg, digest, cause)):
                     return done
                 if check is not None:
                     await check(agg)
                 try:
                     facts = decide(agg)  # before the cause is stored: it may complete it
-                    return await self._append(agg, facts, cause)
+                    return await self.append(agg, facts, cause)
                 except (RuleViolation, Aborted):
                     if not digest or fresh:
                         raise
@@ -478,14 +471,40 @@ class Games:
         first = agg.keyed_version(digest)
         if first is None:
             return None
-        move = await self._move_from(agg.id, first)
+        move = await self.move_from(agg.id, first)
         _same_request(move[0].cause if move else None, cause)
         return move
 
-    async def _move_from(self, gid: uuid.UUID, first: int) -> list[StoredEvent]:
+    async def move_from(self, gid: uuid.UUID, first: int) -> list[StoredEvent]:
         """The events of the request whose first fact is at ``first`` (up to the next cause)."""
         events = await asyncio.to_thread(self.store.stored_events, gid, first - 1, None, 256)
         return events[:1] + list(itertools.takewhile(lambda e: e.cause is None, events[1:]))
+
+    async def last_move(self, agg: GameAggregate) -> LastMove | None:
+        """The latest game move if it is the last thing that happened (for 误操作)."""
+        known = self._last_moves.get(agg.id)
+        if known is not None and known[0] == agg.version:
+            return known[1]
+        if agg.table.phase is not tables.Phase.PLAYING:
+            return None
+        found = await self._read_last_move(agg)
+        self._last_moves[agg.id] = (agg.version, found)
+        return found
+
+    async def _read_last_move(self, agg: GameAggregate) -> LastMove | None:
+        """``last_move`` from the store (after a restart, or a move another replica made)."""
+        recent = await asyncio.to_thread(
+            self.store.stored_events, agg.id, max(0, agg.version - 64), None, None
+        )
+        caused = [i for i, e in enumerate(recent) if e.cause is not None]
+        if not caused or not is_game_move(recent[caused[-1]].cause):
+            return None
+        move = recent[caused[-1] :]
+        first = move[0].version
+        before = (await self.load_at(agg.id, first - 1)).table.game
+        cause = move[0].cause or {}
+        facts = [e.fact for e in move]
+        return tables.last_move(agg.table.kind, cause, (first, move[-1].version), facts, before)
 
     def finished_for(self, game_id: uuid.UUID) -> float | None:
         """Seconds since the game finished, or None while it runs or is not cached (the
@@ -503,9 +522,9 @@ class Games:
 
     async def version_of(self, game_id: uuid.UUID) -> int:
         """The game's latest version, as this replica knows it."""
-        return (await self._load(game_id)).version
+        return (await self.load(game_id)).version
 
-    async def _load_match(self, match_id: uuid.UUID, refresh: bool = False) -> MatchAggregate:
+    async def load_match(self, match_id: uuid.UUID, refresh: bool = False) -> MatchAggregate:
         agg = self._matches.get(match_id)
         if agg is None or refresh:
             try:
@@ -515,6 +534,10 @@ class Games:
             self._matches[match_id] = agg
             self._trim_matches()
         return agg
+
+    def remember_match(self, agg: MatchAggregate) -> None:
+        """Cache a match just opened (CreateGame with a match)."""
+        self._matches[agg.id] = agg
 
     def _trim_matches(self) -> None:
         """Bounded like the games: past the cap, forget finished matches first."""
@@ -526,7 +549,7 @@ class Games:
         for mid in (finished + running)[: excess + self.max_cached_games // 10]:
             del self._matches[mid]
 
-    async def _append_match(self, agg: MatchAggregate, facts: list[Any]) -> None:
+    async def append_match(self, agg: MatchAggregate, facts: list[Any]) -> None:
         """Append to a fork of the match; a writer that came first makes it _MatchMoved."""
         if not facts:
             return
@@ -553,4 +576,4 @@ class Games:
         cached = self._matches.get(mid)
         stale = cached is None or len(cached.match.hands) < table.hand
         refresh = stale or table.phase is tables.Phase.FINISHED
-        return (await self._load_match(mid, refresh=refresh)).match
+        return (await self.load_match(mid, refresh=refresh)).match

@@ -44,7 +44,7 @@ class Subscription:
         return await self.queue.get()
 
     def close(self) -> None:
-        self.hub._unsubscribe(self)
+        self.hub.unsubscribe(self)
 
 
 class Hub:
@@ -61,7 +61,7 @@ class Hub:
         self._subs[game_id].add(sub)
         return sub
 
-    def _unsubscribe(self, sub: Subscription) -> None:
+    def unsubscribe(self, sub: Subscription) -> None:
         subs = self._subs.get(sub.game_id)
         if subs is not None:
             subs.discard(sub)

@@ -24,15 +24,28 @@ from server.usecases.games import (
     _MatchMoved,
     log,
 )
+from server.usecases.ports import CommitContribution
 from server.wire import seatsig
 from server.wire.seatsig import SignedCall
 from server.wire.stored import StoredEvent, StoredMatchFact
 
 
-class Matches(Games):
+class Matches:
     """ReadyNextHand, GetMatch, and the match moving on after each hand."""
 
-    async def _hand_ended(self, match_id: str) -> None:
+    def __init__(
+        self, games: Games, commit: CommitContribution, *, reveal_timeout_ms: int = 30_000
+    ) -> None:
+        """What matches touch: ``games`` (lock, load and append games and matches, seal,
+        the cache a next hand enters, the hub, the game store, the ``after_append`` hook
+        that arms a new hand's commit window), ``commit`` (Deal.commit_contribution:
+        ReadyNextHand commits through it) and ``reveal_timeout_ms`` (recorded in each next
+        hand's table, as CreateGame records it)."""
+        self.games = games
+        self.commit = commit
+        self.reveal_timeout_ms = reveal_timeout_ms
+
+    async def hand_ended(self, match_id: str) -> None:
         """A hand of a match ended here: move the match on. The hand's own facts are already
         durable, so a failure here loses nothing: the next look (a ready, a watcher between
         hands, the start-up recovery) moves the match on instead."""
@@ -49,9 +62,9 @@ class Matches(Games):
         at any time: each step is an append the store lets in once (the next hand's id is
         derived from the match, so only one table can be that hand)."""
         mid = uuid.UUID(match_id)
-        async with self._lock(mid):
+        async with self.games.lock(mid):
             for _attempt in range(8 + 4 * matches.MAX_HANDS):
-                agg = await self._load_match(mid)
+                agg = await self.games.load_match(mid)
                 try:
                     if not await self._advance_step(agg):
                         return
@@ -64,11 +77,11 @@ class Matches(Games):
         current = state.current
         if state.finished or current is None:
             return False
-        hand = await self._load(uuid.UUID(current.game_id))
+        hand = await self.games.load(uuid.UUID(current.game_id))
         if current.ended is None:
             if hand.table.phase is not tables.Phase.FINISHED:
                 return False
-            await self._append_match(agg, matches.end_hand(state, hand.table, hand.head_hash))
+            await self.games.append_match(agg, matches.end_hand(state, hand.table, hand.head_hash))
             return True
         if not matches.next_due(state):
             return False
@@ -82,12 +95,12 @@ class Matches(Games):
                 self.reveal_timeout_ms,
             )
             await self._open_hand(next_id, moves)
-        await self._append_match(agg, matches.open_hand(state))
+        await self.games.append_match(agg, matches.open_hand(state))
         return True
 
     async def _exists(self, game_id: uuid.UUID) -> bool:
         try:
-            await self._load(game_id)
+            await self.games.load(game_id)
         except NotFound:
             return False
         return True
@@ -104,13 +117,12 @@ class Matches(Games):
                 agg.record(fact, cause if i == 0 else None)
             stored += self._stored_move(agg, move, done)
         try:
-            await asyncio.wrap_future(self.store.submit(agg))
+            await asyncio.wrap_future(self.games.store.submit(agg))
         except IntegrityError:
             return
-        self._latest[game_id] = agg
-        self._trim()
-        self.hub.publish(game_id, stored)
-        self.after_append(game_id, agg)  # the new hand's commit window (AUTO: the clock)
+        self.games.remember(agg)
+        self.games.hub.publish(game_id, stored)
+        self.games.after_append(game_id, agg)  # the new hand's commit window (AUTO: the clock)
 
     def _stored_move(self, agg: GameAggregate, facts: list[Any], done: int) -> list[StoredEvent]:
         """The move just recorded on ``agg`` (its pending events after the first ``done``),
@@ -120,7 +132,7 @@ class Matches(Games):
             StoredEvent(e.originator_version, e.timestamp, fact, e.hash, e.fact, e.cause)
             for e, fact in zip(pending, facts, strict=True)
         ]
-        return self._seal(agg, move)
+        return self.games.seal(agg, move)
 
     async def ready_next_hand(
         self,
@@ -140,15 +152,15 @@ class Matches(Games):
         ``signed`` for the hand its commitment goes into (which the request then names)."""
         if viewer.role is not Role.SEAT or viewer.seat is None:
             raise PermissionDenied("only a seated player says it is ready")
-        table = (await self._load(self.parse_id(game_id))).table
+        table = (await self.games.load(self.games.parse_id(game_id))).table
         if not table.match_id:
             raise RuleViolation("NOT_A_MATCH", matches.decide.RULE, "this table plays one hand")
         await self.advance_match(table.match_id)  # a hand that ended is followed by the next
         mid = uuid.UUID(table.match_id)
-        match = (await self._load_match(mid)).match
+        match = (await self.games.load_match(mid)).match
         current = match.current
         assert current is not None
-        hand = (await self._load(uuid.UUID(current.game_id))).table
+        hand = (await self.games.load(uuid.UUID(current.game_id))).table
         drawing = current.hand >= 2 and hand.drawing
         matches.check_ready(match, viewer.seat, contribution, drawing)
         if not drawing:
@@ -163,16 +175,14 @@ class Matches(Games):
                 f"the signed command names game {signed.game_id}; the commitment goes into "
                 f"hand {current.hand}, game {current.game_id}: sign and send that one",
             )
-        _v, stored, _a, _d = await self.commit_contribution(
-            current.game_id, viewer, commitment, signed
-        )
+        _v, stored, _a, _d = await self.commit(current.game_id, viewer, commitment, signed)
         # the match, with the seats that have committed to the hand being opened as ready
-        hand = (await self._load(uuid.UUID(current.game_id))).table
+        hand = (await self.games.load(uuid.UUID(current.game_id))).table
         committed = tuple(
             None if s is not None and s.status is deal.Contribution.AWAITED else ""
             for s in hand.seats
         )
-        match = dataclasses.replace((await self._load_match(mid)).match, ready=committed)
+        match = dataclasses.replace((await self.games.load_match(mid)).match, ready=committed)
         return match, current.game_id, stored
 
     async def match_record(self, match_id: str) -> tuple[matches.Match, list[StoredMatchFact]]:
@@ -181,23 +191,23 @@ class Matches(Games):
             mid = uuid.UUID(match_id)
         except ValueError:
             raise MalformedCommand("match_id", "is not a match id") from None
-        agg = await self._load_match(mid, refresh=True)
-        facts = await asyncio.to_thread(self.store.match_facts, mid)
+        agg = await self.games.load_match(mid, refresh=True)
+        facts = await asyncio.to_thread(self.games.store.match_facts, mid)
         return agg.match, facts
 
     async def recover_matches(self) -> int:
         """After a restart: move on every match that was left between two steps (a hand
         ended but not recorded, a next hand due but not dealt). Returns how many moved."""
         moved = 0
-        for match_id in await asyncio.to_thread(self.store.match_ids):
-            agg = await self._load_match(match_id, refresh=True)
+        for match_id in await asyncio.to_thread(self.games.store.match_ids):
+            agg = await self.games.load_match(match_id, refresh=True)
             if agg.match.finished:
                 continue
             before = agg.version
             await self.advance_match(str(match_id))
-            after = await self._load_match(match_id)
+            after = await self.games.load_match(match_id)
             moved += after.version > before
             if after.match.current is not None:  # a hand waiting for its draw: its windows
-                hand = await self._load(uuid.UUID(after.match.current.game_id))
-                self.after_append(hand.id, hand)
+                hand = await self.games.load(uuid.UUID(after.match.current.game_id))
+                self.games.after_append(hand.id, hand)
         return moved

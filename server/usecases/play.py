@@ -13,13 +13,9 @@ from typing import Any
 from domain import table as tables
 from domain.engine import MalformedCommand, Role, Viewer
 from domain.table import records
-from domain.table.justice.decide import LastMove, is_game_move
 from server.store.eventstore import GameAggregate
 from server.usecases import justice
-from server.usecases.games import (
-    Aborted,
-    Games,
-)
+from server.usecases.games import Aborted, Games
 from server.wire.seatsig import SignedCall
 from server.wire.stored import StoredEvent
 
@@ -27,8 +23,14 @@ MAX_REQUEST_ID = 64  # characters of a Play request_id (idempotency key)
 MAX_CONCURRENT = 3  # facts a stale Play may be behind and still be decided (a claim window)
 
 
-class Play(Games):
+class Play:
     """Play and LegalMoves."""
+
+    def __init__(self, games: Games) -> None:
+        """What Play touches: ``games`` only (parse, lock, load, check a seat's signature,
+        the last move for 误操作, append, read a move back, the game store for the facts a
+        stale Play was behind)."""
+        self.games = games
 
     async def play(
         self,
@@ -49,20 +51,20 @@ class Play(Games):
         (docs/api.md, "Seat signatures"), checked before anything is decided and recorded
         with the move; so is a ruling at a table with an arbiter key, by that key.
         """
-        gid = self.parse_id(game_id)
+        gid = self.games.parse_id(game_id)
         justice.check_sender(command, viewer)
         if len(request_id) > MAX_REQUEST_ID:
             raise MalformedCommand("request_id", f"at most {MAX_REQUEST_ID} characters")
-        async with self._lock(gid):
-            agg = await self._load(gid)
+        async with self.games.lock(gid):
+            agg = await self.games.load(gid)
             if request_id and (done := await self._played(agg, command, request_id)):
                 return done
             if expected_version != agg.version:
-                agg = await self._load(gid, refresh=True)  # another replica may have moved
+                agg = await self.games.load(gid, refresh=True)  # another replica may have moved
                 if request_id and (done := await self._played(agg, command, request_id)):
                     return done
             seat = justice.sender_seat(command)
-            recorded = await self._seat_signed(
+            recorded = await self.games.seat_signed(
                 agg, seat, signed, play_version=expected_version, arbiter=seat is None
             )
             if expected_version != agg.version and not await self._concurrent(
@@ -70,7 +72,7 @@ class Play(Games):
             ):
                 raise Aborted(expected_version, agg.version)
             justice.check_budget(command, agg.table, agg.justice_times, datetime.now(UTC))
-            last = await self._last_move(agg) if justice.needs_last_move(command) else None
+            last = await self.games.last_move(agg) if justice.needs_last_move(command) else None
             # a fresh secret for a 重新洗牌发牌 the command may order (drawn with the seats)
             redeal = isinstance(command, tables.REDEAL_COMMANDS)
             facts = tables.act(agg.table, command, last, secrets.token_hex(32) if redeal else "")
@@ -80,10 +82,10 @@ class Play(Games):
             if recorded is not None:
                 cause["signed"] = recorded
             try:
-                return await self._append(agg, facts, cause)
+                return await self.games.append(agg, facts, cause)
             except Aborted:  # another replica stored a move first: this very request?
                 if request_id:
-                    latest = await self._load(gid)
+                    latest = await self.games.load(gid)
                     if done := await self._played(latest, command, request_id):
                         return done
                 raise
@@ -95,7 +97,7 @@ class Play(Games):
         if not 0 < gap <= MAX_CONCURRENT or isinstance(command, tables.ARBITER_COMMANDS):
             return False
         events = await asyncio.to_thread(
-            self.store.stored_events, agg.id, expected_version, agg.version, None
+            self.games.store.stored_events, agg.id, expected_version, agg.version, None
         )
         return tables.concurrent(agg.table.kind, [e.fact for e in events], command.seat)
 
@@ -107,7 +109,7 @@ class Play(Games):
         first = agg.request_version(justice.sender_seat(command), request_id)
         if first is None:
             return None
-        move = await self._move_from(agg.id, first)
+        move = await self.games.move_from(agg.id, first)
         original = (move[0].cause or {}).get("command") if move else None
         if records.canonical(original) != records.canonical(tables.encode_event(command)):
             raise MalformedCommand("request_id", "was already used for a different move")
@@ -123,36 +125,10 @@ class Play(Games):
         self, game_id: str, viewer: Viewer
     ) -> tuple[tables.Table, int, list[Any]]:
         """The viewer's legal commands at the latest version: the table, the version, them."""
-        agg = await self._load(self.parse_id(game_id))
+        agg = await self.games.load(self.games.parse_id(game_id))
         table = agg.table
         if viewer.role is not Role.SEAT or table.phase is not tables.Phase.PLAYING:
             return table, agg.version, []
         assert viewer.seat is not None
-        last = await self._last_move(agg)
+        last = await self.games.last_move(agg)
         return table, agg.version, tables.legal_commands(table, viewer.seat, last)
-
-    async def _last_move(self, agg: GameAggregate) -> LastMove | None:
-        """The latest game move if it is the last thing that happened (for 误操作)."""
-        known = self._last_moves.get(agg.id)
-        if known is not None and known[0] == agg.version:
-            return known[1]
-        if agg.table.phase is not tables.Phase.PLAYING:
-            return None
-        found = await self._read_last_move(agg)
-        self._last_moves[agg.id] = (agg.version, found)
-        return found
-
-    async def _read_last_move(self, agg: GameAggregate) -> LastMove | None:
-        """``_last_move`` from the store (after a restart, or a move another replica made)."""
-        recent = await asyncio.to_thread(
-            self.store.stored_events, agg.id, max(0, agg.version - 64), None, None
-        )
-        caused = [i for i, e in enumerate(recent) if e.cause is not None]
-        if not caused or not is_game_move(recent[caused[-1]].cause):
-            return None
-        move = recent[caused[-1] :]
-        first = move[0].version
-        before = (await self._load_at(agg.id, first - 1)).table.game
-        cause = move[0].cause or {}
-        facts = [e.fact for e in move]
-        return tables.last_move(agg.table.kind, cause, (first, move[-1].version), facts, before)

@@ -42,8 +42,31 @@ class MatchPlan:
     match_id: uuid.UUID = dataclasses.field(default_factory=uuid.uuid4)
 
 
-class Seats(Games):
-    """CreateGame and JoinGame."""
+class Seats:
+    """CreateGame, CreateMatch, JoinGame and RekeySeat."""
+
+    def __init__(
+        self,
+        games: Games,
+        *,
+        min_turn_ms: int = 0,
+        allow_prepared_deals: bool = False,
+        reveal_timeout_ms: int = 30_000,
+        case_timeout_ms: int = 120_000,
+    ) -> None:
+        """What seats touch: ``games`` (the common ground: parse, lock, load, check a seat's
+        signature, decide once per key, append, seal, the game store, and the caches a new
+        table and match enter), and the server's settings for a new table:
+        ``min_turn_ms`` (the shortest turn clock a table may have: policy),
+        ``allow_prepared_deals`` (client seeds and decks), ``reveal_timeout_ms`` (recorded
+        in each new table, GameCreated, so its views' deadlines follow from it) and
+        ``case_timeout_ms`` (a case's deadline at a table that names none, recorded there
+        as well)."""
+        self.games = games
+        self.min_turn_ms = min_turn_ms
+        self.allow_prepared_deals = allow_prepared_deals
+        self.reveal_timeout_ms = reveal_timeout_ms
+        self.case_timeout_ms = case_timeout_ms
 
     async def create_game(
         self,
@@ -134,7 +157,7 @@ class Seats(Games):
                 game_id = idempotency.game_id(key)
             arbiter_token = idempotency.token(key, "arbiter", game_id)
             cause.update(idempotency.cause_fields(key, "create", content))
-        async with self._lock(game_id):  # duplicates sent to this replica at once
+        async with self.games.lock(game_id):  # duplicates sent to this replica at once
             if key is not None and await self._created(game_id, cause):
                 return str(game_id), 1, arbiter_token
             secret = deal.secret_from_seed(seed) if seed is not None else secrets.token_hex(32)
@@ -167,15 +190,14 @@ class Seats(Games):
             first = StoredEvent(
                 1, opened.timestamp, created, agg.head_hash, opened.fact, opened.cause
             )
-            self._seal(agg, [first])
+            self.games.seal(agg, [first])
             try:
-                await asyncio.wrap_future(self.store.submit(agg))
+                await asyncio.wrap_future(self.games.store.submit(agg))
             except IntegrityError:  # the same key on another replica, at the same time
                 if key is not None and await self._created(game_id, cause):
                     return str(game_id), 1, arbiter_token
                 raise
-            self._latest[game_id] = agg
-            self._trim()
+            self.games.remember(agg)
         return str(game_id), agg.version, arbiter_token
 
     async def _open_match(self, rules: Any, seat_count: int, plan: MatchPlan, keyed: bool) -> None:
@@ -188,23 +210,23 @@ class Seats(Games):
         )
         opened = MatchAggregate.open(plan.match_id, opening)
         try:
-            await asyncio.wrap_future(self.store.submit(opened))
+            await asyncio.wrap_future(self.games.store.submit(opened))
         except IntegrityError:
             if not keyed:
                 raise
             stored = [
-                f.fact for f in await asyncio.to_thread(self.store.match_facts, plan.match_id)
+                f.fact for f in await asyncio.to_thread(self.games.store.match_facts, plan.match_id)
             ]
             if stored != list(opening):
                 raise MalformedCommand(
                     "request_id", "was already used for a different request"
                 ) from None
-            opened = await self._load_match(plan.match_id, refresh=True)
-        self._matches[plan.match_id] = opened
+            opened = await self.games.load_match(plan.match_id, refresh=True)
+        self.games.remember_match(opened)
 
     async def _created(self, game_id: uuid.UUID, cause: dict[str, Any]) -> bool:
         """Whether the keyed CreateGame behind ``cause`` already opened ``game_id``."""
-        first = await asyncio.to_thread(self.store.stored_events, game_id, 0, 1)
+        first = await asyncio.to_thread(self.games.store.stored_events, game_id, 0, 1)
         if not first:
             return False
         _same_request(first[0].cause, cause)
@@ -225,7 +247,7 @@ class Seats(Games):
         to a retry with the same ``request_id``: the token is then derived from the key) and
         the new version. ``public_key`` (64 hex) keys the seat: the join must then be
         ``signed`` by it, and so must every later command of the seat."""
-        gid = self.parse_id(game_id)
+        gid = self.games.parse_id(game_id)
         key = idempotency.parse(request_id)
         cause = tables.cause("join", seat)
         if public_key and not tables.is_seat_key(public_key):
@@ -243,7 +265,7 @@ class Seats(Games):
         async def check(agg: GameAggregate) -> None:
             if not public_key:  # an unkeyed join: take_seat says whether the table allows it
                 return
-            recorded = await self._seat_signed(agg, seat, signed, key=public_key)
+            recorded = await self.games.seat_signed(agg, seat, signed, key=public_key)
             if recorded is not None:
                 cause["signed"] = recorded
 
@@ -258,7 +280,7 @@ class Seats(Games):
                 public_key,
             )
 
-        stored = await self._once(gid, decide, cause, check)
+        stored = await self.games.once(gid, decide, cause, check)
         return token, stored[-1].version
 
     async def rekey_seat(
@@ -267,25 +289,25 @@ class Seats(Games):
         """The viewer's seat replaces its key (its device lost the old one): ``signed`` by the
         NEW key, on the seat token's word, recorded as SeatRekeyed for everyone to see.
         Returns the version after it (the same key again appends nothing)."""
-        gid = self.parse_id(game_id)
+        gid = self.games.parse_id(game_id)
         if viewer.role is not Role.SEAT or viewer.seat is None:
             raise PermissionDenied("only a seat re-keys itself (send its seat token)")
         if not tables.is_seat_key(public_key):
             raise MalformedCommand("seat_public_key", "an Ed25519 public key: 32 bytes")
-        async with self._lock(gid):
-            agg = await self._load(gid)
-            recorded = await self._seat_signed(agg, viewer.seat, signed, key=public_key)
+        async with self.games.lock(gid):
+            agg = await self.games.load(gid)
+            recorded = await self.games.seat_signed(agg, viewer.seat, signed, key=public_key)
             try:
                 facts = tables.rekey(agg.table, viewer.seat, public_key)
             except RuleViolation:  # another replica may have moved the table on
-                agg = await self._load(gid, refresh=True)
+                agg = await self.games.load(gid, refresh=True)
                 facts = tables.rekey(agg.table, viewer.seat, public_key)
             if not facts:
                 return agg.version
             cause = tables.cause("rekey", viewer.seat)
             if recorded is not None:
                 cause["signed"] = recorded
-            stored = await self._append(agg, facts, cause)
+            stored = await self.games.append(agg, facts, cause)
         return stored[-1].version
 
     async def create_match(

@@ -1,17 +1,32 @@
-"""The table server: every use case of a table in one object, for the transport floor.
+"""The table server: every use case of a table, for the transport floor.
 
-Each job is a file of its own (seats.py, deal.py, play.py, watch.py, matches.py) over the
-common ground of games.py: this class only joins them.
+Each job is a class in a file of its own (seats.py, deal.py, play.py, watch.py,
+matches.py, timers.py) over the common ground of games.py; server/startup/compose.py
+builds and wires them. This class only holds them: a caller names the job it asks
+(``server.play.play(...)``, ``server.watch.snapshot(...)``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from server.usecases.deal import Deal
+from server.usecases.games import Games
 from server.usecases.matches import Matches
 from server.usecases.play import Play
 from server.usecases.seats import Seats
+from server.usecases.timers import TurnClock
 from server.usecases.watch import Watch
 
 
-class TableServer(Seats, Deal, Play, Watch, Matches):
+@dataclass(frozen=True)
+class TableServer:
     """Create, join, deal, play, watch and replay games, and move matches on."""
+
+    games: Games  # the common ground: authenticate, parse ids, versions, the store, close
+    seats: Seats  # CreateGame, CreateMatch, JoinGame, RekeySeat
+    deal: Deal  # CommitContribution, RevealContribution, StartGame
+    play: Play  # Play, LegalMoves
+    watch: Watch  # GetView, GetHistory, Replay, Watch
+    matches: Matches  # ReadyNextHand, GetMatch, the match moving on
+    clock: TurnClock | None = None  # the turn clock, where one runs (server/startup/main.py)

@@ -37,8 +37,7 @@ from typing import Any
 from domain import table as tables
 from domain.engine import DomainError
 from server.store.eventstore import GameAggregate
-from server.usecases.games import Aborted
-from server.usecases.table_server import TableServer
+from server.usecases.games import Aborted, Games
 from server.wire.stored import open_case_deadline
 
 log = logging.getLogger("tabletop.timers")
@@ -48,14 +47,15 @@ MAX_RUN = 200  # clock-made events in a row without a client call (--max-clock-e
 
 
 class TurnClock:
-    def __init__(self, server: TableServer, max_run: int = MAX_RUN) -> None:
-        self.server = server
+    def __init__(self, games: Games, max_run: int = MAX_RUN) -> None:
+        """What the clock touches: ``games`` (lock, load and append a game; the store's
+        shards, to find the clocked games at start-up) and ``max_run`` (clock-made events
+        in a row before a game's clock waits for a client). The composition root
+        (server/startup/compose.py) sets ``games.after_append`` to ``schedule``."""
+        self.games = games
         self.max_run = max_run
         self._handles: dict[uuid.UUID, asyncio.TimerHandle] = {}
         self.fired = 0
-
-    def install(self) -> None:
-        self.server.after_append = self.schedule  # type: ignore[method-assign]
 
     def close(self) -> None:
         for handle in self._handles.values():
@@ -78,10 +78,10 @@ class TurnClock:
 
     async def expire(self, game_id: uuid.UUID, version: int) -> None:
         self._handles.pop(game_id, None)
-        server = self.server
+        games = self.games
         try:
-            async with server._lock(game_id):
-                agg = await server._load(game_id)
+            async with games.lock(game_id):
+                agg = await games.load(game_id)
                 if agg.version != version or deadline_of(agg, self.max_run) is None:
                     return  # someone moved in time, or the clock stopped
                 if agg.table.drawing:  # the draw waited its abandonment limit: void
@@ -91,7 +91,7 @@ class TurnClock:
                     facts = tables.time_out_all(agg.table)  # every awaited seat at once
                     cause = {"action": "timeout", "seat": None, "command": None}
                 self.fired += 1
-                await server._append(agg, facts, cause)
+                await games.append(agg, facts, cause)
         except (Aborted, DomainError) as exc:  # another replica moved, or nothing to time
             log.info("timer for %s at v%d not applied: %s", game_id, version, exc)
         except Exception:
@@ -103,7 +103,7 @@ class TurnClock:
         ids = await asyncio.to_thread(self._clocked_games)
         armed = 0
         for game_id in ids:
-            agg = await self.server._load(game_id)
+            agg = await self.games.load(game_id)
             if deadline_of(agg, self.max_run) is not None:
                 self.schedule(game_id, agg)
                 armed += 1
@@ -112,7 +112,7 @@ class TurnClock:
     def _clocked_games(self) -> list[uuid.UUID]:
         found = []
         topic = f"{GameAggregate.__module__}:{GameAggregate.Opened.__qualname__}"
-        for app in self.server.store.shards:
+        for app in self.games.store.shards:
             start = 1
             while True:
                 page = app.recorder.select_notifications(start, 500, topics=[topic])

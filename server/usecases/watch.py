@@ -21,6 +21,7 @@ from server.usecases.games import (
     PermissionDenied,
 )
 from server.usecases.hub import Batch
+from server.usecases.ports import HandEnded
 from server.wire.stored import Snapshot, StoredEvent, seen_at
 
 NEXT_HAND_POLL = 1.0  # seconds between a following watcher's looks at another replica's match
@@ -29,7 +30,7 @@ STREAM_PAGE = 100  # events a Watch or Replay reads from the store at a time
 
 @dataclass(frozen=True)
 class HandEvents:
-    """Watch across a match: events of the hand ``game_id`` (see ``TableServer.watch``)."""
+    """Watch across a match: events of the hand ``game_id`` (see ``Watch.watch_match``)."""
 
     game_id: str
     events: list[StoredEvent]
@@ -69,8 +70,16 @@ class OwnMovesLeftOut:
         return kept
 
 
-class Watch(Games):
+class Watch:
     """GetView, GetHistory, Replay and Watch."""
+
+    def __init__(self, games: Games, hand_ended: HandEnded) -> None:
+        """What watching touches: ``games`` (parse, load a game or a match at a version,
+        the match of a hand, the game store's pages, the hub's live batches) and
+        ``hand_ended`` (Matches.hand_ended: a watcher waiting between two hands of a match
+        whose last writer died moves it on)."""
+        self.games = games
+        self.hand_ended = hand_ended
 
     async def snapshot(
         self, game_id: str, viewer: Viewer, version: int | None, with_match: bool = False
@@ -82,8 +91,8 @@ class Watch(Games):
         they could see at the time, also after the end (a player can show what it saw at
         move 12). The versions from the end of the game on show everything.
         """
-        gid = self.parse_id(game_id)
-        agg = await self._load_at(gid, version)
+        gid = self.games.parse_id(game_id)
+        agg = await self.games.load_at(gid, version)
         snap = seen_at(
             gid,
             agg.table,
@@ -96,13 +105,13 @@ class Watch(Games):
         )
         if not with_match:
             return snap
-        latest = await self._load(gid)
-        return dataclasses.replace(snap, match=await self.match_of(latest.table))
+        latest = await self.games.load(gid)
+        return dataclasses.replace(snap, match=await self.games.match_of(latest.table))
 
     async def as_seat(self, game_id: str, viewer: Viewer, seat: int) -> Viewer:
         """Look through a seat's eyes: the arbiter at any time (disputes and appeals), anyone
         once the game is over (every viewpoint is open then)."""
-        agg = await self._load(self.parse_id(game_id))
+        agg = await self.games.load(self.games.parse_id(game_id))
         if viewer.role is not Role.ARBITER and agg.table.phase is not tables.Phase.FINISHED:
             raise PermissionDenied("only the table's arbiter may view as a seat before the end")
         if not 0 <= seat < agg.table.seat_count:
@@ -111,7 +120,7 @@ class Watch(Games):
 
     async def as_arbiter(self, game_id: str, viewer: Viewer) -> Viewer:
         """The arbiter's view: the arbiter's own, and everyone's once the game is over."""
-        agg = await self._load(self.parse_id(game_id))
+        agg = await self.games.load(self.games.parse_id(game_id))
         if viewer.role is not Role.ARBITER and agg.table.phase is not tables.Phase.FINISHED:
             raise PermissionDenied("only the table's arbiter sees everything before the end")
         return ARBITER
@@ -123,13 +132,13 @@ class Watch(Games):
 
         The game is rebuilt once at ``first`` (from the nearest snapshot) and then evolved
         forward event by event, so a replay costs one rebuild plus the events."""
-        gid = self.parse_id(game_id)
-        latest = await self._load(gid)
+        gid = self.games.parse_id(game_id)
+        latest = await self.games.load(gid)
         last = last or latest.version
         first = first or 1
         if not 1 <= first <= last <= latest.version:
             raise MalformedCommand("from_version", f"versions must be within 1..{latest.version}")
-        agg = await self._load_at(gid, first)
+        agg = await self.games.load_at(gid, first)
         table, head = agg.table, agg.head_hash
         opened, times = agg.draw_opened_at, agg.justice_times
         async for page in self._pages(gid, first - 1, last):
@@ -150,8 +159,8 @@ class Watch(Games):
         """Every version after ``after`` with its event, as ``viewer`` may see it: the stored
         ones, then each new one as it is stored (Watch's order: no gap, no duplicate). Ends
         once the game is over. The game is evolved here, once per event (the live viewer)."""
-        gid = self.parse_id(game_id)
-        start = await self._load_at(gid, after) if after else None
+        gid = self.games.parse_id(game_id)
+        start = await self.games.load_at(gid, after) if after else None
         table = None if start is None else start.table
         opened = None if start is None else start.draw_opened_at
         times = {} if start is None else start.justice_times
@@ -174,7 +183,9 @@ class Watch(Games):
         with the last whole move in it (its sealed last event), so a batched stream sends a
         move as one message with its receipt here too; the rest of it starts the next page."""
         while last is None or after < last:
-            page = await asyncio.to_thread(self.store.stored_events, gid, after, last, STREAM_PAGE)
+            page = await asyncio.to_thread(
+                self.games.store.stored_events, gid, after, last, STREAM_PAGE
+            )
             if not page:
                 return
             full = len(page) == STREAM_PAGE
@@ -188,9 +199,9 @@ class Watch(Games):
     async def history(
         self, game_id: str, viewer: Viewer, after: int, limit: int
     ) -> tuple[tables.Table, list[StoredEvent], int, Viewer]:
-        gid = self.parse_id(game_id)
-        latest = await self._load(gid)
-        events = await asyncio.to_thread(self.store.stored_events, gid, after, None, limit)
+        gid = self.games.parse_id(game_id)
+        latest = await self.games.load(gid)
+        events = await asyncio.to_thread(self.games.store.stored_events, gid, after, None, limit)
         return latest.table, events, latest.version, tables.viewer_for(latest.table, viewer)
 
     async def watch(
@@ -203,19 +214,19 @@ class Watch(Games):
         store. Each batch comes with the viewer to render it for (opened up once the game
         is over). The stream ends once the game is over and everything was sent.
         """
-        gid = self.parse_id(game_id)
-        await self._load(gid)
-        sub = self.hub.subscribe(gid)
+        gid = self.games.parse_id(game_id)
+        await self.games.load(gid)
+        sub = self.games.hub.subscribe(gid)
         last = after_version
         try:
             while True:
                 async for stored in self._pages(gid, last):
-                    latest = await self._load(gid)
+                    latest = await self.games.load(gid)
                     last = stored[-1].version
                     ends_game = last >= latest.version
                     seen_as = tables.viewer_for(latest.table, viewer) if ends_game else viewer
                     yield stored, seen_as, None
-                latest = await self._load(gid)
+                latest = await self.games.load(gid)
                 if latest.table.phase is tables.Phase.FINISHED and last >= latest.version:
                     return
                 sub.lagging = False
@@ -227,7 +238,7 @@ class Watch(Games):
                     if fresh[0].version != last + 1:
                         break  # a gap: re-read from the store
                     last = fresh[-1].version
-                    latest = await self._load(gid)
+                    latest = await self.games.load(gid)
                     # A live batch opens up only if it is the one that ended the game, so
                     # what a watcher sees does not depend on how fast it reads.
                     ends_game = fresh[-1].version >= latest.version
@@ -251,15 +262,15 @@ class Watch(Games):
         while True:
             async for events, seen_as, batch in self.watch(current, viewer, after):
                 yield HandEvents(current, events, seen_as, batch)
-            table = (await self._load(self.parse_id(current))).table
+            table = (await self.games.load(self.games.parse_id(current))).table
             if not table.match_id:
                 return
             following = await self._following_hand(table)
             if following is None:
-                match = (await self._load_match(uuid.UUID(table.match_id), refresh=True)).match
+                match = (await self.games.load_match(uuid.UUID(table.match_id), refresh=True)).match
                 yield NextHand("", 0, match)
                 return
-            then = await self.match_of(following.table)
+            then = await self.games.match_of(following.table)
             assert then is not None
             current, after = str(following.id), 0
             yield NextHand(current, following.table.hand, then)
@@ -270,21 +281,21 @@ class Watch(Games):
         the store every NEXT_HAND_POLL seconds (another replica may deal it)."""
         mid = uuid.UUID(table.match_id)
         next_id = uuid.UUID(matches.hand_id(table.match_id, table.hand + 1))
-        hand_sub = self.hub.subscribe(next_id)
-        match_sub = self.hub.subscribe(("match", mid))
+        hand_sub = self.games.hub.subscribe(next_id)
+        match_sub = self.games.hub.subscribe(("match", mid))
         nudged = False
         try:
             while True:
                 try:
-                    return await self._load(next_id, refresh=True)
+                    return await self.games.load(next_id, refresh=True)
                 except NotFound:
                     pass
-                state = (await self._load_match(mid, refresh=True)).match
+                state = (await self.games.load_match(mid, refresh=True)).match
                 if state.finished:
                     return None
                 if not nudged:  # a match whose last writer died moves on from here
                     nudged = True
-                    await self._hand_ended(table.match_id)
+                    await self.hand_ended(table.match_id)
                     continue
                 waits = [asyncio.ensure_future(sub.next_batch()) for sub in (hand_sub, match_sub)]
                 try:

@@ -100,7 +100,7 @@ SignedView = tuple[pb.GameView, str, bytes]  # the view as sent, its salted hash
 
 
 class Sealer:
-    """Makes the seal of each move; ``TableServer`` calls it before the move is saved.
+    """Makes the seal of each move; ``Games.seal`` calls it before the move is saved.
 
     The events rendered for the seal of each game's latest move are kept (for
     ``LATEST_GAMES`` games), so the Play reply and the Watch streams that follow send those

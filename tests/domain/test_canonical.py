@@ -33,7 +33,9 @@ from domain.zipai.options import Options as ZipaiOptions
 from tests.support.records import in_memory_server, play_random
 
 SEED = int(os.environ.get("CANONICAL_SEED", "20261216"))
-EXAMPLES = settings(max_examples=int(os.environ.get("CANONICAL_EXAMPLES", "250")), deadline=None, database=None)
+EXAMPLES = settings(
+    max_examples=int(os.environ.get("CANONICAL_EXAMPLES", "250")), deadline=None, database=None
+)
 
 
 def by_json(data: Any) -> str:
@@ -67,7 +69,9 @@ class Count(int):
     pass
 
 
-TEXT = st.text(st.characters() | st.characters(categories=["Cs"]) | st.sampled_from("\x00\x1f\x7f\u2028\"\\/"))
+TEXT = st.text(
+    st.characters() | st.characters(categories=["Cs"]) | st.sampled_from('\x00\x1f\x7f\u2028"\\/')
+)
 PLAIN_TEXT = st.text(st.characters(exclude_categories=["Cs"]))
 SCALARS = (
     st.none()
@@ -87,25 +91,27 @@ KEYS = TEXT | st.sampled_from(["", "a", "B", "é", "\uffff", "\U00010000", "_typ
 def _json_like(scalars: st.SearchStrategy[Any], keys: st.SearchStrategy[Any]) -> Any:
     return st.recursive(
         scalars,
-        lambda inner: st.lists(inner, max_size=4)
-        | st.tuples(inner, inner)
-        | st.dictionaries(keys, inner, max_size=4),
+        lambda inner: (
+            st.lists(inner, max_size=4)
+            | st.tuples(inner, inner)
+            | st.dictionaries(keys, inner, max_size=4)
+        ),
         max_leaves=25,
     )
 
 
 # what a Canonical can be made of (its own text comes from canonical)
-PLAIN = _json_like(
-    st.none() | st.booleans() | st.integers() | st.floats() | PLAIN_TEXT, PLAIN_TEXT
-)
+PLAIN = _json_like(st.none() | st.booleans() | st.integers() | st.floats() | PLAIN_TEXT, PLAIN_TEXT)
 CANONICALS = st.builds(Canonical, st.dictionaries(PLAIN_TEXT, PLAIN, max_size=4))
 VALUES = st.recursive(
     SCALARS | CANONICALS,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.tuples(inner, inner)
-    | st.dictionaries(KEYS, inner, max_size=4)
-    | st.dictionaries(st.integers() | st.booleans() | st.none(), inner, max_size=3)
-    | st.builds(Canonical, st.dictionaries(PLAIN_TEXT, PLAIN, max_size=3)),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(KEYS, inner, max_size=4)
+        | st.dictionaries(st.integers() | st.booleans() | st.none(), inner, max_size=3)
+        | st.builds(Canonical, st.dictionaries(PLAIN_TEXT, PLAIN, max_size=3))
+    ),
     max_leaves=30,
 )
 
@@ -144,10 +150,10 @@ def test_every_stored_fact_of_random_games_is_chained_over_json_text(
         ts = in_memory_server()
         try:
             gid = await play_random(ts, kind, options, 2, game_seed)
-            table = (await ts.snapshot(gid, ARBITER, None)).table
+            table = (await ts.watch.snapshot(gid, ARBITER, None)).table
             key = records.chain_key(table.secret, table.salt)
             prev = ""
-            stored = ts.store.stored_events(ts.parse_id(gid))
+            stored = ts.games.store.stored_events(ts.games.parse_id(gid))
             for e in stored:
                 for part in (e.stored, e.cause, e.seal):
                     assert canonical(part) == by_json(part), f"seed={game_seed}, v{e.version}"
@@ -161,7 +167,7 @@ def test_every_stored_fact_of_random_games_is_chained_over_json_text(
                 prev = e.hash
             return len(stored)
         finally:
-            ts.close()
+            ts.games.close()
 
     for game_seed in (SEED, SEED + 1, SEED + 2):
         assert asyncio.run(run(game_seed)) > 10

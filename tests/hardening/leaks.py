@@ -56,6 +56,7 @@ from domain.engine import ARBITER, SPECTATOR, DomainError, Viewer
 from domain.registry import rules_for
 from domain.table import deal, records
 from domain.verify import AuditFailure
+from server.startup.compose import table_server
 from server.store.eventstore import TableApplication
 from server.transport.errors import to_status
 from server.usecases.table_server import TableServer
@@ -175,7 +176,7 @@ class GameHunt:
         self.held: dict[int, list[set[int]]] = {}  # version -> ids held during its move
         self.moves_at: list[int] = []
         self.pending: list[tuple[int, int, Message, str]] = []  # (version, viewer, msg, what)
-        sealer = ts.sealer
+        sealer = ts.games.sealer
         assert isinstance(sealer, Sealer), "the hunt runs with receipts on"
         self.sealer = sealer
         self.public_key = sealer.signer.public_key
@@ -188,7 +189,7 @@ class GameHunt:
         self.pending.append((v, who, msg, what))
 
     def table(self) -> tables.Table:
-        return self.ts._latest[self.uid].table
+        return self.ts.games._latest[self.uid].table
 
     def note_hidden(self, version: int) -> None:
         hands, deck = hands_and_deck(self.table())
@@ -208,12 +209,12 @@ class GameHunt:
 
     async def run(self) -> HuntResult:
         ts = self.ts
-        gid, _, _ = await ts.create_game(
+        gid, _, _ = await ts.seats.create_game(
             self.kind, self.options, self.n, self.seed, allow_unkeyed_seats=True
         )
         self.gid, self.uid = gid, uuid.UUID(gid)
         await self.join_and_reveal()
-        version = await ts.start_game(gid, ARBITER)
+        version = await ts.deal.start_game(gid, ARBITER)
         table = self.table()
         self.secret = table.secret
         self.salt = table.salt
@@ -233,7 +234,7 @@ class GameHunt:
             seat = rng.choice(list(awaited))
             viewer = self.viewers[seat]
             await self.view(seat, version, None)
-            _table, v, commands = await ts.legal_moves(gid, viewer)
+            _table, v, commands = await ts.play.legal_moves(gid, viewer)
             for c in commands:
                 self.record(v, seat, render_moves.move_proto(self.kind, c), "LegalMoves")
             if move_no in probes:
@@ -253,10 +254,10 @@ class GameHunt:
             game_moves = [c for c in commands if not is_table_command(c)]
             command = rng.choice(game_moves if game_moves and rng.random() > 0.05 else commands)
             before_move = self.table()
-            stored = await ts.play(gid, viewer, v, command)
+            stored = await ts.play.play(gid, viewer, v, command)
             version = stored[-1].version
             self.held[version] = self.held_during(before_move, stored)
-            after = await ts.snapshot(gid, viewer, version)
+            after = await ts.watch.snapshot(gid, viewer, version)
             reply = receipts.play_reply(self.sealer, self.kind, stored, viewer, after)
             self.record(version, seat, reply, "PlayResponse")
             self.stream(stored)
@@ -267,7 +268,7 @@ class GameHunt:
             self.leak(f"the game did not end in {move_no} moves")
         self.result.moves = move_no
         self.check_all()
-        self.ts._latest.pop(self.uid, None)  # keep the hunt's memory flat
+        self.ts.games._latest.pop(self.uid, None)  # keep the hunt's memory flat
         return self.result
 
     async def join_and_reveal(self) -> None:
@@ -277,13 +278,13 @@ class GameHunt:
         joined = 0
         for s, c in enumerate(self.contributions):
             commitment = deal.contribution_commitment(c)
-            _, joined = await self.ts.join_game(self.gid, s, f"p{s}", commitment=commitment)
+            _, joined = await self.ts.seats.join_game(self.gid, s, f"p{s}", commitment=commitment)
         for who in range(self.n + 1):
             await self.view(who, joined, None)
         for s, c in enumerate(self.contributions):
             viewer = self.viewers[s]
-            version, stored, awaiting, deadline = await self.ts.reveal(self.gid, viewer, c)
-            after = await self.ts.snapshot(self.gid, viewer, version)
+            version, stored, awaiting, deadline = await self.ts.deal.reveal(self.gid, viewer, c)
+            after = await self.ts.watch.snapshot(self.gid, viewer, version)
             reply = receipts.reveal_reply(
                 self.sealer, version, stored, awaiting, deadline, viewer, after
             )
@@ -295,8 +296,8 @@ class GameHunt:
         contribution: the arbiter joins no earlier than anyone into the deal's inputs."""
         table = self.table()
         secrets = [table.secret, table.salt, *self.contributions]
-        _, evs, _, seen_as = await self.ts.history(self.gid, ARBITER, 0, 1000)
-        view = await self.ts.snapshot(self.gid, ARBITER, None)
+        _, evs, _, seen_as = await self.ts.watch.history(self.gid, ARBITER, 0, 1000)
+        view = await self.ts.watch.snapshot(self.gid, ARBITER, None)
         shown: list[Message] = [
             *render.events_proto(self.kind, evs, seen_as, complete=False),  # GetHistory's
             receipts.view_reply(self.sealer, view),
@@ -306,10 +307,12 @@ class GameHunt:
             walk(msg, set(), values)
             self.result.checks += 1
             if any(isinstance(v, str) and any(x in v for x in secrets) for v in values):
-                self.leak(f"the arbiter got the secret, the salt or a contribution at v{table.version}")
+                self.leak(
+                    f"the arbiter got the secret, the salt or a contribution at v{table.version}"
+                )
 
     async def events(self, after: int, upto: int) -> list[Any]:
-        return (await self.ts.history(self.gid, ARBITER, after, upto - after))[1]
+        return (await self.ts.watch.history(self.gid, ARBITER, after, upto - after))[1]
 
     def stream(self, events: list[Any]) -> None:
         """Stored events as every seat's and the spectator's Watch renders a live batch (it
@@ -322,14 +325,14 @@ class GameHunt:
                 self.record(msg.event.version, who, msg, "stream")
 
     async def view(self, who: int, at: int, version: int | None) -> None:
-        snap = await self.ts.snapshot(self.gid, self.viewers[who], version)
+        snap = await self.ts.watch.snapshot(self.gid, self.viewers[who], version)
         what = "GetView" if version is None else f"GetView(version={version})"
         self.record(at, who, receipts.view_reply(self.sealer, snap), what)
 
     async def replay(self, version: int) -> None:
         who = self.rng.randrange(self.n + 1)
         first = self.rng.randrange(1, version)
-        async for event, snap in self.ts.replay(self.gid, self.viewers[who], first, version):
+        async for event, snap in self.ts.watch.replay(self.gid, self.viewers[who], first, version):
             step = pb.ReplayResponse(
                 event=render.event_proto(self.kind, event, snap.viewer),
                 view=render.view_proto(snap),
@@ -338,7 +341,7 @@ class GameHunt:
 
     async def history(self) -> None:
         for who in (self.rng.randrange(self.n), self.n):
-            _, evs, _, seen_as = await self.ts.history(self.gid, self.viewers[who], 0, 1000)
+            _, evs, _, seen_as = await self.ts.watch.history(self.gid, self.viewers[who], 0, 1000)
             # mid-game: GetHistory (server/transport/servicer.py) adds the stored form only after the end
             for e in render.events_proto(self.kind, evs, seen_as, complete=False):
                 self.record(e.version, who, e, "GetHistory")
@@ -394,7 +397,7 @@ class GameHunt:
                     **{name: (card, *value[1:]) if isinstance(value, tuple) else card},
                 )
                 try:
-                    await self.ts.play(self.gid, self.viewers[actor], version, probe)
+                    await self.ts.play.play(self.gid, self.viewers[actor], version, probe)
                 except DomainError as exc:
                     status = to_status(exc)
                     assert status is not None
@@ -449,7 +452,6 @@ class GameHunt:
                         f"contribution in a {what} at v{v}"
                     )
 
-
     def check_receipt(
         self,
         final: bool,
@@ -468,8 +470,7 @@ class GameHunt:
         mine = records.receipt_index(self.viewers[who], self.n)
         allowed = {mine, self.n + 1} if final else {mine}
         nonces = {
-            records.receipt_nonce(self.secret, self.salt, receipt.last_version, i)
-            for i in allowed
+            records.receipt_nonce(self.secret, self.salt, receipt.last_version, i) for i in allowed
         }
         if receipt.viewer not in allowed or bytes(receipt.nonce) not in nonces:
             self.leak(
@@ -523,7 +524,7 @@ def hunt_many(kind: str, first_seed: int, games: int) -> HuntResult:
     """``games`` random games of ``kind`` on one in-memory TableServer."""
 
     async def run() -> HuntResult:
-        ts = TableServer(
+        ts = table_server(
             TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}),
             sealer=Sealer(Signer.generate()),  # receipts on
             allow_prepared_deals=True,  # seeded and prepared tables: reproducible hunts
@@ -541,7 +542,7 @@ def hunt_many(kind: str, first_seed: int, games: int) -> HuntResult:
                 except Exception as exc:
                     raise AssertionError(f"{kind} seed={seed}: the hunt failed: {exc!r}") from exc
         finally:
-            ts.close()
+            ts.games.close()
         return total
 
     return asyncio.run(run())

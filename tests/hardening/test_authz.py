@@ -33,7 +33,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from clients.python.client import TOKEN_HEADER, TableClient
 from clients.python.serverproc import ServerProcess
 from server.usecases import games as service_module
-from server.usecases.table_server import TableServer as _TableServer
+from server.usecases.seats import Seats
 from server.wire import seatsig
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
@@ -45,31 +45,71 @@ PD = grpc.StatusCode.PERMISSION_DENIED
 FP = grpc.StatusCode.FAILED_PRECONDITION
 
 ROLES = (
-    "none", "empty", "forged", "seat0", "seat1", "seat2", "seat3", "arbiter",
-    "other_seat", "other_arbiter",
+    "none",
+    "empty",
+    "forged",
+    "seat0",
+    "seat1",
+    "seat2",
+    "seat3",
+    "arbiter",
+    "other_seat",
+    "other_arbiter",
 )
 # For Play the seat whose turn it is gets OK and the others FAILED_PRECONDITION (NOT_YOUR_TURN):
 ACTOR = "actor"
 READ = {  # reads: anyone with no or a valid token of this game; a bad token is refused
-    "none": OK, "empty": OK, "forged": PD, "seat0": OK, "seat1": OK, "seat2": OK,
-    "seat3": OK, "arbiter": OK, "other_seat": PD, "other_arbiter": PD,
+    "none": OK,
+    "empty": OK,
+    "forged": PD,
+    "seat0": OK,
+    "seat1": OK,
+    "seat2": OK,
+    "seat3": OK,
+    "arbiter": OK,
+    "other_seat": PD,
+    "other_arbiter": PD,
 }
 MATRIX: dict[str, dict[str, Any]] = {
     "CreateGame": dict.fromkeys(ROLES, OK),  # anyone may open a table; tokens are ignored
     "JoinGame": dict.fromkeys(ROLES, FP),  # a taken seat stays taken, whatever the token
     "StartGame": {
-        "none": PD, "empty": PD, "forged": PD, "seat0": OK, "seat1": OK, "seat2": OK,
-        "seat3": OK, "arbiter": OK, "other_seat": PD, "other_arbiter": PD,
+        "none": PD,
+        "empty": PD,
+        "forged": PD,
+        "seat0": OK,
+        "seat1": OK,
+        "seat2": OK,
+        "seat3": OK,
+        "arbiter": OK,
+        "other_seat": PD,
+        "other_arbiter": PD,
     },
     # seats commit to c0..c3 and the call reveals "c0": seat 0's own value is accepted,
     # another seat sending it does not match its commitment; only a seat reveals
     "RevealContribution": {
-        "none": PD, "empty": PD, "forged": PD, "seat0": OK, "seat1": FP, "seat2": FP,
-        "seat3": FP, "arbiter": PD, "other_seat": PD, "other_arbiter": PD,
+        "none": PD,
+        "empty": PD,
+        "forged": PD,
+        "seat0": OK,
+        "seat1": FP,
+        "seat2": FP,
+        "seat3": FP,
+        "arbiter": PD,
+        "other_seat": PD,
+        "other_arbiter": PD,
     },
     "Play": {
-        "none": PD, "empty": PD, "forged": PD, "seat0": ACTOR, "seat1": ACTOR, "seat2": ACTOR,
-        "seat3": ACTOR, "arbiter": PD, "other_seat": PD, "other_arbiter": PD,
+        "none": PD,
+        "empty": PD,
+        "forged": PD,
+        "seat0": ACTOR,
+        "seat1": ACTOR,
+        "seat2": ACTOR,
+        "seat3": ACTOR,
+        "arbiter": PD,
+        "other_seat": PD,
+        "other_arbiter": PD,
     },
     "LegalMoves": READ,
     "GetView": READ,
@@ -80,21 +120,45 @@ MATRIX: dict[str, dict[str, Any]] = {
     # a seat of the match; during hand 1 the next hand is not open yet (NEXT_HAND_NOT_OPEN):
     # a refusal past authorisation
     "ReadyNextHand": {
-        "none": PD, "empty": PD, "forged": PD, "seat0": FP, "seat1": FP, "seat2": FP,
-        "seat3": FP, "arbiter": PD, "other_seat": PD, "other_arbiter": PD,
+        "none": PD,
+        "empty": PD,
+        "forged": PD,
+        "seat0": FP,
+        "seat1": FP,
+        "seat2": FP,
+        "seat3": FP,
+        "arbiter": PD,
+        "other_seat": PD,
+        "other_arbiter": PD,
     },
     # a seat of a table drawing a deal from seated seats; at a table playing, nothing to
     # commit to (NOTHING_TO_COMMIT): a refusal past authorisation
     "CommitContribution": {
-        "none": PD, "empty": PD, "forged": PD, "seat0": FP, "seat1": FP, "seat2": FP,
-        "seat3": FP, "arbiter": PD, "other_seat": PD, "other_arbiter": PD,
+        "none": PD,
+        "empty": PD,
+        "forged": PD,
+        "seat0": FP,
+        "seat1": FP,
+        "seat2": FP,
+        "seat3": FP,
+        "arbiter": PD,
+        "other_seat": PD,
+        "other_arbiter": PD,
     },
     "GetMatch": READ,  # a match is public; a bad token is still refused
     "GetSigningKey": dict.fromkeys(ROLES, OK),  # the public key is public; tokens are ignored
     # only a keyed seat re-keys; the matrix's seats are unkeyed (SEAT_NOT_KEYED)
     "RekeySeat": {
-        "none": PD, "empty": PD, "forged": PD, "seat0": FP, "seat1": FP, "seat2": FP,
-        "seat3": FP, "arbiter": PD, "other_seat": PD, "other_arbiter": PD,
+        "none": PD,
+        "empty": PD,
+        "forged": PD,
+        "seat0": FP,
+        "seat1": FP,
+        "seat2": FP,
+        "seat3": FP,
+        "arbiter": PD,
+        "other_seat": PD,
+        "other_arbiter": PD,
     },
 }
 MATCH_ROWS = ("ReadyNextHand", "GetMatch")  # these run against the first hand of a match
@@ -149,8 +213,9 @@ def token_of(role: str, game: Game, other: Game) -> str | None:
     }.get(role, game.seat_tokens[int(role[-1])] if role.startswith("seat") else None)
 
 
-def call(stub: pb_grpc.TableServiceStub, rpc: str, game: Game, token: str | None,
-         client: TableClient) -> Any:
+def call(
+    stub: pb_grpc.TableServiceStub, rpc: str, game: Game, token: str | None, client: TableClient
+) -> Any:
     md = () if token is None else ((TOKEN_HEADER, token),)
     gid = game.game_id
     if rpc == "CreateGame":
@@ -285,7 +350,11 @@ def test_a_keyed_seats_unsigned_commands_are_refused_and_append_nothing(
         for i, rpc in enumerate(SEAT_COMMANDS):
             waiting = rpc in ("StartGame", "RevealContribution")
             game = new_game(
-                client, 70_000 + i, start=not waiting, commit=rpc == "RevealContribution", keyed=True
+                client,
+                70_000 + i,
+                start=not waiting,
+                commit=rpc == "RevealContribution",
+                keyed=True,
             )
             seat = max(game.actor, 0)
             before = client.as_viewer(game.game_id, game.arbiter).view().version
@@ -317,8 +386,8 @@ def test_joining_a_free_seat_needs_no_token_and_a_token_grants_none(proc: Server
 def test_tokens_are_unguessable_and_never_stored(proc: ServerProcess) -> None:
     """Tokens come from ``secrets.token_urlsafe(24)``: 192 random bits, 32 url-safe
     characters, all distinct; the store holds only their SHA-256."""
-    src = inspect.getsource(_TableServer.create_game)
-    src += inspect.getsource(_TableServer.join_game)
+    src = inspect.getsource(Seats.create_game)
+    src += inspect.getsource(Seats.join_game)
     assert src.count("secrets.token_urlsafe(24)") == 2, "tokens must come from secrets"
     tokens: list[str] = []
     with TableClient(proc.target) as client:
@@ -346,10 +415,11 @@ def test_tokens_are_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch) -
     import asyncio
 
     from domain.engine import Role
+    from server.startup.compose import table_server
     from server.store.eventstore import TableApplication
-    from server.usecases.table_server import TableServer
+    from server.usecases.games import Games
 
-    src = inspect.getsource(TableServer.authenticate)
+    src = inspect.getsource(Games.authenticate)
     assert "hmac.compare_digest" in src
     assert "== agg" not in src and "token_hash ==" not in src and "== info" not in src
 
@@ -363,29 +433,29 @@ def test_tokens_are_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(service_module.hmac, "compare_digest", spy)
 
     async def run() -> None:
-        ts = TableServer(
+        ts = table_server(
             TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}),
             allow_prepared_deals=True,  # seeded and prepared tables: reproducible hunts
         )
         try:
             from domain.huaniao.options import Mode, Options
 
-            gid, _, arbiter = await ts.create_game(
+            gid, _, arbiter = await ts.seats.create_game(
                 "huaniao", Options(mode=Mode.BASIC), 4, 1, allow_unkeyed_seats=True
             )
-            seat_tokens = [(await ts.join_game(gid, s, f"p{s}"))[0] for s in range(4)]
+            seat_tokens = [(await ts.seats.join_game(gid, s, f"p{s}"))[0] for s in range(4)]
             compared.clear()
-            viewer = await ts.authenticate(gid, seat_tokens[3])
+            viewer = await ts.games.authenticate(gid, seat_tokens[3])
             assert viewer.role is Role.SEAT and viewer.seat == 3
             assert len(compared) >= 4  # the arbiter's hash and seats 0..3, each in constant time
             compared.clear()
             from server.usecases.games import PermissionDenied
 
             with pytest.raises(PermissionDenied):
-                await ts.authenticate(gid, "x" * 32)
+                await ts.games.authenticate(gid, "x" * 32)
             assert len(compared) == 5  # a forged token is compared with every hash
-            assert (await ts.authenticate(gid, arbiter)).role is Role.ARBITER
+            assert (await ts.games.authenticate(gid, arbiter)).role is Role.ARBITER
         finally:
-            ts.close()
+            ts.games.close()
 
     asyncio.run(run())

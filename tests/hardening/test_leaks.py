@@ -22,8 +22,8 @@ from domain import table as tables
 from domain.engine import ARBITER, SPECTATOR, Viewer
 from domain.registry import rules_for
 from domain.table.deal import shuffle
+from server.startup.compose import table_server
 from server.store.eventstore import TableApplication
-from server.usecases.table_server import TableServer
 from server.wire import render, render_moves
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.hardening.common import env_int, record_figure, server
@@ -46,8 +46,13 @@ def test_no_viewer_ever_learns_a_hidden_card(kind: str, chunk: int) -> None:
         f"{len(result.leaks)} leaks, {time.monotonic() - started:.1f} s"
     )
     record_figure(
-        "hunt", kind=kind, games=result.games, moves=result.moves, checks=result.checks,
-        probes=result.probes, leaks=len(result.leaks),
+        "hunt",
+        kind=kind,
+        games=result.games,
+        moves=result.moves,
+        checks=result.checks,
+        probes=result.probes,
+        leaks=len(result.leaks),
     )
     assert result.games == games and result.checks > games * 100 and result.probes > games
     assert not result.leaks, "\n".join(result.leaks[:20])
@@ -62,7 +67,9 @@ def test_the_hunt_catches_a_to_act_that_names_claimants(monkeypatch: pytest.Monk
     claim window those are the seats whose hands can claim the shown card. Reproducer:
     the old rendering, planted back, is caught."""
 
-    def old_to_act(table: tables.Table, viewer: Viewer = ARBITER, game_view: Any = None) -> list[int]:
+    def old_to_act(
+        table: tables.Table, viewer: Viewer = ARBITER, game_view: Any = None
+    ) -> list[int]:
         return [] if table.game is None else list(rules_for(table.kind).to_act(table.game))
 
     monkeypatch.setattr(render, "to_act", old_to_act)
@@ -73,8 +80,11 @@ def test_the_hunt_catches_a_to_act_that_names_claimants(monkeypatch: pytest.Monk
 def test_the_hunt_catches_an_unredacted_deal(monkeypatch: pytest.MonkeyPatch) -> None:
     real = tables.redact
     monkeypatch.setattr(
-        tables, "redact",
-        lambda kind, event, viewer: event if isinstance(event, tables.GameStarted) else real(kind, event, viewer),
+        tables,
+        "redact",
+        lambda kind, event, viewer: (
+            event if isinstance(event, tables.GameStarted) else real(kind, event, viewer)
+        ),
     )
     result = hunt_many("huaniao", 7_100, 2)
     assert any("hidden cards" in leak for leak in result.leaks)
@@ -161,7 +171,7 @@ def test_responses_do_not_depend_on_hidden_cards(kind: str) -> None:
     response sizes cannot depend on the hidden cards; and rendering takes about as long."""
 
     async def run() -> list[str]:
-        ts = TableServer(
+        ts = table_server(
             TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}),
             allow_prepared_deals=True,  # seeded and prepared tables: reproducible hunts
         )
@@ -173,13 +183,13 @@ def test_responses_do_not_depend_on_hidden_cards(kind: str) -> None:
             base = shuffle(rules_for(kind).new_deck(options), b"a fixed key")
 
             async def deal(deck: tuple[int, ...]) -> tuple[str, tables.Table]:
-                gid, _, _ = await ts.create_game(
+                gid, _, _ = await ts.seats.create_game(
                     kind, options, seats, 1, deck, allow_unkeyed_seats=True
                 )
                 for s in range(seats):
-                    await ts.join_game(gid, s, f"p{s}")
-                await ts.start_game(gid, ARBITER)
-                return gid, ts._latest[uuid.UUID(gid)].table
+                    await ts.seats.join_game(gid, s, f"p{s}")
+                await ts.deal.start_game(gid, ARBITER)
+                return gid, ts.games._latest[uuid.UUID(gid)].table
 
             gid0, table0 = await deal(base)
             hands, undealt = hands_and_deck(table0)
@@ -201,12 +211,12 @@ def test_responses_do_not_depend_on_hidden_cards(kind: str) -> None:
                 for viewer in (Viewer.of_seat(0), SPECTATOR):
                     msgs = []
                     for gid in (gid0, gid1):
-                        view = render.view_proto(await ts.snapshot(gid, viewer, None))
+                        view = render.view_proto(await ts.watch.snapshot(gid, viewer, None))
                         for name in ("game_id", "head_hash", "commitment"):
                             view.ClearField(name)
-                        _, _, cmds = await ts.legal_moves(gid, viewer)
+                        _, _, cmds = await ts.play.legal_moves(gid, viewer)
                         moves = [render_moves.move_proto(kind, c) for c in cmds]
-                        _, evs, _, seen = await ts.history(gid, viewer, 0, 1000)
+                        _, evs, _, seen = await ts.watch.history(gid, viewer, 0, 1000)
                         events = []
                         for e in render.events_proto(kind, evs, seen):
                             e.ClearField("recorded_at")
@@ -217,7 +227,9 @@ def test_responses_do_not_depend_on_hidden_cards(kind: str) -> None:
                         msgs.append((view, moves, events))
                     (v0, m0, e0), (v1, m1, e1) = msgs
                     if view_differs := (v0.to_act != v1.to_act):
-                        notes.append(f"{what}: to_act differs ({list(v0.to_act)} vs {list(v1.to_act)})")
+                        notes.append(
+                            f"{what}: to_act differs ({list(v0.to_act)} vs {list(v1.to_act)})"
+                        )
                     if not view_differs:
                         assert v0 == v1, f"{kind}, {what}: {viewer} sees a different view"
                         assert m0 == m1, f"{kind}, {what}: {viewer} gets different legal moves"
@@ -231,15 +243,17 @@ def test_responses_do_not_depend_on_hidden_cards(kind: str) -> None:
                 for _ in range(200):
                     for i, gid in enumerate((gid0, gid1)):
                         t0 = time.perf_counter()
-                        render.view_proto(await ts.snapshot(gid, Viewer.of_seat(0), None))
+                        render.view_proto(await ts.watch.snapshot(gid, Viewer.of_seat(0), None))
                         samples[i].append(time.perf_counter() - t0)
                 timings = [statistics.median(s) for s in samples]
                 ratio = max(timings) / min(timings)
-                notes.append(f"{what}: median render {timings[0]*1e6:.0f} vs {timings[1]*1e6:.0f} µs")
+                notes.append(
+                    f"{what}: median render {timings[0] * 1e6:.0f} vs {timings[1] * 1e6:.0f} µs"
+                )
                 record_figure("timing", kind=kind, swap=what, us=[t * 1e6 for t in timings])
                 assert ratio < 2.0, f"{kind}, {what}: rendering time differs {ratio:.2f}x"
         finally:
-            ts.close()
+            ts.games.close()
         return notes
 
     print(kind, asyncio.run(run()))

@@ -26,6 +26,7 @@ from domain.engine import ARBITER, SPECTATOR, Viewer
 from domain.huaniao.options import Mode, Options
 from domain.registry import rules_for
 from domain.table import deal
+from server.startup.compose import table_server
 from server.store.eventstore import TableApplication
 from server.transport import livefeed, webview
 from server.transport.livefeed import ViewerLimits, network_of
@@ -63,26 +64,26 @@ class Live:
 @asynccontextmanager
 async def live_viewer(limits: ViewerLimits | None = None) -> AsyncIterator[Live]:
     app = TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    ts = TableServer(app, sealer=Sealer(Signer.generate()), allow_prepared_deals=True)
+    ts = table_server(app, sealer=Sealer(Signer.generate()), allow_prepared_deals=True)
     viewer, runner, port = await webview.start(ts, "127.0.0.1", 0, limits)
     try:
         yield Live(ts, viewer, port)
     finally:
         await webview.stop(viewer, runner)
-        ts.close()
+        ts.games.close()
 
 
 async def dealt_game(ts: TableServer, seed: int = 11) -> str:
     """A 2-seat 花鸟风月 game (SIMPLE), dealt from a seed (the same game every run: played
     with ``play``'s seeded moves it lasts as long each time), waiting for its first move."""
-    gid, _, _ = await ts.create_game(
+    gid, _, _ = await ts.seats.create_game(
         "huaniao", Options(mode=Mode.SIMPLE), 2, seed=seed, allow_unkeyed_seats=True
     )
     for s in range(2):
-        await ts.join_game(gid, s, f"p{s}", commitment=deal.contribution_commitment(f"c{s}"))
+        await ts.seats.join_game(gid, s, f"p{s}", commitment=deal.contribution_commitment(f"c{s}"))
     for s in range(2):
-        await ts.reveal(gid, Viewer.of_seat(s), f"c{s}")
-    await ts.start_game(gid, ARBITER)
+        await ts.deal.reveal(gid, Viewer.of_seat(s), f"c{s}")
+    await ts.deal.start_game(gid, ARBITER)
     return gid
 
 
@@ -90,14 +91,14 @@ async def play(ts: TableServer, gid: str, rng: random.Random, moves: int = 10**6
     """Up to ``moves`` random legal moves; True once the game is over."""
     rules = rules_for("huaniao")
     for _ in range(moves):
-        table = (await ts.snapshot(gid, ARBITER, None)).table
+        table = (await ts.watch.snapshot(gid, ARBITER, None)).table
         if table.phase is not tables.Phase.PLAYING:
             return True
         seat = rng.choice(list(rules.to_act(table.game)))
-        _table, version, legal = await ts.legal_moves(gid, Viewer.of_seat(seat))
+        _table, version, legal = await ts.play.legal_moves(gid, Viewer.of_seat(seat))
         game_moves = [c for c in legal if type(c) in rules.command_types]
-        await ts.play(gid, Viewer.of_seat(seat), version, rng.choice(game_moves or legal))
-    return (await ts.snapshot(gid, ARBITER, None)).table.phase is not tables.Phase.PLAYING
+        await ts.play.play(gid, Viewer.of_seat(seat), version, rng.choice(game_moves or legal))
+    return (await ts.watch.snapshot(gid, ARBITER, None)).table.phase is not tables.Phase.PLAYING
 
 
 async def open_stream(
@@ -118,9 +119,9 @@ async def body_of(stream: aiohttp.ClientResponse) -> bytes:
 
 async def expected_bytes(ts: TableServer, gid: str, after: int = 0) -> bytes:
     """What one viewer's stream carried before feeds were shared: each step rendered from
-    its own ``TableServer.follow``, in this exact form, then ``end``."""
+    its own ``Watch.follow``, in this exact form, then ``end``."""
     out = []
-    async for event, snap in ts.follow(gid, SPECTATOR, after):
+    async for event, snap in ts.watch.follow(gid, SPECTATOR, after):
         step = web.step(
             snap.version,
             render.event_proto(snap.table.kind, event, snap.viewer),
@@ -223,17 +224,17 @@ async def test_viewers_of_one_game_share_one_feed_and_get_the_same_bytes(
         first = [await open_stream(stack, live, gid, f"127.0.{n}.1") for n in range(1, 7)]
         heads = [await stream.content.readuntil(b"\n\n") for stream in first]
         assert all(head.startswith(b"id: 1\n") for head in heads), "every stream is following"
-        assert live.ts.hub.open_streams() == 1, "six viewers, one hub subscription"
+        assert live.ts.games.hub.open_streams() == 1, "six viewers, one hub subscription"
         assert not await play(live.ts, gid, rng, moves=6), "the game goes on (seed 11)"
-        start = (await live.ts.snapshot(gid, SPECTATOR, None)).version
+        start = (await live.ts.watch.snapshot(gid, SPECTATOR, None)).version
         afters = (0, 3, start)
         late = [
             await open_stream(stack, live, gid, f"127.0.{11 + n}.1", a)
             for n, a in enumerate(afters)
         ]
-        assert live.ts.hub.open_streams() == 1, "nine viewers, one hub subscription"
+        assert live.ts.games.hub.open_streams() == 1, "nine viewers, one hub subscription"
         assert await play(live.ts, gid, rng), "the game ends"
-        latest = (await live.ts.snapshot(gid, SPECTATOR, None)).version
+        latest = (await live.ts.watch.snapshot(gid, SPECTATOR, None)).version
         whole = await expected_bytes(live.ts, gid)
         for head, stream in zip(heads, first, strict=True):
             assert head + await body_of(stream) == whole, "byte for byte what a tab got before"

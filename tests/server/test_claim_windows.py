@@ -12,9 +12,9 @@ from domain.engine import ARBITER, Viewer
 from domain.zipai import Options
 from domain.zipai.commands import PassClaim
 from domain.zipai.state import Phase
+from server.startup.compose import table_server
 from server.store.eventstore import TableApplication
 from server.usecases.games import Aborted
-from server.usecases.table_server import TableServer
 
 
 def test_two_claimers_answer_the_same_window_against_the_same_version() -> None:
@@ -23,18 +23,20 @@ def test_two_claimers_answer_the_same_window_against_the_same_version() -> None:
     version is behind anything else is still ABORTED."""
 
     async def scenario() -> None:
-        server = TableServer(
+        server = table_server(
             TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}),
             allow_prepared_deals=True,  # seeded deals: each seed a reproducible window
         )
         rng = random.Random(5)
         try:
             for seed in range(40):
-                gid, _v, _a = await server.create_game("zipai", Options(), 3, seed=seed, allow_unkeyed_seats=True)
-                tokens = [(await server.join_game(gid, s, ""))[0] for s in range(3)]
-                await server.start_game(gid, Viewer.of_seat(0))
+                gid, _v, _a = await server.seats.create_game(
+                    "zipai", Options(), 3, seed=seed, allow_unkeyed_seats=True
+                )
+                tokens = [(await server.seats.join_game(gid, s, ""))[0] for s in range(3)]
+                await server.deal.start_game(gid, Viewer.of_seat(0))
                 for _ in range(200):
-                    snap = await server.snapshot(gid, ARBITER, None)
+                    snap = await server.watch.snapshot(gid, ARBITER, None)
                     table = snap.table
                     if table.phase is not tables.Phase.PLAYING:
                         break
@@ -42,24 +44,26 @@ def test_two_claimers_answer_the_same_window_against_the_same_version() -> None:
                     if table.game.phase is Phase.CLAIM and len(waiting) >= 2:
                         version = snap.version
                         first, second = waiting[:2]
-                        await server.play(gid, Viewer.of_seat(first), version, PassClaim(first))
-                        stored = await server.play(
+                        await server.play.play(
+                            gid, Viewer.of_seat(first), version, PassClaim(first)
+                        )
+                        stored = await server.play.play(
                             gid, Viewer.of_seat(second), version, PassClaim(second)
                         )
                         assert stored and stored[0].version == version + 2
                         try:
-                            await server.play(
+                            await server.play.play(
                                 gid, Viewer.of_seat(second), version, PassClaim(second)
                             )
                         except Aborted:
                             return  # behind facts that are not another seat's answer: stale
                         raise AssertionError("a Play behind its own answer was not ABORTED")
                     seat = waiting[0]
-                    viewer = await server.authenticate(gid, tokens[seat])
-                    _table, version, legal = await server.legal_moves(gid, viewer)
-                    await server.play(gid, viewer, version, rng.choice(legal))
+                    viewer = await server.games.authenticate(gid, tokens[seat])
+                    _table, version, legal = await server.play.legal_moves(gid, viewer)
+                    await server.play.play(gid, viewer, version, rng.choice(legal))
             raise AssertionError("no claim window with two seats in 40 games")
         finally:
-            server.close()
+            server.games.close()
 
     asyncio.run(scenario())

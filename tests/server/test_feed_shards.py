@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from domain import table as tables
 from domain.engine import Viewer
+from server.startup.compose import table_server
 from server.startup.migrate import migrate_shard
 from server.store.shards import Store, shard_envs
 from server.usecases.games import Aborted
@@ -36,12 +37,12 @@ async def _move(server: TableServer, game_id: str) -> bool:
     yet heard of the other's last move is refused (Aborted) and the move is sent again, as
     a client does."""
     for _attempt in range(50):
-        snap = await server.snapshot(game_id, Viewer.of_seat(0), None)
+        snap = await server.watch.snapshot(game_id, Viewer.of_seat(0), None)
         if snap.table.phase is tables.Phase.FINISHED:
             return False
         viewer, command, version = await next_move(server, game_id)
         try:
-            await server.play(game_id, viewer, version, command)
+            await server.play.play(game_id, viewer, version, command)
             return True
         except Aborted:
             await asyncio.sleep(0.01)
@@ -62,7 +63,7 @@ def test_a_shard_added_to_running_replicas_takes_the_new_games(
         migrate_shard(env)
 
     def replica(spec: str) -> TableServer:
-        return TableServer(Store.open(shard_envs(base, spec)))
+        return table_server(Store.open(shard_envs(base, spec)))
 
     async def scenario() -> None:
         a, b = replica(BEFORE), replica(BEFORE)
@@ -76,32 +77,32 @@ def test_a_shard_added_to_running_replicas_takes_the_new_games(
             while len(old) < 8 or set(homes.values()) != {0, 1}:
                 assert len(old) < 40, "forty new games all went to one shard"
                 old.append(await seated(a if len(old) % 2 else b, hand=4))
-                homes[old[-1]] = a.store.shard_of(uuid.UUID(old[-1]))
+                homes[old[-1]] = a.games.store.shard_of(uuid.UUID(old[-1]))
             for g in old:
                 await _move(rng.choice((a, b)), g)
 
             async def watch(server: TableServer, game_id: str) -> None:
-                async for events, _v, _b in server.watch(game_id, Viewer.of_seat(0), 0):
+                async for events, _v, _b in server.watch.watch(game_id, Viewer.of_seat(0), 0):
                     watched.extend(events)
 
             # the operator creates the new shard's tables, then restarts the replicas one
             # at a time onto the longer list; the other one keeps serving meanwhile
             migrate_shard(shard_envs(base, AFTER)[2])
-            b.close()
+            b.games.close()
             b = replica(AFTER)
             for g in old:
                 await _move(a, g)  # the old replica still plays every old game
-            a.close()
+            a.games.close()
             a = replica(AFTER)
-            assert a.store.grown and a.store.open_shards == [2]
+            assert a.games.store.grown and a.games.store.open_shards == [2]
             watcher = asyncio.create_task(watch(b, old[0]))  # across replicas
             new = [await seated(a if i % 2 else b, hand=4) for i in range(6)]
             for g in new:
                 gid = uuid.UUID(g)
-                assert a.store.shard_of(gid) == b.store.shard_of(gid) == 2
-                assert len(list(a.store.shards[2].events.get(gid))) > 0
-                assert not list(a.store.shards[0].events.get(gid))
-                assert not list(a.store.shards[1].events.get(gid))
+                assert a.games.store.shard_of(gid) == b.games.store.shard_of(gid) == 2
+                assert len(list(a.games.store.shards[2].events.get(gid))) > 0
+                assert not list(a.games.store.shards[0].events.get(gid))
+                assert not list(a.games.store.shards[1].events.get(gid))
             # every game, old and new, plays to its end, moves alternating between replicas
             games = old + new
             while games:
@@ -110,21 +111,21 @@ def test_a_shard_added_to_running_replicas_takes_the_new_games(
                     games.remove(g)
             for g in old:
                 gid = uuid.UUID(g)
-                assert a.store.shard_of(gid) == b.store.shard_of(gid) == homes[g]
-                assert not list(a.store.shards[2].events.get(gid)), "old games never moved"
+                assert a.games.store.shard_of(gid) == b.games.store.shard_of(gid) == homes[g]
+                assert not list(a.games.store.shards[2].events.get(gid)), "old games never moved"
             for g in old + new:
                 for server in (a, b):
-                    history = await server.history(g, Viewer.of_seat(0), 0, 1000)
+                    history = await server.watch.history(g, Viewer.of_seat(0), 0, 1000)
                     versions = [e.version for e in history[1]]
                     assert versions == list(range(1, history[2] + 1))
-            final = (await a.history(old[0], Viewer.of_seat(0), 0, 1000))[2]
+            final = (await a.watch.history(old[0], Viewer.of_seat(0), 0, 1000))[2]
             await eventually(lambda: watched[-1:] != [] and watched[-1].version == final)
             assert [e.version for e in watched] == list(range(1, final + 1))
-            assert a.store.lookups > 0 and len(a.store.placements) >= len(old)
+            assert a.games.store.lookups > 0 and len(a.games.store.placements) >= len(old)
         finally:
             if watcher is not None:
                 watcher.cancel()
-            a.close()
-            b.close()
+            a.games.close()
+            b.games.close()
 
     asyncio.run(scenario())

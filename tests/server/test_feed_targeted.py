@@ -13,6 +13,7 @@ import uuid
 from typing import Any
 
 from domain.engine import Viewer
+from server.startup.compose import table_server
 from server.store import notify
 from server.store.shards import Store
 from server.usecases.table_server import TableServer
@@ -37,7 +38,7 @@ async def _play(server: TableServer, game_id: str, moves: int) -> int:
     version = 0
     for _move in range(moves):
         viewer, command, version = await next_move(server, game_id)
-        version = (await server.play(game_id, viewer, version, command))[-1].version
+        version = (await server.play.play(game_id, viewer, version, command))[-1].version
     return version
 
 
@@ -48,24 +49,24 @@ def test_a_replica_reads_no_row_of_a_game_it_does_not_serve(pg_env: dict[str, st
     and B's stream has every version once, in order."""
 
     async def scenario() -> None:
-        a = TableServer(Store.open([pg_env]))
+        a = table_server(Store.open([pg_env]))
         b = replica(pg_env)
         c = replica(pg_env)
         try:
             for server in (a, b, c):
-                await asyncio.wait_for(server.store.feeds[0].connected.wait(), 10)
+                await asyncio.wait_for(server.games.store.feeds[0].connected.wait(), 10)
             watched = await seated(a)
             other = await seated(a)
-            feeds = {name: s.store.feeds[0] for name, s in (("a", a), ("b", b), ("c", c))}
+            feeds = {name: s.games.store.feeds[0] for name, s in (("a", a), ("b", b), ("c", c))}
             before = {name: feed.rows_read for name, feed in feeds.items()}
             received: list[int] = []
 
             async def watch() -> None:
-                async for events, _viewer, _batch in b.watch(watched, Viewer.of_seat(1), 0):
+                async for events, _viewer, _batch in b.watch.watch(watched, Viewer.of_seat(1), 0):
                     received.extend(e.version for e in events)
 
             watcher = asyncio.create_task(watch())
-            opened = a._latest[uuid.UUID(watched)].version
+            opened = a.games._latest[uuid.UUID(watched)].version
             await eventually(lambda: received[-1:] == [opened])
             final = await _play(a, watched, 6)
             await _play(a, other, 6)
@@ -78,12 +79,12 @@ def test_a_replica_reads_no_row_of_a_game_it_does_not_serve(pg_env: dict[str, st
             assert read["a"] == 0, "the writer never reads back its own rows"
             assert read["b"] == final - opened, "B reads its game's new rows, no other"
             assert feeds["c"].rows_passed >= 2 * 6 and feeds["c"].commits >= 12
-            counts = c.store.feed_counts()
+            counts = c.games.store.feed_counts()
             assert counts["rows_read"] == feeds["c"].rows_read and counts["commits"] >= 12
             watcher.cancel()
         finally:
             for server in (a, b, c):
-                server.close()
+                server.games.close()
 
     asyncio.run(scenario())
 
@@ -95,25 +96,27 @@ def test_a_cached_game_follows_and_a_dropped_one_is_reread(pg_env: dict[str, str
     and serves the current version, never a stale one."""
 
     async def scenario() -> None:
-        a = TableServer(Store.open([pg_env]))
+        a = table_server(Store.open([pg_env]))
         b = replica(pg_env)
         try:
-            await asyncio.wait_for(b.store.feeds[0].connected.wait(), 10)
+            await asyncio.wait_for(b.games.store.feeds[0].connected.wait(), 10)
             game_id = await seated(a)
             gid = uuid.UUID(game_id)
-            await b.snapshot(game_id, Viewer.of_seat(0), None)  # cached on B, no stream
+            await b.watch.snapshot(game_id, Viewer.of_seat(0), None)  # cached on B, no stream
             moved = await _play(a, game_id, 3)
-            await eventually(lambda: gid in b._latest and b._latest[gid].version == moved)
-            b._latest.pop(gid)  # trimmed from B's cache
-            feed = b.store.feeds[0]
+            await eventually(
+                lambda: gid in b.games._latest and b.games._latest[gid].version == moved
+            )
+            b.games._latest.pop(gid)  # trimmed from B's cache
+            feed = b.games.store.feeds[0]
             read = feed.rows_read
             final = await _play(a, game_id, 3)
-            await eventually(lambda: feed.position >= a.store.feeds[0].position)
+            await eventually(lambda: feed.position >= a.games.store.feeds[0].position)
             assert feed.rows_read == read, "a game B no longer caches costs it no read"
-            assert (await b.snapshot(game_id, Viewer.of_seat(0), None)).version == final
+            assert (await b.watch.snapshot(game_id, Viewer.of_seat(0), None)).version == final
         finally:
-            a.close()
-            b.close()
+            a.games.close()
+            b.games.close()
 
     asyncio.run(scenario())
 
@@ -124,18 +127,18 @@ def test_a_writer_without_payloads_is_still_followed(pg_env: dict[str, str]) -> 
     makes the feed read everything after its position: the watcher still gets every move."""
 
     async def scenario() -> None:
-        a = TableServer(Store.open([pg_env]))
-        recorder: Any = a.store.shards[0].recorder
+        a = table_server(Store.open([pg_env]))
+        recorder: Any = a.games.store.shards[0].recorder
         del recorder.__dict__["_notify_channel"]  # back to eventsourcing's plain NOTIFY
         del recorder.__dict__["_fetch_ids_after_insert_events"]
         b = replica(pg_env)
         try:
-            await asyncio.wait_for(b.store.feeds[0].connected.wait(), 10)
+            await asyncio.wait_for(b.games.store.feeds[0].connected.wait(), 10)
             game_id = await seated(a)
             received: list[int] = []
 
             async def watch() -> None:
-                async for events, _viewer, _batch in b.watch(game_id, Viewer.of_seat(0), 0):
+                async for events, _viewer, _batch in b.watch.watch(game_id, Viewer.of_seat(0), 0):
                     received.extend(e.version for e in events)
 
             watcher = asyncio.create_task(watch())
@@ -145,7 +148,7 @@ def test_a_writer_without_payloads_is_still_followed(pg_env: dict[str, str]) -> 
             assert received == list(range(1, final + 1))
             watcher.cancel()
         finally:
-            a.close()
-            b.close()
+            a.games.close()
+            b.games.close()
 
     asyncio.run(scenario())

@@ -22,6 +22,7 @@ from domain.registry import rules_for
 from domain.table import deal
 from domain.table.justice import facts as J
 from domain.verify import AuditFailure, parse_export, verify
+from server.startup.compose import table_server
 from server.store.eventstore import TableApplication
 from server.usecases.table_server import TableServer
 from server.usecases.timers import TurnClock
@@ -39,25 +40,25 @@ def report(version: int) -> J.Report:
 
 
 async def dealt(ts: TableServer, **settings: int) -> str:
-    gid, _, _ = await ts.create_game(
+    gid, _, _ = await ts.seats.create_game(
         "huaniao", Options(mode=Mode.SIMPLE), 2, allow_unkeyed_seats=True, **settings
     )
     for s in range(2):
-        await ts.join_game(gid, s, f"p{s}", commitment=deal.contribution_commitment(f"c{s}"))
+        await ts.seats.join_game(gid, s, f"p{s}", commitment=deal.contribution_commitment(f"c{s}"))
     for s in range(2):
-        await ts.reveal(gid, Viewer.of_seat(s), f"c{s}")
-    await ts.start_game(gid, ARBITER)
+        await ts.deal.reveal(gid, Viewer.of_seat(s), f"c{s}")
+    await ts.deal.start_game(gid, ARBITER)
     return gid
 
 
 async def timed_out_case(ts: TableServer, clock: TurnClock, gid: str) -> None:
     """Seat 0 reports seat 1, who never votes; once past the deadline the server's clock
     times the case out (UNRESOLVED: no arbiter)."""
-    version = (await ts.snapshot(gid, ARBITER, None)).version
-    await ts.play(gid, Viewer.of_seat(0), version, report(version))
+    version = (await ts.watch.snapshot(gid, ARBITER, None)).version
+    await ts.play.play(gid, Viewer.of_seat(0), version, report(version))
     await asyncio.sleep(4 * CASE_S)
     await clock.expire(uuid.UUID(gid), version + 1)
-    table = (await ts.snapshot(gid, ARBITER, None)).table
+    table = (await ts.watch.snapshot(gid, ARBITER, None)).table
     assert table.justice.open_case is None, "the case timed out"
     assert table.justice.cases[-1].status is J.CaseStatus.UNRESOLVED
 
@@ -66,18 +67,18 @@ async def play_to_end(ts: TableServer, gid: str, seed: int) -> None:
     rng = random.Random(seed)
     rules = rules_for("huaniao")
     while True:
-        table = (await ts.snapshot(gid, ARBITER, None)).table
+        table = (await ts.watch.snapshot(gid, ARBITER, None)).table
         if table.phase is not tables.Phase.PLAYING:
             return
         seat = rng.choice(list(rules.to_act(table.game)))
-        _t, version, legal = await ts.legal_moves(gid, Viewer.of_seat(seat))
+        _t, version, legal = await ts.play.legal_moves(gid, Viewer.of_seat(seat))
         moves = [c for c in legal if type(c) in rules.command_types]
-        await ts.play(gid, Viewer.of_seat(seat), version, rng.choice(moves or legal))
+        await ts.play.play(gid, Viewer.of_seat(seat), version, rng.choice(moves or legal))
 
 
 def server(signer: Signer) -> TableServer:
     app = TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    return TableServer(app, sealer=Sealer(signer), reveal_timeout=0.0, case_timeout=CASE_S)
+    return table_server(app, sealer=Sealer(signer), reveal_timeout=0.0, case_timeout=CASE_S)
 
 
 def test_a_case_timed_out_before_its_recorded_deadline_fails_the_audit() -> None:
@@ -88,7 +89,7 @@ def test_a_case_timed_out_before_its_recorded_deadline_fails_the_audit() -> None
 
     async def run() -> tuple[str, list[str]]:
         ts = server(signer)
-        clock = TurnClock(ts)
+        clock = TurnClock(ts.games)
         try:
             gid = await dealt(ts)
             await timed_out_case(ts, clock, gid)
@@ -96,7 +97,7 @@ def test_a_case_timed_out_before_its_recorded_deadline_fails_the_audit() -> None
             return gid, await export(ts, gid)
         finally:
             clock.close()
-            ts.close()
+            ts.games.close()
 
     gid, lines = asyncio.run(run())
     assert verify(
@@ -119,18 +120,18 @@ def test_once_the_hands_budget_is_spent_a_report_is_refused_and_nothing_appended
 
     async def run() -> None:
         ts = server(Signer.generate())
-        clock = TurnClock(ts)
+        clock = TurnClock(ts.games)
         try:
             gid = await dealt(ts, justice_budget_ms=60)
             await timed_out_case(ts, clock, gid)
-            version = (await ts.snapshot(gid, ARBITER, None)).version
+            version = (await ts.watch.snapshot(gid, ARBITER, None)).version
             with pytest.raises(RuleViolation) as e:
-                await ts.play(gid, Viewer.of_seat(0), version, report(version))
+                await ts.play.play(gid, Viewer.of_seat(0), version, report(version))
             assert e.value.reason == "JUSTICE_BUDGET_SPENT"
-            assert (await ts.snapshot(gid, ARBITER, None)).version == version, "appended"
+            assert (await ts.watch.snapshot(gid, ARBITER, None)).version == version, "appended"
         finally:
             clock.close()
-            ts.close()
+            ts.games.close()
 
     asyncio.run(run())
 

@@ -48,7 +48,7 @@ def test_a_fact_a_spectator_sees_whole_is_whole_for_everyone(
         ts = in_memory_server()
         try:
             gid = await play_random(ts, kind, options, seats, seed)
-            stored = ts.store.stored_events(ts.parse_id(gid), 0, None, None)
+            stored = ts.games.store.stored_events(ts.games.parse_id(gid), 0, None, None)
             public = hidden = 0
             for event in stored:
                 if tables.redact(kind, event.fact, SPECTATOR) is not event.fact:
@@ -63,7 +63,7 @@ def test_a_fact_a_spectator_sees_whole_is_whole_for_everyone(
                     )
             return public, hidden, stored
         finally:
-            ts.close()
+            ts.games.close()
 
     public, hidden, stored = asyncio.run(run())
     assert public and hidden, (public, hidden, seed)  # both kinds of fact were met

@@ -17,6 +17,7 @@ import pytest
 from domain import table as tables
 from domain.engine import Viewer
 from domain.registry import register
+from server.startup.compose import table_server
 from server.store.eventstore import GameAggregate
 from server.store.shards import Store, parse_shards, shard_envs
 from server.usecases.games import Aborted
@@ -31,17 +32,17 @@ register(fakegame.RULES)
 
 
 async def seated(server: TableServer, hand: int = 6) -> str:
-    game_id, _version, _arbiter = await server.create_game(
+    game_id, _version, _arbiter = await server.seats.create_game(
         "fake", fakegame.Options(hand_size=hand), 2, allow_unkeyed_seats=True
     )
     for seat in range(2):
-        await server.join_game(game_id, seat, f"p{seat}")
-    await server.start_game(game_id, Viewer.of_seat(0))
+        await server.seats.join_game(game_id, seat, f"p{seat}")
+    await server.deal.start_game(game_id, Viewer.of_seat(0))
     return game_id
 
 
 async def next_move(server: TableServer, game_id: str) -> tuple[Viewer, Any, int]:
-    snap = await server.snapshot(game_id, Viewer.of_seat(0), None)
+    snap = await server.watch.snapshot(game_id, Viewer.of_seat(0), None)
     state = snap.table.game
     (command, *_rest) = fakegame.RULES.legal_commands(state, state.turn)
     return Viewer.of_seat(state.turn), command, snap.version
@@ -56,7 +57,7 @@ async def eventually(check: Callable[[], bool], timeout: float = 5.0) -> None:
 
 
 def replica(env: dict[str, str]) -> TableServer:
-    return TableServer(Store.open([dict(env, CREATE_TABLE="n")]))
+    return table_server(Store.open([dict(env, CREATE_TABLE="n")]))
 
 
 @PG
@@ -64,7 +65,7 @@ def test_moves_on_one_replica_reach_watchers_and_cache_of_the_other(
     pg_env: dict[str, str],
 ) -> None:
     async def scenario() -> None:
-        a = TableServer(Store.open([pg_env]))
+        a = table_server(Store.open([pg_env]))
         b = replica(pg_env)
         try:
             game_id = await seated(a)
@@ -72,28 +73,28 @@ def test_moves_on_one_replica_reach_watchers_and_cache_of_the_other(
             received: list[int] = []
 
             async def watch() -> None:
-                async for events, _viewer, _batch in b.watch(game_id, Viewer.of_seat(1), 0):
+                async for events, _viewer, _batch in b.watch.watch(game_id, Viewer.of_seat(1), 0):
                     received.extend(e.version for e in events)
 
             watcher = asyncio.create_task(watch())
-            await eventually(lambda: b.hub.watching(gid) and len(received) >= 4)
+            await eventually(lambda: b.games.hub.watching(gid) and len(received) >= 4)
             for _move in range(8):
                 viewer, command, version = await next_move(a, game_id)
-                await a.play(game_id, viewer, version, command)
-            final = (await a.snapshot(game_id, Viewer.of_seat(0), None)).version
+                await a.play.play(game_id, viewer, version, command)
+            final = (await a.watch.snapshot(game_id, Viewer.of_seat(0), None)).version
             await eventually(lambda: bool(received) and received[-1] == final)
             assert received == list(range(1, final + 1))  # no gap, no duplicate
             # B's cached game moved forward from the feed, without a store read
-            assert b._latest[gid].version == final
-            assert b._latest[gid].table == a._latest[gid].table
+            assert b.games._latest[gid].version == final
+            assert b.games._latest[gid].table == a.games._latest[gid].table
             # A recognised its own events by notification id (all of them, unless its
             # subscription overtook its committer's bookkeeping; the hub drops those)
-            own = a.store.feeds[0]
+            own = a.games.store.feeds[0]
             assert own.skipped_own > 0 and own.skipped_own + own.received <= final
             watcher.cancel()
         finally:
-            a.close()
-            b.close()
+            a.games.close()
+            b.games.close()
 
     asyncio.run(scenario())
 
@@ -107,7 +108,7 @@ def test_the_other_replica_knows_the_last_move_without_reading_the_store(
     store; the watching replica learns the last move from the feed, with no store read."""
 
     async def scenario() -> None:
-        a = TableServer(Store.open([pg_env]))
+        a = table_server(Store.open([pg_env]))
         b = replica(pg_env)
         fresh = replica(pg_env)
         try:
@@ -117,37 +118,37 @@ def test_the_other_replica_knows_the_last_move_without_reading_the_store(
             received: list[int] = []
 
             async def watch() -> None:
-                async for events, _viewer, _batch in b.watch(game_id, Viewer.of_seat(0), 0):
+                async for events, _viewer, _batch in b.watch.watch(game_id, Viewer.of_seat(0), 0):
                     received.extend(e.version for e in events)
 
             watcher = asyncio.create_task(watch())
-            opened = a._latest[gid].version
+            opened = a.games._latest[gid].version
             # the watch has read the history (its one store read) and waits for live events
-            await eventually(lambda: b.hub.watching(gid) and received[-1:] == [opened])
+            await eventually(lambda: b.games.hub.watching(gid) and received[-1:] == [opened])
             reads: list[Any] = []
-            real = b.store.stored_events
-            b.store.stored_events = lambda *a_, **k: reads.append(a_) or real(*a_, **k)  # type: ignore[method-assign]
+            real = b.games.store.stored_events
+            b.games.store.stored_events = lambda *a_, **k: reads.append(a_) or real(*a_, **k)  # type: ignore[method-assign]
             retractions = 0
             for _move in range(6):
                 viewer, command, version = await next_move(a, game_id)
-                stored = await a.play(game_id, viewer, version, command)
+                stored = await a.play.play(game_id, viewer, version, command)
                 final = stored[-1].version
-                await eventually(lambda f=final: b._latest[gid].version == f)  # type: ignore[misc]
-                fresh._latest.pop(gid, None)
-                fresh._last_moves.pop(gid, None)
+                await eventually(lambda f=final: b.games._latest[gid].version == f)  # type: ignore[misc]
+                fresh.games._latest.pop(gid, None)
+                fresh.games._last_moves.pop(gid, None)
                 for seat in range(2):
                     seen = Viewer.of_seat(seat)
-                    on_a = (await a.legal_moves(game_id, seen))[1:]
-                    on_b = (await b.legal_moves(game_id, seen))[1:]
-                    assert on_b == on_a == (await fresh.legal_moves(game_id, seen))[1:]
+                    on_a = (await a.play.legal_moves(game_id, seen))[1:]
+                    on_b = (await b.play.legal_moves(game_id, seen))[1:]
+                    assert on_b == on_a == (await fresh.play.legal_moves(game_id, seen))[1:]
                     retractions += any(type(c).__name__ == "Retract" for c in on_b[1])
             assert retractions > 0, "the mover may retract: the case under test came up"
             assert reads == [], f"B read the store for the last move: {reads}"
             watcher.cancel()
         finally:
-            a.close()
-            b.close()
-            fresh.close()
+            a.games.close()
+            b.games.close()
+            fresh.games.close()
 
     asyncio.run(scenario())
 
@@ -155,16 +156,16 @@ def test_the_other_replica_knows_the_last_move_without_reading_the_store(
 @PG
 def test_a_race_between_replicas_has_exactly_one_winner(pg_env: dict[str, str]) -> None:
     async def scenario() -> None:
-        a = TableServer(Store.open([pg_env]))
+        a = table_server(Store.open([pg_env]))
         b = replica(pg_env)
         try:
             game_id = await seated(a)
             for _round in range(5):
                 viewer, command, version = await next_move(a, game_id)
-                await b.snapshot(game_id, viewer, None)  # B has the game cached too
+                await b.watch.snapshot(game_id, viewer, None)  # B has the game cached too
                 results = await asyncio.gather(
-                    a.play(game_id, viewer, version, command),
-                    b.play(game_id, viewer, version, command),
+                    a.play.play(game_id, viewer, version, command),
+                    b.play.play(game_id, viewer, version, command),
                     return_exceptions=True,
                 )
                 won = [r for r in results if isinstance(r, list)]
@@ -174,12 +175,12 @@ def test_a_race_between_replicas_has_exactly_one_winner(pg_env: dict[str, str]) 
                 assert lost[0].current == won[0][-1].version
                 # the loser re-reads: its next view is the winner's version
                 for server in (a, b):
-                    await eventually(lambda s=server: s._latest.get(uuid.UUID(game_id)) is not None)
-                    snap = await server.snapshot(game_id, viewer, None)
+                    await eventually(lambda s=server: s.games._latest.get(uuid.UUID(game_id)) is not None)
+                    snap = await server.watch.snapshot(game_id, viewer, None)
                     assert snap.version == won[0][-1].version
         finally:
-            a.close()
-            b.close()
+            a.games.close()
+            b.games.close()
 
     asyncio.run(scenario())
 
@@ -189,24 +190,24 @@ def test_stale_cache_is_never_trusted_for_a_move(pg_env: dict[str, str]) -> None
     """B's feed is stopped, so its cache is stale: its Play must still be judged by the store."""
 
     async def scenario() -> None:
-        a = TableServer(Store.open([pg_env]))
+        a = table_server(Store.open([pg_env]))
         b = replica(pg_env)
         try:
             game_id = await seated(a)
-            await b.snapshot(game_id, Viewer.of_seat(0), None)
-            for feed in b.store.feeds:
+            await b.watch.snapshot(game_id, Viewer.of_seat(0), None)
+            for feed in b.games.store.feeds:
                 feed.stop()
             viewer, command, version = await next_move(a, game_id)
-            won = await a.play(game_id, viewer, version, command)
+            won = await a.play.play(game_id, viewer, version, command)
             # B still believes ``version`` is current; its store write must lose
             with pytest.raises(Aborted) as lost:
-                await b.play(game_id, viewer, version, command)
+                await b.play.play(game_id, viewer, version, command)
             assert lost.value.current == won[-1].version
-            snap = await b.snapshot(game_id, viewer, None)
+            snap = await b.watch.snapshot(game_id, viewer, None)
             assert snap.version == won[-1].version
         finally:
-            a.close()
-            b.close()
+            a.games.close()
+            b.games.close()
 
     asyncio.run(scenario())
 
@@ -249,19 +250,22 @@ def test_games_spread_over_shards_and_read_back_from_theirs(
         migrate_shard(env)
 
     async def scenario() -> None:
-        a = TableServer(Store.open(envs))
-        b = TableServer(Store.open(envs))
+        a = table_server(Store.open(envs))
+        b = table_server(Store.open(envs))
         try:
             # a game's shard is its id's hash: twelve games all land on one shard once in
             # 2,048 runs, so more are made until both shards hold some
             game_ids: list[str] = []
-            while len(game_ids) < 12 or len({a.store.shard_of(uuid.UUID(g)) for g in game_ids}) < 2:
+            while (
+                len(game_ids) < 12
+                or len({a.games.store.shard_of(uuid.UUID(g)) for g in game_ids}) < 2
+            ):
                 assert len(game_ids) < 40, "forty new games all went to one shard"
                 game_ids.append(await seated(a, hand=3))
             for game_id in game_ids:
                 gid = uuid.UUID(game_id)
-                home = a.store.app_for(gid)
-                other = a.store.shards[1 - a.store.shard_of(gid)]
+                home = a.games.store.app_for(gid)
+                other = a.games.store.shards[1 - a.games.store.shard_of(gid)]
                 assert [e.originator_version for e in home.events.get(gid)] == [1, 2, 3, 4, 5, 6]
                 assert list(other.events.get(gid)) == []
             # play one game per shard to the end on A while B watches; history from B
@@ -269,31 +273,31 @@ def test_games_spread_over_shards_and_read_back_from_theirs(
                 received: list[StoredEvent] = []
 
                 async def watch(gid: str = game_id, out: list[StoredEvent] = received) -> None:
-                    async for events, _v, _b in b.watch(gid, Viewer.of_seat(0), 0):
+                    async for events, _v, _b in b.watch.watch(gid, Viewer.of_seat(0), 0):
                         out.extend(events)
 
                 watcher = asyncio.create_task(watch())
                 while True:
-                    snap = await a.snapshot(game_id, Viewer.of_seat(0), None)
+                    snap = await a.watch.snapshot(game_id, Viewer.of_seat(0), None)
                     version = snap.version
                     if snap.table.phase is tables.Phase.FINISHED:
                         break
                     viewer, command, version = await next_move(a, game_id)
-                    await a.play(game_id, viewer, version, command)
+                    await a.play.play(game_id, viewer, version, command)
                 await asyncio.wait_for(watcher, 10)  # ends once the game is over
-                history = await b.history(game_id, Viewer.of_seat(0), 0, 1000)
+                history = await b.watch.history(game_id, Viewer.of_seat(0), 0, 1000)
                 assert [e.version for e in received] == [e.version for e in history[1]]
                 assert history[2] == version
         finally:
-            a.close()
-            b.close()
+            a.games.close()
+            b.games.close()
 
     asyncio.run(scenario())
 
 
 def test_a_store_without_postgres_runs_no_feed(tmp_path: Any) -> None:
     async def scenario() -> None:
-        server = TableServer(
+        server = table_server(
             Store.open(
                 [
                     {
@@ -304,11 +308,11 @@ def test_a_store_without_postgres_runs_no_feed(tmp_path: Any) -> None:
             )
         )
         try:
-            assert not server.store.shared and server.store.feeds == []
+            assert not server.games.store.shared and server.games.store.feeds == []
             game_id = await seated(server)
-            assert isinstance(server._latest[uuid.UUID(game_id)], GameAggregate)
+            assert isinstance(server.games._latest[uuid.UUID(game_id)], GameAggregate)
         finally:
-            server.close()
+            server.games.close()
 
     asyncio.run(scenario())
 
@@ -324,27 +328,27 @@ def test_replicas_ride_out_a_database_restart() -> None:
         )
 
         async def scenario() -> None:
-            a = TableServer(Store.open([env]))
+            a = table_server(Store.open([env]))
             b = replica(env)
             try:
                 game_id = await seated(a)
                 received: list[int] = []
 
                 async def watch() -> None:
-                    async for events, _v, _b in b.watch(game_id, Viewer.of_seat(1), 0):
+                    async for events, _v, _b in b.watch.watch(game_id, Viewer.of_seat(1), 0):
                         received.extend(e.version for e in events)
 
                 watcher = asyncio.create_task(watch())
                 await eventually(lambda: len(received) >= 6)
                 await asyncio.to_thread(pg.restart, 0.5)
                 viewer, command, version = await next_move(a, game_id)
-                stored = await a.play(game_id, viewer, version, command)
+                stored = await a.play.play(game_id, viewer, version, command)
                 await eventually(lambda: received[-1] == stored[-1].version, timeout=15)
                 assert received == list(range(1, stored[-1].version + 1))
                 watcher.cancel()
             finally:
-                a.close()
-                b.close()
+                a.games.close()
+                b.games.close()
 
         asyncio.run(scenario())
 
@@ -376,28 +380,28 @@ def test_a_shard_url_may_list_hosts_like_libpq() -> None:
 async def play_out_match(server: TableServer, match_id: str) -> None:
     """Every hand of a fake-game match to its end, on ``server``."""
     for _hand in range(64):
-        state = (await server.match_record(match_id))[0]
+        state = (await server.matches.match_record(match_id))[0]
         if state.finished:
             return
         assert state.current is not None
         game_id = state.current.game_id
-        table = (await server.snapshot(game_id, Viewer.of_seat(0), None)).table
+        table = (await server.watch.snapshot(game_id, Viewer.of_seat(0), None)).table
         for seat in table.awaited_commitments:  # a later hand: its seats commit (to nothing)
-            await server.commit_contribution(game_id, Viewer.of_seat(seat), "")
-        while (await server.snapshot(game_id, Viewer.of_seat(0), None)).table.outcome is None:
+            await server.deal.commit_contribution(game_id, Viewer.of_seat(seat), "")
+        while (await server.watch.snapshot(game_id, Viewer.of_seat(0), None)).table.outcome is None:
             viewer, command, version = await next_move(server, game_id)
-            await server.play(game_id, viewer, version, command)
+            await server.play.play(game_id, viewer, version, command)
     raise AssertionError("the match did not end")
 
 
 async def seated_match(server: TableServer, hands: int) -> tuple[str, str]:
     options = fakegame.Options(hand_size=3)
-    game_id, _v, _a, match_id = await server.create_match(
+    game_id, _v, _a, match_id = await server.seats.create_match(
         "fake", options, 2, hands, allow_unkeyed_seats=True
     )
     for seat in range(2):
-        await server.join_game(game_id, seat, f"p{seat}")
-    await server.start_game(game_id, Viewer.of_seat(0))
+        await server.seats.join_game(game_id, seat, f"p{seat}")
+    await server.deal.start_game(game_id, Viewer.of_seat(0))
     return game_id, match_id
 
 
@@ -406,7 +410,7 @@ def test_a_watcher_on_one_replica_follows_a_match_played_on_the_other(
     pg_env: dict[str, str],
 ) -> None:
     async def scenario() -> None:
-        a = TableServer(Store.open([pg_env]))
+        a = table_server(Store.open([pg_env]))
         b = replica(pg_env)
         try:
             first, match_id = await seated_match(a, hands=3)
@@ -414,7 +418,7 @@ def test_a_watcher_on_one_replica_follows_a_match_played_on_the_other(
             moved: list[str] = []
 
             async def watch() -> None:
-                async for item in b.watch_match(first, Viewer.of_seat(1), 0):
+                async for item in b.watch.watch_match(first, Viewer.of_seat(1), 0):
                     if isinstance(item, HandEvents):
                         seen.extend((item.game_id, e.version) for e in item.events)
                     else:
@@ -424,16 +428,16 @@ def test_a_watcher_on_one_replica_follows_a_match_played_on_the_other(
             await eventually(lambda: len(seen) >= 4)
             await play_out_match(a, match_id)
             await asyncio.wait_for(watcher, 20)
-            state, _facts = await a.match_record(match_id)
+            state, _facts = await a.matches.match_record(match_id)
             expected = []
             for h in state.hands:
-                stored = a.store.stored_events(uuid.UUID(h.game_id))
+                stored = a.games.store.stored_events(uuid.UUID(h.game_id))
                 expected += [(h.game_id, e.version) for e in stored]
             assert seen == expected
             assert moved == [h.game_id for h in state.hands[1:]] + [""]
         finally:
-            a.close()
-            b.close()
+            a.games.close()
+            b.games.close()
 
     asyncio.run(scenario())
 
@@ -443,29 +447,33 @@ def test_two_replicas_moving_a_match_on_at_once_deal_one_next_hand(
     pg_env: dict[str, str],
 ) -> None:
     async def scenario() -> None:
-        a = TableServer(Store.open([pg_env]))
+        a = table_server(Store.open([pg_env]))
         b = replica(pg_env)
 
         async def stays(match_id: str) -> None:  # the hand ends; nobody moves the match yet
             return None
 
-        a._hand_ended = stays  # type: ignore[method-assign]
+        a.games.hand_ended = stays
         try:
             first, match_id = await seated_match(a, hands=2)
-            while (await a.snapshot(first, Viewer.of_seat(0), None)).table.outcome is None:
+            while (await a.watch.snapshot(first, Viewer.of_seat(0), None)).table.outcome is None:
                 viewer, command, version = await next_move(a, first)
-                await a.play(first, viewer, version, command)
-            await asyncio.gather(a.advance_match(match_id), b.advance_match(match_id))
-            state, facts = await b.match_record(match_id)
+                await a.play.play(first, viewer, version, command)
+            await asyncio.gather(
+                a.matches.advance_match(match_id), b.matches.advance_match(match_id)
+            )
+            state, facts = await b.matches.match_record(match_id)
             kinds = [type(f.fact).__name__ for f in facts]
             assert kinds == ["MatchCreated", "HandOpened", "HandEnded", "HandOpened"], kinds
             second = state.hands[1].game_id
-            assert (await b.snapshot(second, Viewer.of_seat(0), None)).table.hand == 2
-            del a._hand_ended  # the hook again: the match moves on when its hand ends
+            assert (await b.watch.snapshot(second, Viewer.of_seat(0), None)).table.hand == 2
+            a.games.hand_ended = (
+                a.matches.hand_ended
+            )  # the hook again: the match moves on when its hand ends
             await play_out_match(a, match_id)
-            assert (await b.match_record(match_id))[0].finished
+            assert (await b.matches.match_record(match_id))[0].finished
         finally:
-            a.close()
-            b.close()
+            a.games.close()
+            b.games.close()
 
     asyncio.run(scenario())

@@ -27,6 +27,7 @@ from domain.huaniao.options import Mode
 from domain.huaniao.options import Options as HuaniaoOptions
 from domain.zipai.options import Options as ZipaiOptions
 from domain.zipai.options import ScoringProfile
+from server.startup.compose import table_server
 from server.store.eventstore import (
     SNAPSHOT_INTERVAL,
     FastJSONTranscoder,
@@ -34,7 +35,6 @@ from server.store.eventstore import (
     MatchAggregate,
     TableApplication,
 )
-from server.usecases.table_server import TableServer
 from server.wire.receipts import Sealer
 from server.wire.signing import Signer
 from tests.server.test_matches import play_match, seated
@@ -66,20 +66,20 @@ def write_store(path: Path, transcoder: dict[str, str]) -> list[tuple[Any, bytes
             return data
 
         app.mapper.transcoder.encode = keep  # type: ignore[method-assign]
-        ts = TableServer(app, sealer=Sealer(Signer.generate()), reveal_timeout=0.0)
+        ts = table_server(app, sealer=Sealer(Signer.generate()), reveal_timeout=0.0)
         try:
             options = ZipaiOptions(scoring=ScoringProfile.LUZHOU)
             _g, match_id, tokens = await seated(ts, "zipai", options, 3, [0, 1, 2], hands=2)
             await play_match(ts, match_id, tokens, random.Random(SEED))
             await play_random(ts, "huaniao", HuaniaoOptions(mode=Mode.BASIC), 4, SEED)
-            app = ts.store.shards[0]
+            app = ts.games.store.shards[0]
             assert app.snapshots is not None
             for gid in streams(app)["game"]:  # a snapshot of each, however short it ended
                 agg = app.repository.get(gid)
                 if agg.version not in {s.originator_version for s in app.snapshots.get(gid)}:
                     app.snapshot(agg)
         finally:
-            ts.close()
+            ts.games.close()
 
     asyncio.run(run())
     return written
@@ -122,7 +122,9 @@ def read_all(app: TableApplication, ids: dict[str, list[uuid.UUID]]) -> dict[str
     for mid in ids["match"]:
         out[f"match {mid}"] = app.match_facts(mid)
     transcoder = app.mapper.transcoder
-    out["states"] = [transcoder.decode(n.state) for n in app.recorder.select_notifications(1, 100_000)]
+    out["states"] = [
+        transcoder.decode(n.state) for n in app.recorder.select_notifications(1, 100_000)
+    ]
     out["snapshot states"] = [
         transcoder.decode(s.state)
         for gid in ids["game"]
@@ -163,7 +165,7 @@ def test_a_store_reads_the_same_with_either_transcoder(tmp_path: Path, writer: s
 
 # --- any state ------------------------------------------------------------------------------
 
-TEXT = st.text(st.characters() | st.sampled_from("\x00\x1f\x7f\\\"\u2028")) | st.sampled_from(
+TEXT = st.text(st.characters() | st.sampled_from('\x00\x1f\x7f\\"\u2028')) | st.sampled_from(
     ["_type_", "_data_", "uuid_hex", "datetime_iso", "decimal_str", "\\u005f", "table"]
 )
 SURROGATE = st.text(st.characters(categories=["Cs"]), min_size=1, max_size=2)
@@ -189,15 +191,18 @@ def _tagged(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
 
 
 JSONISH = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(), lambda i: st.lists(i, max_size=3)
-    | st.dictionaries(st.text(), i, max_size=3), max_leaves=10,
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda i: st.lists(i, max_size=3) | st.dictionaries(st.text(), i, max_size=3),
+    max_leaves=10,
 )
 VALUES = st.recursive(
     SCALARS | st.builds(Canonical, st.dictionaries(st.text(), JSONISH, max_size=3)),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.tuples(inner, inner)
-    | st.dictionaries(TEXT, inner, max_size=4)
-    | _tagged(inner),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(TEXT, inner, max_size=4)
+        | _tagged(inner)
+    ),
     max_leaves=30,
 )
 STATES = st.dictionaries(TEXT, VALUES, max_size=6) | st.dictionaries(
@@ -243,7 +248,9 @@ def test_any_state_written_by_either_transcoder_reads_the_same_with_either(
     state: dict[str, Any],
 ) -> None:
     where = f"TRANSCODER_SEED={SEED}"
-    written = {name: outcome(t.encode, state) for name, t in (("library", LIBRARY_T), ("fast", FAST_T))}
+    written = {
+        name: outcome(t.encode, state) for name, t in (("library", LIBRARY_T), ("fast", FAST_T))
+    }
     if written["library"][0] == "refused":
         assert written["fast"] == written["library"], where
         return

@@ -20,11 +20,11 @@ def _pages_and_causes(page_size: int, seed: int) -> tuple[list[list[StoredEvent]
         ts = in_memory_server()
         try:
             gid = await play_random(ts, "zipai", _short_options("zipai"), 3, seed)
-            pages = [events async for events, _, _ in ts.watch(gid, Viewer.of_seat(0), 0)]
-            latest = (await ts.snapshot(gid, Viewer.of_seat(0), None)).version
+            pages = [events async for events, _, _ in ts.watch.watch(gid, Viewer.of_seat(0), 0)]
+            latest = (await ts.watch.snapshot(gid, Viewer.of_seat(0), None)).version
             return pages, latest
         finally:
-            ts.close()
+            ts.games.close()
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(watch, "STREAM_PAGE", page_size)
@@ -90,7 +90,7 @@ def test_a_resumed_watch_reads_its_pages_in_one_query_each() -> None:
         ts = in_memory_server()
         try:
             gid = await play_random(ts, "zipai", _short_options("zipai"), 3, seed)
-            events = ts.app.events
+            events = ts.games.app.events
             queries: list[int] = []
             pages: list[int] = []
             real_get = events.get
@@ -104,12 +104,12 @@ def test_a_resumed_watch_reads_its_pages_in_one_query_each() -> None:
                 for seat in (1, 2):  # the same resumed stream, twice
                     before = len(queries)
                     pages.append(
-                        len([e async for e, _, _ in ts.watch(gid, Viewer.of_seat(seat), 5)])
+                        len([e async for e, _, _ in ts.watch.watch(gid, Viewer.of_seat(seat), 5)])
                     )
                     pages.append(len(queries) - before)
             return pages[0::2], pages[1::2]
         finally:
-            ts.close()
+            ts.games.close()
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(watch, "STREAM_PAGE", 7)

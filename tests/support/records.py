@@ -13,6 +13,7 @@ from domain import table as tables
 from domain.engine import ARBITER, Viewer
 from domain.registry import rules_for
 from domain.table import deal
+from server.startup.compose import table_server
 from server.store.eventstore import TableApplication
 from server.usecases.table_server import TableServer
 from server.wire import render, render_moves, seatsig
@@ -34,7 +35,7 @@ def in_memory_server(signer: Signer | None = None) -> TableServer:
     """Signing, and a reveal window of 0 (a seat not yet revealed is late at once; the deal
     still waits for it: nobody stands in for a seat)."""
     app = TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    return TableServer(app, sealer=Sealer(signer or Signer.generate()), reveal_timeout=0.0)
+    return table_server(app, sealer=Sealer(signer or Signer.generate()), reveal_timeout=0.0)
 
 
 async def play_random(ts: TableServer, kind: str, options: Any, seats: int, seed: int) -> str:
@@ -45,7 +46,7 @@ async def play_random(ts: TableServer, kind: str, options: Any, seats: int, seed
     (commitments, ContributionRevealed, a seat without a commitment, the start)."""
     rng = random.Random(seed)
     keys = [seatsign.seat_key(f"records-{seed}-{s}") for s in range(seats)]
-    gid, _, _ = await ts.create_game(kind, options, seats)
+    gid, _, _ = await ts.seats.create_game(kind, options, seats)
     for s in range(seats):
         commitment = deal.contribution_commitment(f"c{s}") if s < seats - 1 else ""
         public = seatsign.public_hex(keys[s])
@@ -57,26 +58,28 @@ async def play_random(ts: TableServer, kind: str, options: Any, seats: int, seed
             seat_public_key=bytes.fromhex(public),
         )
         signed = await _signed(ts, gid, keys[s], "JoinGame", request)
-        await ts.join_game(gid, s, f"p{s}", commitment=commitment, public_key=public, signed=signed)
+        await ts.seats.join_game(
+            gid, s, f"p{s}", commitment=commitment, public_key=public, signed=signed
+        )
     for s in range(seats - 1):
         request = pb.RevealContributionRequest(game_id=gid, contribution=f"c{s}")
         signed = await _signed(ts, gid, keys[s], "RevealContribution", request)
-        await ts.reveal(gid, Viewer.of_seat(s), f"c{s}", signed)
-    version = await ts.start_game(gid, ARBITER)
+        await ts.deal.reveal(gid, Viewer.of_seat(s), f"c{s}", signed)
+    version = await ts.deal.start_game(gid, ARBITER)
     rules = rules_for(kind)
     while True:
-        table = (await ts.snapshot(gid, ARBITER, None)).table
+        table = (await ts.watch.snapshot(gid, ARBITER, None)).table
         if table.phase is not tables.Phase.PLAYING:
             return gid
         seat = rng.choice(list(rules.to_act(table.game)))
-        _table, version, legal = await ts.legal_moves(gid, Viewer.of_seat(seat))
+        _table, version, legal = await ts.play.legal_moves(gid, Viewer.of_seat(seat))
         game_moves = [c for c in legal if type(c) in rules.command_types]
         command = rng.choice(game_moves or legal)
         request = pb.PlayRequest(
             game_id=gid, expected_version=version, move=render_moves.move_proto(kind, command)
         )
         signed = await _signed(ts, gid, keys[seat], "Play", request)
-        await ts.play(gid, Viewer.of_seat(seat), version, command, signed=signed)
+        await ts.play.play(gid, Viewer.of_seat(seat), version, command, signed=signed)
 
 
 async def _signed(
@@ -84,7 +87,7 @@ async def _signed(
 ) -> seatsig.SignedCall | None:
     """The seat's signature on ``request`` as the client makes it (having seen the latest
     version and its chain hash), read back as the server reads it off the request."""
-    snap = await ts.snapshot(gid, ARBITER, None)
+    snap = await ts.watch.snapshot(gid, ARBITER, None)
     request.seat_signature.CopyFrom(
         seatsig.sign(key, gid, method, snap.version, snap.head_hash, request)
     )
@@ -93,7 +96,7 @@ async def _signed(
 
 async def export(ts: TableServer, gid: str) -> list[str]:
     """What `tabletop-audit export` writes, from the GetHistory rendering after the end."""
-    table, events, _, seen_as = await ts.history(gid, ARBITER, 0, 100_000)
+    table, events, _, seen_as = await ts.watch.history(gid, ARBITER, 0, 100_000)
     ended = table.phase is tables.Phase.FINISHED
     return list(export_lines(render.events_proto(table.kind, events, seen_as, complete=ended)))
 
@@ -110,7 +113,7 @@ def finished_game(kind: str = "huaniao", seed: int = 1, options: Any = None) -> 
             gid = await play_random(ts, kind, options, 2, seed)
             return Finished(gid, await export(ts, gid), signer.public_key, signer)
         finally:
-            ts.close()
+            ts.games.close()
 
     return asyncio.run(run())
 

@@ -1,0 +1,60 @@
+"""The composition root: the one place the use cases are built and wired together
+(docs/architecture.md, "The composition root"). Each job is built with exactly what it
+uses; a job that calls another gets that call here, and the common ground's two hooks
+(after a move: the turn clock; after a hand: the match) are set here, once."""
+
+from __future__ import annotations
+
+from server.store.eventstore import TableApplication
+from server.store.shards import Store
+from server.usecases.deal import Deal
+from server.usecases.games import Games, Sealer
+from server.usecases.matches import Matches
+from server.usecases.play import Play
+from server.usecases.seats import Seats
+from server.usecases.table_server import TableServer
+from server.usecases.timers import MAX_RUN, TurnClock
+from server.usecases.watch import Watch
+
+
+def table_server(
+    store: Store | TableApplication,
+    max_batch: int = 64,
+    max_cached_games: int = 10_000,
+    min_turn_ms: int = 0,
+    sealer: Sealer | None = None,
+    allow_prepared_deals: bool = False,
+    reveal_timeout: float = 30.0,
+    case_timeout: float = 120.0,
+    clock: bool = False,
+    max_clock_events: int = MAX_RUN,
+) -> TableServer:
+    """Every use case over ``store``, wired. ``clock``: run the turn clock (the server
+    does; tests of other things leave games to time out only when they say so), with
+    ``max_clock_events`` clock-made events in a row at most."""
+    games = Games(store, max_batch=max_batch, max_cached_games=max_cached_games, sealer=sealer)
+    # recorded in each new table (GameCreated), so its views' deadlines follow from it
+    reveal_timeout_ms = round(reveal_timeout * 1000)
+    seats = Seats(
+        games,
+        min_turn_ms=min_turn_ms,
+        allow_prepared_deals=allow_prepared_deals,
+        reveal_timeout_ms=reveal_timeout_ms,
+        # a case's deadline at a table that names none (recorded in GameCreated as well)
+        case_timeout_ms=max(1, round(case_timeout * 1000)),
+    )
+    deal = Deal(games)
+    matches = Matches(games, deal.commit_contribution, reveal_timeout_ms=reveal_timeout_ms)
+    games.hand_ended = matches.hand_ended
+    turn_clock = TurnClock(games, max_run=max_clock_events) if clock else None
+    if turn_clock is not None:
+        games.after_append = turn_clock.schedule
+    return TableServer(
+        games=games,
+        seats=seats,
+        deal=deal,
+        play=Play(games),
+        watch=Watch(games, matches.hand_ended),
+        matches=matches,
+        clock=turn_clock,
+    )
