@@ -14,7 +14,8 @@
   tabletop-audit compare --receipts A --receipts B [--file EXPORT]
                                               prove a lying server: two seats' receipts
                                               (and the record) signed for two different
-                                              histories of one game; exit status 3 if so
+                                              histories of one game, or a seat shown what
+                                              the record does not show it; exit status 3
 
 An export is per viewer while the game runs (redacted events, no stored form) and complete
 after it ends. Each complete line is canonical JSON {"cause","fact","hash","recorded_at",
@@ -25,7 +26,7 @@ the deck derivation, and re-decides every command. The key comes from outside th
 --public-key (the operator's published key; repeat it for the keys retired by a rotation),
 else the server at --target (its current and retired keys). Each seal names the id of its
 key; the output names the key that signed each part. Exit status 0 = verified, 1 = failed,
-3 = `compare` found a proof that the server lied. Options work before or after the command
+3 = `compare` or `verify --receipts` found a proof that the server lied. Options work before or after the command
 and each has an environment variable (`--help` shows them).
 """
 
@@ -54,12 +55,7 @@ from clients.python.audit_verify import (
 )
 from clients.python.clibase import CONTEXT, option, run, shared, shared_options
 from clients.python.client import TableClient
-from clients.python.equivocation import (
-    Statement,
-    contradictions,
-    receipt_statements,
-    record_statements,
-)
+from clients.python.equivocation import Proof, Statement, prove
 from clients.python.exports import export_lines
 from clients.python.replay_html import write_from_records
 from domain.table.records import key_id
@@ -187,9 +183,13 @@ def cmd_verify(
             else:
                 print(match_line(report))
             return
-        verified, checked = _verify(game_id, token, path, public_key, receipts, html)
+        verified, checked, proven = _verify(game_id, token, path, public_key, receipts, html)
     except (AuditFailure, grpc.RpcError, OSError) as exc:
         failed(_reason(exc))
+    if proven:  # the record verifies, and it and the receipts are signed contradictions
+        statements, found = proven
+        show_proofs(statements, found, {"verified": False})
+        raise SystemExit(LIED)
     if shared().json:
         r = verified.report
         out = {
@@ -231,7 +231,7 @@ def _verify(
     public_key: tuple[str, ...],
     receipts: str | None,
     html: str | None,
-) -> tuple[Verified, str]:
+) -> tuple[Verified, str, tuple[list[Statement], list[Proof]] | None]:
     if html:  # an export that cannot be read writes no page: never leave an old one standing
         Path(html).unlink(missing_ok=True)
     with TableClient(shared().target) as client:
@@ -247,8 +247,10 @@ def _verify(
         page = write_from_records(records, html, path or game_id or "", public_key=key)
         print(page, file=sys.stderr)
     verified = verify_records(records, key, game_id)
-    checked = _receipts(records, receipts, key) if receipts else ""
-    return verified, checked
+    if not receipts:
+        return verified, "", None
+    checked, proven = _receipts(records, receipts, key, path or verified.report.game_id)
+    return verified, checked, proven
 
 
 def ended_or_refuse(view: pb.GameView) -> None:
@@ -265,19 +267,29 @@ def ended_or_refuse(view: pb.GameView) -> None:
     )
 
 
-def _receipts(records: list[Record], path: str, key: PublicKeys) -> str:
+def _receipts(
+    records: list[Record], path: str, key: PublicKeys, export: str
+) -> tuple[str, tuple[list[Statement], list[Proof]] | None]:
+    """A viewer's receipts against the verified record: first every proof that the server
+    lied (``equivocation.prove``, as ``compare`` finds them: the receipts and the record
+    both validly signed and contradicting each other), else the receipts' own checks."""
     from clients.python.audit_receipts import Replayed, check_receipts
     from clients.python.receipts import parse_receipts
 
     with open(path, encoding="utf-8", errors="replace") as f:
         saved = parse_receipts(f)
-    report = check_receipts(records, saved, key)
-    moves = Replayed(records).check_all_hashes()
+    game = str(records[-1].seal["game_id"]) if records[-1].seal else ""
+    statements, found = prove(records, export, [(path, saved)], key, verified=game)
+    if found:
+        return "", (statements, found)
+    replayed = Replayed(records)
+    report = check_receipts(records, saved, key, replayed)
+    moves = replayed.check_all_hashes()
     return (
         f"receipts: {report.receipts} verified for viewer(s) {list(report.viewers)}, signed "
         f"by key id(s) {', '.join(report.key_ids) or '?'}; the receipt hashes of all {moves} "
         "moves match the record for every viewer"
-    )
+    ), None
 
 
 def _reason(exc: BaseException) -> str:
@@ -334,41 +346,56 @@ def cmd_compare(receipts: tuple[str, ...], path: str | None, public_key: tuple[s
     """Prove a lying server: compare several viewers' saved receipts (and the game's export)
     of the same games. Every receipt and seal the server signed names the chain hash at its
     versions; two validly signed ones that disagree at one version (another head, or another
-    seal for one move) prove the server showed two histories. Then it prints the proof (the
-    game, the version, both heads, both signatures and key ids) and exits with status 3;
-    otherwise it says the files agree (status 0). A receipt or export that does not verify
-    with the key proves nothing: status 1."""
-    if len(receipts) + bool(path) < 2:
-        raise click.UsageError("give at least two files: --receipts FILE (repeated), --file")
+    seal for one move) prove the server showed two histories. With the export, each
+    receipt's payload is also held against the record re-rendered for its viewer at its
+    version (as `verify --receipts` does), and each seal's hashes against the record's own
+    rendering: a signed payload or seal that is not the record's rendering proves a lie to
+    that viewer. A proof is printed (the game, the versions, the viewer, both signed
+    statements, what differs) with exit status 3; otherwise it says the files agree
+    (status 0). A receipt or export that does not verify with the key proves nothing:
+    status 1. The export alone (--file) is checked against itself."""
+    if len(receipts) < 2 and not path:
+        raise click.UsageError(
+            "give at least two files (--receipts FILE, repeated, and --file), or --file alone"
+        )
     try:
-        statements, sources = _statements(receipts, path, public_key)
+        statements, found = _prove(receipts, path, public_key)
     except (AuditFailure, grpc.RpcError, OSError) as exc:
         failed(_reason(exc))
-    found = contradictions(statements)
-    games = sorted({s.game_id for s in statements})
-    if shared().json:
-        print(
-            json.dumps({"agree": not found, "games": games, "proofs": [c.as_json() for c in found]})
-        )
-    elif found:
-        for proof in found:
-            print("\n".join(proof.lines()))
-    else:
+    show_proofs(statements, found)
+    if not found:
+        sources = len(receipts) + bool(path)
+        games = {s.game_id for s in statements}
         versions = len({(s.game_id, s.version) for s in statements})
-        print(
-            f"agree: {sources} files, {len(statements)} signed statements about {len(games)} "
-            f"game(s) at {versions} versions; no two disagree"
-        )
+        rendered = ", and every payload and seal is the record's rendering" if path else ""
+        if not shared().json:
+            print(
+                f"agree: {sources} files, {len(statements)} signed statements about "
+                f"{len(games)} game(s) at {versions} versions; no two disagree{rendered}"
+            )
     if found:
         raise SystemExit(LIED)
 
 
-LIED = 3  # `compare`'s exit status for a proof that the server signed two histories
+LIED = 3  # the exit status of a proof that the server lied (`compare`, `verify --receipts`)
 
 
-def _statements(
+def show_proofs(
+    statements: list[Statement], found: list[Proof], extra: dict[str, Any] | None = None
+) -> None:
+    """Print the proofs (``--json``: {"agree", "games", "proofs"} and ``extra``); with none
+    and no --json, nothing (the caller says what agreed)."""
+    games = sorted({s.game_id for s in statements})
+    if shared().json:
+        out = {"agree": not found, "games": games, "proofs": [p.as_json() for p in found]}
+        print(json.dumps({**(extra or {}), **out}, ensure_ascii=False))
+    for proof in [] if shared().json else found:
+        print("\n".join(proof.lines()))
+
+
+def _prove(
     receipts: tuple[str, ...], path: str | None, public_key: tuple[str, ...]
-) -> tuple[list[Statement], int]:
+) -> tuple[list[Statement], list[Proof]]:
     from clients.python.receipts import parse_receipts
 
     if public_key:
@@ -376,16 +403,15 @@ def _statements(
     else:
         with TableClient(shared().target) as client:
             keys = signing_keys(client)
-    statements: list[Statement] = []
+    records = None
     if path:
         with open(path, encoding="utf-8", errors="replace") as f:
             records = parse_export(read_lines(f))
-        statements += record_statements(records, keys, path)
+    saved = []
     for name in receipts:
         with open(name, encoding="utf-8", errors="replace") as f:
-            entries = parse_receipts(f)
-        statements += receipt_statements(entries, keys, name)
-    return statements, len(receipts) + bool(path)
+            saved.append((name, parse_receipts(f)))
+    return prove(records, path or "", saved, keys)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,10 +11,13 @@ that no seat was sent other than its share of any move it holds a receipt for.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import zip_longest
 from typing import Any
 
+from clients.python.fielddiff import Differ, payload_diffs
 from clients.python.receipts import check_payload, check_signature, seal_hashes
 from domain import table as tables
 from domain.table import records as rec
@@ -33,12 +36,16 @@ class ReceiptReport:
 
 
 def check_receipts(
-    records: list[Record], receipts: list[tuple[pb.Receipt, bytes]], public_key: PublicKeys
+    records: list[Record],
+    receipts: list[tuple[pb.Receipt, bytes]],
+    public_key: PublicKeys,
+    replayed: Replayed | None = None,
 ) -> ReceiptReport:
     """Each receipt against a record that ``domain.verify.verify`` accepted: signed by the
     key, naming the record's game, head and seal; its payload the one it hashes; and that
-    payload exactly the record's redaction for its viewer at its version."""
-    replayed = Replayed(records)
+    payload exactly the record's redaction for its viewer at its version. (Which of these
+    failures prove a lying server, ``equivocation.prove`` says: the audit asks it first.)"""
+    replayed = replayed or Replayed(records)
     signers: dict[str, None] = {}
     for receipt, payload in receipts:
         try:
@@ -117,6 +124,47 @@ class Replayed:
                 f"{receipt.viewer} at version {last}"
             )
 
+    def about(self, receipt: pb.Receipt) -> bool:
+        """Whether ``receipt`` is about a move of this very record: its game, its versions,
+        the record's chain head there and the viewer's own nonce. Only then is its payload
+        held against the record's rendering (another head or seal is a contradiction the
+        statements show, ``equivocation.contradictions``)."""
+        first, last = receipt.first_version, receipt.last_version
+        return (
+            receipt.game_id == self.game_id
+            and self.bounds.get(last) == first
+            and receipt.head_hash == self.records[last - 1].hash
+            and 0 <= receipt.viewer < self.tables[0].seat_count + 2
+            and bytes(receipt.nonce)
+            == rec.receipt_nonce(self.secret, self.salt, last, receipt.viewer)
+        )
+
+    def differs(
+        self, receipt: pb.Receipt, part: str, payload: bytes | None, error: str = ""
+    ) -> list[Differ] | None:
+        """What the receipt's payload (its ``part``, "events" or "view") shows its viewer
+        that the record does not: each differing field (``fielddiff``), [] if it is exactly
+        the record's rendering for that viewer at that version, None if the receipt is not
+        about this record's move (``about``). ``payload`` None: bytes that are not a
+        message (``receipts.SignedGarbage``, its ``error``). ``tabletop-audit compare`` and
+        ``verify --receipts`` both ask this (``equivocation.prove``)."""
+        if not self.about(receipt):
+            return None
+        first, last = receipt.first_version, receipt.last_version
+        rendered = self.render(first, last, receipt.viewer, part)
+        if payload is None:
+            return [
+                Differ(
+                    "payload",
+                    f"a ReceiptPayload of {len(rendered)} bytes",
+                    f"bytes that are not a message ({error})",
+                )
+            ]
+        if rendered == payload:
+            return []
+        shown = pb.ReceiptPayload.FromString(payload)  # check_payload decoded it already
+        return payload_diffs(pb.ReceiptPayload.FromString(rendered), shown, rendered, payload)
+
     def hashes(self, first: int, last: int, views: bool) -> list[list[str]]:
         """Every viewer's salted hashes of the move ``first``..``last``: ``[events]``, or
         ``[events, view]`` (``views``: a seal made before views were signed on demand)."""
@@ -135,17 +183,29 @@ class Replayed:
             for i, e in enumerate(events)
         ]
 
+    def seal_mismatches(self) -> Iterator[tuple[int, int, int, int, str, str]]:
+        """Each seal's hash that is not the record's rendering for its viewer: ``(first,
+        last, viewer, column, sealed, rendered)``, column 0 the events' hash, 1 the view's
+        (seals before views were signed on demand). A verified record's seals are signed:
+        each of these is the server's signed self-contradiction."""
+        for last, first in sorted(self.bounds.items()):
+            seal = self.records[last - 1].seal or {}
+            sealed: list[list[str]] = seal.get("receipts") or []
+            got = self.hashes(first, last, views=len((sealed or [[]])[0]) > 1)
+            if got == sealed:
+                continue
+            empty: list[str] = []
+            for viewer, (mine, theirs) in enumerate(zip_longest(got, sealed, fillvalue=empty)):
+                for column, (a, b) in enumerate(zip_longest(mine, theirs, fillvalue="")):
+                    if a != b:
+                        yield first, last, viewer, column, str(b), str(a)
+
     def check_all_hashes(self) -> int:
         """Every seal's hashes, recomputed for every viewer: no viewer was sent other than
         its share of any move, whatever it saved. Returns the moves checked."""
-        count = 0
-        for last, first in sorted(self.bounds.items()):
-            seal = self.records[last - 1].seal or {}
-            got = self.hashes(first, last, views=len((seal.get("receipts") or [[]])[0]) > 1)
-            if got != seal.get("receipts"):
-                raise AuditFailure(
-                    f"the seal of versions {first}..{last} lists receipt hashes that are not "
-                    "the record's redaction for every viewer"
-                )
-            count += 1
-        return count
+        for first, last, *_ in self.seal_mismatches():
+            raise AuditFailure(
+                f"the seal of versions {first}..{last} lists receipt hashes that are not "
+                "the record's redaction for every viewer"
+            )
+        return len(self.bounds)

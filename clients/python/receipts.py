@@ -151,16 +151,44 @@ def check_signature(receipt: pb.Receipt, public_key: PublicKeys) -> str:
     return kid
 
 
+NONCE_BYTES = 32  # HMAC-SHA256: a nonce of another length is no viewer's
+
+
+class SignedGarbage(AuditFailure):
+    """A receipt whose signed hash covers bytes that are not a ``ReceiptPayload`` (they do
+    not decode): the server signed a statement of garbage. Nobody else can make bytes
+    that match a hash the server signed (SHA-256 over the fixed 32-byte nonce and the
+    payload), and an honest server only hashes what it rendered, which always decodes;
+    ``tabletop-audit compare`` and ``verify --receipts`` report it as a proof."""
+
+    def __init__(self, part: str, error: str) -> None:
+        self.part = part  # the hash it matched: "events" or "view"
+        self.error = error
+        super().__init__(
+            f"its {part} payload, covered by the signed hash, is not a message ({error})"
+        )
+
+
 def check_payload(receipt: pb.Receipt, payload: bytes) -> str:
-    """The payload is the one the receipt hashes; returns which part it is (events/view)."""
+    """The payload is the one the receipt hashes; returns which part it is (events/view).
+    Bytes that hash right but do not decode raise ``SignedGarbage`` (an AuditFailure)."""
     if not 0 <= receipt.viewer < len(receipt.hashes):
         raise AuditFailure("the receipt names no viewer of its hashes")
-    parsed = pb.ReceiptPayload.FromString(payload)
-    part = "view" if parsed.HasField("view") else "events"
-    expected = getattr(receipt.hashes[receipt.viewer], part)
-    if part == "view" and (receipt.view_signature or receipt.view_hash):
-        expected = receipt.view_hash  # a view signed on its own (tabletop-view/1)
-    if not expected or rec.receipt_hash(bytes(receipt.nonce), payload) != expected:
+    if len(receipt.nonce) != NONCE_BYTES:
+        raise AuditFailure(f"the receipt carries no {NONCE_BYTES}-byte nonce")
+    hashes = receipt.hashes[receipt.viewer]
+    own_view = bool(receipt.view_signature or receipt.view_hash)  # a view signed on its own
+    expected = {"events": hashes.events, "view": receipt.view_hash if own_view else hashes.view}
+    digest = rec.receipt_hash(bytes(receipt.nonce), payload)
+    try:
+        parsed = pb.ReceiptPayload.FromString(payload)
+    except (DecodeError, RecursionError, ValueError) as exc:
+        for part, signed in expected.items():
+            if signed and signed == digest:
+                raise SignedGarbage(part, str(exc) or type(exc).__name__) from None
+        parsed = None
+    part = "view" if parsed is not None and parsed.HasField("view") else "events"
+    if parsed is None or not expected[part] or digest != expected[part]:
         raise AuditFailure(
             f"the payload saved with the receipt of versions {receipt.first_version}.."
             f"{receipt.last_version} is not the one it covers (altered?)"
