@@ -333,7 +333,7 @@ def prove(
         replayed = Replayed(records)
         seal_of = {
             s.last: Signed(
-                f"{export} the seal of versions {replayed.bounds[s.last]}..{s.last}",
+                f"{export}, the seal of versions {replayed.bounds[s.last]}..{s.last}",
                 s.head,
                 s.body,
                 s.signature,

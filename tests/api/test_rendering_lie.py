@@ -1,0 +1,320 @@
+"""A lie to one seat is a proof (issue 36): `tabletop-audit compare` and `verify --receipts`.
+
+A real server plays a 2-seat game (the `honest` fixture of test_equivocation.py). A planted
+server, built here with the real server's key, then renders for seat 1 another value of an
+event's field than the record holds, at one move or at every move, and seals that
+rendering: the chain heads are the true ones, the record's facts are the true ones, the
+seals in the export are the lying ones (the server stores what it signs), and every receipt
+of both seats carries those seals, validly signed. Only re-rendering the record for seat 1
+shows the lie: both commands exit 3 with the version, the viewer, both signed statements and
+the differing field. Honest receipts exit 0; a lie signed by a key that is not the server's
+proves nothing (exit 1); a validly signed receipt of garbage is a proof, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clients.python.audit import LIED, main
+from clients.python.audit_receipts import Replayed
+from clients.python.receipts import ReceiptLog, payload_bytes
+from domain.table import records as rec
+from domain.table.records import canonical
+from domain.verify import Record
+from server.wire.signing import Signer
+from tabletop.v1 import tabletop_pb2 as pb
+from tests.api.helpers import resigned, signed_again
+from tests.api.test_equivocation import honest  # noqa: F401  (the module's fixture)
+
+Entry = tuple[pb.Receipt, bytes]
+LIED_TO = 1  # the seat the planted server lies to
+
+
+class RenderingLiar:
+    """Renders for seat 1, at the moves ``at`` (None: every move), another value of one
+    field than the record holds (a card played, else an event's text), and seals that
+    rendering with ``signer``: the record keeps its facts and heads, its seals are the
+    lying ones, and so are the seals every receipt of the game carries."""
+
+    def __init__(self, signer: Signer, records: list[Record], at: set[int] | None) -> None:
+        self.signer = signer
+        replayed = Replayed(records)
+        created = records[0].fact["data"]
+        secret, salt = created["secret"], created.get("salt", "")
+        self.seals: dict[int, dict[str, Any]] = {}  # by the move's last version
+        self.shown: dict[int, bytes] = {}  # what seat 1 was sent instead of the record
+        self.changed: dict[int, str] = {}  # "path: record X, sent Y"
+        for last, first in sorted(replayed.bounds.items()):
+            if at is not None and last not in at:
+                continue
+            payload = pb.ReceiptPayload.FromString(replayed.render(first, last, LIED_TO, "events"))
+            self.changed[last] = lie_in(payload, card_only=at is not None)
+            self.shown[last] = payload_bytes(events=list(payload.events))
+            seal = records[last - 1].seal
+            assert seal is not None
+            hashes = [list(h) for h in seal["receipts"]]
+            nonce = rec.receipt_nonce(secret, salt, last, LIED_TO)
+            hashes[LIED_TO][0] = rec.receipt_hash(nonce, self.shown[last])
+            body = rec.seal_body(seal["game_id"], first, last, seal["head"], hashes)
+            self.seals[last] = {
+                **seal,
+                "receipts": hashes,
+                "signature": signer.sign(body),
+                "key_id": signer.key_id,
+            }
+
+    def export(self, honest_export: Path, path: Path) -> Path:
+        """The export of the lying server: its stored seals."""
+        out = []
+        for line in honest_export.read_text().splitlines():
+            data = json.loads(line)
+            if data["version"] in self.seals:
+                data["seal"] = self.seals[data["version"]]
+            out.append(canonical(data) + "\n")
+        path.write_text("".join(out))
+        return path
+
+    def receipts(self, log: ReceiptLog, path: Path) -> Path:
+        """A seat's receipts as the lying server gave them: every receipt of a lied move
+        carries the lying seal; seat 1's events are the lying rendering."""
+        lied = ReceiptLog()
+        for receipt, payload in log.entries:
+            seal = self.seals.get(receipt.last_version)
+            if seal is None:
+                lied.entries.append((receipt, payload))
+                continue
+            forged = pb.Receipt()
+            forged.CopyFrom(receipt)
+            for h, sealed in zip(forged.hashes, seal["receipts"], strict=True):
+                h.events = sealed[0]
+            if receipt.viewer == LIED_TO and not pb.ReceiptPayload.FromString(payload).HasField(
+                "view"
+            ):
+                payload = self.shown[receipt.last_version]
+            signed_again(forged, self.signer.sign)
+            forged.key_id = self.signer.key_id
+            lied.entries.append((forged, payload))
+        lied.save(str(path))
+        return path
+
+
+def lie_in(payload: pb.ReceiptPayload, card_only: bool) -> str:
+    """Change one field of the payload's events: the first card played (id + 1), else (for
+    a lie at every move) the last event's text. Returns what differs, as the proof says."""
+    for i, event in enumerate(payload.events):
+        if event.huaniao.HasField("played") and event.huaniao.played.cards:
+            card = event.huaniao.played.cards[0]
+            card.id = (card.id + 1) % 108
+            return f"events[{i}].huaniao.played.cards[0].id: record {(card.id - 1) % 108}, sent {card.id}"
+    assert not card_only, "the move chosen plays a card"
+    i = len(payload.events) - 1
+    record = json.dumps(payload.events[i].text, ensure_ascii=False)
+    payload.events[i].text += " (as the server told seat 1)"
+    return f"events[{i}].text: record {record}, sent {json.dumps(payload.events[i].text, ensure_ascii=False)}"
+
+
+def a_played_move(records: list[Record], log: ReceiptLog) -> int:
+    """The last version of a move that plays a card and that seat 1 holds a receipt of."""
+    replayed = Replayed(records)
+    held = {r.last_version for r, p in log.entries if r.viewer == LIED_TO}
+    for last, first in sorted(replayed.bounds.items()):
+        payload = pb.ReceiptPayload.FromString(replayed.render(first, last, LIED_TO, "events"))
+        if last in held and any(e.huaniao.played.cards for e in payload.events):
+            return last
+    raise AssertionError("no move plays a card")
+
+
+def run(args: list[str]) -> int:
+    try:
+        return main(args)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+
+def test_a_lie_to_seat_1_in_one_field_at_one_move_is_a_proof(honest, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    gid, records, logs, files, export, key = honest
+    last = a_played_move(records, logs[1])
+    first = Replayed(records).bounds[last]
+    liar = RenderingLiar(key, records, {last})
+    lied_export = liar.export(export, tmp_path / "game.jsonl")
+    seats = [liar.receipts(log, tmp_path / f"seat{s}.receipts") for s, log in enumerate(logs)]
+    pub = ["--public-key", key.public_key.hex()]
+    changed = liar.changed[last]
+    assert "huaniao.played.cards[0].id: record " in changed
+    # every file verifies on its own: the record, and each seat's receipts against it
+    assert run(["verify", "--file", str(lied_export), *pub]) == 0
+    assert run(["verify", "--file", str(lied_export), "--receipts", str(seats[0]), *pub]) == LIED
+    capsys.readouterr()  # (the record's own seal contradicts it: see below)
+
+    args = ["compare", "--receipts", str(seats[0]), "--receipts", str(seats[1])]
+    assert run([*args, "--file", str(lied_export), *pub]) == LIED == 3
+    out = capsys.readouterr().out
+    head = (
+        f"PROOF: the server signed events for viewer {LIED_TO} that the record does not show, "
+        f"for game {gid} at versions {first}..{last}"
+    )
+    assert head in out.splitlines()
+    proof = out[out.index(head) :].split("\nPROOF")[0]
+    assert f"  differs: {changed}" in proof.splitlines()
+    assert "seat1.receipts receipt" in proof and "signed bytes " in proof
+    assert f"{lied_export}, the seal of versions {first}..{last}: signed bytes" in proof
+    assert proof.count(f"signature {liar.seals[last]['signature']}, key id {key.key_id}") == 2
+    assert out.count("PROOF") == 1, "one move, one viewer: one proof"
+
+    assert run(["verify", "--file", str(lied_export), "--receipts", str(seats[1]), *pub]) == LIED
+    out = capsys.readouterr().out
+    assert head in out and f"  differs: {changed}" in out
+
+    # --json: the proof's viewer, versions and differing field, both signed statements
+    assert run(["--json", *args, "--file", str(lied_export), *pub]) == LIED
+    found = json.loads(capsys.readouterr().out)
+    assert found["agree"] is False and found["games"] == [gid]
+    [proof_json] = found["proofs"]
+    assert proof_json["kind"] == "rendering" and proof_json["viewer"] == LIED_TO
+    assert (proof_json["first"], proof_json["last"], proof_json["version"]) == (first, last, last)
+    path, rest = changed.split(": record ")
+    record, sent = rest.split(", sent ")
+    assert proof_json["differs"] == [{"path": path, "record": record, "sent": sent}]
+    signed = proof_json["statements"]
+    assert len(signed) == 2 and all(
+        s["signed_bytes"].startswith("tabletop-seal/2\n") for s in signed
+    )
+    assert all(s["key_id"] == key.key_id for s in signed)
+    assert proof_json["payload"] and len(proof_json["nonce"]) == 64
+    assert (
+        run(["--json", "verify", "--file", str(lied_export), "--receipts", str(seats[1]), *pub])
+        == LIED
+    )
+    said = json.loads(capsys.readouterr().out)
+    assert said["verified"] is False and said["proofs"] == found["proofs"]
+
+    # the record alone contradicts itself: its seal signs for seat 1 what it does not show
+    assert run(["compare", "--file", str(lied_export), *pub]) == LIED
+    out = capsys.readouterr().out
+    assert (
+        f"PROOF: the server signed a seal whose events hash for viewer {LIED_TO} is not the "
+        f"record's rendering, for game {gid} at versions {first}..{last}"
+    ) in out
+    assert f"differs: seal.receipts[{LIED_TO}][0]: record " in out
+
+
+def test_a_lie_to_seat_1_at_every_move_is_a_proof_at_every_move(honest, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    gid, records, logs, files, export, key = honest
+    liar = RenderingLiar(key, records, None)
+    lied_export = liar.export(export, tmp_path / "game.jsonl")
+    seats = [liar.receipts(log, tmp_path / f"seat{s}.receipts") for s, log in enumerate(logs)]
+    pub = ["--public-key", key.public_key.hex()]
+    assert run(["verify", "--file", str(lied_export), *pub]) == 0  # the seals are signed
+    capsys.readouterr()
+    for args in (
+        ["compare", "--receipts", str(seats[0]), "--receipts", str(seats[1]), "--file"],
+        ["verify", "--receipts", str(seats[1]), "--file"],
+    ):
+        assert run(["--json", *args, str(lied_export), *pub]) == LIED
+        proofs = json.loads(capsys.readouterr().out)["proofs"]
+        assert {p["version"] for p in proofs} == set(liar.seals), "every move"
+        assert {p["viewer"] for p in proofs} == {LIED_TO}
+        held = {r.last_version for r, p in logs[1].entries if r.viewer == LIED_TO}
+        by_receipt = {p["version"] for p in proofs if p["kind"] == "rendering"}
+        assert by_receipt == held & set(liar.seals) and len(by_receipt) > 5
+        for p in proofs:  # the ones seat 1 holds no receipt of: the record's seal alone
+            assert p["kind"] == ("rendering" if p["version"] in held else "seal")
+            if p["kind"] == "rendering":
+                path, rest = liar.changed[p["version"]].split(": record ")
+                assert p["differs"][0]["path"] == path
+
+
+def test_honest_receipts_of_every_seat_exit_0_in_both(honest, capsys) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    gid, records, logs, files, export, key = honest
+    pub = ["--public-key", key.public_key.hex()]
+    args = ["compare", "--receipts", str(files[0]), "--receipts", str(files[1])]
+    assert run([*args, "--file", str(export), *pub]) == 0
+    assert "every payload and seal is the record's rendering" in capsys.readouterr().out
+    assert run(["compare", "--file", str(export), *pub]) == 0
+    for seat_file in files:
+        assert run(["verify", "--file", str(export), "--receipts", str(seat_file), *pub]) == 0
+        assert "receipts: " in capsys.readouterr().out
+
+
+def test_a_lie_signed_by_a_key_that_is_not_the_servers_proves_nothing(  # type: ignore[no-untyped-def]
+    honest,  # noqa: F811
+    tmp_path,
+    capsys,
+) -> None:
+    """Anyone can sign a receipt claiming a lie with a key of their own: exit 1, not 3."""
+    gid, records, logs, files, export, key = honest
+    last = a_played_move(records, logs[1])
+    liar = RenderingLiar(Signer.generate(), records, {last})
+    seat1 = liar.receipts(logs[1], tmp_path / "seat1.receipts")
+    lied_export = liar.export(export, tmp_path / "game.jsonl")
+    pub = ["--public-key", key.public_key.hex()]
+    assert run(["compare", "--receipts", str(files[0]), "--receipts", str(seat1), "--file",
+                str(export), *pub]) == 1  # fmt: skip
+    assert "not signed by the given server key" in capsys.readouterr().err
+    assert run(["verify", "--file", str(export), "--receipts", str(seat1), *pub]) == 1
+    assert "not signed by the given server key" in capsys.readouterr().err
+    assert run(["compare", "--file", str(lied_export), *pub]) == 1  # its seals: not the key's
+    assert run(["verify", "--file", str(lied_export), "--receipts", str(seat1), *pub]) == 1
+
+
+def garbage_receipts(log: ReceiptLog, sign: Any, key_id: str, path: Path) -> tuple[Path, int]:
+    """Seat 1's receipts with one move's events replaced by bytes that are not a message,
+    the seal's hash for them made and signed by ``sign``. Returns the file and the move."""
+    garbage = b"\xff" * 8
+    with pytest.raises(Exception):  # noqa: B017 (whatever the protobuf runtime raises)
+        pb.ReceiptPayload.FromString(garbage)
+    out = ReceiptLog()
+    out.entries = list(log.entries)
+    i, (receipt, _) = next(
+        (i, e)
+        for i, e in enumerate(log.entries)
+        if e[0].viewer == LIED_TO and not pb.ReceiptPayload.FromString(e[1]).HasField("view")
+    )
+    forged = resigned(receipt, sign, "events", rec.receipt_hash(bytes(receipt.nonce), garbage))
+    forged.key_id = key_id
+    out.entries[i] = (forged, garbage)
+    out.save(str(path))
+    return path, receipt.last_version
+
+
+def test_a_validly_signed_receipt_of_garbage_is_a_proof_not_a_traceback(  # type: ignore[no-untyped-def]
+    honest,  # noqa: F811
+    tmp_path,
+    capsys,
+) -> None:
+    gid, records, logs, files, export, key = honest
+    seat1, last = garbage_receipts(logs[1], key.sign, key.key_id, tmp_path / "seat1.receipts")
+    pub = ["--public-key", key.public_key.hex()]
+    head = (
+        f"PROOF: the server signed a hash of bytes that are not a message as viewer {LIED_TO}'s "
+        f"events, for game {gid} at versions "
+    )
+    # without the record: the server signed garbage (and another seal than seat 0's)
+    assert run(["compare", "--receipts", str(files[0]), "--receipts", str(seat1), *pub]) == LIED
+    out = capsys.readouterr().out
+    assert (
+        head in out and "differs: payload: record a ReceiptPayload, sent bytes that are not" in out
+    )
+    # with the record, and through verify --receipts: the same, against the record's seal
+    for args in (
+        ["compare", "--receipts", str(files[0]), "--receipts", str(seat1)],
+        ["verify", "--receipts", str(seat1)],
+    ):
+        assert run([*args, "--file", str(export), *pub]) == LIED
+        out = capsys.readouterr().out
+        assert f"{head}" in out and f"..{last}" in out and "Traceback" not in out
+    assert (
+        run(["--json", "compare", "--receipts", str(seat1), "--receipts", str(files[0]), *pub])
+        == LIED
+    )
+    kinds = {p.get("kind") for p in json.loads(capsys.readouterr().out)["proofs"]}
+    assert "garbage" in kinds
+    # garbage signed by another key proves nothing
+    other = Signer.generate()
+    forged, _ = garbage_receipts(logs[1], other.sign, other.key_id, tmp_path / "other.receipts")
+    assert run(["compare", "--receipts", str(files[0]), "--receipts", str(forged), *pub]) == 1
+    assert "not signed by the given server key" in capsys.readouterr().err
