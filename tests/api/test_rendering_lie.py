@@ -318,3 +318,40 @@ def test_a_validly_signed_receipt_of_garbage_is_a_proof_not_a_traceback(  # type
     forged, _ = garbage_receipts(logs[1], other.sign, other.key_id, tmp_path / "other.receipts")
     assert run(["compare", "--receipts", str(files[0]), "--receipts", str(forged), *pub]) == 1
     assert "not signed by the given server key" in capsys.readouterr().err
+
+
+def test_a_lie_in_a_view_is_a_proof_against_the_views_own_signature(  # type: ignore[no-untyped-def]
+    honest,  # noqa: F811
+    tmp_path,
+    capsys,
+) -> None:
+    """A view is signed on its own (tabletop-view/1): a view shown to seat 1 with another
+    seat awaited than the record's, signed with the real key, is a proof naming the view's
+    field and the view's signed bytes."""
+    gid, records, logs, files, export, key = honest
+    i, (receipt, payload) = next(
+        (i, e)
+        for i, e in enumerate(logs[1].entries)
+        if e[0].viewer == LIED_TO and pb.ReceiptPayload.FromString(e[1]).HasField("view")
+    )
+    shown = pb.ReceiptPayload.FromString(payload)
+    shown.view.to_act[:] = [7]
+    lied = payload_bytes(view=shown.view)
+    forged = resigned(receipt, key.sign, "view", rec.receipt_hash(bytes(receipt.nonce), lied))
+    log = ReceiptLog()
+    log.entries = list(logs[1].entries)
+    log.entries[i] = (forged, lied)
+    seat1 = tmp_path / "seat1.receipts"
+    log.save(str(seat1))
+    pub = ["--public-key", key.public_key.hex()]
+    for args in (
+        ["compare", "--receipts", str(files[0]), "--receipts", str(seat1)],
+        ["verify", "--receipts", str(seat1)],
+    ):
+        assert run(["--json", *args, "--file", str(export), *pub]) == LIED
+        [proof] = json.loads(capsys.readouterr().out)["proofs"]
+        assert (proof["kind"], proof["part"], proof["viewer"]) == ("rendering", "view", LIED_TO)
+        assert proof["version"] == receipt.last_version
+        assert [d["path"] for d in proof["differs"]][-1].startswith("view.to_act")
+        assert proof["statements"][0]["signed_bytes"].startswith("tabletop-view/1\n")
+        assert proof["statements"][1]["signed_bytes"].startswith("tabletop-seal/2\n")
