@@ -249,7 +249,8 @@ def _verify(
     verified = verify_records(records, key, game_id)
     if not receipts:
         return verified, "", None
-    checked, proven = _receipts(records, receipts, key, path or verified.report.game_id)
+    game = verified.report.game_id
+    checked, proven = _receipts(records, receipts, key, path or f"game {game}", game)
     return verified, checked, proven
 
 
@@ -268,7 +269,7 @@ def ended_or_refuse(view: pb.GameView) -> None:
 
 
 def _receipts(
-    records: list[Record], path: str, key: PublicKeys, export: str
+    records: list[Record], path: str, key: PublicKeys, export: str, game: str
 ) -> tuple[str, tuple[list[Statement], list[Proof]] | None]:
     """A viewer's receipts against the verified record: first every proof that the server
     lied (``equivocation.prove``, as ``compare`` finds them: the receipts and the record
@@ -278,7 +279,6 @@ def _receipts(
 
     with open(path, encoding="utf-8", errors="replace") as f:
         saved = parse_receipts(f)
-    game = str(records[-1].seal["game_id"]) if records[-1].seal else ""
     statements, found = prove(records, export, [(path, saved)], key, verified=game)
     if found:
         return "", (statements, found)

@@ -250,7 +250,8 @@ def checked_statements(checked: Iterable[Checked]) -> list[Statement]:
             continue  # garbage: no chain hash to read (a RenderingLie of its own)
         shown = pb.ReceiptPayload.FromString(c.payload)
         if c.part == "view":
-            out.append(replace(sealed, version=shown.view.version, head=shown.view.head_hash))
+            if shown.HasField("view"):
+                out.append(replace(sealed, version=shown.view.version, head=shown.view.head_hash))
         else:
             out += [replace(sealed, version=e.version, head=e.hash) for e in shown.events if e.hash]
     return out

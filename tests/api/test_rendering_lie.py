@@ -355,3 +355,43 @@ def test_a_lie_in_a_view_is_a_proof_against_the_views_own_signature(  # type: ig
         assert [d["path"] for d in proof["differs"]][-1].startswith("view.to_act")
         assert proof["statements"][0]["signed_bytes"].startswith("tabletop-view/1\n")
         assert proof["statements"][1]["signed_bytes"].startswith("tabletop-seal/2\n")
+
+
+def test_signed_mutations_of_a_payload_never_end_in_a_traceback(honest, tmp_path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    """Seeded and bounded: seat 1's events payload cut, flipped, extended or replaced by
+    random bytes, each hashed and signed with the real key. Every one is a proof against the
+    record (status 3, never a traceback); without the record, status 0 or 3."""
+    import random
+
+    gid, records, logs, files, export, key = honest
+    rng = random.Random(36)
+    i, (receipt, payload) = next(
+        (i, e)
+        for i, e in enumerate(logs[1].entries)
+        if e[0].viewer == LIED_TO and not pb.ReceiptPayload.FromString(e[1]).HasField("view")
+    )
+    mutations = [
+        payload[: len(payload) // 2],
+        payload + b"\x00",
+        payload + b"\x08\x01",
+        rng.randbytes(40),
+        b"",
+        b"\x0a",
+    ]
+    for _ in range(4):
+        flipped = bytearray(payload)
+        flipped[rng.randrange(len(flipped))] ^= 1 << rng.randrange(8)
+        mutations.append(bytes(flipped))
+    pub = ["--public-key", key.public_key.hex()]
+    for n, mutated in enumerate(mutations):
+        forged = resigned(
+            receipt, key.sign, "events", rec.receipt_hash(bytes(receipt.nonce), mutated)
+        )
+        log = ReceiptLog()
+        log.entries = [*logs[1].entries[:i], (forged, mutated), *logs[1].entries[i + 1 :]]
+        seat1 = tmp_path / f"seat1.{n}.receipts"
+        log.save(str(seat1))
+        both = ["compare", "--receipts", str(files[0]), "--receipts", str(seat1)]
+        assert run([*both, "--file", str(export), *pub]) == LIED, n
+        assert run(["verify", "--file", str(export), "--receipts", str(seat1), *pub]) == LIED, n
+        assert run(both + pub) in (0, LIED), n
