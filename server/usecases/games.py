@@ -556,6 +556,7 @@ class Games:
         fork = agg.fork()
         for fact in facts:
             fork.record(fact)
+        self.seal_match(fork, agg.version + 1)
         try:
             await asyncio.wrap_future(self.store.submit(fork))
         except IntegrityError:
@@ -566,6 +567,12 @@ class Games:
         else:
             self._matches.pop(agg.id, None)
         self.hub.wake(("match", agg.id))  # watchers waiting between hands look again
+
+    def seal_match(self, agg: MatchAggregate, first: int) -> None:
+        """Sign the match move just recorded on ``agg`` (its facts from ``first``) and store
+        the seal with its last fact."""
+        if self.sealer is not None:
+            agg.seal_move(self.sealer.seal_match(agg.id, first, agg.version, agg.head_hash))
 
     async def match_of(self, table: tables.Table) -> matches.Match | None:
         """The match ``table`` is a hand of, read again from the store once the hand has
