@@ -29,8 +29,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from domain import match
 from domain import table as tables
-from domain.match import records as match_records
 from domain.engine import DomainError
+from domain.match import records as match_records
 from domain.registry import rules_for
 from domain.table.deal import commitment
 from domain.table.justice.decide import is_game_move
@@ -1321,8 +1321,11 @@ def _check_hand(
     if final.kind != state.kind or final.seat_count != state.seat_count:
         raise AuditFailure(f"hand {n} ({game_id}) is not a {state.kind} table of this match")
     opening = records[0].fact["data"]
-    named = (opening.get("match_hands"), opening.get("match_target_score"))
-    named += (opening.get("match_advance"),)
+    named = (
+        opening.get("match_hands"),
+        opening.get("match_target_score"),
+        opening.get("match_advance"),
+    )
     if named != match.decide.settings(state):
         raise AuditFailure(
             f"hand {n} ({game_id}) names other match settings (hands, target score, advance "

@@ -192,8 +192,8 @@ def match_export_lines(client: TableClient, match_id: str, token: str | None) ->
     for f in reply.facts:
         fact = json.loads(f.stored_json)
         seal = json.loads(f.seal_json) if f.seal_json else None
-        line = {"match": match_id, "version": f.version, "fact": fact, "hash": f.hash}
-        yield canonical({**line, "seal": seal})
+        fields = {"match": match_id, "version": f.version, "fact": fact, "hash": f.hash}
+        yield canonical({**fields, "seal": seal})
         if fact["type"] == "HandOpened":
             hands.append((fact["data"]["hand"], fact["data"]["game_id"]))
     for n, game_id in hands:

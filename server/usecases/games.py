@@ -20,7 +20,7 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
@@ -71,7 +71,18 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-Sealer = Callable[[uuid.UUID, tables.Table, str, list[StoredEvent]], dict[str, Any]]
+class Sealer(Protocol):
+    """Signs a game's move and a match's move (server/wire/receipts.py ``Sealer``)."""
+
+    def __call__(
+        self, game_id: uuid.UUID, table: tables.Table, head: str, move: list[StoredEvent]
+    ) -> dict[str, Any]: ...
+
+    def seal_match(
+        self, match_id: uuid.UUID, first: int, last: int, head: str
+    ) -> dict[str, Any]: ...
+
+
 """Makes a move's seal from the game after it, its head and its events (server/wire/receipts.py)."""
 
 

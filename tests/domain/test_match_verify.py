@@ -12,8 +12,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from domain import match
 from domain.huaniao.options import Mode
-from domain.match import records as match_records
 from domain.huaniao.options import Options as HuaniaoOptions
+from domain.match import records as match_records
 from domain.verify import AuditFailure, MatchRecord, Record, verify_match
 from domain.zipai.options import DealerRule, ScoringProfile
 from domain.zipai.options import Options as ZipaiOptions

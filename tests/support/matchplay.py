@@ -238,13 +238,15 @@ def play_match(
     missing: tuple[int, ...] = (1,),
     keys: tuple[str, ...] = (),
     signer: Any = None,
+    stop_after: int = 0,
 ) -> PlayedMatch:
     """A whole match, as the server plays it: after each hand its end, then the next hand
     opened through ``match.next_hand`` (its commitment, its seats) and drawn: every seat
     commits, then reveals, then it is dealt (``draw_hand``). At hand ``void_at`` (from 2)
     the seats ``missing`` never commit: that draw is abandoned, the hand is void and the
     match ends incomplete. ``keys`` (hex) key the seats at hand 1 (carried into every
-    hand), ``signer`` signs their commands (tests/support/seatsign.py)."""
+    hand), ``signer`` signs their commands (tests/support/seatsign.py). ``stop_after``: stop
+    once that many hands ended (the match not over)."""
     rng = random.Random(seed)
     match_id = str(uuid.UUID(int=rng.getrandbits(128)))
     recorder = MatchRecorder(match_id)
@@ -267,7 +269,7 @@ def play_match(
     while True:
         play_hand(hand, rng)
         recorder.append(match.end_hand(recorder.state, hand.table, hand.head))
-        if recorder.state.finished:
+        if recorder.state.finished or len(played) == stop_after:
             return PlayedMatch(seed, recorder, played)
         n = recorder.state.next_number
         hand = HandRecorder(f"secret-{seed}-{n}", game_id=match.hand_id(match_id, n), signer=signer)
