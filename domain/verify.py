@@ -30,6 +30,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from domain import match
 from domain import table as tables
 from domain.engine import DomainError
+from domain.match import records as match_records
 from domain.registry import rules_for
 from domain.table.deal import commitment
 from domain.table.justice.decide import is_game_move
@@ -1082,6 +1083,7 @@ class MatchRecord:
     version: int
     fact: dict[str, Any]
     hash: str
+    seal: Any = None  # on a match move's last fact: the server's seal (domain/match/records.py)
 
 
 @dataclass(frozen=True)
@@ -1144,20 +1146,34 @@ def _verify_match(
 ) -> MatchReport:
     if not records:
         raise AuditFailure("empty match record")
-    prev = ""
     for i, r in enumerate(records, start=1):
         if r.version != i:
             raise AuditFailure(f"match fact {i} has version {r.version}: missing or reordered")
-        if match.fact_hash(match_id, prev, r.version, r.fact) != r.hash:
+    if all(r.seal is None for r in records):
+        raise AuditFailure(match_records.UNSEALED)
+    secret = _revealed_secret(records[-1])
+    prev = ""
+    for r in records:
+        if match_records.fact_hash(match_id, secret, prev, r.version, r.fact) != r.hash:
             raise AuditFailure(f"match chain hash mismatch at version {r.version}")
         prev = r.hash
+    _check_match_seals(records, public_key, match_id)
     facts = [match.decode_fact(r.fact) for r in records]
     created = facts[0]
     if not isinstance(created, match.MatchCreated) or created.match_id != match_id:
         raise AuditFailure("the first match fact is not the MatchCreated of this match")
+    if created.secret:
+        raise AuditFailure("MatchCreated shows the match's secret: it is blanked in the record")
+    created = facts[0] = dataclasses.replace(created, secret=secret)
     rules = rules_for(created.kind)
     opening = match.create(
-        rules, match_id, created.seat_count, created.hands, created.target_score, created.advance
+        rules,
+        match_id,
+        created.seat_count,
+        created.hands,
+        created.target_score,
+        created.advance,
+        secret,
     )
     if facts[: len(opening)] != opening:
         raise AuditFailure("the match's opening differs from the engine's")
@@ -1188,6 +1204,67 @@ def _verify_match(
         ended.incomplete,
         ended.waiting_for,
     )
+
+
+def _revealed_secret(last: MatchRecord) -> str:
+    """The match's chain secret, revealed in its last fact, MatchEnded: a record that stops
+    before it (a match in progress, or one cut short) proves no standing and no winner."""
+    fact = last.fact
+    if not isinstance(fact, dict) or fact.get("type") != "MatchEnded":
+        raise AuditFailure(
+            "the match record stops before its MatchEnded: a match in progress (or cut "
+            "short) proves no standing and no winner"
+        )
+    data = fact.get("data")
+    secret = data.get("secret") if isinstance(data, dict) else None
+    if not isinstance(secret, str) or not _HEX64.fullmatch(secret):
+        raise AuditFailure("MatchEnded reveals no chain secret (64 hex digits)")
+    return secret
+
+
+def _check_match_seals(records: list[MatchRecord], public_key: PublicKeys, match_id: str) -> None:
+    """The match's seals: each on the last fact of a move, naming this match, the move's
+    versions (the seals tile 1..N, the last on MatchEnded) and the chain head there, signed
+    by one of the given keys (``tabletop-match-seal/1``). A match cut short, extended,
+    reordered or re-bound is no longer what the server signed."""
+    ring = key_ring(public_key)
+    first = 1
+    for r in records:
+        seal = r.seal
+        if seal is None:
+            continue
+        where = f"the match seal of versions {first}..{r.version}"
+        if not isinstance(seal, dict) or set(seal) - {SEAL_KEY_ID} != match_records.MATCH_SEAL_KEYS:
+            raise AuditFailure(f"match version {r.version} carries something that is not a seal")
+        if seal["match_id"] != match_id:
+            raise AuditFailure(f"{where} names match {_short(seal['match_id'])}, not this one")
+        if seal["first"] != first or seal["last"] != r.version:
+            raise AuditFailure(
+                f"{where} covers versions {_short(seal['first'])}..{_short(seal['last'])}: "
+                "the match's facts were cut, added or moved"
+            )
+        if seal["head"] != r.hash:
+            raise AuditFailure(
+                f"{where} signs another chain head than the record's: the match record was "
+                "rewritten after the server signed it"
+            )
+        signature, kid = seal["signature"], seal.get(SEAL_KEY_ID, "")
+        if not isinstance(signature, str) or not _HEX128.fullmatch(signature):
+            raise AuditFailure(f"{where} has no 64-byte signature")
+        if not isinstance(kid, str) or (kid and not _HEX16.fullmatch(kid)):
+            raise AuditFailure(f"{where} has a key_id that is not 16 hex digits")
+        body = match_records.seal_body(match_id, first, r.version, r.hash)
+        if signed_by(ring, kid, bytes.fromhex(signature), body) is None:
+            raise AuditFailure(
+                f"{where} is not signed by the given server key: the match record was forged "
+                "or re-signed, or the key is another server's"
+            )
+        first = r.version + 1
+    if first != len(records) + 1:
+        raise AuditFailure(
+            f"the match's facts from version {first} on are not sealed: they were added or "
+            "the match's end was cut"
+        )
 
 
 def _redecide_match(
@@ -1243,6 +1320,17 @@ def _check_hand(
         raise AuditFailure(f"hand {n} ({game_id}) does not name this match and number")
     if final.kind != state.kind or final.seat_count != state.seat_count:
         raise AuditFailure(f"hand {n} ({game_id}) is not a {state.kind} table of this match")
+    opening = records[0].fact["data"]
+    named = (
+        opening.get("match_hands"),
+        opening.get("match_target_score"),
+        opening.get("match_advance"),
+    )
+    if named != match.decide.settings(state):
+        raise AuditFailure(
+            f"hand {n} ({game_id}) names other match settings (hands, target score, advance "
+            f"{_short(list(named))}), not this match's"
+        )
     if n > 1:
         created = records[0].fact["data"]
         moves = match.next_hand(

@@ -185,13 +185,15 @@ def public_keys_from(values: Iterable[str]) -> list[bytes]:
 
 
 def match_export_lines(client: TableClient, match_id: str, token: str | None) -> Iterator[str]:
-    """A match export: its own facts ({"match", "version", "fact", "hash"} per line), then
+    """A match export: its own facts ({"match", "version", "fact", "hash", "seal"} per line), then
     every hand's stored events, each line naming its hand ({"hand", "game_id", ...})."""
     reply = client.match(match_id)
     hands = []
     for f in reply.facts:
         fact = json.loads(f.stored_json)
-        yield canonical({"match": match_id, "version": f.version, "fact": fact, "hash": f.hash})
+        seal = json.loads(f.seal_json) if f.seal_json else None
+        fields = {"match": match_id, "version": f.version, "fact": fact, "hash": f.hash}
+        yield canonical({**fields, "seal": seal})
         if fact["type"] == "HandOpened":
             hands.append((fact["data"]["hand"], fact["data"]["game_id"]))
     for n, game_id in hands:
@@ -209,14 +211,19 @@ def parse_match_lines(
     numbers: dict[str, int] = {}
     for n, data in json_objects(lines):
         if "match" in data:
-            if set(data) != MATCH_LINE_KEYS or not isinstance(data["match"], str):
-                raise AuditFailure(f"line {n} is not a match fact {{fact, hash, match, version}}")
+            if set(data) not in (MATCH_LINE_KEYS, UNSEALED_MATCH_LINE_KEYS) or not isinstance(
+                data["match"], str
+            ):
+                raise AuditFailure(
+                    f"line {n} is not a match fact {{fact, hash, match, seal, version}}"
+                )
             if hands:
                 raise AuditFailure(f"line {n}: a match fact after the hands' events")
             if match_id and data["match"] != match_id:
                 raise AuditFailure(f"line {n} names another match than line 1")
             match_id = data["match"]
-            records.append(MatchRecord(data["version"], data["fact"], data["hash"]))
+            seal = data.get("seal")  # none in a record made before issue 36: refused as such
+            records.append(MatchRecord(data["version"], data["fact"], data["hash"], seal))
         elif "game_id" in data or "hand" in data:
             game, hand = _hand_line(data, n, numbers)
             rest = {k: v for k, v in data.items() if k not in ("hand", "game_id")}
@@ -226,7 +233,8 @@ def parse_match_lines(
     return match_id, records, {g: parse_export(ls) for g, ls in hands.items()}
 
 
-MATCH_LINE_KEYS = frozenset(("match", "version", "fact", "hash"))
+MATCH_LINE_KEYS = frozenset(("match", "version", "fact", "hash", "seal"))
+UNSEALED_MATCH_LINE_KEYS = MATCH_LINE_KEYS - {"seal"}  # exported before issue 36
 HAND_LINE_KEYS = frozenset(("hand", "game_id")) | RECORD_KEYS
 
 

@@ -14,6 +14,7 @@ from domain.match.decide import (
     next_due,
     next_hand,
     open_hand,
+    settings,
 )
 from domain.match.facts import (
     MATCH_EVENT_TYPES,
@@ -55,4 +56,5 @@ __all__ = [
     "next_due",
     "next_hand",
     "open_hand",
+    "settings",
 ]

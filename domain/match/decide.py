@@ -46,8 +46,10 @@ def create(
     hands: int,
     target_score: int,
     advance: Advance = Advance.AUTO,
+    secret: str = "",
 ) -> list[Any]:
-    """MatchCreated and the first hand's link (its table is opened beside it)."""
+    """MatchCreated and the first hand's link (its table is opened beside it). ``secret``:
+    the server's random chain secret (records.chain_key), revealed by MatchEnded."""
     if not 0 <= hands <= MAX_HANDS:
         raise MalformedCommand("match.hands", f"0 (with a target score) up to {MAX_HANDS}")
     if target_score < 0:
@@ -57,8 +59,15 @@ def create(
     if not isinstance(advance, Advance):
         raise MalformedCommand("match.advance", f"one of {[a.name for a in Advance]}")
     lower = rules.lower_score_wins if isinstance(rules, MatchRules) else False
-    created = MatchCreated(match_id, rules.name, seat_count, hands, target_score, advance, lower)
+    created = MatchCreated(
+        match_id, rules.name, seat_count, hands, target_score, advance, lower, secret
+    )
     return [created, HandOpened(1, hand_id(match_id, 1))]
+
+
+def settings(match: Match) -> tuple[int, int, str]:
+    """The match's settings as each of its hands' GameCreated names them."""
+    return (match.hands_limit, match.target_score, match.advance.name)
 
 
 def check_ready(
@@ -104,11 +113,11 @@ def end_hand(match: Match, hand: tables.Table, head_hash: str) -> list[Any]:
     )
     after = evolve(match, ended)
     if hand.abandoned is not None:  # a void hand: the match ends incomplete, never skips it
-        return [ended, MatchEnded(after.standings, (), True, hand.abandoned)]
+        return [ended, MatchEnded(after.standings, (), True, hand.abandoned, match.secret)]
     if not _over(after):
         return [ended]
     top = tuple(s.seat for s in after.standings if s.rank == 1)
-    return [ended, MatchEnded(after.standings, top)]
+    return [ended, MatchEnded(after.standings, top, secret=match.secret)]
 
 
 def _over(match: Match) -> bool:
@@ -180,6 +189,7 @@ def next_hand(
         arbitrated=previous.arbitrated,
         match_id=match.match_id,
         hand=match.next_number,
+        match_settings=settings(match),
         salt=salt,
         reveal_timeout_ms=reveal_timeout_ms,
         # carried over as it is (0 only after a hand recorded before the limit existed)

@@ -41,6 +41,10 @@ class MatchCreated:
     target_score: int  # the match ends after the hand where a seat's total reaches it
     advance: Advance
     lower_score_wins: bool  # the game's way of ranking totals (engine.MatchRules)
+    # the match's chain secret (records.chain_key): random, kept beside the stored fact and
+    # blanked in the record ("") until MatchEnded reveals it; "" in records made before
+    # issue 36 (their chain key followed from the match id alone: unsealed)
+    secret: str = ""
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,7 @@ class MatchEnded:
     winners: tuple[int, ...]
     incomplete: bool = False
     waiting_for: tuple[int, ...] = ()  # the seats an incomplete match's last draw waited for
+    secret: str = ""  # the match's chain secret, revealed: anyone can check the chain now
 
 
 MATCH_EVENT_TYPES: dict[str, type] = {

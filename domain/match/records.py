@@ -1,7 +1,13 @@
-"""The stored form of a match: facts as JSON data, and its hash chain.
+"""The stored form of a match: facts as JSON data, its hash chain and its seals.
 
-A match's facts are public (no hidden card), so its chain needs no secret key: the key is
-derived from the match id alone (``chain_key``), and anyone can recompute every hash.
+A match's chain is keyed by a random secret the server chooses at MatchCreated
+(``chain_key``): kept beside the stored fact (``split_private``, blanked in the record) while
+the match runs and revealed in MatchEnded, so anyone can check the chain once it has ended.
+The facts each server action appends (a *move*) are signed like a hand's moves
+(``seal_body``, ``tabletop-match-seal/1``): the seals tile the match's versions, so a match
+cut short, extended or reordered no longer carries the server's signature. Records made
+before issue 36 keyed the chain by the match id alone (``legacy_chain_key``) and were not
+sealed: their length is not proven (``UNSEALED``).
 """
 
 from __future__ import annotations
@@ -12,15 +18,56 @@ from typing import Any
 from domain.codec import from_data, to_data
 from domain.match.facts import MATCH_EVENT_TYPES
 from domain.match.state import Match
-from domain.table.records import chain_hash
+from domain.table.records import canonical, chain_hash
+
+MATCH_SEAL_PREFIX = b"tabletop-match-seal/1\n"
+MATCH_SEAL_KEYS = frozenset(("match_id", "first", "last", "head", "signature"))
+UNSEALED = "an unsealed match record (made before issue 36): its length is not proven"
+PRIVATE_FIELDS = {"MatchCreated": ("secret",)}
 
 
-def chain_key(match_id: str) -> bytes:
+def chain_key(match_id: str, secret: str) -> bytes:
+    """The match chain's HMAC key: the match's secret (random, revealed at its end)."""
+    return hashlib.sha256(f"tabletop-match-chain|{match_id}|{secret}".encode()).digest()
+
+
+def legacy_chain_key(match_id: str) -> bytes:
+    """The key of a match record made before issue 36: public, from the match id alone."""
     return hashlib.sha256(f"tabletop-match-chain|{match_id}".encode()).digest()
 
 
-def fact_hash(match_id: str, prev_hash: str, version: int, fact: dict[str, Any]) -> str:
-    return chain_hash(chain_key(match_id), prev_hash, version, fact, None, "")
+def fact_hash(match_id: str, secret: str, prev_hash: str, version: int, fact: Any) -> str:
+    """A match fact's chain hash: no cause (``null``) and no time (``""``)."""
+    return chain_hash(chain_key(match_id, secret), prev_hash, version, fact, None, "")
+
+
+def legacy_fact_hash(match_id: str, prev_hash: str, version: int, fact: Any) -> str:
+    return chain_hash(legacy_chain_key(match_id), prev_hash, version, fact, None, "")
+
+
+def seal_body(match_id: str, first: int, last: int, head: str) -> bytes:
+    """The bytes the server signs at the end of a match move (versions ``first``..``last``):
+    the match and its chain head after the move."""
+    body = {"match_id": match_id, "first": first, "last": last, "head": head}
+    return MATCH_SEAL_PREFIX + canonical(body).encode()
+
+
+def split_private(fact: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """A stored fact as chained and exported (the secret blanked), and the secret kept beside
+    it in the store (None for a fact that holds none)."""
+    fields = PRIVATE_FIELDS.get(fact.get("type", ""))
+    if not fields:
+        return fact, None
+    data = dict(fact["data"])
+    private = {f: data.get(f, "") for f in fields}
+    data.update(dict.fromkeys(fields, ""))
+    return {**fact, "data": data}, private
+
+
+def join_private(fact: dict[str, Any], private: dict[str, Any] | None) -> dict[str, Any]:
+    if not private:
+        return fact
+    return {**fact, "data": {**fact["data"], **private}}
 
 
 def encode_fact(fact: Any) -> dict[str, Any]:

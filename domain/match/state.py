@@ -39,6 +39,7 @@ class Match:
     standings: tuple[Standing, ...] = ()  # per seat, in seat order
     ended: MatchEnded | None = None
     version: int = 0
+    secret: str = ""  # the chain secret (MatchCreated's, private until MatchEnded)
 
     @property
     def current(self) -> Hand | None:
@@ -100,6 +101,7 @@ def evolve(match: Match | None, event: object) -> Match:
             ready=(None,) * n,
             standings=tuple(Standing(s, 0, 0, 1) for s in range(n)),
             version=1,
+            secret=event.secret,
         )
     assert match is not None
     match = dataclasses.replace(match, version=match.version + 1)

@@ -92,6 +92,7 @@ def create(
     match_failed_reports: tuple[int, ...] = (),
     seat_keys_required: bool = False,
     arbiter_public_key: str = "",
+    match_settings: tuple[int, int, str] = (0, 0, ""),
 ) -> list[Any]:
     """Open a table; in a match (``match_id``), as its hand number ``hand``. ``secret`` and
     ``salt`` come from the server (random, or the secret from a client-given seed:
@@ -103,7 +104,8 @@ def create(
     is how long a draw waits for every seat's commitment and reveal before the game ends
     void (``abandon``). ``seat_keys_required``: every seat joins with a key (the server's
     tables do, unless created with allow_unkeyed_seats); then an arbitrated table needs the
-    arbiter's key too (``arbiter_public_key``, 64 lowercase hex), which signs its rulings."""
+    arbiter's key too (``arbiter_public_key``, 64 lowercase hex), which signs its rulings.
+    ``match_settings``: a match's hand names its match's (hands, target_score, advance)."""
     options = rules.check_options(options)
     if seat_count not in rules.seat_counts(options):
         raise MalformedCommand(
@@ -165,6 +167,9 @@ def create(
             match_failed_reports=match_failed_reports,
             seat_keys_required=seat_keys_required,
             arbiter_public_key=arbiter_public_key,
+            match_hands=match_settings[0],
+            match_target_score=match_settings[1],
+            match_advance=match_settings[2],
         )
     ]
 

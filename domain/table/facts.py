@@ -58,6 +58,13 @@ class GameCreated:
     # whose arbiter did not send one, and in records made before arbiter keys (the
     # arbiter's commands then stand on the server's word)
     arbiter_public_key: str = ""
+    # public, a match's hand: the match's settings (MatchCreated's hands, target_score and
+    # advance, by name), signed in the hand's first seal with its match_id and number, so a
+    # hand cannot be presented under another match's settings; 0, 0 and "" outside a match
+    # and in records made before issue 36
+    match_hands: int = 0
+    match_target_score: int = 0
+    match_advance: str = ""
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from eventsourcing.persistence import (
 from domain import match as matches
 from domain import table as tables
 from domain.codec import Canonical, canonical_fragment, orjson_writes_alike
+from domain.match import records as match_records
 from domain.table import records
 from server.wire.stored import StoredEvent, StoredMatchFact
 
@@ -244,19 +245,25 @@ def _index_request(aggregate: Any, cause: dict[str, Any], version: int) -> None:
 class MatchAggregate(Aggregate):
     """One match's stream (domain/match/): the record that links its hands in order and
     carries the standings. ``match`` is the state rebuilt from its facts; every stored fact
-    carries its chain hash (domain/match/records.py)."""
+    carries its chain hash, keyed by the match's secret (domain/match/records.py), which is
+    kept beside MatchCreated (``private``) until MatchEnded reveals it; the last fact of each
+    move carries the move's ``seal`` (``seal_move``)."""
 
     class Opened(Aggregate.Created):
-        fact: dict[str, Any]
+        fact: dict[str, Any]  # as chained and exported: the secret blanked
         hash: str
+        private: dict[str, Any] | None = None  # the chain secret, never exported
+        seal: dict[str, Any] | None = None  # the move's seal (set by seal_move)
 
         def apply(self, aggregate: Any) -> None:
-            aggregate.match = matches.evolve(None, matches.decode_fact(self.fact))
+            fact = match_records.join_private(self.fact, self.private)
+            aggregate.match = matches.evolve(None, matches.decode_fact(fact))
             aggregate.head_hash = self.hash
 
     class Recorded(Aggregate.Event):
         fact: dict[str, Any]
         hash: str
+        seal: dict[str, Any] | None = None  # on a move's last fact (set by seal_move)
 
         def apply(self, aggregate: Any) -> None:
             aggregate.match = matches.evolve(aggregate.match, matches.decode_fact(self.fact))
@@ -270,18 +277,32 @@ class MatchAggregate(Aggregate):
 
     @classmethod
     def open(cls, match_id: UUID, facts: list[Any]) -> MatchAggregate:
-        """A new match from its opening facts (MatchCreated first)."""
-        fact = Canonical(matches.encode_fact(facts[0]))  # hashed and stored from one text
-        digest = matches.fact_hash(str(match_id), "", 1, fact)
-        agg = cls._create(cls.Opened, id=match_id, fact=fact, hash=digest)
+        """A new match from its opening facts (MatchCreated first, holding its secret)."""
+        fact, private = match_records.split_private(matches.encode_fact(facts[0]))
+        data = Canonical(fact)  # hashed and stored from one text
+        secret = facts[0].secret
+        digest = match_records.fact_hash(str(match_id), secret, "", 1, data)
+        agg = cls._create(cls.Opened, id=match_id, fact=data, hash=digest, private=private)
         for more in facts[1:]:
             agg.record(more)
         return agg
 
     def record(self, fact: Any) -> None:
         data = Canonical(matches.encode_fact(fact))
-        digest = matches.fact_hash(str(self.id), self.head_hash, self.version + 1, data)
+        secret = self.match.secret
+        if secret:
+            digest = match_records.fact_hash(
+                str(self.id), secret, self.head_hash, self.version + 1, data
+            )
+        else:  # a match opened before issue 36 goes on as it was chained
+            digest = match_records.legacy_fact_hash(
+                str(self.id), self.head_hash, self.version + 1, data
+            )
         self.trigger_event(self.Recorded, fact=data, hash=digest)
+
+    def seal_move(self, seal: dict[str, Any]) -> None:
+        """Attach the move's seal to its last pending fact before the save (as a game's)."""
+        vars(self._pending_events[-1])["seal"] = seal
 
     def fork(self) -> MatchAggregate:
         clone = copy.copy(self)
@@ -553,7 +574,10 @@ class TableApplication(Application[UUID]):
         e: Any
         for e in self.events.get(match_id, gt=gt):
             fact = matches.decode_fact(e.fact)
-            out.append(StoredMatchFact(e.originator_version, e.timestamp, fact, e.hash, e.fact))
+            seal = getattr(e, "seal", None)
+            out.append(
+                StoredMatchFact(e.originator_version, e.timestamp, fact, e.hash, e.fact, seal)
+            )
         return out
 
     def snapshot(self, aggregate: GameAggregate) -> None:

@@ -20,7 +20,7 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
@@ -71,7 +71,18 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-Sealer = Callable[[uuid.UUID, tables.Table, str, list[StoredEvent]], dict[str, Any]]
+class Sealer(Protocol):
+    """Signs a game's move and a match's move (server/wire/receipts.py ``Sealer``)."""
+
+    def __call__(
+        self, game_id: uuid.UUID, table: tables.Table, head: str, move: list[StoredEvent]
+    ) -> dict[str, Any]: ...
+
+    def seal_match(
+        self, match_id: uuid.UUID, first: int, last: int, head: str
+    ) -> dict[str, Any]: ...
+
+
 """Makes a move's seal from the game after it, its head and its events (server/wire/receipts.py)."""
 
 
@@ -556,6 +567,7 @@ class Games:
         fork = agg.fork()
         for fact in facts:
             fork.record(fact)
+        self.seal_match(fork, agg.version + 1)
         try:
             await asyncio.wrap_future(self.store.submit(fork))
         except IntegrityError:
@@ -566,6 +578,12 @@ class Games:
         else:
             self._matches.pop(agg.id, None)
         self.hub.wake(("match", agg.id))  # watchers waiting between hands look again
+
+    def seal_match(self, agg: MatchAggregate, first: int) -> None:
+        """Sign the match move just recorded on ``agg`` (its facts from ``first``) and store
+        the seal with its last fact."""
+        if self.sealer is not None:
+            agg.seal_move(self.sealer.seal_match(agg.id, first, agg.version, agg.head_hash))
 
     async def match_of(self, table: tables.Table) -> matches.Match | None:
         """The match ``table`` is a hand of, read again from the store once the hand has

@@ -182,6 +182,9 @@ class Seats:
                 justice_budget_ms=justice_budget_ms or J.DEFAULT_JUSTICE_BUDGET_MS,
                 seat_keys_required=not allow_unkeyed_seats,
                 arbiter_public_key=arbiter_public_key,
+                match_settings=(
+                    (match.hands, match.target_score, match.advance.name) if match else (0, 0, "")
+                ),
             )
             if match is not None:
                 await self._open_match(rules, seat_count, match, keyed=key is not None)
@@ -206,9 +209,16 @@ class Seats:
         same id with another length is another request's."""
         match_id = str(plan.match_id)
         opening = matches.create(
-            rules, match_id, seat_count, plan.hands, plan.target_score, plan.advance
+            rules,
+            match_id,
+            seat_count,
+            plan.hands,
+            plan.target_score,
+            plan.advance,
+            secrets.token_hex(32),
         )
         opened = MatchAggregate.open(plan.match_id, opening)
+        self.games.seal_match(opened, 1)
         try:
             await asyncio.wrap_future(self.games.store.submit(opened))
         except IntegrityError:
@@ -217,7 +227,7 @@ class Seats:
             stored = [
                 f.fact for f in await asyncio.to_thread(self.games.store.match_facts, plan.match_id)
             ]
-            if stored != list(opening):
+            if stored[1:] != opening[1:] or _settings(stored[0]) != _settings(opening[0]):
                 raise MalformedCommand(
                     "request_id", "was already used for a different request"
                 ) from None
@@ -333,3 +343,8 @@ class Seats:
             kind, options, seat_count, match=plan, **table
         )
         return game_id, version, arbiter, str(plan.match_id)
+
+
+def _settings(created: Any) -> Any:
+    """A stored MatchCreated without its secret (a retry's own secret is another)."""
+    return dataclasses.replace(created, secret="")

@@ -25,6 +25,7 @@ from typing import Any
 
 from domain import table as tables
 from domain.engine import Viewer, replaced
+from domain.match import records as match_records
 from domain.table import records
 from server.wire import render
 from server.wire.signing import Signer
@@ -134,6 +135,19 @@ class Sealer:
             "last": last,
             "head": head,
             "receipts": hashes,
+            "signature": self.signer.sign(body),
+            "key_id": self.signer.key_id,  # beside the signature, outside the signed body
+        }
+
+    def seal_match(self, match_id: uuid.UUID, first: int, last: int, head: str) -> Seal:
+        """The seal of a match move (its facts ``first``..``last``, the chain head after
+        them): ``tabletop-match-seal/1``, stored with the move's last fact."""
+        body = match_records.seal_body(str(match_id), first, last, head)
+        return {
+            "match_id": str(match_id),
+            "first": first,
+            "last": last,
+            "head": head,
             "signature": self.signer.sign(body),
             "key_id": self.signer.key_id,  # beside the signature, outside the signed body
         }

@@ -389,6 +389,7 @@ def match_fact_proto(fact: StoredMatchFact) -> pb.MatchFact:
         text=matches.describe(fact.fact),
         hash=fact.hash,
         stored_json=records.canonical(fact.stored),
+        seal_json=records.canonical(fact.seal) if fact.seal is not None else "",
     )
 
 

@@ -40,6 +40,7 @@ class StoredMatchFact:
     fact: Any
     hash: str
     stored: dict[str, Any]
+    seal: dict[str, Any] | None = None  # on a match move's last fact: the server's signature
 
 
 @dataclass(frozen=True)

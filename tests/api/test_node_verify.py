@@ -44,6 +44,7 @@ from clients.python.client import TableClient, commit_and_reveal, reveal_and_sta
 from clients.python.exports import export_lines
 from clients.python.receipts import ReceiptLog
 from clients.python.serverproc import ServerProcess
+from domain import match as matches
 from domain.codec import canonical
 from domain.match import records as match_rec
 from domain.table import records as rec
@@ -75,6 +76,7 @@ class Played:
     void: list[Line]  # a game whose draw was abandoned: seat 2 never revealed
     incomplete: list[Line]  # a match whose hand 2 was abandoned: seat 1 never committed
     clocked: list[Line]  # two cases timed out (unkeyed seats: its times can be re-told)
+    target: list[Line]  # a 2-seat huaniao match played to a target score
 
 
 ZIPAI = pb.GameOptions(
@@ -136,6 +138,12 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
         match = [json.loads(x) for x in match_export_lines(client, created.match_id, None)]
         void, incomplete = abandoned_game_and_match(client)
         clocked = clocked_game(client)
+        settings = pb.MatchSettings(target_score=1)
+        created = client.create_game(huaniao_options("BASIC"), 2, match=settings)
+        tseats = [client.join(created.game_id, s, f"t{s}") for s in range(2)]
+        reveal_and_start(tseats)
+        play_match([RandomBot(s, 30 + i) for i, s in enumerate(tseats)])
+        target = [json.loads(x) for x in match_export_lines(client, created.match_id, None)]
     receipts = [json.loads(x) for x in log.lines()]
     return Played(
         base,
@@ -150,6 +158,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
         void,
         incomplete,
         clocked,
+        target,
     )
 
 
@@ -315,13 +324,38 @@ def raw_public(signer: Ed25519PrivateKey) -> bytes:
     )
 
 
-def rechain_match(lines: list[Line]) -> None:
-    """Recompute a match's own chain (its key follows from the match id alone)."""
+def rechain_match(lines: list[Line], signer: Ed25519PrivateKey | None = None) -> None:
+    """Recompute a match's own chain (anyone can once MatchEnded reveals its secret) and
+    point each match seal at the new heads; with ``signer`` (the key holder), re-sign every
+    match seal too, each covering the versions after the seal before it."""
+    facts = [x for x in lines if "match" in x]
+    secret = facts[-1]["fact"]["data"].get("secret", "")
     prev = ""
-    for x in lines:
-        if "match" in x:
-            x["hash"] = match_rec.fact_hash(x["match"], prev, x["version"], x["fact"])
-            prev = x["hash"]
+    first = 1
+    for x in facts:
+        x["hash"] = match_rec.fact_hash(x["match"], secret, prev, x["version"], x["fact"])
+        prev = x["hash"]
+        if x.get("seal"):
+            x["seal"]["head"] = x["hash"]
+            if signer is not None:
+                x["seal"].update(first=first, last=x["version"])
+                body = match_rec.seal_body(x["match"], first, x["version"], x["hash"])
+                x["seal"]["signature"] = signer.sign(body).hex()
+            first = x["version"] + 1
+
+
+def recompute_end(lines: list[Line]) -> None:
+    """MatchEnded recomputed from the match's facts before it (as a forger would), its
+    revealed secret kept."""
+    facts = [x for x in lines if "match" in x]
+    state = None
+    for x in facts[:-1]:
+        state = matches.evolve(state, matches.decode_fact(x["fact"]))
+    assert state is not None
+    top = tuple(s.seat for s in state.standings if s.rank == 1)
+    secret = facts[-1]["fact"]["data"]["secret"]
+    end = matches.MatchEnded(state.standings, top, secret=secret)
+    facts[-1]["fact"] = matches.encode_fact(end)
 
 
 def hand_lines(match: list[Line], hand: int) -> list[Line]:
@@ -433,7 +467,7 @@ def later_hand_redealt(p: Played) -> list[str]:
             and x["fact"]["data"]["game_id"] == gid
         ):
             x["fact"]["data"]["head_hash"] = hand[-1]["hash"]
-    rechain_match(lines)
+    rechain_match(lines, p.signer)
     return dump(lines)
 
 
@@ -515,6 +549,207 @@ def part_of(saved: Line) -> str:
 
 def honest_receipts(p: Played) -> list[str]:
     return [json.dumps(r, sort_keys=True) for r in p.receipts]
+
+
+# --- a match's own record: sealed like a hand (issue 36) ----------------------------------
+
+
+def match_facts(lines: list[Line]) -> list[Line]:
+    return [x for x in lines if "match" in x]
+
+
+def truncated_match(p: Played, signer: Ed25519PrivateKey | None = None) -> list[str]:
+    """The attack of issue 36: keep hand 1 of the 2-hand match, rewrite MatchCreated.hands
+    to 1, drop the later facts and hand 2, recompute MatchEnded (another standing, perhaps
+    another winner) and re-chain with the revealed secret; the last seal moved onto the new
+    MatchEnded. With ``signer`` the key holder re-signs every match seal: then hand 1's own
+    signed opening (naming 2 hands) refuses it."""
+    lines = copy.deepcopy(p.match)
+    facts = match_facts(lines)
+    ended1 = next(i for i, x in enumerate(facts) if x["fact"]["type"] == "HandEnded")
+    end = facts[-1]
+    kept = facts[: ended1 + 1]
+    end["version"] = len(kept) + 1
+    kept[0]["fact"]["data"]["hands"] = 1
+    if kept[-1]["seal"] is None:  # the end of hand 1 sealed alone, as the server does it
+        kept[-1]["seal"] = copy.deepcopy(end["seal"])
+    out = [*kept, end, *hand_lines(lines, 1)]
+    recompute_end(out)
+    rechain_match(out, signer)
+    return dump(out)
+
+
+def truncated_match_unsealed(p: Played) -> list[str]:
+    """The truncation with every match seal dropped: a record made before issue 36."""
+    lines = [json.loads(x) for x in truncated_match(p)]
+    for x in match_facts(lines):
+        x["seal"] = None
+    return dump(lines)
+
+
+def extended_match(p: Played, signer: Ed25519PrivateKey | None = None) -> list[str]:
+    """A hand appended: MatchCreated.hands 3, hand 1 of the incomplete match (another
+    table of the same kind and seats) opened and ended as hand 3, MatchEnded recomputed,
+    re-chained (re-signed by ``signer`` if given)."""
+    lines = copy.deepcopy(p.match)
+    facts = match_facts(lines)
+    mid = facts[0]["match"]
+    end = facts.pop()
+    facts[0]["fact"]["data"]["hands"] = 3
+    extra = hand_lines(copy.deepcopy(p.incomplete), 1)
+    gid = extra[0]["game_id"]
+    final = [x["fact"]["data"] for x in extra if x["fact"]["type"] == "GameEnded"]
+    scores = final[-1].get("scores", [0, 0]) if final else [0, 0]
+    winners = final[-1].get("winners", []) if final else []
+    v = len(facts)
+    opened = {"type": "HandOpened", "data": {"hand": 3, "game_id": gid}}
+    ended = {"type": "HandEnded", "data": {"hand": 3, "game_id": gid, "winners": winners,
+             "scores": scores, "reason": "WIN", "head_hash": extra[-1]["hash"]}}  # fmt: skip
+    more = [
+        {"match": mid, "version": v + 1, "fact": opened, "hash": "", "seal": None},
+        {"match": mid, "version": v + 2, "fact": ended, "hash": "", "seal": None},
+    ]
+    end["version"] = v + 3
+    for x in extra:
+        x["hand"] = 3
+    out = [*facts, *more, end, *[x for x in lines if "match" not in x], *extra]
+    recompute_end(out)
+    rechain_match(out, signer)
+    return dump(out)
+
+
+def fact_after_end(p: Played) -> list[str]:
+    """An unsealed fact appended after MatchEnded (re-chained)."""
+    lines = copy.deepcopy(p.match)
+    facts = match_facts(lines)
+    extra = copy.deepcopy(facts[-1])
+    extra.update(version=len(facts) + 1, seal=None)
+    out = [*facts, extra, *[x for x in lines if "match" not in x]]
+    rechain_match(out)
+    return dump(out)
+
+
+def reordered_match(p: Played) -> list[str]:
+    """Hands 1 and 2 swapped: the match's links and each hand's lines renumbered."""
+    lines = copy.deepcopy(p.match)
+    first, second = hand_lines(lines, 1), hand_lines(lines, 2)
+    swap = {first[0]["game_id"]: 2, second[0]["game_id"]: 1}
+    for x in match_facts(lines):
+        data = x["fact"]["data"]
+        if data.get("game_id") in swap:
+            data["hand"] = swap[data["game_id"]]
+    facts = match_facts(lines)
+    opened = [x for x in facts if x["fact"]["type"] == "HandOpened"]
+    ended = [x for x in facts if x["fact"]["type"] == "HandEnded"]
+    for pair in (opened, ended):
+        pair[0]["fact"], pair[1]["fact"] = pair[1]["fact"], pair[0]["fact"]
+    for x in second:
+        x["hand"] = 1
+    for x in first:
+        x["hand"] = 2
+    out = [*facts, *second, *first]
+    recompute_end(out)
+    rechain_match(out)
+    return dump(out)
+
+
+def rebound_hand(p: Played, signer: Ed25519PrivateKey | None = None) -> list[str]:
+    """Hand 2 replaced by hand 1 of another match (the incomplete one: same kind and
+    seats), the match's HandOpened/HandEnded rewritten to name it, MatchEnded recomputed,
+    re-chained (re-signed by ``signer`` if given: then the hand's own opening, naming its
+    match and number, refuses it)."""
+    lines = copy.deepcopy(p.match)
+    extra = hand_lines(copy.deepcopy(p.incomplete), 1)
+    real = hand_lines(lines, 2)[0]["game_id"]
+    gid = extra[0]["game_id"]
+    for x in match_facts(lines):
+        data = x["fact"]["data"]
+        if data.get("game_id") == real:
+            data["game_id"] = gid
+            if x["fact"]["type"] == "HandEnded":
+                data["head_hash"] = extra[-1]["hash"]
+    for x in extra:
+        x["hand"] = 2
+    out = [*match_facts(lines), *hand_lines(lines, 1), *extra]
+    recompute_end(out)
+    rechain_match(out, signer)
+    return dump(out)
+
+
+def forged_match_seal(p: Played) -> list[str]:
+    """One match seal signed by another key."""
+    lines = copy.deepcopy(p.match)
+    x = next(x for x in match_facts(lines) if x["seal"])
+    body = match_rec.seal_body(x["match"], x["seal"]["first"], x["seal"]["last"], x["hash"])
+    x["seal"]["signature"] = Ed25519PrivateKey.generate().sign(body).hex()
+    return dump(lines)
+
+
+def in_progress(p: Played) -> list[str]:
+    """The match's record up to its last hand's end, without MatchEnded."""
+    lines = copy.deepcopy(p.match)
+    return dump([x for x in lines if not ("match" in x and x["fact"]["type"] == "MatchEnded")])
+
+
+MATCH_LIES = [
+    ("truncated (the issue's attack)", truncated_match, "not signed|another chain head"),
+    ("truncated, seals dropped", truncated_match_unsealed, "unsealed match record"),
+    (
+        "truncated, re-signed by the key holder",
+        lambda p: truncated_match(p, p.signer),
+        "other match settings",
+    ),  # fmt: skip
+    ("extended by a hand", extended_match, "not signed|another chain head|covers versions"),
+    (
+        "extended, re-signed by the key holder",
+        lambda p: extended_match(p, p.signer),
+        "names match|other match settings",
+    ),  # fmt: skip
+    ("a fact after MatchEnded", fact_after_end, "stops before its MatchEnded|not sealed"),
+    ("hands reordered", reordered_match, "not signed|another chain head"),
+    ("a hand re-bound from another match", rebound_hand, "not signed|another chain head"),
+    (
+        "re-bound, re-signed by the key holder",
+        lambda p: rebound_hand(p, p.signer),
+        "names match|this match",
+    ),  # fmt: skip
+    ("a match seal by another key", forged_match_seal, "not signed"),
+    ("in progress (no MatchEnded)", in_progress, "stops before its MatchEnded"),
+]
+
+
+def test_a_bent_match_fails_in_both_verifiers(played: Played) -> None:
+    """Issue 36: a match's record is sealed; cut short, extended, reordered, re-bound or
+    signed by another key, it fails in Python and Node with a named reason, and no failing
+    verdict names a winner."""
+    key = played.key.hex()
+    problems = []
+    for n, (name, make, words) in enumerate(MATCH_LIES):
+        export = played.dir / f"match-lie{n}.jsonl"
+        export.write_text("".join(line + "\n" for line in make(played)), encoding="utf-8")
+        py, js = python_verdict(export, key, None), node_verdict(export, [key], None)
+        print(f"{name}\n    python: {py[1]}\n    node:   {js[1]}")
+        for who, (ok, line) in (("python", py), ("node", js)):
+            if ok or not re.search(words, line) or re.search(r"winners \[|won by", line):
+                problems.append(f"{name}: {who} {'PASS' if ok else 'FAIL'}: {line}")
+    assert not problems, "\n".join(problems)
+
+
+def test_honest_matches_verify_in_both(played: Played) -> None:
+    """A match to a target score, a 2-hand match and an incomplete one verify in both, with
+    the same winners."""
+    key = played.key.hex()
+    for name, lines in (("target", played.target), ("hands", played.match)):
+        export = played.dir / f"honest-{name}.jsonl"
+        export.write_text("".join(line + "\n" for line in dump(lines)), encoding="utf-8")
+        py, js = python_verdict(export, key, None), node_verdict(export, [key], None)
+        assert py[0] and js[0], (name, py, js)
+        end = match_facts(lines)[-1]["fact"]["data"]
+        assert f"winners {end['winners']}" in py[1], py
+        assert f"winners [{', '.join(map(str, end['winners']))}]" in js[1], js
+    created = match_facts(played.target)[0]["fact"]["data"]
+    assert created["target_score"] == 1 and created["secret"] == ""
+    assert all(x["seal"] for x in match_facts(played.target) if x["fact"]["type"] == "MatchEnded")
 
 
 CASES = [
@@ -615,7 +850,7 @@ def test_both_verifiers_say_void_and_incomplete_alike(played: Played) -> None:
     lied = copy.deepcopy(played.incomplete)
     ended = next(x for x in lied if "match" in x and x["fact"]["type"] == "MatchEnded")
     ended["fact"]["data"]["winners"] = [0]
-    rechain_match(lied)
+    rechain_match(lied, played.signer)
     export = played.dir / "incomplete-lied.jsonl"
     export.write_text("".join(line + "\n" for line in dump(lied)))
     py, js = python_verdict(export, key, None), node_verdict(export, [key], None)
@@ -663,9 +898,16 @@ def test_the_records_test_vectors_in_the_docs_are_the_servers() -> None:
         rec.chain_hash(key, e["prev_hash"], e["version"], e["fact"], e["cause"], e["recorded_at"])
         == v["event_hash"]
     )
-    m = v["match"]
-    assert match_rec.chain_key(m["match_id"]).hex() == m["chain_key"]
-    assert match_rec.fact_hash(m["match_id"], m["prev_hash"], m["version"], m["fact"]) == m["hash"]
+    m = v["match"]  # a match record made before issue 36: keyed by its id alone
+    assert match_rec.legacy_chain_key(m["match_id"]).hex() == m["chain_key"]
+    legacy = match_rec.legacy_fact_hash(m["match_id"], m["prev_hash"], m["version"], m["fact"])
+    assert legacy == m["hash"]
+    m2 = v["match_v2"]  # today's: keyed by the match's secret, each move sealed
+    assert match_rec.chain_key(m2["match_id"], m2["secret"]).hex() == m2["chain_key"]
+    digest = match_rec.fact_hash(
+        m2["match_id"], m2["secret"], m2["prev_hash"], m2["version"], m2["fact"]
+    )
+    assert digest == m2["hash"]
     s = v["seal"]
     body = rec.seal_body(s["game_id"], s["first"], s["last"], s["head"], s["receipts"])
     assert body.decode() == v["seal_signed_bytes"]
@@ -677,6 +919,10 @@ def test_the_records_test_vectors_in_the_docs_are_the_servers() -> None:
     body2 = rec.seal_body(s2["game_id"], s2["first"], s2["last"], s2["head"], s2["receipts"])
     assert body2.decode() == v["seal_v2_signed_bytes"]
     assert signer.sign(body2).hex() == v["seal_v2_signature"]
+    ms = m2["seal"]
+    match_body = match_rec.seal_body(ms["match_id"], ms["first"], ms["last"], ms["head"])
+    assert match_body.decode() == m2["seal_signed_bytes"]
+    assert signer.sign(match_body).hex() == m2["seal_signature"]
     w = v["view"]
     view = rec.view_body(w["game_id"], w["version"], w["head"], w["viewer"], w["view"])
     assert view.decode() == v["view_signed_bytes"]
@@ -750,7 +996,7 @@ def carried_key_swapped_key_holder(p: Played) -> list[str]:
             and x["fact"]["data"]["game_id"] == gid
         ):
             x["fact"]["data"]["head_hash"] = hand[-1]["hash"]
-    rechain_match(lines)
+    rechain_match(lines, p.signer)
     return dump(lines)
 
 

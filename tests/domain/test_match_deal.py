@@ -49,12 +49,12 @@ def rigged_match(seed: int, in_the_match_record: bool) -> tuple[matchplay.Played
     contributions first (public SeatReady facts, or sent with the seats), then secrets tried
     until seat 0 holds at least 4 function cards (a fair deal gives it 1.33). Returns the
     match and the number of secrets tried."""
-    played = matchplay.play_match("huaniao", HUANIAO, 3, seed=seed, hands=1)
+    played = matchplay.play_match("huaniao", HUANIAO, 3, seed=seed, hands=2, stop_after=1)
     rng = random.Random(seed)
     mid = played.match.match_id
     # the same match, but 2 hands long: rebuild its record up to hand 1's end
     recorder = matchplay.MatchRecorder(mid)
-    recorder.append(match.create(rules_for("huaniao"), mid, 3, 2, 0))
+    recorder.append(match.create(rules_for("huaniao"), mid, 3, 2, 0, secret="ab" * 32))
     first = list(played.hands.values())[0]
     recorder.append(match.end_hand(recorder.state, first.table, first.head))
     contributions = {seat: f"ready-{seat}-{rng.random()}" for seat in range(3)}
@@ -198,10 +198,10 @@ def second_hand(
 ) -> tuple[matchplay.PlayedMatch, matchplay.HandRecorder]:
     """Hand 2 of a 3-seat AUTO match, opened with a fixed secret and drawn from
     ``contributions`` (seats missing from it never commit)."""
-    played = matchplay.play_match(kind, options, 3, seed=4, hands=1)
+    played = matchplay.play_match(kind, options, 3, seed=4, hands=2, stop_after=1)
     mid = played.match.match_id
     recorder = matchplay.MatchRecorder(mid)
-    recorder.append(match.create(rules_for(kind), mid, 3, 2, 0))
+    recorder.append(match.create(rules_for(kind), mid, 3, 2, 0, secret="ab" * 32))
     first = list(played.hands.values())[0]
     recorder.append(match.end_hand(recorder.state, first.table, first.head))
     hand = matchplay.HandRecorder("fixed-secret", game_id=match.hand_id(mid, 2))
@@ -272,10 +272,10 @@ def test_an_older_match_whose_hand_went_ahead_without_a_seat_verifies_as_no_fair
     """A record made before issue 35: hand 2's commit window closed on seat 2 (RevealWithheld,
     a start cause with ``reveals_closed``) and the hand was dealt on the others' entropy.
     It still parses and verifies, but verify names the seat and no longer calls it fair."""
-    played = matchplay.play_match("zipai", ZIPAI, 3, seed=4, hands=1)
+    played = matchplay.play_match("zipai", ZIPAI, 3, seed=4, hands=2, stop_after=1)
     mid = played.match.match_id
     recorder = matchplay.MatchRecorder(mid)
-    recorder.append(match.create(rules_for("zipai"), mid, 3, 2, 0))
+    recorder.append(match.create(rules_for("zipai"), mid, 3, 2, 0, secret="ab" * 32))
     first = list(played.hands.values())[0]
     recorder.append(match.end_hand(recorder.state, first.table, first.head))
     hand = matchplay.HandRecorder("old-secret", game_id=match.hand_id(mid, 2))

@@ -13,6 +13,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from domain import match
 from domain.huaniao.options import Mode
 from domain.huaniao.options import Options as HuaniaoOptions
+from domain.match import records as match_records
 from domain.verify import AuditFailure, MatchRecord, Record, verify_match
 from domain.zipai.options import DealerRule, ScoringProfile
 from domain.zipai.options import Options as ZipaiOptions
@@ -35,12 +36,18 @@ def check(played: matchplay.PlayedMatch, **changes: Any) -> match.Match | None:
     return report  # type: ignore[return-value]
 
 
-def rechained(match_id: str, facts: list[dict[str, Any]]) -> list[MatchRecord]:
-    """A match record with every hash recomputed: only the re-decision can catch it."""
+def rechained(
+    match_id: str, facts: list[dict[str, Any]], key: Any = matchplay.KEY
+) -> list[MatchRecord]:
+    """A match record with every hash recomputed (with the secret its MatchEnded reveals)
+    and every fact sealed anew by ``key``: with the server's own key, only the re-decision
+    can catch it."""
+    secret = facts[-1]["data"].get("secret", "")
     out: list[MatchRecord] = []
     for version, fact in enumerate(facts, start=1):
         prev = out[-1].hash if out else ""
-        out.append(MatchRecord(version, fact, match.fact_hash(match_id, prev, version, fact)))
+        digest = match_records.fact_hash(match_id, secret, prev, version, fact)
+        out.append(matchplay.sealed(MatchRecord(version, fact, digest), match_id, version, key))
     return out
 
 
@@ -97,7 +104,7 @@ def test_a_hand_whose_record_is_not_the_one_that_ended_is_caught(
 
 
 def test_a_match_cut_before_its_end_is_not_verified(played: matchplay.PlayedMatch) -> None:
-    with pytest.raises(AuditFailure, match="has not ended"):
+    with pytest.raises(AuditFailure, match="stops before its MatchEnded"):
         check(played, records=played.match.records[:-1])
 
 

@@ -107,7 +107,7 @@ async def play_match(
 async def verified(server: TableServer, match_id: str) -> matches.Match:
     """The match as the audit sees it: every stored record, verified whole."""
     state, facts = await server.matches.match_record(match_id)
-    records = [MatchRecord(f.version, f.stored, f.hash) for f in facts]
+    records = [MatchRecord(f.version, f.stored, f.hash, f.seal) for f in facts]
     hands = {}
     for h in state.hands:
         stored = server.games.store.stored_events(server.games.parse_id(h.game_id))

@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from domain import match
 from domain import table as tables
 from domain.match import Match
+from domain.match import records as match_records
 from domain.registry import rules_for
 from domain.table import deal, records
 from domain.verify import MatchRecord, Record
@@ -78,19 +79,39 @@ class HandRecorder:
 
 @dataclass
 class MatchRecorder:
+    """A match's own record as the server stores it: the chain keyed by the match's secret
+    (MatchCreated's blanked), each append one move, sealed on its last fact."""
+
     match_id: str
     records: list[MatchRecord] = field(default_factory=list)
     state: Any = None
+    key: Ed25519PrivateKey = KEY
 
     def append(self, facts: list[Any]) -> None:
         for fact in facts:
-            data = match.encode_fact(fact)
+            self.state = match.evolve(self.state, fact)
+            data, _ = match_records.split_private(match.encode_fact(fact))
             prev = self.records[-1].hash if self.records else ""
             version = len(self.records) + 1
-            self.records.append(
-                MatchRecord(version, data, match.fact_hash(self.match_id, prev, version, data))
-            )
-            self.state = match.evolve(self.state, fact)
+            digest = match_records.fact_hash(self.match_id, self.state.secret, prev, version, data)
+            self.records.append(MatchRecord(version, data, digest))
+        first = len(self.records) - len(facts) + 1
+        self.records[-1] = sealed(self.records[-1], self.match_id, first, self.key)
+
+
+def sealed(
+    record: MatchRecord, match_id: str, first: int, key: Ed25519PrivateKey = KEY
+) -> MatchRecord:
+    """``record`` carrying the seal of the match move ``first``..its version."""
+    body = match_records.seal_body(match_id, first, record.version, record.hash)
+    seal = {
+        "match_id": match_id,
+        "first": first,
+        "last": record.version,
+        "head": record.hash,
+        "signature": key.sign(body).hex(),
+    }
+    return dataclasses.replace(record, seal=seal)
 
 
 @dataclass
@@ -145,15 +166,23 @@ def first_hand(
     join_order: list[int],
     keys: tuple[str, ...] = (),
     signer: Any = None,
+    settings: tuple[int, int, str] = (0, 0, ""),
 ) -> HandRecorder:
     """Hand 1 as clients open it: created, the seats taken in ``join_order`` (with their
     public ``keys``, hex, if given), dealt."""
     hand = HandRecorder(secret, game_id=match.hand_id(match_id, 1), signer=signer)
     rules = rules_for(kind)
-    hand.append(
-        tables.create(rules, options, seats, "arbiter-hash", secret, match_id=match_id, hand=1),
-        tables.cause("create"),
+    created = tables.create(
+        rules,
+        options,
+        seats,
+        "arbiter-hash",
+        secret,
+        match_id=match_id,
+        hand=1,
+        match_settings=settings,
     )
+    hand.append(created, tables.cause("create"))
     for seat in join_order:
         key = keys[seat] if keys else ""
         facts = tables.take_seat(
@@ -209,24 +238,38 @@ def play_match(
     missing: tuple[int, ...] = (1,),
     keys: tuple[str, ...] = (),
     signer: Any = None,
+    stop_after: int = 0,
 ) -> PlayedMatch:
     """A whole match, as the server plays it: after each hand its end, then the next hand
     opened through ``match.next_hand`` (its commitment, its seats) and drawn: every seat
     commits, then reveals, then it is dealt (``draw_hand``). At hand ``void_at`` (from 2)
     the seats ``missing`` never commit: that draw is abandoned, the hand is void and the
     match ends incomplete. ``keys`` (hex) key the seats at hand 1 (carried into every
-    hand), ``signer`` signs their commands (tests/support/seatsign.py)."""
+    hand), ``signer`` signs their commands (tests/support/seatsign.py). ``stop_after``: stop
+    once that many hands ended (the match not over)."""
     rng = random.Random(seed)
     match_id = str(uuid.UUID(int=rng.getrandbits(128)))
     recorder = MatchRecorder(match_id)
-    recorder.append(match.create(rules_for(kind), match_id, seats, hands, target_score, advance))
+    secret = f"{rng.getrandbits(256):064x}"
+    rules = rules_for(kind)
+    recorder.append(match.create(rules, match_id, seats, hands, target_score, advance, secret))
     order = join_order if join_order is not None else list(range(seats))
-    hand = first_hand(kind, options, seats, match_id, f"secret-{seed}-1", order, keys, signer)
+    hand = first_hand(
+        kind,
+        options,
+        seats,
+        match_id,
+        f"secret-{seed}-1",
+        order,
+        keys,
+        signer,
+        match.settings(recorder.state),
+    )
     played = {match.hand_id(match_id, 1): hand}
     while True:
         play_hand(hand, rng)
         recorder.append(match.end_hand(recorder.state, hand.table, hand.head))
-        if recorder.state.finished:
+        if recorder.state.finished or len(played) == stop_after:
             return PlayedMatch(seed, recorder, played)
         n = recorder.state.next_number
         hand = HandRecorder(f"secret-{seed}-{n}", game_id=match.hand_id(match_id, n), signer=signer)

@@ -95,7 +95,7 @@ function summary(result, receipts) {
       : '';
     line = `verified match ${result.matchId}: ${hands[0].kind}, ${hands.length} hands, ` +
       `${result.facts} match facts, ${hands.reduce((n, g) => n + g.events, 0)} events, ` +
-      `${hands.reduce((n, g) => n + g.moves, 0)} sealed moves, ${decks(hands)} deck(s) recomputed; ${fair}${incomplete}; ${seatWords(hands)}; ${signed}`;
+      `${hands.reduce((n, g) => n + g.moves, 0)} sealed moves, ${decks(hands)} deck(s) recomputed; ${fair}${incomplete}; winners [${result.winners.join(', ')}]; ${seatWords(hands)}; ${signed}`;
   } else {
     const prepared = result.dealt.dealSource === 'SHUFFLED' ? '' : `; prepared deal (${result.dealt.dealSource})`;
     line = `verified game ${result.gameId}: ${result.kind}, ${result.events} events, ${result.moves} sealed moves, ` +

@@ -347,6 +347,7 @@ function verifyGame(records, keys, gameId = null, where = '') {
     kind: created.data.kind,
     hand: created.data.hand,
     matchId: created.data.match_id,
+    matchSettings: [created.data.match_hands, created.data.match_target_score, created.data.match_advance],
     events: records.length,
     moves: seals.length,
     head: records[records.length - 1].hash,
@@ -361,7 +362,20 @@ function verifyGame(records, keys, gameId = null, where = '') {
 
 // --- a match ---------------------------------------------------------------------------
 
-const MATCH_LINE = ['fact', 'hash', 'match', 'version'];
+const MATCH_LINE = ['fact', 'hash', 'match', 'seal', 'version'];
+const UNSEALED_MATCH_LINE = ['fact', 'hash', 'match', 'version']; // exported before issue 36
+const MATCH_SEAL_KEYS = ['first', 'head', 'last', 'match_id', 'signature'];
+const UNSEALED = 'an unsealed match record (made before issue 36): its length is not proven';
+
+/** The bytes a match seal's signature covers ("tabletop-match-seal/1"). */
+function matchSealBody(matchId, first, last, head) {
+  return Buffer.from('tabletop-match-seal/1\n' + canonical({ first, head, last, match_id: matchId }), 'utf8');
+}
+
+/** The match chain's key: SHA-256("tabletop-match-chain|" + match id + "|" + secret). */
+function matchChainKey(matchId, secret) {
+  return sha256(Buffer.from(`tabletop-match-chain|${matchId}|${secret}`, 'utf8'));
+}
 const HAND_LINE = [...GAME_LINE, 'game_id', 'hand'].sort();
 
 function verifyMatch(lines, keys) {
@@ -373,7 +387,8 @@ function verifyMatch(lines, keys) {
   lines.forEach((l, i) => {
     const n = i + 1;
     if ('match' in l) {
-      if (Object.keys(l).sort().join() !== MATCH_LINE.join()) fail(`line ${n} is not a match fact {${MATCH_LINE.join(', ')}}`);
+      const lineKeys = Object.keys(l).sort().join();
+      if (lineKeys !== MATCH_LINE.join() && lineKeys !== UNSEALED_MATCH_LINE.join()) fail(`line ${n} is not a match fact {${MATCH_LINE.join(', ')}}`);
       if (hands.size) fail(`line ${n}: a match fact after the hands' events`);
       if (l.match !== matchId) fail(`line ${n} names another match than line 1`);
       facts.push(l);
@@ -393,20 +408,53 @@ function verifyMatch(lines, keys) {
     } else fail(`line ${n} is neither a match fact nor a hand's event`);
   });
 
-  // the match's own chain: HMAC keyed by SHA-256("tabletop-match-chain|" + match id),
-  // with no cause (null) and no time ("")
-  const key = sha256(Buffer.from(`tabletop-match-chain|${matchId}`, 'utf8'));
-  let prev = '';
+  // the match's own chain: HMAC keyed by SHA-256("tabletop-match-chain|" + match id + "|" +
+  // secret), the secret revealed in MatchEnded (the last fact), with no cause (null) and no
+  // time (""); its seals tile its versions, each signed by a given key
   facts.forEach((f, i) => {
     if (f.version !== i + 1) fail(`match fact ${i + 1} has version ${f.version}: versions must run 1..N`);
+  });
+  if (facts.every((f) => f.seal === undefined || f.seal === null)) fail(UNSEALED);
+  const end = facts[facts.length - 1].fact;
+  if (!isObj(end) || end.type !== 'MatchEnded') {
+    fail('the match record stops before its MatchEnded: a match in progress (or cut short) proves no standing and no winner');
+  }
+  if (!isObj(end.data) || typeof end.data.secret !== 'string' || !HEX64.test(end.data.secret)) {
+    fail('MatchEnded reveals no chain secret (64 hex digits)');
+  }
+  const key = matchChainKey(matchId, end.data.secret);
+  let prev = '';
+  facts.forEach((f) => {
     if (!isObj(f.fact) || typeof f.fact.type !== 'string' || !isObj(f.fact.data)) fail(`match version ${f.version} has no fact`);
     if (chainHash(key, prev, f.version, f.fact, null, '') !== f.hash) {
       fail(`match version ${f.version}: the chain hash does not match (the match record was altered)`);
     }
     prev = f.hash;
   });
+  const signers = new Set();
+  let first = 1;
+  for (const f of facts) {
+    const s = f.seal;
+    if (s === null || s === undefined) continue;
+    const what = `the match seal of versions ${first}..${f.version}`;
+    if (!isObj(s) || Object.keys(s).filter((k) => k !== 'key_id').sort().join() !== MATCH_SEAL_KEYS.join()) {
+      fail(`match version ${f.version} carries something that is not a seal`);
+    }
+    if (s.match_id !== matchId) fail(`${what} names match ${String(s.match_id).slice(0, 40)}, not this one`);
+    if (s.first !== first || s.last !== f.version) {
+      fail(`${what} covers versions ${String(s.first).slice(0, 20)}..${String(s.last).slice(0, 20)}: the match's facts were cut, added or moved`);
+    }
+    if (s.head !== f.hash) fail(`${what} signs another chain head than the record's: the match record was rewritten after the server signed it`);
+    if (typeof s.signature !== 'string' || !/^[0-9a-f]{128}$/.test(s.signature)) fail(`${what} has no 64-byte signature`);
+    signers.add(signer(matchSealBody(matchId, first, f.version, f.hash), Buffer.from(s.signature, 'hex'), s.key_id, keys, what));
+    first = f.version + 1;
+  }
+  if (first !== facts.length + 1) fail(`the match's facts from version ${first} on are not sealed: they were added or the match's end was cut`);
   if (!facts.length || facts[0].fact.type !== 'MatchCreated') fail('the match record does not open with MatchCreated');
   if (facts[0].fact.data.match_id !== matchId) fail('MatchCreated names another match');
+  if (facts[0].fact.data.secret !== '') fail("MatchCreated shows the match's secret: it is blanked in the record");
+  const created = facts[0].fact.data;
+  const settings = [created.hands, created.target_score, created.advance];
 
   // every hand the match opened is in the export, verified on its own, linked both ways
   const opened = facts.filter((f) => f.fact.type === 'HandOpened').map((f) => f.fact.data);
@@ -415,7 +463,6 @@ function verifyMatch(lines, keys) {
     if (!opened.some((o) => o.game_id === gid)) fail(`the export holds game ${gid}, which the match never opened`);
   }
   const verified = [];
-  const signers = new Set();
   opened.forEach((o, i) => {
     const where = `hand ${o.hand} (game ${o.game_id}): `;
     if (o.hand !== i + 1) fail(`the match opened hand ${o.hand} as its hand ${i + 1}`);
@@ -425,6 +472,9 @@ function verifyMatch(lines, keys) {
     const game = verifyGame(h.records, keys, o.game_id, where);
     if (game.matchId !== matchId || game.hand !== o.hand) {
       fail(`${where}its GameCreated names match ${game.matchId} hand ${game.hand}, not this one`);
+    }
+    if (game.matchSettings.join() !== settings.join()) {
+      fail(`${where}names other match settings (hands, target score, advance ${JSON.stringify(game.matchSettings).slice(0, 60)}), not this match's`);
     }
     const end = ended.get(o.game_id);
     if (!end) fail(`${where}the match never recorded its end`);
@@ -437,7 +487,51 @@ function verifyMatch(lines, keys) {
   if (!opened.length) fail('the match opened no hand');
   if (ended.size !== opened.length) fail('the match records the end of a hand it never opened');
   const incomplete = matchIncomplete(facts, verified);
-  return { match: true, matchId, facts: facts.length, hands: verified, signers, incomplete };
+  const standing = matchStandings(created, facts);
+  return { match: true, matchId, facts: facts.length, hands: verified, signers, incomplete, ...standing };
+}
+
+/**
+ * The standings recomputed from the hands' ends (HandEnded, whose head each hand's own record
+ * proves): each seat's total of its hands' scores (a FORFEIT costs the forfeited seat one
+ * point in the game's direction), hands won, ranks (by total, then hands won; level seats
+ * share a rank); the match ends right after the hand its length says (or a void hand), and
+ * MatchEnded names exactly these standings and the seats ranked first (none if incomplete).
+ */
+function matchStandings(created, facts) {
+  const n = created.seat_count;
+  const lower = created.lower_score_wins === true;
+  const totals = new Array(n).fill(0);
+  const wins = new Array(n).fill(0);
+  let played = 0;
+  let over = false;
+  let ranks = new Array(n).fill(1);
+  for (const f of facts.slice(1)) {
+    const d = f.fact.data;
+    if (over && f.fact.type !== 'MatchEnded') fail(`match version ${f.version}: the match goes on after its length said it ended`);
+    if (f.fact.type !== 'HandEnded') continue;
+    played += 1;
+    const scores = Array.isArray(d.scores) ? d.scores : [];
+    if (scores.length && scores.length !== n) fail(`match version ${f.version}: HandEnded has not one score per seat`);
+    const gained = scores.length ? scores.map((x) => (d.reason === 'FORFEIT' && lower ? -x : x)) : new Array(n).fill(0);
+    gained.forEach((g, seat) => {
+      if (!isInt(g)) fail(`match version ${f.version}: a score that is not an integer`);
+      totals[seat] += g;
+      if ((d.winners || []).includes(seat)) wins[seat] += 1;
+    });
+    const key = (seat) => [lower ? totals[seat] : -totals[seat], -wins[seat]];
+    const less = (a, b) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+    ranks = totals.map((_, seat) => 1 + totals.filter((__, o) => less(key(o), key(seat))).length);
+    over = !scores.length || (created.hands > 0 && played >= created.hands) ||
+      (created.target_score > 0 && totals.some((t) => t >= created.target_score)) || played >= 64;
+  }
+  const end = facts[facts.length - 1].fact.data;
+  if (!over) fail('the match ended before its length said it would');
+  const standings = totals.map((total, seat) => ({ seat, total, wins: wins[seat], rank: ranks[seat] }));
+  if (canonical(end.standings) !== canonical(standings)) fail('MatchEnded names standings that do not follow from the hands');
+  const winners = end.incomplete ? [] : standings.filter((x) => x.rank === 1).map((x) => x.seat);
+  if (canonical(end.winners) !== canonical(winners)) fail('MatchEnded names winners that do not follow from the standings');
+  return { standings, winners };
 }
 
 /**
@@ -744,6 +838,8 @@ module.exports = {
   publicKey,
   keyId,
   sealBody,
+  matchSealBody,
+  matchChainKey,
   sealHashes,
   signer,
   protoFields,

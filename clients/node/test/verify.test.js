@@ -37,6 +37,17 @@ test("a match's chain hash: no cause, no time", () => {
   assert.equal(v.chainHash(key, m.prev_hash, m.version, m.fact, null, ''), m.hash);
 });
 
+test("today's match: a chain keyed by its secret, a match seal's signed bytes and signature", () => {
+  const m = V.match_v2;
+  const key = v.matchChainKey(m.match_id, m.secret);
+  assert.equal(key.toString('hex'), m.chain_key);
+  assert.equal(v.chainHash(key, m.prev_hash, m.version, m.fact, null, ''), m.hash);
+  const body = v.matchSealBody(m.seal.match_id, m.seal.first, m.seal.last, m.seal.head);
+  assert.equal(body.toString('utf8'), m.seal_signed_bytes);
+  const pk = v.publicKey(V.public_key);
+  assert.ok(crypto.verify(null, body, pk.key, Buffer.from(m.seal_signature, 'hex')));
+});
+
 test("a seal's signed bytes, its signature and the key id", () => {
   const s = V.seal;
   const body = v.sealBody(s.game_id, s.first, s.last, s.head, s.receipts);
