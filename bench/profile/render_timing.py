@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from unittest import mock
 from bench.profile import parser
 from bench.receipts import GAMES
 from bench.receipts import _play as play_bench_game
+from domain import table as tables
 from domain.engine import Viewer
 from domain.table import records
 from server.startup.compose import table_server
@@ -35,6 +37,7 @@ from server.store.eventstore import TableApplication
 from server.wire import receipts, render
 from server.wire.receipts import Sealer
 from server.wire.signing import Signer
+from server.wire.stored import StoredEvent
 
 
 @dataclass
@@ -52,10 +55,12 @@ class TimedSealer(Sealer):
         super().__init__(signer)
         self.round = Round()
 
-    def __call__(self, *args: Any) -> receipts.Seal:
+    def __call__(
+        self, game_id: uuid.UUID, table: tables.Table, head: str, move: list[StoredEvent]
+    ) -> receipts.Seal:
         began = time.thread_time()
         try:
-            return super().__call__(*args)
+            return super().__call__(game_id, table, head, move)
         finally:
             self.round.seal += time.thread_time() - began
             self.round.moves += 1

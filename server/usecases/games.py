@@ -83,9 +83,6 @@ class Sealer(Protocol):
     ) -> dict[str, Any]: ...
 
 
-"""Makes a move's seal from the game after it, its head and its events (server/wire/receipts.py)."""
-
-
 class _MatchMoved(Exception):
     """Another writer appended to the match first; read it again."""
 
