@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
+import random
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -207,3 +209,178 @@ def test_a_stream_opened_while_the_last_move_lands_ends() -> None:
             ts.games.close()
 
     asyncio.run(scenario())
+
+
+class Refused(Exception):
+    def __init__(self, status: Any) -> None:
+        super().__init__(str(status))
+        self.code = status.code
+
+
+class _Call(_Context):
+    """A context whose refusals the caller can tell apart (ABORTED: another seat came first)."""
+
+    async def abort_with_status(self, status: Any) -> None:
+        raise Refused(status)
+
+
+SECONDS = float(os.environ.get("WATCH_RACE_SECONDS", "20"))
+GAME_TIMEOUT = 10.0  # a game that has not finished by then hangs: the bug
+
+
+class Randomized:
+    """Games played by bots from their seats' streams, each stream opened at a random moment
+    (from version 0 or from a random version seen so far) against the moves, with random
+    holds between a move's commit and its publish and random delays in the store's reads."""
+
+    def __init__(self, ts: TableServer, rng: random.Random) -> None:
+        self.ts, self.rng = ts, rng
+        self.api = TableServicer(ts, None, {})
+        self.streams = 0  # streams opened
+        self.moves = 0
+        hold = [0.0, 0.0, 0.0005, 0.002, 0.005]
+        Gate(ts, lambda: rng.choice(hold))
+        read = ts.games.store.stored_events
+
+        def stored_events(*args: Any) -> Any:
+            if rng.random() < 0.3:
+                time.sleep(rng.choice([0.0, 0.0005, 0.002]))
+            return read(*args)
+
+        ts.games.store.stored_events = stored_events  # type: ignore[method-assign]
+
+    async def game(self) -> None:
+        rng = self.rng
+        seats = rng.choice([2, 2, 4])
+        gid, tokens = await huaniao_table(self.ts, seats)
+        pid = self.ts.games.parse_id(gid)
+        told: list[set[int]] = [set() for _ in range(seats)]  # versions each seat was told at
+        own: list[set[int]] = [set() for _ in range(seats)]  # versions of each seat's moves
+        streams: list[tuple[int, int, bool, list[pb.WatchResponse]]] = []
+        played: list[set[int]] = [set() for _ in range(seats)]  # legal_moves versions played
+
+        async def play(seat: int, legal: pb.LegalMovesResponse) -> None:
+            while legal.moves and legal.version not in played[seat]:
+                played[seat].add(legal.version)
+                moves = list(legal.moves)  # game moves (no justice: one seat acts at a time)
+                move = rng.choice([m for m in moves if m.WhichOneof("game") != "table"] or moves)
+                request = pb.PlayRequest(game_id=gid, expected_version=legal.version, move=move)
+                try:
+                    reply = await self.api.Play(request, _Call(tokens[seat]))
+                except Refused as refused:
+                    assert refused.code.name == "ABORTED", refused
+                    return  # another seat came first: the stream says what next
+                self.moves += 1
+                own[seat].update(e.version for e in reply.events)
+                if not reply.HasField("legal_moves"):
+                    return
+                told[seat].add(reply.legal_moves.version)
+                legal = reply.legal_moves
+
+        async def stream(seat: int, playing: bool) -> None:
+            await self.moment(pid)
+            now = await self.ts.games.version_of(pid)
+            # from the start, or resuming from a version seen before (a player's stream
+            # from one it has not yet received the turn of, so it has something to hear)
+            after = 0 if rng.random() < 0.4 else rng.randrange(0, now if playing else now + 1)
+            exclude = playing and rng.random() < 0.3
+            got: list[pb.WatchResponse] = []
+            streams.append((seat, after, exclude, got))
+            self.streams += 1
+            request = pb.WatchRequest(
+                game_id=gid,
+                after_version=after,
+                batched=rng.random() < 0.7,
+                exclude_own_moves=exclude,
+            )
+            async for msg in self.api.Watch(request, _Context(tokens[seat])):
+                got.append(msg)
+                if msg.HasField("legal_moves"):
+                    assert msg.legal_moves.version == version_of(msg), "a turn at another version"
+                    told[seat].add(msg.legal_moves.version)
+                    if playing:
+                        await play(seat, msg.legal_moves)
+
+        tasks = [
+            asyncio.ensure_future(stream(seat, playing))
+            for seat in range(seats)
+            for playing in (True, False, False)
+        ]
+        done, pending = await asyncio.wait(tasks, timeout=GAME_TIMEOUT)
+        for task in pending:
+            task.cancel()
+        for task in done:
+            task.result()
+        final = await self.ts.watch.snapshot(gid, ARBITER, None)
+        if pending:
+            raise AssertionError(f"a game hung at version {final.version} (seats {seats})")
+        assert final.table.phase is tables.Phase.FINISHED
+        await self.check(gid, final.version, seats, told, own, streams)
+
+    async def moment(self, pid: Any) -> None:
+        """A random moment: at once, after a few loop turns, a short sleep, or a version."""
+        rng, choice = self.rng, self.rng.random()
+        if choice < 0.25:
+            return
+        if choice < 0.5:
+            for _ in range(rng.randrange(1, 20)):
+                await asyncio.sleep(0)
+        elif choice < 0.75:
+            await asyncio.sleep(rng.choice([0.0005, 0.002, 0.01]))
+        else:
+            target, deadline = rng.randrange(1, 25), time.monotonic() + 0.2
+            while await self.ts.games.version_of(pid) < target and time.monotonic() < deadline:
+                await asyncio.sleep(0.001)
+
+    async def check(
+        self,
+        gid: str,
+        last: int,
+        seats: int,
+        told: list[set[int]],
+        own: list[set[int]],
+        streams: list[tuple[int, int, bool, list[pb.WatchResponse]]],
+    ) -> None:
+        every = range(1, last + 1)
+        for seat, after, exclude, got in streams:
+            versions = [e.version for m in got for e in (m.events or [m.event])]
+            left_out = own[seat] if exclude else set()
+            expected = [v for v in every if v > after and v not in left_out]
+            assert versions == expected, f"seat {seat} after {after}: a gap or a duplicate"
+        waits: dict[int, tuple[int, ...]] = {}  # the seats the game waits for, per version
+        ends: set[int] = {last}  # the versions where a move ends (a turn is at a move's end)
+        async for event, snap in self.ts.watch.replay(gid, ARBITER, 1, last):
+            if event.cause is not None:
+                ends.add(event.version - 1)
+            if snap.table.phase is tables.Phase.PLAYING:
+                waits[event.version] = tuple(tables.to_act(snap.table))
+        for version in sorted(ends & set(waits)):
+            for seat in waits[version]:
+                assert version in told[seat], (
+                    f"seat {seat} was to act at version {version} and never told"
+                )
+
+
+def test_streams_opened_at_any_moment_against_moves_tell_every_turn() -> None:
+    """Thousands of interleavings: every seat's two streams (one it plays from) opened at
+    random moments against the moves of concurrent games, for WATCH_RACE_SECONDS."""
+    seed = int(os.environ.get("WATCH_RACE_SEED", random.randrange(1 << 30)))
+    print(f"WATCH_RACE_SEED={seed}")
+
+    async def scenario() -> tuple[int, int, int]:
+        # unsigned (the race is not in the seals): more interleavings in the time
+        ts = table_server(TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}))
+        run = Randomized(ts, random.Random(seed))
+        games, stop = 0, time.monotonic() + SECONDS
+        try:
+            while time.monotonic() < stop:
+                batch = [run.game() for _ in range(12)]  # 12 games at a time on one server
+                await asyncio.gather(*batch)
+                games += len(batch)
+        finally:
+            ts.games.close()
+        return games, run.streams, run.moves
+
+    games, streams, moves = asyncio.run(scenario())
+    print(f"{games} games, {streams} streams opened against {moves} moves (seed {seed})")
+    assert games and streams and moves
