@@ -126,7 +126,9 @@ class Play:
     ) -> tuple[tables.Table, int, list[Any]]:
         """The viewer's legal commands at ``version`` (the latest if None; a seat's stream
         asks at the version of the message it sends): the table, the version, them."""
-        agg = await self.games.load_at(self.games.parse_id(game_id), version)
+        agg = await self.games.load(self.games.parse_id(game_id))
+        if version is not None and version != agg.version:  # a past version (or refused)
+            agg = await self.games.load_at(agg.id, version)
         table = agg.table
         if viewer.role is not Role.SEAT or table.phase is not tables.Phase.PLAYING:
             return table, agg.version, []
