@@ -32,6 +32,10 @@ async def _one_game(stub: Any, gid: str, tokens: list[str], rng: random.Random) 
     def token(seat: int) -> tuple[tuple[str, str]]:
         return (("x-seat-token", tokens[seat]),)
 
+    # the first move is known before the streams open, and played as they open
+    view = await stub.GetView(pb.GetViewRequest(game_id=gid), metadata=token(0))
+    first = view.view.to_act[0]
+    legal = await stub.LegalMoves(pb.LegalMovesRequest(game_id=gid), metadata=token(first))
     request = pb.WatchRequest(game_id=gid, batched=True)
     streams = [stub.Watch(request, metadata=token(s)) for s in range(len(tokens))]
     played: set[int] = set()  # the versions a move was played from (each turn once)
@@ -69,11 +73,7 @@ async def _one_game(stub: Any, gid: str, tokens: list[str], rng: random.Random) 
         return versions
 
     readers = [asyncio.ensure_future(follow(s)) for s in range(len(tokens))]
-    # the first move at once, while the streams open
-    view = await stub.GetView(pb.GetViewRequest(game_id=gid), metadata=token(0))
-    first = view.view.to_act[0]
-    legal = await stub.LegalMoves(pb.LegalMovesRequest(game_id=gid), metadata=token(first))
-    await play(first, legal)
+    await play(first, legal)  # at once: no barrier after opening the streams
     try:
         seen = await asyncio.wait_for(asyncio.gather(*readers), GAME_TIMEOUT)
     except TimeoutError:
