@@ -76,13 +76,16 @@ class TableServicer(pb_grpc.TableServiceServicer):
         # the seats a Play reply said the game waits for: the mover's own stream reuses them
         self._acts: OrderedDict[tuple[uuid.UUID, int, Viewer], list[int]] = OrderedDict()
 
-    async def _legal_moves(self, game_id: str, viewer: Viewer) -> pb.LegalMovesResponse:
-        """What ``viewer`` may do at the game's latest version (nothing unless a seat)."""
+    async def _legal_moves(
+        self, game_id: str, viewer: Viewer, version: int | None = None
+    ) -> pb.LegalMovesResponse:
+        """What ``viewer`` may do at ``version`` (the latest if None; nothing unless a seat)."""
         gid = self.server.games.parse_id(game_id)
-        key = (gid, await self.server.games.version_of(gid), viewer)
+        at = await self.server.games.version_of(gid) if version is None else version
+        key = (gid, at, viewer)
         if (known := self._legal.get(key)) is not None:
             return known
-        table, version, commands = await self.server.play.legal_moves(game_id, viewer)
+        table, version, commands = await self.server.play.legal_moves(game_id, viewer, version)
         answer = render_moves.legal_moves_proto(table, version, commands)
         self._legal[(gid, version, viewer)] = answer
         while len(self._legal) > LEGAL_CACHE:
@@ -90,11 +93,22 @@ class TableServicer(pb_grpc.TableServiceServicer):
         return answer
 
     async def _turn(
-        self, game_id: str, viewer: Viewer, version: int, to_act: list[int] | None = None
+        self,
+        game_id: str,
+        viewer: Viewer,
+        version: int,
+        to_act: list[int] | None = None,
+        table: tables.Table | None = None,
+        latest_only: bool = False,
     ) -> pb.LegalMovesResponse | None:
-        """The seat's legal moves if ``version`` is the latest and the game waits for it: what
-        a stream-driven client needs to move next without asking LegalMoves. (A seat that
-        the game does not wait for may still hold a table move, e.g. 误操作: it asks.)"""
+        """The seat's legal moves at ``version`` if the game then waits for it: what a
+        stream-driven client needs to move next without asking LegalMoves. Decided at that
+        very version (``table``: the game there, when the caller has it), never against a
+        later or an earlier one, so a stream tells a seat of every turn whenever it reads
+        (issue 38; a stale turn's Play is ABORTED and plays nothing). (A seat that the game
+        does not wait for may still hold a table move, e.g. 误操作: it asks.) ``latest_only``:
+        none unless ``version`` is the latest (a Play reply: a retried request's move may be
+        an old one, and its legal moves say what the caller may do now)."""
         if viewer.seat is None:
             return None
         key = (self.server.games.parse_id(game_id), version, viewer)
@@ -105,13 +119,16 @@ class TableServicer(pb_grpc.TableServiceServicer):
         else:
             to_act = self._acts.get(key)
         if to_act is None:
-            now = await self.server.watch.snapshot(game_id, viewer, None)
-            if now.version != version:
-                return None
-            to_act = render.to_act(now.table, now.viewer)
+            if table is not None:  # a live batch: the game after it
+                to_act = render.to_act(table, tables.viewer_for(table, viewer))
+            else:
+                then = await self.server.watch.snapshot(game_id, viewer, version)
+                to_act = render.to_act(then.table, then.viewer)
         if viewer.seat not in to_act:
             return None
-        legal = await self._legal_moves(game_id, viewer)
+        if latest_only and version != await self.server.games.version_of(key[0]):
+            return None
+        legal = await self._legal_moves(game_id, viewer, version)
         return legal if legal.version == version and legal.moves else None
 
     async def _viewer(self, game_id: str, context: grpc.aio.ServicerContext) -> Viewer:
@@ -252,7 +269,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
         # the game right after this move (a retried request_id gets its original reply)
         after = await self.server.watch.snapshot(request.game_id, viewer, stored[-1].version)
         reply = receipts.play_reply(self.sealer, snap.table.kind, stored, viewer, after)
-        turn = await self._turn(request.game_id, viewer, stored[-1].version, list(reply.to_act))
+        turn = await self._turn(
+            request.game_id, viewer, stored[-1].version, list(reply.to_act), latest_only=True
+        )
         if turn is not None:  # outside the receipt: what the caller may do now
             reply.legal_moves.CopyFrom(turn)
         return reply
@@ -402,7 +421,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
                     yield msg
                 # a seat's own stream says what it may do when it is its turn (the messages
                 # are shared by every stream of this viewer: this stream's turn goes on a copy)
-                turn = await self._turn(gid, viewer, events[-1].version)
+                after = None  # the game after these events, when a live batch brought it
+                if item.batch is not None and item.batch.events[-1].version == events[-1].version:
+                    after = item.batch.table  # (not when own moves were left out at the end)
+                turn = await self._turn(gid, viewer, events[-1].version, table=after)
                 if turn is None:
                     yield rendered[-1]
                 else:

@@ -187,7 +187,9 @@ class Games:
                     self.after_append(game_id, moved)
             else:  # a gap: re-read on next use
                 self._latest.pop(game_id, None)
-        self.hub.publish(game_id, stored)
+        after = self._latest.get(game_id)  # the game after these events, if it is known
+        at_last = after is not None and after.version == events[-1].originator_version
+        self.hub.publish(game_id, stored, after.table if at_last and after is not None else None)
 
     def _note_last_move(
         self,
@@ -403,7 +405,7 @@ class Games:
             def landed(f: asyncio.Future[None]) -> None:
                 self._latest.pop(agg.id, None)
                 if not f.cancelled() and f.exception() is None:
-                    self.hub.publish(agg.id, stored)
+                    self.hub.publish(agg.id, stored, fork.table)
 
             done.add_done_callback(landed)
             raise
@@ -428,7 +430,7 @@ class Games:
             if is_game_move(cause)
             else None,  # the last thing that happened is no game move: nothing to retract
         )
-        self.hub.publish(agg.id, stored)
+        self.hub.publish(agg.id, stored, fork.table)
         self.after_append(agg.id, fork)
         finished = tables.Phase.FINISHED
         if fork.table.match_id and fork.table.phase is finished and agg.table.phase is not finished:
@@ -489,20 +491,22 @@ class Games:
         return events[:1] + list(itertools.takewhile(lambda e: e.cause is None, events[1:]))
 
     async def last_move(self, agg: GameAggregate) -> LastMove | None:
-        """The latest game move if it is the last thing that happened (for 误操作)."""
+        """The latest game move of ``agg`` (at its version, which may be a past one) if it
+        is the last thing that happened then (for 误操作)."""
         known = self._last_moves.get(agg.id)
         if known is not None and known[0] == agg.version:
             return known[1]
         if agg.table.phase is not tables.Phase.PLAYING:
             return None
         found = await self._read_last_move(agg)
-        self._last_moves[agg.id] = (agg.version, found)
+        if known is None or known[0] < agg.version:  # (an older version's is not kept)
+            self._last_moves[agg.id] = (agg.version, found)
         return found
 
     async def _read_last_move(self, agg: GameAggregate) -> LastMove | None:
         """``last_move`` from the store (after a restart, or a move another replica made)."""
         recent = await asyncio.to_thread(
-            self.store.stored_events, agg.id, max(0, agg.version - 64), None, None
+            self.store.stored_events, agg.id, max(0, agg.version - 64), agg.version, None
         )
         caused = [i for i, e in enumerate(recent) if e.cause is not None]
         if not caused or not is_game_move(recent[caused[-1]].cause):

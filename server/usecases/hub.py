@@ -17,8 +17,11 @@ from server.wire.stored import StoredEvent
 
 
 class Batch:
-    def __init__(self, events: list[StoredEvent]) -> None:
+    def __init__(self, events: list[StoredEvent], table: Any = None) -> None:
         self.events = events
+        # the game right after the batch's last event, when the publisher had it (a seat's
+        # turn at that version is decided from it without rebuilding the game)
+        self.table = table
         self._rendered: dict[Any, Any] = {}
 
     def render(self, key: Any, render: Callable[[list[StoredEvent]], Any]) -> Any:
@@ -69,7 +72,8 @@ class Hub:
                 del self._subs[sub.game_id]
                 self._last.pop(sub.game_id, None)
 
-    def publish(self, game_id: Any, events: list[StoredEvent]) -> None:
+    def publish(self, game_id: Any, events: list[StoredEvent], table: Any = None) -> None:
+        """Pass ``events`` on to the game's watchers; ``table``: the game after the last."""
         subs = self._subs.get(game_id)
         if not subs or not events:
             return
@@ -79,7 +83,7 @@ class Hub:
             if not events:
                 return
         self._last[game_id] = events[-1].version
-        batch = Batch(events)
+        batch = Batch(events, table)
         for sub in list(subs):
             sub.offer(batch)
 

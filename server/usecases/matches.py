@@ -121,7 +121,7 @@ class Matches:
         except IntegrityError:
             return
         self.games.remember(agg)
-        self.games.hub.publish(game_id, stored)
+        self.games.hub.publish(game_id, stored, agg.table)
         self.games.after_append(game_id, agg)  # the new hand's commit window (AUTO: the clock)
 
     def _stored_move(self, agg: GameAggregate, facts: list[Any], done: int) -> list[StoredEvent]:

@@ -122,10 +122,13 @@ class Play:
         return command
 
     async def legal_moves(
-        self, game_id: str, viewer: Viewer
+        self, game_id: str, viewer: Viewer, version: int | None = None
     ) -> tuple[tables.Table, int, list[Any]]:
-        """The viewer's legal commands at the latest version: the table, the version, them."""
+        """The viewer's legal commands at ``version`` (the latest if None; a seat's stream
+        asks at the version of the message it sends): the table, the version, them."""
         agg = await self.games.load(self.games.parse_id(game_id))
+        if version is not None and version != agg.version:  # a past version (or refused)
+            agg = await self.games.load_at(agg.id, version)
         table = agg.table
         if viewer.role is not Role.SEAT or table.phase is not tables.Phase.PLAYING:
             return table, agg.version, []

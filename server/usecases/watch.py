@@ -213,6 +213,17 @@ class Watch:
         and no duplicate. A version jump (a lagging subscriber) triggers a re-read from the
         store. Each batch comes with the viewer to render it for (opened up once the game
         is over). The stream ends once the game is over and everything was sent.
+
+        Every batch yielded is at a version a load of the game already gives (GetView,
+        LegalMoves and a seat's turn on the stream are decided from it): the store is read
+        only up to the version the cache knows, never beyond. A move is durable in the store
+        before ``Games.append`` resumes, moves the cache and publishes it; a stream opened in
+        that window used to read the move from the store while the cache (so every load)
+        still stood one version behind: the seat's turn at the move's version was judged
+        against the older version and left out, and the move's live batch, already sent,
+        was dropped as a duplicate, so the seat never learned it was its turn (issue 38:
+        2 of 64 games hung at the first move; tests/server/test_watch_race.py). The events
+        past that version are published after this subscription and come live.
         """
         gid = self.games.parse_id(game_id)
         await self.games.load(gid)
@@ -220,7 +231,9 @@ class Watch:
         last = after_version
         try:
             while True:
-                async for stored in self._pages(gid, last):
+                # after the subscription: whatever the store holds beyond this comes live
+                known = (await self.games.load(gid)).version
+                async for stored in self._pages(gid, last, known):
                     latest = await self.games.load(gid)
                     last = stored[-1].version
                     ends_game = last >= latest.version
