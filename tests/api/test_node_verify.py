@@ -777,6 +777,21 @@ def test_honest_matches_verify_in_both(played: Played) -> None:
     assert all(x["seal"] for x in match_facts(played.target) if x["fact"]["type"] == "MatchEnded")
 
 
+def test_a_match_hand_alone_says_what_follows_it_in_both(played: Played) -> None:
+    """Issue 36: each hand of a match, exported and verified alone, says in its verify
+    line what its own signed stream says follows it, in both verifiers."""
+    key = played.key.hex()
+    mid = match_facts(played.match)[0]["match"]
+    second = hand_lines(played.match, 2)[0]["game_id"]
+    for n, follows in ((1, f"hand 2 follows: {second}"), (2, "the last")):
+        export = played.dir / f"hand{n}-alone.jsonl"
+        game = as_game(hand_lines(copy.deepcopy(played.match), n))
+        export.write_text("".join(line + "\n" for line in dump(game)), encoding="utf-8")
+        py, js = python_verdict(export, key, None), node_verdict(export, [key], None)
+        words = f"hand {n} of match {mid} ({follows})"
+        assert py[0] and js[0] and words in py[1] and words in js[1], (py, js)
+
+
 CASES = [
     Case("honest huaniao game", True, lambda p: dump(p.hua)),
     Case("honest huaniao game, `tabletop export` form", True, lambda p: p.hua_events),
