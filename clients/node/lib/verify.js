@@ -524,14 +524,19 @@ function verifyMatch(lines, keys) {
       fail(`the match record ends at hand ${o.hand} (${o.game_id}), whose own signed stream says hand ${o.hand + 1} follows (${game.closed.nextGameId.slice(0, 40)}): the match was cut short`);
     }
     if (next && game.closed.last) fail(`${where}says it is the last, yet the match record goes on after it`);
-    if (next && game.closed.nextGameId !== next.game_id) {
-      fail(`${where}names ${game.closed.nextGameId.slice(0, 40)} as the next hand, not ${next.game_id}`);
-    }
     game.signers.forEach((s) => signers.add(s));
     if (verified.length) carriedKeys(verified[verified.length - 1], game, where);
     verified.push(game);
   });
   if (!opened.length) fail('the match opened no hand');
+  // each hand's statement names the next hand the match opened (once every hand verified:
+  // a hand that is not this match's is named as such first)
+  verified.forEach((game, i) => {
+    const next = opened[i + 1];
+    if (next && game.closed.nextGameId !== next.game_id) {
+      fail(`hand ${game.hand} (game ${game.gameId}): names ${game.closed.nextGameId.slice(0, 40)} as the next hand, not ${next.game_id}`);
+    }
+  });
   if (ended.size !== opened.length) fail('the match records the end of a hand it never opened');
   const incomplete = matchIncomplete(facts, verified);
   const standing = matchStandings(created, facts);
