@@ -118,6 +118,24 @@ class AuditReport:
     # rulings stand on the server's word) and its commands whose signature verified
     arbiter_key: str | None = None
     arbiter_commands: int = 0
+    # a match's hand: its match and number, and what its HandClosed says follows it
+    # ((last, next game id); None: not closed, a hand recorded before issue 36)
+    match_id: str = ""
+    hand: int = 0
+    closed: tuple[bool, str] | None = None
+
+    @property
+    def hand_words(self) -> str:
+        """A match's hand in one clause ("" for a single game): "hand N of match M (the
+        last)" or "(hand N+1 follows: GAME)", as its own signed stream says."""
+        if not self.match_id:
+            return ""
+        if self.closed is None:
+            return (
+                f"hand {self.hand} of match {self.match_id} (NOT closed: recorded before "
+                "issue 36, its stream does not say whether it is the last)"
+            )
+        return tables.hand_closed_words(self.hand, self.match_id, *self.closed)
 
     @property
     def keyed_seats(self) -> tuple[int, ...]:
@@ -498,6 +516,9 @@ def _verify(
         signed_commands=seats.signed,
         arbiter_key=table.arbiter_public_key if table.arbitrated else None,
         arbiter_commands=seats.arbiter_signed,
+        match_id=table.match_id,
+        hand=table.hand,
+        closed=table.closed,
     )
     return report, table
 
@@ -959,9 +980,14 @@ def _replay(records: list[Record], facts: list[Any]) -> tuple[Any, int]:
     last_move = None
     while i < len(records):
         version = records[i].version
-        if table.phase is tables.Phase.FINISHED:
-            raise AuditFailure(f"version {version} comes after the end of the game")
         cause = records[i].cause
+        if table.closed is not None:
+            raise AuditFailure(
+                f"version {version} comes after the hand's HandClosed, its last fact"
+            )
+        closing = isinstance(cause, dict) and cause.get("action") == "close"
+        if table.phase is tables.Phase.FINISHED and not closing:
+            raise AuditFailure(f"version {version} comes after the end of the game")
         if cause is None:
             raise AuditFailure(f"version {version} has no cause")
         if cause.get("reveals_closed"):
@@ -1182,8 +1208,9 @@ def _verify_match(
     reports: list[AuditReport] = []
     i = 1
     while i < len(facts):
+        following = facts[i + 1] if i + 1 < len(facts) else None
         expected = _redecide_match(
-            state, facts[i], finals, hands, reports, (public_key, command_reader)
+            state, facts[i], finals, hands, reports, (public_key, command_reader), following
         )
         if i + len(expected) > len(facts):
             raise AuditFailure("the match record stops in the middle: the match has not ended")
@@ -1274,8 +1301,10 @@ def _redecide_match(
     hands: dict[str, list[Record]],
     reports: list[AuditReport],
     keys: tuple[PublicKeys, CommandReader | None],
+    following: Any = None,
 ) -> list[Any]:
-    """The facts the match's engine decides where the record has ``fact``."""
+    """The facts the match's engine decides where the record has ``fact`` (``following``:
+    the record's next fact, or None)."""
     try:
         if isinstance(fact, match.SeatReady):
             raise AuditFailure(
@@ -1288,6 +1317,8 @@ def _redecide_match(
             if current is None or current.hand not in finals:
                 raise AuditFailure(f"hand {fact.hand} ended before it was opened")
             head = hands[current.game_id][-1].hash
+            recorded_last = following is None or isinstance(following, match.MatchEnded)
+            _check_closed(state, finals[current.hand], current.game_id, recorded_last)
             return match.end_hand(state, finals[current.hand], head)
         if isinstance(fact, match.HandOpened):
             expected = match.open_hand(state) if state.hands else [fact]
@@ -1296,6 +1327,46 @@ def _redecide_match(
     except DomainError as exc:
         raise AuditFailure(f"the match's engine refuses {type(fact).__name__}: {exc}") from exc
     raise AuditFailure(f"a {type(fact).__name__} where a match fact was expected")
+
+
+def _check_closed(
+    state: match.Match, final: tables.Table, game_id: str, recorded_last: bool
+) -> None:
+    """The hand's own signed stream ends with what the match decided follows it: its
+    HandClosed says it is the last exactly when the match's record ends with it
+    (``recorded_last``) and the engine ends the match there, and otherwise names the next
+    hand's game (a match cut short after a hand that says another follows, re-signed or
+    not, fails here)."""
+    n = final.hand
+    if final.closed is None:
+        raise AuditFailure(
+            f"hand {n} ({game_id}) does not close with HandClosed: a match recorded before "
+            "issue 36, whose hands do not say which is the last"
+        )
+    last, next_game_id = final.closed
+    if recorded_last and not last:
+        raise AuditFailure(
+            f"the match record ends at hand {n} ({game_id}), whose own signed stream says "
+            f"hand {n + 1} follows ({_short(next_game_id)}): the match was cut short"
+        )
+    if last and not recorded_last:
+        raise AuditFailure(
+            f"hand {n} ({game_id}) says it is the last, yet the match record goes on after it"
+        )
+    should_last, should_next = match.closing(state, final)
+    if last and not should_last:
+        raise AuditFailure(
+            f"hand {n} ({game_id}) says it is the last, yet the match goes on after it"
+        )
+    if not last and should_last:
+        raise AuditFailure(
+            f"the match ends at hand {n} ({game_id}), whose own signed stream says hand "
+            f"{n + 1} follows ({_short(next_game_id)}): the match was cut short"
+        )
+    if next_game_id != should_next:
+        raise AuditFailure(
+            f"hand {n} ({game_id}) names {_short(next_game_id)} as the next hand, not {should_next}"
+        )
 
 
 def _check_hand(

@@ -96,6 +96,7 @@ class Verified:
             + f"; {redeal_words(r)}"
             + f"; {r.deal_words}"
             + f"; {r.seat_words}"
+            + (f"; {r.hand_words}" if r.hand_words else "")
         )
 
     @property
@@ -274,7 +275,8 @@ def match_line(report: MatchReport) -> str:
     standing = ", ".join(f"seat {s.seat} {s.total} (#{s.rank})" for s in report.standings)
     return (
         f"verified match: {report.kind}, {len(report.hands)} hands, {events} events, {moves} "
-        f"commands re-decided; every hand committed before its inputs; {match_deal_words(report)}; "
+        f"commands re-decided; every hand committed before its inputs; every hand's own stream "
+        f"says what follows it (hand {len(report.hands)} the last); {match_deal_words(report)}; "
         f"standings {standing}; winners {list(report.winners)}; "
         + "; ".join(f"hand {n} {redeal_words(h)}" for n, h in enumerate(report.hands, 1))
         + "; "

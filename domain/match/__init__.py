@@ -7,6 +7,8 @@ It stands on the table (``domain/table/``): each hand is a table of its own.
 
 from domain.match.decide import (
     check_ready,
+    close_hand,
+    closing,
     create,
     describe,
     end_hand,
@@ -43,6 +45,8 @@ __all__ = [
     "SeatReady",
     "Standing",
     "check_ready",
+    "close_hand",
+    "closing",
     "create",
     "decode_fact",
     "describe",

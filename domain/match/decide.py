@@ -120,6 +120,22 @@ def end_hand(match: Match, hand: tables.Table, head_hash: str) -> list[Any]:
     return [ended, MatchEnded(after.standings, top, secret=match.secret)]
 
 
+def closing(match: Match, hand: tables.Table) -> tuple[bool, str]:
+    """What the current hand, ended, says follows it (its HandClosed): (True, "") when the
+    match ends with it (complete or incomplete), else (False, the next hand's game id).
+    Decided as ``end_hand`` decides, before the match records it: the hand's stream says
+    it first, so the HandEnded that follows names the hand's head after it."""
+    current = match.current
+    assert current is not None
+    last = any(isinstance(f, MatchEnded) for f in end_hand(match, hand, ""))
+    return last, "" if last else hand_id(match.match_id, current.hand + 1)
+
+
+def close_hand(match: Match, hand: tables.Table) -> list[Any]:
+    """The current hand's HandClosed, on its own stream (``closing``; ``tables.close_hand``)."""
+    return tables.close_hand(hand, *closing(match, hand))
+
+
 def _over(match: Match) -> bool:
     played = len(match.hands)
     if match.hands_limit and played >= match.hands_limit:

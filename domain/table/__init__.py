@@ -31,6 +31,7 @@ from domain.table.decider import (
     MAX_REKEYS,
     REDEAL_COMMANDS,
     act,
+    close_hand,
     command_of,
     concurrent,
     court,
@@ -69,6 +70,7 @@ from domain.table.facts import (
     DealAbandoned,
     GameCreated,
     GameStarted,
+    HandClosed,
     RedealOpened,
     RedealSecretsRevealed,
     RevealWithheld,
@@ -84,7 +86,13 @@ from domain.table.records import (
     encode_event,
     encode_table,
 )
-from domain.table.redaction import describe, prepared_marking, redact, viewer_for
+from domain.table.redaction import (
+    describe,
+    hand_closed_words,
+    prepared_marking,
+    redact,
+    viewer_for,
+)
 from domain.table.state import Phase, Seat, Table
 
 __all__ = [
@@ -103,6 +111,7 @@ __all__ = [
     "MIN_ABANDON_AFTER_MS",
     "GameCreated",
     "GameStarted",
+    "HandClosed",
     "Phase",
     "RedealOpened",
     "RedealSecretsRevealed",
@@ -120,6 +129,7 @@ __all__ = [
     "case_deadline",
     "check_justice_budget",
     "cause",
+    "close_hand",
     "command_of",
     "commit",
     "concurrent",
@@ -133,6 +143,7 @@ __all__ = [
     "encode_event",
     "encode_table",
     "evolve",
+    "hand_closed_words",
     "justice_spent",
     "last_move",
     "legal_commands",

@@ -44,6 +44,7 @@ from domain.table.facts import (
     DealAbandoned,
     GameCreated,
     GameStarted,
+    HandClosed,
     RedealOpened,
     RedealSecretsRevealed,
     RevealWithheld,
@@ -280,6 +281,28 @@ def rekey(table: Table, seat: int, public_key: str) -> list[Any]:
     return [SeatRekeyed(seat, public_key, taken.public_key)]
 
 
+HAND_RULE = "match"  # named in refusals of HandClosed
+
+
+def close_hand(table: Table, last: bool, next_game_id: str = "") -> list[Any]:
+    """A match's hand, once ended, says what its match decided follows it (issue 36): it
+    was the match's last hand (``last``), or the next hand is game ``next_game_id``. The
+    server's move, once per hand, after the hand's end (its shuffle secret revealed); the
+    hand's stream takes nothing after it. The match decides ``last`` and the next game's id
+    (domain/match ``close_hand``); the verifiers check them against the match's record."""
+    if not table.match_id:
+        raise RuleViolation("NOT_A_MATCH", HAND_RULE, "this table plays one hand: nothing to close")
+    if table.phase is not Phase.FINISHED or not table.revealed:
+        raise RuleViolation("HAND_RUNNING", HAND_RULE, f"hand {table.hand} has not ended")
+    if table.closed is not None:
+        raise RuleViolation("HAND_CLOSED", HAND_RULE, f"hand {table.hand} was already closed")
+    if last and next_game_id:
+        raise MalformedCommand("next_game_id", "the last hand names no next hand")
+    if not last and not next_game_id:
+        raise MalformedCommand("next_game_id", "a hand the match goes on after names the next")
+    return [HandClosed(table.match_id, table.hand, last, next_game_id)]
+
+
 def court(table: Table, requested_by: str = "", redeal_secret: str = "") -> Court:
     """What justice may know of ``table`` to decide; a redeal it orders is asked for by
     ``requested_by`` and drawn with the server's fresh ``redeal_secret``."""
@@ -313,6 +336,8 @@ def _play(table: Table, command: Any) -> list[Any]:
     if table.phase is Phase.WAITING:
         raise RuleViolation("GAME_NOT_STARTED", "table", "the game has not been dealt")
     rules = table.rules
+    if table.closed is not None:
+        raise RuleViolation("GAME_OVER", "table", f"hand {table.hand} has ended and is closed")
     if table.phase is Phase.FINISHED:
         # a game may take a few ritual commands after its end (花鸟风月's closing verse)
         if not isinstance(command, tuple(getattr(rules, "after_end_command_types", ()))):
@@ -407,6 +432,7 @@ def concurrent(kind: str, facts: list[Any], seat: int) -> bool:
         RedealSecretsRevealed,
         DealAbandoned,
         SeatRekeyed,
+        HandClosed,
         *J.JUSTICE_EVENT_TYPES,
     )
     return all(not isinstance(f, table_facts) and hook(f, seat) for f in facts)
@@ -488,6 +514,8 @@ def redecide(
         return start(table)
     if action == "abandon":
         return abandon(table)
+    if action == "close" and isinstance(first_fact, HandClosed):
+        return close_hand(table, first_fact.last, first_fact.next_game_id)
     if action == "play":
         command = command_of(table.kind, cause)
         if cause["seat"] is not None and command.seat != cause["seat"]:

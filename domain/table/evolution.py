@@ -14,6 +14,7 @@ from domain.table.facts import (
     DealAbandoned,
     GameCreated,
     GameStarted,
+    HandClosed,
     RedealOpened,
     RedealSecretsRevealed,
     RevealWithheld,
@@ -109,6 +110,8 @@ def _apply(table: Table | None, event: Any) -> Table:
         return dataclasses.replace(table, abandoned=tuple(event.waiting_for))
     if isinstance(event, ShuffleRevealed):
         return dataclasses.replace(table, revealed=True)
+    if isinstance(event, HandClosed):
+        return dataclasses.replace(table, closed=(event.last, event.next_game_id))
     if isinstance(event, GameStarted):
         table = dataclasses.replace(table, options=hand_options(table))
         return dataclasses.replace(

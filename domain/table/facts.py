@@ -165,6 +165,19 @@ class ShuffleRevealed:
     salt: str = ""
 
 
+@dataclass(frozen=True)
+class HandClosed:
+    """A match's hand, after its end: the match decided what follows, and the hand's own
+    signed stream says it (issue 36). ``last``: the match ended with this hand (complete or
+    incomplete); else ``next_game_id`` names the next hand's game. The hand's last fact:
+    nothing follows it on the hand's stream."""
+
+    match_id: str
+    hand: int
+    last: bool
+    next_game_id: str = ""  # "" when last
+
+
 TABLE_EVENT_TYPES: dict[str, type] = {
     t.__name__: t
     for t in (
@@ -179,6 +192,7 @@ TABLE_EVENT_TYPES: dict[str, type] = {
         RedealSecretsRevealed,
         DealAbandoned,
         SeatRekeyed,
+        HandClosed,
         *J.JUSTICE_EVENT_TYPES,
     )
 }

@@ -16,6 +16,7 @@ from domain.table.facts import (
     DealAbandoned,
     GameCreated,
     GameStarted,
+    HandClosed,
     RedealOpened,
     RedealSecretsRevealed,
     RevealWithheld,
@@ -49,7 +50,13 @@ def redact(table_kind: str, event: Any, viewer: Viewer) -> Any:
     if isinstance(event, ContributionRevealed):
         return dataclasses.replace(event, contribution="")
     if isinstance(
-        event, RevealWithheld | SeatCommitted | RedealSecretsRevealed | DealAbandoned | SeatRekeyed
+        event,
+        RevealWithheld
+        | SeatCommitted
+        | RedealSecretsRevealed
+        | DealAbandoned
+        | SeatRekeyed
+        | HandClosed,
     ):
         return event
     if isinstance(event, RedealOpened):  # the secret, like the table's, only at the end
@@ -121,6 +128,16 @@ def describe(table_kind: str, event: Any) -> str:
         return "game started: cards dealt" + ("" if event.deck else " (deck hidden)")
     if isinstance(event, ShuffleRevealed):
         return f"shuffle secret revealed: {event.secret}"
+    if isinstance(event, HandClosed):
+        return "closed: " + hand_closed_words(
+            event.hand, event.match_id, event.last, event.next_game_id
+        )
     if type(event) in J.JUSTICE_EVENT_TYPES:
         return justice.describe(event)
     return rules_for(table_kind).describe(event)
+
+
+def hand_closed_words(hand: int, match_id: str, last: bool, next_game_id: str) -> str:
+    """What a closed hand says follows it: the verifiers' line and ``describe`` alike."""
+    follows = "the last" if last else f"hand {hand + 1} follows: {next_game_id}"
+    return f"hand {hand} of match {match_id} ({follows})"

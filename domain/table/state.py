@@ -122,6 +122,9 @@ class Table:
     draw_opened: int = 0  # the version of the fact that opened the latest draw (its clock)
     seat_keys_required: bool = False  # every seat joins keyed (GameCreated; False: old record)
     arbiter_public_key: str = ""  # the arbiter's Ed25519 key, hex (GameCreated; "": unkeyed)
+    # a match's hand after HandClosed: (last, next_game_id), what its match said follows;
+    # None before it (and in hands recorded before issue 36)
+    closed: tuple[bool, str] | None = None
 
     @property
     def seat_keys(self) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from domain.engine import MalformedCommand, Role, RuleViolation, Viewer
 from domain.table import deal
 from server.store.eventstore import GameAggregate, MatchAggregate
 from server.usecases.games import (
+    Aborted,
     Games,
     NotFound,
     PermissionDenied,
@@ -81,6 +82,9 @@ class Matches:
         if current.ended is None:
             if hand.table.phase is not tables.Phase.FINISHED:
                 return False
+            if hand.table.closed is None:  # the hand says what follows it, first
+                await self._close_hand(state, hand)
+                return True
             await self.games.append_match(agg, matches.end_hand(state, hand.table, hand.head_hash))
             return True
         if not matches.next_due(state):
@@ -97,6 +101,20 @@ class Matches:
             await self._open_hand(next_id, moves)
         await self.games.append_match(agg, matches.open_hand(state))
         return True
+
+    async def _close_hand(self, state: matches.Match, hand: GameAggregate) -> None:
+        """Append the ended hand's HandClosed (the last hand, or the next one's game id) to
+        its own stream, sealed as every move is, before the match records the hand's end:
+        a crash between the two leaves a closed hand whose end the next look records (its
+        HandEnded then names the hand's head after HandClosed). The hand's lock may be held
+        by the move that ended it (this runs from its append): the store lets in one append
+        per version, so a writer that came first makes this one re-read (_MatchMoved)."""
+        try:
+            await self.games.append(
+                hand, matches.close_hand(state, hand.table), tables.cause("close")
+            )
+        except Aborted:
+            raise _MatchMoved() from None
 
     async def _exists(self, game_id: uuid.UUID) -> bool:
         try:

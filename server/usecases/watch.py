@@ -240,7 +240,7 @@ class Watch:
                     seen_as = tables.viewer_for(latest.table, viewer) if ends_game else viewer
                     yield stored, seen_as, None
                 latest = await self.games.load(gid)
-                if latest.table.phase is tables.Phase.FINISHED and last >= latest.version:
+                if last >= latest.version and await self._over(latest):
                     return
                 sub.lagging = False
                 while not sub.lagging:
@@ -257,10 +257,28 @@ class Watch:
                     ends_game = fresh[-1].version >= latest.version
                     seen_as = tables.viewer_for(latest.table, viewer) if ends_game else viewer
                     yield fresh, seen_as, (batch if len(fresh) == len(batch.events) else None)
-                    if latest.table.phase is tables.Phase.FINISHED and last >= latest.version:
+                    if last >= latest.version and await self._over(latest):
                         return  # the end, and everything was sent
         finally:
             sub.close()
+
+    async def _over(self, agg: GameAggregate) -> bool:
+        """Whether a watch of the game ends here: the game has ended and, a match's hand,
+        has said what follows it (HandClosed, its last fact). A hand that ended unclosed
+        nudges its match on (it closes the hand); one recorded before issue 36 is never
+        closed: it is over once its match recorded its end."""
+        table = agg.table
+        if table.phase is not tables.Phase.FINISHED:
+            return False
+        if not table.match_id or table.closed is not None:
+            return True
+        match = await self.games.match_of(table)
+        if match is not None and any(
+            h.hand == table.hand and h.ended is not None for h in match.hands
+        ):
+            return True  # an older record: its match moved on without closing it
+        await self.hand_ended(table.match_id)  # idempotent: the hand's HandClosed follows
+        return False
 
     async def watch_match(
         self, game_id: str, viewer: Viewer, after_version: int

@@ -150,7 +150,12 @@ def _event_proto(kind: str, stored: StoredEvent, fact: Any, complete: bool) -> p
 
 
 # the table's facts whose message holds every field as it is
-_PLAIN_TABLE_FACTS = (tables.SeatCommitted, tables.RedealSecretsRevealed, tables.DealAbandoned)
+_PLAIN_TABLE_FACTS = (
+    tables.SeatCommitted,
+    tables.RedealSecretsRevealed,
+    tables.DealAbandoned,
+    tables.HandClosed,
+)
 
 # the table's facts that _event_proto writes field by field (parts of them are never sent)
 _WRITTEN = (

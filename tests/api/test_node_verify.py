@@ -558,19 +558,24 @@ def match_facts(lines: list[Line]) -> list[Line]:
     return [x for x in lines if "match" in x]
 
 
-def truncated_match(p: Played, signer: Ed25519PrivateKey | None = None) -> list[str]:
+def truncated_match(
+    p: Played, signer: Ed25519PrivateKey | None = None, keep_length: bool = False
+) -> list[str]:
     """The attack of issue 36: keep hand 1 of the 2-hand match, rewrite MatchCreated.hands
     to 1, drop the later facts and hand 2, recompute MatchEnded (another standing, perhaps
     another winner) and re-chain with the revealed secret; the last seal moved onto the new
     MatchEnded. With ``signer`` the key holder re-signs every match seal: then hand 1's own
-    signed opening (naming 2 hands) refuses it."""
+    signed opening (naming 2 hands) refuses it. ``keep_length``: MatchCreated still says 2
+    hands (the openings agree): then hand 1's own signed HandClosed, naming hand 2 as
+    what follows, refuses it."""
     lines = copy.deepcopy(p.match)
     facts = match_facts(lines)
     ended1 = next(i for i, x in enumerate(facts) if x["fact"]["type"] == "HandEnded")
     end = facts[-1]
     kept = facts[: ended1 + 1]
     end["version"] = len(kept) + 1
-    kept[0]["fact"]["data"]["hands"] = 1
+    if not keep_length:
+        kept[0]["fact"]["data"]["hands"] = 1
     if kept[-1]["seal"] is None:  # the end of hand 1 sealed alone, as the server does it
         kept[-1]["seal"] = copy.deepcopy(end["seal"])
     out = [*kept, end, *hand_lines(lines, 1)]
@@ -685,6 +690,20 @@ def forged_match_seal(p: Played) -> list[str]:
     return dump(lines)
 
 
+def unclosed_match(p: Played) -> list[str]:
+    """Hand 2's HandClosed dropped (as in a record made before issue 36): hand 2's lines
+    stay sealed (HandClosed is a move of its own) and the match's HandEnded is pointed at
+    the new head, re-chained and re-signed by the key holder."""
+    lines = copy.deepcopy(p.match)
+    second = hand_lines(lines, 2)
+    assert second[-1]["fact"]["type"] == "HandClosed"
+    lines.remove(second[-1])
+    ended = [x for x in match_facts(lines) if x["fact"]["type"] == "HandEnded"]
+    ended[-1]["fact"]["data"]["head_hash"] = second[-2]["hash"]
+    rechain_match(lines, p.signer)
+    return dump(lines)
+
+
 def in_progress(p: Played) -> list[str]:
     """The match's record up to its last hand's end, without MatchEnded."""
     lines = copy.deepcopy(p.match)
@@ -699,12 +718,18 @@ MATCH_LIES = [
         lambda p: truncated_match(p, p.signer),
         "other match settings",
     ),  # fmt: skip
+    (
+        "truncated keeping its length, re-signed by the key holder",
+        lambda p: truncated_match(p, p.signer, keep_length=True),
+        "ends at hand 1 .*says hand 2 follows.*cut short",
+    ),  # fmt: skip
     ("extended by a hand", extended_match, "not signed|another chain head|covers versions"),
     (
         "extended, re-signed by the key holder",
         lambda p: extended_match(p, p.signer),
-        "names match|other match settings",
+        "names match|other match settings|says it is the last",
     ),  # fmt: skip
+    ("hand 2 without its HandClosed", unclosed_match, "does not close with HandClosed"),
     ("a fact after MatchEnded", fact_after_end, "stops before its MatchEnded|not sealed"),
     ("hands reordered", reordered_match, "not signed|another chain head"),
     ("a hand re-bound from another match", rebound_hand, "not signed|another chain head"),
@@ -750,6 +775,21 @@ def test_honest_matches_verify_in_both(played: Played) -> None:
     created = match_facts(played.target)[0]["fact"]["data"]
     assert created["target_score"] == 1 and created["secret"] == ""
     assert all(x["seal"] for x in match_facts(played.target) if x["fact"]["type"] == "MatchEnded")
+
+
+def test_a_match_hand_alone_says_what_follows_it_in_both(played: Played) -> None:
+    """Issue 36: each hand of a match, exported and verified alone, says in its verify
+    line what its own signed stream says follows it, in both verifiers."""
+    key = played.key.hex()
+    mid = match_facts(played.match)[0]["match"]
+    second = hand_lines(played.match, 2)[0]["game_id"]
+    for n, follows in ((1, f"hand 2 follows: {second}"), (2, "the last")):
+        export = played.dir / f"hand{n}-alone.jsonl"
+        game = as_game(hand_lines(copy.deepcopy(played.match), n))
+        export.write_text("".join(line + "\n" for line in dump(game)), encoding="utf-8")
+        py, js = python_verdict(export, key, None), node_verdict(export, [key], None)
+        words = f"hand {n} of match {mid} ({follows})"
+        assert py[0] and js[0] and words in py[1] and words in js[1], (py, js)
 
 
 CASES = [

@@ -76,7 +76,7 @@ def rigged_match(seed: int, in_the_match_record: bool) -> tuple[matchplay.Played
         raise AssertionError(f"seed {seed}: no secret found")
     recorder.append(match.open_hand(recorder.state))
     matchplay.play_hand(hand, rng)
-    recorder.append(match.end_hand(recorder.state, hand.table, hand.head))
+    matchplay.close_and_end(recorder, hand)
     hands = {**played.hands, hand.game_id: hand}
     return matchplay.PlayedMatch(seed, recorder, hands), tries
 
@@ -236,6 +236,8 @@ def test_a_seat_that_never_commits_voids_the_hand_and_the_match_ends_incomplete(
     assert not [r for r in hand.records if r.fact["type"] in ("RevealWithheld", "GameStarted")]
     (abandoned,) = [r for r in hand.records if r.fact["type"] == "DealAbandoned"]
     assert abandoned.cause == tables.cause("abandon")
+    hand.append(match.close_hand(played.match.state, hand.table), tables.cause("close"))
+    assert hand.table.closed == (True, ""), "a void hand ends its match: the last"
     ended = match.end_hand(played.match.state, hand.table, hand.head)
     assert ended[0].reason == "VOID" and ended[0].winners == () and ended[0].scores == ()
     assert ended[1].incomplete and ended[1].waiting_for == (2,) and ended[1].winners == ()
@@ -260,7 +262,7 @@ def test_a_seat_may_commit_to_nothing_and_is_named() -> None:
     assert hand.table.phase is tables.Phase.PLAYING
     assert hand.table.seats[1].entry == "n" and hand.table.no_entropy == (1,)
     matchplay.play_hand(hand, random.Random(5))
-    played.match.append(match.end_hand(played.match.state, hand.table, hand.head))
+    matchplay.close_and_end(played.match, hand)
     report = verify_match(
         played.match.match_id, played.match.records, played.exported(), matchplay.PUBLIC_KEY
     )
@@ -291,7 +293,7 @@ def test_an_older_match_whose_hand_went_ahead_without_a_seat_verifies_as_no_fair
         hand.append(tables.reveal(hand.table, seat, f"old{seat}"), tables.cause("reveal", seat))
     hand.append(tables.start(hand.table), tables.cause("start"))
     matchplay.play_hand(hand, random.Random(7))
-    recorder.append(match.end_hand(recorder.state, hand.table, hand.head))
+    matchplay.close_and_end(recorder, hand)
     hands = {**played.exported(), hand.game_id: list(hand.records)}
     report = verify_match(mid, recorder.records, hands, matchplay.PUBLIC_KEY)
     old = report.hands[1]

@@ -11,10 +11,12 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from domain import match
+from domain import table as tables
+from domain.engine import MalformedCommand, RuleViolation
 from domain.huaniao.options import Mode
 from domain.huaniao.options import Options as HuaniaoOptions
 from domain.match import records as match_records
-from domain.verify import AuditFailure, MatchRecord, Record, verify_match
+from domain.verify import AuditFailure, MatchRecord, Record, verify, verify_match
 from domain.zipai.options import DealerRule, ScoringProfile
 from domain.zipai.options import Options as ZipaiOptions
 from tests.support import matchplay
@@ -155,6 +157,8 @@ def _forged_second_hand(
         hand.append(facts, cause)
     matchplay.draw_hand(hand, {seat: f"forged{seat}" for seat in range(3)})
     matchplay.play_hand(hand, random.Random(1))
+    opened = match.evolve(before, match.HandOpened(2, match.hand_id(mid, 2)))
+    hand.append(match.close_hand(opened, hand.table), tables.cause("close"))  # as a forger would
     hands = played.exported()
     hands[match.hand_id(mid, 2)] = hand.records
     return hands
@@ -238,3 +242,63 @@ def test_a_later_hand_seated_with_its_entropy_is_refused(played: matchplay.Playe
     hands[match.hand_id(mid, 2)] = hand.records
     with pytest.raises(AuditFailure, match="hand 2 .*CONTRIBUTION_TOO_EARLY|did not open"):
         check(played, hands=hands)
+
+
+def test_every_hand_closes_with_what_follows_it(played: matchplay.PlayedMatch) -> None:
+    """Issue 36: each hand's own signed stream ends with its HandClosed: every hand but the
+    last names the next hand's game, the last says it is the last; a hand verified alone
+    says so in its report."""
+    mid = played.match.match_id
+    for n in (1, 2, 3):
+        records = played.exported()[match.hand_id(mid, n)]
+        assert records[-1].fact["type"] == "HandClosed" and records[-1].cause["action"] == "close"
+        report = verify(records, matchplay.PUBLIC_KEY, match.hand_id(mid, n))
+        follows = "the last" if n == 3 else f"hand {n + 1} follows: {match.hand_id(mid, n + 1)}"
+        assert report.hand_words == f"hand {n} of match {mid} ({follows})"
+
+
+def test_a_match_cut_short_by_the_key_holder_fails_on_the_last_hands_statement(
+    played: matchplay.PlayedMatch,
+) -> None:
+    """The match record cut after hand 2 (MatchEnded moved up, re-chained and re-sealed
+    with the server's own key, hand 3 dropped): hand 2's own signed stream says hand 3
+    follows."""
+    facts = [r.fact for r in played.match.records]
+    ended2 = [i for i, f in enumerate(facts) if f["type"] == "HandEnded"][1]
+    cut = [*facts[: ended2 + 1], facts[-1]]
+    hands = played.exported()
+    del hands[match.hand_id(played.match.match_id, 3)]
+    with pytest.raises(AuditFailure, match=r"ends at hand 2 .*says hand 3 follows.*cut short"):
+        check(played, records=rechained(played.match.match_id, cut), hands=hands)
+
+
+def test_a_hand_that_does_not_close_is_refused(played: matchplay.PlayedMatch) -> None:
+    """A hand without its HandClosed (a record made before issue 36, or one cut): refused."""
+    hands = played.exported()
+    third = match.hand_id(played.match.match_id, 3)
+    hands[third] = hands[third][:-1]
+    with pytest.raises(AuditFailure, match="hand 3 .*does not close with HandClosed"):
+        check(played, hands=hands)
+
+
+def test_a_hand_closes_once_after_its_end_and_takes_nothing_after(
+    played: matchplay.PlayedMatch,
+) -> None:
+    mid = played.match.match_id
+    closed = played.hands[match.hand_id(mid, 1)].table
+    assert closed.closed == (False, match.hand_id(mid, 2))
+    with pytest.raises(RuleViolation, match="already closed"):
+        tables.close_hand(closed, True)
+    ended = dataclasses.replace(closed, closed=None)
+    with pytest.raises(MalformedCommand):
+        tables.close_hand(ended, True, "some-game")
+    with pytest.raises(MalformedCommand):
+        tables.close_hand(ended, False)
+    with pytest.raises(RuleViolation, match="one hand"):
+        tables.close_hand(dataclasses.replace(ended, match_id=""), True)
+    with pytest.raises(RuleViolation, match="has not ended"):
+        tables.close_hand(dataclasses.replace(ended, revealed=False), True)
+    legal = closed.rules.legal_commands(closed.game, 0)
+    if legal:
+        with pytest.raises(RuleViolation, match="closed"):
+            tables.play(closed, legal[0])

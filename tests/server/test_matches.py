@@ -256,11 +256,12 @@ def test_watch_follows_the_match_into_every_hand_without_a_gap(tmp_path: Path) -
         assert [m.game_id for m in markers] == [h.game_id for h in state.hands[1:]] + [""]
         assert markers[-1].match.finished
         # every hand is rendered for seat 0 (its token carries over), opened up only by the
-        # batch that ends the hand
+        # batch that ends the game and the hand's HandClosed after it (issue 36)
         for h in state.hands:
-            *running, last = viewers[h.game_id]
-            assert running and all(v == Viewer.of_seat(0) for v in running)
-            assert last == ARBITER
+            views = viewers[h.game_id]
+            opened = views.index(ARBITER)
+            assert opened > 0 and all(v == Viewer.of_seat(0) for v in views[:opened])
+            assert all(v == ARBITER for v in views[opened:]) and len(views) - opened <= 2
         server.games.close()
 
     asyncio.run(scenario())
@@ -315,6 +316,52 @@ def test_a_match_left_between_a_hands_end_and_the_next_deal_moves_on_after_a_res
         assert state.hands[0].ended is not None and len(state.hands) == 2
         await play_match(again, match_id, tokens, rng)
         await verified(again, match_id)
+        again.games.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_hand_closed_before_its_match_recorded_the_end_moves_on_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    """Issue 36: the process died after the ended hand's HandClosed (its own stream says
+    hand 2 follows) and before the match recorded the hand's end: the restart records it
+    (its HandEnded naming the head after HandClosed), opens hand 2, closes no hand twice."""
+
+    async def scenario() -> None:
+        db = tmp_path / "m.sqlite"
+        rng = random.Random(SEED)
+        server = table_server(sqlite(db), sealer=SEALER)
+        first, match_id, tokens = await seated(
+            server, "huaniao", HuaniaoOptions(mode=Mode.BASIC), 2, [0, 1], hands=2
+        )
+
+        async def dies(*_args: Any) -> None:
+            raise RuntimeError("the process died here")
+
+        server.games.append_match = dies  # type: ignore[method-assign]
+        await play_hand(server, first, tokens, rng)
+        stored = server.games.store.stored_events(server.games.parse_id(first))
+        closed = stored[-1].fact
+        assert isinstance(closed, tables.HandClosed)
+        assert (closed.last, closed.next_game_id) == (False, matches.hand_id(match_id, 2))
+        assert [type(e.fact) for e in stored].count(tables.HandClosed) == 1
+        state, _ = await server.matches.match_record(match_id)
+        assert len(state.hands) == 1 and state.hands[0].ended is None
+        server.games.close()
+
+        again = table_server(sqlite(db), sealer=SEALER)
+        assert await again.matches.recover_matches() == 1
+        state, _ = await again.matches.match_record(match_id)
+        ended = state.hands[0].ended
+        assert ended is not None and ended.head_hash == stored[-1].hash
+        assert len(state.hands) == 2
+        assert len(again.games.store.stored_events(again.games.parse_id(first))) == len(stored)
+        assert await again.matches.recover_matches() == 0
+        await play_match(again, match_id, tokens, rng)
+        await verified(again, match_id)
+        last = again.games.store.stored_events(again.games.parse_id(state.hands[1].game_id))
+        assert last[-1].fact == tables.HandClosed(match_id, 2, True, "")
         again.games.close()
 
     asyncio.run(scenario())

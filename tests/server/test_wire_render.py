@@ -12,7 +12,7 @@ import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from domain import table as tables
-from domain.engine import ARBITER, MalformedCommand
+from domain.engine import ARBITER, SPECTATOR, MalformedCommand, Viewer
 from domain.registry import rules_for
 from domain.table import records
 from server.wire import render, render_moves
@@ -118,3 +118,18 @@ def test_viewers_who_see_a_fact_alike_share_one_rendering_of_it(kind: str) -> No
         assert len({id(m) for m in got}) == len(forms), (version, fact)
         private += len(forms) > 1
     assert private > 0  # some facts are seen differently (a hand, a drawn card)
+
+
+@pytest.mark.parametrize("last", [False, True])
+def test_a_hand_closed_renders_for_every_viewer_in_words(last: bool) -> None:
+    """Issue 36: a match's hand says what follows it, the same for every viewer."""
+    fact = tables.HandClosed("m-1", 2, last, "" if last else "g-3")
+    stored = StoredEvent(7, None, fact, "ab" * 32)
+    follows = "the last" if last else "hand 3 follows: g-3"
+    for viewer in (ARBITER, SPECTATOR, Viewer.of_seat(0)):
+        msg = render.event_proto("zipai", stored, viewer)
+        assert msg.table.WhichOneof("kind") == "hand_closed"
+        closed = msg.table.hand_closed
+        assert (closed.match_id, closed.hand, closed.last) == ("m-1", 2, last)
+        assert closed.next_game_id == ("" if last else "g-3")
+        assert msg.text == f"closed: hand 2 of match m-1 ({follows})"

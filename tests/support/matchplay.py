@@ -268,7 +268,7 @@ def play_match(
     played = {match.hand_id(match_id, 1): hand}
     while True:
         play_hand(hand, rng)
-        recorder.append(match.end_hand(recorder.state, hand.table, hand.head))
+        close_and_end(recorder, hand)
         if recorder.state.finished or len(played) == stop_after:
             return PlayedMatch(seed, recorder, played)
         n = recorder.state.next_number
@@ -280,6 +280,14 @@ def play_match(
         left_out = missing if n == void_at else ()
         draw_hand(hand, {seat: f"r{seat}-{n}" for seat in order if seat not in left_out})
         played[match.hand_id(match_id, n)] = hand
+
+
+def close_and_end(recorder: MatchRecorder, hand: HandRecorder) -> None:
+    """An ended hand, as the server records it: the hand's HandClosed on its own stream
+    first (what the match decided follows it), then the match's HandEnded (naming the
+    hand's head after it) and, after the last hand, MatchEnded."""
+    hand.append(match.close_hand(recorder.state, hand.table), tables.cause("close"))
+    recorder.append(match.end_hand(recorder.state, hand.table, hand.head))
 
 
 def hand_table(played: dict[str, HandRecorder]) -> tables.Table:

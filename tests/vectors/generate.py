@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from cryptography.hazmat.primitives import serialization
@@ -41,7 +42,14 @@ from domain.codec import canonical
 from server.wire.signing import KEY_FILE
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options
-from tests.api.test_node_verify import ZIPAI, rechain, redealt_game, resign
+from tests.api.test_node_verify import (
+    ZIPAI,
+    rechain,
+    redealt_game,
+    resign,
+    truncated_match,
+    unclosed_match,
+)
 
 HERE = Path(__file__).resolve().parent
 Line = dict[str, Any]
@@ -510,6 +518,23 @@ def match_truncated(g: Games) -> bytes:
     return text(dump([x for x in lines if x.get("hand") != 2]))
 
 
+def key_holders(g: Games) -> Any:
+    """What the match lies of tests/api/test_node_verify.py read: the match, the key."""
+    return SimpleNamespace(match=g.match, signer=g.signer)
+
+
+def match_cut_resealed(g: Games) -> bytes:
+    """Cut after hand 1, its length kept, re-chained and every match seal re-signed by the
+    key holder: hand 1's own signed HandClosed says hand 2 follows (issue 36)."""
+    return text(truncated_match(key_holders(g), g.signer, keep_length=True))
+
+
+def match_unclosed_resealed(g: Games) -> bytes:
+    """Hand 2's HandClosed dropped (as before issue 36), HandEnded pointed at the new head,
+    the match re-chained and re-signed by the key holder."""
+    return text(unclosed_match(key_holders(g)))
+
+
 def match_hands_interleaved(g: Games) -> bytes:
     lines = match_prefix(g)
     one = [i for i, x in enumerate(lines) if x.get("hand") == 1]
@@ -613,6 +638,18 @@ MUTATIONS: list[tuple[str, str, Mutation, tuple[str, ...]]] = [
     ("match-extra-key", "an unsigned key beside a match fact", match_extra_key, ("match fact",)),
     ("match-truncated", "the last hand dropped", match_truncated, ("hand 2",)),
     ("match-interleaved", "two hands' lines interleaved", match_hands_interleaved, ("hand",)),
+    (
+        "match-cut-resealed",
+        "cut after hand 1 keeping its length, re-signed by the key holder",
+        match_cut_resealed,
+        ("cut short",),
+    ),
+    (
+        "match-unclosed-resealed",
+        "a hand without its HandClosed, re-signed by the key holder",
+        match_unclosed_resealed,
+        ("HandClosed",),
+    ),
 ]
 
 

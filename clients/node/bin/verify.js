@@ -18,7 +18,7 @@
 // repeat it). Exit status 0 = verified (one line on stdout), 1 = not (one line on stderr
 // naming the first problem), 2 = usage.
 const fs = require('node:fs');
-const { VerifyError, publicKey, verifyText, readFileLines, checkReceipts } = require('../lib/verify');
+const { VerifyError, publicKey, verifyText, readFileLines, checkReceipts, handWords } = require('../lib/verify');
 const { dealWords } = require('../lib/deal');
 
 const USAGE = 'usage: tabletop-verify EXPORT --public-key HEX [--public-key HEX ...] [--receipts FILE]';
@@ -95,11 +95,13 @@ function summary(result, receipts) {
       : '';
     line = `verified match ${result.matchId}: ${hands[0].kind}, ${hands.length} hands, ` +
       `${result.facts} match facts, ${hands.reduce((n, g) => n + g.events, 0)} events, ` +
-      `${hands.reduce((n, g) => n + g.moves, 0)} sealed moves, ${decks(hands)} deck(s) recomputed; ${fair}${incomplete}; winners [${result.winners.join(', ')}]; ${seatWords(hands)}; ${signed}`;
+      `${hands.reduce((n, g) => n + g.moves, 0)} sealed moves, ${decks(hands)} deck(s) recomputed; every hand's own stream says what follows it (hand ${hands.length} the last); ${fair}${incomplete}; winners [${result.winners.join(', ')}]; ${seatWords(hands)}; ${signed}`;
   } else {
     const prepared = result.dealt.dealSource === 'SHUFFLED' ? '' : `; prepared deal (${result.dealt.dealSource})`;
     line = `verified game ${result.gameId}: ${result.kind}, ${result.events} events, ${result.moves} sealed moves, ` +
       `${result.dealt.decks} deck(s) recomputed; ${dealWords(result.dealt)}${prepared}; ${seatWords([result])}; ${signed}`;
+    const hand = handWords(result);
+    if (hand) line += `; ${hand}`;
   }
   if (receipts) line += `; receipts: ${receipts.receipts} verified for viewer(s) ${receipts.viewers.join(', ')}`;
   return line;

@@ -342,12 +342,16 @@ function verifyGame(records, keys, gameId = null, where = '') {
 
   // 6. the recorded clock: no case timed out, report filed or draw abandoned out of time
   checkClocks(records, fail, where);
+
+  // 7. a match's hand closes, after its end, with what its match decided follows it
+  const closed = handClosed(records, created.data, where);
   return {
     gameId: sealedId,
     kind: created.data.kind,
     hand: created.data.hand,
     matchId: created.data.match_id,
     matchSettings: [created.data.match_hands, created.data.match_target_score, created.data.match_advance],
+    closed,
     events: records.length,
     moves: seals.length,
     head: records[records.length - 1].hash,
@@ -358,6 +362,40 @@ function verifyGame(records, keys, gameId = null, where = '') {
     dealt,
     seatKeys,
   };
+}
+
+/**
+ * A match's hand's HandClosed (issue 36): at most one, the server's move ("close", no
+ * seat), the hand's last fact, after the game's end (its secret revealed), naming the
+ * hand's own match and number, and either the last hand (no next game) or the next hand's
+ * game. Null for a hand recorded before issue 36 (a match refuses it) and for a single game
+ * (which takes none).
+ */
+function handClosed(records, created, where) {
+  const at = records.findIndex((r) => r.fact.type === 'HandClosed' || (r.cause && r.cause.action === 'close'));
+  if (at < 0) return null;
+  const r = records[at];
+  const d = r.fact.data;
+  const what = `${where}version ${r.version}`;
+  if (r.fact.type !== 'HandClosed' || !r.cause || r.cause.action !== 'close' || (r.cause.seat !== null && r.cause.seat !== undefined)) {
+    fail(`${what}: a HandClosed is the server's own move ("close"), alone`);
+  }
+  if (!created.match_id) fail(`${what}: a HandClosed in a game that is no match's hand`);
+  if (at !== records.length - 1) fail(`${what}: the hand's HandClosed is not its last fact: version ${r.version + 1} comes after it`);
+  if (!records.slice(0, at).some((x) => x.fact.type === 'ShuffleRevealed')) fail(`${what}: the hand is closed before its end`);
+  if (d.match_id !== created.match_id || d.hand !== created.hand) fail(`${what}: HandClosed names another match or hand than its GameCreated`);
+  if (typeof d.last !== 'boolean' || typeof d.next_game_id !== 'string' || d.last === (d.next_game_id !== '')) {
+    fail(`${what}: HandClosed names neither the last hand nor the next hand's game alone`);
+  }
+  return { last: d.last, nextGameId: d.next_game_id };
+}
+
+/** A match's hand in one clause, as its own signed stream says what follows it. */
+function handWords(game) {
+  if (!game.matchId) return '';
+  if (!game.closed) return `hand ${game.hand} of match ${game.matchId} (NOT closed: recorded before issue 36, its stream does not say whether it is the last)`;
+  const follows = game.closed.last ? 'the last' : `hand ${game.hand + 1} follows: ${game.closed.nextGameId}`;
+  return `hand ${game.hand} of match ${game.matchId} (${follows})`;
 }
 
 // --- a match ---------------------------------------------------------------------------
@@ -480,11 +518,25 @@ function verifyMatch(lines, keys) {
     if (!end) fail(`${where}the match never recorded its end`);
     if (end.head_hash !== game.head) fail(`${where}HandEnded names head ${String(end.head_hash).slice(0, 16)}…, not the hand's last event`);
     if (end.hand !== o.hand) fail(`${where}HandEnded calls it hand ${end.hand}`);
+    if (!game.closed) fail(`${where}does not close with HandClosed: a match recorded before issue 36, whose hands do not say which is the last`);
+    const next = opened[i + 1];
+    if (!next && !game.closed.last) {
+      fail(`the match record ends at hand ${o.hand} (${o.game_id}), whose own signed stream says hand ${o.hand + 1} follows (${game.closed.nextGameId.slice(0, 40)}): the match was cut short`);
+    }
+    if (next && game.closed.last) fail(`${where}says it is the last, yet the match record goes on after it`);
     game.signers.forEach((s) => signers.add(s));
     if (verified.length) carriedKeys(verified[verified.length - 1], game, where);
     verified.push(game);
   });
   if (!opened.length) fail('the match opened no hand');
+  // each hand's statement names the next hand the match opened (once every hand verified:
+  // a hand that is not this match's is named as such first)
+  verified.forEach((game, i) => {
+    const next = opened[i + 1];
+    if (next && game.closed.nextGameId !== next.game_id) {
+      fail(`hand ${game.hand} (game ${game.gameId}): names ${game.closed.nextGameId.slice(0, 40)} as the next hand, not ${next.game_id}`);
+    }
+  });
   if (ended.size !== opened.length) fail('the match records the end of a hand it never opened');
   const incomplete = matchIncomplete(facts, verified);
   const standing = matchStandings(created, facts);
@@ -851,6 +903,7 @@ module.exports = {
   verifyGame,
   verifyMatch,
   verifyText,
+  handWords,
   readFileLines,
   checkReceipts,
 };
