@@ -276,7 +276,11 @@ class Watch:
         if match is not None and any(
             h.hand == table.hand and h.ended is not None for h in match.hands
         ):
-            return True  # an older record: its match moved on without closing it
+            # An older record (its match moved on without closing it), or ``agg`` was read
+            # before this hand's HandClosed and the match's HandEnded that follows it were
+            # stored: read the hand again, and end only if nothing came after ``agg``.
+            again = await self.games.load(agg.id, refresh=True)
+            return again.version == agg.version and again.table.closed is None
         await self.hand_ended(table.match_id)  # idempotent: the hand's HandClosed follows
         return False
 
