@@ -448,13 +448,13 @@ def test_justice_and_coming_back_from_the_page(web: ServerProcess, browser: Any)
         assert js_text(browser, "#report-box", "open") == "True"
         click(browser, By.ID, "report-send")
         WebDriverWait(browser, 10).until(lambda b: b.find_elements(By.CSS_SELECTOR, ".case.open"))
-        assert "暂停" in browser.find_element(By.CSS_SELECTOR, ".justice").text
+        assert "暂停" in js_text(browser, ".justice")
         # the open case shows its deadline (CaseView.deadline)
-        due = browser.find_element(By.CSS_SELECTOR, ".case.open .case-deadline")
-        assert "截止" in due.text and due.get_attribute("title").endswith("Z")
+        assert "截止" in js_text(browser, ".case.open .case-deadline")
+        assert js_text(browser, ".case.open .case-deadline", "title").endswith("Z")
         vote(other, uphold=True)
         WebDriverWait(browser, 10).until(
-            lambda b: "成立" in b.find_element(By.CSS_SELECTOR, ".cases").text
+            lambda b: "成立" in js_text(b, ".cases")  # read in one step: the page re-renders
         )
         # seat 1 reports the page's seat: the page votes (it is the only voter) and appeals
         report = pb.Report(
