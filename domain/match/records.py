@@ -18,6 +18,7 @@ from typing import Any
 from domain.codec import from_data, to_data
 from domain.match.facts import MATCH_EVENT_TYPES
 from domain.match.state import Match
+from domain.table import records as table_records
 from domain.table.records import canonical, chain_hash
 
 MATCH_SEAL_PREFIX = b"tabletop-match-seal/1\n"
@@ -53,21 +54,12 @@ def seal_body(match_id: str, first: int, last: int, head: str) -> bytes:
 
 
 def split_private(fact: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """A stored fact as chained and exported (the secret blanked), and the secret kept beside
-    it in the store (None for a fact that holds none)."""
-    fields = PRIVATE_FIELDS.get(fact.get("type", ""))
-    if not fields:
-        return fact, None
-    data = dict(fact["data"])
-    private = {f: data.get(f, "") for f in fields}
-    data.update(dict.fromkeys(fields, ""))
-    return {**fact, "data": data}, private
+    """A stored match fact as chained and exported (the secret blanked), and the secret kept
+    beside it in the store (None for a fact that holds none)."""
+    return table_records.split_private(fact, PRIVATE_FIELDS)
 
 
-def join_private(fact: dict[str, Any], private: dict[str, Any] | None) -> dict[str, Any]:
-    if not private:
-        return fact
-    return {**fact, "data": {**fact["data"], **private}}
+join_private = table_records.join_private
 
 
 def encode_fact(fact: Any) -> dict[str, Any]:

@@ -56,14 +56,20 @@ def timestamp_text(at: datetime) -> str:
     return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def split_private(fact: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """A stored fact as chained and exported (token hashes blanked), and the token hashes
-    kept beside it in the store (None when the fact has none)."""
-    fields = PRIVATE_FIELDS.get(fact.get("type", ""))
+PRIVATE_FIELDS = {"GameCreated": ("arbiter_token_hash",), "SeatTaken": ("token_hash",)}
+
+
+def split_private(
+    fact: dict[str, Any], private_fields: dict[str, tuple[str, ...]] = PRIVATE_FIELDS
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """A stored fact as chained and exported (its private fields blanked: a table's token
+    hashes, a match's secret), and those fields kept beside it in the store (None when the fact
+    has none). ``private_fields`` names them by fact type."""
+    fields = private_fields.get(fact.get("type", ""))
     if not fields:
         return fact, None
     data = dict(fact["data"])
-    private = {f: data[f] for f in fields}
+    private = {f: data.get(f, "") for f in fields}
     data.update(dict.fromkeys(fields, ""))
     return {**fact, "data": data}, private
 
@@ -73,9 +79,6 @@ def join_private(fact: dict[str, Any], private: dict[str, Any] | None) -> dict[s
     if not private:
         return fact
     return {**fact, "data": {**fact["data"], **private}}
-
-
-PRIVATE_FIELDS = {"GameCreated": ("arbiter_token_hash",), "SeatTaken": ("token_hash",)}
 
 
 # --- seals and receipts (docs/api.md, "Audit") ---------------------------------------------
