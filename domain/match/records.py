@@ -24,7 +24,7 @@ from domain.table.records import canonical, chain_hash
 MATCH_SEAL_PREFIX = b"tabletop-match-seal/1\n"
 MATCH_SEAL_KEYS = frozenset(("match_id", "first", "last", "head", "signature"))
 UNSEALED = "an unsealed match record (made before issue 36): its length is not proven"
-PRIVATE_FIELDS = {"MatchCreated": ("secret",)}
+PRIVATE_FIELDS: dict[str, tuple[str, ...]] = {"MatchCreated": ("secret",)}
 
 
 def chain_key(match_id: str, secret: str) -> bytes:

@@ -56,7 +56,10 @@ def timestamp_text(at: datetime) -> str:
     return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-PRIVATE_FIELDS = {"GameCreated": ("arbiter_token_hash",), "SeatTaken": ("token_hash",)}
+PRIVATE_FIELDS: dict[str, tuple[str, ...]] = {
+    "GameCreated": ("arbiter_token_hash",),
+    "SeatTaken": ("token_hash",),
+}
 
 
 def split_private(
