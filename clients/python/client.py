@@ -216,7 +216,9 @@ class TableClient:
             seat_key = seat_key or new_seat_key()
             request.seat_public_key = seatsig.public_bytes(seat_key)
             as_rekey = pb.RekeySeatRequest(game_id=game_id, seat_public_key=request.seat_public_key)
-            request.seat_signature.CopyFrom(seatsig.sign(seat_key, game_id, "RekeySeat", 0, "", as_rekey))
+            request.seat_signature.CopyFrom(
+                seatsig.sign(seat_key, game_id, "RekeySeat", 0, "", as_rekey)
+            )
         reply = self.stub.ResumeSeat(request, metadata=login_metadata(login))
         return SeatClient(
             self.target, game_id, reply.seat, None, self.channel, seat_key=seat_key, login=login

@@ -254,9 +254,7 @@ def take_seat(
             DEAL_RULE,
             f"hand {table.hand} of a match is seated first; its seats commit after (SeatCommitted)",
         )
-    return [
-        SeatTaken(seat, player_name, token_hash, contribution, commitment, public_key, player)
-    ]
+    return [SeatTaken(seat, player_name, token_hash, contribution, commitment, public_key, player)]
 
 
 PLAYER_RULE = "player logins"  # named in refusals of a seat's player

@@ -26,8 +26,8 @@ from server.transport import reflection as source_reflection
 from server.transport import webview
 from server.transport.health import StoreHealth
 from server.transport.limits import Limits, LimitsInterceptor
-from server.transport.logs import configure_logging
 from server.transport.logins import Logins
+from server.transport.logs import configure_logging
 from server.transport.servicer import TableServicer
 from server.wire.receipts import Sealer
 from server.wire.signing import SigningKeyError, load_keys
@@ -162,7 +162,9 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
             logins = Logins(settings.logins)
         except ValueError as exc:
             raise StartupError(str(exc)) from None
-        log.info("player logins from issuer %s (JWKS %s)", settings.logins.issuer, settings.logins.jwks)
+        log.info(
+            "player logins from issuer %s (JWKS %s)", settings.logins.issuer, settings.logins.jwks
+        )
     servicer = TableServicer(tables, limits, keys=keys.public_keys(), logins=logins)
     tabletop_pb2_grpc.add_TableServiceServicer_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()

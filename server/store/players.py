@@ -58,7 +58,7 @@ def note_seat(store: Store, player: str, game_id: str, seat: int, match_id: str)
     for _attempt in range(8):
         last = list(app.recorder.select_events(pid, desc=True, limit=1))
         version = last[0].originator_version + 1 if last else 1
-        event = PlayerGames.Seated(
+        event = PlayerGames.Seated(  # type: ignore[call-arg]  # (the event class's fields)
             originator_id=pid,
             originator_version=version,
             timestamp=datetime.now(UTC),

@@ -277,9 +277,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             request.game_id, player, request.seat_public_key.hex(), signed
         )
         logs.note(seat=seat)
-        return pb.ResumeSeatResponse(
-            seat=seat, version=version, seat_public_key=bytes.fromhex(key)
-        )
+        return pb.ResumeSeatResponse(seat=seat, version=version, seat_public_key=bytes.fromhex(key))
 
     @unary
     async def RevealContribution(

@@ -330,7 +330,9 @@ class Seats:
         """A page of the player's games, newest first: only those whose table binds a seat
         to the player (the index is a hint, the table the truth). Returns the entries and
         where the next page starts (None after the last)."""
-        found = await asyncio.to_thread(player_index.entries, self.games.store, player, before, size)
+        found = await asyncio.to_thread(
+            player_index.entries, self.games.store, player, before, size
+        )
         kept: dict[str, player_index.Entry] = {}  # a retried join may be noted twice
         for entry in found:
             try:

@@ -30,7 +30,9 @@ def idp(tmp_path_factory: pytest.TempPathFactory) -> IdentityProvider:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory, idp: IdentityProvider) -> Iterator[ServerProcess]:
+def server(
+    tmp_path_factory: pytest.TempPathFactory, idp: IdentityProvider
+) -> Iterator[ServerProcess]:
     proc = ServerProcess(tmp_path_factory.mktemp("server"), extra=server_flags(idp)).start()
     yield proc
     proc.stop()
@@ -77,8 +79,14 @@ def bad_logins(idp: IdentityProvider) -> dict[str, str]:
 
 @pytest.mark.parametrize(
     "reason",
-    ["TOKEN_EXPIRED", "WRONG_AUDIENCE", "WRONG_ISSUER", "BAD_SIGNATURE", "UNSUPPORTED_ALGORITHM",
-     "MALFORMED_TOKEN"],  # fmt: skip
+    [
+        "TOKEN_EXPIRED",
+        "WRONG_AUDIENCE",
+        "WRONG_ISSUER",
+        "BAD_SIGNATURE",
+        "UNSUPPORTED_ALGORITHM",
+        "MALFORMED_TOKEN",
+    ],  # fmt: skip
 )
 def test_a_bad_login_is_unauthenticated_naming_why_and_appends_nothing(
     client: TableClient, idp: IdentityProvider, reason: str
@@ -93,12 +101,16 @@ def test_a_bad_login_is_unauthenticated_naming_why_and_appends_nothing(
     code, got = refused(lambda: list(client.my_games(token)))
     assert (code, got) == (grpc.StatusCode.UNAUTHENTICATED, reason)
     # a bad login is refused on a read as well, never taken for a spectator
-    code, got = refused(client.stub.GetView, pb.GetViewRequest(game_id=gid), metadata=login_metadata(token))
+    code, got = refused(
+        client.stub.GetView, pb.GetViewRequest(game_id=gid), metadata=login_metadata(token)
+    )
     assert (code, got) == (grpc.StatusCode.UNAUTHENTICATED, reason)
     assert version(client, gid) == before
 
 
-def test_a_login_table_seats_signed_in_players_only(client: TableClient, idp: IdentityProvider) -> None:
+def test_a_login_table_seats_signed_in_players_only(
+    client: TableClient, idp: IdentityProvider
+) -> None:
     gid = login_table(client)
     code, reason = refused(client.join, gid, 0, "anon")
     assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "PLAYER_LOGIN_REQUIRED")
@@ -199,7 +211,9 @@ def test_a_players_games_page_newest_first(client: TableClient, idp: IdentityPro
     assert listed == games[::-1]
 
 
-def test_logins_are_refused_where_the_server_has_no_issuer(tmp_path: Path, idp: IdentityProvider) -> None:
+def test_logins_are_refused_where_the_server_has_no_issuer(
+    tmp_path: Path, idp: IdentityProvider
+) -> None:
     proc = ServerProcess(tmp_path).start()
     try:
         with TableClient(proc.target) as plain:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from server.transport.logins import LoginSettings, Logins, Unauthenticated, player_id
+from server.transport.logins import Logins, LoginSettings, Unauthenticated, player_id
 from tests.support.oidc import AUDIENCE, ISSUER, IdentityProvider
 
 
