@@ -124,3 +124,14 @@ def test_only_https_urls_or_files_name_a_jwks(idp: IdentityProvider) -> None:
     for bad in ("http://login.example.test/jwks", "ftp://x/jwks", "file:///etc/passwd"):
         with pytest.raises(ValueError):
             logins(idp, jwks=bad)
+
+
+def test_the_server_takes_all_three_oidc_settings_or_none(idp: IdentityProvider) -> None:
+    from server.startup.config import from_args
+
+    assert from_args([])[0].logins is None
+    with pytest.raises(SystemExit) as exit_:
+        from_args(["--oidc-issuer", ISSUER])
+    assert exit_.value.code == 2
+    flags = ["--oidc-issuer", ISSUER, "--oidc-audience", AUDIENCE, "--oidc-jwks", "j.json"]
+    assert from_args(flags)[0].logins == LoginSettings(ISSUER, AUDIENCE, "j.json", 60.0, 30.0)
