@@ -287,13 +287,6 @@ class Seats:
                 content["player"] = player
             cause.update(idempotency.cause_fields(key, "join", content))
 
-        async def check(agg: GameAggregate) -> None:
-            if not public_key:  # an unkeyed join: take_seat says whether the table allows it
-                return
-            recorded = await self.games.seat_signed(agg, seat, signed, key=public_key)
-            if recorded is not None:
-                cause["signed"] = recorded
-
         def decide(agg: GameAggregate) -> list[Any]:
             return tables.take_seat(
                 agg.table,
@@ -306,20 +299,25 @@ class Seats:
                 player,
             )
 
-        if player:  # listed before it is stored: a stored join is never missing from it
-            await self._note_seat(gid, seat, player)
+        async def check(agg: GameAggregate) -> None:
+            if public_key:  # (unkeyed: take_seat says whether the table allows it)
+                recorded = await self.games.seat_signed(agg, seat, signed, key=public_key)
+                if recorded is not None:
+                    cause["signed"] = recorded
+            if player:  # listed before it is stored: a stored join is never missing there
+                decide(agg)  # (a join the rules refuse now is not listed)
+                await self._note_seat(agg, seat, player)
+
         stored = await self.games.once(gid, decide, cause, check)
         return token, stored[-1].version
 
-    async def _note_seat(self, gid: uuid.UUID, seat: int, player: str) -> None:
-        agg = await self.games.load(gid)  # (NOT_FOUND before anything is written)
-        if not 0 <= seat < agg.table.seat_count or agg.table.seat_of(player) is not None:
-            return  # refused below (or already listed): nothing to announce
+    async def _note_seat(self, agg: GameAggregate, seat: int, player: str) -> None:
+        """The player's index lists the game (server/store/players.py)."""
         await asyncio.to_thread(
             player_index.note_seat,
             self.games.store,
             player,
-            str(gid),
+            str(agg.id),
             seat,
             agg.table.match_id,
         )
