@@ -6,7 +6,10 @@ resumes its seat from a second device; another login can neither take nor resume
 
 from __future__ import annotations
 
+import json
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,7 +36,8 @@ def idp(tmp_path_factory: pytest.TempPathFactory) -> IdentityProvider:
 def server(
     tmp_path_factory: pytest.TempPathFactory, idp: IdentityProvider
 ) -> Iterator[ServerProcess]:
-    proc = ServerProcess(tmp_path_factory.mktemp("server"), extra=server_flags(idp)).start()
+    flags = [*server_flags(idp), "--web-port", "0"]  # the browsers' door too (Connect)
+    proc = ServerProcess(tmp_path_factory.mktemp("server"), extra=flags).start()
     yield proc
     proc.stop()
 
@@ -223,3 +227,26 @@ def test_logins_are_refused_where_the_server_has_no_issuer(
             assert plain.view(gid).version == 1
     finally:
         proc.stop()
+
+
+def test_a_browser_sends_the_login_through_connect(
+    client: TableClient, server: ServerProcess, idp: IdentityProvider
+) -> None:
+    gid = login_table(client)
+    client.join(gid, 2, "W", login=idp.token("sub-web"))
+
+    def list_games(login: str) -> dict[str, object]:
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{server.web_port}/tabletop.v1.TableService/ListMyGames",
+            data=b"{}",
+            headers={"content-type": "application/json", "authorization": f"Bearer {login}"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return dict(json.load(reply))
+
+    games = list_games(idp.token("sub-web"))["games"]
+    assert [(g["gameId"], g.get("seat")) for g in games] == [(gid, 2)]  # type: ignore[index,union-attr]
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        list_games(bad_logins(idp)["TOKEN_EXPIRED"])
+    assert refused.value.code == 401  # Connect's UNAUTHENTICATED
+    assert json.load(refused.value)["code"] == "unauthenticated"
