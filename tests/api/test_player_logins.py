@@ -7,6 +7,7 @@ resumes its seat from a second device; another login can neither take nor resume
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -18,13 +19,19 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from clients.python.audit_verify import signing_key, verify_game
+from clients.python.bot import RandomBot, play_to_end
 from clients.python.client import TableClient
+from clients.python.exports import export_lines
 from clients.python.seat import login_metadata
 from clients.python.serverproc import ServerProcess
 from server.transport.logins import player_id
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options
+from tests.support.nodejs import ensure_node_modules
 from tests.support.oidc import ISSUER, IdentityProvider, server_flags
+
+NODE_VERIFY = Path(__file__).resolve().parents[2] / "clients" / "node" / "bin" / "verify.js"
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +147,7 @@ def test_one_credential_a_call(client: TableClient, idp: IdentityProvider) -> No
 
 
 def test_a_player_resumes_its_game_from_a_second_device(
-    client: TableClient, server: ServerProcess, idp: IdentityProvider
+    client: TableClient, server: ServerProcess, idp: IdentityProvider, tmp_path: Path
 ) -> None:
     gid = login_table(client)
     subjects = ["sub-alice-7", "sub-bob-7", "sub-carol-7", "sub-dave-7"]
@@ -176,6 +183,19 @@ def test_a_player_resumes_its_game_from_a_second_device(
         legal = mover.legal_moves()
         played = mover.play(legal.moves[0], legal.version)
         assert played.events[0].version == legal.version + 1
+        play_to_end([RandomBot(s, i) for i, s in enumerate([resumed, *others])])  # seeds 0..3
+    # both verifiers take the record: the bindings re-decided, the re-key signed by the new key
+    verified = verify_game(client, gid)
+    assert verified is not None
+    export = tmp_path / "game.jsonl"
+    export.write_text("\n".join(export_lines(client.as_viewer(gid).history())) + "\n")
+    ensure_node_modules()
+    key = signing_key(client).hex()
+    run = subprocess.run(
+        ["node", str(NODE_VERIFY), str(export), "--public-key", key],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
 
 
 def test_another_login_cannot_take_or_resume_a_players_seat(
