@@ -15,12 +15,19 @@ still works: its commands go unsigned (an unkeyed seat, at a table that allows t
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterator
 
 from google.protobuf.message import Message
 
 from clients.python.channel import TOKEN_HEADER, routed_channel
 from clients.python.receipts import ReceiptLog
-from clients.python.seat import SeatClient, commit, new_seat_key, split_credential
+from clients.python.seat import (
+    SeatClient,
+    commit,
+    login_metadata,
+    new_seat_key,
+    split_credential,
+)
 from server.wire import seatsig
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
@@ -71,6 +78,7 @@ class TableClient:
         allow_unkeyed_seats: bool = False,
         arbiter_key: bytes | None = None,
         sign_arbiter: bool | None = None,
+        require_player_login: bool = False,
     ) -> pb.CreateGameResponse:
         """Open a table; with ``match``, a match of hands whose first hand is the reply's
         game id (the reply's ``match_id`` names the match). With a ``request_id``
@@ -106,6 +114,7 @@ class TableClient:
             case_time_limit_ms=case_time_limit_ms,
             abandon_after_ms=abandon_after_ms,
             justice_budget_ms=justice_budget_ms,
+            require_player_login=require_player_login,
         )
         if seed is not None:
             request.seed = seed
@@ -142,6 +151,7 @@ class TableClient:
         request_id: str = "",
         sign: bool = True,
         seat_key: bytes | None = None,
+        login: str | None = None,
     ) -> SeatClient:
         """Take a seat, committing to this seat's ``contribution`` to the deal: by default
         16 fresh random bytes, so no other party can choose the deal. Only its commitment is
@@ -154,7 +164,9 @@ class TableClient:
         The seat gets a fresh Ed25519 key (``seat_key`` to give one): its public half goes
         with the request, signed by it, and the seat signs every later command. Once
         seated, the client checks that the server recorded that key (else
-        ``SeatKeyNotRecorded``). ``sign=False`` joins unkeyed (a table that allows it)."""
+        ``SeatKeyNotRecorded``). ``sign=False`` joins unkeyed (a table that allows it).
+        ``login``: the app's login token (a JWT): the seat is bound to its player, and the
+        seat acts by the login from then on (``resume`` on another device)."""
         if contribution is None:
             contribution = secrets.token_hex(16)
         request = pb.JoinGameRequest(
@@ -176,7 +188,7 @@ class TableClient:
             if request_id:
                 self._joins[request_id] = (request, keyed, seat_key)
             request = keyed
-        reply = self.stub.JoinGame(request)
+        reply = self.stub.JoinGame(request, metadata=login_metadata(login))
         seated = SeatClient(
             self.target,
             game_id,
@@ -186,10 +198,44 @@ class TableClient:
             receipts,
             contribution,
             seat_key=seat_key if request.seat_public_key else None,
+            login=login,
         )
         if request.seat_public_key:
             seated.check_key_recorded()
         return seated
+
+    def resume(
+        self, game_id: str, login: str, seat_key: bytes | None = None, keyed: bool = True
+    ) -> SeatClient:
+        """The login's seat at ``game_id`` on this device (another than the one that joined):
+        the seat acts by the login, and a keyed seat takes this device's key (``seat_key``,
+        or a fresh one), recorded as a re-key. ``keyed=False``: keep the seat's key (an
+        unkeyed seat)."""
+        request = pb.ResumeSeatRequest(game_id=game_id)
+        if keyed:
+            seat_key = seat_key or new_seat_key()
+            request.seat_public_key = seatsig.public_bytes(seat_key)
+            as_rekey = pb.RekeySeatRequest(game_id=game_id, seat_public_key=request.seat_public_key)
+            request.seat_signature.CopyFrom(
+                seatsig.sign(seat_key, game_id, "RekeySeat", 0, "", as_rekey)
+            )
+        reply = self.stub.ResumeSeat(request, metadata=login_metadata(login))
+        return SeatClient(
+            self.target, game_id, reply.seat, None, self.channel, seat_key=seat_key, login=login
+        )
+
+    def my_games(self, login: str, page_size: int = 20) -> Iterator[pb.MyGame]:
+        """The login's games, newest first, page by page."""
+        token = ""
+        while True:
+            reply = self.stub.ListMyGames(
+                pb.ListMyGamesRequest(page_size=page_size, page_token=token),
+                metadata=login_metadata(login),
+            )
+            yield from reply.games
+            token = reply.next_page_token
+            if not token:
+                return
 
     def as_viewer(
         self, game_id: str, token: str | None = None, receipts: ReceiptLog | None = None

@@ -30,6 +30,11 @@ class SeatKeyNotRecorded(Exception):
     for the seat. The seat stops here."""
 
 
+def login_metadata(login: str | None) -> tuple[tuple[str, str], ...]:
+    """The call metadata of the app's login: ``authorization: Bearer <jwt>``."""
+    return (("authorization", f"Bearer {login}"),) if login else ()
+
+
 def new_seat_key() -> bytes:
     """A fresh Ed25519 private key for one seat: its 32 raw bytes."""
     return secrets.token_bytes(32)
@@ -106,6 +111,7 @@ class SeatClient:
     _hashes: dict[tuple[str, int], str] = field(default_factory=dict, repr=False)
     # signed requests by (method, request_id): a retry sends the same bytes
     _sent: dict[tuple[str, str], Message] = field(default_factory=dict, repr=False)
+    login: str | None = None  # the app's login (a JWT): sent instead of the token if set
 
     @property
     def stub(self) -> pb_grpc.TableServiceStub:
@@ -197,6 +203,8 @@ class SeatClient:
 
     @property
     def metadata(self) -> tuple[tuple[str, str], ...]:
+        if self.login:  # one credential a call (docs/api.md, "Players")
+            return login_metadata(self.login)
         return ((TOKEN_HEADER, self.token),) if self.token else ()
 
     def reveal(self) -> pb.RevealContributionResponse | None:

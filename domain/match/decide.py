@@ -181,7 +181,8 @@ def next_hand(
     options as the game's dealer rule moves them on, the seats with their names and token
     hashes (the same tokens act in every hand), the arbiter, the enforcement, the clock,
     the redeal cap, the case limit and the justice budget, the seat keys (each seat's
-    current one) and whether keys are required, and the match's counts so far
+    current one) and whether keys are required, each seat's player and whether logins are
+    required, and the match's counts so far
     (redeals and each seat's failed reports: ``_carried_justice``). ``secret`` and ``salt`` are the server's fresh ones for this hand and
     ``reveal_timeout_ms`` its window (the server's setting). The seats carry no entropy:
     they commit afterwards on the hand's own stream, so its commitment (version 1) comes
@@ -212,6 +213,7 @@ def next_hand(
         abandon_after_ms=previous.abandon_after_ms,
         seat_keys_required=previous.seat_keys_required,
         arbiter_public_key=previous.arbiter_public_key,
+        player_login_required=previous.player_login_required,
         **_carried_justice(previous),
     )
     moves: list[Move] = [(tables.cause("create"), created)]
@@ -220,7 +222,12 @@ def next_hand(
         assert taken is not None  # a hand that was played had every seat taken
         # the seat's current key (after any re-key) signs for it in this hand too
         facts = tables.take_seat(
-            table, seat, taken.player_name, taken.token_hash, public_key=taken.public_key
+            table,
+            seat,
+            taken.player_name,
+            taken.token_hash,
+            public_key=taken.public_key,
+            player=taken.player,  # the same player holds the seat in every hand
         )
         moves.append((tables.cause("join", seat), facts))
         for fact in facts:

@@ -94,6 +94,7 @@ def create(
     seat_keys_required: bool = False,
     arbiter_public_key: str = "",
     match_settings: tuple[int, int, str] = (0, 0, ""),
+    player_login_required: bool = False,
 ) -> list[Any]:
     """Open a table; in a match (``match_id``), as its hand number ``hand``. ``secret`` and
     ``salt`` come from the server (random, or the secret from a client-given seed:
@@ -106,7 +107,9 @@ def create(
     void (``abandon``). ``seat_keys_required``: every seat joins with a key (the server's
     tables do, unless created with allow_unkeyed_seats); then an arbitrated table needs the
     arbiter's key too (``arbiter_public_key``, 64 lowercase hex), which signs its rulings.
-    ``match_settings``: a match's hand names its match's (hands, target_score, advance)."""
+    ``match_settings``: a match's hand names its match's (hands, target_score, advance).
+    ``player_login_required``: every seat is taken by a player signed in with the app's login
+    (``take_seat``'s ``player``)."""
     options = rules.check_options(options)
     if seat_count not in rules.seat_counts(options):
         raise MalformedCommand(
@@ -171,6 +174,7 @@ def create(
             match_hands=match_settings[0],
             match_target_score=match_settings[1],
             match_advance=match_settings[2],
+            player_login_required=player_login_required,
         )
     ]
 
@@ -207,11 +211,15 @@ def take_seat(
     contribution: str = "",
     commitment: str = "",
     public_key: str = "",
+    player: str = "",
 ) -> list[Any]:
     """A seat is taken, committing to its contribution (``commitment``, revealed later
     with ``reveal``). A plain ``contribution`` (the older form) commits and reveals at once.
     ``public_key`` is the seat's Ed25519 key (64 lowercase hex): required where the table
-    requires seat keys; "" takes an unkeyed seat."""
+    requires seat keys; "" takes an unkeyed seat. ``player`` is the player id of the app
+    login taking the seat (the server checked the login; "": none): required where the
+    table requires player logins, and a player holds at most one seat at a table (one
+    login never acts for two seats)."""
     if not 0 <= seat < table.seat_count:
         raise MalformedCommand("seat", f"seat must be 0..{table.seat_count - 1}")
     if len(player_name) > 64:
@@ -226,6 +234,7 @@ def take_seat(
         )
     if public_key and not is_seat_key(public_key):
         raise MalformedCommand(SEAT_KEY_FIELD, _KEY_FORM)
+    _check_player(table, player)
     if table.seat_keys_required and not public_key:
         raise RuleViolation(
             "SEAT_KEY_REQUIRED",
@@ -245,7 +254,28 @@ def take_seat(
             DEAL_RULE,
             f"hand {table.hand} of a match is seated first; its seats commit after (SeatCommitted)",
         )
-    return [SeatTaken(seat, player_name, token_hash, contribution, commitment, public_key)]
+    return [SeatTaken(seat, player_name, token_hash, contribution, commitment, public_key, player)]
+
+
+PLAYER_RULE = "player logins"  # named in refusals of a seat's player
+MAX_PLAYER_ID = 128  # characters: the server's ids are 64 hex digits
+
+
+def _check_player(table: Table, player: str) -> None:
+    if len(player) > MAX_PLAYER_ID:
+        raise MalformedCommand("player", f"a player id of at most {MAX_PLAYER_ID} characters")
+    if table.player_login_required and not player:
+        raise RuleViolation(
+            "PLAYER_LOGIN_REQUIRED",
+            PLAYER_RULE,
+            "this table seats signed-in players only: join with the app's login "
+            "(authorization: Bearer <token>)",
+        )
+    held = table.seat_of(player)
+    if held is not None:
+        raise RuleViolation(
+            "PLAYER_SEATED", PLAYER_RULE, f"this player already holds seat {held} at this table"
+        )
 
 
 _KEY_FORM = "an Ed25519 public key: 32 bytes (64 lowercase hex digits in the record)"
@@ -494,7 +524,7 @@ def redecide(
     if action == "join" and isinstance(first_fact, SeatTaken):
         f = first_fact
         return take_seat(
-            table, f.seat, f.player_name, "", f.contribution, f.commitment, f.public_key
+            table, f.seat, f.player_name, "", f.contribution, f.commitment, f.public_key, f.player
         )
     if action == "rekey" and isinstance(first_fact, SeatRekeyed):
         if cause.get("seat") != first_fact.seat:

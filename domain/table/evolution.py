@@ -67,6 +67,7 @@ def _apply(table: Table | None, event: Any) -> Table:
             match_failed_reports=event.match_failed_reports,
             seat_keys_required=event.seat_keys_required,
             arbiter_public_key=event.arbiter_public_key,
+            player_login_required=event.player_login_required,
         )
     assert table is not None
     if isinstance(event, SeatTaken):
@@ -75,7 +76,9 @@ def _apply(table: Table | None, event: Any) -> Table:
             committed = deal.contribution_commitment(event.contribution)
         awaited = table.hand >= 2 and not committed  # a match's later hand: commits after
         seat = Seat(event.player_name, event.token_hash, event.contribution, committed)
-        seat = dataclasses.replace(seat, awaited=awaited, public_key=event.public_key)
+        seat = dataclasses.replace(
+            seat, awaited=awaited, public_key=event.public_key, player=event.player
+        )
         first = event.seat if table.first_seat is None else table.first_seat
         return dataclasses.replace(_with_seat(table, event.seat, seat), first_seat=first)
     if isinstance(event, SeatCommitted):

@@ -65,6 +65,10 @@ class GameCreated:
     match_hands: int = 0
     match_target_score: int = 0
     match_advance: str = ""
+    # public: every seat is taken by a player signed in with the app's own login (issue 40):
+    # each SeatTaken names its player; False at tables whose seats stand on seat tokens alone
+    # and in records made before player logins
+    player_login_required: bool = False
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,9 @@ class SeatTaken:
     contribution: str  # legacy: a contribution revealed at once (hidden until the end)
     commitment: str = ""  # public: deal.contribution_commitment(the seat's contribution)
     public_key: str = ""  # public: the seat's Ed25519 key, 64 lowercase hex; "": unkeyed
+    # public: the player id of the app login that took the seat (a hash of the login's
+    # issuer and subject, docs/api.md "Players"); "": a seat taken without a login
+    player: str = ""
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,7 @@ class Seat(_DealInput):
     awaited: bool = False  # seated first (a match's later hand): its commitment is to come
     public_key: str = ""  # the seat's current Ed25519 key (64 hex); "": an unkeyed seat
     rekeyed_at: tuple[int, ...] = ()  # the versions of its SeatRekeyed facts, oldest first
+    player: str = ""  # the player id of the login that took the seat (SeatTaken); "": none
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,7 @@ class Table:
     # a match's hand after HandClosed: (last, next_game_id), what its match said follows;
     # None before it (and in hands recorded before issue 36)
     closed: tuple[bool, str] | None = None
+    player_login_required: bool = False  # every seat is a signed-in player's (GameCreated)
 
     @property
     def seat_keys(self) -> tuple[str, ...]:
@@ -134,6 +136,14 @@ class Table:
     def seat_key(self, seat: int) -> str:
         taken = self.seats[seat] if 0 <= seat < self.seat_count else None
         return taken.public_key if taken is not None else ""
+
+    def seat_of(self, player: str) -> int | None:
+        """The seat the player holds at this table, if any (a player holds at most one)."""
+        if not player:
+            return None
+        return next(
+            (i for i, s in enumerate(self.seats) if s is not None and s.player == player), None
+        )
 
     def draw_inputs(self) -> tuple[Seat | Entropy | None, ...]:
         """The inputs of the draw under way: a redeal's fresh ones, else the seats'."""

@@ -18,6 +18,7 @@ import click
 
 from server.transport.limits import LimitSettings
 from server.transport.livefeed import ViewerLimits
+from server.transport.logins import LoginSettings
 
 PROG = "tabletop-server"
 
@@ -59,6 +60,8 @@ class Settings:
     signing_key_file: Path | None = None  # server/wire/signing.py: where the key comes from
     signing_key: str = field(default="", repr=False)  # TABLETOP_SIGNING_KEY, the key itself
     retired_keys_file: Path | None = None  # public keys of earlier keys [KEY_FILE.retired]
+    # players from the app's own login (server/transport/logins.py); None: no logins
+    logins: LoginSettings | None = None
 
     def store_env(self) -> dict[str, str]:
         """The eventsourcing settings for the chosen store."""
@@ -384,6 +387,31 @@ OPTIONS: list[click.Parameter] = [
         "GetSigningKey so earlier records still verify [default: the key file's path + "
         "'.retired', if it exists]",
     ),
+    _option(
+        "--oidc-issuer",
+        "the app's OpenID Connect issuer: every player login must carry it as `iss` "
+        "(with --oidc-audience and --oidc-jwks; none: no player logins)",
+        default="",
+    ),
+    _option("--oidc-audience", "the `aud` every player login must carry", default=""),
+    _option(
+        "--oidc-jwks",
+        "the issuer's public keys (JWKS): an https URL (refetched for an unknown key id) "
+        "or a file path (re-read likewise)",
+        default="",
+    ),
+    _option(
+        "--oidc-leeway",
+        "seconds of clock skew allowed on a login's exp, nbf and iat",
+        type=click.FloatRange(0, 600),
+        default=60.0,
+    ),
+    _option(
+        "--oidc-jwks-cooldown",
+        "seconds between two JWKS refetches for logins naming an unknown key id",
+        type=click.FloatRange(0, 86_400),
+        default=30.0,
+    ),
     _Setting(
         ["--port-file"],
         type=click.Path(dir_okay=False, path_type=Path),
@@ -452,6 +480,7 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]
             signing_key_file=a.signing_key,
             signing_key=os.environ.get("TABLETOP_SIGNING_KEY", ""),
             retired_keys_file=a.retired_signing_keys,
+            logins=_logins(a),
             limits=LimitSettings(
                 max_message_bytes=a.max_message_bytes,
                 max_streams_per_connection=a.max_streams_per_connection,
@@ -469,4 +498,23 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]
             ),
         ),
         a,
+    )
+
+
+def _logins(a: SimpleNamespace) -> LoginSettings | None:
+    """The player logins' settings: all three of issuer, audience and JWKS, or none."""
+    given = {"--oidc-issuer": a.oidc_issuer, "--oidc-audience": a.oidc_audience,
+             "--oidc-jwks": a.oidc_jwks}  # fmt: skip
+    if not any(given.values()):
+        return None
+    missing = [flag for flag, value in given.items() if not value]
+    if missing:
+        print(
+            f"{PROG}: player logins need --oidc-issuer, --oidc-audience and --oidc-jwks; "
+            f"missing {', '.join(missing)}",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
+    return LoginSettings(
+        a.oidc_issuer, a.oidc_audience, a.oidc_jwks, a.oidc_leeway, a.oidc_jwks_cooldown
     )

@@ -26,6 +26,7 @@ from server.transport import reflection as source_reflection
 from server.transport import webview
 from server.transport.health import StoreHealth
 from server.transport.limits import Limits, LimitsInterceptor
+from server.transport.logins import Logins
 from server.transport.logs import configure_logging
 from server.transport.servicer import TableServicer
 from server.wire.receipts import Sealer
@@ -155,7 +156,16 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     server = grpc.aio.server(
         options=grpc_options(settings), interceptors=[interceptor, LimitsInterceptor(limits)]
     )
-    servicer = TableServicer(tables, limits, keys=keys.public_keys())
+    logins = None
+    if settings.logins is not None:  # players from the app's own login
+        try:
+            logins = Logins(settings.logins)
+        except ValueError as exc:
+            raise StartupError(str(exc)) from None
+        log.info(
+            "player logins from issuer %s (JWKS %s)", settings.logins.issuer, settings.logins.jwks
+        )
+    servicer = TableServicer(tables, limits, keys=keys.public_keys(), logins=logins)
     tabletop_pb2_grpc.add_TableServiceServicer_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -11,6 +11,7 @@ from domain.engine import MalformedCommand, RuleViolation
 from server.store.eventstore import OutcomeUnknown
 from server.transport.health import RETRY_AFTER, is_store_fault
 from server.transport.limits import Exhausted
+from server.transport.logins import KeysUnavailable, Unauthenticated
 from server.usecases.games import Aborted, NotFound, PermissionDenied
 
 DOMAIN = "tabletop.v1"
@@ -70,6 +71,19 @@ def to_status(exc: BaseException) -> grpc.Status | None:
     if isinstance(exc, PermissionDenied):
         return _status(
             code_pb2.PERMISSION_DENIED,
+            str(exc),
+            error_details_pb2.ErrorInfo(reason=exc.reason, domain=DOMAIN),
+        )
+    if isinstance(exc, KeysUnavailable):  # the identity provider's JWKS: retry later
+        return _status(
+            code_pb2.UNAVAILABLE,
+            str(exc),
+            error_details_pb2.ErrorInfo(reason=exc.reason, domain=DOMAIN),
+            error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=5)),
+        )
+    if isinstance(exc, Unauthenticated):  # the app's login (server/transport/logins.py)
+        return _status(
+            code_pb2.UNAUTHENTICATED,
             str(exc),
             error_details_pb2.ErrorInfo(reason=exc.reason, domain=DOMAIN),
         )

@@ -32,6 +32,7 @@ WRITES = frozenset(
         "StartGame",
         "Play",
         "RekeySeat",
+        "ResumeSeat",
     }
 )
 HOT = frozenset({"Play"})  # writes whose success is counted (metrics), not logged at INFO

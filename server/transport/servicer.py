@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import uuid
@@ -17,6 +18,7 @@ from server.transport import logs
 from server.transport.errors import to_status
 from server.transport.health import is_store_fault
 from server.transport.limits import Limits
+from server.transport.logins import Logins, Unauthenticated
 from server.usecases.table_server import TableServer
 from server.usecases.watch import HandEvents, NextHand, OwnMovesLeftOut
 from server.wire import receipts, render, render_moves, seatsig
@@ -25,13 +27,15 @@ from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 
 log = logging.getLogger("tabletop.api")
 TOKEN_HEADER = "x-seat-token"
+LOGIN_HEADER = "authorization"  # the app's login: "Bearer <jwt>" (docs/api.md, "Players")
+MAX_MY_GAMES = 100
 MAX_PAGE = 1000
 LEGAL_CACHE = 1024  # rendered legal-move answers kept: (game, version, seat) of recent turns
 
 
-def _token(context: grpc.aio.ServicerContext) -> str | None:
+def _token(context: grpc.aio.ServicerContext, header: str = TOKEN_HEADER) -> str | None:
     for key, value in context.invocation_metadata() or ():
-        if key == TOKEN_HEADER:
+        if key == header:
             return str(value)
     return None
 
@@ -61,8 +65,15 @@ def unary(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 class TableServicer(pb_grpc.TableServiceServicer):
-    def __init__(self, server: TableServer, limits: Limits | None, keys: dict[str, bytes]) -> None:
+    def __init__(
+        self,
+        server: TableServer,
+        limits: Limits | None,
+        keys: dict[str, bytes],
+        logins: Logins | None = None,
+    ) -> None:
         self.server = server
+        self.logins = logins  # the app's identity provider (--oidc-*), or None: no logins
         self.limits = limits  # server/transport/limits.py: the per-seat move rate is checked here
         # the Ed25519 public keys by id, the one that signs the seals first (GetSigningKey)
         self.keys = keys
@@ -131,8 +142,37 @@ class TableServicer(pb_grpc.TableServiceServicer):
         legal = await self._legal_moves(game_id, viewer, version)
         return legal if legal.version == version and legal.moves else None
 
+    async def _player(self, context: grpc.aio.ServicerContext) -> str:
+        """The player id of the call's login (``authorization: Bearer <jwt>``), "" without
+        one; a login that does not check is UNAUTHENTICATED, whatever the call."""
+        login = _token(context, LOGIN_HEADER)
+        if login is None:
+            return ""
+        if self.logins is None:
+            raise Unauthenticated(
+                "this server accepts no player logins (start it with --oidc-issuer, "
+                "--oidc-audience and --oidc-jwks)",
+                "LOGINS_NOT_CONFIGURED",
+            )
+        player = await asyncio.to_thread(self.logins.player, login)  # may fetch the JWKS
+        logs.note(player=player[:12])  # the call's log line names the player (a prefix)
+        return player
+
+    async def _signed_in(self, context: grpc.aio.ServicerContext) -> str:
+        player = await self._player(context)
+        if not player:
+            raise Unauthenticated(
+                "this call needs the app's login: authorization: Bearer <token>", "LOGIN_REQUIRED"
+            )
+        return player
+
     async def _viewer(self, game_id: str, context: grpc.aio.ServicerContext) -> Viewer:
-        viewer = await self.server.games.authenticate(game_id, _token(context))
+        token, player = _token(context), await self._player(context)
+        if token is not None and player:  # one credential a call: never two seats at once
+            raise MalformedCommand(
+                LOGIN_HEADER, "send one credential: the seat token or the login, not both"
+            )
+        viewer = await self.server.games.authenticate(game_id, token, player)
         role = None if viewer.seat is not None else viewer.role.name.lower()
         logs.note(seat=viewer.seat, role=role)  # the call's log line names who made it
         return viewer
@@ -167,6 +207,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             "justice_budget_ms": request.justice_budget_ms,
             "allow_unkeyed_seats": request.allow_unkeyed_seats,
             "arbiter_public_key": bytes(request.arbiter_public_key).hex(),
+            "require_player_login": request.require_player_login,
         }
         if request.HasField("max_redeals"):
             table["max_redeals"] = request.max_redeals
@@ -200,8 +241,43 @@ class TableServicer(pb_grpc.TableServiceServicer):
             request.request_id,
             public_key=request.seat_public_key.hex(),
             signed=seatsig.read(request, "JoinGame"),
+            player=await self._player(context),
         )
         return pb.JoinGameResponse(seat_token=token, seat=request.seat, version=version)
+
+    @unary
+    async def ListMyGames(
+        self, request: pb.ListMyGamesRequest, context: Any
+    ) -> pb.ListMyGamesResponse:
+        player = await self._signed_in(context)
+        size = request.page_size or 20
+        if not 0 < size <= MAX_MY_GAMES:
+            raise MalformedCommand("page_size", f"must be 1..{MAX_MY_GAMES}")
+        before = _page_start(request.page_token) or None
+        games, next_start = await self.server.seats.player_games(player, before, size)
+        reply = pb.ListMyGamesResponse(next_page_token=f"v{next_start}" if next_start else "")
+        for g in games:
+            mine = reply.games.add(game_id=g.game_id, seat=g.seat, match_id=g.match_id)
+            mine.joined_at.FromDatetime(g.at)
+        return reply
+
+    @unary
+    async def ResumeSeat(
+        self, request: pb.ResumeSeatRequest, context: Any
+    ) -> pb.ResumeSeatResponse:
+        player = await self._signed_in(context)
+        signed = None
+        if request.HasField("seat_signature"):  # this device's key: a RekeySeat command
+            as_rekey = pb.RekeySeatRequest(
+                game_id=request.game_id, seat_public_key=request.seat_public_key
+            )
+            as_rekey.seat_signature.CopyFrom(request.seat_signature)
+            signed = seatsig.read(as_rekey, "RekeySeat")
+        seat, version, key = await self.server.seats.resume_seat(
+            request.game_id, player, request.seat_public_key.hex(), signed
+        )
+        logs.note(seat=seat)
+        return pb.ResumeSeatResponse(seat=seat, version=version, seat_public_key=bytes.fromhex(key))
 
     @unary
     async def RevealContribution(

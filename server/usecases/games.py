@@ -292,9 +292,14 @@ class Games:
         agg: GameAggregate = await asyncio.to_thread(self.store.get, game_id, version)
         return agg
 
-    async def authenticate(self, game_id: str, token: str | None) -> Viewer:
-        """The viewer a token stands for at this game; no token is a spectator."""
+    async def authenticate(self, game_id: str, token: str | None, player: str = "") -> Viewer:
+        """The viewer a token stands for at this game; no token is a spectator. ``player``
+        (a login the transport checked, instead of a token): the seat bound to that player,
+        or a spectator where it holds none."""
         agg = await self.load(self.parse_id(game_id))
+        if player:
+            seat = agg.table.seat_of(player)
+            return SPECTATOR if seat is None else Viewer.of_seat(seat)
         if not token:
             return SPECTATOR
         presented = token_hash(token)

@@ -1,4 +1,5 @@
-"""Opening a table (alone or as a match's first hand) and taking its seats."""
+"""Opening a table (alone or as a match's first hand), taking its seats, and a signed-in
+player's seats: listed and resumed from any device (issue 40)."""
 
 from __future__ import annotations
 
@@ -18,10 +19,12 @@ from domain.engine import MalformedCommand, Role, RuleViolation, Viewer
 from domain.registry import rules_for
 from domain.table import deal
 from domain.table.justice import facts as J
+from server.store import players as player_index
 from server.store.eventstore import GameAggregate, MatchAggregate
 from server.usecases import idempotency
 from server.usecases.games import (
     Games,
+    NotFound,
     PermissionDenied,
     _same_request,
     token_hash,
@@ -43,7 +46,8 @@ class MatchPlan:
 
 
 class Seats:
-    """CreateGame, CreateMatch, JoinGame and RekeySeat."""
+    """CreateGame, CreateMatch, JoinGame, RekeySeat, and a player's ListMyGames and
+    ResumeSeat."""
 
     def __init__(
         self,
@@ -86,6 +90,7 @@ class Seats:
         justice_budget_ms: int = 0,
         allow_unkeyed_seats: bool = False,
         arbiter_public_key: str = "",
+        require_player_login: bool = False,
     ) -> tuple[str, int, str]:
         """Open a table. Returns the game id, its version and the arbiter token. With
         ``match``, the table is the first hand of that new match (see ``create_match``).
@@ -96,7 +101,9 @@ class Seats:
         (server/usecases/idempotency.py) the game id and the arbiter token come from the key, so a
         retry finds the game and returns the same reply. Every seat joins with a key and
         signs its commands unless ``allow_unkeyed_seats`` (docs/api.md, "Seat signatures");
-        an arbitrated table's arbiter then signs its own with ``arbiter_public_key`` (hex)."""
+        an arbitrated table's arbiter then signs its own with ``arbiter_public_key`` (hex).
+        ``require_player_login``: every seat is taken by a signed-in player (docs/api.md,
+        "Players")."""
         if (seed is not None or deck) and not self.allow_prepared_deals:
             raise RuleViolation(
                 "PREPARED_DEALS_DISABLED",
@@ -147,6 +154,8 @@ class Seats:
                 content["allow_unkeyed_seats"] = True
             if arbiter_public_key:  # (likewise)
                 content["arbiter_public_key"] = arbiter_public_key
+            if require_player_login:  # (likewise)
+                content["require_player_login"] = True
             if match is not None:  # create_match derived the match id from the key
                 content["match"] = {
                     "hands": match.hands,
@@ -185,6 +194,7 @@ class Seats:
                 match_settings=(
                     (match.hands, match.target_score, match.advance.name) if match else (0, 0, "")
                 ),
+                player_login_required=require_player_login,
             )
             if match is not None:
                 await self._open_match(rules, seat_count, match, keyed=key is not None)
@@ -252,11 +262,14 @@ class Seats:
         request_id: str = "",
         public_key: str = "",
         signed: SignedCall | None = None,
+        player: str = "",
     ) -> tuple[str, int]:
         """Take a seat, committing to a contribution. Returns the seat token (shown once, or
         to a retry with the same ``request_id``: the token is then derived from the key) and
         the new version. ``public_key`` (64 hex) keys the seat: the join must then be
-        ``signed`` by it, and so must every later command of the seat."""
+        ``signed`` by it, and so must every later command of the seat. ``player``: the
+        player id of the caller's login (checked by the transport), bound to the seat in
+        its SeatTaken; the player's index lists the game from then on."""
         gid = self.games.parse_id(game_id)
         key = idempotency.parse(request_id)
         cause = tables.cause("join", seat)
@@ -270,14 +283,9 @@ class Seats:
                        "contribution": contribution, "commitment": commitment}  # fmt: skip
             if public_key:  # older keys' content unchanged
                 content["public_key"] = public_key
+            if player:  # (likewise): another login's retry gets no token
+                content["player"] = player
             cause.update(idempotency.cause_fields(key, "join", content))
-
-        async def check(agg: GameAggregate) -> None:
-            if not public_key:  # an unkeyed join: take_seat says whether the table allows it
-                return
-            recorded = await self.games.seat_signed(agg, seat, signed, key=public_key)
-            if recorded is not None:
-                cause["signed"] = recorded
 
         def decide(agg: GameAggregate) -> list[Any]:
             return tables.take_seat(
@@ -288,10 +296,74 @@ class Seats:
                 contribution,
                 commitment,
                 public_key,
+                player,
             )
+
+        async def check(agg: GameAggregate) -> None:
+            if public_key:  # (unkeyed: take_seat says whether the table allows it)
+                recorded = await self.games.seat_signed(agg, seat, signed, key=public_key)
+                if recorded is not None:
+                    cause["signed"] = recorded
+            if player:  # listed before it is stored: a stored join is never missing there
+                decide(agg)  # (a join the rules refuse now is not listed)
+                await self._note_seat(agg, seat, player)
 
         stored = await self.games.once(gid, decide, cause, check)
         return token, stored[-1].version
+
+    async def _note_seat(self, agg: GameAggregate, seat: int, player: str) -> None:
+        """The player's index lists the game (server/store/players.py)."""
+        await asyncio.to_thread(
+            player_index.note_seat,
+            self.games.store,
+            player,
+            str(agg.id),
+            seat,
+            agg.table.match_id,
+        )
+
+    async def player_games(
+        self, player: str, before: int | None, size: int
+    ) -> tuple[list[player_index.Entry], int | None]:
+        """A page of the player's games, newest first: only those whose table binds a seat
+        to the player (the index is a hint, the table the truth). Returns the entries and
+        where the next page starts (None after the last)."""
+        found = await asyncio.to_thread(
+            player_index.entries, self.games.store, player, before, size
+        )
+        kept: dict[str, player_index.Entry] = {}  # a retried join may be noted twice
+        for entry in found:
+            try:
+                agg = await self.games.load(self.games.parse_id(entry.game_id))
+            except (NotFound, MalformedCommand):
+                continue
+            if agg.table.seat_of(player) == entry.seat:
+                kept.setdefault(entry.game_id, entry)
+        more = len(found) == size and found[-1].position > 1
+        return list(kept.values()), (found[-1].position if more else None)
+
+    async def resume_seat(
+        self, game_id: str, player: str, public_key: str, signed: SignedCall | None
+    ) -> tuple[int, int, str]:
+        """The player's seat at this game, from any device: the login stands for the seat
+        (``Games.authenticate``). With ``public_key`` (this device's key, ``signed`` by it
+        as a RekeySeat command) a keyed seat takes it, exactly as RekeySeat records it.
+        Returns the seat, the version and the seat's current key."""
+        gid = self.games.parse_id(game_id)
+        agg = await self.games.load(gid)
+        seat = agg.table.seat_of(player)
+        if seat is None:
+            agg = await self.games.load(gid, refresh=True)  # bound on another replica?
+            seat = agg.table.seat_of(player)
+        if seat is None:
+            raise PermissionDenied(
+                "this login holds no seat at this game (JoinGame takes one)", "NOT_YOUR_SEAT"
+            )
+        version = agg.version
+        if public_key and public_key != agg.table.seat_key(seat):
+            version = await self.rekey_seat(game_id, Viewer.of_seat(seat), public_key, signed)
+            agg = await self.games.load(gid)
+        return seat, version, agg.table.seat_key(seat)
 
     async def rekey_seat(
         self, game_id: str, viewer: Viewer, public_key: str, signed: SignedCall | None

@@ -117,6 +117,7 @@ def _event_proto(kind: str, stored: StoredEvent, fact: Any, complete: bool) -> p
         msg.table.game_created.match_failed_reports.extend(fact.match_failed_reports)
         msg.table.game_created.allow_unkeyed_seats = not fact.seat_keys_required
         msg.table.game_created.arbiter_public_key = bytes.fromhex(fact.arbiter_public_key)
+        msg.table.game_created.player_login_required = fact.player_login_required
     elif isinstance(fact, tables.RedealOpened):  # the secret is never part of the message
         r = msg.table.redeal_opened
         r.round, r.requested_by, r.commitment = fact.round, fact.requested_by, fact.commitment
@@ -127,6 +128,7 @@ def _event_proto(kind: str, stored: StoredEvent, fact: Any, complete: bool) -> p
         msg.table.seat_taken.player_name = fact.player_name
         msg.table.seat_taken.contribution_commitment = fact.commitment
         msg.table.seat_taken.public_key = bytes.fromhex(fact.public_key)
+        msg.table.seat_taken.player = fact.player
     elif isinstance(fact, tables.SeatRekeyed):  # public: every seat sees its keys change
         k = msg.table.seat_rekeyed
         k.seat, k.public_key = fact.seat, bytes.fromhex(fact.public_key)

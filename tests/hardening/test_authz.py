@@ -43,6 +43,7 @@ from tests.hardening.common import record_figure, server
 OK = grpc.StatusCode.OK
 PD = grpc.StatusCode.PERMISSION_DENIED
 FP = grpc.StatusCode.FAILED_PRECONDITION
+UA = grpc.StatusCode.UNAUTHENTICATED
 
 ROLES = (
     "none",
@@ -160,6 +161,10 @@ MATRIX: dict[str, dict[str, Any]] = {
         "other_seat": PD,
         "other_arbiter": PD,
     },
+    # a player's calls take the app's login (authorization), never a token: none here
+    # (tests/api/test_player_logins.py tests them with logins)
+    "ListMyGames": dict.fromkeys(ROLES, UA),
+    "ResumeSeat": dict.fromkeys(ROLES, UA),
 }
 MATCH_ROWS = ("ReadyNextHand", "GetMatch")  # these run against the first hand of a match
 EXPECTED_ROLE = {"none": pb.ROLE_SPECTATOR, "empty": pb.ROLE_SPECTATOR, "arbiter": pb.ROLE_ARBITER}
@@ -269,6 +274,10 @@ def call(
         request = pb.RekeySeatRequest(game_id=gid, seat_public_key=seatsig.public_bytes(key))
         request.seat_signature.CopyFrom(seatsig.sign(key, gid, "RekeySeat", 0, "", request))
         return stub.RekeySeat(request, metadata=md)
+    if rpc == "ListMyGames":
+        return stub.ListMyGames(pb.ListMyGamesRequest(), metadata=md)
+    if rpc == "ResumeSeat":
+        return stub.ResumeSeat(pb.ResumeSeatRequest(game_id=gid), metadata=md)
     raise AssertionError(f"no way to call {rpc}")
 
 

@@ -36,7 +36,7 @@ _TYPES = {
 }
 CORS_ALLOW_HEADERS = (
     "content-type, connect-protocol-version, connect-timeout-ms, grpc-timeout, x-grpc-web, "
-    "x-user-agent, x-seat-token"
+    "x-user-agent, x-seat-token, authorization"
 )
 CORS_EXPOSE_HEADERS = "grpc-status, grpc-message, grpc-status-details-bin"
 

@@ -1,0 +1,179 @@
+"""Players from the app's own login (issue 40): an OpenID Connect / JWT access or ID token,
+checked against the configured issuer, audience and JWKS, becomes a player id.
+
+PyJWT does the checking (signature, ``exp``/``nbf``/``iat`` with a clock-skew leeway,
+``iss``, ``aud``) and its ``PyJWKClient`` the keys: the JWKS is cached, a token naming an
+unknown ``kid`` refetches it (key rotation), at most once per cooldown so that forged
+``kid``s cannot make the server hammer the identity provider. Nothing here is written by
+hand but the mapping of PyJWT's refusals to reasons a client can act on.
+
+The token travels as ``authorization: Bearer <jwt>`` call metadata, apart from the seat
+token's ``x-seat-token`` (docs/api.md, "Players"). The player id is a hash of the issuer
+and the subject (``player_id``): see there for why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import jwt
+
+# Asymmetric algorithms only: an HMAC key would be a secret the server shares with the
+# identity provider, and "none" is no signature at all.
+ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "EdDSA")
+BEARER = "bearer "
+MAX_TOKEN = 16_384  # characters: a JWT from an identity provider is a few kilobytes
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+class Unauthenticated(Exception):
+    """The login was refused (→ UNAUTHENTICATED with ``reason``); nothing is appended."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class KeysUnavailable(Unauthenticated):
+    """The identity provider's keys cannot be read now (→ UNAVAILABLE: retry later)."""
+
+
+@dataclass(frozen=True)
+class LoginSettings:
+    """The app's identity provider: ``issuer`` (the ``iss`` every token must carry),
+    ``audience`` (its ``aud``), ``jwks`` (an https URL, or a file path, of its public keys),
+    ``leeway`` (seconds of clock skew allowed on ``exp``, ``nbf`` and ``iat``) and
+    ``jwks_cooldown`` (seconds between two refetches for unknown ``kid``s)."""
+
+    issuer: str
+    audience: str
+    jwks: str
+    leeway: float = 60.0
+    jwks_cooldown: float = 30.0
+    jwks_lifespan: float = 300.0  # seconds the fetched JWKS is kept before a plain refetch
+
+
+def player_id(issuer: str, subject: str) -> str:
+    """The player's id: SHA-256 over the issuer and the subject, each length-prefixed.
+
+    The issuer is in it because a subject is unique only within its issuer (OpenID Connect
+    Core, section 2): two apps', or a migrated provider's, players never share an id. It is
+    hashed so that the record (exported, shown to everyone after the end) holds a fixed-size
+    pseudonym rather than whatever the provider uses as a subject (some use an e-mail
+    address or a phone number); the app's backend computes the same id from (iss, sub) to
+    find its user. An unkeyed hash of a guessable subject can still be confirmed by whoever
+    guesses it: providers' pairwise or random subjects avoid that (docs/api.md, "Players")."""
+    h = hashlib.sha256(b"tabletop-player/1\n")
+    for part in (issuer, subject):
+        raw = part.encode()
+        h.update(len(raw).to_bytes(4, "big") + raw)
+    return h.hexdigest()
+
+
+class _FileJWKClient(jwt.PyJWKClient):
+    """The JWKS read from a file, with PyJWKClient's cache, kid lookup and cooldown (its
+    ``fetch_data`` is the documented point to override): rotating keys = rewriting the file."""
+
+    def __init__(self, path: Path, **kw: Any) -> None:
+        super().__init__("https://jwks.file.invalid/", **kw)  # the scheme check; never fetched
+        self.path = path
+
+    def fetch_data(self) -> Any:
+        try:
+            data = json.loads(self.path.read_text())
+        except (OSError, ValueError) as exc:
+            raise jwt.PyJWKClientConnectionError(f"cannot read the JWKS file: {exc}") from None
+        # as the library's own fetch does: the cooldown on unknown kids counts from here
+        self._last_successful_fetch = time.monotonic()
+        return data
+
+
+def jwks_client(settings: LoginSettings) -> jwt.PyJWKClient:
+    """PyJWKClient for an https URL (http only to this machine), else for a file."""
+    kw: dict[str, Any] = {
+        "cooldown_duration": settings.jwks_cooldown,
+        "lifespan": settings.jwks_lifespan,
+        "timeout": 10,
+    }
+    url = urlparse(settings.jwks)
+    if url.scheme == "https" or (url.scheme == "http" and url.hostname in LOOPBACK):
+        return jwt.PyJWKClient(settings.jwks, **kw)
+    if url.scheme:
+        raise ValueError(f"--oidc-jwks: an https URL or a file path, not {url.scheme}://")
+    return _FileJWKClient(Path(settings.jwks), **kw)
+
+
+class Logins:
+    """Checks a bearer token and answers the player id it stands for. Blocking (a JWKS
+    fetch may happen): the servicer calls ``player`` in a thread."""
+
+    def __init__(self, settings: LoginSettings) -> None:
+        self.settings = settings
+        self.keys = jwks_client(settings)
+
+    def player(self, authorization: str) -> str:
+        """The player id of a ``Bearer <jwt>`` authorization value, or Unauthenticated."""
+        if authorization[: len(BEARER)].lower() != BEARER:
+            raise Unauthenticated("authorization must be 'Bearer <token>'", "MALFORMED_TOKEN")
+        token = authorization[len(BEARER) :].strip()
+        if not token or len(token) > MAX_TOKEN:
+            raise Unauthenticated(
+                f"the bearer token must be 1..{MAX_TOKEN} characters", "MALFORMED_TOKEN"
+            )
+        claims = self._claims(token)
+        return player_id(claims["iss"], claims["sub"])
+
+    def _claims(self, token: str) -> dict[str, Any]:
+        s = self.settings
+        try:
+            alg = jwt.get_unverified_header(token).get("alg")
+            if alg not in ALGORITHMS:  # before any key lookup: "none", HS256, ...
+                raise Unauthenticated(
+                    f"the token's algorithm {alg!r} is not accepted (one of {', '.join(ALGORITHMS)})",
+                    "UNSUPPORTED_ALGORITHM",
+                )
+            key = self.keys.get_signing_key_from_jwt(token)
+            claims: dict[str, Any] = jwt.decode(
+                token,
+                key,
+                algorithms=list(ALGORITHMS),
+                audience=s.audience,
+                issuer=s.issuer,
+                leeway=s.leeway,
+                options={"require": ["exp", "iss", "aud", "sub"]},
+            )
+        except jwt.PyJWKClientConnectionError as exc:
+            raise KeysUnavailable(
+                f"the login keys cannot be read now: {exc}", "JWKS_UNAVAILABLE"
+            ) from None
+        except jwt.PyJWTError as exc:
+            raise _refusal(exc) from None
+        if not isinstance(claims.get("sub"), str) or not claims["sub"]:
+            raise Unauthenticated("the token names no subject (sub)", "MISSING_CLAIM")
+        return claims
+
+
+# PyJWT's refusals, most specific first, as the reasons a client is told
+_REASONS: tuple[tuple[type[Exception], str, str], ...] = (
+    (jwt.ExpiredSignatureError, "TOKEN_EXPIRED", "the login has expired: sign in again"),
+    (jwt.ImmatureSignatureError, "TOKEN_NOT_YET_VALID", "the login is not valid yet (nbf, iat)"),
+    (jwt.InvalidAudienceError, "WRONG_AUDIENCE", "the login is for another audience"),
+    (jwt.InvalidIssuerError, "WRONG_ISSUER", "the login comes from another issuer"),
+    (jwt.InvalidSignatureError, "BAD_SIGNATURE", "the login's signature does not verify"),
+    (jwt.InvalidAlgorithmError, "UNSUPPORTED_ALGORITHM", "the login's algorithm is refused"),
+    (jwt.MissingRequiredClaimError, "MISSING_CLAIM", "the login lacks a required claim"),
+    (jwt.PyJWKClientError, "UNKNOWN_KEY", "the login is signed by a key the issuer does not list"),
+)
+
+
+def _refusal(exc: Exception) -> Unauthenticated:
+    for kind, reason, message in _REASONS:
+        if isinstance(exc, kind):
+            return Unauthenticated(f"{message} ({exc})", reason)
+    return Unauthenticated(f"the login is not a valid token ({exc})", "MALFORMED_TOKEN")
