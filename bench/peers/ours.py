@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import random
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 
 import grpc
 
@@ -35,9 +36,30 @@ class Tally:
     moves: int = 0
     bytes: int = 0
     resyncs: int = 0  # (the peers' stalled games asked again; never here)
+    parts: Counter[str] = field(default_factory=Counter)  # this server's bytes by kind
 
-    def received(self, message: object) -> None:
-        self.bytes += message.ByteSize() + GRPC_PREFIX  # type: ignore[attr-defined]
+    def received(self, message: pb.WatchResponse | pb.PlayResponse) -> None:
+        size = message.ByteSize() + GRPC_PREFIX
+        self.bytes += size
+        self.parts.update(parts(message, size))
+
+
+def parts(message: pb.WatchResponse | pb.PlayResponse, size: int) -> Counter[str]:
+    """``message``'s ``size`` bytes by what carries them (field tags and lengths, the
+    version and the gRPC prefix go to "the rest"): what the bytes target is up against."""
+    out: Counter[str] = Counter()
+    if message.HasField("receipt"):
+        out["receipt"] += message.receipt.ByteSize()
+    if message.HasField("legal_moves"):
+        out["legal moves"] += message.legal_moves.ByteSize()
+    for event in message.events:
+        out["event text (the readable line)"] += len(event.text.encode())
+        out["event chain hash"] += len(event.hash.encode())
+        out["event time"] += event.recorded_at.ByteSize()
+        body = event.WhichOneof("body")
+        out["event fact"] += getattr(event, body).ByteSize() if body else 0
+    out["the rest (versions, tags, lengths, the 5-byte prefix)"] += size - sum(out.values())
+    return out
 
 
 @dataclass

@@ -10,9 +10,9 @@
 export const SEATS = 4;
 export const SUITS = 4;
 export const RANKS = 10;
-// A game's length: what a 4-seat 花鸟风月 basic hand averages (about 17 moves in the bench's
-// seeded games); bench/peers/section.py sends it with each new match or room.
-export const MOVES = 17;
+// A game's length when none is given: about a 4-seat 花鸟风月 basic hand's; bench/peers/
+// section.py sends its own (MOVES there) with each new match or room.
+export const MOVES = 19;
 
 export const suitOf = (card) => Math.floor(card / RANKS);
 

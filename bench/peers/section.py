@@ -27,6 +27,7 @@ import statistics
 import subprocess
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -39,7 +40,7 @@ from bench.peers.ours import SEATS, Tally, play_round
 from clients.python.serverproc import ServerProcess
 
 PEERS = Path(__file__).resolve().parent
-MOVES = 17  # the peers' game length, rules.mjs MOVES: a 4-seat basic hand's average
+MOVES = 19  # the peers' game length: this server's games average 19.1 moves at these seeds
 SEED = 3800  # this server's deals: round r plays seeds from SEED + 1000 r (printed)
 BYTES_TARGET = 300
 START_TIMEOUT = 30.0
@@ -53,6 +54,7 @@ class Round:
     games: int
     moves: int
     resyncs: int
+    parts: Counter[str]  # this server's bytes by kind (bench/peers/ours.py ``parts``)
 
 
 @dataclass
@@ -215,6 +217,7 @@ def measure(c: Contender, pid: int, target: str, games: int, at_once: int, r: in
         games=tally.games,
         moves=tally.moves,
         resyncs=tally.resyncs,
+        parts=tally.parts,
     )
 
 
@@ -279,8 +282,9 @@ def render(runs: list[Contender], rounds: int, games: int, at_once: int) -> list
         f"{SEED} + 1000 x round), its seats stream-driven (Watch, batched, own moves left "
         "out; one Play per move) on their own gRPC connections from the bench process, "
         "every seat keyed and signing its Plays. boardgame.io and Colyseus play "
-        f"bench/peers/rules.mjs, a follow-suit card game of {MOVES} moves (a basic hand's "
-        "length), driven by bench/peers/drive.mjs in a Node process: boardgame.io's own "
+        f"bench/peers/rules.mjs, a follow-suit card game of {MOVES} moves (about what this "
+        "server's basic hands average at these seeds), driven by bench/peers/drive.mjs in a "
+        "Node process: boardgame.io's own "
         "client (socket.io, WebSocket only; matches made through its lobby API, moves "
         "checked against the seat's credentials) and @colyseus/sdk (the hands are Schema "
         "fields tagged `.view()`, each seat's StateView holds its own). Each seat sees its "
@@ -334,5 +338,24 @@ def render(runs: list[Contender], rounds: int, games: int, at_once: int) -> list
         f"{spread(sent)} | {met(statistics.median(sent) <= BYTES_TARGET)} |",
         f"| next mark (reported only): server CPU per move <= 2x Colyseus in-memory rooms' | "
         f"{statistics.median(mark):.2f}x | {met(statistics.median(mark) <= 2.0)} |",
+        "",
+        *what_a_seat_receives(shipped),
     ]
+    return lines
+
+
+def what_a_seat_receives(c: Contender) -> list[str]:
+    """``c``'s bytes a seat receives per move, by what carries them, all rounds together."""
+    parts: Counter[str] = sum((x.parts for x in c.rounds), Counter())
+    per = max(1, sum(x.moves for x in c.rounds)) * SEATS
+    total = sum(parts.values())
+    lines = [
+        f"What a seat of {c.label.split(' (')[0]} receives per move, by what carries it "
+        "(all rounds; each message's fields' sizes as serialised):",
+        "",
+        "| carried by | bytes a seat per move | share |",
+        "|---|---|---|",
+    ]
+    for name, size in parts.most_common():
+        lines.append(f"| {name} | {size / per:,.0f} | {size / max(1, total):.0%} |")
     return lines
