@@ -1,5 +1,5 @@
-"""Issue 38's peer benchmark (bench/peers) at smoke size: it starts this server (SQLite and
-memory store), boardgame.io (FlatFile and in memory) and Colyseus, plays games on each with
+"""Issue 38's peer benchmark (bench/peers) at smoke size: it starts this server (SQLite with
+keyed and unkeyed seats, memory store), boardgame.io (FlatFile and in memory) and Colyseus, plays games on each with
 real network clients, and reports every figure. It asserts what the run wrote, never a
 timing. `make test` installs the npm packages first (`make peers`)."""
 
@@ -13,7 +13,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = (
-    "this server, SQLite",
+    "this server, SQLite (durable), seats sign",
+    "this server, SQLite (durable), unkeyed seats",
     "this server, memory store",
     "boardgame.io 0.50.2, FlatFile",
     "boardgame.io 0.50.2, in memory",

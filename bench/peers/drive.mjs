@@ -15,6 +15,12 @@ const STALL_MS = 3000; // a game with no news for this long asks for the state a
 
 const pick = (cards) => cards[Math.floor(Math.random() * cards.length)];
 
+// The comparison holds only for a hidden-hand game: a seat that is sent another's cards stops
+// the run (the Python side reports drive.mjs's failure).
+function hidden(seen, what) {
+  if (seen) throw new Error(`a seat was sent another seat's hand (${what})`);
+}
+
 // boardgame.io: a match made through the lobby API, four Clients with their credentials.
 async function bgioGame() {
   const { Client, LobbyClient } = require("boardgame.io/client");
@@ -47,6 +53,7 @@ async function bgioGame() {
         client.subscribe((state) => {
           if (!state) return;
           news = Date.now();
+          hidden("hands" in state.G, "boardgame.io G.hands");
           if (state.ctx.gameover) return resolve();
           if (state.ctx.currentPlayer !== String(s) || state._stateID <= acted[s]) return;
           acted[s] = state._stateID;
@@ -96,6 +103,7 @@ async function colyseusGame() {
       new Promise((resolve) => {
         let acted = -1;
         room.onStateChange((state) => {
+          hidden(state.seats.some((seat, i) => i !== s && seat.hand?.length), "a Colyseus seat's hand");
           if (state.over) return resolve();
           const left = state.seats.reduce((n, seat) => n + seat.count, 0);
           if (state.seats.length < SEATS || state.turn !== s || left === acted) return;

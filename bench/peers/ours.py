@@ -26,6 +26,9 @@ from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 
 SEATS = 4
 GRPC_PREFIX = 5  # a gRPC message's length prefix on the wire (flag byte + 4-byte length)
+# Channels to one address share one connection unless each has its own subchannel pool:
+# with it, each seat has its own TCP connection, as each peer seat has its own WebSocket.
+OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
 
 
 @dataclass
@@ -100,7 +103,7 @@ async def play_seat(
     target: str, game_id: str, seat: Seat, rng: random.Random, tally: Tally
 ) -> None:
     """One seat on its own connection, until its stream ends with the game."""
-    async with grpc.aio.insecure_channel(target) as channel:
+    async with grpc.aio.insecure_channel(target, options=OWN_CONNECTION) as channel:
         stub = pb_grpc.TableServiceStub(channel)
         md = ((TOKEN_HEADER, seat.token),)
         hashes: dict[int, str] = {}  # version -> chain hash: what a keyed seat signs over

@@ -140,7 +140,7 @@ def version(package: str) -> str:
     )
 
 
-def ours(store: str, keyed: bool) -> Callable[[ExitStack], tuple[int, str]]:
+def ours(store: str) -> Callable[[ExitStack], tuple[int, str]]:
     def start(stack: ExitStack) -> tuple[int, str]:
         server = stack.enter_context(ServerProcess(store=store, extra=SERVER_FLAGS))
         assert server.proc is not None
@@ -174,13 +174,19 @@ def contenders(flatfile_dir: str) -> list[Contender]:
         Contender(
             "sqlite",
             "this server, SQLite (durable), seats sign, signed receipts (shipped)",
-            ours("sqlite", True),
+            ours("sqlite"),
             play_ours(True),
+        ),
+        Contender(
+            "unkeyed",
+            "this server, SQLite (durable), unkeyed seats, signed receipts",
+            ours("sqlite"),
+            play_ours(False),
         ),
         Contender(
             "memory",
             "this server, memory store, seats sign, signed receipts",
-            ours("memory", True),
+            ours("memory"),
             play_ours(True),
         ),
         Contender(
@@ -281,7 +287,8 @@ def render(runs: list[Contender], rounds: int, games: int, at_once: int) -> list
         "花鸟风月 basic hands (prepared deals, seeds from "
         f"{SEED} + 1000 x round), its seats stream-driven (Watch, batched, own moves left "
         "out; one Play per move) on their own gRPC connections from the bench process, "
-        "every seat keyed and signing its Plays. boardgame.io and Colyseus play "
+        "every seat keyed and signing its Plays (the shipped default; the unkeyed row: "
+        "seats whose Plays stand on the server's word, as P1's loads). boardgame.io and Colyseus play "
         f"bench/peers/rules.mjs, a follow-suit card game of {MOVES} moves (about what this "
         "server's basic hands average at these seeds), driven by bench/peers/drive.mjs in a "
         "Node process: boardgame.io's own "
