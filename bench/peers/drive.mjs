@@ -11,7 +11,14 @@ import { SEATS, legalCards } from "./rules.mjs";
 const require = createRequire(import.meta.url);
 const [peer, url, games, concurrency, moves] = process.argv.slice(2).map((a, i) => (i < 2 ? a : Number(a)));
 const tally = { games: 0, moves: 0, bytes: 0, resyncs: 0 };
-const STALL_MS = 3000; // a game with no news for this long asks for the state again
+const STALL_MS = 3000; // a boardgame.io game with no news for this long asks for the state again
+const DEAD_MS = 30000; // a game with no news for this long stops the run (it would hang it)
+
+function deadline(lastNews, what) {
+  return setInterval(() => {
+    if (Date.now() - lastNews() > DEAD_MS) throw new Error(`${what}: no news for ${DEAD_MS} ms`);
+  }, 1000);
+}
 
 const pick = (cards) => cards[Math.floor(Math.random() * cards.length)];
 
@@ -71,6 +78,7 @@ async function bgioGame() {
       }),
     );
   }
+  const dead = deadline(() => news, `boardgame.io match ${matchID}`);
   const watchdog = setInterval(() => {
     if (Date.now() - news < STALL_MS) return;
     news = Date.now(); // FlatFile can drop a move sent right after an update: sync again
@@ -79,6 +87,7 @@ async function bgioGame() {
   }, 500);
   await Promise.all(over);
   clearInterval(watchdog);
+  clearInterval(dead);
   clients.forEach((c) => c.stop());
 }
 
@@ -98,11 +107,14 @@ async function colyseusGame() {
   }
   const rooms = [await colyseus.create("follow_suit", { moves })];
   for (let s = 1; s < SEATS; s++) rooms.push(await colyseus.joinById(rooms[0].roomId));
+  let news = Date.now();
+  const dead = deadline(() => news, `Colyseus room ${rooms[0].roomId}`);
   const over = rooms.map(
     (room, s) =>
       new Promise((resolve) => {
         let acted = -1;
         room.onStateChange((state) => {
+          news = Date.now();
           hidden(state.seats.some((seat, i) => i !== s && seat.hand?.length), "a Colyseus seat's hand");
           if (state.over) return resolve();
           const left = state.seats.reduce((n, seat) => n + seat.count, 0);
@@ -114,6 +126,7 @@ async function colyseusGame() {
       }),
   );
   await Promise.all(over);
+  clearInterval(dead);
   await Promise.all(rooms.map((r) => r.leave()));
 }
 

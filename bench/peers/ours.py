@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -29,6 +30,9 @@ GRPC_PREFIX = 5  # a gRPC message's length prefix on the wire (flag byte + 4-byt
 # Channels to one address share one connection unless each has its own subchannel pool:
 # with it, each seat has its own TCP connection, as each peer seat has its own WebSocket.
 OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
+# A game with no message to any seat for this long is given up and counted (a seat that
+# never learns it is its turn: issue 38's point 3), so that one stall cannot hang the bench.
+STALL_S = 10.0
 
 
 @dataclass
@@ -38,7 +42,8 @@ class Tally:
     games: int = 0
     moves: int = 0
     bytes: int = 0
-    resyncs: int = 0  # (the peers' stalled games asked again; never here)
+    resyncs: int = 0  # the peers' stalled games that asked for the state again
+    stalls: int = 0  # this server's games given up after STALL_S without news
     parts: Counter[str] = field(default_factory=Counter)  # this server's bytes by kind
 
     def received(self, message: pb.WatchResponse | pb.PlayResponse) -> None:
@@ -99,10 +104,34 @@ async def new_game(
     return game_id, seats
 
 
-async def play_seat(
-    target: str, game_id: str, seat: Seat, rng: random.Random, tally: Tally
+async def play_game(
+    target: str, game_id: str, seats: list[Seat], rng: random.Random, tally: Tally
 ) -> None:
-    """One seat on its own connection, until its stream ends with the game."""
+    """The four seats, until their streams end with the game, or STALL_S without news."""
+    news = [time.monotonic()]
+    playing = [asyncio.create_task(play_seat(target, game_id, s, rng, tally, news)) for s in seats]
+    try:
+        while True:
+            done, pending = await asyncio.wait(playing, timeout=1.0)
+            for task in done:
+                task.result()  # a seat's error ends the round
+            if not pending:
+                return
+            if time.monotonic() - news[0] > STALL_S:
+                tally.stalls += 1
+                print(f"peers: game {game_id} stalled, given up", flush=True)
+                return
+    finally:
+        for task in playing:
+            task.cancel()
+        await asyncio.gather(*playing, return_exceptions=True)
+
+
+async def play_seat(
+    target: str, game_id: str, seat: Seat, rng: random.Random, tally: Tally, news: list[float]
+) -> None:
+    """One seat on its own connection, until its stream ends with the game; ``news[0]``:
+    when any seat of the game last heard from the server."""
     async with grpc.aio.insecure_channel(target, options=OWN_CONNECTION) as channel:
         stub = pb_grpc.TableServiceStub(channel)
         md = ((TOKEN_HEADER, seat.token),)
@@ -112,6 +141,7 @@ async def play_seat(
         )
         done = 0  # the latest version this seat played from: each turn is taken once
         async for reply in call:
+            news[0] = time.monotonic()
             tally.received(reply)
             hashes.update((e.version, e.hash) for e in reply.events)
             turn = reply.legal_moves if reply.HasField("legal_moves") else None
@@ -133,6 +163,7 @@ async def play_seat(
                     if err.code() != grpc.StatusCode.ABORTED:
                         raise
                     break  # another seat moved first: the stream brings the next turn
+                news[0] = time.monotonic()
                 tally.received(played)
                 tally.moves += 1
                 hashes.update((e.version, e.hash) for e in played.events)
@@ -153,7 +184,7 @@ async def play_round(target: str, games: int, at_once: int, seed: int, keyed: bo
                 started += 1
                 rng = random.Random(seed + started)
                 game_id, seats = await new_game(stub, rng.randrange(1 << 30), keyed)
-                await asyncio.gather(*(play_seat(target, game_id, s, rng, tally) for s in seats))
+                await play_game(target, game_id, seats, rng, tally)
                 tally.games += 1
 
         await asyncio.gather(*(worker() for _ in range(at_once)))

@@ -36,7 +36,7 @@ from pathlib import Path
 from bench import targets
 from bench.common import SERVER_FLAGS, sized
 from bench.cpu import CpuMeter
-from bench.peers.ours import SEATS, Tally, play_round
+from bench.peers.ours import SEATS, STALL_S, Tally, play_round
 from clients.python.serverproc import ServerProcess
 
 PEERS = Path(__file__).resolve().parent
@@ -54,6 +54,7 @@ class Round:
     games: int
     moves: int
     resyncs: int
+    stalls: int
     parts: Counter[str]  # this server's bytes by kind (bench/peers/ours.py ``parts``)
 
 
@@ -223,6 +224,7 @@ def measure(c: Contender, pid: int, target: str, games: int, at_once: int, r: in
         games=tally.games,
         moves=tally.moves,
         resyncs=tally.resyncs,
+        stalls=tally.stalls,
         parts=tally.parts,
     )
 
@@ -305,11 +307,14 @@ def render(runs: list[Contender], rounds: int, games: int, at_once: int) -> list
         "and seals included; a WebSocket message's payload), over the moves and the four "
         "seats; frame headers not counted. RSS: the server's VmRSS after each round (the "
         "servers run through all rounds, so memory stores hold every game so far). Each "
-        "figure: the median of the rounds (min–max), then every round's value.",
+        "figure: the median of the rounds (min–max), then every round's value. A game "
+        "with no news for a while is a stall: the boardgame.io clients ask for the state "
+        "again after 3 s (FlatFile can lose a move sent right after an update), this "
+        f"server's game is given up after {STALL_S:g} s; either is counted.",
         "",
         "| server | games | moves a game | server CPU µs per move | this server (SQLite) ÷ it "
         "| bytes a seat receives per move | RSS MB | rounds: µs per move | "
-        "rounds: bytes | stalls resynced |",
+        "rounds: bytes | games stalled: resynced, given up |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for c in runs:
@@ -323,7 +328,7 @@ def render(runs: list[Contender], rounds: int, games: int, at_once: int) -> list
             f"{spread([x.rss_mb for x in c.rounds])} | "
             f"{', '.join(f'{v:,.0f}' for v in cpu_us)} | "
             f"{', '.join(f'{x.bytes_per_seat:,.0f}' for x in c.rounds)} | "
-            f"{sum(x.resyncs for x in c.rounds)} |"
+            f"{sum(x.resyncs for x in c.rounds)}, {sum(x.stalls for x in c.rounds)} |"
         )
         print(lines[-1], flush=True)
 
