@@ -53,4 +53,4 @@ def test_the_peers_run_plays_on_every_server_and_reports_its_figures(tmp_path: P
     # both targets are judged, and what a seat of this server receives is broken down
     assert "| server CPU per move, signed and durable on SQLite" in text, text
     assert "| bytes a seat receives per move, receipts included, <= 300" in text, text
-    assert "| receipt |" in text and "| legal moves |" in text, text
+    assert "| receipt: its lists of hashes |" in text and "| legal moves |" in text, text

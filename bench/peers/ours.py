@@ -57,7 +57,14 @@ def parts(message: pb.WatchResponse | pb.PlayResponse, size: int) -> Counter[str
     version and the gRPC prefix go to "the rest"): what the bytes target is up against."""
     out: Counter[str] = Counter()
     if message.HasField("receipt"):
-        out["receipt"] += message.receipt.ByteSize()
+        receipt = message.receipt
+        listed = sum(h.ByteSize() for h in receipt.hashes)
+        signed = len(receipt.signature) + len(receipt.view_signature)
+        out["receipt: its lists of hashes"] += listed
+        out["receipt: its two signatures"] += signed
+        out["receipt: the rest (game id, versions, head and view hashes, nonce, key id)"] += (
+            receipt.ByteSize() - listed - signed
+        )
     if message.HasField("legal_moves"):
         out["legal moves"] += message.legal_moves.ByteSize()
     for event in message.events:
