@@ -362,7 +362,7 @@ def what_a_seat_receives(c: Contender) -> list[str]:
     per = max(1, sum(x.moves for x in c.rounds)) * SEATS
     total = sum(parts.values())
     lines = [
-        f"What a seat of {c.label.split(' (')[0]} receives per move, by what carries it "
+        f"What a seat receives per move on the first row ({c.label}), by what carries it "
         "(all rounds; each message's fields' sizes as serialised):",
         "",
         "| carried by | bytes a seat per move | share |",
