@@ -99,7 +99,11 @@ def node_server(script: str, *args: str) -> Iterator[tuple[int, int]]:
     port = free_port()
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(
-            [node(), script, str(port), *args], cwd=PEERS, stdout=log, stderr=subprocess.STDOUT
+            [node(), script, str(port), *args],
+            cwd=PEERS,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            close_fds=False,  # posix_spawn, no fork after gRPC (clients/python/serverproc.py)
         )
         try:
             deadline = time.monotonic() + START_TIMEOUT
@@ -129,6 +133,7 @@ def drive(peer: str, url: str, games: int, at_once: int) -> Tally:
         capture_output=True,
         text=True,
         timeout=280,
+        close_fds=False,  # as in node_server
     )
     if done.returncode != 0:
         raise RuntimeError(f"drive.mjs {peer} failed: {done.stderr[-2000:]}")
