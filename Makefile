@@ -8,7 +8,7 @@ PROTOS := $(shell find protos -name '*.proto')
 ARGS   ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install gen web browser run test test-fast test-failover selfplay lint migrate demo bench clean
+.PHONY: help install gen web peers browser run test test-fast test-failover selfplay lint migrate demo bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -62,6 +62,17 @@ $(WEB)/dist/.stamp: $(WEB)/gen/.stamp $(WEB_SRC)
 
 web: $(WEB)/dist/.stamp ## build the browser play page into clients/web/dist (npm ci, protoc-gen-es, esbuild)
 
+# The peer benchmark's Node servers and clients (bench/peers: boardgame.io, Colyseus), npm ci
+# from its package-lock.json when that changed (bench/peers/.npmrc: legacy-peer-deps, as
+# Colyseus's optional uWebSockets.js peer comes from GitHub, which is out of reach here).
+PEERS := bench/peers
+
+$(PEERS)/node_modules/.stamp: $(PEERS)/package.json $(PEERS)/package-lock.json
+	cd $(PEERS) && npm ci --no-audit --no-fund
+	touch $@
+
+peers: $(PEERS)/node_modules/.stamp ## install the peer benchmark's npm packages (boardgame.io, Colyseus) into bench/peers
+
 browser: $(STAMP) ## install headless chromium + chromedriver for the browser tests if missing
 	$(BIN)/python -m tests.support.browser
 
@@ -72,10 +83,10 @@ lint: gen ## ruff and mypy
 	$(BIN)/ruff check domain server clients tests bench
 	$(BIN)/mypy domain server clients bench tests/support
 
-test: gen web lint browser ## the whole suite (lint included)
+test: gen web peers lint browser ## the whole suite (lint included)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(ARGS)
 
-test-fast: gen web browser ## the suite without lint, stop at the first failure
+test-fast: gen web peers browser ## the suite without lint, stop at the first failure
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q -x $(ARGS)
 
 test-failover: gen ## only the database failover test (part of `make test`; as root, apt-get installs patroni and etcd-server if missing)
@@ -92,7 +103,7 @@ migrate: gen ## create the PostgreSQL tables once, before starting replicas (POS
 demo: gen ## four bots play `tabletop play`'s default game (专业 with 阳春白雪) over gRPC while one seat's stream is printed
 	$(BIN)/python -m clients.python.demo $(ARGS)
 
-bench: gen ## benchmarks; results go to docs/benchmarks.md
+bench: gen peers ## benchmarks; results go to docs/benchmarks.md (ARGS='--only peers' for the peer table)
 	$(BIN)/python -m bench.run $(ARGS)
 
 clean: ## remove generated code, the venv and local data

@@ -63,6 +63,7 @@ SECTIONS = (
     "soak",
     "feed",
     "procs",
+    "peers",
 )
 NOTES = Path(__file__).resolve().parent / "notes.md"
 
@@ -82,6 +83,9 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="replace only this run's sections in docs/benchmarks.md and keep the others",
     )
+    p.add_argument("--peers-rounds", type=int, help="peers: interleaved rounds (default 3)")
+    p.add_argument("--peers-games", type=int, help="peers: games a round on each server (24)")
+    p.add_argument("--peers-at-once", type=int, help="peers: games at a time (8)")
     args = p.parse_args(argv)
     common.SMOKE = args.smoke
     doc: Path = args.output
@@ -136,6 +140,12 @@ def main(argv: list[str] | None = None) -> None:
         from bench.procs import procs_section
 
         sections.append(procs_section(args.quick))
+    if not only or "peers" in only:
+        from bench.peers.section import peers_section
+
+        sections.append(
+            peers_section(args.quick, args.peers_rounds, args.peers_games, args.peers_at_once)
+        )
     from bench import targets
 
     given = sys.argv[1:] if argv is None else argv

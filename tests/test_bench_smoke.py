@@ -23,6 +23,7 @@ SECTIONS = (
     "## P6: signing and receipts per move",
     "## Soak:",
     "## Server processes:",
+    "## I38: a move's cost against boardgame.io and Colyseus",
 )
 
 

@@ -1,0 +1,1 @@
+"""Issue 38's peer benchmark: this server against boardgame.io and Colyseus (section.py)."""
