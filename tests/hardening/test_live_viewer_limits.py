@@ -354,7 +354,9 @@ async def test_a_flood_of_viewers_never_locks_out_the_games_own_seats_and_arbite
         for net in range(8):
             for host in range(2, 2 + 32):
                 if live.viewer.streams.per_game[gid] < 250:
-                    assert (await open_stream(stack, live, gid, f"127.{1 + net // 2}.{net}.{host}")).status == 200
+                    assert (
+                        await open_stream(stack, live, gid, f"127.{1 + net // 2}.{net}.{host}")
+                    ).status == 200
         assert live.viewer.streams.per_game[gid] == 250
         spectator = await open_stream(stack, live, gid, "127.9.9.9")
         assert spectator.status == 429 and "per game" in await spectator.text()
@@ -365,7 +367,9 @@ async def test_a_flood_of_viewers_never_locks_out_the_games_own_seats_and_arbite
             first = await own.content.readuntil(b"\n\n")
             assert first.startswith(b"id: 1\nevent: step\n")
         assert live.viewer.streams.per_own == {
-            (gid, "seat 0"): 1, (gid, "seat 1"): 1, (gid, "arbiter"): 1
+            (gid, "seat 0"): 1,
+            (gid, "seat 1"): 1,
+            (gid, "arbiter"): 1,
         }
 
 
