@@ -327,6 +327,25 @@ def check_receipts(browser: Any, client: TableClient, gid: str) -> int:
     return len(receipts)
 
 
+def run_as_printed(browser: Any, command: str, folder: Path) -> None:
+    """The end screen's verify command, run as shown (issue 37 point 3: it said
+    `tabletop-audit`, which is only in .venv/bin) by a shell in a folder of its own, where
+    the receipts were saved, with no .venv/bin on PATH."""
+    text = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "fetch(document.getElementById('receipts-link').href).then((r) => r.text())"
+        ".then(done, (e) => done('ERROR ' + e));"
+    )
+    name = js_text(browser, "#receipts-link", "download")
+    (folder / name).write_text(text)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(folder)}
+    done = subprocess.run(
+        command, shell=True, cwd=folder, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, (command, done.stdout, done.stderr)
+    assert "receipts" in done.stdout, done.stdout
+
+
 # --- the tests -------------------------------------------------------------------------------------
 
 GAMES = {
@@ -340,7 +359,7 @@ GAMES = {
 @pytest.mark.parametrize("viewport", ["desktop", "phone"])
 @pytest.mark.parametrize("kind", ["huaniao", "zipai"])
 def test_a_whole_game_against_bots_from_the_page(
-    web: ServerProcess, browser: Any, kind: str, viewport: str
+    web: ServerProcess, browser: Any, kind: str, viewport: str, tmp_path: Path
 ) -> None:
     size = DESKTOP if viewport == "desktop" else PHONE
     name = f"play-page-{kind}-{viewport}"
@@ -401,6 +420,7 @@ def test_a_whole_game_against_bots_from_the_page(
         assert [s.rsplit(": ", 1)[1] for s in scores] == [str(x) for x in outcome.scores]
         check_no_leak(browser, client, gid, looks)
         assert check_receipts(browser, client, gid) > 0
+        run_as_printed(browser, command, tmp_path)
     assert "replay=1" in js_text(browser, "#replay-link", "href")
     browser.execute_script("document.getElementById('result').scrollIntoView()")
     screenshot(browser, f"{name}-end")

@@ -144,6 +144,7 @@ const S = {
   verify: null as null | { commit: boolean | null; receipts: [number, number]; unavailable?: boolean },
   starting: false,
   grpcPort: 0, // the server's gRPC port (GET /server.json), for the verify command line
+  auditCommand: "", // how to run tabletop-audit from any folder (GET /server.json)
   key: null as SeatKey | null, // this seat's key in this browser (IndexedDB), if it holds one
   drawStep: "" as "" | "committing" | "revealing", // what the page is doing for a draw
   drawFailedAt: -1n, // the version at which the page's last draw call failed (no retry before a change)
@@ -1091,7 +1092,10 @@ function resultBox(v: GameView): HTMLElement {
   const reason = o ? TERMS.reasons[o.reason] : undefined;
   const verify = S.verify;
   const host = location.hostname;
-  const command = `tabletop-audit verify ${S.gameId} --target ${host}:${S.grpcPort || "GRPC_PORT"} --receipts receipts-${S.gameId}.jsonl`;
+  // runs as shown from any folder (the server says how: its own interpreter for a browser on
+  // its machine); the receipts file is named as the browser saves it, so run it there
+  const audit = S.auditCommand || ".venv/bin/python -m clients.python.audit";
+  const command = `${audit} verify ${S.gameId} --target ${host}:${S.grpcPort || "GRPC_PORT"} --receipts receipts-${S.gameId}.jsonl`;
   return h("section", { class: "card-box result", id: "result", "aria-labelledby": "result-h" },
     h("h3", { id: "result-h" }, w("result")),
     v.void ? h("p", { id: "void" }, `${w("voidGame")}: `, v.voidWaitingFor.map(seatWord).join("、")) : null,
@@ -1104,7 +1108,7 @@ function resultBox(v: GameView): HTMLElement {
         ` · ${verify.receipts[0] ? "✓" : ""} ${verify.receipts[0]} ${w("receiptsOk")}`,
         verify.receipts[1] ? ` · ✗ ${verify.receipts[1]} ${w("receiptsBad")}` : "",
       ].join("")),
-    h("p", { class: "muted small" }, `${w("fullVerify")}: `, h("code", {}, command)),
+    h("p", { class: "muted small" }, `${w("fullVerify")} (${w("fullVerifyWhere")}): `, h("code", {}, command)),
     h("p", { class: "links" },
       h("a", { id: "replay-link", href: replayUrl() }, w("replay")), " · ",
       h("a", { id: "receipts-link", href: receiptsUrl(), download: `receipts-${S.gameId}.jsonl` }, w("receipts")), " · ",
@@ -1279,6 +1283,7 @@ function frame(): void {
 window.addEventListener("hashchange", route);
 frame();
 route();
-void fetch("/server.json").then((r) => (r.ok ? r.json() : {})).then((j: { grpc_port?: number }) => {
+void fetch("/server.json").then((r) => (r.ok ? r.json() : {})).then((j: { grpc_port?: number; audit_command?: string }) => {
   S.grpcPort = j.grpc_port ?? 0;
+  S.auditCommand = j.audit_command ?? "";
 }).catch(() => undefined);

@@ -80,6 +80,7 @@ export const UI: Record<string, Pair> = {
   receiptsBad: ["份回执哈希不符", "receipts do NOT match their hashes"],
   noCrypto: ["此页面非安全连接，浏览器内无法核对，请用下面的命令", "not a secure page: the browser cannot check here; use the command below"],
   fullVerify: ["完整验证", "Full check"],
+  fullVerifyWhere: ["在保存回执的文件夹中运行", "run it in the folder where the receipts were saved"],
   replay: ["回放", "Replay"],
   receipts: ["回执", "Receipts"],
   prepared: ["指定牌局", "prepared deal"],

@@ -6,8 +6,11 @@ page's built files (``--web-root``, clients/web/dist) and ``/server.json``, for 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import mimetypes
+import shlex
+import sys
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ from server.transport.web.bots import BOTS_BODY_MAX, Bots, Refused
 from server.transport.web.hosts import HostAllowList
 
 NOT_BUILT = "the play page is not built: run make web"
+AUDIT_MODULE = "clients.python.audit"  # what the `tabletop-audit` entry point runs
 DEFAULT_WEB_ROOT = Path(__file__).resolve().parents[3] / "clients" / "web" / "dist"
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -56,8 +60,7 @@ class WebApp:
         allow_hosts: Iterable[str] = (),
     ) -> None:
         self.api = api
-        # GET /server.json: the gRPC port, for the page's `tabletop-audit verify` line
-        self.server_json = json.dumps({"grpc_port": grpc_port}).encode()
+        self.grpc_port = grpc_port  # GET /server.json: for the page's verify command
         self.bots = bots
         self.web_root = web_root
         self.allow_origins = {o.rstrip("/") for o in allow_origins if o}
@@ -124,9 +127,9 @@ class WebApp:
             await _text(send, 405, "only GET here", cors)
             return
         if path == "/server.json":
-            await _respond(
-                send, 200, self.server_json, [(b"content-type", b"application/json"), *cors]
-            )
+            client = scope.get("client")
+            data = server_json(self.grpc_port, _is_loopback(client[0] if client else ""))
+            await _respond(send, 200, data, [(b"content-type", b"application/json"), *cors])
             return
         await self._static(scope, send, path)
 
@@ -189,6 +192,26 @@ class WebApp:
         await _respond(
             send, 200, b"" if scope["method"] == "HEAD" else data, headers, length=len(data)
         )
+
+
+def server_json(grpc_port: int, local: bool) -> bytes:
+    """What the page needs for its verify command: the gRPC port, and how to run
+    ``tabletop-audit`` so that the line works as printed from any folder (the entry point is
+    only in .venv/bin, which is not on PATH): for a browser on this machine, this server's own
+    interpreter by its absolute path; for others, the form that works in a checkout set up as
+    the README says (this machine's paths are of no use there, and stay here)."""
+    if local:
+        audit = shlex.join([sys.executable, "-m", AUDIT_MODULE])
+    else:
+        audit = f".venv/bin/python -m {AUDIT_MODULE}"
+    return json.dumps({"grpc_port": grpc_port, "audit_command": audit}).encode()
+
+
+def _is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address.split("%")[0]).is_loopback
+    except ValueError:
+        return False
 
 
 def _same_origin(origin: str, host: str) -> bool:
