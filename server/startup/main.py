@@ -203,7 +203,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     if settings.http_port is not None:  # the live spectator viewer, on this same loop
         try:
             viewer, runner, http_port = await webview.start(
-                tables, settings.host, settings.http_port, settings.http_limits
+                tables, settings.host, settings.http_port, settings.http_limits, port
             )
         except OSError as exc:
             await server.stop(None)

@@ -43,6 +43,7 @@ from server.transport.livefeed import (
     ViewerLimits,
     step_data,
 )
+from server.transport.verify_command import audit_command, grpc_target
 from server.usecases.games import NotFound, PermissionDenied
 from server.usecases.table_server import TableServer
 from server.wire import page as web
@@ -61,8 +62,11 @@ Handler = Callable[[aio.Request], Awaitable[aio.StreamResponse]]
 
 
 class LiveViewer:
-    def __init__(self, tables: TableServer, limits: ViewerLimits | None = None) -> None:
+    def __init__(
+        self, tables: TableServer, limits: ViewerLimits | None = None, grpc_port: int = 0
+    ) -> None:
         self.tables = tables
+        self.grpc_port = grpc_port  # for the verify command the page shows
         self.limits = limits or ViewerLimits()
         self.streams = StreamCounts(self.limits)
         self.feeds = Feeds(tables, self.limits.feed_bytes)
@@ -88,6 +92,8 @@ class LiveViewer:
     async def page(self, request: aio.Request) -> aio.Response:
         game_id = request.match_info["game_id"]
         snap = await self.tables.watch.snapshot(game_id, SPECTATOR, None)
+        target = grpc_target(request.url.host or "127.0.0.1", self.grpc_port)
+        command = f"{audit_command(request.remote)} verify {snap.game_id} --target {target}"
         data = {
             "game_id": str(snap.game_id),
             "kind": snap.table.kind,
@@ -95,7 +101,8 @@ class LiveViewer:
             "default_viewer": "spectator",
             "verify": {
                 "status": "live",
-                "message": f"终局后用 tabletop-audit verify {snap.game_id} 验证",
+                "message": f"终局后用 {command} 验证",
+                "command": command,  # runs as shown from any folder (verify_command.py)
             },
             "prepared_deal": None,
             "live": {"steps_url": f"/games/{snap.game_id}/steps"},
@@ -190,10 +197,14 @@ async def _errors(request: aio.Request, handler: Handler) -> aio.StreamResponse:
 
 
 async def start(
-    tables: TableServer, host: str, port: int, limits: ViewerLimits | None = None
+    tables: TableServer,
+    host: str,
+    port: int,
+    limits: ViewerLimits | None = None,
+    grpc_port: int = 0,
 ) -> tuple[LiveViewer, aio.AppRunner, int]:
     """Serve the live viewer on ``host:port`` (0: a free port); returns the bound port."""
-    viewer = LiveViewer(tables, limits)
+    viewer = LiveViewer(tables, limits, grpc_port)
     runner = aio.AppRunner(viewer.app(), access_log=None, shutdown_timeout=1.0)
     await runner.setup()
     await aio.TCPSite(runner, host, port).start()

@@ -6,22 +6,19 @@ page's built files (``--web-root``, clients/web/dist) and ``/server.json``, for 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import mimetypes
-import shlex
-import sys
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from server.transport.verify_command import audit_command
 from server.transport.web.api import PREFIX, ApiApp, _browser_peer
 from server.transport.web.bots import BOTS_BODY_MAX, Bots, Refused
 from server.transport.web.hosts import HostAllowList
 
 NOT_BUILT = "the play page is not built: run make web"
-AUDIT_MODULE = "clients.python.audit"  # what the `tabletop-audit` entry point runs
 DEFAULT_WEB_ROOT = Path(__file__).resolve().parents[3] / "clients" / "web" / "dist"
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -128,7 +125,7 @@ class WebApp:
             return
         if path == "/server.json":
             client = scope.get("client")
-            data = server_json(self.grpc_port, _is_loopback(client[0] if client else ""))
+            data = server_json(self.grpc_port, client[0] if client else None)
             await _respond(send, 200, data, [(b"content-type", b"application/json"), *cors])
             return
         await self._static(scope, send, path)
@@ -194,24 +191,12 @@ class WebApp:
         )
 
 
-def server_json(grpc_port: int, local: bool) -> bytes:
-    """What the page needs for its verify command: the gRPC port, and how to run
-    ``tabletop-audit`` so that the line works as printed from any folder (the entry point is
-    only in .venv/bin, which is not on PATH): for a browser on this machine, this server's own
-    interpreter by its absolute path; for others, the form that works in a checkout set up as
-    the README says (this machine's paths are of no use there, and stay here)."""
-    if local:
-        audit = shlex.join([sys.executable, "-m", AUDIT_MODULE])
-    else:
-        audit = f".venv/bin/python -m {AUDIT_MODULE}"
-    return json.dumps({"grpc_port": grpc_port, "audit_command": audit}).encode()
-
-
-def _is_loopback(address: str) -> bool:
-    try:
-        return ipaddress.ip_address(address.split("%")[0]).is_loopback
-    except ValueError:
-        return False
+def server_json(grpc_port: int, peer_address: str | None) -> bytes:
+    """What the page needs for its verify command: the gRPC port, and how the browser's
+    person runs ``tabletop-audit`` from any folder (server/transport/verify_command.py)."""
+    return json.dumps(
+        {"grpc_port": grpc_port, "audit_command": audit_command(peer_address)}
+    ).encode()
 
 
 def _same_origin(origin: str, host: str) -> bool:
