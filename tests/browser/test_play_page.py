@@ -300,7 +300,7 @@ def check_no_leak(browser: Any, client: TableClient, gid: str, looks: list[dict[
     assert set(seats[0]) <= {"token", "seat", "name", "kind", "contribution"}, seats[0]
     assert all(
         not k.startswith("tabletop.")
-        or k.startswith(("tabletop.seat.", "tabletop.name", "tabletop.lang"))
+        or k.startswith(("tabletop.seat.", "tabletop.playing.", "tabletop.name", "tabletop.lang"))
         for k in storage
     ), storage
     assert not json_card_ids([json.loads(v) for v in storage.values() if v.startswith("{")])
@@ -499,7 +499,7 @@ def test_justice_and_coming_back_from_the_page(web: ServerProcess, browser: Any)
         # the tab is closed; the page at the table's link comes back to its seat
         seat_link = js_text(browser, "#seat-link", "value")
         token = json.loads(
-            browser.execute_script(f"return localStorage.getItem('tabletop.seat.{gid}')")
+            browser.execute_script(f"return localStorage.getItem('tabletop.seat.{gid}/0')")
         )["token"]
         assert f"token={token}" in seat_link.replace("%2D", "-")
         browser.get("about:blank")
@@ -521,7 +521,7 @@ def test_justice_and_coming_back_from_the_page(web: ServerProcess, browser: Any)
         browser.get(bad)
         WebDriverWait(browser, 10).until(lambda b: "失效" in js_text(b, "#notice"))
         WebDriverWait(browser, 10).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#hand .card"))
-        kept = browser.execute_script(f"return localStorage.getItem('tabletop.seat.{gid}')")
+        kept = browser.execute_script(f"return localStorage.getItem('tabletop.seat.{gid}/0')")
         assert json.loads(kept)["token"] == token
         # ... and a browser with no seat forgets it: the table offers no free seat
         browser.execute_script("localStorage.clear()")
@@ -529,7 +529,10 @@ def test_justice_and_coming_back_from_the_page(web: ServerProcess, browser: Any)
         browser.get(bad)
         WebDriverWait(browser, 10).until(lambda b: "失效" in js_text(b, "#notice"))
         assert body(browser, "screen") == "join" and "没有空位" in js_text(browser, "#app")
-        assert not browser.execute_script(f"return localStorage.getItem('tabletop.seat.{gid}')")
+        assert not browser.execute_script(
+            f"return Object.keys(localStorage).filter((k) => k.startsWith('tabletop.seat.{gid}'))"
+            ".length"
+        )
 
 
 def first_turn(browser: Any, other: SeatClient) -> None:
