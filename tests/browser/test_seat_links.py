@@ -23,6 +23,7 @@ from clients.python.serverproc import ServerProcess
 from tests.browser.test_play_page import (  # noqa: F401  (web: the fixture)
     DESKTOP,
     body,
+    check_axe,
     click,
     create_table,
     js_text,
@@ -91,6 +92,8 @@ def test_an_opponents_seat_link_never_replaces_the_seat_this_browser_holds(
             assert held(browser, gid) == mine, "seat 0's token kept, nothing added unasked"
             assert browser.find_elements(By.ID, "link-choice"), "the person is asked"
             assert "1家" in js_text(browser, "#link-take"), "the seat the server says, not the link"
+            if claimed == 1:
+                check_axe(browser, "play page: a link for another seat")
             click(browser, By.ID, "link-stay")
             assert playing(browser, 0)
         # a reload: still at its own seat, with its own token
