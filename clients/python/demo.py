@@ -98,7 +98,8 @@ def run(
             moves=verified.moves,
             verified=verified.line().removeprefix("verified: "),
             target=target if target != DEFAULT_TARGET else None,
-        )
+        ),
+        crop=False,  # the commands stay one line each, to copy as printed
     )
     if not server_stays:
         console.print(

@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from rich.console import Console
+from rich.console import Console, Group
 from rich.panel import Panel
 from rich.text import Text
 
 from clients.python.bot import RandomBot, make_bot
 from clients.python.client import TableClient, reveal_and_start
+from clients.python.commands import command
 from clients.python.play_panels import (
     EntryError,
     entry_move,
@@ -302,7 +303,7 @@ def _play_loop(sitting: Sitting, console: Console, ask: Callable[[str], str]) ->
                 console.print(narration.line(event))
                 seen = event.version
         if view.phase == pb.GAME_PHASE_FINISHED:
-            console.print(summary_panel(view, sitting.tokens, moves=None))
+            console.print(summary_panel(view, sitting.tokens, moves=None), crop=False)
             return view
         if view.phase == pb.GAME_PHASE_WAITING:
             told_waiting = wait_to_start(me, view, console, told_waiting)
@@ -419,8 +420,8 @@ def summary_panel(
     moves: int | None,
     verified: str | None = None,
     target: str | None = None,
-) -> Panel:
-    """The end of a game in a few lines: winner, scores, moves, id and what to do next."""
+) -> Group:
+    """The end of a game in a few lines: winner, scores, moves, id, then what to do next."""
     o = view.outcome
     names = {s.seat: s.player_name for s in view.seats}
     grid = panel_grid()
@@ -443,13 +444,27 @@ def summary_panel(
     grid.add_row("game id", Text(view.game_id))
     if verified:
         grid.add_row("verified", Text(verified))
-    t = f" --target {target}" if target else ""
-    gid = view.game_id
-    grid.add_row("replay", Text(f"tabletop replay {gid}{t}"))
-    grid.add_row("web page", Text(f"tabletop replay {gid}{t} --html game.html"))
-    grid.add_row("verify", Text(f"tabletop-audit verify {gid}{t}"))
-    if tokens is not None:
-        grid.add_row(
-            "as a seat", Text(f"tabletop replay {gid}{t} --token ARBITER_TOKEN --as-seat 0", "dim")
-        )
-    return Panel(grid, title="game over", title_align="left")
+    return Group(
+        Panel(grid, title="game over", title_align="left"),
+        next_commands(view.game_id, target, tokens is not None),
+    )
+
+
+def next_commands(game_id: str, target: str | None, as_seat: bool) -> Text:
+    """What to run next, one command a line, each runnable as printed from any folder
+    (commands.py) and never wrapped (print with ``crop=False``: a terminal folds a long line
+    on screen, and a copy of it is still one line)."""
+    t = ["--target", target] if target else []
+    rows = [
+        ("replay", command("tabletop", "replay", game_id, *t)),
+        ("web page", command("tabletop", "replay", game_id, *t, "--html", "game.html")),
+        ("verify", command("tabletop-audit", "verify", game_id, *t)),
+    ]
+    if as_seat:
+        seat = ["--token", "ARBITER_TOKEN", "--as-seat", "0"]
+        rows.append(("as a seat", command("tabletop", "replay", game_id, *t, *seat)))
+    out = Text("run from any folder:\n", "dim", no_wrap=True, overflow="ignore")
+    for label, line in rows:
+        out.append(f"  {label + ':':<11}", "dim")
+        out.append(line + "\n")
+    return out

@@ -40,7 +40,11 @@ class Settings:
     web_bots: bool = False  # POST /bots starts bot processes
     web_bots_max: int = 8  # bot processes at once
     web_bots_timeout: float = 7200.0  # seconds a bot process may live
+    web_bots_per_network: int = 4  # bot processes at once per /24 (IPv4) or /64 (IPv6) asking
+    web_bots_per_client: int = 2  # bot processes at once per asking address (a table's creator)
+    web_bots_idle: float = 600.0  # seconds a game may stand still before its bots leave
     web_allow_origins: tuple[str, ...] = ()  # other origins allowed to call (CORS); none
+    web_allow_hosts: tuple[str, ...] = ()  # Host names served besides IP literals, localhost
     log_format: str = "text"  # text (key=value) | json
     event_loop: str = "asyncio"  # asyncio | uvloop
     gc_full_every: int = 100  # middle-generation collections between full ones, at least
@@ -186,6 +190,34 @@ OPTIONS: list[click.Parameter] = [
         default=7200.0,
     ),
     _option(
+        "--web-bots-per-network",
+        "web port: bot processes at once started from one network (a /24 for IPv4, a /64 for "
+        "IPv6); more are refused with 429",
+        type=click.IntRange(min=1),
+        default=4,
+    ),
+    _option(
+        "--web-bots-per-client",
+        "web port: bot processes at once started from one address (the tables' creator); more "
+        "are refused with 429",
+        type=click.IntRange(min=1),
+        default=2,
+    ),
+    _option(
+        "--web-bots-idle",
+        "web port: seconds a bots' game may stand still (no new version: its person does not "
+        "move) before the bots leave it and free their slot",
+        type=click.FloatRange(min=1),
+        default=600.0,
+    ),
+    _option(
+        "--web-allow-host",
+        "web port: host names (tabletop.example.com, comma-separated) it answers besides IP "
+        "addresses and localhost; other Host headers get 421 (no DNS rebinding); * for any "
+        "[default: IP addresses and localhost only]",
+        default="",
+    ),
+    _option(
         "--web-allow-origin",
         "web port: other origins (https://app.example.com, comma-separated) whose pages may "
         "call the API and /bots (CORS) [default: none, the page's own origin only]",
@@ -206,8 +238,23 @@ OPTIONS: list[click.Parameter] = [
         default=_HTTP_LIMITS.streams_per_prefix,
     ),
     _option(
+        "--http-streams-per-wide-prefix",
+        "live viewer: open event streams per wider network of the viewers' addresses (a /16 "
+        "for IPv4, a /48 for IPv6)",
+        type=click.IntRange(min=1),
+        default=_HTTP_LIMITS.streams_per_wide_prefix,
+    ),
+    _option(
+        "--http-streams-per-seat",
+        "live viewer: open event streams of one seat (or the arbiter) of a game, named by its "
+        "token; these are never refused for the per-game or per-network limits",
+        type=click.IntRange(min=1),
+        default=_HTTP_LIMITS.streams_per_seat,
+    ),
+    _option(
         "--http-streams-per-game",
-        "live viewer: open event streams of one game",
+        "live viewer: open event streams of one game (its spectators; its seats and arbiter "
+        "are counted apart)",
         type=click.IntRange(min=1),
         default=_HTTP_LIMITS.streams_per_game,
     ),
@@ -462,7 +509,11 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]
             web_bots=a.web_bots,
             web_bots_max=a.web_bots_max,
             web_bots_timeout=a.web_bots_timeout,
+            web_bots_per_network=a.web_bots_per_network,
+            web_bots_per_client=a.web_bots_per_client,
+            web_bots_idle=a.web_bots_idle,
             web_allow_origins=tuple(o.strip() for o in a.web_allow_origin.split(",") if o.strip()),
+            web_allow_hosts=tuple(h.strip() for h in a.web_allow_host.split(",") if h.strip()),
             log_format=a.log_format,
             event_loop=a.event_loop,
             gc_full_every=a.gc_full_every,
@@ -495,6 +546,8 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]
                 max_streams=a.http_max_streams,
                 streams_per_prefix=a.http_streams_per_prefix,
                 streams_per_game=a.http_streams_per_game,
+                streams_per_wide_prefix=a.http_streams_per_wide_prefix,
+                streams_per_seat=a.http_streams_per_seat,
             ),
         ),
         a,

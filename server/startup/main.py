@@ -213,7 +213,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     if settings.http_port is not None:  # the live spectator viewer, on this same loop
         try:
             viewer, runner, http_port = await webview.start(
-                tables, settings.host, settings.http_port, settings.http_limits
+                tables, settings.host, settings.http_port, settings.http_limits, port
             )
         except OSError as exc:
             await server.stop(None)
@@ -345,8 +345,12 @@ async def start_web(settings: Settings, grpc_port: int) -> tuple[Any, int] | Non
             enabled=settings.web_bots,
             max_processes=settings.web_bots_max,
             timeout=settings.web_bots_timeout,
+            per_network=settings.web_bots_per_network,
+            per_client=settings.web_bots_per_client,
+            idle=settings.web_bots_idle,
         ),
         allow_origins=settings.web_allow_origins,
+        allow_hosts=settings.web_allow_hosts,
     )
     web = web_server.WebServer(
         web_settings,

@@ -10,14 +10,17 @@ dropped reads it from the store and renders it itself (``Watch.replay``, whose
 rendering is the same byte for byte), then goes on with the shared steps.
 
 Streams are counted per network prefix (a /24 for IPv4, a /64 for IPv6: one host holds
-many addresses of its own prefix, rarely many prefixes) and per game, within a total.
+many addresses of its own prefix, rarely many prefixes), per wider network (a /16 or /48: one
+provider's block, so that a few neighbouring /24s cannot fill a game between them) and per
+game, within a total. A game's own seats and arbiter (a stream opened with the seat's or the
+arbiter's token) are never refused by those: only by ``streams_per_seat`` for that seat of
+that game, and by the total plus ``own_headroom``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import json
 import logging
 from collections import Counter, deque
@@ -26,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.engine import SPECTATOR
+from server.transport.peers import network_of
 from server.usecases.table_server import TableServer
 from server.wire import page as web
 from server.wire import render
@@ -42,7 +46,10 @@ class ViewerLimits:
 
     max_streams: int = 1000  # open event streams in all
     streams_per_prefix: int = 32  # per /24 (IPv4) or /64 (IPv6) of the viewers' addresses
+    streams_per_wide_prefix: int = 64  # per /16 (IPv4) or /48 (IPv6)
     streams_per_game: int = 250
+    streams_per_seat: int = 4  # a game's own seat's (or its arbiter's) streams of that game
+    own_headroom: int = 250  # streams of seats and arbiters admitted beyond max_streams
     feed_bytes: int = 2 << 20  # rendered steps a game's feed keeps for tabs that open later
 
 
@@ -166,50 +173,86 @@ class Feeds:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def network_of(address: str | None) -> str:
-    """The /24 (IPv4) or /64 (IPv6) holding ``address``; an IPv4 address mapped into IPv6
-    counts as IPv4. Anything else (a Unix socket) is its own group."""
-    try:
-        ip = ipaddress.ip_address((address or "").split("%")[0])
-    except ValueError:
-        return address or "unknown"
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    if isinstance(ip, ipaddress.IPv4Address):
-        return str(ipaddress.IPv4Network((int(ip), 24), strict=False))
-    return str(ipaddress.IPv6Network((int(ip), 64), strict=False))
+def wide_network_of(address: str | None) -> str:
+    """The /16 (IPv4) or /48 (IPv6) holding ``address``."""
+    return network_of(address, 16, 48)
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where one stream counts: the viewer's networks, its game, and (a seat's or the
+    arbiter's own stream) who it is at that game."""
+
+    prefix: str
+    wide: str
+    game_id: str
+    own: str = ""  # "seat 2" or "arbiter": a stream of the game's own
+
+    @classmethod
+    def of(cls, address: str | None, game_id: str, own: str = "") -> Place:
+        return cls(network_of(address), wide_network_of(address), game_id, own)
 
 
 class StreamCounts:
-    """Open streams: in all, per network prefix and per game."""
+    """Open streams: in all, per network prefix, per wider network, per game, and a game's
+    own seats' and arbiter's apart."""
 
     def __init__(self, limits: ViewerLimits) -> None:
         self.limits = limits
         self.total = 0
         self.per_prefix: Counter[str] = Counter()
-        self.per_game: Counter[str] = Counter()
+        self.per_wide: Counter[str] = Counter()
+        self.per_game: Counter[str] = Counter()  # the spectators' streams of each game
+        self.per_own: Counter[tuple[str, str]] = Counter()  # (game, "seat N" / "arbiter")
 
-    def refusal(self, prefix: str, game_id: str) -> str | None:
-        """Why one more stream from ``prefix`` for ``game_id`` is refused, or None."""
+    def refusal(self, place: Place) -> str | None:
+        """Why one more stream at ``place`` is refused, or None."""
+        if place.own:
+            return self._own_refusal(place)
         limits = self.limits
         if self.total >= limits.max_streams:
             return f"at most {limits.max_streams} open streams in all"
-        if self.per_prefix[prefix] >= limits.streams_per_prefix:
-            return f"at most {limits.streams_per_prefix} open streams per network ({prefix})"
-        if self.per_game[game_id] >= limits.streams_per_game:
-            return f"at most {limits.streams_per_game} open streams per game"
+        if self.per_prefix[place.prefix] >= limits.streams_per_prefix:
+            return f"at most {limits.streams_per_prefix} open streams per network ({place.prefix})"
+        if self.per_wide[place.wide] >= limits.streams_per_wide_prefix:
+            return (
+                f"at most {limits.streams_per_wide_prefix} open streams per wider network "
+                f"({place.wide})"
+            )
+        if self.per_game[place.game_id] >= limits.streams_per_game:
+            return (
+                f"at most {limits.streams_per_game} open streams per game "
+                "(its seats and arbiter are admitted with their token)"
+            )
+        return None
+
+    def _own_refusal(self, place: Place) -> str | None:
+        limits = self.limits
+        if self.per_own[(place.game_id, place.own)] >= limits.streams_per_seat:
+            return f"at most {limits.streams_per_seat} open streams for {place.own} of this game"
+        if self.total >= limits.max_streams + limits.own_headroom:
+            return f"at most {limits.max_streams + limits.own_headroom} open streams in all"
         return None
 
     @contextlib.contextmanager
-    def held(self, prefix: str, game_id: str) -> Iterator[None]:
+    def held(self, place: Place) -> Iterator[None]:
+        counted: list[tuple[Counter[Any], Any]] = (
+            [(self.per_own, (place.game_id, place.own))]
+            if place.own
+            else [
+                (self.per_prefix, place.prefix),
+                (self.per_wide, place.wide),
+                (self.per_game, place.game_id),
+            ]
+        )
         self.total += 1
-        self.per_prefix[prefix] += 1
-        self.per_game[game_id] += 1
+        for counter, key in counted:
+            counter[key] += 1
         try:
             yield
         finally:
             self.total -= 1
-            for counter, key in ((self.per_prefix, prefix), (self.per_game, game_id)):
+            for counter, key in counted:
                 counter[key] -= 1
                 if not counter[key]:
                     del counter[key]

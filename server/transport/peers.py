@@ -14,6 +14,7 @@ secret (it never leaves the process), so nobody can claim another address.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import secrets
 from typing import Any
 
@@ -36,3 +37,18 @@ def peer_of(context: Any) -> str:
                 return peer
             break
     return str(context.peer() or "")
+
+
+def network_of(address: str | None, v4_bits: int = 24, v6_bits: int = 64) -> str:
+    """The network holding ``address``: its /24 (IPv4) or /64 (IPv6) by default, or as wide
+    as asked (/16 and /48: one provider's block); an IPv4 address mapped into IPv6 counts as
+    IPv4. Anything else (a Unix socket) is its own group."""
+    try:
+        ip = ipaddress.ip_address((address or "").split("%")[0])
+    except ValueError:
+        return address or "unknown"
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv4Address):
+        return str(ipaddress.IPv4Network((int(ip), v4_bits), strict=False))
+    return str(ipaddress.IPv6Network((int(ip), v6_bits), strict=False))

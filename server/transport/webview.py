@@ -1,8 +1,13 @@
 """The live spectator viewer over HTTP (``--http-port``): the referee's console, read-only.
 
 For a big screen at a tournament: anyone may open ``/games/GAME_ID`` in a browser and follow
-the table as a spectator sees it. There is no token and no way to send one: every response
-is the public view (and, from the end of the game on, what the end shows everyone).
+the table as a spectator sees it. Every response is the public view (and, from the end of the
+game on, what the end shows everyone), whoever asks. A game's own seats and arbiter may name
+themselves with their token (the ``X-Seat-Token`` header, or ``?token=`` on the steps URL,
+which is how the page passes on a ``#token=`` in its own address: EventSource sends no
+headers): it shows them nothing more, but their streams are never refused for the game's or
+their network's limits (livefeed.StreamCounts), so a flood of viewers cannot lock a table's
+own people out of it.
 
 Routes:
 
@@ -29,16 +34,17 @@ from typing import Any
 
 from aiohttp import web as aio
 
-from domain.engine import SPECTATOR, MalformedCommand
+from domain.engine import SPECTATOR, MalformedCommand, Role
 from server.transport.livefeed import (
     Feeds,
     GameFeed,
+    Place,
     StreamCounts,
     ViewerLimits,
-    network_of,
     step_data,
 )
-from server.usecases.games import NotFound
+from server.transport.verify_command import audit_command, grpc_target
+from server.usecases.games import NotFound, PermissionDenied
 from server.usecases.table_server import TableServer
 from server.wire import page as web
 
@@ -56,8 +62,11 @@ Handler = Callable[[aio.Request], Awaitable[aio.StreamResponse]]
 
 
 class LiveViewer:
-    def __init__(self, tables: TableServer, limits: ViewerLimits | None = None) -> None:
+    def __init__(
+        self, tables: TableServer, limits: ViewerLimits | None = None, grpc_port: int = 0
+    ) -> None:
         self.tables = tables
+        self.grpc_port = grpc_port  # for the verify command the page shows
         self.limits = limits or ViewerLimits()
         self.streams = StreamCounts(self.limits)
         self.feeds = Feeds(tables, self.limits.feed_bytes)
@@ -83,6 +92,8 @@ class LiveViewer:
     async def page(self, request: aio.Request) -> aio.Response:
         game_id = request.match_info["game_id"]
         snap = await self.tables.watch.snapshot(game_id, SPECTATOR, None)
+        target = grpc_target(request.url.host or "127.0.0.1", self.grpc_port)
+        command = f"{audit_command(request.remote)} verify {snap.game_id} --target {target}"
         data = {
             "game_id": str(snap.game_id),
             "kind": snap.table.kind,
@@ -90,7 +101,8 @@ class LiveViewer:
             "default_viewer": "spectator",
             "verify": {
                 "status": "live",
-                "message": f"终局后用 tabletop-audit verify {snap.game_id} 验证",
+                "message": f"终局后用 {command} 验证",
+                "command": command,  # runs as shown from any folder (verify_command.py)
             },
             "prepared_deal": None,
             "live": {"steps_url": f"/games/{snap.game_id}/steps"},
@@ -122,12 +134,25 @@ class LiveViewer:
         if after > latest.version:
             raise MalformedCommand("after", f"must be 0..{latest.version}")
         game = str(latest.game_id)  # one count and one feed whatever the id's spelling
-        prefix = network_of(request.remote)
-        refused = self.streams.refusal(prefix, game)
+        place = Place.of(request.remote, game, await self._own(request, game))
+        refused = self.streams.refusal(place)
         if refused:
             raise aio.HTTPTooManyRequests(text=refused + "\n", headers={"Retry-After": "10"})
-        with self.streams.held(prefix, game), self.feeds.joined(game) as feed:
+        with self.streams.held(place), self.feeds.joined(game) as feed:
             return await self._stream(request, feed, after)
+
+    async def _own(self, request: aio.Request, game_id: str) -> str:
+        """Who of the game's own the request's token names ("seat 2", "arbiter"), or ""
+        with no token; a token that is not the game's is a 403 (PermissionDenied)."""
+        token = request.headers.get("X-Seat-Token") or request.query.get("token", "")
+        if not token:
+            return ""
+        if len(token) > 256 or not token.isascii() or not token.isprintable():
+            raise PermissionDenied("the token is not valid for this game")
+        viewer = await self.tables.games.authenticate(game_id, token)
+        if viewer.role == Role.ARBITER:
+            return "arbiter"
+        return f"seat {viewer.seat}" if viewer.role == Role.SEAT else ""
 
     async def _stream(self, request: aio.Request, feed: GameFeed, after: int) -> aio.StreamResponse:
         response = aio.StreamResponse(
@@ -164,16 +189,22 @@ async def _errors(request: aio.Request, handler: Handler) -> aio.StreamResponse:
         return await handler(request)
     except NotFound as exc:
         return aio.json_response({"error": "NOT_FOUND", "message": str(exc)}, status=404)
+    except PermissionDenied as exc:
+        return aio.json_response({"error": "PERMISSION_DENIED", "message": str(exc)}, status=403)
     except MalformedCommand as exc:
         body = {"error": "INVALID_ARGUMENT", "field": exc.field, "message": exc.description}
         return aio.json_response(body, status=400)
 
 
 async def start(
-    tables: TableServer, host: str, port: int, limits: ViewerLimits | None = None
+    tables: TableServer,
+    host: str,
+    port: int,
+    limits: ViewerLimits | None = None,
+    grpc_port: int = 0,
 ) -> tuple[LiveViewer, aio.AppRunner, int]:
     """Serve the live viewer on ``host:port`` (0: a free port); returns the bound port."""
-    viewer = LiveViewer(tables, limits)
+    viewer = LiveViewer(tables, limits, grpc_port)
     runner = aio.AppRunner(viewer.app(), access_log=None, shutdown_timeout=1.0)
     await runner.setup()
     await aio.TCPSite(runner, host, port).start()

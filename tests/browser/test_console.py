@@ -3,6 +3,7 @@ a seat's page searched for other seats' cards, and the live page following a gam
 
 from __future__ import annotations
 
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -184,7 +185,7 @@ def _ids(data: Any) -> set[int]:
 
 
 def test_a_live_page_follows_the_game_as_it_is_played(
-    server: ServerProcess, client: TableClient, browser: Any
+    server: ServerProcess, client: TableClient, browser: Any, tmp_path: Path
 ) -> None:
     game_id, seats, _ = seated_game(client, seed=33)
     spectator = client.as_viewer(game_id)
@@ -214,7 +215,19 @@ def test_a_live_page_follows_the_game_as_it_is_played(
     verify = browser.find_element(By.ID, "verify")
     status = browser.find_element(By.ID, "verify-status")
     assert status.get_attribute("data-status") == "finished"
-    assert f"tabletop-audit verify {game_id}" in status.text
+    # the command runs as shown, from any folder (issue 37 point 3: not the bare name)
+    command = status.text.split(" — 用 ", 1)[1].rsplit(" 验证", 1)[0]
+    assert command.endswith(f"-m clients.python.audit verify {game_id} --target {server.target}")
+    done = subprocess.run(
+        command,
+        shell=True,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, (command, done.stdout, done.stderr)
     assert "finished" in (status.get_attribute("title") or "")
     assert "直播" not in verify.text and "live" not in verify.text
     deal = browser.find_element(By.ID, "deal")

@@ -97,7 +97,7 @@ def test_the_page_agrees_commits_and_reveals_for_a_redeal(
         )
         assert js_text(browser, "#notice") == "", "no refusal, no 'not taken'"
         kept = json.loads(
-            browser.execute_script(f"return localStorage.getItem('tabletop.seat.{gid}')")
+            browser.execute_script(f"return localStorage.getItem('tabletop.seat.{gid}/0')")
         )
         assert kept["draw"]["for"] == drawing.redeal_commitment, kept
         assert len(kept["draw"]["contribution"]) == 32, "16 fresh bytes, hex"

@@ -300,7 +300,7 @@ def check_no_leak(browser: Any, client: TableClient, gid: str, looks: list[dict[
     assert set(seats[0]) <= {"token", "seat", "name", "kind", "contribution"}, seats[0]
     assert all(
         not k.startswith("tabletop.")
-        or k.startswith(("tabletop.seat.", "tabletop.name", "tabletop.lang"))
+        or k.startswith(("tabletop.seat.", "tabletop.playing.", "tabletop.name", "tabletop.lang"))
         for k in storage
     ), storage
     assert not json_card_ids([json.loads(v) for v in storage.values() if v.startswith("{")])
@@ -327,6 +327,25 @@ def check_receipts(browser: Any, client: TableClient, gid: str) -> int:
     return len(receipts)
 
 
+def run_as_printed(browser: Any, command: str, folder: Path) -> None:
+    """The end screen's verify command, run as shown (issue 37 point 3: it said
+    `tabletop-audit`, which is only in .venv/bin) by a shell in a folder of its own, where
+    the receipts were saved, with no .venv/bin on PATH."""
+    text = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "fetch(document.getElementById('receipts-link').href).then((r) => r.text())"
+        ".then(done, (e) => done('ERROR ' + e));"
+    )
+    name = js_text(browser, "#receipts-link", "download")
+    (folder / name).write_text(text)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(folder)}
+    done = subprocess.run(
+        command, shell=True, cwd=folder, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, (command, done.stdout, done.stderr)
+    assert "receipts" in done.stdout, done.stdout
+
+
 # --- the tests -------------------------------------------------------------------------------------
 
 GAMES = {
@@ -340,7 +359,7 @@ GAMES = {
 @pytest.mark.parametrize("viewport", ["desktop", "phone"])
 @pytest.mark.parametrize("kind", ["huaniao", "zipai"])
 def test_a_whole_game_against_bots_from_the_page(
-    web: ServerProcess, browser: Any, kind: str, viewport: str
+    web: ServerProcess, browser: Any, kind: str, viewport: str, tmp_path: Path
 ) -> None:
     size = DESKTOP if viewport == "desktop" else PHONE
     name = f"play-page-{kind}-{viewport}"
@@ -401,6 +420,7 @@ def test_a_whole_game_against_bots_from_the_page(
         assert [s.rsplit(": ", 1)[1] for s in scores] == [str(x) for x in outcome.scores]
         check_no_leak(browser, client, gid, looks)
         assert check_receipts(browser, client, gid) > 0
+        run_as_printed(browser, command, tmp_path)
     assert "replay=1" in js_text(browser, "#replay-link", "href")
     browser.execute_script("document.getElementById('result').scrollIntoView()")
     screenshot(browser, f"{name}-end")
@@ -479,7 +499,7 @@ def test_justice_and_coming_back_from_the_page(web: ServerProcess, browser: Any)
         # the tab is closed; the page at the table's link comes back to its seat
         seat_link = js_text(browser, "#seat-link", "value")
         token = json.loads(
-            browser.execute_script(f"return localStorage.getItem('tabletop.seat.{gid}')")
+            browser.execute_script(f"return localStorage.getItem('tabletop.seat.{gid}/0')")
         )["token"]
         assert f"token={token}" in seat_link.replace("%2D", "-")
         browser.get("about:blank")
@@ -501,7 +521,7 @@ def test_justice_and_coming_back_from_the_page(web: ServerProcess, browser: Any)
         browser.get(bad)
         WebDriverWait(browser, 10).until(lambda b: "失效" in js_text(b, "#notice"))
         WebDriverWait(browser, 10).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#hand .card"))
-        kept = browser.execute_script(f"return localStorage.getItem('tabletop.seat.{gid}')")
+        kept = browser.execute_script(f"return localStorage.getItem('tabletop.seat.{gid}/0')")
         assert json.loads(kept)["token"] == token
         # ... and a browser with no seat forgets it: the table offers no free seat
         browser.execute_script("localStorage.clear()")
@@ -509,7 +529,10 @@ def test_justice_and_coming_back_from_the_page(web: ServerProcess, browser: Any)
         browser.get(bad)
         WebDriverWait(browser, 10).until(lambda b: "失效" in js_text(b, "#notice"))
         assert body(browser, "screen") == "join" and "没有空位" in js_text(browser, "#app")
-        assert not browser.execute_script(f"return localStorage.getItem('tabletop.seat.{gid}')")
+        assert not browser.execute_script(
+            f"return Object.keys(localStorage).filter((k) => k.startsWith('tabletop.seat.{gid}'))"
+            ".length"
+        )
 
 
 def first_turn(browser: Any, other: SeatClient) -> None:

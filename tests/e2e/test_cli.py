@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 from clients.python.serverproc import ServerProcess
 
@@ -36,7 +37,30 @@ def test_demo_plays_a_whole_game_and_prints_the_stream_and_winner() -> None:
     assert "deck {" not in out and "kind: CARD_KIND" not in out, "a summary panel, not a proto dump"
     moves = int(re.search(r"moves\s+(\d+)", out).group(1))  # type: ignore[union-attr]
     assert f"({moves} moves, 4 joins, 1 start)" in out, "the move counts agree"
-    assert "--html game.html" in out and "tabletop-audit verify" in out
+    assert "--html game.html" in out and "-m clients.python.audit verify" in out
+
+
+def test_the_demos_commands_run_as_printed_from_another_folder(tmp_path: Path) -> None:
+    """Issue 37 point 3: the summary printed `tabletop-audit verify ...`, which is only in
+    .venv/bin (`command not found`). Each printed line is run as it stands, by a shell, in
+    a folder of its own, with a PATH that holds no .venv/bin."""
+    with ServerProcess(extra=["--allow-prepared-deals"]) as server:
+        out = run("-m", "clients.python.demo", "--target", server.target, "--seed", "5")
+        lines = dict(re.findall(r"^  (verify|replay):\s+(.+)$", out, re.MULTILINE))
+        assert set(lines) == {"verify", "replay"}, out
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "200"}
+        ran = {
+            name: subprocess.run(
+                line, shell=True, cwd=elsewhere, env=env, capture_output=True, text=True,
+                timeout=120,
+            )
+            for name, line in lines.items()
+        }
+    for name, done in ran.items():
+        assert done.returncode == 0, (name, lines[name], done.stdout, done.stderr)
+    assert "verified" in ran["verify"].stdout, ran["verify"].stdout
 
 
 def test_bots_then_replay_every_version() -> None:

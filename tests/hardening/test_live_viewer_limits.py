@@ -297,3 +297,99 @@ async def test_a_closed_tab_is_one_quiet_log_line(caplog: pytest.LogCaptureFixtu
     closed = [r for r in records if "closed by the viewer" in r.getMessage()]
     assert len(closed) == 1 and closed[0].levelno == logging.INFO, closed
     assert "\n" not in closed[0].getMessage()
+
+
+# --- a flood cannot lock a game's own people out (issue 37, point 7) ------------------------
+
+
+async def game_with_tokens(ts: TableServer) -> tuple[str, str, list[str]]:
+    """A dealt 2-seat game, its arbiter token and its seats' tokens."""
+    gid, _, arbiter = await ts.seats.create_game(
+        "huaniao", Options(mode=Mode.SIMPLE), 2, seed=5, allow_unkeyed_seats=True
+    )
+    seats = []
+    for s in range(2):
+        token, _ = await ts.seats.join_game(
+            gid, s, f"p{s}", commitment=deal.contribution_commitment(f"c{s}")
+        )
+        seats.append(token)
+    for s in range(2):
+        await ts.deal.reveal(gid, Viewer.of_seat(s), f"c{s}")
+    await ts.deal.start_game(gid, ARBITER)
+    return gid, arbiter, seats
+
+
+async def open_own_stream(
+    stack: AsyncExitStack, live: Live, gid: str, source: str, token: str, header: bool = False
+) -> aiohttp.ClientResponse:
+    """A stream opened with a token: in the query (as the page's EventSource does) or in
+    the X-Seat-Token header."""
+    connector = aiohttp.TCPConnector(local_addr=(source, 0), force_close=True)
+    session = await stack.enter_async_context(aiohttp.ClientSession(connector=connector))
+    if header:
+        return await stack.enter_async_context(
+            session.get(live.url(f"/games/{gid}/steps?after=0"), headers={"X-Seat-Token": token})
+        )
+    query = urllib.parse.urlencode({"after": 0, "token": token})
+    return await stack.enter_async_context(session.get(live.url(f"/games/{gid}/steps?{query}")))
+
+
+@bounded
+async def test_a_flood_of_viewers_never_locks_out_the_games_own_seats_and_arbiter() -> None:
+    """The attack of issue 37: eight /24s fill the per-game cap in a moment. Their streams
+    are bounded per /16 as well, and the game's seats and arbiter (named by their tokens)
+    are admitted whatever the crowd."""
+    limits = ViewerLimits(streams_per_prefix=32, streams_per_wide_prefix=64, streams_per_game=250)
+    async with live_viewer(limits) as live, AsyncExitStack() as stack:
+        gid, arbiter, seats = await game_with_tokens(live.ts)
+        admitted = 0
+        for net in range(8):  # 127.0.0.0/24 .. 127.0.7.0/24: all in 127.0.0.0/16
+            for host in range(2, 2 + 32):
+                stream = await open_stream(stack, live, gid, f"127.0.{net}.{host}")
+                admitted += stream.status == 200
+        assert admitted == 64, "one /16 holds at most 64 of a game's 250 places"
+        refused = await open_stream(stack, live, gid, "127.0.9.9")
+        assert refused.status == 429 and "127.0.0.0/16" in await refused.text()
+        # another /16 fills the rest of the game's places ...
+        for net in range(8):
+            for host in range(2, 2 + 32):
+                if live.viewer.streams.per_game[gid] < 250:
+                    assert (
+                        await open_stream(stack, live, gid, f"127.{1 + net // 2}.{net}.{host}")
+                    ).status == 200
+        assert live.viewer.streams.per_game[gid] == 250
+        spectator = await open_stream(stack, live, gid, "127.9.9.9")
+        assert spectator.status == 429 and "per game" in await spectator.text()
+        # ... and still each seat and the arbiter get in, from a crowded network too
+        for token, header in ((seats[0], False), (seats[1], True), (arbiter, False)):
+            own = await open_own_stream(stack, live, gid, "127.0.0.2", token, header)
+            assert own.status == 200, await own.text()
+            first = await own.content.readuntil(b"\n\n")
+            assert first.startswith(b"id: 1\nevent: step\n")
+        assert live.viewer.streams.per_own == {
+            (gid, "seat 0"): 1,
+            (gid, "seat 1"): 1,
+            (gid, "arbiter"): 1,
+        }
+
+
+@bounded
+async def test_a_seats_own_streams_are_bounded_and_a_foreign_token_is_refused() -> None:
+    limits = ViewerLimits(streams_per_seat=2)
+    async with live_viewer(limits) as live, AsyncExitStack() as stack:
+        gid, _, seats = await game_with_tokens(live.ts)
+        _, other_arbiter, _ = await game_with_tokens(live.ts)
+        for n in (2, 3):
+            assert (await open_own_stream(stack, live, gid, f"127.0.0.{n}", seats[0])).status == 200
+        third = await open_own_stream(stack, live, gid, "127.0.0.4", seats[0])
+        assert third.status == 429 and "seat 0" in await third.text()
+        # another game's token names nobody here: refused, not counted as a spectator
+        foreign = await open_own_stream(stack, live, gid, "127.0.0.5", other_arbiter)
+        assert foreign.status == 403
+        assert (await foreign.json())["error"] == "PERMISSION_DENIED"
+        assert live.viewer.streams.total == 2
+
+
+def test_wider_networks() -> None:
+    assert livefeed.wide_network_of("127.0.200.3") == "127.0.0.0/16"
+    assert livefeed.wide_network_of("2001:db8:1:2::1") == "2001:db8:1::/48"

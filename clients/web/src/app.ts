@@ -11,6 +11,7 @@ import { create, toBinary, type DescEnum, type DescMessage, type MessageInitShap
 import { client, useToken, errorText, isCode, Code, transportName } from "./api";
 import { newSeatKey, keepSeatKey, seatKey, signCommand, type SeatKey } from "./seatkey";
 import { ackProblem, type Ack, type Fact } from "./acks";
+import { heldSeats, saved, save, playSeat, forget, savedGames, type Saved } from "./seats";
 import { w, tip, term, termTip, seatWord, line, moveLabel, gloss, getLang, setLang, TERMS } from "./words";
 import {
   GamePhase,
@@ -97,34 +98,6 @@ async function sha256(data: string | Uint8Array): Promise<string | null> {
 }
 const b64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
 
-// --- the seats this browser holds -----------------------------------------------------------
-
-// `draw`: the contribution committed to for a draw under way (a 重新洗牌发牌), kept before
-// the commitment is sent so that a reload can still reveal it; `for` names the draw.
-type Saved = {
-  token: string; seat: number; name: string; kind?: string; contribution?: string;
-  draw?: { for: string; contribution: string };
-};
-const KEY = "tabletop.seat.";
-function saved(gameId: string): Saved | null {
-  try {
-    return JSON.parse(localStorage.getItem(KEY + gameId) || "null");
-  } catch {
-    return null;
-  }
-}
-function save(gameId: string, s: Saved): void {
-  localStorage.setItem(KEY + gameId, JSON.stringify(s));
-}
-function savedGames(): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < localStorage.length; i++) {
-    const k = localStorage.key(i) || "";
-    if (k.startsWith(KEY)) out.push(k.slice(KEY.length));
-  }
-  return out;
-}
-
 // --- state ------------------------------------------------------------------------------------
 
 type LogLine = { version: bigint; text: string; seat: number | null };
@@ -144,6 +117,7 @@ const S = {
   verify: null as null | { commit: boolean | null; receipts: [number, number]; unavailable?: boolean },
   starting: false,
   grpcPort: 0, // the server's gRPC port (GET /server.json), for the verify command line
+  auditCommand: "", // how to run tabletop-audit from any folder (GET /server.json)
   key: null as SeatKey | null, // this seat's key in this browser (IndexedDB), if it holds one
   drawStep: "" as "" | "committing" | "revealing", // what the page is doing for a draw
   drawFailedAt: -1n, // the version at which the page's last draw call failed (no retry before a change)
@@ -187,12 +161,11 @@ function route(): void {
   const params = new URLSearchParams(location.hash.replace(/^#/, ""));
   const gameId = params.get("game") || "";
   const token = params.get("token");
+  let link: Saved | null = null;
   if (gameId && token) {
-    // a seat link: keep the token in this browser, then drop it from the address bar
-    const seat = Number(params.get("seat") || 0);
-    const before = saved(gameId);
-    if (before && before.token !== token) fallback = before; // if the link's token fails
-    save(gameId, { ...(before || { name: "" }), token, seat } as Saved);
+    // a seat link: the token leaves the address bar at once, and is kept only as
+    // enterByLink says (never in place of another seat's)
+    link = { token, seat: Number(params.get("seat") || 0), name: "" };
     history.replaceState(null, "", `${location.pathname}${location.search}#game=${encodeURIComponent(gameId)}`);
   }
   stopWatch();
@@ -207,8 +180,61 @@ function route(): void {
   notice("");
   if (!gameId) return renderLanding();
   if (params.has("replay")) return void enterReplay();
+  if (link) return void enterByLink(link);
   if (!S.me) return void enterAsGuest();
   return void enterSeat();
+}
+
+/** A seat link. A token this browser holds: that seat is played. With no seat held at this
+ * table, the link's seat is kept (there is nothing to lose). Another seat's token: checked
+ * with the server first (a token that is no seat's is refused here), then the person is
+ * asked; whatever they choose, every seat's token stays kept (seats.ts). */
+async function enterByLink(link: Saved): Promise<void> {
+  const held = heldSeats(S.gameId);
+  const same = held.find((s) => s.token === link.token);
+  if (same || !held.length) {
+    if (same) playSeat(S.gameId, same.seat);
+    else save(S.gameId, link);
+    S.me = same ?? link;
+    return enterSeat();
+  }
+  const seat = await linkSeat(link.token);
+  if (seat === null) {
+    notice(w("badToken"), true);
+    return enterSeat();
+  }
+  askAboutLink({ ...link, seat, name: S.me?.name ?? "" }, S.me!);
+}
+
+/** The seat `token` is at this table, as the server says, or null (no seat's token). */
+async function linkSeat(token: string): Promise<number | null> {
+  useToken(token);
+  try {
+    const { view } = await client.getView({ gameId: S.gameId });
+    return view && view.role === Role.SEAT && view.seat !== undefined ? view.seat : null;
+  } catch {
+    return null;
+  } finally {
+    useToken(S.me?.token ?? "");
+  }
+}
+
+function askAboutLink(link: Saved, mine: Saved): void {
+  document.body.dataset.screen = "link";
+  const take = () => {
+    save(S.gameId, link); // beside `mine`, which stays kept under its own seat
+    S.me = link;
+    void enterSeat();
+  };
+  mount(h("section", { class: "card-box", id: "link-choice", "aria-labelledby": "link-choice-h" },
+    h("h2", { id: "link-choice-h" }, w("linkOtherSeat")),
+    h("p", {}, `${w("youSitAt")} ${seatWord(mine.seat)} · ${w("linkIsFor")} ${seatWord(link.seat)}`),
+    h("p", { class: "muted small" }, w("linkKeepsBoth")),
+    h("div", { class: "row" },
+      h("button", { type: "button", class: "primary", id: "link-stay", onclick: () => void enterSeat() },
+        `${w("stayAt")} ${seatWord(mine.seat)}`),
+      h("button", { type: "button", class: "secondary", id: "link-take", onclick: take },
+        `${w("takeSeat")} ${seatWord(link.seat)}`))));
 }
 
 // --- the landing page: a new table -------------------------------------------------------------------
@@ -391,6 +417,7 @@ function refresh(): Promise<void> {
           return forgetSeat();
         }
         if (view?.seat !== undefined && S.me && S.me.seat !== view.seat) {
+          forget(S.gameId, S.me); // kept under the seat the link named: move it
           S.me.seat = view.seat; // the token says which seat it is, not the link
           save(S.gameId, S.me);
           S.key = await seatKey(S.gameId, view.seat);
@@ -417,24 +444,17 @@ function refresh(): Promise<void> {
   return refreshing;
 }
 
-/** The kept token is no seat's of this table (any more): forget it, and sit down anew. */
-let fallback: Saved | null = null;
+/** The kept token is no seat's of this table (any more): forget it (that seat's only), and
+ * play another seat held here, or sit down anew. */
 function forgetSeat(): void {
-  if (fallback) { // a link brought a token that fails: back to the seat this browser had
-    save(S.gameId, fallback);
-    fallback = null;
-    notice(w("badToken"), true);
-    return void enterSeatAgain();
-  }
-  localStorage.removeItem(KEY + S.gameId);
-  S.me = null;
-  stopWatch();
-  void enterAsGuest().then(() => notice(w("badToken"), true));
-}
-
-function enterSeatAgain(): void {
+  if (S.me) forget(S.gameId, S.me);
   S.me = saved(S.gameId);
-  void enterSeat();
+  stopWatch();
+  if (S.me) {
+    notice(w("badToken"), true);
+    return void enterSeat();
+  }
+  void enterAsGuest().then(() => notice(w("badToken"), true));
 }
 
 function stopWatch(): void {
@@ -1091,7 +1111,10 @@ function resultBox(v: GameView): HTMLElement {
   const reason = o ? TERMS.reasons[o.reason] : undefined;
   const verify = S.verify;
   const host = location.hostname;
-  const command = `tabletop-audit verify ${S.gameId} --target ${host}:${S.grpcPort || "GRPC_PORT"} --receipts receipts-${S.gameId}.jsonl`;
+  // runs as shown from any folder (the server says how: its own interpreter for a browser on
+  // its machine); the receipts file is named as the browser saves it, so run it there
+  const audit = S.auditCommand || ".venv/bin/python -m clients.python.audit";
+  const command = `${audit} verify ${S.gameId} --target ${host}:${S.grpcPort || "GRPC_PORT"} --receipts receipts-${S.gameId}.jsonl`;
   return h("section", { class: "card-box result", id: "result", "aria-labelledby": "result-h" },
     h("h3", { id: "result-h" }, w("result")),
     v.void ? h("p", { id: "void" }, `${w("voidGame")}: `, v.voidWaitingFor.map(seatWord).join("、")) : null,
@@ -1104,7 +1127,7 @@ function resultBox(v: GameView): HTMLElement {
         ` · ${verify.receipts[0] ? "✓" : ""} ${verify.receipts[0]} ${w("receiptsOk")}`,
         verify.receipts[1] ? ` · ✗ ${verify.receipts[1]} ${w("receiptsBad")}` : "",
       ].join("")),
-    h("p", { class: "muted small" }, `${w("fullVerify")}: `, h("code", {}, command)),
+    h("p", { class: "muted small" }, `${w("fullVerify")} (${w("fullVerifyWhere")}): `, h("code", {}, command)),
     h("p", { class: "links" },
       h("a", { id: "replay-link", href: replayUrl() }, w("replay")), " · ",
       h("a", { id: "receipts-link", href: receiptsUrl(), download: `receipts-${S.gameId}.jsonl` }, w("receipts")), " · ",
@@ -1242,10 +1265,18 @@ function linksBox(): HTMLElement {
         (ev.target as HTMLElement).textContent = w("copied");
       } }, w("copy")));
   };
-  return h("details", { class: "card-box links-box", id: "links-box", open: S.view?.phase === GamePhase.WAITING },
+  const others = heldSeats(S.gameId).filter((s) => s.seat !== mySeat());
+  const switchTo = (seat: number) => {
+    playSeat(S.gameId, seat);
+    route();
+  };
+  return h("details", { class: "card-box links-box", id: "links-box", open: S.view?.phase === GamePhase.WAITING || others.length > 0 },
     h("summary", {}, w("shareTable")),
     copyRow("invite-link", "shareTable", invite),
-    copyRow("seat-link", "seatLink", seatLink));
+    copyRow("seat-link", "seatLink", seatLink),
+    others.length ? h("div", { class: "row", id: "held-seats" }, h("span", {}, w("heldSeats")),
+      ...others.map((s) => h("button", { type: "button", class: "secondary", "data-switch-seat": s.seat,
+        onclick: () => switchTo(s.seat) }, `${w("switchSeat")} ${seatWord(s.seat)}`))) : null);
 }
 
 function logBox(): HTMLElement {
@@ -1279,6 +1310,7 @@ function frame(): void {
 window.addEventListener("hashchange", route);
 frame();
 route();
-void fetch("/server.json").then((r) => (r.ok ? r.json() : {})).then((j: { grpc_port?: number }) => {
+void fetch("/server.json").then((r) => (r.ok ? r.json() : {})).then((j: { grpc_port?: number; audit_command?: string }) => {
   S.grpcPort = j.grpc_port ?? 0;
+  S.auditCommand = j.audit_command ?? "";
 }).catch(() => undefined);

@@ -1,6 +1,12 @@
 """Bots for a browser's table: ``POST /bots`` starts a bot process that takes the game's free
 seats (``python -m clients.python.cli bots --join``, a gRPC client of its own, with
-``--web-bots`` only); each process is counted, watched and ended with its game."""
+``--web-bots`` only); each process is counted, watched and ended with its game.
+
+Bot processes are a shared, costly resource, so one client must not hold them all: they are
+counted in all, per asking network (a /24 or /64) and per asking address (the tables'
+creator: the same key the gRPC limits count a client by), and a run ends when its game has
+stood still for ``idle`` seconds (its person went away: bots move at once on their turns,
+so a game that does not move is waiting for its person), not only at the 2-hour timeout."""
 
 from __future__ import annotations
 
@@ -15,7 +21,7 @@ from typing import Any
 
 import grpc
 
-from server.transport.peers import FORWARDED_HEADER, forwarded
+from server.transport.peers import FORWARDED_HEADER, forwarded, network_of
 from tabletop.v1 import tabletop_pb2 as pb
 
 log = logging.getLogger("tabletop.web")
@@ -31,12 +37,28 @@ class BotSettings:
     enabled: bool = False
     max_processes: int = 8  # bot processes at once, over all games
     timeout: float = 7200.0  # seconds a bot process may live
+    per_network: int = 4  # bot processes at once asked for from one /24 or /64
+    per_client: int = 2  # bot processes at once asked for from one address
+    idle: float = 600.0  # seconds the game may stand still before its bots leave
+
+
+@dataclass(frozen=True)
+class Asker:
+    """Who asked for bots: the address, and the network it is in."""
+
+    address: str
+    network: str
+
+    @classmethod
+    def of(cls, address: str) -> Asker:
+        return cls(address, network_of(address))
 
 
 @dataclass
 class _BotRun:
     game_id: str
     proc: asyncio.subprocess.Process
+    asker: Asker
     started: float = field(default_factory=time.monotonic)
 
 
@@ -61,10 +83,12 @@ class Bots:
             response_deserializer=pb.GetViewResponse.FromString,
         )
         self.runs: dict[str, _BotRun] = {}
-        self._starting: set[str] = set()  # games whose bots process is being started
+        self._starting: dict[str, Asker] = {}  # games whose bots process is being started
         self._tasks: set[asyncio.Task[None]] = set()
 
-    async def start(self, body: bytes, peer: str) -> dict[str, Any]:
+    async def start(self, body: bytes, peer: str, address: str) -> dict[str, Any]:
+        """Start the bots ``body`` asks for, for the browser at ``address`` (its gRPC
+        ``peer`` string too); raises ``Refused``."""
         if not self.settings.enabled:
             raise Refused(
                 403,
@@ -98,26 +122,51 @@ class Bots:
         run = self.runs.get(game_id)
         if game_id in self._starting or (run is not None and run.proc.returncode is None):
             raise Refused(409, "机器人已在入座 (bots are already taking this game's seats)")
-        live = len(self._starting) + sum(1 for r in self.runs.values() if r.proc.returncode is None)
-        if live >= self.settings.max_processes:
-            most = self.settings.max_processes
-            raise Refused(
-                429,
-                f"机器人桌数已满，请稍后再试 (bots play {most} tables already, the most at once)",
-            )
-        self._starting.add(game_id)
+        asker = Asker.of(address)
+        self._check_quota(asker)
+        self._starting[game_id] = asker
         try:
             proc = await self._spawn(game_id)
         finally:
-            self._starting.discard(game_id)
+            del self._starting[game_id]
         self.runs = {g: r for g, r in self.runs.items() if r.proc.returncode is None}
-        self.runs[game_id] = _BotRun(game_id, proc)
+        self.runs[game_id] = _BotRun(game_id, proc, asker)
         task = asyncio.create_task(self._watch(self.runs[game_id]))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         free = [s.seat for s in view.seats if not s.taken]
         log.info("bots started", extra={"game_id": game_id, "seats": free, "pid": proc.pid})
         return {"game_id": game_id, "seats": free}
+
+    def _live_askers(self) -> list[Asker]:
+        running = [r.asker for r in self.runs.values() if r.proc.returncode is None]
+        return running + list(self._starting.values())
+
+    def _check_quota(self, asker: Asker) -> None:
+        """Refuse (429) one more bots process in all, for the asker's network, or for the
+        asker itself."""
+        live = self._live_askers()
+        most = self.settings
+        if len(live) >= most.max_processes:
+            raise Refused(
+                429,
+                "机器人桌数已满，请稍后再试 "
+                f"(bots play {most.max_processes} tables already, the most at once)",
+            )
+        if sum(a.network == asker.network for a in live) >= most.per_network:
+            raise Refused(
+                429,
+                "你的网络已有太多机器人桌，请先结束一桌 (bots play "
+                f"{most.per_network} tables for your network {asker.network} already, the most "
+                "at once: --web-bots-per-network)",
+            )
+        if sum(a.address == asker.address for a in live) >= most.per_client:
+            raise Refused(
+                429,
+                "你已有太多机器人桌，请先结束一桌 (bots play "
+                f"{most.per_client} tables for you already, the most at once: "
+                "--web-bots-per-client)",
+            )
 
     async def _spawn(self, game_id: str) -> asyncio.subprocess.Process:
         return await asyncio.create_subprocess_exec(
@@ -160,8 +209,10 @@ class Bots:
         return reply.view
 
     async def _watch(self, run: _BotRun) -> None:
-        """End the run's process when its game has ended (after a grace) or at the timeout."""
+        """End the run's process when its game has ended (after a grace), when the game has
+        stood still for ``idle`` seconds, or at the timeout."""
         ended_at: float | None = None
+        version, moved_at = -1, time.monotonic()
         why = "the bots left"
         try:
             while run.proc.returncode is None:
@@ -174,7 +225,13 @@ class Bots:
                 if now - run.started > self.settings.timeout:
                     why = "timed out (--web-bots-timeout)"
                     break
-                if ended_at is None and await self._ended(run.game_id):
+                view = await self._public_view(run.game_id)
+                if view is not None and view.version != version:
+                    version, moved_at = view.version, now
+                if now - moved_at > self.settings.idle:
+                    why = "the game stood still (--web-bots-idle)"
+                    break
+                if ended_at is None and view is not None and view.phase == pb.GAME_PHASE_FINISHED:
                     ended_at = now
                 if ended_at is not None and now - ended_at > BOTS_END_GRACE:
                     why = "the game ended and they stayed"
@@ -191,12 +248,14 @@ class Bots:
                 },
             )
 
-    async def _ended(self, game_id: str) -> bool:
+    async def _public_view(self, game_id: str) -> pb.GameView | None:
+        """The game's public view, or None when it cannot be read now."""
         try:
             reply = await self.get_view(pb.GetViewRequest(game_id=game_id), timeout=10)
         except grpc.aio.AioRpcError:
-            return False
-        return bool(reply.view.phase == pb.GAME_PHASE_FINISHED)
+            return None
+        view: pb.GameView = reply.view
+        return view
 
     async def close(self) -> None:
         for task in list(self._tasks):

@@ -1,6 +1,7 @@
 """The whole origin: the API under ``/tabletop.v1.TableService/``, ``POST /bots``, the play
-page's built files (``--web-root``, clients/web/dist) and ``/server.json``, with CORS for the
-origins ``--web-allow-origin`` names."""
+page's built files (``--web-root``, clients/web/dist) and ``/server.json``, for the host names
+``--web-allow-host`` lets in (hosts.py: no DNS rebinding), with CORS for the origins
+``--web-allow-origin`` names."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from server.transport.verify_command import audit_command
 from server.transport.web.api import PREFIX, ApiApp, _browser_peer
 from server.transport.web.bots import BOTS_BODY_MAX, Bots, Refused
+from server.transport.web.hosts import HostAllowList
 
 NOT_BUILT = "the play page is not built: run make web"
 DEFAULT_WEB_ROOT = Path(__file__).resolve().parents[3] / "clients" / "web" / "dist"
@@ -51,13 +54,14 @@ class WebApp:
         web_root: Path,
         allow_origins: Iterable[str] = (),
         grpc_port: int = 0,
+        allow_hosts: Iterable[str] = (),
     ) -> None:
         self.api = api
-        # GET /server.json: the gRPC port, for the page's `tabletop-audit verify` line
-        self.server_json = json.dumps({"grpc_port": grpc_port}).encode()
+        self.grpc_port = grpc_port  # GET /server.json: for the page's verify command
         self.bots = bots
         self.web_root = web_root
         self.allow_origins = {o.rstrip("/") for o in allow_origins if o}
+        self.hosts = HostAllowList(allow_hosts)
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -72,6 +76,10 @@ class WebApp:
             return
         path: str = scope["path"]
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        if not self.hosts.allows(headers.get("host")):
+            # before anything else, CORS included: a rebound name is "same-origin" to itself
+            await _text(send, 421, self.hosts.refusal(headers.get("host")))
+            return
         origin = headers.get("origin")
         cors: list[tuple[bytes, bytes]] = []
         if origin is not None and not _same_origin(origin, headers.get("host", "")):
@@ -116,9 +124,9 @@ class WebApp:
             await _text(send, 405, "only GET here", cors)
             return
         if path == "/server.json":
-            await _respond(
-                send, 200, self.server_json, [(b"content-type", b"application/json"), *cors]
-            )
+            client = scope.get("client")
+            data = server_json(self.grpc_port, client[0] if client else None)
+            await _respond(send, 200, data, [(b"content-type", b"application/json"), *cors])
             return
         await self._static(scope, send, path)
 
@@ -150,7 +158,7 @@ class WebApp:
         client = scope.get("client")
         peer = _browser_peer(f"{client[0]}:{client[1]}" if client else None)
         try:
-            answer = await self.bots.start(body, peer)
+            answer = await self.bots.start(body, peer, client[0] if client else "unknown")
         except Refused as refused:
             await _text(send, refused.status, refused.reason, cors)
             return
@@ -181,6 +189,14 @@ class WebApp:
         await _respond(
             send, 200, b"" if scope["method"] == "HEAD" else data, headers, length=len(data)
         )
+
+
+def server_json(grpc_port: int, peer_address: str | None) -> bytes:
+    """What the page needs for its verify command: the gRPC port, and how the browser's
+    person runs ``tabletop-audit`` from any folder (server/transport/verify_command.py)."""
+    return json.dumps(
+        {"grpc_port": grpc_port, "audit_command": audit_command(peer_address)}
+    ).encode()
 
 
 def _same_origin(origin: str, host: str) -> bool:

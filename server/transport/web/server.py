@@ -22,6 +22,7 @@ class WebSettings:
     root: Path = DEFAULT_WEB_ROOT
     bots: BotSettings = field(default_factory=BotSettings)
     allow_origins: tuple[str, ...] = ()
+    allow_hosts: tuple[str, ...] = ()  # names served besides IP literals and localhost
 
 
 def loopback(host: str, port: int) -> str:
@@ -57,7 +58,9 @@ class WebServer:
         )
         self.bots = Bots(settings.bots, self.channel, target)
         api = ApiApp(Forwarder(self.channel), read_max_bytes)
-        self.app = WebApp(api, self.bots, settings.root, settings.allow_origins, grpc_port)
+        self.app = WebApp(
+            api, self.bots, settings.root, settings.allow_origins, grpc_port, settings.allow_hosts
+        )
         self.config = uvicorn.Config(
             self.app,  # type: ignore[arg-type]
             host=host,

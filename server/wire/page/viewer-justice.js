@@ -208,7 +208,10 @@
     };
     liveState();
     const sep = live.steps_url.includes("?") ? "&" : "?";
-    const source = new EventSource(live.steps_url + sep + "after=0");
+    // A seat's or the arbiter's link (#token=...) names it to the server, which then never
+    // turns it away for a crowd of other viewers; what it is shown stays the public view.
+    const own = linkToken ? "&token=" + encodeURIComponent(linkToken) : "";
+    const source = new EventSource(live.steps_url + sep + "after=0" + own);
     source.addEventListener("step", (e) => {
       const step = JSON.parse(e.data);
       const steps = current.steps;
@@ -235,6 +238,8 @@
     source.addEventListener("open", () => { if (state !== "ended") { state = "live"; liveState(); } });
   }
 
+  // read before the page rewrites its own #v=... link
+  const linkToken = new URLSearchParams((location.hash || "").replace(/^#/, "")).get("token");
   readLink();
   renderAll();
   if (DATA.live) follow(DATA.live);

@@ -105,10 +105,12 @@
     const badge = $("verify-status");
     if (!badge) return;
     const id = DATA.game_id || "GAME";
+    // the server's command runs as shown from any folder; the bare name needs .venv/bin on PATH
+    const cmd = (DATA.verify && DATA.verify.command) || "tabletop-audit verify " + id;
     badge.className = "badge ok";
     badge.dataset.status = "finished";
-    badge.textContent = fmt("finished verify", { cmd: "tabletop-audit verify " + id });
-    badge.title = fmt("finished verify", { cmd: "tabletop-audit verify " + id }, OTHER());
+    badge.textContent = fmt("finished verify", { cmd });
+    badge.title = fmt("finished verify", { cmd }, OTHER());
     [...$("verify").querySelectorAll(".muted")].forEach((m) => m.remove());
     renderDeal();
   }
