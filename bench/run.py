@@ -213,7 +213,10 @@ def _merged_targets(old: list[str], fresh: list[str]) -> list[str]:
             out.append(line)
     table_end = max(j for j, line in enumerate(out) if line.startswith("|")) + 1
     new_rows = [r for k, r in rows.items() if k not in seen and not r.startswith("| figure")]
-    return out[:table_end] + new_rows + out[table_end:]
+    merged = out[:table_end] + new_rows + out[table_end:]
+    while merged and not merged[-1].strip():  # _merged puts one blank line between sections
+        merged.pop()
+    return merged
 
 
 def _merged(old: list[str], sections: list[list[str]]) -> list[str]:
