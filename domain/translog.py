@@ -65,6 +65,38 @@ def root(leaves: Sequence[bytes]) -> bytes:
     return level[0]
 
 
+class Tree:
+    """A growing log's leaf hashes and its latest root, kept as a compact range: the roots
+    of its perfect subtrees, largest first, so appending is O(log n) and the root of the
+    whole is one fold (the same tree as ``root``, which splits at the largest power of two)."""
+
+    def __init__(self) -> None:
+        self.leaves: list[bytes] = []
+        self._peaks: list[tuple[int, bytes]] = []  # (leaf count, subtree root)
+
+    def __len__(self) -> int:
+        return len(self.leaves)
+
+    def append(self, leaf: bytes) -> None:
+        self.leaves.append(leaf)
+        peak = (1, leaf)
+        while self._peaks and self._peaks[-1][0] == peak[0]:
+            count, left = self._peaks.pop()
+            peak = (count * 2, node_hash(left, peak[1]))
+        self._peaks.append(peak)
+
+    def root(self, size: int | None = None) -> bytes:
+        """The root of the first ``size`` leaves (all of them by default)."""
+        if size is not None and size != len(self.leaves):
+            return root(self.leaves[:size])
+        if not self._peaks:
+            return EMPTY_ROOT
+        top = self._peaks[-1][1]
+        for _count, left in reversed(self._peaks[:-1]):
+            top = node_hash(left, top)
+        return top
+
+
 # --- RFC 9162 §2.1.3.1 and §2.1.4.1: making proofs ------------------------------------------
 
 

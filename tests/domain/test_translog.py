@@ -118,6 +118,19 @@ def test_every_proof_of_every_tree_up_to_33_leaves_round_trips() -> None:
             T.verify_consistency(m, n, old, top, T.consistency_proof(m, leaves[:n]))
 
 
+def test_a_growing_tree_has_the_roots_of_the_reference_trees() -> None:
+    tree = T.Tree()
+    assert tree.root().hex() == CT_ROOTS[0]
+    for n, leaf in enumerate(HASHES, start=1):
+        tree.append(leaf)
+        assert tree.root().hex() == CT_ROOTS[n]
+        assert tree.root(n - 1).hex() == CT_ROOTS[n - 1]
+    more = [T.leaf_hash(i.to_bytes(2, "big")) for i in range(70)]
+    for leaf in more:
+        tree.append(leaf)
+        assert tree.root() == T.root(tree.leaves)
+
+
 def test_a_tampered_proof_is_refused() -> None:
     seed = random.randrange(2**32)
     print("seed", seed)
