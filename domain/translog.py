@@ -159,7 +159,9 @@ def root_from_inclusion(index: int, size: int, leaf: bytes, path: Sequence[bytes
     return r
 
 
-def verify_inclusion(index: int, size: int, leaf: bytes, path: Sequence[bytes], want: bytes) -> None:
+def verify_inclusion(
+    index: int, size: int, leaf: bytes, path: Sequence[bytes], want: bytes
+) -> None:
     if root_from_inclusion(index, size, leaf, path) != want:
         raise ProofError(f"leaf {index} is not in the tree of size {size} with that root")
 

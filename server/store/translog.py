@@ -77,11 +77,13 @@ class _Rows:
         self.kind = {"eventsourcing.sqlite": "sqlite", "eventsourcing.postgres": "postgres"}.get(
             module, "memory"
         )
+        datastore: Any = getattr(app.recorder, "datastore", None)  # none in memory
+        self._datastore = datastore
         self._memory: list[Leaf] = []
         self._meta: dict[str, str] = {}
         self._retired: dict[str, str] = {}
         if self.kind == "postgres":
-            schema = str(app.recorder.datastore.schema or "public")
+            schema = str(datastore.schema or "public")
             self.prefix = f'"{schema}".'
         else:
             self.prefix = ""
@@ -91,12 +93,15 @@ class _Rows:
         return text.replace("?", "%s") if self.kind == "postgres" else text
 
     def _run(self, statements: Iterable[tuple[str, tuple[Any, ...]]], fetch: bool = False) -> Any:
-        with self.app.recorder.datastore.transaction(commit=True) as cursor:
+        with self._datastore.transaction(commit=True) as cursor:
             out = None
             for text, args in statements:
                 cursor.execute(self._sql(text), args)
             if fetch:
-                out = [tuple(r.values()) if isinstance(r, dict) else tuple(r) for r in cursor.fetchall()]
+                out = [
+                    tuple(r.values()) if isinstance(r, dict) else tuple(r)
+                    for r in cursor.fetchall()
+                ]
             return out
 
     def create(self) -> None:
@@ -105,7 +110,10 @@ class _Rows:
         blob = "BYTEA" if self.kind == "postgres" else "BLOB"
         self._run(
             [
-                ("CREATE TABLE IF NOT EXISTS T_log (name TEXT PRIMARY KEY, value TEXT NOT NULL)", ()),
+                (
+                    "CREATE TABLE IF NOT EXISTS T_log (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+                    (),
+                ),
                 (
                     "CREATE TABLE IF NOT EXISTS T_log_leaves (idx BIGINT PRIMARY KEY, "
                     "notification_id BIGINT NOT NULL UNIQUE, record_id TEXT NOT NULL, "
@@ -131,7 +139,10 @@ class _Rows:
             return self._meta.setdefault("log_id", fresh)
         rows = self._run(
             [
-                ("INSERT INTO T_log (name, value) VALUES ('log_id', ?) ON CONFLICT DO NOTHING", (fresh,)),
+                (
+                    "INSERT INTO T_log (name, value) VALUES ('log_id', ?) ON CONFLICT DO NOTHING",
+                    (fresh,),
+                ),
                 ("SELECT value FROM T_log WHERE name = 'log_id'", ()),
             ],
             fetch=True,
@@ -161,13 +172,11 @@ class _Rows:
             return
         self._run(
             (
-                (
-                    "INSERT INTO T_log_leaves (idx, notification_id, record_id, first_version, "
-                    "last_version, leaf) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                    (x.index, x.notification_id, x.record_id, x.first, x.last, x.hash),
-                )
-                for x in leaves
+                "INSERT INTO T_log_leaves (idx, notification_id, record_id, first_version, "
+                "last_version, leaf) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (x.index, x.notification_id, x.record_id, x.first, x.last, x.hash),
             )
+            for x in leaves
         )
 
     def of_record(self, record_id: str) -> list[tuple[int, int, int]]:
@@ -189,7 +198,9 @@ class _Rows:
     def retirements(self) -> list[str]:
         if self.kind == "memory":
             return list(self._retired.values())
-        rows = self._run([("SELECT statement FROM T_key_retirements ORDER BY statement", ())], fetch=True)
+        rows = self._run(
+            [("SELECT statement FROM T_key_retirements ORDER BY statement", ())], fetch=True
+        )
         return [str(r[0]) for r in rows]
 
     def add_retirement(self, retired: str, statement: str) -> None:
@@ -261,7 +272,7 @@ class ShardLog:
             return len(self.tree) - before
 
     def _leaves(self, page: Any, index: int) -> list[Leaf]:
-        out = []
+        out: list[Leaf] = []
         for n in page:
             if self._plain and b'"signature"' not in n.state:
                 continue  # no seal in it: skip decoding
@@ -270,7 +281,14 @@ class ShardLog:
                 continue
             record, data = seal_leaf(seal)
             out.append(
-                Leaf(index + len(out), n.id, record, seal["first"], seal["last"], translog.leaf_hash(data))
+                Leaf(
+                    index + len(out),
+                    n.id,
+                    record,
+                    seal["first"],
+                    seal["last"],
+                    translog.leaf_hash(data),
+                )
             )
         return out
 
@@ -361,9 +379,7 @@ class TransparencyLogs:
         now = int(time.time() * 1000)
         head = translog.TreeHead(shard.log_id, size, shard.root(size).hex(), now)
         signature = self.signer.sign(head.body())
-        return translog.TreeHead(
-            head.log_id, size, head.root, now, self.signer.key_id, signature
-        )
+        return translog.TreeHead(head.log_id, size, head.root, now, self.signer.key_id, signature)
 
     def latest(self) -> list[translog.TreeHead]:
         return [self._heads[x.log_id] for x in self.logs if x.log_id in self._heads]
@@ -402,12 +418,15 @@ class TransparencyLogs:
                 return known
         self.sequence()
         sizes = tuple(sorted((x.log_id, x.size) for x in self.logs))
-        plain = translog.Retirement(
-            sizes, old.key_id, self.signer.key_id, int(time.time() * 1000)
-        )
+        plain = translog.Retirement(sizes, old.key_id, self.signer.key_id, int(time.time() * 1000))
         body = plain.body()
         stated = translog.Retirement(
-            sizes, old.key_id, self.signer.key_id, plain.timestamp, old.sign(body), self.signer.sign(body)
+            sizes,
+            old.key_id,
+            self.signer.key_id,
+            plain.timestamp,
+            old.sign(body),
+            self.signer.sign(body),
         )
         self.logs[0].rows.add_retirement(old.key_id, orjson.dumps(stated.to_json()).decode())
         self._retirements = self._read_retirements()

@@ -80,7 +80,9 @@ class Transparency:
         if first_size < 1:
             raise MalformedCommand("first_size", "must be at least 1")
         if first_size > second:
-            raise MalformedCommand("first_size", f"{first_size} is larger than second_size {second}")
+            raise MalformedCommand(
+                "first_size", f"{first_size} is larger than second_size {second}"
+            )
         path = await asyncio.to_thread(shard.consistency, first_size, second)
         first_head = await asyncio.to_thread(self.logs.head, shard, first_size)
         second_head = await asyncio.to_thread(self.logs.head, shard, second)

@@ -102,9 +102,7 @@ def test_the_reference_inclusion_proofs(index: int, size: int) -> None:
 def test_the_reference_consistency_proofs(old: int, new: int) -> None:
     path = T.consistency_proof(old, HASHES[:new])
     assert hexes(path) == CT_CONSISTENCY[(old, new)]
-    T.verify_consistency(
-        old, new, bytes.fromhex(CT_ROOTS[old]), bytes.fromhex(CT_ROOTS[new]), path
-    )
+    T.verify_consistency(old, new, bytes.fromhex(CT_ROOTS[old]), bytes.fromhex(CT_ROOTS[new]), path)
 
 
 def test_every_proof_of_every_tree_up_to_33_leaves_round_trips() -> None:
