@@ -54,6 +54,7 @@ class LogProofs:
     heads: tuple[translog.TreeHead, ...]
     inclusions: tuple[Inclusion, ...]
     source: str = "the log line"
+    missing: str = ""  # why a source has no proofs at all (a server that does not know it)
 
 
 @dataclass(frozen=True)
@@ -314,6 +315,8 @@ def check_seals(seals: Sequence[SealRef], sources: Sequence[LogProofs], keys: Ke
 def _proven(
     seal: SealRef, i: int, count: int, source: LogProofs, keys: KeySet
 ) -> tuple[Placed | None, str]:
+    if source.missing:
+        return None, source.missing
     if len(source.inclusions) != count:
         return None, f"{source.source} has {len(source.inclusions)} inclusions for {count} seals"
     entry = source.inclusions[i]

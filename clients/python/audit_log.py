@@ -117,7 +117,9 @@ def server_proofs(client: TableClient, records: Iterable[tuple[str, str]]) -> Lo
                 head = head_of(reply.tree_head)
         except grpc.RpcError as exc:
             if exc.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.UNIMPLEMENTED):
-                return LogProofs((), (), f"the server ({exc.details()})")
+                return LogProofs(
+                    (), (), "the server", f"the server does not know it: {exc.details()}"
+                )
             raise
         heads.setdefault(head.log_id, head)
         inclusions += [

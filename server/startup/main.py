@@ -30,7 +30,7 @@ from server.transport.limits import Limits, LimitsInterceptor
 from server.transport.logs import configure_logging
 from server.transport.servicer import TableServicer
 from server.wire.receipts import Sealer
-from server.wire.signing import KeySet, SigningKeyError, load_keys, retiring_signer
+from server.wire.signing import KeySet, SigningKeyError, load_keys, retiring_chain
 from tabletop.v1 import tabletop_pb2, tabletop_pb2_grpc
 
 log = logging.getLogger("tabletop.server")
@@ -100,16 +100,16 @@ def start_logs(store: Store, keys: KeySet) -> TransparencyLogs:
     try:
         logs = TransparencyLogs(store.shards, keys.signer, store.shard_of)
         if keys.retiring is not None:
-            old = retiring_signer(keys.retiring, keys.signer)
-            if old is not None:
-                stated = logs.retire(old)
+            for old, successor in retiring_chain(keys.retiring, keys.signer):
+                stated = logs.retire(old, successor)
                 log.warning(
-                    "key %s retired at tree size(s) %s; its private key %s is deleted",
+                    "key %s retired for key %s at tree size(s) %s",
                     old.key_id,
+                    successor.key_id,
                     ", ".join(f"{n} of log {i}" for i, n in stated.logs),
-                    keys.retiring,
                 )
-            keys.retiring.unlink()
+            keys.retiring.unlink()  # the retired private keys are no longer needed anywhere
+            log.warning("the retired private keys in %s are deleted", keys.retiring)
     except SigningKeyError as exc:
         raise StartupError(str(exc)) from None
     return logs

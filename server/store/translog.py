@@ -410,23 +410,23 @@ class TransparencyLogs:
     def _read_retirements(self) -> list[translog.Retirement]:
         return [parse_retirement(text) for text in self.logs[0].rows.retirements()]
 
-    def retire(self, old: Signer) -> translog.Retirement:
-        """State ``old``'s retirement for this server's key at every log's size now: signed by
-        both keys, stored once (a statement already stored for ``old`` is kept)."""
+    def retire(self, old: Signer, successor: Signer) -> translog.Retirement:
+        """State ``old``'s retirement for ``successor`` at every log's size now: signed by both
+        keys, stored once (a statement already stored for ``old`` is kept)."""
         for known in self.retirements():
             if known.retired == old.key_id:
                 return known
         self.sequence()
         sizes = tuple(sorted((x.log_id, x.size) for x in self.logs))
-        plain = translog.Retirement(sizes, old.key_id, self.signer.key_id, int(time.time() * 1000))
+        plain = translog.Retirement(sizes, old.key_id, successor.key_id, int(time.time() * 1000))
         body = plain.body()
         stated = translog.Retirement(
             sizes,
             old.key_id,
-            self.signer.key_id,
+            successor.key_id,
             plain.timestamp,
             old.sign(body),
-            self.signer.sign(body),
+            successor.sign(body),
         )
         self.logs[0].rows.add_retirement(old.key_id, orjson.dumps(stated.to_json()).decode())
         self._retirements = self._read_retirements()

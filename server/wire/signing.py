@@ -72,6 +72,9 @@ class Signer:
     def sign(self, body: bytes) -> str:
         return self._key.sign(body).hex()
 
+    def pem(self) -> bytes:
+        return pem(self._key)
+
 
 @dataclass(frozen=True)
 class KeySet:
@@ -80,7 +83,7 @@ class KeySet:
 
     signer: Signer
     retired: tuple[bytes, ...] = ()
-    retiring: Path | None = None  # the old private key rotate left, to state its retirement
+    retiring: Path | None = None  # the old private keys rotate left, to state their retirement
 
     def public_keys(self) -> dict[str, bytes]:
         """Every key by its id, the current one first."""
@@ -206,11 +209,18 @@ def load_keys(
     )
 
 
-def retiring_signer(path: Path, current: Signer) -> Signer | None:
-    """The old key ``rotate`` left at ``path``, or None if it is the current key (a rotation
-    that crashed before it replaced the key: nothing is retired yet)."""
-    old = Signer(read_key_file(path), str(path))
-    return None if old.key_id == current.key_id else old
+def retiring_chain(path: Path, current: Signer) -> list[tuple[Signer, Signer]]:
+    """The (retired, successor) pairs the old keys ``rotate`` left at ``path`` make with the
+    current key, oldest first (two rotations without a start between leave two keys). A key
+    that is its own successor (a rotation that crashed before it replaced the key) is none."""
+    try:
+        text = path.read_bytes()
+    except OSError as exc:
+        raise SigningKeyError(f"cannot read the retiring keys {path}: {exc.strerror}") from None
+    marker = b"-----BEGIN"
+    blocks = [marker + b for b in text.split(marker)[1:]]
+    chain = [Signer(parse_key(b), str(path)) for b in blocks] + [current]
+    return [(a, b) for a, b in zip(chain, chain[1:], strict=False) if a.key_id != b.key_id]
 
 
 def rotate(path: Path, retired: Path | None = None) -> tuple[Signer, Signer]:
@@ -219,16 +229,10 @@ def rotate(path: Path, retired: Path | None = None) -> tuple[Signer, Signer]:
     leaves the old key current and also retired, never lost. The old private key is kept in
     ``path`` + ``.retiring`` until the server states its retirement. Returns (old, new)."""
     old = Signer(read_key_file(path))
-    keep = Path(f"{path}{RETIRING_SUFFIX}")
-    if keep.exists() and Signer(read_key_file(keep)).key_id != old.key_id:
-        raise SigningKeyError(
-            f"{keep} holds a key whose retirement no server has stated yet: start the "
-            "server once with the current key first"
-        )
-    keep.unlink(missing_ok=True)
-    fd = os.open(keep, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    keep = Path(f"{path}{RETIRING_SUFFIX}")  # appended to: keys no server has retired yet
+    fd = os.open(keep, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     with os.fdopen(fd, "wb") as f:
-        f.write(path.read_bytes())
+        f.write(old.pem())
     retired = retired or Path(f"{path}{RETIRED_SUFFIX}")
     if old.public_key not in read_retired(retired, required=False):
         date = datetime.now(UTC).strftime("%Y-%m-%d")
