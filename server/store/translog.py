@@ -11,8 +11,9 @@ takes no lock of its own: a seal's leaf follows its commit.
 signed tree heads (signed with the server's key after each batch of leaves), the proofs and
 the key retirement statements (kept in the first shard's database).
 
-Held in memory per log: every leaf hash (32 bytes a seal), so heads and proofs need no
-read; the proofs are computed from them (linear in the log's size).
+Held in memory per log: every leaf hash and the root of every complete aligned subtree
+(``domain.translog.Tree``: about two hashes a seal), so heads and proofs need no read and
+take O(log² n) hashing.
 """
 
 from __future__ import annotations
@@ -315,8 +316,6 @@ class ShardLog:
     def inclusions(self, record_id: str, size: int) -> list[tuple[int, int, int, list[bytes]]]:
         """(first, last, index, audit path) of every seal of the record, against ``size``."""
         found = self.rows.of_record(record_id)
-        with self._lock:
-            leaves = self.tree.leaves[:size]
         out = []
         for index, first, last in found:
             if index >= size:
@@ -324,13 +323,13 @@ class ShardLog:
                     f"the seal of versions {first}..{last} is not in the log at size {size} yet: "
                     "ask again, or for a later size"
                 )
-            out.append((first, last, index, translog.inclusion_proof(index, leaves)))
+            with self._lock:
+                out.append((first, last, index, self.tree.inclusion_proof(index, size)))
         return out
 
     def consistency(self, first: int, second: int) -> list[bytes]:
         with self._lock:
-            leaves = self.tree.leaves[:second]
-        return translog.consistency_proof(first, leaves)
+            return self.tree.consistency_proof(first, second)
 
 
 class TransparencyLogs:
