@@ -7,9 +7,10 @@ seats can grow a history as long as they like. The server is a real process
 (``clients.python.serverproc``); its RSS is read from /proc and its store calls from its
 metrics endpoint, at several lengths of the history.
 
-``python -m bench.long_history --events 4000 --every 500`` prints, per stretch of the
+``python -m bench.long_history --events 4000 --every 500`` (``make bench``'s section H1,
+``history_section``) prints, per stretch of the
 history, the server's RSS growth per event, its CPU per event, the wall time per event and
-its store reads per round. tests/server/test_flat_history.py checks the same figures' slopes
+its store reads per round. tests/api/test_long_history.py checks the same figures' slopes
 (not their times).
 """
 
@@ -20,7 +21,7 @@ import os
 import re
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -135,9 +136,11 @@ def grow(
     version: int,
     until: int,
     every: int,
+    look: Callable[[], object] | None = None,
 ) -> Iterator[Sample]:
-    """Play warning rounds until the game reaches ``until`` events, sampling the server
-    every ``every`` events (and at the start)."""
+    """Play warning rounds until the game reaches ``until`` events, or the bound on its
+    history refuses a report, sampling the server every ``every`` events (and at the start
+    and the end). ``look``: called after each round (a viewer asking for the table)."""
     pid = server.proc.pid if server.proc else 0
     began = time.perf_counter()
 
@@ -162,6 +165,8 @@ def grow(
                 raise
             break  # the bound on a history (REPORTS_PER_DEAL): the history is as long as it gets
         round_no += 1
+        if look is not None:
+            look()
         if round_no % 64 == 0:
             forget_seen(seats, version - 8)
         if version >= next_at or version >= until:
@@ -184,27 +189,118 @@ def per_event(a: Sample, b: Sample) -> dict[str, float]:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--events", type=int, default=4000, help="the history's length")
-    parser.add_argument("--every", type=int, default=500, help="events between samples")
-    parser.add_argument("--store", default="sqlite", choices=["sqlite", "memory"])
-    parser.add_argument("--data-dir", type=Path, default=None)
-    args = parser.parse_args()
+# Measured by this bench at f6abd8f (before issue 38), a spectator's GetView after each round:
+# (first event, last event, RSS growth B/event, server CPU µs/event). The history had no
+# bound then; 9,003 events held about 1.5 GB (the issue).
+BEFORE = (
+    (7, 507, 23_740, 2_160),
+    (507, 1_007, 32_489, 3_400),
+    (1_007, 1_507, 38_740, 4_320),
+    (1_507, 2_007, 45_441, 5_440),
+    (2_007, 2_507, 64_111, 6_920),
+    (2_507, 3_007, 69_231, 7_900),
+    (3_007, 3_507, 79_200, 8_740),
+    (3_507, 4_003, 89_410, 10_081),
+)
+
+
+def measure(events: int, every: int, views: bool, store: str = "sqlite") -> list[Sample]:
+    """One history through a fresh server process (SQLite in a temporary directory)."""
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="long-history-") as tmp:
-        server = start_server(args.data_dir or Path(tmp), args.store)
+        server = start_server(Path(tmp), store)
         try:
             port = metrics_port_of(server)
             with TableClient(server.target) as client:
                 game_id, seats = open_table(client)
-                version = client.as_viewer(game_id).view().version
-                samples = list(grow(server, port, seats, version, args.events, args.every))
-        except grpc.RpcError as e:
-            raise SystemExit(f"refused: {e.code()} {e.details()}") from None
+                spectator = client.as_viewer(game_id)
+                version = spectator.view().version
+                look = spectator.view if views else None
+                return list(grow(server, port, seats, version, events, every, look))
         finally:
             server.stop()
+
+
+def history_section(quick: bool) -> list[str]:
+    """``make bench``'s section: the history to its bound, with and without views."""
+    from bench.common import sized
+
+    every = sized(quick, 500, 500, 100)
+    events = sized(quick, 10**6, 10**6, 300)  # to the bound (about 2,050 events)
+    lines = [
+        "## H1: a long justice history (issue 38)",
+        "",
+        "A 2-seat table whose seats report each other for 其他违规 with a warning that the "
+        "accused confirms (4 events a round, none counting against a seat), through a real "
+        "server process on SQLite (`python -m bench.long_history`), until the bound on a "
+        "history refuses the next report (`REPORTS_PER_DEAL`: 256 reports a seat a deal, "
+        "docs/api.md). Per stretch of the history: the server's RSS growth and CPU per "
+        "event, and its store reads per round. `views`: a spectator's GetView after each "
+        "round (a view lists every case, so it costs more as cases add up, up to the bound); "
+        "the signed views kept are capped at `--view-cache-mb` (32), which the RSS fills "
+        "first and then stays flat.",
+        "",
+        "| views | events | RSS MB at end | RSS B/event | CPU µs/event | reads/round |",
+        "|---|---|---|---|---|---|",
+    ]
+    ratios = []
+    for views in (True, False):
+        samples = measure(events, every, views)
+        for a, b in zip(samples, samples[1:], strict=False):
+            f = per_event(a, b)
+            lines.append(
+                f"| {'yes' if views else 'no'} | {a.version}-{b.version} | "
+                f"{b.rss / 2**20:.1f} | {f['rss_bytes']:,.0f} | {f['cpu_us']:,.0f} | "
+                f"{f['reads']:.2f} |"
+            )
+            print(lines[-1], flush=True)
+        if len(samples) >= 3:  # the first stretch against the last ``every`` events or more
+            end = samples[-1]
+            late = max((x for x in samples if x.version <= end.version - every), key=_version)
+            early_cpu = per_event(samples[0], samples[1])["cpu_us"]
+            late_cpu = per_event(late, end)["cpu_us"]
+            ratios.append((views, early_cpu, late_cpu, late.version, end.version))
+    lines += [
+        "",
+        "The same bench before issue 38 (f6abd8f, views after each round, no bound: the "
+        "history went on):",
+        "",
+        "| events | RSS B/event | CPU µs/event |",
+        "|---|---|---|",
+        *(f"| {a}-{b} | {rss:,} | {cpu:,} |" for a, b, rss, cpu in BEFORE),
+        "",
+    ]
+    for views, early_cpu, late_cpu, late_from, last in ratios:
+        lines.append(
+            f"- {'with' if views else 'without'} views: CPU per event {early_cpu:,.0f} µs in "
+            f"the first stretch and {late_cpu:,.0f} µs from event {late_from:,} to the end "
+            f"({late_cpu / early_cpu:.2f}x); the history stopped at {last:,} events, by its "
+            f"bound (before: {BEFORE[0][3]:,} -> {BEFORE[-1][3]:,} µs, 4.7x, and on without "
+            "end)."
+        )
+    return lines
+
+
+def _version(sample: Sample) -> int:
+    return sample.version
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--events", type=int, default=4000, help="the history's length at most")
+    parser.add_argument("--every", type=int, default=500, help="events between samples")
+    parser.add_argument("--store", default="sqlite", choices=["sqlite", "memory"])
+    parser.add_argument(
+        "--no-views",
+        action="store_true",
+        help="no spectator's GetView after each round (by default one, as a table's page asks)",
+    )
+    args = parser.parse_args()
+    try:
+        samples = measure(args.events, args.every, not args.no_views, args.store)
+    except grpc.RpcError as e:
+        raise SystemExit(f"refused: {e.code()} {e.details()}") from None
     print(
         f"{'events':>13} {'RSS MB':>8} {'RSS B/event':>12} {'CPU µs/event':>13} "
         f"{'wall µs/event':>14} {'reads/round':>12}"

@@ -63,6 +63,7 @@ SECTIONS = (
     "soak",
     "feed",
     "procs",
+    "history",
 )
 NOTES = Path(__file__).resolve().parent / "notes.md"
 
@@ -136,6 +137,10 @@ def main(argv: list[str] | None = None) -> None:
         from bench.procs import procs_section
 
         sections.append(procs_section(args.quick))
+    if not only or "history" in only:
+        from bench.long_history import history_section
+
+        sections.append(history_section(args.quick))
     from bench import targets
 
     given = sys.argv[1:] if argv is None else argv

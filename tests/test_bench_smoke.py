@@ -23,6 +23,7 @@ SECTIONS = (
     "## P6: signing and receipts per move",
     "## Soak:",
     "## Server processes:",
+    "## H1: a long justice history",
 )
 
 

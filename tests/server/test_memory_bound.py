@@ -38,3 +38,43 @@ def test_the_game_cache_is_bounded_and_forgotten_games_still_play() -> None:
         server.games.close()
 
     asyncio.run(scenario())
+
+
+def test_the_game_cache_is_capped_in_bytes_as_games_grow() -> None:
+    """The cache's byte cap (issue 38): a game's weight grows with its justice history, and
+    the cache forgets other games to stay under the cap; each is read back on use."""
+    from domain.table.justice import facts as J
+    from server.usecases import gamecache
+
+    async def scenario() -> None:
+        app = TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+        cap = 6 * gamecache.GAME_BYTES
+        server = table_server(app, allow_prepared_deals=True, max_cached_bytes=cap)
+        games = []
+        for g in range(4):
+            gid, _v, _a = await server.seats.create_game(
+                "huaniao", Options(mode=Mode.BASIC), 2, seed=g, allow_unkeyed_seats=True
+            )
+            tokens = [(await server.seats.join_game(gid, s, ""))[0] for s in range(2)]
+            await server.deal.start_game(gid, Viewer.of_seat(0))
+            games.append((gid, tokens))
+        assert len(server.games._latest) == 4
+        gid, tokens = games[0]
+        warning = J.Penalty(J.PenaltyKind.WARNING, 0)
+        for r in range(24):  # a justice history: 48 cases and penalties, about 48 KB more
+            by, accused = r % 2, 1 - r % 2
+            viewer = await server.games.authenticate(gid, tokens[by])
+            version = await server.games.version_of(server.games.parse_id(gid))
+            report = J.Report(by, accused, J.ViolationKind.OTHER, (version,), warning, "")
+            await server.play.play(gid, viewer, version, report)
+            viewer = await server.games.authenticate(gid, tokens[accused])
+            await server.play.play(gid, viewer, version + 1, J.CastVote(accused, version + 1, True))
+            assert server.games._latest.held <= cap
+        assert len(server.games._latest) < 4, "other games were forgotten to make room"
+        assert server.games.parse_id(gid) in server.games._latest, "not the one in play"
+        for other, _tokens in games[1:]:  # read back from the store on use
+            snap = await server.watch.snapshot(other, Viewer.of_seat(0), None)
+            assert snap.table.phase is tables.Phase.PLAYING
+        server.games.close()
+
+    asyncio.run(scenario())

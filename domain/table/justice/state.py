@@ -217,7 +217,7 @@ def _discard_violation(state: JusticeState, seat: int, owed: int) -> JusticeStat
 def _penalty_applied(state: JusticeState, event: J.PenaltyApplied, game: Any) -> JusticeState:
     record = J.PenaltyRecord(event.case_id, event.seat, event.penalty, game)
     violations = state.violations
-    if not any(c.id == event.case_id for c in state.cases):  # a timeout: no case
+    if _find_case(state, event.case_id) is None:  # a timeout: no case
         violations = _bump(violations, event.seat)
     forfeited = state.forfeited
     if event.penalty.kind is J.PenaltyKind.FORFEIT:
