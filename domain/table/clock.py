@@ -43,6 +43,13 @@ class CaseClock(Mapping[int, datetime]):
     def __repr__(self) -> str:
         return f"CaseClock({self._open!r}, closed={self.closed!r})"
 
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CaseClock):
+            return self._open == other._open and self.closed == other.closed
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
 
 def clock_after(clock: CaseClock, fact: Any, version: int, at: datetime) -> CaseClock:
     """``clock`` after the fact at ``version``, recorded at ``at``: a report or an appeal

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from datetime import timedelta
 
 from domain import table as tables
 from domain.engine import Viewer
@@ -71,6 +72,22 @@ def test_the_game_cache_is_capped_in_bytes_as_games_grow() -> None:
             await server.play.play(gid, viewer, version + 1, J.CastVote(accused, version + 1, True))
             assert server.games._latest.held <= cap
         assert len(server.games._latest) < 4, "other games were forgotten to make room"
+        # the state read back from the store (a snapshot and the events after it) is the live one
+        live = server.games._latest[server.games.parse_id(gid)]
+        read = app.repository.get(server.games.parse_id(gid))
+        assert read.version == live.version and read.table == live.table
+        assert read.justice_times == live.justice_times
+        assert read.justice_times.closed > timedelta(), "the closed cases' pause is kept"
+        # a state kept before issue 38 (every case fact's time, no closed total) reads alike
+        old = read.fork()
+        every = app.stored_events(old.id)
+        old.__dict__["justice_at"] = {
+            str(e.version): e.recorded_at.isoformat()
+            for e in every
+            if isinstance(e.fact, tables.CLOCK_FACT_TYPES) and e.recorded_at is not None
+        }
+        del old.__dict__["justice_closed_us"]
+        assert old.justice_times == live.justice_times
         assert server.games.parse_id(gid) in server.games._latest, "not the one in play"
         for other, _tokens in games[1:]:  # read back from the store on use
             snap = await server.watch.snapshot(other, Viewer.of_seat(0), None)
