@@ -64,6 +64,7 @@ SECTIONS = (
     "feed",
     "procs",
     "peers",
+    "history",
 )
 NOTES = Path(__file__).resolve().parent / "notes.md"
 
@@ -146,6 +147,10 @@ def main(argv: list[str] | None = None) -> None:
         sections.append(
             peers_section(args.quick, args.peers_rounds, args.peers_games, args.peers_at_once)
         )
+    if not only or "history" in only:
+        from bench.long_history import history_section
+
+        sections.append(history_section(args.quick))
     from bench import targets
 
     given = sys.argv[1:] if argv is None else argv
@@ -168,7 +173,11 @@ def main(argv: list[str] | None = None) -> None:
         old = doc.read_text().splitlines()
         merged_targets = _merged_targets(old, targets.render()) if targets.CHECKS else []
         body = _merged(old, [s for s in (merged_targets, *sections) if s])
-        ran = f"Sections {', '.join(sorted(only))} re-measured by `{command}` on {datetime.date.today()}"
+        names = f"Sections {', '.join(sorted(only))} re-measured by"
+        ran = f"{names} `{command}` on {datetime.date.today()}"
+        # this run's line replaces an earlier run's of the same sections (and its blank line)
+        rest = [line for line in body[1:] if not line.startswith(names)]
+        rest = [line for i, line in enumerate(rest) if line or not (i and not rest[i - 1])]
         head, body = (
             body[:1],
             [
@@ -176,7 +185,7 @@ def main(argv: list[str] | None = None) -> None:
                 f"{ran}, load average {load_start:.1f} at the start and "
                 f"{os.getloadavg()[0]:.1f} at the end; the other sections are from the run "
                 "described below.",
-                *body[1:],
+                *rest,
             ],
         )
     doc.write_text("\n".join(head + body) + "\n")

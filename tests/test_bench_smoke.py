@@ -24,6 +24,7 @@ SECTIONS = (
     "## Soak:",
     "## Server processes:",
     "## I38: a move's cost against boardgame.io and Colyseus",
+    "## H1: a long justice history",
 )
 
 

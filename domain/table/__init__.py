@@ -21,9 +21,11 @@ This module re-exports the table's public names, so callers write ``tables.start
 
 from domain.table.clock import (
     CLOCK_FACT_TYPES,
+    CaseClock,
     budget_end,
     case_deadline,
     check_justice_budget,
+    clock_after,
     justice_spent,
 )
 from domain.table.decider import (
@@ -145,6 +147,8 @@ __all__ = [
     "evolve",
     "hand_closed_words",
     "justice_spent",
+    "CaseClock",
+    "clock_after",
     "last_move",
     "legal_commands",
     "play",

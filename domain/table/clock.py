@@ -4,8 +4,9 @@ deadlines (``draw.reveal_deadline``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta
+from typing import Any
 
 from domain.engine import RuleViolation
 from domain.table.justice import facts as J
@@ -13,6 +14,56 @@ from domain.table.state import Phase, Table
 
 # the justice facts whose recorded times a case's deadline and the hand's budget follow from
 CLOCK_FACT_TYPES = (J.ViolationReported, J.AppealFiled, J.VoteCast, J.CaseTimedOut, J.CaseClosed)
+
+
+class CaseClock(Mapping[int, datetime]):
+    """The recorded times a hand's justice clock follows from, kept as the record is read
+    (``clock_after``): the times of the open case's facts, by version, and how long the
+    closed cases paused the hand in all. Its size does not grow with the history, so
+    neither does the cost of a deadline or of the budget (issue 38); a plain mapping of
+    every case fact's time (the auditor's) gives the same answers, summed case by case."""
+
+    __slots__ = ("_open", "closed")
+
+    def __init__(
+        self, open_times: Mapping[int, datetime] | None = None, closed: timedelta = timedelta()
+    ) -> None:
+        self._open: dict[int, datetime] = dict(open_times or {})
+        self.closed = closed  # the closed cases' pauses, each from its opening to its close
+
+    def __getitem__(self, version: int) -> datetime:
+        return self._open[version]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._open)
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+    def __repr__(self) -> str:
+        return f"CaseClock({self._open!r}, closed={self.closed!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CaseClock):
+            return self._open == other._open and self.closed == other.closed
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def clock_after(clock: CaseClock, fact: Any, version: int, at: datetime) -> CaseClock:
+    """``clock`` after the fact at ``version``, recorded at ``at``: a report or an appeal
+    opens a case's times, a vote or a timeout adds one, a close adds the case's pause to
+    the closed total and forgets its times. Other facts leave it as it is."""
+    if isinstance(fact, (J.ViolationReported, J.AppealFiled)):
+        return CaseClock({version: at}, clock.closed)
+    if isinstance(fact, (J.VoteCast, J.CaseTimedOut)):
+        return CaseClock({**clock._open, version: at}, clock.closed)
+    if isinstance(fact, J.CaseClosed):
+        opened = clock._open.get(fact.case_id)
+        paused = timedelta() if opened is None else max(timedelta(), at - opened)
+        return CaseClock({}, clock.closed + paused)
+    return clock
 
 
 def case_deadline(table: Table, at: Mapping[int, datetime]) -> datetime | None:
@@ -36,6 +87,11 @@ def case_deadline(table: Table, at: Mapping[int, datetime]) -> datetime | None:
 def justice_spent(table: Table, at: Mapping[int, datetime], now: datetime) -> timedelta:
     """How long the hand's cases have paused it by ``now``: each closed case from its
     opening to its close, and the open one up to ``now``."""
+    if isinstance(at, CaseClock):  # the closed cases summed as they closed
+        case = table.justice.open_case
+        return at.closed + (
+            max(timedelta(), now - at[case.id]) if case is not None else timedelta()
+        )
     spent = timedelta()
     for case in table.justice.cases:
         end = at[case.closed] if case.closed else now

@@ -9,6 +9,7 @@ from server.store.eventstore import TableApplication
 from server.store.shards import Store
 from server.store.translog import TransparencyLogs
 from server.usecases.deal import Deal
+from server.usecases.gamecache import DEFAULT_MAX_BYTES
 from server.usecases.games import Games, Sealer
 from server.usecases.matches import Matches
 from server.usecases.play import Play
@@ -31,11 +32,19 @@ def table_server(
     clock: bool = False,
     max_clock_events: int = MAX_RUN,
     logs: TransparencyLogs | None = None,
+    max_cached_bytes: int = DEFAULT_MAX_BYTES,
 ) -> TableServer:
     """Every use case over ``store``, wired. ``clock``: run the turn clock (the server
     does; tests of other things leave games to time out only when they say so), with
-    ``max_clock_events`` clock-made events in a row at most."""
-    games = Games(store, max_batch=max_batch, max_cached_games=max_cached_games, sealer=sealer)
+    ``max_clock_events`` clock-made events in a row at most. ``max_cached_games`` and
+    ``max_cached_bytes``: the caps of the games held in memory (server/usecases/gamecache.py)."""
+    games = Games(
+        store,
+        max_batch=max_batch,
+        max_cached_games=max_cached_games,
+        sealer=sealer,
+        max_cached_bytes=max_cached_bytes,
+    )
     # recorded in each new table (GameCreated), so its views' deadlines follow from it
     reveal_timeout_ms = round(reveal_timeout * 1000)
     seats = Seats(

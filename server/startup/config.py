@@ -56,6 +56,8 @@ class Settings:
     stream_stall_timeout: float = 30.0  # seconds a stream may wait for its reader
     min_turn_time: float = 5.0  # seconds: the shortest turn clock a table may have
     max_clock_events: int = 200  # events the clock may make in a row without a client call
+    game_cache_mb: int = 512  # the games held in memory, in estimated MiB (usecases/gamecache.py)
+    view_cache_mb: int = 32  # the signed views kept, in MiB of memory (wire/receipts.py)
     allow_prepared_deals: bool = False  # client seeds and decks (docs/api.md, "Audit")
     reveal_timeout: float = 30.0  # seconds after which the seats a deal waits for are late
     case_timeout: float = 120.0  # seconds an open case waits for its next step (a table's default)
@@ -338,6 +340,19 @@ OPTIONS: list[click.Parameter] = [
         default=200,
     ),
     _option(
+        "--game-cache-mb",
+        "MiB the games held in memory may take, estimated from their size (with at most "
+        "10,000 games); past it the least recently cached are read from the store again",
+        type=click.IntRange(min=1),
+        default=512,
+    ),
+    _option(
+        "--view-cache-mb",
+        "MiB of memory the signed views kept for repeated GetView calls may take (0: none)",
+        type=click.IntRange(min=0),
+        default=32,
+    ),
+    _option(
         "--allow-prepared-deals",
         "accept CreateGame with a seed or a deck: deals chosen by the table's creator, marked "
         "as such; for development, tests, tournaments and reproducing disputes [default: off, "
@@ -525,6 +540,8 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]
             stream_stall_timeout=a.stream_stall_timeout,
             min_turn_time=a.min_turn_time,
             max_clock_events=a.max_clock_events,
+            game_cache_mb=a.game_cache_mb,
+            view_cache_mb=a.view_cache_mb,
             allow_prepared_deals=a.allow_prepared_deals,
             reveal_timeout=a.reveal_timeout,
             case_timeout=a.case_timeout,

@@ -191,13 +191,14 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         metrics.feed.labels(name).set_function(functools.partial(_feed_count, store, name))
     store_health = StoreHealth(store.shards, metrics)
     logs = start_logs(store, keys)
-    sealer = Sealer(keys.signer)
+    sealer = Sealer(keys.signer, view_bytes=settings.view_cache_mb * 2**20)
     sealer.tree_head = logs.latest_for
     tables = compose.table_server(
         store,
         min_turn_ms=int(settings.min_turn_time * 1000),
         sealer=sealer,
         logs=logs,
+        max_cached_bytes=settings.game_cache_mb * 2**20,
         allow_prepared_deals=settings.allow_prepared_deals,
         reveal_timeout=settings.reveal_timeout,
         case_timeout=settings.case_timeout,

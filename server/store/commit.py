@@ -191,7 +191,7 @@ class GroupCommitter:
         for _agg, events, fut in pending:
             self.saved_events += len(events)
             fut.set_result(None)
-        self._snapshot([a for a, events, _ in pending if self._crosses(events)])
+        self._snapshot([a for a, events, _ in pending if self._crosses(a, events)])
 
     def _count(self, result: str, n: int = 1) -> None:
         self.settled[result] = self.settled.get(result, 0) + n
@@ -206,8 +206,8 @@ class GroupCommitter:
             except Exception:
                 log.exception("on_saved failed")
 
-    def _crosses(self, events: list[Any]) -> bool:
-        return _crosses_snapshot(events, self.snapshot_interval)
+    def _crosses(self, aggregate: Aggregate, events: list[Any]) -> bool:
+        return _crosses_snapshot(events, snapshot_interval(aggregate, self.snapshot_interval))
 
     def _snapshot(self, aggregates: list[Aggregate]) -> None:
         """Snapshots after the callers were answered, in one write; losing one is harmless."""
@@ -219,6 +219,20 @@ class GroupCommitter:
             )
         except Exception:
             log.warning("taking %d snapshots failed", len(aggregates), exc_info=True)
+
+
+CASES_PER_INTERVAL = 32  # a snapshot's interval grows by its base for every 32 cases
+
+
+def snapshot_interval(aggregate: Aggregate, base: int) -> int:
+    """Events between a game's snapshots: ``base``, and ``base`` more for every
+    ``CASES_PER_INTERVAL`` justice cases its state holds. A snapshot holds every case (its
+    encoding costs as many), so a long justice history is snapshotted less often and each
+    event pays about the same share of it (issue 38); a rebuild replays at most the
+    interval's events, each of which costs no more than a case's part of the decoding."""
+    if not isinstance(aggregate, GameAggregate):
+        return base
+    return base * (1 + len(aggregate.table.justice.cases) // CASES_PER_INTERVAL)
 
 
 def _crosses_snapshot(events: list[Any], interval: int) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -106,7 +106,7 @@ class GameAggregate(Aggregate):
                 aggregate.__dict__["draw_opened_at"] = self.timestamp.isoformat()
             _keep_seal(aggregate, self)
             if isinstance(event, tables.CLOCK_FACT_TYPES):
-                _keep_time(aggregate, self.originator_version, self.timestamp)
+                _keep_time(aggregate, event, self.originator_version, self.timestamp)
             if self.cause is not None and (
                 self.cause.get("request_id") or self.cause.get("request_key")
             ):
@@ -189,12 +189,13 @@ class GameAggregate(Aggregate):
         return None if at is None else datetime.fromisoformat(at)
 
     @property
-    def justice_times(self) -> dict[int, datetime]:
-        """The recorded times of the game's case facts (``tables.CLOCK_FACT_TYPES``), by
-        version: a case's deadline and the hand's justice budget follow from them
-        (``tables.case_deadline``). State, so snapshots and rebuilds keep it."""
-        kept = self.__dict__.get("justice_at", {})
-        return {int(v): datetime.fromisoformat(t) for v, t in kept.items()}
+    def justice_times(self) -> tables.CaseClock:
+        """The hand's justice clock (``tables.CaseClock``): the recorded times of the open
+        case's facts (``tables.CLOCK_FACT_TYPES``), by version, and the closed cases' pause
+        in all; a case's deadline and the hand's justice budget follow from them
+        (``tables.case_deadline``). State, so snapshots and rebuilds keep it; its size does
+        not grow with the history (issue 38)."""
+        return _case_clock(self)
 
     @property
     def clock_run(self) -> int:
@@ -225,11 +226,40 @@ def _keep_seal(aggregate: Any, event: Any) -> None:
         aggregate.seal = seal
 
 
-def _keep_time(aggregate: Any, version: int, at: datetime) -> None:
-    """Remember when a case fact was recorded (a new dict: forks share the committed one's;
-    ISO text, which snapshots keep as it is)."""
+def _keep_time(aggregate: Any, fact: Any, version: int, at: datetime) -> None:
+    """Move the justice clock on by a case fact recorded at ``at`` (``tables.clock_after``):
+    ``justice_at`` keeps the open case's times (ISO text, which snapshots keep as it is; a
+    new dict: forks share the committed one's), ``justice_closed_us`` the closed cases'
+    pause in µs."""
+    clock = tables.clock_after(_case_clock(aggregate), fact, version, at)
+    aggregate.justice_at = {str(v): t.isoformat() for v, t in clock.items()}
+    aggregate.justice_closed_us = clock.closed // timedelta(microseconds=1)
+
+
+def _case_clock(aggregate: Any) -> tables.CaseClock:
+    """The justice clock kept in the aggregate's state. A state kept before issue 38 holds
+    the time of every case fact and no closed total: its closed cases are summed once, from
+    those times (a case whose times a still older state lacks counts no pause, as it had
+    no budget then: ``justice_budget_ms`` 0)."""
     kept = aggregate.__dict__.get("justice_at", {})
-    aggregate.justice_at = {**kept, str(version): at.isoformat()}
+    times = {int(v): datetime.fromisoformat(t) for v, t in kept.items()}
+    closed_us = aggregate.__dict__.get("justice_closed_us")
+    if closed_us is not None:
+        return tables.CaseClock(times, timedelta(microseconds=closed_us))
+    cases = aggregate.table.justice.cases
+    closed = sum(
+        (
+            max(timedelta(), times[c.closed] - times[c.id])
+            for c in cases
+            if c.closed and c.closed in times and c.id in times
+        ),
+        timedelta(),
+    )
+    # the latest case is open unless its close was timed (apply() may have closed it just now)
+    last = cases[-1] if cases else None
+    still_open = last is not None and not (last.closed and last.closed in times)
+    open_times = {v: t for v, t in times.items() if still_open and last and v >= last.id}
+    return tables.CaseClock(open_times, closed)
 
 
 def _index_request(aggregate: Any, cause: dict[str, Any], version: int) -> None:

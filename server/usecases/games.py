@@ -31,6 +31,7 @@ from domain.engine import ARBITER, SPECTATOR, MalformedCommand, RuleViolation, V
 from domain.table.justice.decide import LastMove, is_game_move
 from server.store.eventstore import GameAggregate, MatchAggregate, TableApplication
 from server.store.shards import Store
+from server.usecases import gamecache
 from server.usecases.hub import Hub
 from server.usecases.ports import AfterAppend, HandEnded, no_clock, no_match
 from server.wire import seatsig
@@ -111,14 +112,18 @@ class Games:
         max_batch: int = 64,
         max_cached_games: int = 10_000,
         sealer: Sealer | None = None,
+        max_cached_bytes: int = gamecache.DEFAULT_MAX_BYTES,
     ) -> None:
         """``store``: the game store (one shard or several); ``max_batch``: a shard's group
-        commit; ``max_cached_games``: the cache's cap; ``sealer``: signs every move.
+        commit; ``max_cached_games``: the cache's cap; ``sealer``: signs every move;
+        ``max_cached_bytes``: the cache's cap in the bytes its games hold, estimated
+        (server/usecases/gamecache.py).
 
         Two hooks are set once, by the composition root (server/startup/compose.py):
         ``after_append`` (the turn clock arms a game's deadline after each move) and
         ``hand_ended`` (the match moves on when one of its hands ends here)."""
         self.max_cached_games = max_cached_games
+        self.max_cached_bytes = max_cached_bytes
         # Signs every move (server/wire/receipts.py). None only where nothing is signed: the
         # benchmark's unsigned baseline and tests of other things; server/startup/main.py always
         # passes one.
@@ -129,7 +134,7 @@ class Games:
         self.app = self.store.shards[0]  # the first (often only) shard
         self.committer = self.store.committers[0]
         self.hub = Hub()
-        self._latest: dict[uuid.UUID, GameAggregate] = {}
+        self._latest = gamecache.GameCache()  # game id -> its latest GameAggregate
         self._locks: dict[uuid.UUID, asyncio.Lock] = {}
         # 误操作 needs the latest move: (the version it is known at, the move or None when the
         # last thing that happened was no game move), so LegalMoves need not read the store
@@ -260,18 +265,24 @@ class Games:
         self._latest[agg.id] = agg
         self._trim()
 
+    def _over_cap(self) -> bool:
+        return (
+            len(self._latest) > self.max_cached_games or self._latest.held > self.max_cached_bytes
+        )
+
     def _trim(self) -> None:
-        """Keep memory bounded: games in memory are only a cache of the store. Past the cap,
-        forget finished games first, then the earliest cached, never a game in a move, down
-        to 90% of the cap (so a full cache is not scanned on every new game)."""
-        excess = len(self._latest) - self.max_cached_games
-        if excess <= 0:
+        """Keep memory bounded: games in memory are only a cache of the store. Past either
+        cap (games, or their estimated bytes), forget finished games first, then the
+        earliest cached, never a game in a move, down to 90% of the caps (so a full cache is
+        not scanned on every new game)."""
+        if not self._over_cap():
             return
-        excess += self.max_cached_games // 10
+        games = self.max_cached_games * 9 // 10
+        held = self.max_cached_bytes * 9 // 10
         finished = [g for g, a in self._latest.items() if a.table.phase is tables.Phase.FINISHED]
         rest = [g for g in self._latest if g not in set(finished)]
         for gid in finished + rest:
-            if excess <= 0:
+            if len(self._latest) <= games and self._latest.held <= held:
                 break
             lock = self._locks.get(gid)
             if (lock is not None and lock.locked()) or gid in self._loading:
@@ -279,7 +290,6 @@ class Games:
             self._latest.pop(gid, None)
             self._locks.pop(gid, None)
             self._last_moves.pop(gid, None)
-            excess -= 1
 
     async def load_at(self, game_id: uuid.UUID, version: int | None) -> GameAggregate:
         if version is None:
@@ -425,6 +435,8 @@ class Games:
         cached = self._latest.get(agg.id)
         if cached is agg:
             self._latest[agg.id] = fork
+            if self._latest.held > self.max_cached_bytes:
+                self._trim()  # the move made the game heavier (its lock is held: it stays)
         elif cached is not None and cached.version < fork.version:
             # the store feed moved or dropped the entry meanwhile: re-read on next use
             self._latest.pop(agg.id, None)

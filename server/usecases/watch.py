@@ -9,7 +9,6 @@ import dataclasses
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import datetime
 
 from domain import match as matches
 from domain import table as tables
@@ -147,7 +146,7 @@ class Watch:
                     table, head = tables.evolve(table, event.fact), event.hash
                     if table.draw_opened == event.version:  # a draw opened: its clock
                         opened = event.recorded_at
-                    _keep_time(times, event)
+                    times = _keep_time(times, event)
                 yield (
                     event,
                     seen_at(gid, table, viewer, head, None, event.recorded_at, opened, times),
@@ -163,13 +162,13 @@ class Watch:
         start = await self.games.load_at(gid, after) if after else None
         table = None if start is None else start.table
         opened = None if start is None else start.draw_opened_at
-        times = {} if start is None else start.justice_times
+        times = tables.CaseClock() if start is None else start.justice_times
         async for events, _seen_as, _batch in self.watch(game_id, viewer, after):
             for event in events:
                 table = tables.evolve(table, event.fact)
                 if table.draw_opened == event.version:  # a draw opened: its clock
                     opened = event.recorded_at
-                _keep_time(times, event)
+                times = _keep_time(times, event)
                 yield (
                     event,
                     seen_at(gid, table, viewer, event.hash, None, event.recorded_at, opened, times),
@@ -354,7 +353,9 @@ def _to_last_whole_move(page: list[StoredEvent]) -> list[StoredEvent]:
     return page
 
 
-def _keep_time(times: dict[int, datetime], event: StoredEvent) -> None:
-    """A case fact's recorded time, which an open case's deadline follows from."""
+def _keep_time(times: tables.CaseClock, event: StoredEvent) -> tables.CaseClock:
+    """The justice clock after ``event`` (a case fact's recorded time, which an open case's
+    deadline and the hand's budget follow from)."""
     if isinstance(event.fact, tables.CLOCK_FACT_TYPES) and event.recorded_at is not None:
-        times[event.version] = event.recorded_at
+        return tables.clock_after(times, event.fact, event.version, event.recorded_at)
+    return times

@@ -114,14 +114,23 @@ class Sealer:
 
     LATEST_GAMES = 256  # the replies and streams that follow a move use them within ms
     VIEWS = 1024
+    # The memory the kept signed views may take: a view lists every case of its hand, so a
+    # count alone let 1,024 views of a long justice history hold about a GB (issue 38;
+    # docs/benchmarks.md, "A long justice history"). A view held in memory takes about
+    # VIEW_MEMORY_FACTOR times its serialised size (measured: 8.2x for a view of 1,000 cases).
+    VIEW_BYTES = 32 * 2**20
+    VIEW_MEMORY_FACTOR = 8
 
-    def __init__(self, signer: Signer) -> None:
+    def __init__(self, signer: Signer, view_bytes: int | None = None) -> None:
         self.signer = signer
         # the latest signed head of a game's transparency log, by game id (set where the
         # server keeps logs: server/startup/main.py); receipts carry it
         self.tree_head: Callable[[uuid.UUID], translog.TreeHead | None] | None = None
+        self.view_bytes = self.VIEW_BYTES if view_bytes is None else view_bytes
         self._latest: OrderedDict[str, tuple[int, str, Rendered]] = OrderedDict()  # by game id
         self._views: OrderedDict[tuple[uuid.UUID, int, str, int], SignedView] = OrderedDict()
+        self._view_sizes: dict[tuple[uuid.UUID, int, str, int], int] = {}
+        self._views_held = 0  # bytes of the kept views (their ByteSize)
 
     def __call__(
         self, game_id: uuid.UUID, table: tables.Table, head: str, move: list[StoredEvent]
@@ -176,10 +185,21 @@ class Sealer:
         digest = view_hash(snap.table, snap.version, index, view)
         body = records.view_body(str(snap.game_id), snap.version, snap.head_hash, index, digest)
         signed = (view, digest, bytes.fromhex(self.signer.sign(body)))
-        self._views[key] = signed
-        if len(self._views) > self.VIEWS:
-            self._views.popitem(last=False)
+        self._keep_view(key, signed)
         return signed
+
+    def _keep_view(self, key: tuple[uuid.UUID, int, str, int], signed: SignedView) -> None:
+        """Keep a signed view, forgetting the least recently asked past ``VIEWS`` views or
+        ``view_bytes`` bytes of memory (a view larger than the whole budget is not kept)."""
+        size = signed[0].ByteSize() * self.VIEW_MEMORY_FACTOR
+        if size > self.view_bytes:
+            return
+        self._views[key] = signed
+        self._view_sizes[key] = size
+        self._views_held += size
+        while len(self._views) > self.VIEWS or self._views_held > self.view_bytes:
+            old, _ = self._views.popitem(last=False)
+            self._views_held -= self._view_sizes.pop(old)
 
 
 def tree_head_proto(head: translog.TreeHead) -> pb.TreeHead:

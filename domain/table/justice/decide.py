@@ -121,6 +121,14 @@ def report(court: Court, command: J.Report, last: LastMove | None = None) -> lis
             f"{J.FAILED_REPORTS_ALLOWED} of this seat's reports in this match were rejected, "
             "left unresolved or ended in 重新洗牌发牌: it may file no more in this match",
         )
+    if court.justice.reports_filed_in_deal(command.seat) >= J.MAX_REPORTS_PER_DEAL:
+        raise RuleViolation(
+            "REPORTS_PER_DEAL",
+            RULE,
+            f"a seat may file at most {J.MAX_REPORTS_PER_DEAL} reports in one deal, the bound "
+            "on a hand's history (more than the longest deal has turns): this seat has filed "
+            "them all; the game goes on",
+        )
     _check_report_fields(court, command)
     penalty = _report_penalty(court, command, last)
     reported = J.ViolationReported(

@@ -142,6 +142,12 @@ UNCHECKED_KINDS = (  # what the engine cannot check: upheld only when every vote
 )
 # a seat's reports (per match) closed REJECTED, UNRESOLVED or DEADLOCKED, then REPORT_LIMIT
 FAILED_REPORTS_ALLOWED = 2
+# The bound on a hand's justice history: the reports one seat may file in one deal, upheld
+# or not (then REPORTS_PER_DEAL). Upheld warnings count against nothing, so without it two
+# seats could grow a history at will (issue 38). An honest report concerns something
+# another seat did in a turn, and the longest deal of either game has fewer turns than this
+# (docs/api.md, "The bound on a history"), so it never cuts an honest game short.
+MAX_REPORTS_PER_DEAL = 256
 CASE_TIME_LIMIT_MS = 120_000  # a case's deadline when the table names none (server default)
 MAX_CASE_TIME_LIMIT_MS = 600_000  # the longest a table may give a case's step: ten minutes
 DEFAULT_JUSTICE_BUDGET_MS = 1_800_000  # the time cases may pause one hand, by default: 30 min

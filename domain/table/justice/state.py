@@ -8,6 +8,7 @@ it changes so that an appeal can restore it. Justice never looks inside a game s
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +34,9 @@ class JusticeState:
     # a record made before redeals needed every seat (GameCreated.justice_budget_ms 0): a
     # report that ended in a redeal did not fail then
     legacy: bool = False
+    # per seat: the reports it filed since the deal (toward MAX_REPORTS_PER_DEAL; () until
+    # its first report, and in a state stored before issue 38)
+    reports_in_deal: tuple[int, ...] = ()
 
     @staticmethod
     def for_seats(
@@ -50,7 +54,12 @@ class JusticeState:
 
     @property
     def open_case(self) -> J.Case | None:
-        return next((c for c in self.cases if c.status is J.CaseStatus.OPEN), None)
+        """The open case: always the latest, since a case opens only when none is open
+        (``decide._no_open_case``), so looking at the last is enough (a move's cost must
+        not grow with the history: issue 38)."""
+        if self.cases and self.cases[-1].status is J.CaseStatus.OPEN:
+            return self.cases[-1]
+        return None
 
     @property
     def paused(self) -> bool:
@@ -67,6 +76,10 @@ class JusticeState:
         return before + sum(
             c.kind is J.CaseKind.REPORT and c.by == seat and c.status in failed for c in self.cases
         )
+
+    def reports_filed_in_deal(self, seat: int) -> int:
+        """``seat``'s reports since the deal (toward ``MAX_REPORTS_PER_DEAL``)."""
+        return self.reports_in_deal[seat] if seat < len(self.reports_in_deal) else 0
 
     def reports_left(self, seat: int) -> int:
         """How many more reports ``seat`` may file (each may still fail)."""
@@ -92,7 +105,7 @@ def after_game_fact(state: JusticeState) -> JusticeState:
     closes the appeal windows ("immediately after the penalty")."""
     if state.penalty_facts_pending > 0:
         return dataclasses.replace(state, penalty_facts_pending=state.penalty_facts_pending - 1)
-    if any(p.before is not None for p in state.penalties):
+    if state.penalties and state.penalties[-1].before is not None:
         return dataclasses.replace(state, penalties=_close_appeal_windows(state.penalties))
     return state
 
@@ -110,12 +123,15 @@ def _reported(state: JusticeState, event: J.ViolationReported, version: int) -> 
         owed=event.owed,
         clock=version,
     )
-    return dataclasses.replace(state, cases=(*state.cases, case))
+    filed = state.reports_in_deal or (0,) * len(state.misplays)
+    return dataclasses.replace(
+        state, cases=(*state.cases, case), reports_in_deal=_bump(filed, event.by)
+    )
 
 
 def _appealed(state: JusticeState, event: J.AppealFiled, version: int) -> JusticeState:
     record = next(p for p in state.penalties if p.case_id == event.case_id)
-    appealed = next((c for c in state.cases if c.id == event.case_id), None)
+    appealed = _find_case(state, event.case_id)
     recused: tuple[
         int, ...
     ] = ()  # a penalty without a case (a timeout, a refereed attempt): nobody reported
@@ -156,7 +172,8 @@ def _closed(state: JusticeState, event: J.CaseClosed, version: int) -> JusticeSt
         event.case_id,
         lambda c: dataclasses.replace(c, status=event.status, closed=version),
     )
-    case = next(c for c in state.cases if c.id == event.case_id)
+    case = _find_case(state, event.case_id)
+    assert case is not None
     if case.kind is J.CaseKind.APPEAL and event.status is not J.CaseStatus.UPHELD:
         return _appeal_spent(state, case.appeals_case)  # one appeal per penalty
     if case.kind is not J.CaseKind.REPORT or event.status is not J.CaseStatus.UPHELD:
@@ -200,7 +217,7 @@ def _discard_violation(state: JusticeState, seat: int, owed: int) -> JusticeStat
 def _penalty_applied(state: JusticeState, event: J.PenaltyApplied, game: Any) -> JusticeState:
     record = J.PenaltyRecord(event.case_id, event.seat, event.penalty, game)
     violations = state.violations
-    if not any(c.id == event.case_id for c in state.cases):  # a timeout: no case
+    if _find_case(state, event.case_id) is None:  # a timeout: no case
         violations = _bump(violations, event.seat)
     forfeited = state.forfeited
     if event.penalty.kind is J.PenaltyKind.FORFEIT:
@@ -235,9 +252,13 @@ def _penalty_revoked(state: JusticeState, event: J.PenaltyRevoked) -> tuple[Just
 
 
 def _redealt(state: JusticeState, event: J.GameRedealt, version: int) -> JusticeState:
-    """The table deals the new game; justice counts the redeal and closes appeal windows."""
+    """The table deals the new game; justice counts the redeal, closes appeal windows and
+    counts the seats' reports in the new deal from none."""
     return dataclasses.replace(
-        state, redeals=event.round, penalties=_close_appeal_windows(state.penalties)
+        state,
+        redeals=event.round,
+        penalties=_close_appeal_windows(state.penalties),
+        reports_in_deal=(),  # a new deal: the seats' reports count from none again
     )
 
 
@@ -275,20 +296,40 @@ _EVOLVE: dict[type, Callable[[JusticeState, Any, int], JusticeState]] = {
 
 
 def _close_appeal_windows(records: tuple[J.PenaltyRecord, ...]) -> tuple[J.PenaltyRecord, ...]:
-    return tuple(
-        dataclasses.replace(p, before=None) if p.before is not None else p for p in records
-    )
+    """Only the latest penalty can still be appealed: each new penalty, game fact and
+    redeal closes the window before it, so only the last record is looked at."""
+    if not records or records[-1].before is None:
+        return records
+    return (*records[:-1], dataclasses.replace(records[-1], before=None))
 
 
 def _violation_of(state: JusticeState, case_id: int) -> J.ViolationKind:
-    case = next((c for c in state.cases if c.id == case_id), None)
+    case = _find_case(state, case_id)
     return case.violation if case is not None else J.ViolationKind.TIMEOUT
 
 
+def _case_index(cases: tuple[J.Case, ...], case_id: int) -> int | None:
+    """Where the case ``case_id`` is, found by bisection: cases are kept in the order of
+    their ids (each id is the version of the fact that opened it)."""
+    i = bisect.bisect_left(cases, case_id, key=_case_id)
+    return i if i < len(cases) and cases[i].id == case_id else None
+
+
+def _case_id(case: J.Case) -> int:
+    return case.id
+
+
+def _find_case(state: JusticeState, case_id: int) -> J.Case | None:
+    i = _case_index(state.cases, case_id)
+    return None if i is None else state.cases[i]
+
+
 def _update_case(state: JusticeState, case_id: int, change: Any) -> JusticeState:
-    return dataclasses.replace(
-        state, cases=tuple(change(c) if c.id == case_id else c for c in state.cases)
-    )
+    cases = state.cases
+    i = _case_index(cases, case_id)
+    if i is None:
+        return state
+    return dataclasses.replace(state, cases=(*cases[:i], change(cases[i]), *cases[i + 1 :]))
 
 
 def _bump(counts: tuple[int, ...], seat: int, by: int = 1) -> tuple[int, ...]:
