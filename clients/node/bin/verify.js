@@ -15,11 +15,18 @@
 // (docs/api.md, "Seat signatures"): the line names the keyed seats, the UNKEYED ones (whose
 // commands stand on the server's word alone) and every RE-KEY. --public-key takes 64 hex
 // digits or a file of them (several keys:
-// repeat it). Exit status 0 = verified (one line on stdout), 1 = not (one line on stderr
-// naming the first problem), 2 = usage.
+// repeat it). With --receipts, each receipt's events are also held against the record
+// re-rendered for its viewer (lib/render.js, byte for byte the server's rendering), and each
+// seal's events hashes against the record's rendering for every viewer: a validly signed
+// payload or seal that is not the record's rendering, or two validly signed statements that
+// disagree, prove the server lied (lib/proofs.js, as `tabletop-audit verify --receipts`).
+// Exit status 0 = verified (one line on stdout), 1 = not (one line on stderr naming the
+// first problem), 2 = usage, 3 = a proof that the server lied (each proof on stdout: the
+// game, the versions, the viewer, what differs, both signed statements).
 const fs = require('node:fs');
 const { VerifyError, publicKey, verifyText, readFileLines, checkReceipts, handWords } = require('../lib/verify');
 const { dealWords } = require('../lib/deal');
+const { prove, LIED } = require('../lib/proofs');
 
 const USAGE = 'usage: tabletop-verify EXPORT --public-key HEX [--public-key HEX ...] [--receipts FILE]';
 
@@ -103,7 +110,10 @@ function summary(result, receipts) {
     const hand = handWords(result);
     if (hand) line += `; ${hand}`;
   }
-  if (receipts) line += `; receipts: ${receipts.receipts} verified for viewer(s) ${receipts.viewers.join(', ')}`;
+  if (receipts) {
+    line += `; receipts: ${receipts.receipts} verified for viewer(s) ${receipts.viewers.join(', ')}; the events hashes ` +
+      `of all ${receipts.moves} moves are the record's rendering for every viewer`;
+  }
   return line;
 }
 
@@ -129,7 +139,13 @@ function main(argv) {
     let receipts = null;
     if (args.receipts) {
       if (result.match) throw new VerifyError('--receipts checks one game, not a match');
-      receipts = checkReceipts(result, fs.readFileSync(args.receipts, 'utf8'), keys);
+      const text = fs.readFileSync(args.receipts, 'utf8');
+      const proven = prove(result, text, keys, args.file, args.receipts);
+      if (proven.proofs.length) { // the record verifies, and it and the receipts are signed contradictions
+        console.log(proven.proofs.map((p) => p.lines.join('\n')).join('\n'));
+        return LIED;
+      }
+      receipts = { ...checkReceipts(result, text, keys), moves: proven.moves };
     }
     console.log(summary(result, receipts));
     return 0;

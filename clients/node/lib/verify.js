@@ -323,8 +323,9 @@ function verifyGame(records, keys, gameId = null, where = '') {
     }
     if (typeof s.signature !== 'string' || !/^[0-9a-f]{128}$/.test(s.signature)) fail(`${what} has no signature`);
     const body = sealBody(s.game_id, s.first, s.last, s.head, s.receipts);
-    signers.add(signer(body, Buffer.from(s.signature, 'hex'), s.key_id, keys, what));
-    seals.push(s);
+    const kid = signer(body, Buffer.from(s.signature, 'hex'), s.key_id, keys, what);
+    signers.add(kid);
+    seals.push({ ...s, signedBy: kid });
     first = r.version + 1;
   }
   if (first !== records.length + 1) fail(`${where}versions ${first}..${records.length} end in no seal`);
@@ -359,6 +360,7 @@ function verifyGame(records, keys, gameId = null, where = '') {
     salt,
     seals,
     signers,
+    records,
     dealt,
     seatKeys,
   };
@@ -823,16 +825,9 @@ function receiptNonce(secret, salt, last, index) {
 
 const B64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/**
- * A viewer's saved receipts (JSON Lines {"payload": base64, "receipt": base64}) against a
- * verified game: each is signed, names this game, one of its moves (versions, head, every
- * viewer's hashes exactly as the record's seal), carries its viewer's nonce, and its payload
- * hashes to that viewer's hash.
- */
-function checkReceipts(game, text, keys) {
-  const byLast = new Map(game.seals.map((s) => [s.last, s]));
-  const viewers = new Set();
-  let count = 0;
+/** A receipts file's lines, each {where, receipt, payload}: JSON Lines {"payload", "receipt"} (base64). */
+function readReceiptLines(text) {
+  const out = [];
   let n = 0;
   for (const line of text.split('\n')) {
     n += 1;
@@ -848,8 +843,23 @@ function checkReceipts(game, text, keys) {
         !B64.test(entry.receipt) || !B64.test(entry.payload)) {
       fail(`${where} is not a saved receipt`);
     }
-    const r = decodeReceipt(Buffer.from(entry.receipt, 'base64'));
-    const payload = Buffer.from(entry.payload, 'base64');
+    out.push({ where, receipt: decodeReceipt(Buffer.from(entry.receipt, 'base64')), payload: Buffer.from(entry.payload, 'base64') });
+  }
+  return out;
+}
+
+/**
+ * A viewer's saved receipts (JSON Lines {"payload": base64, "receipt": base64}) against a
+ * verified game: each is signed, names this game, one of its moves (versions, head, every
+ * viewer's hashes exactly as the record's seal), carries its viewer's nonce, and its payload
+ * hashes to that viewer's hash. (Which failures prove a lying server, lib/proofs.js says:
+ * bin/verify.js asks it first.)
+ */
+function checkReceipts(game, text, keys) {
+  const byLast = new Map(game.seals.map((s) => [s.last, s]));
+  const viewers = new Set();
+  let count = 0;
+  for (const { where, receipt: r, payload } of readReceiptLines(text)) {
     const what = `the receipt of versions ${r.first_version}..${r.last_version} (${where})`;
     const pairs = sealHashes(r);
     const body = sealBody(r.game_id, r.first_version, r.last_version, r.head_hash, pairs);
@@ -906,4 +916,6 @@ module.exports = {
   handWords,
   readFileLines,
   checkReceipts,
+  readReceiptLines,
+  sha256,
 };
