@@ -294,7 +294,9 @@ def test_a_lie_signed_by_a_key_that_is_not_the_servers_proves_nothing(  # type: 
     assert run(["verify", "--file", str(lied_export), "--receipts", str(seat1), *pub]) == 1
     for record in (export, lied_export):
         code, out, err = node(record, seat1, key)
-        assert (code, out) == (1, "") and ("not signed by" in err or "none of the given keys" in err)
+        assert (code, out) == (1, "") and (
+            "not signed by" in err or "none of the given keys" in err
+        )
 
 
 def garbage_receipts(log: ReceiptLog, sign: Any, key_id: str, path: Path) -> tuple[Path, int]:

@@ -36,7 +36,7 @@ def game_options(kind: str, rng: random.Random) -> tuple[Any, int]:
         mode = rng.choice(MODES)
         if mode is not Mode.PRO:
             return HuaniaoOptions(mode=mode), rng.randint(2, 4)
-        rules = {name: rng.random() < 0.6 for name in PRO_RULES}
+        rules: dict[str, Any] = {name: rng.random() < 0.6 for name in PRO_RULES}
         rules[rng.choice(PRO_RULES)] = True  # 专业 adds at least one rule
         return HuaniaoOptions(mode=mode, **rules), rng.randint(2, 4)
     return ZipaiOptions(), rng.randint(2, 4)
@@ -52,8 +52,13 @@ def vectors(seed: int, games: int) -> Iterator[dict[str, Any]]:
         options, seats = game_options(kind, rng)
         game_seed = rng.randrange(1 << 30)
         lines = asyncio.run(_play(kind, options, seats, game_seed))
-        yield {"kind": kind, "seats": seats, "seed": game_seed, "lines": lines,
-               "moves": list(_moves(lines))}
+        yield {
+            "kind": kind,
+            "seats": seats,
+            "seed": game_seed,
+            "lines": lines,
+            "moves": list(_moves(lines)),
+        }
 
 
 async def _play(kind: str, options: Any, seats: int, seed: int) -> list[str]:

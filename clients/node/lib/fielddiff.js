@@ -20,7 +20,7 @@ const hasPresence = (field) => Boolean(field.resolvedType && !field.resolvedType
 const isMessage = (field) => Boolean(field.resolvedType && !field.resolvedType.values);
 const present = (msg, field) => Object.prototype.hasOwnProperty.call(msg, field.name) && msg[field.name] !== null && msg[field.name] !== undefined;
 
-/** A message on one line, close to Python's text_format (as_one_line, as_utf8). */
+/** A message on one line, close to Python's text_format (as_one_line, as_utf8): fields by number. */
 function textFormat(type, msg) {
   const parts = [];
   for (const field of type.fieldsArray.slice().sort((a, b) => a.id - b.id)) {
@@ -70,7 +70,7 @@ function one(field, path, a, b) {
 /** Every field path where `sent` differs from `record` (decoded messages of `type`). */
 function fieldDiffs(type, record, sent, path = '') {
   const out = [];
-  for (const field of type.fieldsArray.slice().sort((a, b) => a.id - b.id)) {
+  for (const field of type.fieldsArray) { // in declaration order, as Python's DESCRIPTOR.fields
     field.resolve();
     const name = path ? `${path}.${field.name}` : field.name;
     if (field.repeated) {
