@@ -30,6 +30,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from domain import match
 from domain import table as tables
 from domain.engine import DomainError
+from domain.logaudit import LogFailure, LogProofs, parse_log_line
 from domain.match import records as match_records
 from domain.registry import rules_for
 from domain.table.deal import commitment
@@ -212,9 +213,17 @@ def parse_export(lines: Iterable[str]) -> list[Record]:
     """Records from either export form: ``tabletop-audit export`` (one record per
     line) or ``tabletop export`` (``{"event": ...}`` lines, then one ``{"view": ...}``), read
     by the grammar docs/api.md gives ("The export grammar"): one form per file (its first
-    line's), every line's keys exactly, versions 1..N in line order."""
+    line's), every line's keys exactly, versions 1..N in line order. A final log line is
+    read by its grammar and left out (``parse_export_log`` returns it)."""
+    return parse_export_log(lines)[0]
+
+
+def parse_export_log(lines: Iterable[str]) -> tuple[list[Record], LogProofs | None]:
+    """``parse_export``'s records, and the export's log line (``tabletop-audit export --log``:
+    the last line, ``{"log": ...}``; docs/api.md, "Transparency log") if it has one."""
     records: list[Record] = []
     form, viewed = "", False
+    logged: LogProofs | None = None
     for n, line in enumerate(lines, start=1):
         if n > MAX_EVENTS + 1:
             raise AuditFailure(f"more than {MAX_EVENTS} lines: not an export of one game")
@@ -226,6 +235,16 @@ def parse_export(lines: Iterable[str]) -> list[Record]:
         data = _load(text, f"line {n}")
         if not isinstance(data, dict):
             raise AuditFailure(f"line {n} is not a JSON object; {MAKE_EXPORT}")
+        if logged is not None:
+            raise AuditFailure(f"line {n} follows the log line, which ends an export")
+        if "log" in data:
+            if form != "stored":
+                raise AuditFailure(f"line {n}: a log line ends a `tabletop-audit export` only")
+            try:
+                logged = parse_log_line(data, f"line {n}")
+            except LogFailure as exc:
+                raise AuditFailure(str(exc)) from None
+            continue
         this = "events" if "event" in data or "view" in data else "stored"
         if form and this != form:
             raise AuditFailure(f"line {n} is in another export form than line 1: one form a file")
@@ -241,7 +260,7 @@ def parse_export(lines: Iterable[str]) -> list[Record]:
                 f"line {n} has version {record.version}: versions must run 1..N in line order"
             )
         records.append(record)
-    return records
+    return records, logged
 
 
 def load_line(text: str, where: str) -> Any:

@@ -34,12 +34,14 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 import grpc
 
+from clients.python import audit_log
 from clients.python.audit_verify import (
     Verified,
     is_match_export,
@@ -47,6 +49,7 @@ from clients.python.audit_verify import (
     match_json,
     match_line,
     parse_match_lines,
+    parse_match_lines_log,
     public_keys_from,
     read_lines,
     seat_json,
@@ -58,13 +61,22 @@ from clients.python.client import TableClient
 from clients.python.equivocation import Proof, Statement, prove
 from clients.python.exports import export_lines
 from clients.python.replay_html import write_from_records
+from domain.logaudit import (
+    KeySet,
+    LogFailure,
+    LogProofs,
+    SealRef,
+    check_seals,
+    head_problem,
+    seal_refs,
+)
 from domain.table.records import key_id
 from domain.verify import (
     AuditFailure,
     MatchReport,
     PublicKeys,
     Record,
-    parse_export,
+    parse_export_log,
     verify_match,
 )
 from server.wire.signedcommands import read_signed_command
@@ -90,6 +102,10 @@ def cmd_key() -> None:
     rotation retired follow, one a line: "HEX  KEY_ID  retired" (the current key's line is
     the key alone)."""
     with TableClient(shared().target) as client:
+        if shared().json:  # the key set file `verify --keys` reads
+            reply = client.stub.GetSigningKey(pb.GetSigningKeyRequest())
+            print(json.dumps(audit_log.key_set_json(reply)))
+            return
         current, *retired = signing_keys(client)
     print(current.hex())
     for key in retired:
@@ -110,8 +126,19 @@ def cmd_key() -> None:
     help="file to write [default: stdout]",
 )
 @option("--match", "match_id", help="export this whole match instead of one game")
+@option(
+    "--log",
+    "with_log",
+    is_flag=True,
+    help="end with the log line: a tree head and every seal's inclusion proof, for offline "
+    "checks against the transparency log",
+)
 def cmd_export(
-    game_id: str | None, token: str | None, output: str | None, match_id: str | None
+    game_id: str | None,
+    token: str | None,
+    output: str | None,
+    match_id: str | None,
+    with_log: bool,
 ) -> None:
     """Write a game's history (or a whole match's) as JSON Lines, one stored event per line."""
     if bool(game_id) == bool(match_id):
@@ -119,8 +146,13 @@ def cmd_export(
     with TableClient(shared().target) as client:
         if match_id:
             lines = list(match_export_lines(client, match_id, token))
+            _, _, hands = parse_match_lines(lines)
+            logged = [("match", match_id), *(("game", g) for g in hands)]
         else:
             lines = list(export_lines(client.as_viewer(game_id or "", token).history()))
+            logged = [("game", game_id or "")]
+        if with_log:
+            lines.append(audit_log.export_log_line(client, logged))
     out = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
     try:
         for line in lines:
@@ -129,6 +161,19 @@ def cmd_export(
         if output:
             out.close()
 
+
+keys_option = option(
+    "--keys",
+    type=click.Path(exists=True, dir_okay=False),
+    help="the server's key set, with its key retirements: a file `tabletop-audit key --json` "
+    "wrote [default: --public-key, else ask --target]",
+)
+heads_option = option(
+    "--heads",
+    type=click.Path(dir_okay=False),
+    help="a file of the tree heads seen before (JSON Lines): each head trusted now is checked "
+    "against them and added; two of one size with different roots prove a forked log",
+)
 
 # verify and compare read the server's keys alike
 public_key_option = option(
@@ -160,6 +205,8 @@ public_key_option = option(
     help="also write the HTML replay page of the game (written even if it fails to verify)",
 )
 @option("--match", "match_id", help="verify this whole match (over the API)")
+@keys_option
+@heads_option
 def cmd_verify(
     game_id: str | None,
     token: str | None,
@@ -168,6 +215,8 @@ def cmd_verify(
     receipts: str | None,
     html: str | None,
     match_id: str | None,
+    keys: str | None,
+    heads: str | None,
 ) -> None:
     """Verify a finished game, over the API (GAME_ID) or from an export file (--file); or
     a whole match (--match MATCH_ID, or --file with a match export)."""
@@ -177,15 +226,20 @@ def cmd_verify(
         if match_id or (path and is_match_export(path)):
             if receipts or html:
                 raise click.UsageError("--receipts and --html check one game, not a match")
-            report = verify_whole_match(match_id, token, path, public_key)
+            report, logged = verify_whole_match(match_id, token, path, public_key, keys, heads)
             if shared().json:
-                print(json.dumps(match_json(report), ensure_ascii=False))
+                print(json.dumps({**match_json(report), "log": logged}, ensure_ascii=False))
             else:
-                print(match_line(report))
+                print(f"{match_line(report)}; {logged}")
             return
-        verified, checked, proven = _verify(game_id, token, path, public_key, receipts, html)
-    except (AuditFailure, grpc.RpcError, OSError) as exc:
+        verified, checked, proven, logged = _verify(
+            game_id, token, path, public_key, receipts, html, keys, heads
+        )
+    except (AuditFailure, LogFailure, grpc.RpcError, OSError) as exc:
         failed(_reason(exc))
+    except Forked as exc:
+        show_proofs([], exc.proofs, {"verified": False})
+        raise SystemExit(LIED) from None
     if proven:  # the record verifies, and it and the receipts are signed contradictions
         statements, found = proven
         show_proofs(statements, found, {"verified": False})
@@ -214,12 +268,13 @@ def cmd_verify(
             "entropy": list(r.entropy),  # "seat 1 added no entropy", ...
             "void": None if r.void is None else list(r.void),  # the seats a void draw awaited
             **seat_json(r),
+            "log": logged,
         }
         if checked:
             out["receipts"] = checked
         print(json.dumps(out, ensure_ascii=False))
     else:
-        print(verified.line())
+        print(f"{verified.line()}; {logged}")
         if checked:
             print(checked)
 
@@ -231,27 +286,87 @@ def _verify(
     public_key: tuple[str, ...],
     receipts: str | None,
     html: str | None,
-) -> tuple[Verified, str, tuple[list[Statement], list[Proof]] | None]:
+    keys_file: str | None = None,
+    heads: str | None = None,
+) -> tuple[Verified, str, tuple[list[Statement], list[Proof]] | None, str]:
     if html:  # an export that cannot be read writes no page: never leave an old one standing
         Path(html).unlink(missing_ok=True)
     with TableClient(shared().target) as client:
-        key = public_keys_from(public_key) if public_key else signing_keys(client)
+        keyset, server = _key_set(client, public_key, keys_file)
+        key = list(keyset.keys.values())
         if path:
             with open(path, encoding="utf-8", newline="\n") as f:  # lines end in LF only
-                records = parse_export(read_lines(f))
+                records, line = parse_export_log(read_lines(f))
         else:
             viewer = client.as_viewer(game_id or "", token)
             ended_or_refuse(viewer.view())
-            records = parse_export(export_lines(viewer.history()))
-    if html:  # before verifying: the page shows the verifier's finding, failed or not
-        page = write_from_records(records, html, path or game_id or "", public_key=key)
-        print(page, file=sys.stderr)
-    verified = verify_records(records, key, game_id)
+            records, line = parse_export_log(export_lines(viewer.history()))
+        if html:  # before verifying: the page shows the verifier's finding, failed or not
+            page = write_from_records(records, html, path or game_id or "", public_key=key)
+            print(page, file=sys.stderr)
+        verified = verify_records(records, key, game_id)
+        game = verified.report.game_id
+        seals = seal_refs(audit_log.game_seals(records))
+        logged = _check_log(seals, line, keyset, server and client, [("game", game)], heads)
     if not receipts:
-        return verified, "", None
-    game = verified.report.game_id
+        return verified, "", None, logged
     checked, proven = _receipts(records, receipts, key, path or f"game {game}", game)
-    return verified, checked, proven
+    return verified, checked, proven, logged
+
+
+class Forked(Exception):
+    """A tree head contradicts one seen before: the log forked (a proof, status 3)."""
+
+    def __init__(self, proofs: list[audit_log.ForkProof]) -> None:
+        super().__init__("a forked log")
+        self.proofs = proofs
+
+
+def _key_set(
+    client: TableClient, public_key: tuple[str, ...], keys_file: str | None
+) -> tuple[KeySet, bool]:
+    """The key set to verify with, and whether it came from the server (which then serves
+    the log's proofs too): --keys FILE, else --public-key, else the server at --target."""
+    if keys_file:
+        return audit_log.key_set_file(keys_file), False
+    if public_key:
+        return KeySet.plain(public_keys_from(public_key)), False
+    return audit_log.key_set(client.stub.GetSigningKey(pb.GetSigningKeyRequest())), True
+
+
+def _check_log(
+    seals: list[SealRef],
+    line: LogProofs | None,
+    keyset: KeySet,
+    client: TableClient | None | bool,
+    records: list[tuple[str, str]],
+    heads: str | None,
+) -> str:
+    """Every seal against the transparency log (domain/logaudit.py): proven by the export's
+    log line, else by the server (when the keys came from it); the trusted heads added to
+    --heads FILE, after checking them against the heads kept there."""
+    sources = [line] if line is not None else []
+    if isinstance(client, TableClient) and (line is None or not _proves_all(seals, line, keyset)):
+        sources.append(audit_log.server_proofs(client, records))
+    words = check_seals(seals, sources, keyset)
+    if heads:
+        trusted = [h for s in sources for h in s.heads if head_problem(h, keyset) is None]
+        seen = list(audit_log.read_heads(heads))
+        found = audit_log.fork_proofs(seen + [("this record", h) for h in trusted], keyset)
+        if found:
+            raise Forked(found)
+        for h in trusted:
+            audit_log.check_consistent(client if isinstance(client, TableClient) else None, seen, h)
+        audit_log.keep_heads(heads, trusted)
+    return words
+
+
+def _proves_all(seals: list[SealRef], line: LogProofs, keyset: KeySet) -> bool:
+    try:
+        check_seals(seals, [line], keyset)
+    except LogFailure:
+        return False
+    return True
 
 
 def ended_or_refuse(view: pb.GameView) -> None:
@@ -313,19 +428,29 @@ def failed(reason: str) -> NoReturn:
 
 
 def verify_whole_match(
-    match_id: str | None, token: str | None, path: str | None, public_key: tuple[str, ...]
-) -> MatchReport:
+    match_id: str | None,
+    token: str | None,
+    path: str | None,
+    public_key: tuple[str, ...],
+    keys_file: str | None = None,
+    heads: str | None = None,
+) -> tuple[MatchReport, str]:
     """A whole match, from its export file or over the API, every hand's seals checked with
-    the server's key (``--public-key``, else the server at --target)."""
+    the server's key (``--public-key``, else the server at --target), and against the log."""
     with TableClient(shared().target) as client:
-        key = public_keys_from(public_key) if public_key else signing_keys(client)
+        keyset, server = _key_set(client, public_key, keys_file)
+        key = list(keyset.keys.values())
         if path:
             with open(path, encoding="utf-8", newline="\n") as f:  # lines end in LF only
-                found, records, hands = parse_match_lines(read_lines(f))
+                found, records, hands, line = parse_match_lines_log(read_lines(f))
         else:
             lines = list(match_export_lines(client, match_id or "", token))
-            found, records, hands = parse_match_lines(lines)
-    return verify_match(found, records, hands, key, command_reader=read_signed_command)
+            found, records, hands, line = parse_match_lines_log(lines)
+        report = verify_match(found, records, hands, key, command_reader=read_signed_command)
+        seals = seal_refs(audit_log.match_seals(records, hands))
+        logged = [("match", found), *(("game", g) for g in hands)]
+        words = _check_log(seals, line, keyset, server and client, logged, heads)
+    return report, words
 
 
 @command("compare")
@@ -342,7 +467,10 @@ def verify_whole_match(
     help="also the game's complete export (it must verify)",
 )
 @public_key_option
-def cmd_compare(receipts: tuple[str, ...], path: str | None, public_key: tuple[str, ...]) -> None:
+@heads_option
+def cmd_compare(
+    receipts: tuple[str, ...], path: str | None, public_key: tuple[str, ...], heads: str | None
+) -> None:
     """Prove a lying server: compare several viewers' saved receipts (and the game's export)
     of the same games. Every receipt and seal the server signed names the chain hash at its
     versions; two validly signed ones that disagree at one version (another head, or another
@@ -359,8 +487,8 @@ def cmd_compare(receipts: tuple[str, ...], path: str | None, public_key: tuple[s
             "give at least two files (--receipts FILE, repeated, and --file), or --file alone"
         )
     try:
-        statements, found = _prove(receipts, path, public_key)
-    except (AuditFailure, grpc.RpcError, OSError) as exc:
+        statements, found = _prove(receipts, path, public_key, heads)
+    except (AuditFailure, LogFailure, grpc.RpcError, OSError) as exc:
         failed(_reason(exc))
     show_proofs(statements, found)
     if not found:
@@ -377,11 +505,13 @@ def cmd_compare(receipts: tuple[str, ...], path: str | None, public_key: tuple[s
         raise SystemExit(LIED)
 
 
+Shown = Proof | audit_log.ForkProof  # what compare and verify print as a proof
+
 LIED = 3  # the exit status of a proof that the server lied (`compare`, `verify --receipts`)
 
 
 def show_proofs(
-    statements: list[Statement], found: list[Proof], extra: dict[str, Any] | None = None
+    statements: list[Statement], found: Sequence[Shown], extra: dict[str, Any] | None = None
 ) -> None:
     """Print the proofs (``--json``: {"agree", "games", "proofs"} and ``extra``); with none
     and no --json, nothing (the caller says what agreed)."""
@@ -394,8 +524,11 @@ def show_proofs(
 
 
 def _prove(
-    receipts: tuple[str, ...], path: str | None, public_key: tuple[str, ...]
-) -> tuple[list[Statement], list[Proof]]:
+    receipts: tuple[str, ...], path: str | None, public_key: tuple[str, ...], heads: str | None
+) -> tuple[list[Statement], list[Shown]]:
+    """The lies the files prove (``equivocation.prove``), and the forks of the log: two
+    signed tree heads of one log and size with different roots (each receipt's tree head,
+    the export's log line, and --heads FILE)."""
     from clients.python.receipts import parse_receipts
 
     if public_key:
@@ -403,15 +536,19 @@ def _prove(
     else:
         with TableClient(shared().target) as client:
             keys = signing_keys(client)
-    records = None
+    records, seen = None, list(audit_log.read_heads(heads)) if heads else []
     if path:
         with open(path, encoding="utf-8", errors="replace") as f:
-            records = parse_export(read_lines(f))
+            records, line = parse_export_log(read_lines(f))
+        seen += [(f"{path} log line", h) for h in (line.heads if line else ())]
     saved = []
     for name in receipts:
         with open(name, encoding="utf-8", errors="replace") as f:
             saved.append((name, parse_receipts(f)))
-    return prove(records, path or "", saved, keys)
+            seen += audit_log.receipt_heads(name, saved[-1][1])
+    statements, found = prove(records, path or "", saved, keys)
+    forks = audit_log.fork_proofs(seen, KeySet.plain(keys))
+    return statements, [*found, *forks]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,6 +13,7 @@ from typing import IO, Any
 
 from clients.python.client import TableClient
 from clients.python.exports import export_lines
+from domain.logaudit import LogFailure, LogProofs, parse_log_line
 from domain.table.records import canonical, key_id
 from domain.verify import (
     MAKE_EXPORT,
@@ -206,12 +207,28 @@ def parse_match_lines(
     lines: Iterable[str],
 ) -> tuple[str, list[MatchRecord], dict[str, list[Record]]]:
     """A match export read back: the match id, its records and every hand's records."""
+    match_id, records, hands, _ = parse_match_lines_log(lines)
+    return match_id, records, hands
+
+
+def parse_match_lines_log(
+    lines: Iterable[str],
+) -> tuple[str, list[MatchRecord], dict[str, list[Record]], LogProofs | None]:
+    """``parse_match_lines``, and the export's log line if it ends with one."""
     match_id = ""
     records: list[MatchRecord] = []
     hands: dict[str, list[str]] = {}
     numbers: dict[str, int] = {}
+    logged: LogProofs | None = None
     for n, data in json_objects(lines):
-        if "match" in data:
+        if logged is not None:
+            raise AuditFailure(f"line {n} follows the log line, which ends an export")
+        if "log" in data:
+            try:
+                logged = parse_log_line(data, f"line {n}")
+            except LogFailure as exc:
+                raise AuditFailure(str(exc)) from None
+        elif "match" in data:
             if set(data) not in (MATCH_LINE_KEYS, UNSEALED_MATCH_LINE_KEYS) or not isinstance(
                 data["match"], str
             ):
@@ -231,7 +248,7 @@ def parse_match_lines(
             hands.setdefault(game, []).append(canonical(rest))
         else:
             raise AuditFailure(f"line {n} is neither a match fact nor a hand's event")
-    return match_id, records, {g: parse_export(ls) for g, ls in hands.items()}
+    return match_id, records, {g: parse_export(ls) for g, ls in hands.items()}, logged
 
 
 MATCH_LINE_KEYS = frozenset(("match", "version", "fact", "hash", "seal"))

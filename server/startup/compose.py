@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from server.store.eventstore import TableApplication
 from server.store.shards import Store
+from server.store.translog import TransparencyLogs
 from server.usecases.deal import Deal
 from server.usecases.games import Games, Sealer
 from server.usecases.matches import Matches
@@ -14,6 +15,7 @@ from server.usecases.play import Play
 from server.usecases.seats import Seats
 from server.usecases.table_server import TableServer
 from server.usecases.timers import MAX_RUN, TurnClock
+from server.usecases.translog import Transparency
 from server.usecases.watch import Watch
 
 
@@ -28,6 +30,7 @@ def table_server(
     case_timeout: float = 120.0,
     clock: bool = False,
     max_clock_events: int = MAX_RUN,
+    logs: TransparencyLogs | None = None,
 ) -> TableServer:
     """Every use case over ``store``, wired. ``clock``: run the turn clock (the server
     does; tests of other things leave games to time out only when they say so), with
@@ -57,4 +60,5 @@ def table_server(
         watch=Watch(games, matches.hand_ended),
         matches=matches,
         clock=turn_clock,
+        log=None if logs is None else Transparency(games, logs),
     )

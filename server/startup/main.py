@@ -22,6 +22,7 @@ from server.startup.config import Settings, from_args
 from server.startup.metrics import Metrics, RpcInterceptor, instrument_store, watch_collector
 from server.store.eventstore import TableApplication
 from server.store.shards import Store, check_tables
+from server.store.translog import TransparencyLogs
 from server.transport import reflection as source_reflection
 from server.transport import webview
 from server.transport.health import StoreHealth
@@ -29,7 +30,7 @@ from server.transport.limits import Limits, LimitsInterceptor
 from server.transport.logs import configure_logging
 from server.transport.servicer import TableServicer
 from server.wire.receipts import Sealer
-from server.wire.signing import SigningKeyError, load_keys
+from server.wire.signing import KeySet, SigningKeyError, load_keys, retiring_chain
 from tabletop.v1 import tabletop_pb2, tabletop_pb2_grpc
 
 log = logging.getLogger("tabletop.server")
@@ -92,6 +93,48 @@ def build_store(settings: Settings) -> Store:
     return store
 
 
+def start_logs(store: Store, keys: KeySet) -> TransparencyLogs:
+    """Every shard's transparency log, caught up with the store; and the retirement of the key a rotation left beside the key file
+    stated (every log's size now, signed by the old key and this one), then that old private
+    key deleted (docs/operations.md, "A leaked key")."""
+    try:
+        logs = TransparencyLogs(store.shards, keys.signer, store.shard_of)
+        if keys.retiring is not None:
+            for old, successor in retiring_chain(keys.retiring, keys.signer):
+                stated = logs.retire(old, successor)
+                log.warning(
+                    "key %s retired for key %s at tree size(s) %s",
+                    old.key_id,
+                    successor.key_id,
+                    ", ".join(f"{n} of log {i}" for i, n in stated.logs),
+                )
+            keys.retiring.unlink()  # the retired private keys are no longer needed anywhere
+            log.warning("the retired private keys in %s are deleted", keys.retiring)
+    except SigningKeyError as exc:
+        raise StartupError(str(exc)) from None
+    return logs
+
+
+def run_logs(store: Store, logs: TransparencyLogs) -> None:
+    """Start the sequencer, woken by every commit (after the store feed, if any, took its
+    own hook: both are called)."""
+    for committer in store.committers:
+        committer.on_saved = _also(committer.on_saved, logs.wake)
+    logs.start()
+
+
+def _also(first: Any, then: Any) -> Any:
+    """A committer's on_saved hook that calls ``first`` (if any), then ``then``."""
+    if first is None:
+        return then
+
+    def both(recordings: Any) -> None:
+        first(recordings)
+        then(recordings)
+
+    return both
+
+
 def grpc_options(settings: Settings) -> list[tuple[str, int]]:
     """GRPC_OPTIONS plus the connection age that rebalances long streams over replicas."""
     options = list(GRPC_OPTIONS)
@@ -133,10 +176,14 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     for name in store.feed_counts():  # read when scraped; zero on SQLite (no feed)
         metrics.feed.labels(name).set_function(functools.partial(_feed_count, store, name))
     store_health = StoreHealth(store.shards, metrics)
+    logs = start_logs(store, keys)
+    sealer = Sealer(keys.signer)
+    sealer.tree_head = logs.latest_for
     tables = compose.table_server(
         store,
         min_turn_ms=int(settings.min_turn_time * 1000),
-        sealer=Sealer(keys.signer),
+        sealer=sealer,
+        logs=logs,
         allow_prepared_deals=settings.allow_prepared_deals,
         reveal_timeout=settings.reveal_timeout,
         case_timeout=settings.case_timeout,
@@ -145,6 +192,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     )
     clock = tables.clock
     assert clock is not None
+    run_logs(store, logs)
     if settings.allow_prepared_deals:
         log.warning(
             "prepared deals are ALLOWED (--allow-prepared-deals): CreateGame accepts a seed "
@@ -310,6 +358,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         await web[0].stop()
     await server.stop(grace=settings.shutdown_grace)
     clock.close()
+    logs.close()
     tables.games.close()
     if httpd is not None:
         httpd.shutdown()

@@ -18,6 +18,7 @@ from eventsourcing.utils import Environment
 
 from server.startup.config import Settings, from_args
 from server.store.eventstore import LIBPQ_PARAMETERS, TableApplication
+from server.store.translog import create_tables
 
 LOCK_KEY = 0x7AB1E70  # pg_advisory_lock key: "tabletop migrate"
 
@@ -32,7 +33,7 @@ def migrate_shard(env: dict[str, str]) -> str:
     """Create one shard's schema and tables; returns a description of the shard."""
     env = dict(env, CREATE_TABLE="y", TABLETOP_CREATE_TABLE="y")
     if env.get("PERSISTENCE_MODULE") != "eventsourcing.postgres":
-        TableApplication(env=env).close()
+        _create(env)
         return env.get("SQLITE_DBNAME", "memory")
     import psycopg
     from psycopg import sql
@@ -56,10 +57,19 @@ def migrate_shard(env: dict[str, str]) -> str:
         conn.execute("SELECT pg_advisory_lock(%s)", (LOCK_KEY,))
         try:
             conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
-            TableApplication(env=env).close()
+            _create(env)
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (LOCK_KEY,))
     return where
+
+
+def _create(env: dict[str, str]) -> None:
+    """The event store's tables and the transparency log's (server/store/translog.py)."""
+    app = TableApplication(env=env)
+    try:
+        create_tables(app)
+    finally:
+        app.close()
 
 
 def migrate(settings: Settings) -> list[str]:

@@ -12,12 +12,15 @@ from typing import Any
 import grpc
 
 from domain import table as tables
+from domain import translog
 from domain.engine import MalformedCommand, Viewer
 from server.transport import logs
 from server.transport.errors import to_status
 from server.transport.health import is_store_fault
 from server.transport.limits import Limits
+from server.usecases.games import NotFound
 from server.usecases.table_server import TableServer
+from server.usecases.translog import Transparency
 from server.usecases.watch import HandEvents, NextHand, OwnMovesLeftOut
 from server.wire import receipts, render, render_moves, seatsig
 from tabletop.v1 import tabletop_pb2 as pb
@@ -360,12 +363,53 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self, request: pb.GetSigningKeyRequest, context: Any
     ) -> pb.GetSigningKeyResponse:
         (current, public), *retired = self.keys.items()
+        logs = self.server.log
         return pb.GetSigningKeyResponse(
             public_key=public,
             algorithm="ed25519",
             key_id=current,
             retired=[pb.SigningKey(public_key=k, key_id=i) for i, k in retired],
+            tree_heads=[] if logs is None else map(receipts.tree_head_proto, logs.logs.latest()),
+            retirements=[] if logs is None else map(retirement_proto, logs.logs.retirements()),
         )
+
+    @unary
+    async def GetTreeHead(
+        self, request: pb.GetTreeHeadRequest, context: Any
+    ) -> pb.GetTreeHeadResponse:
+        head = await self._log().tree_head(request.log_id, request.tree_size)
+        return pb.GetTreeHeadResponse(tree_head=receipts.tree_head_proto(head))
+
+    @unary
+    async def GetInclusionProof(
+        self, request: pb.GetInclusionProofRequest, context: Any
+    ) -> pb.GetInclusionProofResponse:
+        found = await self._log().inclusion(request.game_id, request.match_id, request.tree_size)
+        return pb.GetInclusionProofResponse(
+            tree_head=receipts.tree_head_proto(found.head),
+            inclusions=[
+                pb.SealInclusion(first=a, last=b, index=i, path=path)
+                for a, b, i, path in found.seals
+            ],
+        )
+
+    @unary
+    async def GetConsistencyProof(
+        self, request: pb.GetConsistencyProofRequest, context: Any
+    ) -> pb.GetConsistencyProofResponse:
+        path, first, second = await self._log().consistency(
+            request.log_id, request.first_size, request.second_size
+        )
+        return pb.GetConsistencyProofResponse(
+            path=path,
+            first=receipts.tree_head_proto(first),
+            second=receipts.tree_head_proto(second),
+        )
+
+    def _log(self) -> Transparency:
+        if self.server.log is None:
+            raise NotFound("this server keeps no transparency log (it signs nothing)")
+        return self.server.log
 
     async def Watch(
         self, request: pb.WatchRequest, context: grpc.aio.ServicerContext
@@ -459,3 +503,14 @@ def _page_start(token: str) -> int:
     if not token.startswith("v") or not digits.isdigit() or len(digits) > 18:
         raise MalformedCommand("page_token", "is not a token this server gave")
     return int(digits)
+
+
+def retirement_proto(statement: translog.Retirement) -> pb.KeyRetirement:
+    return pb.KeyRetirement(
+        logs=dict(statement.logs),
+        retired=statement.retired,
+        successor=statement.successor,
+        timestamp_ms=statement.timestamp,
+        retired_signature=bytes.fromhex(statement.retired_signature),
+        successor_signature=bytes.fromhex(statement.successor_signature),
+    )

@@ -16,6 +16,7 @@ from server.usecases.matches import Matches
 from server.usecases.play import Play
 from server.usecases.seats import Seats
 from server.usecases.timers import TurnClock
+from server.usecases.translog import Transparency
 from server.usecases.watch import Watch
 
 
@@ -30,3 +31,4 @@ class TableServer:
     watch: Watch  # GetView, GetHistory, Replay, Watch
     matches: Matches  # ReadyNextHand, GetMatch, the match moving on
     clock: TurnClock | None = None  # the turn clock, where one runs (server/startup/main.py)
+    log: Transparency | None = None  # the transparency log, where seals are signed

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from domain import table as tables
+from domain import translog
 from domain.engine import Viewer, replaced
 from domain.match import records as match_records
 from domain.table import records
@@ -115,6 +117,9 @@ class Sealer:
 
     def __init__(self, signer: Signer) -> None:
         self.signer = signer
+        # the latest signed head of a game's transparency log, by game id (set where the
+        # server keeps logs: server/startup/main.py); receipts carry it
+        self.tree_head: Callable[[uuid.UUID], translog.TreeHead | None] | None = None
         self._latest: OrderedDict[str, tuple[int, str, Rendered]] = OrderedDict()  # by game id
         self._views: OrderedDict[tuple[uuid.UUID, int, str, int], SignedView] = OrderedDict()
 
@@ -177,8 +182,38 @@ class Sealer:
         return signed
 
 
-def receipt(seal: Seal, table: tables.Table, viewer: Viewer) -> pb.Receipt:
-    """``viewer``'s receipt from a stored seal: the seal and the viewer's own nonce. Shared:
+def tree_head_proto(head: translog.TreeHead) -> pb.TreeHead:
+    return pb.TreeHead(
+        log_id=head.log_id,
+        size=head.size,
+        root=bytes.fromhex(head.root),
+        timestamp_ms=head.timestamp,
+        key_id=head.key_id,
+        signature=bytes.fromhex(head.signature),
+    )
+
+
+def _head(sealer: Sealer | None, seal: Seal) -> pb.TreeHead | None:
+    """The latest tree head of the sealed game's log, where the server keeps logs."""
+    if sealer is None or sealer.tree_head is None:
+        return None
+    head = sealer.tree_head(uuid.UUID(seal["game_id"]))
+    if head is None:
+        return None
+    kept = _HEAD_PROTOS.get(head.log_id)
+    if kept is None or kept[0] is not head:  # a new head: made into a message once
+        kept = _HEAD_PROTOS[head.log_id] = (head, tree_head_proto(head))
+    return kept[1]
+
+
+_HEAD_PROTOS: dict[str, tuple[translog.TreeHead, pb.TreeHead]] = {}  # by log id: the latest
+
+
+def receipt(
+    seal: Seal, table: tables.Table, viewer: Viewer, head: pb.TreeHead | None = None
+) -> pb.Receipt:
+    """``viewer``'s receipt from a stored seal: the seal and the viewer's own nonce, and
+    ``head``, the latest tree head of the game's log when the receipt is first made. Shared:
     every message of the move for this viewer copies it (``CopyFrom``), none changes it."""
     index = records.receipt_index(viewer, table.seat_count)
     key = (seal["game_id"], seal["last"], seal["head"], index)
@@ -196,6 +231,7 @@ def receipt(seal: Seal, table: tables.Table, viewer: Viewer) -> pb.Receipt:
         ],
         signature=bytes.fromhex(seal["signature"]),
         key_id=seal.get("key_id", ""),  # "" for a seal stored before keys had ids
+        tree_head=head,
     )
     _RECEIPTS[key] = made
     if len(_RECEIPTS) > RECEIPTS_KEPT:
@@ -235,7 +271,7 @@ def play_reply(
         to_act=render.to_act(after.table, after.viewer),
     )
     if seal is not None:
-        reply.receipt.CopyFrom(receipt(seal, after.table, viewer))
+        reply.receipt.CopyFrom(receipt(seal, after.table, viewer, _head(sealer, seal)))
     return reply
 
 
@@ -290,7 +326,7 @@ def view_reply(sealer: Sealer | None, snap: Snapshot, own: bool = True) -> pb.Ge
     if not own or seal is None or seal["last"] != snap.version:
         return pb.GetViewResponse(view=render.view_proto(snap))
     signed = pb.Receipt()
-    signed.CopyFrom(receipt(seal, snap.table, snap.seen_by))  # whose view it is
+    signed.CopyFrom(receipt(seal, snap.table, snap.seen_by, _head(sealer, seal)))  # whose view
     if len(seal["receipts"][0]) > 1 or sealer is None:  # a seal that hashed every view
         reply = pb.GetViewResponse(view=render.view_proto(snap))
     else:  # the view signed now (or when it was first asked for)
@@ -348,7 +384,7 @@ def _watch_messages(
             continue
         kept = _kept(sealer, seal, table, viewer) if move[0].version == seal["first"] else None
         rendered = kept if kept is not None else render.events_proto(kind, move, viewer)
-        signed = receipt(seal, table, viewer)
+        signed = receipt(seal, table, viewer, _head(sealer, seal))
         for e, msg in zip(move, rendered, strict=True):
             reply = pb.WatchResponse(event=msg)
             if e.version >= seal["first"]:

@@ -19,8 +19,13 @@ signed it. ``python -m server.wire.signing rotate FILE`` replaces the key in FIL
 one and appends the old public key to ``FILE.retired`` (one ``HEX  KEY_ID  retired DATE``
 line per key). The server reads that file beside its key file (or
 ``--retired-signing-keys FILE``) and publishes the retired keys with the current one, so
-records signed before a rotation still verify after it. Only public halves are retired: the
-old private key is gone, and nothing needs it.
+records signed before a rotation still verify after it.
+
+A retired key counts only for the seals the transparency log held when it was retired
+(docs/api.md, "Transparency log"): ``rotate`` also keeps the old private key beside the new
+one, in ``FILE.retiring`` (0600), and the server that starts with the new key and finds it
+states the retirement (every log's size, signed by both keys; server/store/translog.py),
+then deletes it. After that only the public half of the old key is kept anywhere.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from domain.table.records import key_id
 
 KEY_FILE = "signing-key.pem"
 RETIRED_SUFFIX = ".retired"  # the retired public keys, beside the key file
+RETIRING_SUFFIX = ".retiring"  # the old private key, until the server states its retirement
 log = logging.getLogger("tabletop.signing")
 
 
@@ -66,6 +72,9 @@ class Signer:
     def sign(self, body: bytes) -> str:
         return self._key.sign(body).hex()
 
+    def pem(self) -> bytes:
+        return pem(self._key)
+
 
 @dataclass(frozen=True)
 class KeySet:
@@ -74,6 +83,7 @@ class KeySet:
 
     signer: Signer
     retired: tuple[bytes, ...] = ()
+    retiring: Path | None = None  # the old private keys rotate left, to state their retirement
 
     def public_keys(self) -> dict[str, bytes]:
         """Every key by its id, the current one first."""
@@ -193,14 +203,36 @@ def load_keys(
     if key_text:
         return KeySet(signer)
     beside = Path(f"{key_file or data_dir / KEY_FILE}{RETIRED_SUFFIX}")
-    return KeySet(signer, read_retired(beside, required=False))
+    retiring = Path(f"{key_file or data_dir / KEY_FILE}{RETIRING_SUFFIX}")
+    return KeySet(
+        signer, read_retired(beside, required=False), retiring if retiring.exists() else None
+    )
+
+
+def retiring_chain(path: Path, current: Signer) -> list[tuple[Signer, Signer]]:
+    """The (retired, successor) pairs the old keys ``rotate`` left at ``path`` make with the
+    current key, oldest first (two rotations without a start between leave two keys). A key
+    that is its own successor (a rotation that crashed before it replaced the key) is none."""
+    try:
+        text = path.read_bytes()
+    except OSError as exc:
+        raise SigningKeyError(f"cannot read the retiring keys {path}: {exc.strerror}") from None
+    marker = b"-----BEGIN"
+    blocks = [marker + b for b in text.split(marker)[1:]]
+    chain = [Signer(parse_key(b), str(path)) for b in blocks] + [current]
+    return [(a, b) for a, b in zip(chain, chain[1:], strict=False) if a.key_id != b.key_id]
 
 
 def rotate(path: Path, retired: Path | None = None) -> tuple[Signer, Signer]:
     """Replace the key in ``path`` with a new one; the old public key is appended to
     ``retired`` (default: ``path`` + ``.retired``) first, so a crash between the two steps
-    leaves the old key current and also retired, never lost. Returns (old, new)."""
+    leaves the old key current and also retired, never lost. The old private key is kept in
+    ``path`` + ``.retiring`` until the server states its retirement. Returns (old, new)."""
     old = Signer(read_key_file(path))
+    keep = Path(f"{path}{RETIRING_SUFFIX}")  # appended to: keys no server has retired yet
+    fd = os.open(keep, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(old.pem())
     retired = retired or Path(f"{path}{RETIRED_SUFFIX}")
     if old.public_key not in read_retired(retired, required=False):
         date = datetime.now(UTC).strftime("%Y-%m-%d")

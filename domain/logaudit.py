@@ -1,0 +1,408 @@
+"""Checking a verified record's seals against the transparency log (docs/api.md, "Transparency
+log"): the export's log line read by its strict grammar, the tree heads a verifier trusts,
+every seal's inclusion, and the retired-key rule ("a seal by a retired key counts only below
+the size its retirement states"). Pure: the proofs come from the export or from a server
+(clients/python/audit_log.py fetches them), the keys from outside the record.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from domain import translog
+from domain.match import records as match_records
+from domain.table import records
+from domain.table.records import key_id
+
+HEAD_KEYS = frozenset(("key_id", "log_id", "root", "signature", "size", "timestamp"))
+INCLUSION_KEYS = frozenset(("first", "id", "index", "last", "log_id", "path"))
+RETIREMENT_KEYS = frozenset(
+    ("logs", "retired", "retired_signature", "successor", "successor_signature", "timestamp")
+)
+MAX_HEADS = 1024
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_HEX16 = re.compile(r"[0-9a-f]{16}")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_HEX128 = re.compile(r"[0-9a-f]{128}")
+_MAX_INT = 2**63 - 1
+
+
+class LogFailure(Exception):
+    """The record's seals fail against the log; the message is the verifier's one line."""
+
+
+@dataclass(frozen=True)
+class Inclusion:
+    first: int
+    id: str  # the seal's game id, or match id
+    index: int
+    last: int
+    log_id: str
+    path: tuple[bytes, ...]
+
+
+@dataclass(frozen=True)
+class LogProofs:
+    """A log line, or what a server served: tree heads and one inclusion a seal."""
+
+    heads: tuple[translog.TreeHead, ...]
+    inclusions: tuple[Inclusion, ...]
+    source: str = "the log line"
+    missing: str = ""  # why a source has no proofs at all (a server that does not know it)
+
+
+@dataclass(frozen=True)
+class SealRef:
+    """A seal of the record as the log holds it: its record id, versions, key, leaf hash."""
+
+    id: str
+    first: int
+    last: int
+    key_id: str
+    leaf: bytes
+
+    @property
+    def where(self) -> str:
+        return f"the seal of versions {self.first}..{self.last}"
+
+
+@dataclass
+class KeySet:
+    """The server's keys as a verifier knows them from outside the record: every key by id,
+    which are retired, and the retirement statements (checked: signed by both keys)."""
+
+    keys: dict[str, bytes]
+    retired: frozenset[str] = frozenset()
+    retirements: dict[str, translog.Retirement] = field(default_factory=dict)
+
+    @staticmethod
+    def plain(keys: Iterable[bytes]) -> KeySet:
+        """Keys given alone (``--public-key``): none known to be retired."""
+        return KeySet({key_id(k): k for k in keys})
+
+
+def seal_refs(seals: Iterable[dict[str, Any]]) -> list[SealRef]:
+    """The leaves of a record's (verified) seals, in the record's order."""
+    out = []
+    for seal in seals:
+        if "match_id" in seal:
+            rid = str(seal["match_id"])
+            body = match_records.seal_body(rid, seal["first"], seal["last"], seal["head"])
+        else:
+            rid = str(seal["game_id"])
+            body = records.seal_body(
+                rid, seal["first"], seal["last"], seal["head"], seal["receipts"]
+            )
+        kid = str(seal.get("key_id", ""))
+        leaf = translog.leaf_hash(translog.leaf_data(body, kid))
+        out.append(SealRef(rid, seal["first"], seal["last"], kid, leaf))
+    return out
+
+
+# --- the log line's grammar ------------------------------------------------------------------
+
+
+def parse_log_line(data: Any, where: str) -> LogProofs:
+    """``{"log": {"heads": [...], "inclusions": [...]}}`` exactly (docs/api.md)."""
+    if not isinstance(data, dict) or set(data) != {"log"}:
+        raise LogFailure(f"{where} is not a log line {{log}}")
+    body = data["log"]
+    if not isinstance(body, dict) or set(body) != {"heads", "inclusions"}:
+        raise LogFailure(f"{where}: `log` is not exactly {{heads, inclusions}}")
+    heads, inclusions = body["heads"], body["inclusions"]
+    if not isinstance(heads, list) or not isinstance(inclusions, list):
+        raise LogFailure(f"{where}: `heads` and `inclusions` must be lists")
+    if len(heads) > MAX_HEADS:
+        raise LogFailure(f"{where}: more than {MAX_HEADS} tree heads")
+    parsed = tuple(parse_head(h, f"{where} head {i + 1}") for i, h in enumerate(heads))
+    ids = [h.log_id for h in parsed]
+    if ids != sorted(set(ids)):
+        raise LogFailure(f"{where}: the heads are not sorted by log_id, one a log")
+    entries = tuple(_inclusion(x, f"{where} inclusion {i + 1}") for i, x in enumerate(inclusions))
+    return LogProofs(parsed, entries)
+
+
+def parse_head(data: Any, where: str) -> translog.TreeHead:
+    """A tree head as JSON: exactly {key_id, log_id, root, signature, size, timestamp}."""
+    if not isinstance(data, dict) or set(data) != HEAD_KEYS:
+        raise LogFailure(f"{where} is not a tree head {{{', '.join(sorted(HEAD_KEYS))}}}")
+    ok = (
+        _text(data["key_id"], _HEX16)
+        and _text(data["log_id"], _UUID)
+        and _text(data["root"], _HEX64)
+        and _text(data["signature"], _HEX128)
+        and _count(data["size"])
+        and _count(data["timestamp"])
+    )
+    if not ok:
+        raise LogFailure(f"{where} has a field of the wrong form")
+    return translog.TreeHead(
+        data["log_id"],
+        data["size"],
+        data["root"],
+        data["timestamp"],
+        data["key_id"],
+        data["signature"],
+    )
+
+
+def parse_retirement(data: Any, where: str) -> translog.Retirement:
+    """A retirement statement as JSON (``tabletop-audit key --json``)."""
+    if not isinstance(data, dict) or set(data) != RETIREMENT_KEYS:
+        raise LogFailure(f"{where} is not a key retirement")
+    logs = data["logs"]
+    ok = (
+        isinstance(logs, dict)
+        and all(_text(k, _UUID) and _count(v) for k, v in logs.items())
+        and _text(data["retired"], _HEX16)
+        and _text(data["successor"], _HEX16)
+        and _text(data["retired_signature"], _HEX128)
+        and _text(data["successor_signature"], _HEX128)
+        and _count(data["timestamp"])
+    )
+    if not ok:
+        raise LogFailure(f"{where} has a field of the wrong form")
+    return translog.Retirement(
+        tuple(sorted(logs.items())),
+        data["retired"],
+        data["successor"],
+        data["timestamp"],
+        data["retired_signature"],
+        data["successor_signature"],
+    )
+
+
+def _inclusion(data: Any, where: str) -> Inclusion:
+    if not isinstance(data, dict) or set(data) != INCLUSION_KEYS:
+        raise LogFailure(f"{where} is not an inclusion {{{', '.join(sorted(INCLUSION_KEYS))}}}")
+    path = data["path"]
+    ok = (
+        _count(data["first"])
+        and _count(data["last"])
+        and _count(data["index"])
+        and isinstance(data["id"], str)
+        and _text(data["log_id"], _UUID)
+        and isinstance(path, list)
+        and len(path) <= translog.MAX_PROOF
+        and all(_text(p, _HEX64) for p in path)
+    )
+    if not ok:
+        raise LogFailure(f"{where} has a field of the wrong form")
+    return Inclusion(
+        data["first"],
+        data["id"],
+        data["index"],
+        data["last"],
+        data["log_id"],
+        tuple(bytes.fromhex(p) for p in path),
+    )
+
+
+def _text(value: Any, form: re.Pattern[str]) -> bool:
+    return isinstance(value, str) and form.fullmatch(value) is not None
+
+
+def _count(value: Any) -> bool:
+    return type(value) is int and 0 <= value <= _MAX_INT
+
+
+def log_line(proofs: LogProofs) -> dict[str, Any]:
+    """The export's log line (canonical JSON of this is the line)."""
+    return {
+        "log": {
+            "heads": [h.to_json() for h in sorted(proofs.heads, key=lambda h: h.log_id)],
+            "inclusions": [
+                {
+                    "first": x.first,
+                    "id": x.id,
+                    "index": x.index,
+                    "last": x.last,
+                    "log_id": x.log_id,
+                    "path": [p.hex() for p in x.path],
+                }
+                for x in proofs.inclusions
+            ],
+        }
+    }
+
+
+# --- keys and heads ---------------------------------------------------------------------------
+
+
+def _verifies(public: bytes, signature: str, body: bytes) -> bool:
+    try:
+        Ed25519PublicKey.from_public_bytes(public).verify(bytes.fromhex(signature), body)
+        return True
+    except (InvalidSignature, ValueError):
+        return False
+
+
+def checked_retirements(
+    keys: Mapping[str, bytes], statements: Iterable[translog.Retirement]
+) -> dict[str, translog.Retirement]:
+    """The statements by retired key id, each signed by the retired key and its successor,
+    both among ``keys``; one that is not is refused (the key source is not to be trusted)."""
+    out = {}
+    for s in statements:
+        body = s.body()
+        old, new = keys.get(s.retired), keys.get(s.successor)
+        if old is None or new is None:
+            raise LogFailure(f"the retirement of key {s.retired} names a key not given")
+        if not _verifies(old, s.retired_signature, body) or not _verifies(
+            new, s.successor_signature, body
+        ):
+            raise LogFailure(f"the retirement of key {s.retired} is not signed by both keys")
+        out[s.retired] = s
+    return out
+
+
+def head_problem(head: translog.TreeHead, keys: KeySet) -> str | None:
+    """Why a tree head is not to be trusted, or None: signed by a given key that is not
+    retired (a retired key could sign any head after its retirement)."""
+    public = keys.keys.get(head.key_id)
+    if public is None:
+        return f"the tree head of log {head.log_id} is not signed by a given key"
+    if head.key_id in keys.retired:
+        return (
+            f"the tree head of log {head.log_id} is signed by retired key {head.key_id}: "
+            "re-export, or verify with --target"
+        )
+    if not _verifies(public, head.signature, head.body()):
+        return f"the tree head of log {head.log_id} does not verify with key {head.key_id}"
+    return None
+
+
+# --- the seals against the log ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Placed:
+    seal: SealRef
+    log_id: str
+    index: int
+    size: int  # the trusted head's
+
+
+def check_seals(seals: Sequence[SealRef], sources: Sequence[LogProofs], keys: KeySet) -> str:
+    """Every seal included in a trusted head (from the first source that proves it), and each
+    seal by a retired key below its retirement's size. Returns the verify line's words;
+    raises LogFailure with the first seal that fails."""
+    if not sources:
+        for seal in seals:
+            _retired_rule(seal, None, keys, "no tree head proves it is in the log")
+        return "transparency log: not checked (no log line)"
+    placed: list[Placed] = []
+    for i, seal in enumerate(seals):
+        found, problem = None, ""
+        for source in sources:
+            found, problem = _proven(seal, i, len(seals), source, keys)
+            if found is not None:
+                break
+        if found is None:
+            _retired_rule(seal, None, keys, f"no tree head proves it is in the log ({problem})")
+            raise LogFailure(f"{seal.where} is not in the log: {problem}")
+        _retired_rule(seal, found, keys, "")
+        placed.append(found)
+    return _words(placed, keys)
+
+
+def _proven(
+    seal: SealRef, i: int, count: int, source: LogProofs, keys: KeySet
+) -> tuple[Placed | None, str]:
+    if source.missing:
+        return None, source.missing
+    if len(source.inclusions) != count:
+        return None, f"{source.source} has {len(source.inclusions)} inclusions for {count} seals"
+    entry = source.inclusions[i]
+    if (entry.id, entry.first, entry.last) != (seal.id, seal.first, seal.last):
+        return None, (
+            f"{source.source}'s entry {i + 1} names {entry.id} versions {entry.first}..{entry.last}"
+        )
+    head = next((h for h in source.heads if h.log_id == entry.log_id), None)
+    if head is None:
+        return None, f"{source.source} has no tree head of log {entry.log_id}"
+    untrusted = head_problem(head, keys)
+    if untrusted is not None:
+        return None, untrusted
+    try:
+        translog.verify_inclusion(
+            entry.index, head.size, seal.leaf, entry.path, bytes.fromhex(head.root)
+        )
+    except translog.ProofError as exc:
+        return None, f"{source.source}: {exc}"
+    return Placed(seal, entry.log_id, entry.index, head.size), ""
+
+
+def _retired_rule(seal: SealRef, placed: Placed | None, keys: KeySet, missing: str) -> None:
+    """A seal by a retired key counts only at an index below its retirement's size."""
+    if seal.key_id not in keys.retired:
+        return
+    statement = keys.retirements.get(seal.key_id)
+    if statement is None:
+        return  # retired before the log: named in the verify line, stands on the key alone
+    start = f"{seal.where} is signed by retired key {seal.key_id}, retired at {_sizes(statement)}: "
+    if placed is None:
+        raise LogFailure(start + missing)
+    limit = statement.size_of(placed.log_id)
+    if placed.log_id not in dict(statement.logs):
+        raise LogFailure(start + f"log {placed.log_id} is not one of the logs it was retired in")
+    if placed.index >= limit:
+        raise LogFailure(start + f"its leaf is at index {placed.index} of log {placed.log_id}")
+
+
+def _sizes(statement: translog.Retirement) -> str:
+    if len(statement.logs) == 1:
+        return f"tree size {statement.logs[0][1]}"
+    return "tree sizes " + ", ".join(f"{n} (log {i})" for i, n in statement.logs)
+
+
+def _words(placed: list[Placed], keys: KeySet) -> str:
+    logs: dict[str, int] = {}
+    for p in placed:
+        logs[p.log_id] = p.size
+    where = ", ".join(f"log {i} at size {n}" for i, n in logs.items())
+    words = f"transparency log: all {len(placed)} seals in {where}"
+    legacy = sorted({p.seal.key_id for p in placed} & keys.retired - set(keys.retirements))
+    for kid in legacy:
+        words += (
+            f"; key {kid} retired with no statement of the log's size (a rotation before the "
+            "transparency log): its seals stand on the key alone"
+        )
+    return words
+
+
+# --- tree heads seen ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fork:
+    """Two validly signed heads of one log and size with different roots."""
+
+    log_id: str
+    size: int
+    heads: tuple[tuple[str, translog.TreeHead], tuple[str, translog.TreeHead]]  # (source, head)
+
+
+def forks(heads: Iterable[tuple[str, translog.TreeHead]], keys: KeySet) -> list[Fork]:
+    """Every pair of signed heads (by a given key, whether retired or not: each was the
+    server's word when signed) of one log and size whose roots differ; heads that do not
+    verify are left out (anybody can write one)."""
+    first: dict[tuple[str, int], tuple[str, translog.TreeHead]] = {}
+    found: list[Fork] = []
+    for source, head in heads:
+        public = keys.keys.get(head.key_id)
+        if public is None or not _verifies(public, head.signature, head.body()):
+            continue
+        key = (head.log_id, head.size)
+        seen = first.setdefault(key, (source, head))
+        if seen[1].root != head.root and not any(
+            f.log_id == head.log_id and f.size == head.size for f in found
+        ):
+            found.append(Fork(head.log_id, head.size, (seen, (source, head))))
+    return found

@@ -1,0 +1,281 @@
+"""The transparency log: an append-only Merkle tree of every seal (docs/api.md, "Transparency log").
+
+Tree hashing, inclusion and consistency proofs are RFC 9162 §2.1 (the same as RFC 6962):
+a leaf's hash is SHA-256(0x00 || leaf data), an inner node's SHA-256(0x01 || left || right),
+the empty tree's SHA-256(""). The proofs are generated as §2.1.3.1 / §2.1.4.1 define them and
+checked by the algorithms of §2.1.3.2 / §2.1.4.2, written out here (no maintained Python
+library implements RFC 9162 proofs; tests/domain/test_translog.py runs the certificate
+transparency reference vectors).
+
+On top of the tree, the statements the server signs about it: a leaf per seal
+(``leaf_data``), the signed tree head (``tree_head_body``) and a key's retirement
+(``retirement_body``), each a prefix line and canonical JSON, like the seals themselves.
+Pure: no I/O, no clock (times are given).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from domain.codec import canonical
+
+LEAF_PREFIX = b"tabletop-log-leaf/1\n"
+TREE_HEAD_PREFIX = b"tabletop-tree-head/1\n"
+RETIREMENT_PREFIX = b"tabletop-key-retirement/1\n"
+MAX_PROOF = 64  # hashes: a tree of 2**63 leaves needs at most 63 (a parser's bound)
+
+
+class ProofError(ValueError):
+    """A proof that does not verify; the message says which check failed."""
+
+
+# --- RFC 9162 §2.1.1: the Merkle tree hash ---------------------------------------------------
+
+
+def leaf_hash(data: bytes) -> bytes:
+    return hashlib.sha256(b"\x00" + data).digest()
+
+
+def node_hash(left: bytes, right: bytes) -> bytes:
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+EMPTY_ROOT = hashlib.sha256(b"").digest()
+
+
+def _split(n: int) -> int:
+    """The largest power of two smaller than ``n`` (n > 1): where MTH splits D[n]."""
+    return 1 << ((n - 1).bit_length() - 1)
+
+
+def root(leaves: Sequence[bytes]) -> bytes:
+    """MTH over leaf *hashes* (``leaf_hash`` of each entry)."""
+    if not leaves:
+        return EMPTY_ROOT
+    level = list(leaves)
+    # bottom-up pairing gives the same tree as §2.1.1's split at the largest power of two:
+    # an odd node at the end of a level is carried up unchanged
+    while len(level) > 1:
+        paired = [node_hash(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
+        if len(level) % 2:
+            paired.append(level[-1])
+        level = paired
+    return level[0]
+
+
+class Tree:
+    """A growing log's leaf hashes and its latest root, kept as a compact range: the roots
+    of its perfect subtrees, largest first, so appending is O(log n) and the root of the
+    whole is one fold (the same tree as ``root``, which splits at the largest power of two)."""
+
+    def __init__(self) -> None:
+        self.leaves: list[bytes] = []
+        self._peaks: list[tuple[int, bytes]] = []  # (leaf count, subtree root)
+
+    def __len__(self) -> int:
+        return len(self.leaves)
+
+    def append(self, leaf: bytes) -> None:
+        self.leaves.append(leaf)
+        peak = (1, leaf)
+        while self._peaks and self._peaks[-1][0] == peak[0]:
+            count, left = self._peaks.pop()
+            peak = (count * 2, node_hash(left, peak[1]))
+        self._peaks.append(peak)
+
+    def root(self, size: int | None = None) -> bytes:
+        """The root of the first ``size`` leaves (all of them by default)."""
+        if size is not None and size != len(self.leaves):
+            return root(self.leaves[:size])
+        if not self._peaks:
+            return EMPTY_ROOT
+        top = self._peaks[-1][1]
+        for _count, left in reversed(self._peaks[:-1]):
+            top = node_hash(left, top)
+        return top
+
+
+# --- RFC 9162 §2.1.3.1 and §2.1.4.1: making proofs ------------------------------------------
+
+
+def inclusion_proof(index: int, leaves: Sequence[bytes]) -> list[bytes]:
+    """PATH(m, D[n]): the audit path of leaf ``index`` in the tree of ``leaves`` (hashes)."""
+    if not 0 <= index < len(leaves):
+        raise ValueError(f"leaf index {index} is not in a tree of size {len(leaves)}")
+    return _path(index, leaves)
+
+
+def _path(m: int, d: Sequence[bytes]) -> list[bytes]:
+    if len(d) == 1:
+        return []
+    k = _split(len(d))
+    if m < k:
+        return [*_path(m, d[:k]), root(d[k:])]
+    return [*_path(m - k, d[k:]), root(d[:k])]
+
+
+def consistency_proof(old_size: int, leaves: Sequence[bytes]) -> list[bytes]:
+    """PROOF(m, D[n]): the consistency proof from size ``old_size`` to ``len(leaves)``."""
+    if not 0 < old_size <= len(leaves):
+        raise ValueError(f"no consistency proof from size {old_size} to {len(leaves)}")
+    return _subproof(old_size, leaves, True)
+
+
+def _subproof(m: int, d: Sequence[bytes], whole: bool) -> list[bytes]:
+    n = len(d)
+    if m == n:
+        return [] if whole else [root(d)]
+    k = _split(n)
+    if m <= k:
+        return [*_subproof(m, d[:k], whole), root(d[k:])]
+    return [*_subproof(m - k, d[k:], False), root(d[:k])]
+
+
+# --- RFC 9162 §2.1.3.2 and §2.1.4.2: checking proofs ----------------------------------------
+
+
+def root_from_inclusion(index: int, size: int, leaf: bytes, path: Sequence[bytes]) -> bytes:
+    """The root that ``path`` proves leaf hash ``leaf`` at ``index`` into (§2.1.3.2)."""
+    if not 0 <= index < size:
+        raise ProofError(f"leaf index {index} is not below tree size {size}")
+    if len(path) > MAX_PROOF:
+        raise ProofError("the inclusion proof is too long")
+    fn, sn, r = index, size - 1, leaf
+    for p in path:
+        if sn == 0:
+            raise ProofError("the inclusion proof is too long for the tree size")
+        if fn & 1 or fn == sn:
+            r = node_hash(p, r)
+            if not fn & 1:
+                while fn & 1 == 0 and fn != 0:
+                    fn, sn = fn >> 1, sn >> 1
+        else:
+            r = node_hash(r, p)
+        fn, sn = fn >> 1, sn >> 1
+    if sn != 0:
+        raise ProofError("the inclusion proof is too short for the tree size")
+    return r
+
+
+def verify_inclusion(
+    index: int, size: int, leaf: bytes, path: Sequence[bytes], want: bytes
+) -> None:
+    if root_from_inclusion(index, size, leaf, path) != want:
+        raise ProofError(f"leaf {index} is not in the tree of size {size} with that root")
+
+
+def verify_consistency(
+    old_size: int, new_size: int, old_root: bytes, new_root: bytes, path: Sequence[bytes]
+) -> None:
+    """§2.1.4.2: ``path`` proves the tree ``old_root`` of ``old_size`` is a prefix of the tree
+    ``new_root`` of ``new_size``; raises ProofError saying what fails."""
+    if not 0 < old_size <= new_size:
+        raise ProofError(f"no consistency between sizes {old_size} and {new_size}")
+    if len(path) > MAX_PROOF:
+        raise ProofError("the consistency proof is too long")
+    if old_size == new_size:
+        if path or old_root != new_root:
+            raise ProofError(f"two roots for tree size {old_size}")
+        return
+    if not path:
+        raise ProofError("the consistency proof is empty")
+    proof = list(path)
+    if old_size & (old_size - 1) == 0:  # a power of two: the old root is the first node
+        proof.insert(0, old_root)
+    fn, sn = old_size - 1, new_size - 1
+    while fn & 1:
+        fn, sn = fn >> 1, sn >> 1
+    fr = sr = proof[0]
+    for c in proof[1:]:
+        if sn == 0:
+            raise ProofError("the consistency proof is too long")
+        if fn & 1 or fn == sn:
+            fr, sr = node_hash(c, fr), node_hash(c, sr)
+            if not fn & 1:
+                while fn & 1 == 0 and fn != 0:
+                    fn, sn = fn >> 1, sn >> 1
+        else:
+            sr = node_hash(sr, c)
+        fn, sn = fn >> 1, sn >> 1
+    if sn != 0:
+        raise ProofError("the consistency proof is too short")
+    if fr != old_root:
+        raise ProofError(f"the tree of size {new_size} does not extend the root of size {old_size}")
+    if sr != new_root:
+        raise ProofError(f"the consistency proof does not give the root of size {new_size}")
+
+
+# --- what the server signs about the log ----------------------------------------------------
+
+
+def leaf_data(signed_bytes: bytes, key_id: str) -> bytes:
+    """A seal's leaf: the SHA-256 of the seal's signed bytes and the id of the signing key."""
+    body = {"body": hashlib.sha256(signed_bytes).hexdigest(), "key_id": key_id}
+    return LEAF_PREFIX + canonical(body).encode()
+
+
+@dataclass(frozen=True)
+class TreeHead:
+    """A signed tree head: the log, its size and root at a time, and the signature."""
+
+    log_id: str
+    size: int
+    root: str  # lowercase hex
+    timestamp: int  # ms since the epoch
+    key_id: str = ""
+    signature: str = ""  # lowercase hex
+
+    def body(self) -> bytes:
+        return tree_head_body(self.log_id, self.root, self.size, self.timestamp)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "key_id": self.key_id,
+            "log_id": self.log_id,
+            "root": self.root,
+            "signature": self.signature,
+            "size": self.size,
+            "timestamp": self.timestamp,
+        }
+
+
+def tree_head_body(log_id: str, root_hex: str, size: int, timestamp: int) -> bytes:
+    body = {"log_id": log_id, "root": root_hex, "size": size, "timestamp": timestamp}
+    return TREE_HEAD_PREFIX + canonical(body).encode()
+
+
+@dataclass(frozen=True)
+class Retirement:
+    """A key's retirement: the logs' sizes when it was retired, signed by it and its successor.
+    A seal by ``retired`` counts only if its leaf is at an index below ``logs[log_id]``."""
+
+    logs: tuple[tuple[str, int], ...]  # (log id, size), sorted by log id
+    retired: str  # key id
+    successor: str  # key id
+    timestamp: int  # ms since the epoch
+    retired_signature: str = ""  # hex, by the retired key
+    successor_signature: str = ""  # hex, by the successor
+
+    def body(self) -> bytes:
+        return retirement_body(dict(self.logs), self.retired, self.successor, self.timestamp)
+
+    def size_of(self, log_id: str) -> int:
+        """The log's size at retirement: 0 for a log the statement does not name."""
+        return dict(self.logs).get(log_id, 0)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "logs": dict(self.logs),
+            "retired": self.retired,
+            "retired_signature": self.retired_signature,
+            "successor": self.successor,
+            "successor_signature": self.successor_signature,
+            "timestamp": self.timestamp,
+        }
+
+
+def retirement_body(logs: dict[str, int], retired: str, successor: str, timestamp: int) -> bytes:
+    body = {"logs": logs, "retired": retired, "successor": successor, "timestamp": timestamp}
+    return RETIREMENT_PREFIX + canonical(body).encode()
