@@ -16,6 +16,7 @@
 const crypto = require('node:crypto');
 const deal = require('./deal');
 const { checkClocks } = require('./clocks');
+const { checkLog, checkRetirement, LogError } = require('./translog');
 
 // The seats' signatures need the contract's protobuf code (node_modules): loaded on first use.
 const seatSignatures = (...args) => require('./seatsigs').checkSeatSignatures(...args);
@@ -472,6 +473,7 @@ function verifyMatch(lines, keys) {
     prev = f.hash;
   });
   const signers = new Set();
+  const matchSeals = [];
   let first = 1;
   for (const f of facts) {
     const s = f.seal;
@@ -486,7 +488,10 @@ function verifyMatch(lines, keys) {
     }
     if (s.head !== f.hash) fail(`${what} signs another chain head than the record's: the match record was rewritten after the server signed it`);
     if (typeof s.signature !== 'string' || !/^[0-9a-f]{128}$/.test(s.signature)) fail(`${what} has no 64-byte signature`);
-    signers.add(signer(matchSealBody(matchId, first, f.version, f.hash), Buffer.from(s.signature, 'hex'), s.key_id, keys, what));
+    const body = matchSealBody(matchId, first, f.version, f.hash);
+    const kid = signer(body, Buffer.from(s.signature, 'hex'), s.key_id, keys, what);
+    signers.add(kid);
+    matchSeals.push({ id: matchId, first, last: f.version, body, keyId: s.key_id || '', signedBy: kid });
     first = f.version + 1;
   }
   if (first !== facts.length + 1) fail(`the match's facts from version ${first} on are not sealed: they were added or the match's end was cut`);
@@ -542,7 +547,7 @@ function verifyMatch(lines, keys) {
   if (ended.size !== opened.length) fail('the match records the end of a hand it never opened');
   const incomplete = matchIncomplete(facts, verified);
   const standing = matchStandings(created, facts);
-  return { match: true, matchId, facts: facts.length, hands: verified, signers, incomplete, ...standing };
+  return { match: true, matchId, facts: facts.length, hands: verified, signers, incomplete, matchSeals, ...standing };
 }
 
 /**
@@ -745,15 +750,47 @@ function chainedTime(value, n) {
   return `${m[1]}.${(m[8] || '').padEnd(9, '0').slice(0, 6)}Z`;
 }
 
-/** Verify an export (its text, or its lines): a game's (either form) or a whole match's. */
-function verifyText(text, keys) {
+/**
+ * Verify an export (its text, or its lines): a game's (either form) or a whole match's, and
+ * its seals against the transparency log (lib/translog.js: the file's log line, if any, and
+ * `statements`, the key retirements the caller trusts). The result's `log`: the verify
+ * line's words about the log.
+ */
+function verifyText(text, keys, statements = []) {
   if (!keys.length) fail('give the server\'s public key (--public-key)');
-  const lines = readLines(text);
-  if ('match' in lines[0]) return verifyMatch(lines, keys);
-  const events = 'event' in lines[0] || 'view' in lines[0];
-  if (!events) lines.forEach((l, i) => ('event' in l || 'view' in l) && fail(`line ${i + 1} is in another export form than line 1: one form a file`));
-  const records = events ? fromEventLines(lines) : lines;
-  return verifyGame(records, keys);
+  const { lines, log } = splitLogLine(readLines(text));
+  let result;
+  if ('match' in lines[0]) {
+    result = verifyMatch(lines, keys);
+  } else {
+    const events = 'event' in lines[0] || 'view' in lines[0];
+    if (!events) lines.forEach((l, i) => ('event' in l || 'view' in l) && fail(`line ${i + 1} is in another export form than line 1: one form a file`));
+    if (events && log) fail('a `tabletop export` (event and view lines) has no log line');
+    result = verifyGame(events ? fromEventLines(lines) : lines, keys);
+  }
+  try {
+    result.log = checkLog(logSeals(result), log, keys, statements, canonical);
+  } catch (err) {
+    if (err instanceof LogError) fail(err.message);
+    throw err;
+  }
+  return result;
+}
+
+/** The export's lines and its log line (`{"log": ...}`, last, after the record; or null). */
+function splitLogLine(lines) {
+  const at = lines.findIndex((l) => 'log' in l);
+  if (at === -1) return { lines, log: null };
+  if (at !== lines.length - 1 || at === 0) fail(`line ${at + 1}: the log line ends the file, after the record`);
+  return { lines: lines.slice(0, -1), log: lines[at] };
+}
+
+/** A verified record's seals in the file's order (a match's own, then each hand's), as leaves. */
+function logSeals(result) {
+  const game = (g) => g.seals.map((s) => ({
+    id: g.gameId, first: s.first, last: s.last, body: sealBody(s.game_id, s.first, s.last, s.head, s.receipts), keyId: s.key_id || '', signedBy: s.signedBy,
+  }));
+  return result.match ? [...result.matchSeals, ...result.hands.flatMap(game)] : game(result);
 }
 
 // --- receipts --------------------------------------------------------------------------
@@ -893,8 +930,42 @@ function checkReceipts(game, text, keys) {
   return { receipts: count, viewers: [...viewers].sort((a, b) => a - b) };
 }
 
+/**
+ * A key set file (`tabletop-audit key --json`): exactly {key_id, public_key, retired,
+ * retirements, tree_heads}. Returns {keys, statements}: every key (current and retired),
+ * and each retirement statement, checked (signed by the retired key and its successor).
+ */
+function readKeySet(text) {
+  let set;
+  try {
+    set = parseStrict(text.trim());
+  } catch (err) {
+    fail(`the key set is not JSON (${err.message})`);
+  }
+  const KEYS = ['key_id', 'public_key', 'retired', 'retirements', 'tree_heads'];
+  if (!isObj(set) || Object.keys(set).sort().join() !== KEYS.join()) fail(`the key set is not {${KEYS.join(', ')}}`);
+  if (!Array.isArray(set.retired) || !Array.isArray(set.retirements)) fail('the key set\'s retired and retirements are not lists');
+  const named = [{ key_id: set.key_id, public_key: set.public_key }, ...set.retired];
+  const keys = named.map((k, i) => {
+    if (!isObj(k) || Object.keys(k).sort().join() !== 'key_id,public_key') fail(`the key set's key ${i + 1} is not {key_id, public_key}`);
+    const key = publicKey(k.public_key);
+    if (key.id !== k.key_id) fail(`the key set names key ${String(k.key_id).slice(0, 20)} for a public key whose id is ${key.id}`);
+    return key;
+  });
+  const statements = set.retirements.map((s, i) => {
+    try {
+      return checkRetirement(s, keys, canonical, `the key set's retirement ${i + 1}`);
+    } catch (err) {
+      if (err instanceof LogError) fail(err.message);
+      throw err;
+    }
+  });
+  return { keys, statements, retired: set.retired.map((k) => k.key_id) };
+}
+
 module.exports = {
   VerifyError,
+  readKeySet,
   parseStrict,
   canonical,
   publicKey,
