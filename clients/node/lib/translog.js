@@ -207,9 +207,13 @@ function checkLog(seals, line, keys, statements, canonical) {
   }
   const { heads, inclusions } = readLogLine(line);
   const retired = new Set(retiredBy.keys());
+  // a head signed by a retired key proves nothing: the seals under it are in no trusted head
+  // (a retired key's seal then fails by the retired-key rule, any other by the head)
   const byLog = new Map(heads.map((h, i) => {
-    const head = checkTreeHead(h, keys, retired, canonical, `the log line's tree head ${i + 1}`);
-    return [head.log_id, head];
+    const where = `the log line's tree head ${i + 1}`;
+    const head = checkTreeHead(h, keys, new Set(), canonical, where);
+    const untrusted = retired.has(head.key_id) ? `tree head of log ${head.log_id} is signed by retired key ${head.key_id}: re-export, or verify with --target` : '';
+    return [head.log_id, { ...head, untrusted }];
   }));
   if (inclusions.length !== seals.length) {
     const missing = seals[Math.min(inclusions.length, seals.length - 1)];
@@ -224,7 +228,10 @@ function checkLog(seals, line, keys, statements, canonical) {
     const head = byLog.get(x.log_id);
     if (x.id !== seal.id || x.first !== seal.first || x.last !== seal.last) problem = `its inclusion names ${String(x.id).slice(0, 40)} versions ${x.first}..${x.last}`;
     else if (!head) problem = `the log line has no tree head of log ${String(x.log_id).slice(0, 40)}`;
-    else {
+    else if (head.untrusted) {
+      rule(seal, null, null, `no tree head proves it is in the log (${head.untrusted})`);
+      fail(head.untrusted);
+    } else {
       const leaf = leafHash(leafData(canonical, seal.body, seal.keyId));
       if (!verifyInclusion(x.index, head.size, leaf, x.path.map((p) => Buffer.from(p, 'hex')), head.rootBytes)) {
         problem = `its path does not give the root of log ${x.log_id} at size ${head.size} (leaf index ${x.index})`;
