@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.nodejs import NODE_DIR, ensure_node_modules
-from tests.support.render_vectors import vectors
+from tests.support.render_vectors import corpus_vectors, vectors
 
 GAMES = 24  # bounded: about 3,000 (move, viewer) payloads
 
@@ -51,6 +51,20 @@ def test_node_renders_every_viewers_events_of_random_games_as_the_server(tmp_pat
     assert code == 0, f"seed {seed}: {out}"
     checked = int(out.split("render vectors: ")[1].split(" checked")[0])
     assert checked == sum(len(m["payloads"]) for g in games for m in g["moves"]) > 100
+
+
+def test_node_renders_the_corpus_games_justice_facts_and_a_matchs_hands(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The conformance corpus's honest games (tests/vectors): a redeal by every seat and an
+    arbiter's ruling (justice facts, RedealOpened, GameRedealt), a 2-hand match's hands
+    (HandClosed, the match's GameCreated), a void draw (DealAbandoned)."""
+    ensure_node_modules()
+    games = list(corpus_vectors())
+    facts = {json.loads(x)["fact"]["type"] for g in games for x in g["lines"]}
+    assert {"GameRedealt", "RedealOpened", "HandClosed", "DealAbandoned"} <= facts, facts
+    path = tmp_path / "corpus.jsonl"
+    write(path, games)
+    code, out = node_differs(path)
+    assert code == 0, out
 
 
 def test_a_payload_one_byte_off_is_caught(tmp_path) -> None:  # type: ignore[no-untyped-def]
