@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.nodejs import NODE_DIR, ensure_node_modules
-from tests.support.render_vectors import corpus_vectors, vectors
+from tests.support.render_vectors import corpus_vectors, every_fact_vectors, vectors
 
 GAMES = 24  # bounded: about 3,000 (move, viewer) payloads
 
@@ -65,6 +65,18 @@ def test_node_renders_the_corpus_games_justice_facts_and_a_matchs_hands(tmp_path
     write(path, games)
     code, out = node_differs(path)
     assert code == 0, out
+
+
+def test_node_renders_every_fact_type_of_both_games_with_random_fields(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Every fact type (both games', the table's, justice's), 12 random instances of each:
+    what random play rarely reaches (penalties, appeals, timeouts, re-keys, odd texts)."""
+    seed = int(os.environ.get("RENDER_SEED", random.randrange(1 << 30)))
+    print(f"every-fact seed {seed} (RENDER_SEED={seed} to repeat)")
+    ensure_node_modules()
+    path = tmp_path / "every.jsonl"
+    write(path, list(every_fact_vectors(seed, 12)))
+    code, out = node_differs(path)
+    assert code == 0, f"seed {seed}: {out}"
 
 
 def test_a_payload_one_byte_off_is_caught(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -14,20 +14,32 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
+import enum
 import json
 import random
 import sys
+import types
+import typing
 from collections.abc import Iterator
-from datetime import datetime
+from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from domain import table as tables
+from domain.huaniao import cards as huaniao_cards
+from domain.huaniao.cards import Card as HuaniaoCard
 from domain.huaniao.options import PRO_RULES, Mode
 from domain.huaniao.options import Options as HuaniaoOptions
+from domain.registry import rules_for
+from domain.table import facts as F
 from domain.table import records as rec
+from domain.table.justice import facts as J
 from domain.table.records import canonical
 from domain.verify import moves, parse_export
+from domain.zipai import cards as zipai_cards
+from domain.zipai.cards import Card as ZipaiCard
 from domain.zipai.options import Options as ZipaiOptions
 from server.wire import render
 from server.wire.receipts import payload_bytes
@@ -153,3 +165,121 @@ def main(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     main(sys.argv[1:])
+
+
+def every_fact_vectors(seed: int, rounds: int) -> Iterator[dict[str, Any]]:
+    """Every fact type of both games, the table and justice, ``rounds`` random instances of
+    each (fields drawn by their types: numbers, texts with quotes and CJK, enums, nested
+    facts, cards as the game deals them), each a move of its own after a GameCreated, with
+    its payload for every receipt viewer as ``server.wire.render`` makes it. The facts need
+    not make a game: this covers what random play rarely reaches (penalties, appeals,
+    timeouts, a re-key)."""
+    rng = random.Random(seed)
+    for kind in ("huaniao", "zipai"):
+        rules = rules_for(kind)
+        fact_types = [*rules.event_types, *J.JUSTICE_EVENT_TYPES, *TABLE_FACTS]
+        seats = 3
+        created = replace(_fact(tables.GameCreated, rng, kind), seat_count=seats)
+        facts = [created, *(_fact(t, rng, kind) for t in fact_types for _ in range(rounds))]
+        at = datetime(2026, 1, 31, 23, 59, 59, 123456, tzinfo=UTC)
+        lines, stored = [], []
+        for version, fact in enumerate(facts, start=1):
+            data = rec.encode_event(fact)
+            h = f"{version:064x}"
+            lines.append(
+                canonical(
+                    {
+                        "cause": None,
+                        "fact": data,
+                        "hash": h,
+                        "recorded_at": at.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                        "seal": None,
+                        "version": version,
+                    }
+                )
+            )
+            stored.append(StoredEvent(version, at, fact, h, data))
+        viewers = rec.receipt_viewers(seats)
+        moves = [
+            {
+                "first": v,
+                "last": v,
+                "payloads": [
+                    base64.b64encode(
+                        payload_bytes(events=render.events_proto(kind, [e], viewer))
+                    ).decode()
+                    for viewer in viewers
+                ],
+            }
+            for v, e in enumerate(stored, start=1)
+        ]
+        yield {
+            "kind": kind,
+            "seats": seats,
+            "seed": f"{seed} every fact",
+            "lines": lines,
+            "moves": moves,
+        }
+
+
+def _fact(cls: Any, rng: random.Random, kind: str) -> Any:
+    """A random fact of ``cls``; a GameCreated names this kind and its default options."""
+    fact = _instance(cls, rng, kind)
+    if cls is tables.GameCreated:
+        return replace(fact, kind=kind, options=rules_for(kind).check_options(None))
+    return fact
+
+
+def _instance(cls: Any, rng: random.Random, kind: str) -> Any:
+    """A random instance of the dataclass ``cls``, each field drawn by its type."""
+    hints = typing.get_type_hints(cls)
+    return cls(
+        **{f.name: _field(f.name, hints[f.name], rng, kind) for f in dataclasses.fields(cls)}
+    )
+
+
+def _field(name: str, tp: Any, rng: random.Random, kind: str) -> Any:
+    if name.endswith("public_key"):  # rendered as bytes: hex, or "" (unkeyed)
+        return rng.choice(("", f"{rng.randrange(1 << 256):064x}"))
+    return _value(tp, rng, kind)
+
+
+TABLE_FACTS = (
+    F.GameCreated,
+    F.SeatTaken,
+    F.SeatRekeyed,
+    F.SeatCommitted,
+    F.RedealOpened,
+    F.RedealSecretsRevealed,
+    F.ContributionRevealed,
+    F.RevealWithheld,
+    F.DealAbandoned,
+    F.GameStarted,
+    F.ShuffleRevealed,
+    F.HandClosed,
+)
+TEXTS = ("", "p1", "花鸟风月", 'say "hi"\n', "a\tb", "春来花友会，夏夜鸟啼时。")
+
+
+def _value(tp: Any, rng: random.Random, kind: str) -> Any:  # noqa: C901 - one line per type
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in args if a is not type(None)]
+        return None if rng.random() < 0.3 else _value(inner[0], rng, kind)
+    if origin is tuple:
+        return tuple(_value(args[0], rng, kind) for _ in range(rng.randint(0, 3)))
+    if tp is HuaniaoCard:
+        return huaniao_cards.CARDS[rng.randrange(len(huaniao_cards.CARDS))]
+    if tp is ZipaiCard:
+        return zipai_cards.card(rng.randrange(80))
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return rng.choice(list(tp))
+    if tp is bool:
+        return rng.random() < 0.5
+    if tp is int:
+        return rng.choice((0, 1, 2, rng.randrange(1000), rng.randrange(1 << 31)))
+    if tp is str:
+        return rng.choice((*TEXTS, f"{rng.randrange(1 << 64):064x}"))
+    if dataclasses.is_dataclass(tp):
+        return _instance(tp, rng, kind)
+    return None  # Any: a retraction's restored state (never rendered)
