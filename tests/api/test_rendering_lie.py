@@ -32,7 +32,11 @@ from domain.verify import Record
 from server.wire.signing import Signer
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import resigned, signed_again
-from tests.api.test_equivocation import honest  # noqa: F401  (the module's fixture)
+from tests.api.test_equivocation import (
+    LyingServer,
+    honest,  # noqa: F401  (the module's fixture)
+    lied_file,
+)
 from tests.support.nodejs import NODE_DIR, ensure_node_modules
 
 Entry = tuple[pb.Receipt, bytes]
@@ -437,3 +441,34 @@ def test_signed_mutations_of_a_payload_never_end_in_a_traceback(honest, tmp_path
         code, out, err = node(export, seat1, key)
         assert (code, err) == (LIED, "") and out.startswith("PROOF: "), (n, err)
         assert run(both + pub) in (0, LIED), n
+
+
+def test_two_histories_shown_to_seat_1_are_the_same_proof_in_node(  # type: ignore[no-untyped-def]
+    honest,  # noqa: F811
+    tmp_path,
+    capsys,
+) -> None:
+    """The key holder shows seat 1 another history (other chain heads from a version on,
+    test_equivocation.py's LyingServer): both verifiers print the same proofs, word for word,
+    and exit 3."""
+    gid, records, logs, files, export, key = honest
+    own = sorted({r.last_version for r, _ in logs[1].entries})
+    liar = LyingServer(key, records, own[len(own) // 2])
+    lied = lied_file(logs, liar, tmp_path / "seat1.receipts")
+    pub = ["--public-key", key.public_key.hex()]
+    assert run(["verify", "--file", str(export), "--receipts", str(lied), *pub]) == LIED
+    out = capsys.readouterr().out
+    assert out.startswith(f"PROOF: the server signed two different chain heads for game {gid}")
+    assert node(export, lied, key) == (LIED, out, "")
+
+
+def test_node_says_a_views_payload_is_checked_by_its_signed_hash_only(honest) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    """A view is the game's state, which only the engine computes: the Node verifier does not
+    re-render it (tabletop-audit does, test_a_lie_in_a_view_is_a_proof_against_the_views_own_
+    signature) and says so in its line, with how many view receipts it holds."""
+    gid, records, logs, files, export, key = honest
+    views = sum(pb.ReceiptPayload.FromString(p).HasField("view") for _, p in logs[1].entries)
+    assert views > 0
+    code, out, err = node(export, files[1], key)
+    assert (code, err) == (0, "")
+    assert f"{views} view receipt(s) checked by their signed hash only (not re-rendered)" in out

@@ -122,6 +122,7 @@ function summary(result, receipts) {
   if (receipts) {
     line += `; receipts: ${receipts.receipts} verified for viewer(s) ${receipts.viewers.join(', ')}; the events hashes ` +
       `of all ${receipts.moves} moves are the record's rendering for every viewer`;
+    if (receipts.views) line += `; ${receipts.views} view receipt(s) checked by their signed hash only (not re-rendered)`;
   }
   return line;
 }

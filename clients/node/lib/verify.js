@@ -896,6 +896,7 @@ function checkReceipts(game, text, keys) {
   const byLast = new Map(game.seals.map((s) => [s.last, s]));
   const viewers = new Set();
   let count = 0;
+  let views = 0; // receipts of a view: checked by their signed hash only (not re-rendered)
   for (const { where, receipt: r, payload } of readReceiptLines(text)) {
     const what = `the receipt of versions ${r.first_version}..${r.last_version} (${where})`;
     const pairs = sealHashes(r);
@@ -925,9 +926,10 @@ function checkReceipts(game, text, keys) {
     }
     viewers.add(r.viewer);
     count += 1;
+    if (part === 'view') views += 1;
   }
   if (!count) fail('the receipts file holds no receipts');
-  return { receipts: count, viewers: [...viewers].sort((a, b) => a - b) };
+  return { receipts: count, views, viewers: [...viewers].sort((a, b) => a - b) };
 }
 
 /**
