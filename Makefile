@@ -60,7 +60,17 @@ $(WEB)/dist/.stamp: $(WEB)/gen/.stamp $(WEB_SRC)
 	cd $(WEB) && node_modules/.bin/tsc -p . && node build.mjs
 	touch $@
 
-web: $(WEB)/dist/.stamp ## build the browser play page into clients/web/dist (npm ci, protoc-gen-es, esbuild)
+# The Node verifier's words (clients/node/lib/render.js re-renders a viewer's events, their
+# text in the games' words): one table generated from the domain's own, as terms.json is.
+NODE_WORDS := clients/node/gen/words.json
+
+$(NODE_WORDS): $(GEN)/.stamp server/wire/render_words.py domain/huaniao/terms.py domain/huaniao/cards.py \
+		domain/huaniao/options.py domain/zipai/cards.py domain/zipai/views.py
+	mkdir -p $(dir $@)
+	$(BIN)/python -m server.wire.render_words > $@.tmp && mv $@.tmp $@
+
+web: $(WEB)/dist/.stamp $(NODE_WORDS) ## build the browser play page into clients/web/dist (npm ci, protoc-gen-es, esbuild), and the Node verifier's words
+
 
 # The peer benchmark's Node servers and clients (bench/peers: boardgame.io, Colyseus), npm ci
 # from its package-lock.json when that changed (bench/peers/.npmrc: legacy-peer-deps, as

@@ -33,6 +33,7 @@ from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
 from tests.api.helpers import huaniao_options
+from tests.support.nodejs import ensure_node_modules
 
 NODE_DIR = Path(__file__).resolve().parents[2] / "clients" / "node"
 RUN_TESTS = NODE_DIR / "run-tests.sh"
@@ -91,6 +92,7 @@ def test_node_client_plays_with_python_bots_resumes_and_decodes_errors(tmp_path:
     _need("node")
     _need("npm")
     assert RUN_TESTS.exists(), RUN_TESTS
+    ensure_node_modules()  # and the verifier's words (clients/node/gen/words.json)
     # a server as deployed (no prepared deals), with a short reveal window for the game below
     # in which a seat withholds its reveal
     flags = ["--reveal-timeout", str(REVEAL_TIMEOUT)]

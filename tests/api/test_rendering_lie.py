@@ -9,11 +9,15 @@ of both seats carries those seals, validly signed. Only re-rendering the record 
 shows the lie: both commands exit 3 with the version, the viewer, both signed statements and
 the differing field. Honest receipts exit 0; a lie signed by a key that is not the server's
 proves nothing (exit 1); a validly signed receipt of garbage is a proof, never a traceback.
+The Node verifier (clients/node/bin/verify.js --receipts) re-renders the events as the server
+does (clients/node/lib/render.js) and says the same: the same proofs, word for word, and the
+same statuses.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +32,12 @@ from domain.verify import Record
 from server.wire.signing import Signer
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import resigned, signed_again
-from tests.api.test_equivocation import honest  # noqa: F401  (the module's fixture)
+from tests.api.test_equivocation import (
+    LyingServer,
+    honest,  # noqa: F401  (the module's fixture)
+    lied_file,
+)
+from tests.support.nodejs import NODE_DIR, ensure_node_modules
 
 Entry = tuple[pb.Receipt, bytes]
 LIED_TO = 1  # the seat the planted server lies to
@@ -128,6 +137,20 @@ def a_played_move(records: list[Record], log: ReceiptLog) -> int:
     raise AssertionError("no move plays a card")
 
 
+def node(export: Path, receipts: Path, key: Signer) -> tuple[int, str, str]:
+    """The Node verifier's ``verify --receipts``: its status, stdout and stderr."""
+    ensure_node_modules()
+    cmd = ["node", str(NODE_DIR / "bin" / "verify.js"), str(export), "--receipts", str(receipts)]
+    done = subprocess.run(
+        [*cmd, "--public-key", key.public_key.hex()],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
 def run(args: list[str]) -> int:
     try:
         return main(args)
@@ -168,6 +191,13 @@ def test_a_lie_to_seat_1_in_one_field_at_one_move_is_a_proof(honest, tmp_path, c
     assert run(["verify", "--file", str(lied_export), "--receipts", str(seats[1]), *pub]) == LIED
     out = capsys.readouterr().out
     assert head in out and f"  differs: {changed}" in out
+    # the Node verifier: the same proof, word for word, with the same status
+    assert node(lied_export, seats[1], key) == (LIED, out, "")
+    for seat_file in seats[:1]:  # seat 0: the record's own seal for seat 1 is the proof
+        assert run(["verify", "--file", str(lied_export), "--receipts", str(seat_file), *pub]) == 3
+        said = capsys.readouterr().out
+        assert "is not the record's rendering" in said
+        assert node(lied_export, seat_file, key) == (LIED, said, "")
 
     # --json: the proof's viewer, versions and differing field, both signed statements
     assert run(["--json", *args, "--file", str(lied_export), *pub]) == LIED
@@ -226,6 +256,10 @@ def test_a_lie_to_seat_1_at_every_move_is_a_proof_at_every_move(honest, tmp_path
             if p["kind"] == "rendering":
                 path, rest = liar.changed[p["version"]].split(": record ")
                 assert p["differs"][0]["path"] == path
+    assert run(["verify", "--receipts", str(seats[1]), "--file", str(lied_export), *pub]) == LIED
+    out = capsys.readouterr().out
+    assert out.count("PROOF") == len(liar.seals)
+    assert node(lied_export, seats[1], key) == (LIED, out, ""), "Node: every move, word for word"
 
 
 def test_honest_receipts_of_every_seat_exit_0_in_both(honest, capsys) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
@@ -238,6 +272,9 @@ def test_honest_receipts_of_every_seat_exit_0_in_both(honest, capsys) -> None:  
     for seat_file in files:
         assert run(["verify", "--file", str(export), "--receipts", str(seat_file), *pub]) == 0
         assert "receipts: " in capsys.readouterr().out
+        code, out, err = node(export, seat_file, key)
+        assert (code, err) == (0, ""), err
+        assert "the events hashes of all " in out and "are the record's rendering" in out
 
 
 def test_a_lie_signed_by_a_key_that_is_not_the_servers_proves_nothing(  # type: ignore[no-untyped-def]
@@ -259,6 +296,11 @@ def test_a_lie_signed_by_a_key_that_is_not_the_servers_proves_nothing(  # type: 
     assert "not signed by the given server key" in capsys.readouterr().err
     assert run(["compare", "--file", str(lied_export), *pub]) == 1  # its seals: not the key's
     assert run(["verify", "--file", str(lied_export), "--receipts", str(seat1), *pub]) == 1
+    for record in (export, lied_export):
+        code, out, err = node(record, seat1, key)
+        assert (code, out) == (1, "") and (
+            "not signed by" in err or "none of the given keys" in err
+        )
 
 
 def garbage_receipts(log: ReceiptLog, sign: Any, key_id: str, path: Path) -> tuple[Path, int]:
@@ -307,6 +349,8 @@ def test_a_validly_signed_receipt_of_garbage_is_a_proof_not_a_traceback(  # type
         assert run([*args, "--file", str(export), *pub]) == LIED
         out = capsys.readouterr().out
         assert f"{head}" in out and f"..{last}" in out and "Traceback" not in out
+    code, out, err = node(export, seat1, key)
+    assert (code, err) == (LIED, "") and head in out and f"..{last}" in out
     assert (
         run(["--json", "compare", "--receipts", str(seat1), "--receipts", str(files[0]), *pub])
         == LIED
@@ -394,4 +438,37 @@ def test_signed_mutations_of_a_payload_never_end_in_a_traceback(honest, tmp_path
         both = ["compare", "--receipts", str(files[0]), "--receipts", str(seat1)]
         assert run([*both, "--file", str(export), *pub]) == LIED, n
         assert run(["verify", "--file", str(export), "--receipts", str(seat1), *pub]) == LIED, n
+        code, out, err = node(export, seat1, key)
+        assert (code, err) == (LIED, "") and out.startswith("PROOF: "), (n, err)
         assert run(both + pub) in (0, LIED), n
+
+
+def test_two_histories_shown_to_seat_1_are_the_same_proof_in_node(  # type: ignore[no-untyped-def]
+    honest,  # noqa: F811
+    tmp_path,
+    capsys,
+) -> None:
+    """The key holder shows seat 1 another history (other chain heads from a version on,
+    test_equivocation.py's LyingServer): both verifiers print the same proofs, word for word,
+    and exit 3."""
+    gid, records, logs, files, export, key = honest
+    own = sorted({r.last_version for r, _ in logs[1].entries})
+    liar = LyingServer(key, records, own[len(own) // 2])
+    lied = lied_file(logs, liar, tmp_path / "seat1.receipts")
+    pub = ["--public-key", key.public_key.hex()]
+    assert run(["verify", "--file", str(export), "--receipts", str(lied), *pub]) == LIED
+    out = capsys.readouterr().out
+    assert out.startswith(f"PROOF: the server signed two different chain heads for game {gid}")
+    assert node(export, lied, key) == (LIED, out, "")
+
+
+def test_node_says_a_views_payload_is_checked_by_its_signed_hash_only(honest) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    """A view is the game's state, which only the engine computes: the Node verifier does not
+    re-render it (tabletop-audit does, test_a_lie_in_a_view_is_a_proof_against_the_views_own_
+    signature) and says so in its line, with how many view receipts it holds."""
+    gid, records, logs, files, export, key = honest
+    views = sum(pb.ReceiptPayload.FromString(p).HasField("view") for _, p in logs[1].entries)
+    assert views > 0
+    code, out, err = node(export, files[1], key)
+    assert (code, err) == (0, "")
+    assert f"{views} view receipt(s) checked by their signed hash only (not re-rendered)" in out

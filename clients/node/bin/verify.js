@@ -2,7 +2,7 @@
 'use strict';
 // tabletop-verify: verify an exported record on its own, with no Python and no server.
 //
-//   node bin/verify.js EXPORT --public-key HEX [--public-key HEX ...] [--receipts FILE]
+//   node bin/verify.js EXPORT (--public-key HEX [--public-key HEX ...] | --keys FILE) [--receipts FILE]
 //
 // EXPORT is what `tabletop-audit export GAME_ID` (or `--match MATCH_ID`) or `tabletop export`
 // writes once the game has ended. Checks every chain hash, every seal's game, versions,
@@ -15,16 +15,30 @@
 // (docs/api.md, "Seat signatures"): the line names the keyed seats, the UNKEYED ones (whose
 // commands stand on the server's word alone) and every RE-KEY. --public-key takes 64 hex
 // digits or a file of them (several keys:
-// repeat it). Exit status 0 = verified (one line on stdout), 1 = not (one line on stderr
-// naming the first problem), 2 = usage.
+// repeat it); --keys FILE takes the server's key set (`tabletop-audit key --json`: the current
+// key, the retired ones and each retirement statement, signed by the old and the new key).
+// The transparency log (docs/api.md, "Transparency log"; lib/translog.js): an export ending in
+// a log line has every tree head's signature (by a key not retired) and every seal's inclusion
+// checked, and a seal by a retired key with a statement counts only below the tree size the
+// statement names ("signed by retired key K, retired at tree size N"); the line says
+// "transparency log: all S seals in log LOG at size N", or "not checked (no log line)".
+// With --receipts, each receipt's events are also held against the record re-rendered for
+// its viewer (lib/render.js, byte for byte the server's rendering), and each seal's events
+// hashes against the record's rendering for every viewer: a validly signed
+// payload or seal that is not the record's rendering, or two validly signed statements that
+// disagree, prove the server lied (lib/proofs.js, as `tabletop-audit verify --receipts`).
+// Exit status 0 = verified (one line on stdout), 1 = not (one line on stderr naming the
+// first problem), 2 = usage, 3 = a proof that the server lied (each proof on stdout: the
+// game, the versions, the viewer, what differs, both signed statements).
 const fs = require('node:fs');
-const { VerifyError, publicKey, verifyText, readFileLines, checkReceipts, handWords } = require('../lib/verify');
+const { VerifyError, publicKey, verifyText, readFileLines, checkReceipts, handWords, readKeySet } = require('../lib/verify');
 const { dealWords } = require('../lib/deal');
+const { prove, LIED } = require('../lib/proofs');
 
-const USAGE = 'usage: tabletop-verify EXPORT --public-key HEX [--public-key HEX ...] [--receipts FILE]';
+const USAGE = 'usage: tabletop-verify EXPORT (--public-key HEX [--public-key HEX ...] | --keys FILE) [--receipts FILE]';
 
 function parseArgs(argv) {
-  const out = { file: null, keys: [], receipts: null, help: false };
+  const out = { file: null, keys: [], keySet: null, receipts: null, help: false };
   for (let i = 0; i < argv.length; i += 1) {
     const a = argv[i];
     const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, null];
@@ -37,6 +51,7 @@ function parseArgs(argv) {
     if (flag === '-h' || flag === '--help') out.help = true;
     else if (flag === '--public-key') out.keys.push(next());
     else if (flag === '--receipts') out.receipts = next();
+    else if (flag === '--keys') out.keySet = next();
     else if (flag.startsWith('-')) throw new Error(`unknown option ${flag}`);
     else if (out.file === null) out.file = a;
     else throw new Error(`one EXPORT file, not ${a}`);
@@ -103,7 +118,12 @@ function summary(result, receipts) {
     const hand = handWords(result);
     if (hand) line += `; ${hand}`;
   }
-  if (receipts) line += `; receipts: ${receipts.receipts} verified for viewer(s) ${receipts.viewers.join(', ')}`;
+  line += `; ${result.log}`;
+  if (receipts) {
+    line += `; receipts: ${receipts.receipts} verified for viewer(s) ${receipts.viewers.join(', ')}; the events hashes ` +
+      `of all ${receipts.moves} moves are the record's rendering for every viewer`;
+    if (receipts.views) line += `; ${receipts.views} view receipt(s) checked by their signed hash only (not re-rendered)`;
+  }
   return line;
 }
 
@@ -119,17 +139,29 @@ function main(argv) {
     console.log(USAGE);
     return 0;
   }
-  if (!args.file || !args.keys.length) {
+  if (!args.file || !(args.keys.length || args.keySet)) {
     console.error(USAGE);
     return 2;
   }
   try {
     const keys = args.keys.flatMap(keyTexts).map(publicKey);
-    const result = verifyText(readFileLines(args.file), keys);
+    let statements = [];
+    if (args.keySet) { // the server's keys with their retirements: the retired-key rule applies
+      const set = readKeySet(fs.readFileSync(args.keySet, 'utf8'));
+      keys.push(...set.keys.filter((k) => !keys.some((x) => x.id === k.id)));
+      statements = set.statements;
+    }
+    const result = verifyText(readFileLines(args.file), keys, statements);
     let receipts = null;
     if (args.receipts) {
       if (result.match) throw new VerifyError('--receipts checks one game, not a match');
-      receipts = checkReceipts(result, fs.readFileSync(args.receipts, 'utf8'), keys);
+      const text = fs.readFileSync(args.receipts, 'utf8');
+      const proven = prove(result, text, keys, args.file, args.receipts);
+      if (proven.proofs.length) { // the record verifies, and it and the receipts are signed contradictions
+        console.log(proven.proofs.map((p) => p.lines.join('\n')).join('\n'));
+        return LIED;
+      }
+      receipts = { ...checkReceipts(result, text, keys), moves: proven.moves };
     }
     console.log(summary(result, receipts));
     return 0;

@@ -16,6 +16,7 @@
 const crypto = require('node:crypto');
 const deal = require('./deal');
 const { checkClocks } = require('./clocks');
+const { checkLog, checkRetirement, LogError } = require('./translog');
 
 // The seats' signatures need the contract's protobuf code (node_modules): loaded on first use.
 const seatSignatures = (...args) => require('./seatsigs').checkSeatSignatures(...args);
@@ -323,8 +324,9 @@ function verifyGame(records, keys, gameId = null, where = '') {
     }
     if (typeof s.signature !== 'string' || !/^[0-9a-f]{128}$/.test(s.signature)) fail(`${what} has no signature`);
     const body = sealBody(s.game_id, s.first, s.last, s.head, s.receipts);
-    signers.add(signer(body, Buffer.from(s.signature, 'hex'), s.key_id, keys, what));
-    seals.push(s);
+    const kid = signer(body, Buffer.from(s.signature, 'hex'), s.key_id, keys, what);
+    signers.add(kid);
+    seals.push({ ...s, signedBy: kid });
     first = r.version + 1;
   }
   if (first !== records.length + 1) fail(`${where}versions ${first}..${records.length} end in no seal`);
@@ -359,6 +361,7 @@ function verifyGame(records, keys, gameId = null, where = '') {
     salt,
     seals,
     signers,
+    records,
     dealt,
     seatKeys,
   };
@@ -470,6 +473,7 @@ function verifyMatch(lines, keys) {
     prev = f.hash;
   });
   const signers = new Set();
+  const matchSeals = [];
   let first = 1;
   for (const f of facts) {
     const s = f.seal;
@@ -484,7 +488,10 @@ function verifyMatch(lines, keys) {
     }
     if (s.head !== f.hash) fail(`${what} signs another chain head than the record's: the match record was rewritten after the server signed it`);
     if (typeof s.signature !== 'string' || !/^[0-9a-f]{128}$/.test(s.signature)) fail(`${what} has no 64-byte signature`);
-    signers.add(signer(matchSealBody(matchId, first, f.version, f.hash), Buffer.from(s.signature, 'hex'), s.key_id, keys, what));
+    const body = matchSealBody(matchId, first, f.version, f.hash);
+    const kid = signer(body, Buffer.from(s.signature, 'hex'), s.key_id, keys, what);
+    signers.add(kid);
+    matchSeals.push({ id: matchId, first, last: f.version, body, keyId: s.key_id || '', signedBy: kid });
     first = f.version + 1;
   }
   if (first !== facts.length + 1) fail(`the match's facts from version ${first} on are not sealed: they were added or the match's end was cut`);
@@ -540,7 +547,7 @@ function verifyMatch(lines, keys) {
   if (ended.size !== opened.length) fail('the match records the end of a hand it never opened');
   const incomplete = matchIncomplete(facts, verified);
   const standing = matchStandings(created, facts);
-  return { match: true, matchId, facts: facts.length, hands: verified, signers, incomplete, ...standing };
+  return { match: true, matchId, facts: facts.length, hands: verified, signers, incomplete, matchSeals, ...standing };
 }
 
 /**
@@ -743,15 +750,47 @@ function chainedTime(value, n) {
   return `${m[1]}.${(m[8] || '').padEnd(9, '0').slice(0, 6)}Z`;
 }
 
-/** Verify an export (its text, or its lines): a game's (either form) or a whole match's. */
-function verifyText(text, keys) {
+/**
+ * Verify an export (its text, or its lines): a game's (either form) or a whole match's, and
+ * its seals against the transparency log (lib/translog.js: the file's log line, if any, and
+ * `statements`, the key retirements the caller trusts). The result's `log`: the verify
+ * line's words about the log.
+ */
+function verifyText(text, keys, statements = []) {
   if (!keys.length) fail('give the server\'s public key (--public-key)');
-  const lines = readLines(text);
-  if ('match' in lines[0]) return verifyMatch(lines, keys);
-  const events = 'event' in lines[0] || 'view' in lines[0];
-  if (!events) lines.forEach((l, i) => ('event' in l || 'view' in l) && fail(`line ${i + 1} is in another export form than line 1: one form a file`));
-  const records = events ? fromEventLines(lines) : lines;
-  return verifyGame(records, keys);
+  const { lines, log } = splitLogLine(readLines(text));
+  let result;
+  if ('match' in lines[0]) {
+    result = verifyMatch(lines, keys);
+  } else {
+    const events = 'event' in lines[0] || 'view' in lines[0];
+    if (!events) lines.forEach((l, i) => ('event' in l || 'view' in l) && fail(`line ${i + 1} is in another export form than line 1: one form a file`));
+    if (events && log) fail('a `tabletop export` (event and view lines) has no log line');
+    result = verifyGame(events ? fromEventLines(lines) : lines, keys);
+  }
+  try {
+    result.log = checkLog(logSeals(result), log, keys, statements, canonical);
+  } catch (err) {
+    if (err instanceof LogError) fail(err.message);
+    throw err;
+  }
+  return result;
+}
+
+/** The export's lines and its log line (`{"log": ...}`, last, after the record; or null). */
+function splitLogLine(lines) {
+  const at = lines.findIndex((l) => 'log' in l);
+  if (at === -1) return { lines, log: null };
+  if (at !== lines.length - 1 || at === 0) fail(`line ${at + 1}: the log line ends the file, after the record`);
+  return { lines: lines.slice(0, -1), log: lines[at] };
+}
+
+/** A verified record's seals in the file's order (a match's own, then each hand's), as leaves. */
+function logSeals(result) {
+  const game = (g) => g.seals.map((s) => ({
+    id: g.gameId, first: s.first, last: s.last, body: sealBody(s.game_id, s.first, s.last, s.head, s.receipts), keyId: s.key_id || '', signedBy: s.signedBy,
+  }));
+  return result.match ? [...result.matchSeals, ...result.hands.flatMap(game)] : game(result);
 }
 
 // --- receipts --------------------------------------------------------------------------
@@ -823,16 +862,9 @@ function receiptNonce(secret, salt, last, index) {
 
 const B64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/**
- * A viewer's saved receipts (JSON Lines {"payload": base64, "receipt": base64}) against a
- * verified game: each is signed, names this game, one of its moves (versions, head, every
- * viewer's hashes exactly as the record's seal), carries its viewer's nonce, and its payload
- * hashes to that viewer's hash.
- */
-function checkReceipts(game, text, keys) {
-  const byLast = new Map(game.seals.map((s) => [s.last, s]));
-  const viewers = new Set();
-  let count = 0;
+/** A receipts file's lines, each {where, receipt, payload}: JSON Lines {"payload", "receipt"} (base64). */
+function readReceiptLines(text) {
+  const out = [];
   let n = 0;
   for (const line of text.split('\n')) {
     n += 1;
@@ -848,8 +880,24 @@ function checkReceipts(game, text, keys) {
         !B64.test(entry.receipt) || !B64.test(entry.payload)) {
       fail(`${where} is not a saved receipt`);
     }
-    const r = decodeReceipt(Buffer.from(entry.receipt, 'base64'));
-    const payload = Buffer.from(entry.payload, 'base64');
+    out.push({ where, receipt: decodeReceipt(Buffer.from(entry.receipt, 'base64')), payload: Buffer.from(entry.payload, 'base64') });
+  }
+  return out;
+}
+
+/**
+ * A viewer's saved receipts (JSON Lines {"payload": base64, "receipt": base64}) against a
+ * verified game: each is signed, names this game, one of its moves (versions, head, every
+ * viewer's hashes exactly as the record's seal), carries its viewer's nonce, and its payload
+ * hashes to that viewer's hash. (Which failures prove a lying server, lib/proofs.js says:
+ * bin/verify.js asks it first.)
+ */
+function checkReceipts(game, text, keys) {
+  const byLast = new Map(game.seals.map((s) => [s.last, s]));
+  const viewers = new Set();
+  let count = 0;
+  let views = 0; // receipts of a view: checked by their signed hash only (not re-rendered)
+  for (const { where, receipt: r, payload } of readReceiptLines(text)) {
     const what = `the receipt of versions ${r.first_version}..${r.last_version} (${where})`;
     const pairs = sealHashes(r);
     const body = sealBody(r.game_id, r.first_version, r.last_version, r.head_hash, pairs);
@@ -878,13 +926,48 @@ function checkReceipts(game, text, keys) {
     }
     viewers.add(r.viewer);
     count += 1;
+    if (part === 'view') views += 1;
   }
   if (!count) fail('the receipts file holds no receipts');
-  return { receipts: count, viewers: [...viewers].sort((a, b) => a - b) };
+  return { receipts: count, views, viewers: [...viewers].sort((a, b) => a - b) };
+}
+
+/**
+ * A key set file (`tabletop-audit key --json`): exactly {key_id, public_key, retired,
+ * retirements, tree_heads}. Returns {keys, statements}: every key (current and retired),
+ * and each retirement statement, checked (signed by the retired key and its successor).
+ */
+function readKeySet(text) {
+  let set;
+  try {
+    set = parseStrict(text.trim());
+  } catch (err) {
+    fail(`the key set is not JSON (${err.message})`);
+  }
+  const KEYS = ['key_id', 'public_key', 'retired', 'retirements', 'tree_heads'];
+  if (!isObj(set) || Object.keys(set).sort().join() !== KEYS.join()) fail(`the key set is not {${KEYS.join(', ')}}`);
+  if (!Array.isArray(set.retired) || !Array.isArray(set.retirements)) fail('the key set\'s retired and retirements are not lists');
+  const named = [{ key_id: set.key_id, public_key: set.public_key }, ...set.retired];
+  const keys = named.map((k, i) => {
+    if (!isObj(k) || Object.keys(k).sort().join() !== 'key_id,public_key') fail(`the key set's key ${i + 1} is not {key_id, public_key}`);
+    const key = publicKey(k.public_key);
+    if (key.id !== k.key_id) fail(`the key set names key ${String(k.key_id).slice(0, 20)} for a public key whose id is ${key.id}`);
+    return key;
+  });
+  const statements = set.retirements.map((s, i) => {
+    try {
+      return checkRetirement(s, keys, canonical, `the key set's retirement ${i + 1}`);
+    } catch (err) {
+      if (err instanceof LogError) fail(err.message);
+      throw err;
+    }
+  });
+  return { keys, statements, retired: set.retired.map((k) => k.key_id) };
 }
 
 module.exports = {
   VerifyError,
+  readKeySet,
   parseStrict,
   canonical,
   publicKey,
@@ -906,4 +989,6 @@ module.exports = {
   handWords,
   readFileLines,
   checkReceipts,
+  readReceiptLines,
+  sha256,
 };

@@ -1,0 +1,214 @@
+'use strict';
+// Proof of a lying server from a verified record and a viewer's saved receipts, as
+// clients/python/equivocation.py `prove` finds it (docs/api.md, "Audit"): `verify
+// --receipts` exits 3 with each proof.
+//
+// Every statement the server signs pins the chain: a seal names the head at its move's last
+// version, a receipt's payload carries each event's hash. Two validly signed statements that
+// disagree at one version (another head, or another seal for one move) are a Contradiction.
+// A server can also tell one seat a lie with the true heads: render for it other events than
+// the record's and seal that rendering's hash. The receipt's signed hash covers its payload,
+// the record's seal signs the record's facts, and the record re-rendered for that viewer
+// (lib/render.js, byte for byte the server's rendering) is not the payload: a RenderingLie
+// ("rendering"). So is a seal whose events hash for a viewer is not the record's rendering
+// ("seal", without any receipt), and a receipt whose signed hash covers bytes that are not
+// a message ("garbage"). A view is the game's state, which only the game's engine computes:
+// a view's payload is checked by its signed hash only (`tabletop-audit verify --receipts`
+// re-renders it).
+const { load } = require('./protos');
+const { renderEvents } = require('./render');
+const { payloadDiffs, differLine } = require('./fielddiff');
+const v = require('./verify');
+
+const NONCE_BYTES = 32;
+const hex = (b) => Buffer.from(b).toString('hex');
+const payloadType = () => load().root.lookupType('tabletop.v1.ReceiptPayload');
+
+/** A signed statement, as its proof line shows it (equivocation.py `Signed.line`). */
+const signedLine = (s) => `  ${s.source}: signed bytes ${JSON.stringify(s.body.toString('utf8'))}, signature ${s.signature}, key id ${s.keyId}`;
+
+function decodePayload(payload) {
+  try {
+    return { message: payloadType().decode(payload), error: '' };
+  } catch (err) {
+    return { message: null, error: err.message || err.name };
+  }
+}
+
+/**
+ * One receipt read as evidence: signed by a given key (its seal, and its view's own
+ * signature if it has one), its payload the one its signed hash covers. A receipt that is
+ * not is no evidence of anything (fails, exit 1); one whose signed hash covers bytes that
+ * are not a message is kept (`message` null): the server signed it.
+ */
+function readChecked(entry, n, name, keys) {
+  const { receipt: r, payload } = entry;
+  const source = `${name} receipt ${n} (versions ${r.first_version}..${r.last_version}, viewer ${r.viewer})`;
+  const what = `${name} receipt ${n}: the receipt of versions ${r.first_version}..${r.last_version}`;
+  const pairs = v.sealHashes(r);
+  const body = v.sealBody(r.game_id, r.first_version, r.last_version, r.head_hash, pairs);
+  const kid = v.signer(body, r.signature, r.key_id, keys, what);
+  let signed = { source, head: r.head_hash, body, signature: hex(r.signature), keyId: kid };
+  const ownView = r.view_hash !== '' || r.view_signature.length > 0;
+  if (!(r.viewer >= 0 && r.viewer < r.hashes.length)) failWith(`${what} names no viewer of its hashes`);
+  if (r.nonce.length !== NONCE_BYTES) failWith(`${what} carries no ${NONCE_BYTES}-byte nonce`);
+  const expected = { events: r.hashes[r.viewer].events, view: ownView ? r.view_hash : r.hashes[r.viewer].view };
+  const digest = v.sha256(Buffer.concat([r.nonce, payload])).toString('hex');
+  const { message, error } = decodePayload(payload);
+  let part = message && message.view ? 'view' : 'events';
+  const other = part === 'view' ? 'events' : 'view';
+  if (expected[part] !== digest && expected[other] === digest) part = other;
+  if (!expected[part] || digest !== expected[part]) {
+    failWith(`${what}: the payload saved with it is not the one it covers (altered?)`);
+  }
+  if (part === 'view' && ownView) {
+    const viewBody = v.viewBody(r.game_id, r.last_version, r.head_hash, r.viewer, r.view_hash);
+    const by = v.signer(viewBody, r.view_signature, '', keys, `${what}: its view's signature`);
+    signed = { source, head: r.head_hash, body: viewBody, signature: hex(r.view_signature), keyId: by };
+  }
+  return { source, receipt: r, part, message, error, payload, keyId: kid, signed, sealBody: body };
+}
+
+function failWith(message) {
+  throw new v.VerifyError(message);
+}
+
+/** The record's statements: every version's head, signed through its move's seal. */
+function recordStatements(game, exportName) {
+  const out = [];
+  for (const s of game.seals) {
+    const body = v.sealBody(game.gameId, s.first, s.last, s.head, s.receipts);
+    for (const r of game.records.slice(s.first - 1, s.last)) {
+      out.push({
+        version: r.version, head: r.hash, last: s.last, body, signature: s.signature, keyId: s.signedBy,
+        source: `${exportName} version ${r.version} (the seal of versions ${s.first}..${s.last})`,
+      });
+    }
+  }
+  return out;
+}
+
+/** A receipt's statements: its seal's head at its last version, and each event's hash it carries. */
+function receiptStatements(c) {
+  const r = c.receipt;
+  const sealed = { version: r.last_version, head: r.head_hash, last: r.last_version, body: c.sealBody,
+    signature: hex(r.signature), keyId: c.keyId, source: c.source };
+  const out = [sealed];
+  if (!c.message) return out;
+  if (c.part === 'view') {
+    if (c.message.view) out.push({ ...sealed, version: Number(c.message.view.version), head: c.message.view.head_hash });
+  } else {
+    for (const e of c.message.events) if (e.hash) out.push({ ...sealed, version: Number(e.version), head: e.hash });
+  }
+  return out;
+}
+
+/** Each pair of statements (of the one verified game) that disagree (equivocation.py `contradictions`). */
+function contradictions(gameId, statements) {
+  const heads = new Map();
+  const seals = new Map();
+  const found = new Map();
+  for (const s of statements) {
+    if (!heads.has(s.version)) heads.set(s.version, s);
+    const seen = heads.get(s.version);
+    if (seen.head !== s.head && !found.has(s.version)) found.set(s.version, [seen, s]);
+    if (s.version === s.last) {
+      if (!seals.has(s.version)) seals.set(s.version, s);
+      const sealed = seals.get(s.version);
+      if (!sealed.body.equals(s.body) && !found.has(s.version)) found.set(s.version, [sealed, s]);
+    }
+  }
+  return [...found.entries()].sort((a, b) => a[0] - b[0]).map(([version, [first, second]]) => {
+    const what = first.head !== second.head ? 'two different chain heads' : 'two different seals for one move';
+    return {
+      version,
+      rendering: false,
+      lines: [
+        `PROOF: the server signed ${what} for game ${gameId} at version ${version}`,
+        ...[first, second].map((s) => `  ${s.source}: head ${s.head}, signature ${s.signature}, key id ${s.keyId}`),
+      ],
+    };
+  });
+}
+
+function lie(kind, gameId, first, last, viewer, part, differs, statements) {
+  const what = {
+    rendering: `${part} for viewer ${viewer} that the record does not show`,
+    garbage: `a hash of bytes that are not a message as viewer ${viewer}'s ${part}`,
+    seal: `a seal whose ${part} hash for viewer ${viewer} is not the record's rendering`,
+  }[kind];
+  return {
+    version: last,
+    rendering: true,
+    key: `${last}|${viewer}|${part}`,
+    lines: [
+      `PROOF: the server signed ${what}, for game ${gameId} at versions ${first}..${last}`,
+      ...differs.map((d) => `  differs: ${differLine(d)}`),
+      ...statements.map(signedLine),
+    ],
+  };
+}
+
+/**
+ * Every proof that the server lied which the verified `game` (verifyGame's result, read
+ * from `exportName`) and the receipts `text` (read from `receiptsName`) hold, in version
+ * order: [{version, lines}]. Fails (exit 1) if a receipt is not validly signed or its
+ * payload is not the one it covers: such a receipt proves nothing.
+ */
+function prove(game, text, keys, exportName, receiptsName) {
+  const checked = v.readReceiptLines(text).map((entry, i) => readChecked(entry, i + 1, receiptsName, keys));
+  const records = game.records;
+  const bounds = new Map(game.seals.map((s) => [s.last, s]));
+  const sealOf = (s) => ({
+    source: `${exportName}, the seal of versions ${s.first}..${s.last}`,
+    head: s.head,
+    body: v.sealBody(game.gameId, s.first, s.last, s.head, s.receipts),
+    signature: s.signature,
+    keyId: s.signedBy,
+  });
+  const viewers = records[0].fact.data.seat_count + 2;
+  const nonce = (last, i) => v.receiptNonce(game.secret, game.salt, last, i);
+  const statements = [...recordStatements(game, exportName), ...checked.flatMap(receiptStatements)];
+  const lies = new Map();
+  for (const c of checked) {
+    const r = c.receipt;
+    const seal = bounds.get(r.last_version);
+    const about = r.game_id === game.gameId && seal && seal.first === r.first_version &&
+      r.head_hash === records[r.last_version - 1].hash && r.viewer >= 0 && r.viewer < viewers &&
+      nonce(r.last_version, r.viewer).equals(r.nonce);
+    let differs = null;
+    if (!about) {
+      if (!c.message) differs = [{ path: 'payload', record: 'a ReceiptPayload', sent: `bytes that are not a message (${c.error})` }];
+    } else if (c.part === 'events') {
+      const rendered = renderEvents(records, r.first_version, r.last_version, r.viewer);
+      if (!c.message) {
+        differs = [{ path: 'payload', record: `a ReceiptPayload of ${rendered.length} bytes`, sent: `bytes that are not a message (${c.error})` }];
+      } else if (!rendered.equals(c.payload)) {
+        differs = payloadDiffs(payloadType(), rendered, c.payload);
+      }
+    } else if (!c.message) {
+      differs = [{ path: 'payload', record: 'a ReceiptPayload', sent: `bytes that are not a message (${c.error})` }];
+    }
+    if (!differs) continue;
+    const kind = c.message ? 'rendering' : 'garbage';
+    const signed = about ? [c.signed, sealOf(seal)] : [c.signed];
+    const found = lie(kind, r.game_id, r.first_version, r.last_version, r.viewer, c.part, differs, signed);
+    if (!lies.has(found.key)) lies.set(found.key, found);
+  }
+  for (const s of game.seals) { // each seal's events hash for each viewer against the rendering
+    for (let i = 0; i < viewers; i += 1) {
+      const rendered = renderEvents(records, s.first, s.last, i);
+      const got = v.sha256(Buffer.concat([nonce(s.last, i), rendered])).toString('hex');
+      const sealed = (s.receipts[i] || [])[0];
+      const key = `${s.last}|${i}|events`;
+      if (got === sealed || lies.has(key)) continue;
+      const differ = { path: `seal.receipts[${i}][0]`, record: got, sent: String(sealed) };
+      lies.set(key, lie('seal', game.gameId, s.first, s.last, i, 'events', [differ], [sealOf(s)]));
+    }
+  }
+  const found = [...contradictions(game.gameId, statements), ...lies.values()];
+  found.sort((a, b) => a.version - b.version || Number(a.rendering) - Number(b.rendering));
+  return { proofs: found, statements: statements.length, moves: game.seals.length };
+}
+
+module.exports = { prove, LIED: 3 };

@@ -1,0 +1,270 @@
+'use strict';
+// The transparency log, as docs/api.md ("Transparency log") publishes it, written from that
+// section alone: RFC 9162 tree hashing and proof verification, the signed statements (tree
+// heads, key retirements), the export's log line and the retired-key rule.
+//
+//   leafData(sealBody, keyId)              a seal's leaf: "tabletop-log-leaf/1\n" + canonical JSON
+//   verifyInclusion(...), verifyConsistency(...)   RFC 9162 §2.1.3.2 and §2.1.4.2
+//   checkTreeHead(head, keys, retired)     a head's grammar and signature (by a key not retired)
+//   checkRetirement(statement, keys)       signed by the retired key and by its successor
+//   checkLog(seals, line, keys, statements)   every seal of a verified record against the log
+const crypto = require('node:crypto');
+
+const sha256 = (...parts) => crypto.createHash('sha256').update(Buffer.concat(parts)).digest();
+const HEX64 = /^[0-9a-f]{64}$/;
+const HEX128 = /^[0-9a-f]{128}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const MAX_PATH = 64;
+
+class LogError extends Error {}
+const fail = (message) => {
+  throw new LogError(message);
+};
+const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const exactly = (v, keys) => isObj(v) && Object.keys(v).sort().join() === [...keys].sort().join();
+const size = (v) => Number.isSafeInteger(v) && v >= 0;
+
+// --- RFC 9162 §2.1 ----------------------------------------------------------------------
+
+const leafHash = (data) => sha256(Buffer.from([0]), Buffer.from(data));
+const nodeHash = (left, right) => sha256(Buffer.from([1]), left, right);
+
+/** MTH of a list of leaf hashes (§2.1.1): the split at the largest power of two below n. */
+function rootOf(leaves) {
+  if (!leaves.length) return sha256(Buffer.alloc(0));
+  if (leaves.length === 1) return leaves[0];
+  let k = 1;
+  while (k * 2 < leaves.length) k *= 2;
+  return nodeHash(rootOf(leaves.slice(0, k)), rootOf(leaves.slice(k)));
+}
+
+const odd = (n) => n % 2 === 1;
+const half = (n) => Math.floor(n / 2);
+
+/** §2.1.3.2: whether `path` proves leaf `index` (its hash `leaf`) in the tree of `treeSize` with `root`. */
+function verifyInclusion(index, treeSize, leaf, path, root) {
+  if (!(size(index) && size(treeSize) && index < treeSize) || path.length > MAX_PATH) return false;
+  let fn = index;
+  let sn = treeSize - 1;
+  let r = leaf;
+  for (const p of path) {
+    if (sn === 0) return false;
+    if (odd(fn) || fn === sn) {
+      r = nodeHash(p, r);
+      if (!odd(fn)) {
+        while (!odd(fn) && fn !== 0) {
+          fn = half(fn);
+          sn = half(sn);
+        }
+      }
+    } else {
+      r = nodeHash(r, p);
+    }
+    fn = half(fn);
+    sn = half(sn);
+  }
+  return sn === 0 && r.equals(root);
+}
+
+/** §2.1.4.2: whether `path` proves the tree of `first` (`firstRoot`) a prefix of that of `second`. */
+function verifyConsistency(first, second, firstRoot, secondRoot, path) {
+  if (!(size(first) && size(second)) || first < 1 || first > second || path.length > MAX_PATH) return false;
+  if (first === second) return path.length === 0 && firstRoot.equals(secondRoot);
+  if (!path.length) return false;
+  const proof = isPowerOfTwo(first) ? [firstRoot, ...path] : path;
+  let fn = first - 1;
+  let sn = second - 1;
+  while (odd(fn)) {
+    fn = half(fn);
+    sn = half(sn);
+  }
+  let fr = proof[0];
+  let sr = proof[0];
+  for (const c of proof.slice(1)) {
+    if (sn === 0) return false;
+    if (odd(fn) || fn === sn) {
+      fr = nodeHash(c, fr);
+      sr = nodeHash(c, sr);
+      if (!odd(fn)) {
+        while (!odd(fn) && fn !== 0) {
+          fn = half(fn);
+          sn = half(sn);
+        }
+      }
+    } else {
+      sr = nodeHash(sr, c);
+    }
+    fn = half(fn);
+    sn = half(sn);
+  }
+  return fr.equals(firstRoot) && sr.equals(secondRoot) && sn === 0;
+}
+
+function isPowerOfTwo(n) {
+  let m = n;
+  while (m > 1 && !odd(m)) m = half(m);
+  return m === 1;
+}
+
+// --- the signed statements --------------------------------------------------------------
+
+const TREE_HEAD_KEYS = ['key_id', 'log_id', 'root', 'signature', 'size', 'timestamp'];
+const RETIREMENT_KEYS = ['logs', 'retired', 'retired_signature', 'successor', 'successor_signature', 'timestamp'];
+
+/** The bytes a tree head's signature covers. */
+function treeHeadBody(canonical, h) {
+  return Buffer.from(`tabletop-tree-head/1\n${canonical({ log_id: h.log_id, root: h.root, size: h.size, timestamp: h.timestamp })}`, 'utf8');
+}
+
+/** The bytes both signatures of a key retirement cover. */
+function retirementBody(canonical, s) {
+  return Buffer.from(`tabletop-key-retirement/1\n${canonical({ logs: s.logs, retired: s.retired, successor: s.successor, timestamp: s.timestamp })}`, 'utf8');
+}
+
+const verifies = (key, body, signatureHex) => crypto.verify(null, body, key.key, Buffer.from(signatureHex, 'hex'));
+
+/**
+ * A tree head as JSON: exactly its keys, a UUID log id, a 64-hex root, a size, a timestamp,
+ * signed by the given key its key_id names, which must not be retired (`retired`: the ids
+ * of retired keys). Returns it with `rootBytes`.
+ */
+function checkTreeHead(h, keys, retired, canonical, where = 'a tree head') {
+  if (!exactly(h, TREE_HEAD_KEYS)) fail(`${where} is not a tree head {${TREE_HEAD_KEYS.join(', ')}}`);
+  if (typeof h.log_id !== 'string' || !UUID.test(h.log_id)) fail(`${where} names no log (log_id is not a lowercase UUID)`);
+  if (typeof h.root !== 'string' || !HEX64.test(h.root)) fail(`${where} of log ${h.log_id} has a root that is not 64 lowercase hex digits`);
+  if (!size(h.size) || !size(h.timestamp)) fail(`${where} of log ${h.log_id} has a size or timestamp that is not a non-negative integer`);
+  if (typeof h.signature !== 'string' || !HEX128.test(h.signature)) fail(`${where} of log ${h.log_id} has no 64-byte signature`);
+  if (typeof h.key_id !== 'string') fail(`${where} of log ${h.log_id} has a key_id that is not text`);
+  const key = keys.find((k) => k.id === h.key_id);
+  if (!key) fail(`tree head of log ${h.log_id} names key ${h.key_id}, which is none of the given keys`);
+  if (!verifies(key, treeHeadBody(canonical, h), h.signature)) fail(`tree head of log ${h.log_id} is not signed by key ${h.key_id}`);
+  if (retired.has(h.key_id)) fail(`tree head of log ${h.log_id} is signed by retired key ${h.key_id}: re-export, or verify with --target`);
+  return { ...h, rootBytes: Buffer.from(h.root, 'hex') };
+}
+
+/**
+ * A key retirement as JSON: exactly its keys, the logs' sizes, signed by the retired key
+ * and by its successor, both among the given keys. Returns it.
+ */
+function checkRetirement(s, keys, canonical, where = 'a key retirement') {
+  if (!exactly(s, RETIREMENT_KEYS)) fail(`${where} is not a key retirement {${RETIREMENT_KEYS.join(', ')}}`);
+  if (!isObj(s.logs) || !Object.entries(s.logs).every(([id, n]) => UUID.test(id) && size(n))) {
+    fail(`${where}: logs is not {log_id: size at retirement}`);
+  }
+  if (!size(s.timestamp)) fail(`${where}: timestamp is not a non-negative integer`);
+  const body = retirementBody(canonical, s);
+  for (const [role, id, signature] of [['retired', s.retired, s.retired_signature], ['successor', s.successor, s.successor_signature]]) {
+    const key = keys.find((k) => k.id === id);
+    if (typeof id !== 'string' || !key) fail(`${where} names ${role} key ${String(id).slice(0, 20)}, which is none of the given keys`);
+    if (typeof signature !== 'string' || !HEX128.test(signature) || !verifies(key, body, signature)) {
+      fail(`${where} of key ${s.retired} is not signed by its ${role} key ${id}`);
+    }
+  }
+  if (s.retired === s.successor) fail(`${where}: key ${s.retired} names itself its successor`);
+  return s;
+}
+
+// --- the export's log line and the retired-key rule ---------------------------------------
+
+const INCLUSION_KEYS = ['first', 'id', 'index', 'last', 'log_id', 'path'];
+
+/** The log line {"log": {"heads", "inclusions"}}, its grammar checked (not its proofs). */
+function readLogLine(line) {
+  if (!exactly(line, ['log']) || !exactly(line.log, ['heads', 'inclusions'])) fail('the log line is not {"log": {"heads", "inclusions"}}');
+  const { heads, inclusions } = line.log;
+  if (!Array.isArray(heads) || !Array.isArray(inclusions)) fail('the log line\'s heads and inclusions are not lists');
+  const ids = heads.map((h) => (isObj(h) ? h.log_id : null));
+  if (ids.some((id, i) => i && !(String(ids[i - 1]) < String(id)))) fail('the log line\'s heads are not sorted by log_id, each log once');
+  inclusions.forEach((x, i) => {
+    const where = `the log line's inclusion ${i + 1}`;
+    if (!exactly(x, INCLUSION_KEYS)) fail(`${where} is not {${INCLUSION_KEYS.join(', ')}}`);
+    if (!Array.isArray(x.path) || x.path.length > MAX_PATH || !x.path.every((p) => typeof p === 'string' && HEX64.test(p))) {
+      fail(`${where}: path is not a list of at most ${MAX_PATH} lowercase hex hashes`);
+    }
+  });
+  return { heads, inclusions };
+}
+
+/**
+ * Every seal of a verified record ([{id, first, last, body, keyId, signedBy}] in the file's
+ * order) against the log line (null: none) and the retirement statements: each head
+ * signed by a given key not retired, each seal included under its log's head, and a seal by
+ * a retired key only below the size its retirement states. Returns the verify line's words.
+ */
+function checkLog(seals, line, keys, statements, canonical) {
+  const retiredBy = new Map(statements.map((s) => [s.retired, s]));
+  const rule = (seal, log, index, problem) => {
+    const s = retiredBy.get(seal.signedBy);
+    if (!s) return;
+    const n = log !== null ? s.logs[log] || 0 : Object.values(s.logs).reduce((a, b) => Math.max(a, b), 0);
+    if (log !== null && index < n && !problem) return;
+    const why = problem || (log !== null && !(log in s.logs) ? `it is not in log ${log}` : `its leaf is at index ${index} of log ${log}`);
+    fail(`the seal of versions ${seal.first}..${seal.last} is signed by retired key ${seal.signedBy}, retired at tree size ${n}: ${why}`);
+  };
+  if (line === null) {
+    seals.forEach((seal) => rule(seal, null, null, 'no tree head proves it is in the log'));
+    return 'transparency log: not checked (no log line)';
+  }
+  const { heads, inclusions } = readLogLine(line);
+  const retired = new Set(retiredBy.keys());
+  // a head signed by a retired key proves nothing: the seals under it are in no trusted head
+  // (a retired key's seal then fails by the retired-key rule, any other by the head)
+  const byLog = new Map(heads.map((h, i) => {
+    const where = `the log line's tree head ${i + 1}`;
+    const head = checkTreeHead(h, keys, new Set(), canonical, where);
+    const untrusted = retired.has(head.key_id) ? `tree head of log ${head.log_id} is signed by retired key ${head.key_id}: re-export, or verify with --target` : '';
+    return [head.log_id, { ...head, untrusted }];
+  }));
+  if (inclusions.length !== seals.length) {
+    const missing = seals[Math.min(inclusions.length, seals.length - 1)];
+    rule(missing, null, null, 'no tree head proves it is in the log');
+    fail(`the log line has ${inclusions.length} inclusions for the file's ${seals.length} seals`);
+  }
+  const used = new Map();
+  seals.forEach((seal, i) => {
+    const x = inclusions[i];
+    const where = `the seal of versions ${seal.first}..${seal.last}`;
+    let problem = '';
+    const head = byLog.get(x.log_id);
+    if (x.id !== seal.id || x.first !== seal.first || x.last !== seal.last) problem = `its inclusion names ${String(x.id).slice(0, 40)} versions ${x.first}..${x.last}`;
+    else if (!head) problem = `the log line has no tree head of log ${String(x.log_id).slice(0, 40)}`;
+    else if (head.untrusted) {
+      rule(seal, null, null, `no tree head proves it is in the log (${head.untrusted})`);
+      fail(head.untrusted);
+    } else {
+      const leaf = leafHash(leafData(canonical, seal.body, seal.keyId));
+      if (!verifyInclusion(x.index, head.size, leaf, x.path.map((p) => Buffer.from(p, 'hex')), head.rootBytes)) {
+        problem = `its path does not give the root of log ${x.log_id} at size ${head.size} (leaf index ${x.index})`;
+      }
+    }
+    if (problem) {
+      rule(seal, null, null, `no tree head proves it is in the log (${problem})`);
+      fail(`${where} is not in the log: ${problem}`);
+    }
+    rule(seal, x.log_id, x.index, '');
+    used.set(x.log_id, head.size);
+  });
+  const where = [...used].map(([id, n]) => `log ${id} at size ${n}`).join(', ');
+  return `transparency log: all ${seals.length} seals in ${where || 'no log'}`;
+}
+
+/** A seal's leaf data: its signed bytes' SHA-256 and its key id, as canonical JSON. */
+function leafData(canonical, sealBody, keyId) {
+  return Buffer.from(`tabletop-log-leaf/1\n${canonical({ body: sha256(sealBody).toString('hex'), key_id: keyId || '' })}`, 'utf8');
+}
+
+module.exports = {
+  LogError,
+  leafHash,
+  nodeHash,
+  rootOf,
+  verifyInclusion,
+  verifyConsistency,
+  treeHeadBody,
+  retirementBody,
+  checkTreeHead,
+  checkRetirement,
+  readLogLine,
+  checkLog,
+  leafData,
+};
