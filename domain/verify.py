@@ -608,6 +608,12 @@ def signed_by(
     return None
 
 
+def _is_int(value: Any, expected: int) -> bool:
+    """``value`` is the JSON integer ``expected``: not ``true`` for 1 (Python's bool is an int,
+    JavaScript's is not, and the two verifiers must refuse the same files)."""
+    return type(value) is int and value == expected
+
+
 def _check_seals(
     records: list[Record], public_key: PublicKeys, game_id: str | None, seat_count: Any
 ) -> tuple[str, tuple[tuple[str, int, int], ...]]:
@@ -639,7 +645,7 @@ def _check_seals(
                 f"{where} names game {_short(seal['game_id'])}, not {_short(named)}: this "
                 "record is not that game's"
             )
-        if seal["first"] != first or seal["last"] != last:
+        if not (_is_int(seal["first"], first) and _is_int(seal["last"], last)):
             raise AuditFailure(f"{where} covers other versions: the moves were re-cut")
         if seal["head"] != records[last - 1].hash:
             raise AuditFailure(
@@ -1284,7 +1290,7 @@ def _check_match_seals(records: list[MatchRecord], public_key: PublicKeys, match
             raise AuditFailure(f"match version {r.version} carries something that is not a seal")
         if seal["match_id"] != match_id:
             raise AuditFailure(f"{where} names match {_short(seal['match_id'])}, not this one")
-        if seal["first"] != first or seal["last"] != r.version:
+        if not (_is_int(seal["first"], first) and _is_int(seal["last"], r.version)):
             raise AuditFailure(
                 f"{where} covers versions {_short(seal['first'])}..{_short(seal['last'])}: "
                 "the match's facts were cut, added or moved"

@@ -427,6 +427,7 @@ function writtenTable(type, d, kind, T) {
         match_failed_reports: d.match_failed_reports || [],
         allow_unkeyed_seats: !d.seat_keys_required,
         arbiter_public_key: bytesOf(d.arbiter_public_key || ''),
+        player_login_required: !!d.player_login_required,
       });
       if (created.arbiter_public_key && !created.arbiter_public_key.length) delete created.arbiter_public_key;
       created.options = { [kind]: message(options.fields[kind].resolve().resolvedType, d.options) };
@@ -436,7 +437,12 @@ function writtenTable(type, d, kind, T) {
     case 'RedealOpened':
       return { redeal_opened: set({ round: d.round, requested_by: d.requested_by, commitment: d.commitment }) };
     case 'SeatTaken': {
-      const taken = set({ seat: d.seat, player_name: d.player_name, contribution_commitment: d.commitment || '' });
+      const taken = set({
+        seat: d.seat,
+        player_name: d.player_name,
+        contribution_commitment: d.commitment || '',
+        player: d.player || '',
+      });
       if (d.public_key) taken.public_key = bytesOf(d.public_key);
       return { seat_taken: taken };
     }
