@@ -100,16 +100,20 @@ def command(name: str) -> Any:
 def cmd_key() -> None:
     """Print the server's public signing key (hex): publish it, verify with it. The keys a
     rotation retired follow, one a line: "HEX  KEY_ID  retired" (the current key's line is
-    the key alone)."""
+    the key alone), then each key's retirement statement: "# KEY_ID retired for KEY_ID at
+    tree size N of log LOG". --json prints the whole key set (keys, retirements, the logs'
+    tree heads): the file `verify --keys` reads."""
     with TableClient(shared().target) as client:
-        if shared().json:  # the key set file `verify --keys` reads
-            reply = client.stub.GetSigningKey(pb.GetSigningKeyRequest())
-            print(json.dumps(audit_log.key_set_json(reply)))
-            return
-        current, *retired = signing_keys(client)
-    print(current.hex())
-    for key in retired:
-        print(f"{key.hex()}  {key_id(key)}  retired")
+        reply = client.stub.GetSigningKey(pb.GetSigningKeyRequest())
+    if shared().json:
+        print(json.dumps(audit_log.key_set_json(reply)))
+        return
+    print(reply.public_key.hex())
+    for key in reply.retired:
+        print(f"{key.public_key.hex()}  {key_id(key.public_key)}  retired")
+    for statement in reply.retirements:
+        sizes = ", ".join(f"{n} of log {i}" for i, n in sorted(statement.logs.items()))
+        print(f"# {statement.retired} retired for {statement.successor} at tree size {sizes}")
 
 
 @command("export")

@@ -108,8 +108,11 @@ def start_logs(store: Store, keys: KeySet) -> TransparencyLogs:
                     successor.key_id,
                     ", ".join(f"{n} of log {i}" for i, n in stated.logs),
                 )
-            keys.retiring.unlink()  # the retired private keys are no longer needed anywhere
-            log.warning("the retired private keys in %s are deleted", keys.retiring)
+            try:  # the retired private keys are no longer needed anywhere
+                keys.retiring.unlink()
+                log.warning("the retired private keys in %s are deleted", keys.retiring)
+            except OSError as exc:  # a read-only secret mount: the operator removes it
+                log.warning("remove %s: its retirements are stated (%s)", keys.retiring, exc)
     except SigningKeyError as exc:
         raise StartupError(str(exc)) from None
     return logs

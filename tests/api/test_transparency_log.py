@@ -21,7 +21,7 @@ import grpc
 import pytest
 
 from clients.python.audit import main
-from clients.python.bot import RandomBot, play_to_end
+from clients.python.bot import RandomBot, make_bot, play_match, play_to_end
 from clients.python.client import TableClient, reveal_and_start
 from clients.python.exports import export_lines
 from clients.python.receipts import ReceiptLog
@@ -294,3 +294,34 @@ def test_games_signed_before_the_rotation_still_verify(rotated: Any, capsys: Any
     keys.write_text(audit(capsys, "--target", server.target, "--json", "key")[1])
     status, out = audit(capsys, "verify", "--file", str(path), "--keys", str(keys))
     assert status == 0 and "transparency log: all" in out, out
+
+
+def test_a_match_and_its_hands_are_in_the_log(served: Any, capsys: Any) -> None:
+    """The match's own seals and every hand's: proven over the API and by the log line."""
+    server, _, data = served
+    with TableClient(server.target) as client:
+        created = client.create_game(huaniao_options("SIMPLE"), 2, match=pb.MatchSettings(hands=2))
+        seats = [client.join(created.game_id, s, f"p{s}") for s in range(2)]
+        reveal_and_start(seats)
+        play_match([make_bot(s, "heuristic", 7 + i) for i, s in enumerate(seats)])
+        reply = client.stub.GetInclusionProof(
+            pb.GetInclusionProofRequest(match_id=created.match_id)
+        )
+        assert reply.inclusions and reply.inclusions[0].first == 1
+    path, keys = data / "match.jsonl", data / "match-keys.json"
+    flags = ["--target", server.target]
+    assert (
+        audit(capsys, *flags, "export", "--match", created.match_id, "--log", "-o", str(path))[0]
+        == 0
+    )
+    keys.write_text(audit(capsys, *flags, "--json", "key")[1])
+    status, out = audit(capsys, "verify", "--file", str(path), "--keys", str(keys))
+    assert status == 0 and "transparency log: all" in out, out
+    status, out = audit(capsys, *flags, "verify", "--match", created.match_id)
+    assert status == 0 and "transparency log: all" in out, out
+    lines = path.read_text().splitlines()
+    line = json.loads(lines[-1])
+    line["log"]["inclusions"] = line["log"]["inclusions"][1:]  # the match's first seal
+    path.write_text("\n".join([*lines[:-1], json.dumps(line)]) + "\n")
+    status, out = audit(capsys, "verify", "--file", str(path), "--keys", str(keys))
+    assert status == 1 and "is not in the log: the log line has" in out, out

@@ -123,10 +123,23 @@ def test_a_growing_tree_has_the_roots_of_the_reference_trees() -> None:
         tree.append(leaf)
         assert tree.root().hex() == CT_ROOTS[n]
         assert tree.root(n - 1).hex() == CT_ROOTS[n - 1]
-    more = [T.leaf_hash(i.to_bytes(2, "big")) for i in range(70)]
-    for leaf in more:
+    assert tree.inclusion_proof(5, 8) == raw(CT_INCLUSION[(5, 8)])
+    assert tree.consistency_proof(6, 8) == raw(CT_CONSISTENCY[(6, 8)])
+
+
+def test_a_growing_tree_gives_the_proofs_of_the_rfcs_recursion_for_every_size() -> None:
+    """Tree's O(log² n) roots and proofs against the RFC's recursive definitions, for every
+    size, index and pair of sizes up to 70 leaves."""
+    tree = T.Tree()
+    leaves = [T.leaf_hash(i.to_bytes(2, "big")) for i in range(70)]
+    for leaf in leaves:
         tree.append(leaf)
-        assert tree.root() == T.root(tree.leaves)
+    for n in range(1, 71):
+        assert tree.root(n) == T.root(leaves[:n])
+        for m in range(n):
+            assert tree.inclusion_proof(m, n) == T.inclusion_proof(m, leaves[:n]), (m, n)
+        for m in range(1, n + 1):
+            assert tree.consistency_proof(m, n) == T.consistency_proof(m, leaves[:n]), (m, n)
 
 
 def test_a_tampered_proof_is_refused() -> None:

@@ -147,6 +147,10 @@ MATRIX: dict[str, dict[str, Any]] = {
     },
     "GetMatch": READ,  # a match is public; a bad token is still refused
     "GetSigningKey": dict.fromkeys(ROLES, OK),  # the public key is public; tokens are ignored
+    # the transparency log is public too (seals and their hashes reveal nothing)
+    "GetTreeHead": dict.fromkeys(ROLES, OK),
+    "GetInclusionProof": dict.fromkeys(ROLES, OK),
+    "GetConsistencyProof": dict.fromkeys(ROLES, OK),
     # only a keyed seat re-keys; the matrix's seats are unkeyed (SEAT_NOT_KEYED)
     "RekeySeat": {
         "none": PD,
@@ -264,6 +268,15 @@ def call(
         return stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=md)
     if rpc == "GetSigningKey":
         return stub.GetSigningKey(pb.GetSigningKeyRequest(), metadata=md)
+    if rpc in ("GetTreeHead", "GetConsistencyProof"):
+        log_id = stub.GetSigningKey(pb.GetSigningKeyRequest()).tree_heads[0].log_id
+        if rpc == "GetTreeHead":
+            return stub.GetTreeHead(pb.GetTreeHeadRequest(log_id=log_id), metadata=md)
+        request = pb.GetConsistencyProofRequest(log_id=log_id, first_size=1)
+        return stub.GetConsistencyProof(request, metadata=md)
+    if rpc == "GetInclusionProof":
+        request = pb.GetInclusionProofRequest(game_id=gid)
+        return stub.GetInclusionProof(request, metadata=md)
     if rpc == "RekeySeat":
         key = Ed25519PrivateKey.generate()
         request = pb.RekeySeatRequest(game_id=gid, seat_public_key=seatsig.public_bytes(key))
