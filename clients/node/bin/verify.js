@@ -2,7 +2,8 @@
 'use strict';
 // tabletop-verify: verify an exported record on its own, with no Python and no server.
 //
-//   node bin/verify.js EXPORT (--public-key HEX [--public-key HEX ...] | --keys FILE) [--receipts FILE]
+//   node bin/verify.js EXPORT (--public-key HEX [--public-key HEX ...] | --keys FILE) [--receipts FILE] [--heads FILE]
+//   node bin/verify.js compare --receipts A --receipts B [--file EXPORT] (--public-key HEX | --keys FILE) [--heads FILE]
 //
 // EXPORT is what `tabletop-audit export GAME_ID` (or `--match MATCH_ID`) or `tabletop export`
 // writes once the game has ended. Checks every chain hash, every seal's game, versions,
@@ -27,6 +28,12 @@
 // hashes against the record's rendering for every viewer: a validly signed
 // payload or seal that is not the record's rendering, or two validly signed statements that
 // disagree, prove the server lied (lib/proofs.js, as `tabletop-audit verify --receipts`).
+// --heads FILE (JSON Lines of tree heads seen before): the log line's trusted heads are held
+// against the kept ones (one of the same log and size with another root: a forked log, the
+// proof printed, exit 3) and then added. `compare` (lib/compare.js) proves a lying server
+// from several viewers' receipts and an export, as `tabletop-audit compare`: two histories
+// of a game, a lie to one viewer, or two signed tree heads of one log and size with
+// different roots (each receipt's tree head, the export's log line, --heads FILE).
 // Exit status 0 = verified (one line on stdout), 1 = not (one line on stderr naming the
 // first problem), 2 = usage, 3 = a proof that the server lied (each proof on stdout: the
 // game, the versions, the viewer, what differs, both signed statements).
@@ -34,11 +41,14 @@ const fs = require('node:fs');
 const { VerifyError, publicKey, verifyText, readFileLines, checkReceipts, handWords, readKeySet } = require('../lib/verify');
 const { dealWords } = require('../lib/deal');
 const { prove, LIED } = require('../lib/proofs');
+const compare = require('../lib/compare');
+const { forkLines } = require('../lib/translog');
 
-const USAGE = 'usage: tabletop-verify EXPORT (--public-key HEX [--public-key HEX ...] | --keys FILE) [--receipts FILE]';
+const USAGE = 'usage: tabletop-verify EXPORT (--public-key HEX [--public-key HEX ...] | --keys FILE) [--receipts FILE] [--heads FILE]\n' +
+  '       tabletop-verify compare --receipts A --receipts B [--file EXPORT] (--public-key HEX ... | --keys FILE) [--heads FILE]';
 
 function parseArgs(argv) {
-  const out = { file: null, keys: [], keySet: null, receipts: null, help: false };
+  const out = { file: null, keys: [], keySet: null, receipts: null, heads: null, help: false };
   for (let i = 0; i < argv.length; i += 1) {
     const a = argv[i];
     const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, null];
@@ -52,6 +62,7 @@ function parseArgs(argv) {
     else if (flag === '--public-key') out.keys.push(next());
     else if (flag === '--receipts') out.receipts = next();
     else if (flag === '--keys') out.keySet = next();
+    else if (flag === '--heads') out.heads = next();
     else if (flag.startsWith('-')) throw new Error(`unknown option ${flag}`);
     else if (out.file === null) out.file = a;
     else throw new Error(`one EXPORT file, not ${a}`);
@@ -64,6 +75,18 @@ function keyTexts(value) {
   if (/^\s*[0-9a-fA-F]{64}\s*$/.test(value)) return [value];
   const text = fs.readFileSync(value, 'utf8');
   return text.split(/\s+/).filter(Boolean);
+}
+
+/**
+ * The keys to verify with: every --public-key, and with --keys FILE the server's key set
+ * (its retired keys and their retirement statements: the retired-key rule applies).
+ */
+function keysOf(args) {
+  const keys = args.keys.flatMap(keyTexts).map(publicKey);
+  if (!args.keySet) return { keys, statements: [], retired: [] };
+  const set = readKeySet(fs.readFileSync(args.keySet, 'utf8'));
+  keys.push(...set.keys.filter((k) => !keys.some((x) => x.id === k.id)));
+  return { keys, statements: set.statements, retired: set.retired.filter((id) => id !== set.keys[0].id) };
 }
 
 const list = (xs) => xs.join(', ');
@@ -128,6 +151,7 @@ function summary(result, receipts) {
 }
 
 function main(argv) {
+  if (argv[0] === 'compare') return compare.main(argv.slice(1), keysOf);
   let args;
   try {
     args = parseArgs(argv);
@@ -144,14 +168,15 @@ function main(argv) {
     return 2;
   }
   try {
-    const keys = args.keys.flatMap(keyTexts).map(publicKey);
-    let statements = [];
-    if (args.keySet) { // the server's keys with their retirements: the retired-key rule applies
-      const set = readKeySet(fs.readFileSync(args.keySet, 'utf8'));
-      keys.push(...set.keys.filter((k) => !keys.some((x) => x.id === k.id)));
-      statements = set.statements;
-    }
+    const { keys, statements, retired } = keysOf(args);
     const result = verifyText(readFileLines(args.file), keys, statements);
+    if (args.heads) { // a trusted head that contradicts a kept one proves a forked log
+      const forked = compare.checkKeptHeads(args.heads, result.logLine, keys, retired);
+      if (forked.length) {
+        console.log(forked.map((f) => forkLines(f).join('\n')).join('\n'));
+        return LIED;
+      }
+    }
     let receipts = null;
     if (args.receipts) {
       if (result.match) throw new VerifyError('--receipts checks one game, not a match');

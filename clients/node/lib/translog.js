@@ -253,6 +253,83 @@ function leafData(canonical, sealBody, keyId) {
   return Buffer.from(`tabletop-log-leaf/1\n${canonical({ body: sha256(sealBody).toString('hex'), key_id: keyId || '' })}`, 'utf8');
 }
 
+// --- tree heads seen, and forks ---------------------------------------------------------
+
+const HEX16 = /^[0-9a-f]{16}$/;
+
+/** A tree head as JSON, its form only (logaudit.py `parse_head`): exactly its keys, each of its form. */
+function parseHead(h, where) {
+  if (!exactly(h, TREE_HEAD_KEYS)) fail(`${where} is not a tree head {${TREE_HEAD_KEYS.join(', ')}}`);
+  const text = (v, re) => typeof v === 'string' && re.test(v);
+  if (!(text(h.key_id, HEX16) && text(h.log_id, UUID) && text(h.root, HEX64) && text(h.signature, HEX128) && size(h.size) && size(h.timestamp))) {
+    fail(`${where} has a field of the wrong form`);
+  }
+  return h;
+}
+
+/**
+ * `--heads FILE`'s text: JSON Lines of tree heads, each [source, head] with source
+ * "FILE line N" (`parse`: the strict JSON reader). Blank lines are skipped.
+ */
+function readHeads(text, path, parse) {
+  const out = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    const where = `${path} line ${i + 1}`;
+    let data;
+    try {
+      data = parse(line);
+    } catch (err) {
+      fail(`${where} is not JSON`);
+    }
+    out.push([where, parseHead(data, where)]);
+  });
+  return out;
+}
+
+/**
+ * Every pair of signed heads (by a given key, retired or not: each was the server's word
+ * when signed) of one log and size whose roots differ, from [source, head] in order; heads
+ * that do not verify are left out (anybody can write one). Each {logId, size, heads: [[source, head] x2]}.
+ */
+function forks(heads, keys, canonical) {
+  const first = new Map();
+  const found = [];
+  for (const [source, h] of heads) {
+    const key = keys.find((k) => k.id === h.key_id);
+    if (!key || !verifies(key, treeHeadBody(canonical, h), h.signature)) continue;
+    const at = `${h.log_id}|${h.size}`;
+    if (!first.has(at)) first.set(at, [source, h]);
+    const seen = first.get(at);
+    if (seen[1].root !== h.root && !found.some((f) => f.logId === h.log_id && f.size === h.size)) {
+      found.push({ logId: h.log_id, size: h.size, heads: [seen, [source, h]] });
+    }
+  }
+  return found;
+}
+
+/** A fork's proof, as `tabletop-audit compare` prints it (audit_log.py `ForkProof.lines`). */
+function forkLines(f) {
+  return [
+    `PROOF: the server signed two different tree heads for log ${f.logId} at size ${f.size}`,
+    ...f.heads.map(([source, h]) => `  ${source}: root ${h.root}, timestamp ${h.timestamp}, signature ${h.signature}, key id ${h.key_id}`),
+  ];
+}
+
+/** A tree head as JSON, exactly its keys (for `--heads FILE`). */
+const headJson = (h) => ({ key_id: h.key_id, log_id: h.log_id, root: h.root, signature: h.signature, size: h.size, timestamp: h.timestamp });
+
+/** Whether a head is trusted: signed by a given key that is not retired. */
+function trusted(h, keys, retired, canonical) {
+  try {
+    checkTreeHead(h, keys, retired, canonical);
+    return true;
+  } catch (err) {
+    if (err instanceof LogError) return false;
+    throw err;
+  }
+}
+
 module.exports = {
   LogError,
   leafHash,
@@ -267,4 +344,10 @@ module.exports = {
   readLogLine,
   checkLog,
   leafData,
+  parseHead,
+  readHeads,
+  forks,
+  forkLines,
+  headJson,
+  trusted,
 };

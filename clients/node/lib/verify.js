@@ -756,7 +756,7 @@ function chainedTime(value, n) {
  * `statements`, the key retirements the caller trusts). The result's `log`: the verify
  * line's words about the log.
  */
-function verifyText(text, keys, statements = []) {
+function verifyText(text, keys, statements = [], { checkLogLine = true } = {}) {
   if (!keys.length) fail('give the server\'s public key (--public-key)');
   const { lines, log } = splitLogLine(readLines(text));
   let result;
@@ -768,6 +768,8 @@ function verifyText(text, keys, statements = []) {
     if (events && log) fail('a `tabletop export` (event and view lines) has no log line');
     result = verifyGame(events ? fromEventLines(lines) : lines, keys);
   }
+  result.logLine = log; // `compare` and `--heads` read its heads
+  if (!checkLogLine) return result;
   try {
     result.log = checkLog(logSeals(result), log, keys, statements, canonical);
   } catch (err) {
@@ -851,8 +853,23 @@ function decodeReceipt(buf) {
     else if (f === 9 && type === 2) r.key_id = text(v);
     else if (f === 10 && type === 2) r.view_hash = text(v);
     else if (f === 11 && type === 2) r.view_signature = Buffer.from(v);
+    else if (f === 12 && type === 2) r.tree_head = decodeTreeHead(v);
   }
   return r;
+}
+
+/** A TreeHead message as the JSON of a tree head (docs/api.md, "Signed tree heads"). */
+function decodeTreeHead(buf) {
+  const h = { key_id: '', log_id: '', root: '', signature: '', size: 0, timestamp: 0 };
+  for (const [f, type, v] of protoFields(buf)) {
+    if (f === 1 && type === 2) h.log_id = Buffer.from(v).toString('utf8');
+    else if (f === 2 && type === 0) h.size = Number(BigInt.asIntN(64, v));
+    else if (f === 3 && type === 2) h.root = Buffer.from(v).toString('hex');
+    else if (f === 4 && type === 0) h.timestamp = Number(BigInt.asIntN(64, v));
+    else if (f === 5 && type === 2) h.key_id = Buffer.from(v).toString('utf8');
+    else if (f === 6 && type === 2) h.signature = Buffer.from(v).toString('hex');
+  }
+  return h;
 }
 
 /** The receipt nonce of viewer `index` for the move ending at version `last`. */
