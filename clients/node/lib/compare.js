@@ -12,6 +12,7 @@ const fs = require('node:fs');
 const v = require('./verify');
 const tl = require('./translog');
 const { proveAll } = require('./proofs');
+const { Server } = require('./target');
 
 /** `--heads FILE`'s heads as [source, head] (a missing file holds none). */
 function readHeadsFile(path) {
@@ -49,23 +50,36 @@ function receiptHeads(name, text) {
   return v.readReceiptLines(text).flatMap((e, i) => (e.receipt.tree_head ? [[`${name} receipt ${i + 1}`, e.receipt.tree_head]] : []));
 }
 
-/**
- * `verify --heads FILE` once the record verified: its log line's trusted heads (signed by a
- * given key that is not retired) against the kept ones. Returns the fork proofs (exit 3) or,
- * with none, keeps the trusted heads and returns []. (A kept head of another size needs a
- * consistency proof from a server: offline it is not checked, as in Python without --target.)
- */
-function checkKeptHeads(path, logLine, keys, retired) {
-  const trusted = logLine ? tl.readLogLine(logLine).heads.filter((h) => tl.trusted(h, keys, new Set(retired), v.canonical)) : [];
-  const found = tl.forks([...readHeadsFile(path), ...trusted.map((h) => ['this record', h])], keys, v.canonical);
-  if (!found.length) keepHeads(path, trusted);
-  return found;
+/** The log line's heads this verifier trusts: signed by a given key that is not retired. */
+function trustedLineHeads(logLine, keys, retired) {
+  return logLine ? tl.readLogLine(logLine).heads.filter((h) => tl.trusted(h, keys, new Set(retired), v.canonical)) : [];
 }
 
-const USAGE = 'usage: tabletop-verify compare --receipts A --receipts B [--file EXPORT] (--public-key HEX ... | --keys FILE) [--heads FILE]';
+/**
+ * `verify --heads FILE` once the record verified: the `trusted` heads held against the kept
+ * ones. Returns {forks (a proof each: exit 3), seen (the kept heads, [source, head])}.
+ */
+function heldAgainstKept(path, trusted, keys) {
+  const seen = readHeadsFile(path);
+  return { forks: tl.forks([...seen, ...trusted.map((h) => ['this record', h])], keys, v.canonical), seen };
+}
+
+/**
+ * `verify --heads FILE` offline: the log line's trusted heads against the kept ones; with no
+ * fork, they are kept. (A kept head of another size needs a consistency proof from the
+ * server: offline it is not checked, as in Python without the server.) Returns the forks.
+ */
+function checkKeptHeads(path, logLine, keys, retired) {
+  const trusted = trustedLineHeads(logLine, keys, retired);
+  const { forks } = heldAgainstKept(path, trusted, keys);
+  if (!forks.length) keepHeads(path, trusted);
+  return forks;
+}
+
+const USAGE = 'usage: tabletop-verify compare --receipts A --receipts B [--file EXPORT] (--public-key HEX ... | --keys FILE | --target HOST:PORT) [--heads FILE]';
 
 function parseArgs(argv) {
-  const out = { receipts: [], file: null, keys: [], keySet: null, heads: null, help: false };
+  const out = { receipts: [], file: null, keys: [], keySet: null, heads: null, target: null, help: false };
   for (let i = 0; i < argv.length; i += 1) {
     const a = argv[i];
     const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, null];
@@ -81,6 +95,7 @@ function parseArgs(argv) {
     else if (flag === '--public-key') out.keys.push(next());
     else if (flag === '--keys') out.keySet = next();
     else if (flag === '--heads') out.heads = next();
+    else if (flag === '--target') out.target = next();
     else throw new Error(`unknown argument ${a}`);
   }
   return out;
@@ -121,19 +136,40 @@ function main(argv, keysOf) {
     console.log(USAGE);
     return 0;
   }
-  if ((args.receipts.length < 2 && !args.file) || !(args.keys.length || args.keySet)) {
+  if ((args.receipts.length < 2 && !args.file) || !(args.keys.length || args.keySet || args.target)) {
     console.error(`${USAGE}\ngive at least two files (--receipts FILE, repeated, and --file), or --file alone`);
     return 2;
   }
+  if (args.target && !(args.keys.length || args.keySet)) return withServerKeys(args); // a promise
   try {
-    const { proofs, agreed } = compareFiles(args, keysOf(args).keys);
-    console.log(proofs.length ? proofs.map((lines) => lines.join('\n')).join('\n') : agreed);
-    return proofs.length ? 3 : 0;
+    return shown(compareFiles(args, keysOf(args).keys));
   } catch (err) {
-    const reason = err.code && err.path ? `cannot read ${err.path}: ${err.code}` : err.message;
-    console.error(`VERIFY FAILED: ${String(reason).split('\n').join(' ')}`);
-    return 1;
+    return failed(err);
   }
 }
 
-module.exports = { main, compareFiles, checkKeptHeads, readHeadsFile, keepHeads, receiptHeads, logLineHeads };
+/** The keys the server at --target publishes (current and retired), as audit.py's compare asks. */
+async function withServerKeys(args) {
+  const server = new Server(args.target);
+  try {
+    const keys = v.readKeySet(JSON.stringify(await server.keySet())).keys;
+    return shown(compareFiles(args, keys));
+  } catch (err) {
+    return failed(err);
+  } finally {
+    server.close();
+  }
+}
+
+function shown({ proofs, agreed }) {
+  console.log(proofs.length ? proofs.map((lines) => lines.join('\n')).join('\n') : agreed);
+  return proofs.length ? 3 : 0;
+}
+
+function failed(err) {
+  const reason = err.code && err.path ? `cannot read ${err.path}: ${err.code}` : err.message;
+  console.error(`VERIFY FAILED: ${String(reason).split('\n').join(' ')}`);
+  return 1;
+}
+
+module.exports = { main, compareFiles, checkKeptHeads, heldAgainstKept, readHeadsFile, keepHeads, receiptHeads, logLineHeads };

@@ -214,6 +214,45 @@ function inclusionProblem(index, treeSize, leaf, path, root) {
 }
 
 /**
+ * §2.1.4.2 with translog.py's words: '' if `path` proves the tree of `first` (`firstRoot`) a
+ * prefix of that of `second` (`secondRoot`), else what fails.
+ */
+function consistencyProblem(first, second, firstRoot, secondRoot, path) {
+  if (!(size(first) && size(second) && first > 0 && first <= second)) return `no consistency between sizes ${first} and ${second}`;
+  if (path.length > MAX_PATH) return 'the consistency proof is too long';
+  if (first === second) return path.length || !firstRoot.equals(secondRoot) ? `two roots for tree size ${first}` : '';
+  if (!path.length) return 'the consistency proof is empty';
+  const proof = isPowerOfTwo(first) ? [firstRoot, ...path] : [...path];
+  let fn = first - 1;
+  let sn = second - 1;
+  while (odd(fn)) {
+    fn = half(fn);
+    sn = half(sn);
+  }
+  let fr = proof[0];
+  let sr = proof[0];
+  for (const c of proof.slice(1)) {
+    if (sn === 0) return 'the consistency proof is too long';
+    if (odd(fn) || fn === sn) {
+      fr = nodeHash(c, fr);
+      sr = nodeHash(c, sr);
+      while (!odd(fn) && fn !== 0) {
+        fn = half(fn);
+        sn = half(sn);
+      }
+    } else {
+      sr = nodeHash(sr, c);
+    }
+    fn = half(fn);
+    sn = half(sn);
+  }
+  if (sn !== 0) return 'the consistency proof is too short';
+  if (!fr.equals(firstRoot)) return `the tree of size ${second} does not extend the root of size ${first}`;
+  if (!sr.equals(secondRoot)) return `the consistency proof does not give the root of size ${second}`;
+  return '';
+}
+
+/**
  * The keys a verifier knows from outside the record: `keys` ({id, key}), the ids of the
  * `retired` ones and the retirement `statements` (checked), as logaudit.py `KeySet`.
  */
@@ -410,6 +449,7 @@ module.exports = {
   lineSource,
   headProblem,
   inclusionProblem,
+  consistencyProblem,
   leafData,
   parseHead,
   readHeads,

@@ -756,7 +756,7 @@ function chainedTime(value, n) {
  * `statements`, the key retirements the caller trusts). The result's `log`: the verify
  * line's words about the log.
  */
-function verifyText(text, keys, statements = [], { checkLogLine = true } = {}) {
+function verifyText(text, keys, statements = [], { checkLogLine = true, retired = [] } = {}) {
   if (!keys.length) fail('give the server\'s public key (--public-key)');
   const { lines, log } = splitLogLine(readLines(text));
   let result;
@@ -771,7 +771,7 @@ function verifyText(text, keys, statements = [], { checkLogLine = true } = {}) {
   result.logLine = log; // `compare` and `--heads` read its heads
   if (!checkLogLine) return result;
   try {
-    result.log = checkLog(logSeals(result), log, keys, statements, canonical);
+    result.log = checkLog(logSeals(result), log, keys, statements, canonical, retired);
   } catch (err) {
     if (err instanceof LogError) fail(err.message);
     throw err;
@@ -1003,6 +1003,7 @@ module.exports = {
   verifyGame,
   verifyMatch,
   verifyText,
+  logSeals,
   handWords,
   readFileLines,
   checkReceipts,

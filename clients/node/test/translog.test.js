@@ -68,6 +68,20 @@ test('the reference consistency proofs verify, and a bent one does not', () => {
   assert.ok(!T.verifyConsistency(0, 3, hex(CT_ROOTS[0]), hex(CT_ROOTS[3]), []), 'from the empty tree: no proof');
 });
 
+test("the reference consistency proofs with translog.py's words for what fails (--target's consistency checks)", () => {
+  for (const [first, second, proof] of CONSISTENCY) {
+    assert.equal(T.consistencyProblem(first, second, hex(CT_ROOTS[first]), hex(CT_ROOTS[second]), proof.map(hex)), '', `${first} -> ${second}`);
+  }
+  const [, , sixToEight] = CONSISTENCY[2];
+  const problem = (a, b, path) => T.consistencyProblem(6, 8, hex(CT_ROOTS[a]), hex(CT_ROOTS[b]), path.map(hex));
+  assert.equal(problem(6, 7, sixToEight), 'the consistency proof does not give the root of size 8');
+  assert.equal(problem(5, 8, sixToEight), 'the tree of size 8 does not extend the root of size 6');
+  assert.equal(problem(6, 8, sixToEight.slice(0, -1)), 'the consistency proof is too short');
+  assert.equal(problem(6, 8, []), 'the consistency proof is empty');
+  assert.equal(T.consistencyProblem(3, 3, hex(CT_ROOTS[3]), hex(CT_ROOTS[2]), []), 'two roots for tree size 3');
+  assert.equal(T.consistencyProblem(0, 3, hex(CT_ROOTS[0]), hex(CT_ROOTS[3]), []), 'no consistency between sizes 0 and 3');
+});
+
 test('every inclusion and consistency proof of every tree up to 20 leaves, made here by §2.1.3.1 / §2.1.4.1', () => {
   const leaves = Array.from({ length: 20 }, (_, i) => T.leafHash(Buffer.from([i])));
   const path = (m, d) => { // PATH(m, D[n])
