@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-from pathlib import Path
 from typing import Any
 
 from clients.python.audit import main
@@ -53,7 +52,12 @@ def python(capsys: Any, *args: str) -> tuple[int, str, str]:
 
 def decoders_words(out: str) -> str:
     """The protobuf runtime's own words for bytes it cannot parse differ by language."""
-    return re.sub(r"bytes that are not a message \([^\n]*\)$", "bytes that are not a message (…)", out, flags=re.M)
+    return re.sub(
+        r"bytes that are not a message \([^\n]*\)$",
+        "bytes that are not a message (…)",
+        out,
+        flags=re.M,
+    )
 
 
 def both(capsys: Any, *args: str) -> tuple[int, str]:
@@ -61,7 +65,9 @@ def both(capsys: Any, *args: str) -> tuple[int, str]:
     protobuf decoder's error text), returned."""
     py = python(capsys, "compare", *args)
     js = node("compare", *args)
-    assert (js[0], decoders_words(js[1])) == (py[0], decoders_words(py[1])), f"Python {py}\nNode {js}"
+    assert (js[0], decoders_words(js[1])) == (py[0], decoders_words(py[1])), (
+        f"Python {py}\nNode {js}"
+    )
     return py[0], py[1]
 
 
@@ -71,7 +77,14 @@ def test_honest_receipts_agree_in_both_word_for_word(honest, capsys) -> None:  #
     status, out = both(capsys, "--receipts", str(files[0]), "--receipts", str(files[1]), *pub)
     assert status == 0 and out.startswith("agree: 2 files, "), out
     status, out = both(
-        capsys, "--receipts", str(files[0]), "--receipts", str(files[1]), "--file", str(export), *pub
+        capsys,
+        "--receipts",
+        str(files[0]),
+        "--receipts",
+        str(files[1]),
+        "--file",
+        str(export),
+        *pub,
     )
     assert status == 0 and "every payload and seal is the record's rendering" in out, out
     assert both(capsys, "--file", str(export), *pub)[0] == 0

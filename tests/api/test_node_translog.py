@@ -16,6 +16,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from clients.python.audit_log import head_of
+from clients.python.client import TableClient
+from domain import translog
+from server.wire.signing import KEY_FILE, Signer, read_key_file
+from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.test_transparency_log import audit, rotated, served  # noqa: F401  (fixtures)
 from tests.support.nodejs import NODE_DIR, ensure_node_modules
 
@@ -120,3 +125,137 @@ def test_node_still_verifies_the_games_signed_before_the_rotation(  # noqa: F811
                 assert (py_status, status) == (1, 1), (py_out, out)
                 assert reason in out and reason in py_out, (py_out, out)
                 assert out.rstrip().endswith("no tree head proves it is in the log"), out
+
+
+def node_run(*args: str) -> tuple[int, str, str]:
+    """`node bin/verify.js ARGS`: its status, stdout and stderr."""
+    ensure_node_modules()
+    done = subprocess.run(
+        ["node", str(NODE_DIR / "bin" / "verify.js"), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def signed_heads(server: Any) -> tuple[translog.TreeHead, translog.TreeHead, translog.TreeHead]:
+    """The server's latest head, one of the same size with another root signed by the server's
+    own key (the key holder forking its log), and one signed by a stranger's key."""
+    signer = Signer(read_key_file(server.data_dir / KEY_FILE))
+    with TableClient(server.target) as client:
+        real = head_of(client.stub.GetSigningKey(pb.GetSigningKeyRequest()).tree_heads[0])
+    other = translog.TreeHead(real.log_id, real.size, "ab" * 32, real.timestamp + 1, signer.key_id)
+    forged = translog.TreeHead(**{**other.__dict__, "signature": signer.sign(other.body())})
+    stranger = Signer.generate()
+    alien = translog.TreeHead(**{**other.__dict__, "key_id": stranger.key_id})
+    alien = translog.TreeHead(**{**alien.__dict__, "signature": stranger.sign(alien.body())})
+    return real, forged, alien
+
+
+def write_heads(path: Path, *heads: translog.TreeHead) -> Path:
+    path.write_text("".join(json.dumps(h.to_json()) + "\n" for h in heads))
+    return path
+
+
+def test_node_compare_proves_a_forked_log_as_python_does(served: Any, capsys: Any) -> None:  # noqa: F811
+    """Two signed heads of one log and size with two roots: exit 3 and the same proof in
+    both, with the server's keys (--target) or the key set (--keys); a stranger's head
+    proves nothing (exit 0, the same words)."""
+    server, game_id, data = served
+    real, forged, alien = signed_heads(server)
+    plain = data / "node-fork-plain.jsonl"
+    assert audit(capsys, "--target", server.target, "export", game_id, "-o", str(plain))[0] == 0
+    keys = key_set(capsys, server.target, data / "node-fork-keys.json")
+    heads = write_heads(data / "node-fork-heads.jsonl", real, forged)
+    args = ["compare", "--file", str(plain), "--heads", str(heads)]
+    py_status, py_out = audit(capsys, "--target", server.target, *args)
+    assert py_status == 3 and "two different tree heads" in py_out, py_out
+    for flags in (["--target", server.target], ["--keys", str(keys)]):
+        assert node_run(*args, *flags) == (3, py_out, ""), flags
+    write_heads(heads, real, alien)
+    py_status, py_out = audit(capsys, "--target", server.target, *args)
+    assert py_status == 0 and py_out.startswith("agree: 1 files"), py_out
+    assert node_run(*args, "--keys", str(keys)) == (0, py_out, "")
+
+
+def test_node_verify_keeps_the_heads_it_trusts_and_a_kept_fork_is_a_proof(  # noqa: F811
+    served: Any,  # noqa: F811
+    capsys: Any,
+) -> None:
+    """verify --heads: the log line's trusted head is kept (the file Python keeps, byte for
+    byte); a kept head of the same size with another root proves a fork (exit 3) in both."""
+    server, game_id, data = served
+    real, forged, _ = signed_heads(server)
+    logged = data / "node-heads-logged.jsonl"
+    assert (
+        audit(capsys, "--target", server.target, "export", game_id, "--log", "-o", str(logged))[0]
+        == 0
+    )
+    keys = key_set(capsys, server.target, data / "node-heads-keys.json")
+    kept_py, kept_js = data / "kept-py.jsonl", data / "kept-js.jsonl"
+    assert (
+        audit(
+            capsys, "verify", "--file", str(logged), "--keys", str(keys), "--heads", str(kept_py)
+        )[0]
+        == 0
+    )
+    status, out, err = node_run(str(logged), "--keys", str(keys), "--heads", str(kept_js))
+    assert (status, err) == (0, ""), err
+    assert kept_js.read_text() == kept_py.read_text() and kept_js.read_text().count("\n") == 1
+    assert node_run(str(logged), "--keys", str(keys), "--heads", str(kept_js))[0] == 0
+    assert kept_js.read_text() == kept_py.read_text(), "a head is kept once"
+    for path in (kept_py, kept_js):
+        write_heads(path, forged)
+    py_status, py_out = audit(
+        capsys, "verify", "--file", str(logged), "--keys", str(keys), "--heads", str(kept_py)
+    )
+    assert py_status == 3 and "two different tree heads" in py_out, py_out
+    js_out = py_out.replace("kept-py", "kept-js")  # each names its own file
+    assert node_run(str(logged), "--keys", str(keys), "--heads", str(kept_js)) == (3, js_out, "")
+
+
+def test_node_verify_with_target_asks_the_server_and_checks_consistency(  # noqa: F811
+    served: Any,  # noqa: F811
+    capsys: Any,
+) -> None:
+    """--target: a file without a log line has its seals proven by the server (the same log
+    words as Python's); a kept head of a smaller size is checked with the server's
+    consistency proof: an honest one passes and both are kept, a bent one fails in both with
+    the same reason."""
+    server, game_id, data = served
+    real, _, _ = signed_heads(server)
+    plain = data / "node-target-plain.jsonl"
+    assert audit(capsys, "--target", server.target, "export", game_id, "-o", str(plain))[0] == 0
+    py_status, py_out = audit(capsys, "--target", server.target, "verify", "--file", str(plain))
+    status, out, err = node_run(str(plain), "--target", server.target)
+    assert (py_status, status, err) == (0, 0, ""), (py_out, err)
+    words = py_out.strip().split("; transparency log: ", 1)[1]
+    assert words.startswith("all ") and out.strip().endswith(f"; transparency log: {words}"), out
+    signer = Signer(read_key_file(server.data_dir / KEY_FILE))
+    with TableClient(server.target) as client:
+        asked = pb.GetTreeHeadRequest(log_id=real.log_id, tree_size=real.size - 1)
+        past = head_of(client.stub.GetTreeHead(asked).tree_head)
+    kept = write_heads(data / "node-consistent.jsonl", past)
+    assert node_run(str(plain), "--target", server.target, "--heads", str(kept))[0] == 0
+    assert [json.loads(line)["size"] for line in kept.read_text().splitlines()] == [
+        past.size,
+        real.size,
+    ]
+    bent = translog.TreeHead(past.log_id, past.size, "cd" * 32, past.timestamp, signer.key_id)
+    bent = translog.TreeHead(**{**bent.__dict__, "signature": signer.sign(bent.body())})
+    for name in ("py", "js"):
+        write_heads(data / f"node-bent-{name}.jsonl", bent)
+    py_status, py_out = audit(
+        capsys, "--target", server.target, "verify", "--file", str(plain),
+        "--heads", str(data / "node-bent-py.jsonl"),
+    )  # fmt: skip
+    status, out, err = node_run(
+        str(plain), "--target", server.target, "--heads", str(data / "node-bent-js.jsonl")
+    )
+    reason = (
+        f"tree heads of log {real.log_id} at sizes {past.size} and {real.size} are not consistent"
+    )
+    assert (py_status, status) == (1, 1) and reason in py_out, py_out
+    assert err == py_out.replace("node-bent-py", "node-bent-js"), (py_out, err)
