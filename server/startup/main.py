@@ -94,11 +94,21 @@ def build_store(settings: Settings) -> Store:
 
 
 def start_logs(store: Store, keys: KeySet) -> TransparencyLogs:
-    """Every shard's transparency log, caught up with the store; and the retirement of the key a rotation left beside the key file
-    stated (every log's size now, signed by the old key and this one), then that old private
-    key deleted (docs/operations.md, "A leaked key")."""
+    """Every shard's transparency log, caught up with the store; and the retirement of each
+    key a rotation left beside the key file stated (every log's size now, signed by the old
+    key and its successor), then those old private keys deleted (docs/operations.md, "A
+    leaked key")."""
     try:
-        logs = TransparencyLogs(store.shards, keys.signer, store.shard_of)
+        try:
+            logs = TransparencyLogs(store.shards, keys.signer, store.shard_of)
+        except Exception as exc:  # PostgreSQL without the log's tables, a store away
+            if isinstance(exc, SigningKeyError):
+                raise
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise StartupError(
+                f"the transparency log's tables are missing or unreachable ({reason}); create "
+                "them with `python -m server.startup.migrate` (same settings)"
+            ) from None
         if keys.retiring is not None:
             for old, successor in retiring_chain(keys.retiring, keys.signer):
                 stated = logs.retire(old, successor)

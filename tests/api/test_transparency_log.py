@@ -325,3 +325,28 @@ def test_a_match_and_its_hands_are_in_the_log(served: Any, capsys: Any) -> None:
     path.write_text("\n".join([*lines[:-1], json.dumps(line)]) + "\n")
     status, out = audit(capsys, "verify", "--file", str(path), "--keys", str(keys))
     assert status == 1 and "is not in the log: the log line has" in out, out
+
+
+def test_heads_seen_before_must_be_extended_by_the_later_ones(served: Any, capsys: Any) -> None:
+    """--heads keeps what verify trusted; a later, larger head must prove it extends them
+    (the server's consistency proof); a kept head the log does not extend fails."""
+    server, game_id, data = served
+    heads = data / "seen.jsonl"
+    heads.unlink(missing_ok=True)
+    flags = ["--target", server.target]
+    assert audit(capsys, *flags, "verify", game_id, "--heads", str(heads))[0] == 0
+    (kept,) = heads.read_text().splitlines()
+    with TableClient(server.target) as client:
+        later = played(client)  # the log grows
+    status, out = audit(capsys, *flags, "verify", later, "--heads", str(heads))
+    assert status == 0, out
+    assert len(heads.read_text().splitlines()) == 2  # both sizes kept, and consistent
+    signer = Signer(read_key_file(server.data_dir / KEY_FILE))
+    old = json.loads(kept)
+    bent = translog.TreeHead(
+        old["log_id"], old["size"] - 1, "cd" * 32, old["timestamp"], signer.key_id
+    )
+    bent = translog.TreeHead(**{**bent.__dict__, "signature": signer.sign(bent.body())})
+    heads.write_text(json.dumps(bent.to_json()) + "\n")
+    status, out = audit(capsys, *flags, "verify", later, "--heads", str(heads))
+    assert status == 1 and "are not consistent" in out, out
