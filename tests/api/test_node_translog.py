@@ -259,3 +259,28 @@ def test_node_verify_with_target_asks_the_server_and_checks_consistency(  # noqa
     )
     assert (py_status, status) == (1, 1) and reason in py_out, py_out
     assert err == py_out.replace("node-bent-py", "node-bent-js"), (py_out, err)
+
+
+def test_node_with_target_fails_a_thiefs_game_as_python_does(rotated: Any, capsys: Any) -> None:  # noqa: F811
+    """--target the real server: its key set names the old key retired, and the real server
+    does not know the thief's game, so nothing proves its seals below the size: the same
+    failure line in both, with and without the thief's own log line."""
+    server, thief, data = rotated["server"], rotated["thief"], rotated["data"]
+    for flags in ([], ["--log"]):
+        path = data / f"node-target-stolen{len(flags)}.jsonl"
+        status, _ = audit(
+            capsys, "--target", thief.target, "export", rotated["stolen"], *flags, "-o", str(path)
+        )
+        assert status == 0
+        py_status, py_out = audit(capsys, "--target", server.target, "verify", "--file", str(path))
+        assert py_status == 1 and f"signed by retired key {rotated['old'].key_id}" in py_out
+        assert node_run(str(path), "--target", server.target) == (1, "", py_out)
+    before = data / "node-target-before.jsonl"
+    assert (
+        audit(capsys, "--target", server.target, "export", rotated["before"], "-o", str(before))[0]
+        == 0
+    )
+    py_status, py_out = audit(capsys, "--target", server.target, "verify", "--file", str(before))
+    status, out, err = node_run(str(before), "--target", server.target)
+    assert (py_status, status, err) == (0, 0, ""), (py_out, err)
+    assert out.split("; transparency log: ")[1] == py_out.split("; transparency log: ")[1]
