@@ -187,13 +187,13 @@ def test_node_verify_keeps_the_heads_it_trusts_and_a_kept_fork_is_a_proof(  # no
     """verify --heads: the log line's trusted head is kept (the file Python keeps, byte for
     byte); a kept head of the same size with another root proves a fork (exit 3) in both."""
     server, game_id, data = served
-    real, forged, _ = signed_heads(server)
     logged = data / "node-heads-logged.jsonl"
     assert (
         audit(capsys, "--target", server.target, "export", game_id, "--log", "-o", str(logged))[0]
         == 0
     )
     keys = key_set(capsys, server.target, data / "node-heads-keys.json")
+    _, forged, _ = signed_heads(server)  # after the export: the log is up to date
     kept_py, kept_js = data / "kept-py.jsonl", data / "kept-js.jsonl"
     assert (
         audit(
@@ -284,3 +284,40 @@ def test_node_with_target_fails_a_thiefs_game_as_python_does(rotated: Any, capsy
     status, out, err = node_run(str(before), "--target", server.target)
     assert (py_status, status, err) == (0, 0, ""), (py_out, err)
     assert out.split("; transparency log: ")[1] == py_out.split("; transparency log: ")[1]
+
+
+def test_node_compare_holds_the_key_sets_tree_heads_against_the_export(  # noqa: F811
+    served: Any,  # noqa: F811
+    capsys: Any,
+) -> None:
+    """compare --keys FILE: the key set's `tree_heads` are heads the auditor was given too
+    (Python's compare has no --keys): a forged one of the export's log line's size is a fork."""
+    server, game_id, data = served
+    logged = data / "node-keyset-logged.jsonl"
+    assert (
+        audit(capsys, "--target", server.target, "export", game_id, "--log", "-o", str(logged))[0]
+        == 0
+    )
+    keys = key_set(capsys, server.target, data / "node-keyset.json")
+    real, forged, alien = signed_heads(server)  # after the export: the log is up to date
+    assert node_run("compare", "--file", str(logged), "--keys", str(keys))[0] == 0
+    for head, status in ((forged, 3), (alien, 0)):
+        bent = data / "node-keyset-forged.json"
+        bent.write_text(
+            json.dumps({**json.loads(keys.read_text()), "tree_heads": [head.to_json()]})
+        )
+        code, out, err = node_run("compare", "--file", str(logged), "--keys", str(bent))
+        assert (code, err) == (status, ""), (out, err)
+    assert out.startswith("agree: 1 files"), out
+    code, out, _ = node_run(
+        "compare",
+        "--file",
+        str(logged),
+        "--keys",
+        str(keys),
+        "--heads",
+        str(write_heads(data / "node-keyset-heads.jsonl", forged)),
+    )
+    assert code == 3 and f"{keys} tree head 1: root {real.root}" in out, (
+        out
+    )  # the first after --heads

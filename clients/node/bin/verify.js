@@ -86,10 +86,11 @@ function keyTexts(value) {
  */
 function keysOf(args) {
   const keys = args.keys.flatMap(keyTexts).map(publicKey);
-  if (!args.keySet) return { keys, statements: [], retired: [] };
+  if (!args.keySet) return { keys, statements: [], retired: [], treeHeads: [] };
   const set = readKeySet(fs.readFileSync(args.keySet, 'utf8'));
   keys.push(...set.keys.filter((k) => !keys.some((x) => x.id === k.id)));
-  return { keys, statements: set.statements, retired: set.retired.filter((id) => id !== set.keys[0].id) };
+  const treeHeads = set.treeHeads.map((h, i) => [`${args.keySet} tree head ${i + 1}`, h]); // for compare
+  return { keys, statements: set.statements, retired: set.retired.filter((id) => id !== set.keys[0].id), treeHeads };
 }
 
 const list = (xs) => xs.join(', ');

@@ -103,11 +103,12 @@ function parseArgs(argv) {
 
 /**
  * Every proof the files hold: the lies (lib/proofs.js `proveAll`), then the forks of the
- * log. Returns {proofs: [lines], agreed: the line saying they agree (no proof)}.
+ * log among the heads of --heads FILE, of the key set (--keys FILE: its `tree_heads`, "KEYS
+ * tree head N"; Python's compare has no --keys), the export's log line and the receipts. Returns {proofs: [lines], agreed: the line saying they agree (no proof)}.
  */
-function compareFiles({ receipts, file, heads }, keys) {
+function compareFiles({ receipts, file, heads }, keys, keySetHeads = []) {
   let game = null;
-  let seen = heads ? readHeadsFile(heads) : [];
+  let seen = [...(heads ? readHeadsFile(heads) : []), ...keySetHeads];
   if (file) { // the record must verify (its log line's heads are compared, not its proofs)
     game = v.verifyText(v.readFileLines(file), keys, [], { checkLogLine: false });
     if (game.match) throw new v.VerifyError(`${file}: compare checks one game's export, not a match`);
@@ -142,7 +143,8 @@ function main(argv, keysOf) {
   }
   if (args.target && !(args.keys.length || args.keySet)) return withServerKeys(args); // a promise
   try {
-    return shown(compareFiles(args, keysOf(args).keys));
+    const ks = keysOf(args);
+    return shown(compareFiles(args, ks.keys, ks.treeHeads));
   } catch (err) {
     return failed(err);
   }

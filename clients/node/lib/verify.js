@@ -16,7 +16,7 @@
 const crypto = require('node:crypto');
 const deal = require('./deal');
 const { checkClocks } = require('./clocks');
-const { checkLog, checkRetirement, LogError } = require('./translog');
+const { checkLog, checkRetirement, parseHead, LogError } = require('./translog');
 
 // The seats' signatures need the contract's protobuf code (node_modules): loaded on first use.
 const seatSignatures = (...args) => require('./seatsigs').checkSeatSignatures(...args);
@@ -979,7 +979,16 @@ function readKeySet(text) {
       throw err;
     }
   });
-  return { keys, statements, retired: set.retired.map((k) => k.key_id) };
+  if (!Array.isArray(set.tree_heads)) fail('the key set\'s tree_heads is not a list');
+  const treeHeads = set.tree_heads.map((h, i) => {
+    try {
+      return parseHead(h, `the key set's tree head ${i + 1}`);
+    } catch (err) {
+      if (err instanceof LogError) fail(err.message);
+      throw err;
+    }
+  });
+  return { keys, statements, retired: set.retired.map((k) => k.key_id), treeHeads };
 }
 
 module.exports = {
