@@ -7,6 +7,13 @@ inclusion or a bent path fails. After a key rotation, a thief's new game signed 
 retired key fails in Node with the same reason as in Python ("signed by retired key K,
 retired at tree size N"), with and without the thief's own log line, while the games signed
 before the rotation still verify.
+
+The auditor's heads, word for word beside Python: `compare` proves a forked log (two signed
+heads of one log and size, exit 3), `verify --heads FILE` keeps the heads it trusts (the same
+file as Python's) and proves a fork with a kept one, `--target` takes the server's keys and
+proofs and checks a kept head of another size by the server's consistency proof. A thief who
+strips the (unsigned, optional) key ids from its seals still fails in Node; in Python it
+verifies with --keys (xfail, strict: domain/logaudit.py's rule reads the seal's key_id).
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ import json
 import subprocess
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from clients.python.audit_log import head_of
 from clients.python.client import TableClient
@@ -321,3 +330,47 @@ def test_node_compare_holds_the_key_sets_tree_heads_against_the_export(  # noqa:
     assert code == 3 and f"{keys} tree head 1: root {real.root}" in out, (
         out
     )  # the first after --heads
+
+
+def stripped_of_key_ids(source: Path, path: Path) -> Path:
+    """The export with `key_id` taken out of every seal: it is not signed, and optional (a
+    seal stored before keys had ids names none; any given key that verifies then signed it)."""
+    lines = []
+    for line in source.read_text().splitlines():
+        data = json.loads(line)
+        if isinstance(data.get("seal"), dict):
+            data["seal"].pop("key_id", None)
+        lines.append(json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+    path.write_text("".join(line + "\n" for line in lines))
+    return path
+
+
+def thiefs_stripped_game(rotated: Any, capsys: Any) -> tuple[Path, Path]:  # noqa: F811
+    server, thief, data = rotated["server"], rotated["thief"], rotated["data"]
+    path = data / "node-stolen-plain.jsonl"
+    status, _ = audit(
+        capsys, "--target", thief.target, "export", rotated["stolen"], "-o", str(path)
+    )
+    assert status == 0
+    stripped = stripped_of_key_ids(path, data / "node-stolen-stripped.jsonl")
+    return stripped, key_set(capsys, server.target, data / "node-keys-stripped.json")
+
+
+def test_node_fails_a_thiefs_game_whose_seals_name_no_key(rotated: Any, capsys: Any) -> None:  # noqa: F811
+    """The retired-key rule applies to the key that signed a seal, not to the key id the seal
+    names: a thief who strips the (unsigned) key ids still fails."""
+    stripped, keys = thiefs_stripped_game(rotated, capsys)
+    status, out, err = node_run(str(stripped), "--keys", str(keys))
+    reason = f"is signed by retired key {rotated['old'].key_id}, retired at tree size "
+    assert (status, out) == (1, "") and reason in err, err
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="domain/logaudit.py applies the retired-key rule to the seal's own key_id, which is "
+    "unsigned and optional: a thief's game with its key ids stripped verifies with --keys",
+)
+def test_python_fails_a_thiefs_game_whose_seals_name_no_key(rotated: Any, capsys: Any) -> None:  # noqa: F811
+    stripped, keys = thiefs_stripped_game(rotated, capsys)
+    status, out = audit(capsys, "verify", "--file", str(stripped), "--keys", str(keys))
+    assert status == 1 and f"signed by retired key {rotated['old'].key_id}" in out, out
