@@ -237,7 +237,7 @@ async function fromServer(args) {
       const trusted = sources.flatMap((s) => s.heads).filter((h) => !tl.headProblem(h, keyset, canonical));
       const { forks, seen } = compare.heldAgainstKept(args.heads, trusted, ks.keys);
       if (forks.length) return showForks(forks);
-      for (const h of trusted) await server.checkConsistent(seen, h); // eslint-disable-line no-await-in-loop
+      for (const h of trusted) await server.checkConsistent(seen, h);
       compare.keepHeads(args.heads, trusted);
     }
     return finish(args, ks.keys, result);
