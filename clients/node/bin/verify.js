@@ -2,7 +2,8 @@
 'use strict';
 // tabletop-verify: verify an exported record on its own, with no Python and no server.
 //
-//   node bin/verify.js EXPORT (--public-key HEX [--public-key HEX ...] | --keys FILE) [--receipts FILE]
+//   node bin/verify.js EXPORT (--public-key HEX [--public-key HEX ...] | --keys FILE) [--receipts FILE] [--heads FILE]
+//   node bin/verify.js compare --receipts A --receipts B [--file EXPORT] (--public-key HEX | --keys FILE) [--heads FILE]
 //
 // EXPORT is what `tabletop-audit export GAME_ID` (or `--match MATCH_ID`) or `tabletop export`
 // writes once the game has ended. Checks every chain hash, every seal's game, versions,
@@ -27,18 +28,29 @@
 // hashes against the record's rendering for every viewer: a validly signed
 // payload or seal that is not the record's rendering, or two validly signed statements that
 // disagree, prove the server lied (lib/proofs.js, as `tabletop-audit verify --receipts`).
+// --heads FILE (JSON Lines of tree heads seen before): the log line's trusted heads are held
+// against the kept ones (one of the same log and size with another root: a forked log, the
+// proof printed, exit 3) and then added. `compare` (lib/compare.js) proves a lying server
+// from several viewers' receipts and an export, as `tabletop-audit compare`: two histories
+// of a game, a lie to one viewer, or two signed tree heads of one log and size with
+// different roots (each receipt's tree head, the export's log line, --heads FILE).
 // Exit status 0 = verified (one line on stdout), 1 = not (one line on stderr naming the
 // first problem), 2 = usage, 3 = a proof that the server lied (each proof on stdout: the
 // game, the versions, the viewer, what differs, both signed statements).
 const fs = require('node:fs');
-const { VerifyError, publicKey, verifyText, readFileLines, checkReceipts, handWords, readKeySet } = require('../lib/verify');
+const { VerifyError, publicKey, verifyText, readFileLines, checkReceipts, handWords, readKeySet, logSeals, canonical } = require('../lib/verify');
 const { dealWords } = require('../lib/deal');
 const { prove, LIED } = require('../lib/proofs');
+const compare = require('../lib/compare');
+const tl = require('../lib/translog');
+const { forkLines } = tl;
+const { Server } = require('../lib/target');
 
-const USAGE = 'usage: tabletop-verify EXPORT (--public-key HEX [--public-key HEX ...] | --keys FILE) [--receipts FILE]';
+const USAGE = 'usage: tabletop-verify EXPORT (--public-key HEX [--public-key HEX ...] | --keys FILE | --target HOST:PORT) [--receipts FILE] [--heads FILE]\n' +
+  '       tabletop-verify compare --receipts A --receipts B [--file EXPORT] (--public-key HEX ... | --keys FILE | --target HOST:PORT) [--heads FILE]';
 
 function parseArgs(argv) {
-  const out = { file: null, keys: [], keySet: null, receipts: null, help: false };
+  const out = { file: null, keys: [], keySet: null, receipts: null, heads: null, target: null, help: false };
   for (let i = 0; i < argv.length; i += 1) {
     const a = argv[i];
     const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, null];
@@ -52,6 +64,8 @@ function parseArgs(argv) {
     else if (flag === '--public-key') out.keys.push(next());
     else if (flag === '--receipts') out.receipts = next();
     else if (flag === '--keys') out.keySet = next();
+    else if (flag === '--heads') out.heads = next();
+    else if (flag === '--target') out.target = next();
     else if (flag.startsWith('-')) throw new Error(`unknown option ${flag}`);
     else if (out.file === null) out.file = a;
     else throw new Error(`one EXPORT file, not ${a}`);
@@ -64,6 +78,19 @@ function keyTexts(value) {
   if (/^\s*[0-9a-fA-F]{64}\s*$/.test(value)) return [value];
   const text = fs.readFileSync(value, 'utf8');
   return text.split(/\s+/).filter(Boolean);
+}
+
+/**
+ * The keys to verify with: every --public-key, and with --keys FILE the server's key set
+ * (its retired keys and their retirement statements: the retired-key rule applies).
+ */
+function keysOf(args) {
+  const keys = args.keys.flatMap(keyTexts).map(publicKey);
+  if (!args.keySet) return { keys, statements: [], retired: [], treeHeads: [] };
+  const set = readKeySet(fs.readFileSync(args.keySet, 'utf8'));
+  keys.push(...set.keys.filter((k) => !keys.some((x) => x.id === k.id)));
+  const treeHeads = set.treeHeads.map((h, i) => [`${args.keySet} tree head ${i + 1}`, h]); // for compare
+  return { keys, statements: set.statements, retired: set.retired.filter((id) => id !== set.keys[0].id), treeHeads };
 }
 
 const list = (xs) => xs.join(', ');
@@ -128,6 +155,7 @@ function summary(result, receipts) {
 }
 
 function main(argv) {
+  if (argv[0] === 'compare') return compare.main(argv.slice(1), keysOf);
   let args;
   try {
     args = parseArgs(argv);
@@ -139,39 +167,98 @@ function main(argv) {
     console.log(USAGE);
     return 0;
   }
-  if (!args.file || !(args.keys.length || args.keySet)) {
+  if (!args.file || !(args.keys.length || args.keySet || args.target)) {
     console.error(USAGE);
     return 2;
   }
+  if (args.target && !(args.keys.length || args.keySet)) return fromServer(args); // a promise
   try {
-    const keys = args.keys.flatMap(keyTexts).map(publicKey);
-    let statements = [];
-    if (args.keySet) { // the server's keys with their retirements: the retired-key rule applies
-      const set = readKeySet(fs.readFileSync(args.keySet, 'utf8'));
-      keys.push(...set.keys.filter((k) => !keys.some((x) => x.id === k.id)));
-      statements = set.statements;
+    const ks = keysOf(args);
+    const result = verifyText(readFileLines(args.file), ks.keys, ks.statements, { retired: ks.retired });
+    if (args.heads) { // a trusted head that contradicts a kept one proves a forked log
+      const forked = compare.checkKeptHeads(args.heads, result.logLine, ks.keys, ks.retired);
+      if (forked.length) return showForks(forked);
     }
-    const result = verifyText(readFileLines(args.file), keys, statements);
-    let receipts = null;
-    if (args.receipts) {
-      if (result.match) throw new VerifyError('--receipts checks one game, not a match');
-      const text = fs.readFileSync(args.receipts, 'utf8');
-      const proven = prove(result, text, keys, args.file, args.receipts);
-      if (proven.proofs.length) { // the record verifies, and it and the receipts are signed contradictions
-        console.log(proven.proofs.map((p) => p.lines.join('\n')).join('\n'));
-        return LIED;
-      }
-      receipts = { ...checkReceipts(result, text, keys), moves: proven.moves };
-    }
-    console.log(summary(result, receipts));
-    return 0;
+    return finish(args, ks.keys, result);
   } catch (err) {
-    const reason = err.code && err.path ? `cannot read ${err.path}: ${err.code}` : err.message;
-    console.error(`VERIFY FAILED: ${String(reason).split('\n').join(' ')}`);
-    return 1;
+    return failed(err);
+  }
+}
+
+function failed(err) {
+  const reason = err.code && err.path ? `cannot read ${err.path}: ${err.code}` : err.message;
+  console.error(`VERIFY FAILED: ${String(reason).split('\n').join(' ')}`);
+  return 1;
+}
+
+function showForks(forks) {
+  console.log(forks.map((f) => forkLines(f).join('\n')).join('\n'));
+  return LIED;
+}
+
+/** The verified record's receipts (--receipts) and its line. */
+function finish(args, keys, result) {
+  let receipts = null;
+  if (args.receipts) {
+    if (result.match) throw new VerifyError('--receipts checks one game, not a match');
+    const text = fs.readFileSync(args.receipts, 'utf8');
+    const proven = prove(result, text, keys, args.file, args.receipts);
+    if (proven.proofs.length) { // the record verifies, and it and the receipts are signed contradictions
+      console.log(proven.proofs.map((p) => p.lines.join('\n')).join('\n'));
+      return LIED;
+    }
+    receipts = { ...checkReceipts(result, text, keys), moves: proven.moves };
+  }
+  console.log(summary(result, receipts));
+  return 0;
+}
+
+/** The records whose seals the log holds: [kind, id] (a match's own, then each hand's). */
+const recordsOf = (r) => (r.match ? [['match', r.matchId], ...r.hands.map((g) => ['game', g.gameId])] : [['game', r.gameId]]);
+
+/**
+ * `--target` with no key given: the server's key set (its retirements checked), the seals
+ * the log line does not prove proven by the server, and with --heads each trusted head held
+ * against the kept ones, a kept head of another size by the server's consistency proof
+ * (audit.py `_check_log`).
+ */
+async function fromServer(args) {
+  const server = new Server(args.target);
+  try {
+    const ks = readKeySet(JSON.stringify(await server.keySet()));
+    const retired = ks.retired.filter((id) => id !== ks.keys[0].id);
+    const result = verifyText(readFileLines(args.file), ks.keys, ks.statements, { checkLogLine: false });
+    const keyset = tl.keySet(ks.keys, ks.statements, retired);
+    const seals = logSeals(result);
+    const sources = result.logLine ? [tl.lineSource(result.logLine)] : [];
+    if (!sources.length || !provesAll(seals, sources[0], keyset)) sources.push(await server.proofs(recordsOf(result)));
+    result.log = tl.checkSeals(seals, sources, keyset, canonical);
+    if (args.heads) {
+      const trusted = sources.flatMap((s) => s.heads).filter((h) => !tl.headProblem(h, keyset, canonical));
+      const { forks, seen } = compare.heldAgainstKept(args.heads, trusted, ks.keys);
+      if (forks.length) return showForks(forks);
+      for (const h of trusted) await server.checkConsistent(seen, h);
+      compare.keepHeads(args.heads, trusted);
+    }
+    return finish(args, ks.keys, result);
+  } catch (err) {
+    return failed(err);
+  } finally {
+    server.close();
+  }
+}
+
+function provesAll(seals, source, keyset) {
+  try {
+    tl.checkSeals(seals, [source], keyset, canonical);
+    return true;
+  } catch (err) {
+    if (err instanceof tl.LogError) return false;
+    throw err;
   }
 }
 
 // Run as a program; required (tests/vectors/node-batch.js), `main` verifies one file per call.
-if (require.main === module) process.exitCode = main(process.argv.slice(2));
+// With --target and no key given it returns a promise of the status.
+if (require.main === module) Promise.resolve(main(process.argv.slice(2))).then((code) => { process.exitCode = code; });
 module.exports = { main };

@@ -80,7 +80,7 @@ function recordStatements(game, exportName) {
     const body = v.sealBody(game.gameId, s.first, s.last, s.head, s.receipts);
     for (const r of game.records.slice(s.first - 1, s.last)) {
       out.push({
-        version: r.version, head: r.hash, last: s.last, body, signature: s.signature, keyId: s.signedBy,
+        gameId: game.gameId, version: r.version, head: r.hash, last: s.last, body, signature: s.signature, keyId: s.signedBy,
         source: `${exportName} version ${r.version} (the seal of versions ${s.first}..${s.last})`,
       });
     }
@@ -91,7 +91,7 @@ function recordStatements(game, exportName) {
 /** A receipt's statements: its seal's head at its last version, and each event's hash it carries. */
 function receiptStatements(c) {
   const r = c.receipt;
-  const sealed = { version: r.last_version, head: r.head_hash, last: r.last_version, body: c.sealBody,
+  const sealed = { gameId: r.game_id, version: r.last_version, head: r.head_hash, last: r.last_version, body: c.sealBody,
     signature: hex(r.signature), keyId: c.keyId, source: c.source };
   const out = [sealed];
   if (!c.message) return out;
@@ -103,28 +103,34 @@ function receiptStatements(c) {
   return out;
 }
 
-/** Each pair of statements (of the one verified game) that disagree (equivocation.py `contradictions`). */
-function contradictions(gameId, statements) {
+/**
+ * Each pair of statements that disagree (equivocation.py `contradictions`): another head at
+ * one version of one game, or (at a move's last version, same head) another signed seal. The
+ * first statement of each version is the one the others are held against.
+ */
+function contradictions(statements) {
   const heads = new Map();
   const seals = new Map();
   const found = new Map();
   for (const s of statements) {
-    if (!heads.has(s.version)) heads.set(s.version, s);
-    const seen = heads.get(s.version);
-    if (seen.head !== s.head && !found.has(s.version)) found.set(s.version, [seen, s]);
+    const key = `${s.gameId}|${s.version}`;
+    if (!heads.has(key)) heads.set(key, s);
+    const seen = heads.get(key);
+    if (seen.head !== s.head && !found.has(key)) found.set(key, [seen, s]);
     if (s.version === s.last) {
-      if (!seals.has(s.version)) seals.set(s.version, s);
-      const sealed = seals.get(s.version);
-      if (!sealed.body.equals(s.body) && !found.has(s.version)) found.set(s.version, [sealed, s]);
+      if (!seals.has(key)) seals.set(key, s);
+      const sealed = seals.get(key);
+      if (!sealed.body.equals(s.body) && !found.has(key)) found.set(key, [sealed, s]);
     }
   }
-  return [...found.entries()].sort((a, b) => a[0] - b[0]).map(([version, [first, second]]) => {
+  return [...found.values()].map(([first, second]) => {
     const what = first.head !== second.head ? 'two different chain heads' : 'two different seals for one move';
     return {
-      version,
+      gameId: first.gameId,
+      version: first.version,
       rendering: false,
       lines: [
-        `PROOF: the server signed ${what} for game ${gameId} at version ${version}`,
+        `PROOF: the server signed ${what} for game ${first.gameId} at version ${first.version}`,
         ...[first, second].map((s) => `  ${s.source}: head ${s.head}, signature ${s.signature}, key id ${s.keyId}`),
       ],
     };
@@ -138,9 +144,10 @@ function lie(kind, gameId, first, last, viewer, part, differs, statements) {
     seal: `a seal whose ${part} hash for viewer ${viewer} is not the record's rendering`,
   }[kind];
   return {
+    gameId,
     version: last,
     rendering: true,
-    key: `${last}|${viewer}|${part}`,
+    key: `${gameId}|${last}|${viewer}|${part}`,
     lines: [
       `PROOF: the server signed ${what}, for game ${gameId} at versions ${first}..${last}`,
       ...differs.map((d) => `  differs: ${differLine(d)}`),
@@ -156,59 +163,93 @@ function lie(kind, gameId, first, last, viewer, part, differs, statements) {
  * payload is not the one it covers: such a receipt proves nothing.
  */
 function prove(game, text, keys, exportName, receiptsName) {
-  const checked = v.readReceiptLines(text).map((entry, i) => readChecked(entry, i + 1, receiptsName, keys));
-  const records = game.records;
-  const bounds = new Map(game.seals.map((s) => [s.last, s]));
-  const sealOf = (s) => ({
-    source: `${exportName}, the seal of versions ${s.first}..${s.last}`,
-    head: s.head,
-    body: v.sealBody(game.gameId, s.first, s.last, s.head, s.receipts),
-    signature: s.signature,
-    keyId: s.signedBy,
-  });
-  const viewers = records[0].fact.data.seat_count + 2;
-  const nonce = (last, i) => v.receiptNonce(game.secret, game.salt, last, i);
-  const statements = [...recordStatements(game, exportName), ...checked.flatMap(receiptStatements)];
-  const lies = new Map();
-  for (const c of checked) {
-    const r = c.receipt;
-    const seal = bounds.get(r.last_version);
-    const about = r.game_id === game.gameId && seal && seal.first === r.first_version &&
-      r.head_hash === records[r.last_version - 1].hash && r.viewer >= 0 && r.viewer < viewers &&
-      nonce(r.last_version, r.viewer).equals(r.nonce);
-    let differs = null;
-    if (!about) {
-      if (!c.message) differs = [{ path: 'payload', record: 'a ReceiptPayload', sent: `bytes that are not a message (${c.error})` }];
-    } else if (c.part === 'events') {
-      const rendered = renderEvents(records, r.first_version, r.last_version, r.viewer);
-      if (!c.message) {
-        differs = [{ path: 'payload', record: `a ReceiptPayload of ${rendered.length} bytes`, sent: `bytes that are not a message (${c.error})` }];
-      } else if (!rendered.equals(c.payload)) {
-        differs = payloadDiffs(payloadType(), rendered, c.payload);
-      }
-    } else if (!c.message) {
-      differs = [{ path: 'payload', record: 'a ReceiptPayload', sent: `bytes that are not a message (${c.error})` }];
-    }
-    if (!differs) continue;
-    const kind = c.message ? 'rendering' : 'garbage';
-    const signed = about ? [c.signed, sealOf(seal)] : [c.signed];
-    const found = lie(kind, r.game_id, r.first_version, r.last_version, r.viewer, c.part, differs, signed);
-    if (!lies.has(found.key)) lies.set(found.key, found);
-  }
-  for (const s of game.seals) { // each seal's events hash for each viewer against the rendering
-    for (let i = 0; i < viewers; i += 1) {
-      const rendered = renderEvents(records, s.first, s.last, i);
-      const got = v.sha256(Buffer.concat([nonce(s.last, i), rendered])).toString('hex');
-      const sealed = (s.receipts[i] || [])[0];
-      const key = `${s.last}|${i}|events`;
-      if (got === sealed || lies.has(key)) continue;
-      const differ = { path: `seal.receipts[${i}][0]`, record: got, sent: String(sealed) };
-      lies.set(key, lie('seal', game.gameId, s.first, s.last, i, 'events', [differ], [sealOf(s)]));
-    }
-  }
-  const found = [...contradictions(game.gameId, statements), ...lies.values()];
-  found.sort((a, b) => a.version - b.version || Number(a.rendering) - Number(b.rendering));
-  return { proofs: found, statements: statements.length, moves: game.seals.length };
+  return proveAll(game, exportName, [{ name: receiptsName, text }], keys);
 }
 
-module.exports = { prove, LIED: 3 };
+/**
+ * `compare`: every proof the files hold (equivocation.py `prove`): a verified `game` (or
+ * null: receipts alone) and viewers' saved receipts [{name, text}], each of which must be
+ * validly signed. Two statements that disagree, and each lie to one viewer: a receipt's
+ * payload that is not the record's rendering (with the record), a receipt's signed garbage
+ * (with or without it), a seal whose hash for a viewer is not the record's rendering.
+ * Returns {proofs (in game and version order), statements, games, moves}.
+ */
+function proveAll(game, exportName, receipts, keys) {
+  const statements = game ? recordStatements(game, exportName) : [];
+  const lies = new Map();
+  for (const { name, text } of receipts) {
+    const checked = v.readReceiptLines(text).map((entry, i) => readChecked(entry, i + 1, name, keys));
+    statements.push(...checked.flatMap(receiptStatements));
+    for (const c of checked) {
+      const found = game ? receiptLie(game, exportName, c) : garbageLie(c);
+      if (found && !lies.has(found.key)) lies.set(found.key, found);
+    }
+  }
+  if (game) sealLies(game, exportName, lies);
+  const found = [...contradictions(statements), ...lies.values()];
+  const byCode = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+  found.sort((a, b) => byCode(a.gameId, b.gameId) || a.version - b.version || Number(a.rendering) - Number(b.rendering));
+  const games = [...new Set(statements.map((s) => s.gameId))].sort(byCode);
+  const versions = new Set(statements.map((s) => `${s.gameId}|${s.version}`)).size;
+  return { proofs: found, statements: statements.length, games, versions, moves: game ? game.seals.length : 0 };
+}
+
+const notAMessage = (record, c) => [{ path: 'payload', record, sent: `bytes that are not a message (${c.error})` }];
+
+/** Without the record, only a receipt's signed garbage is a lie on its face. */
+function garbageLie(c) {
+  if (c.message) return null;
+  const r = c.receipt;
+  return lie('garbage', r.game_id, r.first_version, r.last_version, r.viewer, c.part, notAMessage('a ReceiptPayload', c), [c.signed]);
+}
+
+const sealStatement = (game, exportName, s) => ({
+  source: `${exportName}, the seal of versions ${s.first}..${s.last}`,
+  head: s.head,
+  body: v.sealBody(game.gameId, s.first, s.last, s.head, s.receipts),
+  signature: s.signature,
+  keyId: s.signedBy,
+});
+
+const viewerCount = (game) => game.records[0].fact.data.seat_count + 2;
+const nonceOf = (game, last, i) => v.receiptNonce(game.secret, game.salt, last, i);
+
+/** A receipt's payload held against the record re-rendered for its viewer at its move. */
+function receiptLie(game, exportName, c) {
+  const r = c.receipt;
+  const seal = game.seals.find((s) => s.last === r.last_version);
+  const about = r.game_id === game.gameId && seal && seal.first === r.first_version &&
+    r.head_hash === game.records[r.last_version - 1].hash && r.viewer >= 0 && r.viewer < viewerCount(game) &&
+    nonceOf(game, r.last_version, r.viewer).equals(r.nonce);
+  let differs = null;
+  if (!about) {
+    if (!c.message) differs = notAMessage('a ReceiptPayload', c);
+  } else if (c.part === 'events') {
+    const rendered = renderEvents(game.records, r.first_version, r.last_version, r.viewer);
+    if (!c.message) differs = notAMessage(`a ReceiptPayload of ${rendered.length} bytes`, c);
+    else if (!rendered.equals(c.payload)) differs = payloadDiffs(payloadType(), rendered, c.payload);
+  } else if (!c.message) {
+    differs = notAMessage('a ReceiptPayload', c);
+  }
+  if (!differs) return null;
+  const kind = c.message ? 'rendering' : 'garbage';
+  const signed = about ? [c.signed, sealStatement(game, exportName, seal)] : [c.signed];
+  return lie(kind, r.game_id, r.first_version, r.last_version, r.viewer, c.part, differs, signed);
+}
+
+/** Each seal's events hash for each viewer against the record's rendering (a receipt's proof, if any, says more). */
+function sealLies(game, exportName, lies) {
+  for (const s of game.seals) {
+    for (let i = 0; i < viewerCount(game); i += 1) {
+      const rendered = renderEvents(game.records, s.first, s.last, i);
+      const got = v.sha256(Buffer.concat([nonceOf(game, s.last, i), rendered])).toString('hex');
+      const sealed = (s.receipts[i] || [])[0];
+      const key = `${game.gameId}|${s.last}|${i}|events`;
+      if (got === sealed || lies.has(key)) continue;
+      const differ = { path: `seal.receipts[${i}][0]`, record: got, sent: String(sealed) };
+      lies.set(key, lie('seal', game.gameId, s.first, s.last, i, 'events', [differ], [sealStatement(game, exportName, s)]));
+    }
+  }
+}
+
+module.exports = { prove, proveAll, LIED: 3 };

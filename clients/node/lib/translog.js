@@ -186,71 +186,249 @@ function readLogLine(line) {
 }
 
 /**
- * Every seal of a verified record ([{id, first, last, body, keyId, signedBy}] in the file's
- * order) against the log line (null: none) and the retirement statements: each head
- * signed by a given key not retired, each seal included under its log's head, and a seal by
- * a retired key only below the size its retirement states. Returns the verify line's words.
+ * §2.1.3.2 with logaudit.py's words: '' if `path` proves leaf `index` (its hash `leaf`) in the
+ * tree of `treeSize` with `root`, else what fails (translog.py `ProofError`).
  */
-function checkLog(seals, line, keys, statements, canonical) {
-  const retiredBy = new Map(statements.map((s) => [s.retired, s]));
-  const rule = (seal, log, index, problem) => {
-    const s = retiredBy.get(seal.signedBy);
-    if (!s) return;
-    const n = log !== null ? s.logs[log] || 0 : Object.values(s.logs).reduce((a, b) => Math.max(a, b), 0);
-    if (log !== null && index < n && !problem) return;
-    const why = problem || (log !== null && !(log in s.logs) ? `it is not in log ${log}` : `its leaf is at index ${index} of log ${log}`);
-    fail(`the seal of versions ${seal.first}..${seal.last} is signed by retired key ${seal.signedBy}, retired at tree size ${n}: ${why}`);
-  };
-  if (line === null) {
-    seals.forEach((seal) => rule(seal, null, null, 'no tree head proves it is in the log'));
+function inclusionProblem(index, treeSize, leaf, path, root) {
+  if (!(size(index) && size(treeSize) && index < treeSize)) return `leaf index ${index} is not below tree size ${treeSize}`;
+  if (path.length > MAX_PATH) return 'the inclusion proof is too long';
+  let fn = index;
+  let sn = treeSize - 1;
+  let r = leaf;
+  for (const p of path) {
+    if (sn === 0) return 'the inclusion proof is too long for the tree size';
+    if (odd(fn) || fn === sn) {
+      r = nodeHash(p, r);
+      while (!odd(fn) && fn !== 0) {
+        fn = half(fn);
+        sn = half(sn);
+      }
+    } else {
+      r = nodeHash(r, p);
+    }
+    fn = half(fn);
+    sn = half(sn);
+  }
+  if (sn !== 0) return 'the inclusion proof is too short for the tree size';
+  return r.equals(root) ? '' : `leaf ${index} is not in the tree of size ${treeSize} with that root`;
+}
+
+/**
+ * §2.1.4.2 with translog.py's words: '' if `path` proves the tree of `first` (`firstRoot`) a
+ * prefix of that of `second` (`secondRoot`), else what fails.
+ */
+function consistencyProblem(first, second, firstRoot, secondRoot, path) {
+  if (!(size(first) && size(second) && first > 0 && first <= second)) return `no consistency between sizes ${first} and ${second}`;
+  if (path.length > MAX_PATH) return 'the consistency proof is too long';
+  if (first === second) return path.length || !firstRoot.equals(secondRoot) ? `two roots for tree size ${first}` : '';
+  if (!path.length) return 'the consistency proof is empty';
+  const proof = isPowerOfTwo(first) ? [firstRoot, ...path] : [...path];
+  let fn = first - 1;
+  let sn = second - 1;
+  while (odd(fn)) {
+    fn = half(fn);
+    sn = half(sn);
+  }
+  let fr = proof[0];
+  let sr = proof[0];
+  for (const c of proof.slice(1)) {
+    if (sn === 0) return 'the consistency proof is too long';
+    if (odd(fn) || fn === sn) {
+      fr = nodeHash(c, fr);
+      sr = nodeHash(c, sr);
+      while (!odd(fn) && fn !== 0) {
+        fn = half(fn);
+        sn = half(sn);
+      }
+    } else {
+      sr = nodeHash(sr, c);
+    }
+    fn = half(fn);
+    sn = half(sn);
+  }
+  if (sn !== 0) return 'the consistency proof is too short';
+  if (!fr.equals(firstRoot)) return `the tree of size ${second} does not extend the root of size ${first}`;
+  if (!sr.equals(secondRoot)) return `the consistency proof does not give the root of size ${second}`;
+  return '';
+}
+
+/**
+ * The keys a verifier knows from outside the record: `keys` ({id, key}), the ids of the
+ * `retired` ones and the retirement `statements` (checked), as logaudit.py `KeySet`.
+ */
+function keySet(keys, statements = [], retired = []) {
+  return { keys, retired: new Set([...retired, ...statements.map((s) => s.retired)]), retirements: new Map(statements.map((s) => [s.retired, s])) };
+}
+
+/** Why a head is not to be trusted, or '' (logaudit.py `head_problem`). */
+function headProblem(h, ks, canonical) {
+  const key = ks.keys.find((k) => k.id === h.key_id);
+  if (!key) return `the tree head of log ${h.log_id} is not signed by a given key`;
+  if (ks.retired.has(h.key_id)) return `the tree head of log ${h.log_id} is signed by retired key ${h.key_id}: re-export, or verify with --target`;
+  if (!verifies(key, treeHeadBody(canonical, h), h.signature)) return `the tree head of log ${h.log_id} does not verify with key ${h.key_id}`;
+  return '';
+}
+
+/** The log line as a source of proofs: {source, heads, inclusions, missing}. */
+const lineSource = (line) => ({ source: 'the log line', missing: '', ...readLogLine(line) });
+
+/** Seal `i` of `count` proven by `source`: {placed} ({logId, index, size}) or {problem} (logaudit.py `_proven`). */
+function proven(seal, i, count, source, ks, canonical) {
+  if (source.missing) return { problem: source.missing };
+  if (source.inclusions.length !== count) return { problem: `${source.source} has ${source.inclusions.length} inclusions for ${count} seals` };
+  const x = source.inclusions[i];
+  if (x.id !== seal.id || x.first !== seal.first || x.last !== seal.last) {
+    return { problem: `${source.source}'s entry ${i + 1} names ${x.id} versions ${x.first}..${x.last}` };
+  }
+  const head = source.heads.find((h) => h.log_id === x.log_id);
+  if (!head) return { problem: `${source.source} has no tree head of log ${x.log_id}` };
+  const untrusted = headProblem(head, ks, canonical);
+  if (untrusted) return { problem: untrusted };
+  const leaf = leafHash(leafData(canonical, seal.body, seal.keyId));
+  const problem = inclusionProblem(x.index, head.size, leaf, x.path.map((p) => Buffer.from(p, 'hex')), Buffer.from(head.root, 'hex'));
+  if (problem) return { problem: `${source.source}: ${problem}` };
+  return { placed: { logId: x.log_id, index: x.index, size: head.size } };
+}
+
+/** "tree size N", or "tree sizes N1 (log A), N2 (log B)" (logaudit.py `_sizes`). */
+function sizesOf(statement) {
+  const logs = Object.entries(statement.logs).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (logs.length === 1) return `tree size ${logs[0][1]}`;
+  return `tree sizes ${logs.map(([id, n]) => `${n} (log ${id})`).join(', ')}`;
+}
+
+/** A seal by a retired key counts only at an index below its retirement's size (logaudit.py `_retired_rule`). */
+function retiredRule(seal, placed, ks, missing) {
+  if (!ks.retired.has(seal.signedBy)) return;
+  const statement = ks.retirements.get(seal.signedBy);
+  if (!statement) return; // retired before the log: named in the verify line, stands on the key alone
+  const start = `the seal of versions ${seal.first}..${seal.last} is signed by retired key ${seal.signedBy}, retired at ${sizesOf(statement)}: `;
+  if (!placed) fail(start + missing);
+  if (!Object.prototype.hasOwnProperty.call(statement.logs, placed.logId)) fail(`${start}log ${placed.logId} is not one of the logs it was retired in`);
+  if (placed.index >= statement.logs[placed.logId]) fail(`${start}its leaf is at index ${placed.index} of log ${placed.logId}`);
+}
+
+/**
+ * Every seal of a verified record ([{id, first, last, body, keyId, signedBy}] in the file's
+ * order) against the sources of proofs (the log line, a server's), as logaudit.py
+ * `check_seals`: each included in a trusted head (from the first source that proves it), and
+ * a seal by a retired key only below the size its retirement states. Returns the verify
+ * line's words; fails with the first seal that fails.
+ */
+function checkSeals(seals, sources, ks, canonical) {
+  if (!sources.length) {
+    seals.forEach((seal) => retiredRule(seal, null, ks, 'no tree head proves it is in the log'));
     return 'transparency log: not checked (no log line)';
   }
-  const { heads, inclusions } = readLogLine(line);
-  const retired = new Set(retiredBy.keys());
-  // a head signed by a retired key proves nothing: the seals under it are in no trusted head
-  // (a retired key's seal then fails by the retired-key rule, any other by the head)
-  const byLog = new Map(heads.map((h, i) => {
-    const where = `the log line's tree head ${i + 1}`;
-    const head = checkTreeHead(h, keys, new Set(), canonical, where);
-    const untrusted = retired.has(head.key_id) ? `tree head of log ${head.log_id} is signed by retired key ${head.key_id}: re-export, or verify with --target` : '';
-    return [head.log_id, { ...head, untrusted }];
-  }));
-  if (inclusions.length !== seals.length) {
-    const missing = seals[Math.min(inclusions.length, seals.length - 1)];
-    rule(missing, null, null, 'no tree head proves it is in the log');
-    fail(`the log line has ${inclusions.length} inclusions for the file's ${seals.length} seals`);
-  }
-  const used = new Map();
+  const logs = new Map();
+  const signers = new Set();
   seals.forEach((seal, i) => {
-    const x = inclusions[i];
-    const where = `the seal of versions ${seal.first}..${seal.last}`;
+    let found = null;
     let problem = '';
-    const head = byLog.get(x.log_id);
-    if (x.id !== seal.id || x.first !== seal.first || x.last !== seal.last) problem = `its inclusion names ${String(x.id).slice(0, 40)} versions ${x.first}..${x.last}`;
-    else if (!head) problem = `the log line has no tree head of log ${String(x.log_id).slice(0, 40)}`;
-    else if (head.untrusted) {
-      rule(seal, null, null, `no tree head proves it is in the log (${head.untrusted})`);
-      fail(head.untrusted);
-    } else {
-      const leaf = leafHash(leafData(canonical, seal.body, seal.keyId));
-      if (!verifyInclusion(x.index, head.size, leaf, x.path.map((p) => Buffer.from(p, 'hex')), head.rootBytes)) {
-        problem = `its path does not give the root of log ${x.log_id} at size ${head.size} (leaf index ${x.index})`;
-      }
+    for (const source of sources) {
+      ({ placed: found = null, problem = '' } = proven(seal, i, seals.length, source, ks, canonical));
+      if (found) break;
     }
-    if (problem) {
-      rule(seal, null, null, `no tree head proves it is in the log (${problem})`);
-      fail(`${where} is not in the log: ${problem}`);
+    if (!found) {
+      retiredRule(seal, null, ks, `no tree head proves it is in the log (${problem})`);
+      fail(`the seal of versions ${seal.first}..${seal.last} is not in the log: ${problem}`);
     }
-    rule(seal, x.log_id, x.index, '');
-    used.set(x.log_id, head.size);
+    retiredRule(seal, found, ks, '');
+    logs.set(found.logId, found.size);
+    signers.add(seal.signedBy);
   });
-  const where = [...used].map(([id, n]) => `log ${id} at size ${n}`).join(', ');
-  return `transparency log: all ${seals.length} seals in ${where || 'no log'}`;
+  let words = `transparency log: all ${seals.length} seals in ${[...logs].map(([id, n]) => `log ${id} at size ${n}`).join(', ')}`;
+  for (const kid of [...signers].filter((k) => ks.retired.has(k) && !ks.retirements.has(k)).sort()) {
+    words += `; key ${kid} retired with no statement of the log's size (a rotation before the transparency log): its seals stand on the key alone`;
+  }
+  return words;
+}
+
+/** The export's log line (or null) alone: checkSeals with the given keys and retirements. */
+function checkLog(seals, line, keys, statements, canonical, retired = []) {
+  return checkSeals(seals, line === null ? [] : [lineSource(line)], keySet(keys, statements, retired), canonical);
 }
 
 /** A seal's leaf data: its signed bytes' SHA-256 and its key id, as canonical JSON. */
 function leafData(canonical, sealBody, keyId) {
   return Buffer.from(`tabletop-log-leaf/1\n${canonical({ body: sha256(sealBody).toString('hex'), key_id: keyId || '' })}`, 'utf8');
+}
+
+// --- tree heads seen, and forks ---------------------------------------------------------
+
+const HEX16 = /^[0-9a-f]{16}$/;
+
+/** A tree head as JSON, its form only (logaudit.py `parse_head`): exactly its keys, each of its form. */
+function parseHead(h, where) {
+  if (!exactly(h, TREE_HEAD_KEYS)) fail(`${where} is not a tree head {${TREE_HEAD_KEYS.join(', ')}}`);
+  const text = (v, re) => typeof v === 'string' && re.test(v);
+  if (!(text(h.key_id, HEX16) && text(h.log_id, UUID) && text(h.root, HEX64) && text(h.signature, HEX128) && size(h.size) && size(h.timestamp))) {
+    fail(`${where} has a field of the wrong form`);
+  }
+  return h;
+}
+
+/**
+ * `--heads FILE`'s text: JSON Lines of tree heads, each [source, head] with source
+ * "FILE line N" (`parse`: the strict JSON reader). Blank lines are skipped.
+ */
+function readHeads(text, path, parse) {
+  const out = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    const where = `${path} line ${i + 1}`;
+    let data;
+    try {
+      data = parse(line);
+    } catch (err) {
+      fail(`${where} is not JSON`);
+    }
+    out.push([where, parseHead(data, where)]);
+  });
+  return out;
+}
+
+/**
+ * Every pair of signed heads (by a given key, retired or not: each was the server's word
+ * when signed) of one log and size whose roots differ, from [source, head] in order; heads
+ * that do not verify are left out (anybody can write one). Each {logId, size, heads: [[source, head] x2]}.
+ */
+function forks(heads, keys, canonical) {
+  const first = new Map();
+  const found = [];
+  for (const [source, h] of heads) {
+    const key = keys.find((k) => k.id === h.key_id);
+    if (!key || !verifies(key, treeHeadBody(canonical, h), h.signature)) continue;
+    const at = `${h.log_id}|${h.size}`;
+    if (!first.has(at)) first.set(at, [source, h]);
+    const seen = first.get(at);
+    if (seen[1].root !== h.root && !found.some((f) => f.logId === h.log_id && f.size === h.size)) {
+      found.push({ logId: h.log_id, size: h.size, heads: [seen, [source, h]] });
+    }
+  }
+  return found;
+}
+
+/** A fork's proof, as `tabletop-audit compare` prints it (audit_log.py `ForkProof.lines`). */
+function forkLines(f) {
+  return [
+    `PROOF: the server signed two different tree heads for log ${f.logId} at size ${f.size}`,
+    ...f.heads.map(([source, h]) => `  ${source}: root ${h.root}, timestamp ${h.timestamp}, signature ${h.signature}, key id ${h.key_id}`),
+  ];
+}
+
+/** A tree head as JSON, exactly its keys (for `--heads FILE`). */
+const headJson = (h) => ({ key_id: h.key_id, log_id: h.log_id, root: h.root, signature: h.signature, size: h.size, timestamp: h.timestamp });
+
+/** Whether a head is trusted: signed by a given key that is not retired. */
+function trusted(h, keys, retired, canonical) {
+  try {
+    checkTreeHead(h, keys, retired, canonical);
+    return true;
+  } catch (err) {
+    if (err instanceof LogError) return false;
+    throw err;
+  }
 }
 
 module.exports = {
@@ -266,5 +444,17 @@ module.exports = {
   checkRetirement,
   readLogLine,
   checkLog,
+  checkSeals,
+  keySet,
+  lineSource,
+  headProblem,
+  inclusionProblem,
+  consistencyProblem,
   leafData,
+  parseHead,
+  readHeads,
+  forks,
+  forkLines,
+  headJson,
+  trusted,
 };

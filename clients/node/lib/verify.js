@@ -16,7 +16,7 @@
 const crypto = require('node:crypto');
 const deal = require('./deal');
 const { checkClocks } = require('./clocks');
-const { checkLog, checkRetirement, LogError } = require('./translog');
+const { checkLog, checkRetirement, parseHead, LogError } = require('./translog');
 
 // The seats' signatures need the contract's protobuf code (node_modules): loaded on first use.
 const seatSignatures = (...args) => require('./seatsigs').checkSeatSignatures(...args);
@@ -756,7 +756,7 @@ function chainedTime(value, n) {
  * `statements`, the key retirements the caller trusts). The result's `log`: the verify
  * line's words about the log.
  */
-function verifyText(text, keys, statements = []) {
+function verifyText(text, keys, statements = [], { checkLogLine = true, retired = [] } = {}) {
   if (!keys.length) fail('give the server\'s public key (--public-key)');
   const { lines, log } = splitLogLine(readLines(text));
   let result;
@@ -768,8 +768,10 @@ function verifyText(text, keys, statements = []) {
     if (events && log) fail('a `tabletop export` (event and view lines) has no log line');
     result = verifyGame(events ? fromEventLines(lines) : lines, keys);
   }
+  result.logLine = log; // `compare` and `--heads` read its heads
+  if (!checkLogLine) return result;
   try {
-    result.log = checkLog(logSeals(result), log, keys, statements, canonical);
+    result.log = checkLog(logSeals(result), log, keys, statements, canonical, retired);
   } catch (err) {
     if (err instanceof LogError) fail(err.message);
     throw err;
@@ -851,8 +853,23 @@ function decodeReceipt(buf) {
     else if (f === 9 && type === 2) r.key_id = text(v);
     else if (f === 10 && type === 2) r.view_hash = text(v);
     else if (f === 11 && type === 2) r.view_signature = Buffer.from(v);
+    else if (f === 12 && type === 2) r.tree_head = decodeTreeHead(v);
   }
   return r;
+}
+
+/** A TreeHead message as the JSON of a tree head (docs/api.md, "Signed tree heads"). */
+function decodeTreeHead(buf) {
+  const h = { key_id: '', log_id: '', root: '', signature: '', size: 0, timestamp: 0 };
+  for (const [f, type, v] of protoFields(buf)) {
+    if (f === 1 && type === 2) h.log_id = Buffer.from(v).toString('utf8');
+    else if (f === 2 && type === 0) h.size = Number(BigInt.asIntN(64, v));
+    else if (f === 3 && type === 2) h.root = Buffer.from(v).toString('hex');
+    else if (f === 4 && type === 0) h.timestamp = Number(BigInt.asIntN(64, v));
+    else if (f === 5 && type === 2) h.key_id = Buffer.from(v).toString('utf8');
+    else if (f === 6 && type === 2) h.signature = Buffer.from(v).toString('hex');
+  }
+  return h;
 }
 
 /** The receipt nonce of viewer `index` for the move ending at version `last`. */
@@ -962,7 +979,16 @@ function readKeySet(text) {
       throw err;
     }
   });
-  return { keys, statements, retired: set.retired.map((k) => k.key_id) };
+  if (!Array.isArray(set.tree_heads)) fail('the key set\'s tree_heads is not a list');
+  const treeHeads = set.tree_heads.map((h, i) => {
+    try {
+      return parseHead(h, `the key set's tree head ${i + 1}`);
+    } catch (err) {
+      if (err instanceof LogError) fail(err.message);
+      throw err;
+    }
+  });
+  return { keys, statements, retired: set.retired.map((k) => k.key_id), treeHeads };
 }
 
 module.exports = {
@@ -986,6 +1012,7 @@ module.exports = {
   verifyGame,
   verifyMatch,
   verifyText,
+  logSeals,
   handWords,
   readFileLines,
   checkReceipts,

@@ -68,6 +68,20 @@ test('the reference consistency proofs verify, and a bent one does not', () => {
   assert.ok(!T.verifyConsistency(0, 3, hex(CT_ROOTS[0]), hex(CT_ROOTS[3]), []), 'from the empty tree: no proof');
 });
 
+test("the reference consistency proofs with translog.py's words for what fails (--target's consistency checks)", () => {
+  for (const [first, second, proof] of CONSISTENCY) {
+    assert.equal(T.consistencyProblem(first, second, hex(CT_ROOTS[first]), hex(CT_ROOTS[second]), proof.map(hex)), '', `${first} -> ${second}`);
+  }
+  const [, , sixToEight] = CONSISTENCY[2];
+  const problem = (a, b, path) => T.consistencyProblem(6, 8, hex(CT_ROOTS[a]), hex(CT_ROOTS[b]), path.map(hex));
+  assert.equal(problem(6, 7, sixToEight), 'the consistency proof does not give the root of size 8');
+  assert.equal(problem(5, 8, sixToEight), 'the tree of size 8 does not extend the root of size 6');
+  assert.equal(problem(6, 8, sixToEight.slice(0, -1)), 'the consistency proof is too short');
+  assert.equal(problem(6, 8, []), 'the consistency proof is empty');
+  assert.equal(T.consistencyProblem(3, 3, hex(CT_ROOTS[3]), hex(CT_ROOTS[2]), []), 'two roots for tree size 3');
+  assert.equal(T.consistencyProblem(0, 3, hex(CT_ROOTS[0]), hex(CT_ROOTS[3]), []), 'no consistency between sizes 0 and 3');
+});
+
 test('every inclusion and consistency proof of every tree up to 20 leaves, made here by §2.1.3.1 / §2.1.4.1', () => {
   const leaves = Array.from({ length: 20 }, (_, i) => T.leafHash(Buffer.from([i])));
   const path = (m, d) => { // PATH(m, D[n])
@@ -145,8 +159,27 @@ test('the retired-key rule: a seal by a retired key counts only below the size i
   assert.equal(T.checkLog([seal(2)], null, keys, [], v.canonical), 'transparency log: not checked (no log line)');
   const bent = line(0);
   bent.log.inclusions[0].path = [];
-  assert.throws(() => T.checkLog([seal(2)], bent, keys, [], v.canonical), /the seal of versions 2\.\.2 is not in the log: its path does not give the root/);
+  assert.throws(() => T.checkLog([seal(2)], bent, keys, [], v.canonical), { message: 'the seal of versions 2..2 is not in the log: the log line: the inclusion proof is too short for the tree size' });
   const byOld = line(0);
   byOld.log.heads = [head(2, old, V.key_id)];
   assert.throws(() => T.checkLog([seal(2)], byOld, keys, statements, v.canonical), /is signed by retired key 56475aa75463474c: re-export, or verify with --target/);
+  // logaudit.py's words for each way a seal is not proven (docs/api.md, "The export's log line")
+  const fails = (ln, message, st = []) => assert.throws(() => T.checkLog([seal(2)], ln, keys, st, v.canonical), { message: `the seal of versions 2..2 is not in the log: ${message}` });
+  fails({ log: { heads: [head(2)], inclusions: [] } }, 'the log line has 0 inclusions for 1 seals');
+  const other = line(0);
+  other.log.inclusions[0].first = 1;
+  fails(other, `the log line's entry 1 names ${seal(2).id} versions 1..2`);
+  fails({ log: { heads: [], inclusions: line(0).log.inclusions } }, `the log line has no tree head of log ${log}`);
+  const alien = line(0);
+  alien.log.heads = [{ ...head(2), key_id: '0123456789abcdef' }];
+  fails(alien, `the tree head of log ${log} is not signed by a given key`);
+  const forged = line(0);
+  forged.log.heads = [{ ...head(2), timestamp: 5 }];
+  fails(forged, `the tree head of log ${log} does not verify with key ${V.successor_key_id}`);
+  const wrongLeaf = line(1);
+  wrongLeaf.log.inclusions[0].path = ['00'.repeat(32)];
+  fails(wrongLeaf, 'the log line: leaf 1 is not in the tree of size 2 with that root');
+  // a key retired with no statement: its seals stand on the key alone, and the line says so
+  assert.equal(T.checkLog([seal(2)], line(1), keys, [], v.canonical, [V.key_id]),
+    `transparency log: all 1 seals in log ${log} at size 2; key ${V.key_id} retired with no statement of the log's size (a rotation before the transparency log): its seals stand on the key alone`);
 });
