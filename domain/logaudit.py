@@ -87,8 +87,11 @@ class KeySet:
         return KeySet({key_id(k): k for k in keys})
 
 
-def seal_refs(seals: Iterable[dict[str, Any]]) -> list[SealRef]:
-    """The leaves of a record's (verified) seals, in the record's order."""
+def seal_refs(seals: Iterable[dict[str, Any]], keys: KeySet | None = None) -> list[SealRef]:
+    """The leaves of a record's (verified) seals, in the record's order. A seal's ``key_id`` is
+    not signed: with ``keys``, each leaf is named by the key whose signature verifies (a thief
+    who strips or renames the key ids of a retired key's seals still meets the retired-key
+    rule); without, by the id the seal states (tests that build seals themselves)."""
     out = []
     for seal in seals:
         if "match_id" in seal:
@@ -100,9 +103,28 @@ def seal_refs(seals: Iterable[dict[str, Any]]) -> list[SealRef]:
                 rid, seal["first"], seal["last"], seal["head"], seal["receipts"]
             )
         kid = str(seal.get("key_id", ""))
+        if keys is not None:
+            kid = _signer(keys, kid, str(seal["signature"]), body, seal)
         leaf = translog.leaf_hash(translog.leaf_data(body, kid))
         out.append(SealRef(rid, seal["first"], seal["last"], kid, leaf))
     return out
+
+
+def _signer(keys: KeySet, named: str, signature: str, body: bytes, seal: dict[str, Any]) -> str:
+    """The id of the key that made ``signature``: the one named if it verifies, else any."""
+    order = (
+        [named, *(k for k in keys.keys if k != named)] if named in keys.keys else list(keys.keys)
+    )
+    for kid in order:
+        try:
+            Ed25519PublicKey.from_public_bytes(keys.keys[kid]).verify(
+                bytes.fromhex(signature), body
+            )
+            return kid
+        except (InvalidSignature, ValueError):
+            continue
+    where = f"the seal of versions {seal['first']}..{seal['last']}"
+    raise LogFailure(f"{where} verifies with none of the given keys")
 
 
 # --- the log line's grammar ------------------------------------------------------------------

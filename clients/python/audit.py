@@ -310,7 +310,7 @@ def _verify(
             print(page, file=sys.stderr)
         verified = verify_records(records, key, game_id)
         game = verified.report.game_id
-        seals = seal_refs(audit_log.game_seals(records))
+        seals = seal_refs(audit_log.game_seals(records), keyset)
         logged = _check_log(seals, line, keyset, server and client, [("game", game)], heads)
     if not receipts:
         return verified, "", None, logged
@@ -451,7 +451,7 @@ def verify_whole_match(
             lines = list(match_export_lines(client, match_id or "", token))
             found, records, hands, line = parse_match_lines_log(lines)
         report = verify_match(found, records, hands, key, command_reader=read_signed_command)
-        seals = seal_refs(audit_log.match_seals(records, hands))
+        seals = seal_refs(audit_log.match_seals(records, hands), keyset)
         logged = [("match", found), *(("game", g) for g in hands)]
         words = _check_log(seals, line, keyset, server and client, logged, heads)
     return report, words

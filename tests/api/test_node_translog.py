@@ -12,8 +12,8 @@ The auditor's heads, word for word beside Python: `compare` proves a forked log 
 heads of one log and size, exit 3), `verify --heads FILE` keeps the heads it trusts (the same
 file as Python's) and proves a fork with a kept one, `--target` takes the server's keys and
 proofs and checks a kept head of another size by the server's consistency proof. A thief who
-strips the (unsigned, optional) key ids from its seals still fails in Node; in Python it
-verifies with --keys (xfail, strict: domain/logaudit.py's rule reads the seal's key_id).
+strips the (unsigned, optional) key ids from its seals still fails, in Node and in Python (each
+seal's leaf is named by the key whose signature verifies, not by the key id it states).
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ import json
 import subprocess
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from clients.python.audit_log import head_of
 from clients.python.client import TableClient
@@ -365,11 +363,6 @@ def test_node_fails_a_thiefs_game_whose_seals_name_no_key(rotated: Any, capsys: 
     assert (status, out) == (1, "") and reason in err, err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="domain/logaudit.py applies the retired-key rule to the seal's own key_id, which is "
-    "unsigned and optional: a thief's game with its key ids stripped verifies with --keys",
-)
 def test_python_fails_a_thiefs_game_whose_seals_name_no_key(rotated: Any, capsys: Any) -> None:  # noqa: F811
     stripped, keys = thiefs_stripped_game(rotated, capsys)
     status, out = audit(capsys, "verify", "--file", str(stripped), "--keys", str(keys))
