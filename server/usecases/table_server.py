@@ -14,6 +14,7 @@ from server.usecases.deal import Deal
 from server.usecases.games import Games
 from server.usecases.matches import Matches
 from server.usecases.play import Play
+from server.usecases.ratings import Ratings
 from server.usecases.seats import Seats
 from server.usecases.timers import TurnClock
 from server.usecases.watch import Watch
@@ -30,3 +31,4 @@ class TableServer:
     watch: Watch  # GetView, GetHistory, Replay, Watch
     matches: Matches  # ReadyNextHand, GetMatch, the match moving on
     clock: TurnClock | None = None  # the turn clock, where one runs (server/startup/main.py)
+    ratings: Ratings | None = None  # the leaderboards (wired by server/startup/compose.py)
