@@ -68,7 +68,13 @@ BETA = SIGMA / 2
 KAPPA = 0.0001
 TAU = MU / 300
 MODEL = PlackettLuce(
-    mu=MU, sigma=SIGMA, beta=BETA, kappa=KAPPA, tau=TAU, margin=0.0, limit_sigma=False,
+    mu=MU,
+    sigma=SIGMA,
+    beta=BETA,
+    kappa=KAPPA,
+    tau=TAU,
+    margin=0.0,
+    limit_sigma=False,
     balance=False,
 )
 MODEL_NAME = "openskill 6.2.0 PlackettLuce (Weng–Lin)"
@@ -142,9 +148,7 @@ def seat_ranks(outcome: Outcome, seat_count: int, lower_score_wins: bool) -> tup
     if outcome.reason == FORFEIT:
         return _ranked_by([(0 if s in winners else 1,) for s in range(seat_count)])
     sign = 1 if lower_score_wins else -1
-    return _ranked_by(
-        [(0 if s in winners else 1, sign * scores[s]) for s in range(seat_count)]
-    )
+    return _ranked_by([(0 if s in winners else 1, sign * scores[s]) for s in range(seat_count)])
 
 
 def lower_score_wins(kind: str) -> bool:

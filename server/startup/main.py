@@ -253,6 +253,11 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     moved = await tables.matches.recover_matches()
     if moved:
         log.info("%d matches moved on to their next hand", moved)
+    # games and matches that ended while their rating was not noted (a crash between the two)
+    assert tables.ratings is not None
+    rated = await tables.ratings.sweep()
+    if rated:
+        log.info("%d ended games and matches rated after the restart", rated)
     stopping = False
     changed = asyncio.Event()  # a save failed or worked again: re-check at once
 

@@ -20,6 +20,7 @@ from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import IntegrityError
 
 from domain.ratings import RatedResult
+from server.store.players import PlayerGames
 from server.store.shards import Store
 
 _NAMESPACE = uuid.UUID("9b8f3c1e-7261-7469-6e67-6c6564676572")  # fixed: ids never move
@@ -83,3 +84,22 @@ def results_after(store: Store, kind: str, position: int) -> tuple[list[RatedRes
         if isinstance(e, RatingLedger.Noted)
     ]
     return results, found[-1].originator_version if found else position
+
+
+def login_seatings(store: Store) -> list[tuple[str, str]]:
+    """Every (game id, match id) a signed-in player took a seat at (the players' indexes,
+    server/store/players.py), once each, in every shard: the games and matches that may
+    rate anyone. Blocking; read at start-up, to rate what ended while the server was down."""
+    topic = f"{PlayerGames.__module__}:{PlayerGames.Seated.__qualname__}"
+    found: dict[tuple[str, str], None] = {}
+    for app in store.shards:
+        start = 1
+        while True:
+            page = app.recorder.select_notifications(start, 500, topics=[topic])
+            for n in page:
+                event: Any = app.mapper.to_domain_event(n)
+                found[(event.game_id, event.match_id)] = None
+            if len(page) < 500:
+                break
+            start = page[-1].id + 1
+    return list(found)

@@ -46,34 +46,72 @@ class Ratings:
     async def game_finished(self, agg: GameAggregate) -> None:
         """A single game ended here: note its result (a table without logins or a void game
         gives none). A failure is logged, never the move's: the game is stored."""
-        ended_at = timestamp_text(agg.modified_on)
-        await self._note(ratings.game_result(str(agg.id), agg.table, ended_at))
+        await self._note(self._game_result(agg))
+
+    @staticmethod
+    def _game_result(agg: GameAggregate) -> ratings.RatedResult | None:
+        """The game's result, timed by its last record (as its export is)."""
+        return ratings.game_result(str(agg.id), agg.table, timestamp_text(agg.modified_on))
 
     async def match_finished(self, match_id: str) -> None:
-        """A match's end was recorded here: note its result, by its standings; its time is
-        its last hand's last record (that hand's HandClosed)."""
+        """A match's end was recorded here: note its result, by its standings."""
         try:
-            match = (await self.games.load_match(uuid.UUID(match_id), refresh=True)).match
-            if not match.hands:
-                return
-            first = await self.games.load(uuid.UUID(match.hands[0].game_id))
-            last = await self.games.load(uuid.UUID(match.hands[-1].game_id), refresh=True)
-            result = ratings.match_result(match, first.table, timestamp_text(last.modified_on))
+            result = await self._match_result(match_id)
         except Exception:
             log.exception("match %s ended but was not rated", match_id)
             return
         await self._note(result)
 
-    async def _note(self, result: ratings.RatedResult | None) -> None:
+    async def _match_result(self, match_id: str) -> ratings.RatedResult | None:
+        """The match's result, timed by its last hand's last record (its HandClosed)."""
+        match = (await self.games.load_match(uuid.UUID(match_id), refresh=True)).match
+        if not match.hands:
+            return None
+        first = await self.games.load(uuid.UUID(match.hands[0].game_id))
+        last = await self.games.load(uuid.UUID(match.hands[-1].game_id), refresh=True)
+        return ratings.match_result(match, first.table, timestamp_text(last.modified_on))
+
+    async def _note(self, result: ratings.RatedResult | None) -> bool:
+        """Note ``result`` unless it is noted already; whether it was noted now."""
         if result is None:
-            return
+            return False
         try:
             folded = await self._refresh(result.kind)
             if result.result_id in folded.ratings.counted:
-                return  # noted already (a replay, another replica): never rated twice
+                return False  # noted already (a replay, another replica): never rated twice
             await asyncio.to_thread(ledger.note, self.games.store, result)
+            return True
         except Exception:
             log.exception("the result of %s was not rated", result.result_id)
+            return False
+
+    async def sweep(self) -> int:
+        """After a restart: note every game and match between signed-in players that ended
+        but is not in the ledger (the server died between the end and the noting). Reads
+        the players' indexes once and loads each login game or match not rated yet (running
+        ones included, so the cost grows with the login games not yet rated). Returns how
+        many it noted."""
+        counted: set[str] = set()
+        for kind in sorted(game_kinds()):
+            counted |= (await self._refresh(kind)).ratings.counted
+        noted = 0
+        for game_id, match_id in await asyncio.to_thread(ledger.login_seatings, self.games.store):
+            if (match_id or game_id) in counted:
+                continue
+            counted.add(match_id or game_id)
+            noted += await self._noted_if_ended(game_id, match_id)
+        return noted
+
+    async def _noted_if_ended(self, game_id: str, match_id: str) -> bool:
+        try:
+            if match_id:
+                match = (await self.games.load_match(uuid.UUID(match_id))).match
+                return match.finished and await self._note(await self._match_result(match_id))
+            agg = await self.games.load(uuid.UUID(game_id))
+        except Exception:
+            log.exception("%s was not looked at for its rating", match_id or game_id)
+            return False
+        return await self._note(self._game_result(agg))
 
     async def _refresh(self, kind: str) -> _Folded:
         """The kind's ratings with every result noted so far (this replica's or another's)."""

@@ -10,13 +10,12 @@ import random
 
 from bench.bots import play
 from clients.python.bots import heuristic_choice, random_choice
-from domain import match
-from domain import ratings
+from domain import match, ratings
 from domain import table as tables
 from domain.engine import Outcome
 from domain.match import Advance, HandEnded, HandOpened, MatchEnded, Standing
-from domain.table.state import VOID
 from domain.registry import register
+from domain.table.state import VOID
 from tests.support import fakegame
 
 register(fakegame.RULES)
@@ -108,7 +107,11 @@ def results(n: int, seed: int) -> list[ratings.RatedResult]:
     for i in range(n):
         seats = rng.sample(players, 3)
         ranks = tuple(rng.choice(((1, 2, 3), (1, 1, 3), (2, 1, 3), (3, 2, 1))))
-        out.append(ratings.RatedResult(f"g{i:04}", "fake", f"2026-01-01T00:{i:02}:00Z", tuple(seats), ranks))
+        out.append(
+            ratings.RatedResult(
+                f"g{i:04}", "fake", f"2026-01-01T00:{i:02}:00Z", tuple(seats), ranks
+            )
+        )
     return out
 
 
@@ -153,9 +156,7 @@ def test_a_stronger_bot_rises_above_a_random_one_over_a_few_hundred_games() -> N
         game = play("huaniao", [policy[p] for p in players], rng.getrandbits(32))
         assert game.outcome is not None
         ranks = ratings.seat_ranks(game.outcome, 2, ratings.lower_score_wins("huaniao"))
-        rated.append(
-            ratings.RatedResult(f"g{n:04}", "huaniao", f"t{n:04}", tuple(players), ranks)
-        )
+        rated.append(ratings.RatedResult(f"g{n:04}", "huaniao", f"t{n:04}", tuple(players), ranks))
     board = ratings.rate(rated).board("huaniao")
     print([(r.player, round(r.mu, 2), round(r.sigma, 2)) for r in board])
     top, bottom = board[:2], board[2:]
