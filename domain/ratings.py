@@ -19,6 +19,8 @@ What is rated, and why (docs/api.md, "Ratings", says the same for app teams):
   standings (its hands are not rated one by one: the match is what the seats play for, a
   hand's loss can be the match's plan, and rating each hand as well would count the same
   play twice and weigh long matches more).
+* **Only the seats that played:** a seat that sat the game out (川南字牌 with four players:
+  the dealer's opposite, ``engine.SittingOut``) is not rated for it.
 * **Seats by result:** the winners share rank 1; the other seats follow by their score in
   the game's direction (花鸟风月: fewer points left is better, ``MatchRules.lower_score_wins``;
   川南字牌: more 胡 points is better), seats level sharing a rank. A match uses its own
@@ -51,7 +53,7 @@ from openskill.models import PlackettLuce
 
 from domain import match as matches
 from domain import table as tables
-from domain.engine import MatchRules, Outcome
+from domain.engine import MatchRules, Outcome, SittingOut
 from domain.match.state import Match
 from domain.registry import rules_for
 from domain.table.state import VOID, Phase, Table
@@ -175,7 +177,18 @@ def game_result(game_id: str, table: Table, ended_at: str) -> RatedResult | None
     if outcome is None or outcome.reason == VOID or players is None:
         return None
     ranks = seat_ranks(outcome, table.seat_count, lower_score_wins(table.kind))
-    return RatedResult(game_id, table.kind, ended_at, players, ranks)
+    rules = rules_for(table.kind)
+    out = set(rules.sitting_out(table.game)) if isinstance(rules, SittingOut) else set()
+    played = [s for s in range(table.seat_count) if s not in out]
+    if len(played) < 2:
+        return None
+    return RatedResult(
+        game_id,
+        table.kind,
+        ended_at,
+        tuple(players[s] for s in played),
+        _ranked_by([(ranks[s],) for s in played]),
+    )
 
 
 def match_result(match: Match, first_hand: Table, ended_at: str) -> RatedResult | None:

@@ -8,14 +8,15 @@ from __future__ import annotations
 import dataclasses
 import random
 
-from bench.bots import play
+from bench.bots import default_options, play
 from clients.python.bots import heuristic_choice, random_choice
 from domain import match, ratings
 from domain import table as tables
 from domain.engine import Outcome
 from domain.match import Advance, HandEnded, HandOpened, MatchEnded, Standing
-from domain.registry import register
+from domain.registry import register, rules_for
 from domain.table.state import VOID
+from domain.zipai.state import Phase as ZipaiPhase
 from tests.support import fakegame
 
 register(fakegame.RULES)
@@ -163,3 +164,24 @@ def test_a_stronger_bot_rises_above_a_random_one_over_a_few_hundred_games() -> N
     assert {r.player for r in top} == {"heuristic-1", "heuristic-2"}
     assert min(r.ordinal for r in top) > max(r.ordinal for r in bottom)
     assert all(r.results > 100 for r in board)  # every player was rated often
+
+
+def test_a_seat_that_sat_the_game_out_is_not_rated_for_it() -> None:
+    """川南字牌 with four players: the dealer's opposite sits the hand out (zipai rules)."""
+    zipai = rules_for("zipai")
+    options = default_options("zipai")
+    (created,) = tables.create(zipai, options, 4, "a", "s", player_login_required=True)
+    table = tables.evolve(None, created)
+    players = ("a" * 64, "b" * 64, "c" * 64, "d" * 64)
+    for seat, player in enumerate(players):
+        for fact in tables.take_seat(table, seat, f"p{seat}", f"t{seat}", player=player):
+            table = tables.evolve(table, fact)
+    state = zipai.initial_state(options, 4, zipai.new_deck(options), 7)
+    for event in zipai.deal(state):
+        state = zipai.evolve(state, event)
+    (out,) = zipai.sitting_out(state)
+    over = dataclasses.replace(state, phase=ZipaiPhase.OVER, winner=(out + 1) % 4, scores=(0,) * 4)
+    result = ratings.game_result(GID, dataclasses.replace(table, game=over), "t")
+    assert result is not None
+    assert result.players == tuple(p for s, p in enumerate(players) if s != out)
+    assert sorted(result.ranks) == [1, 2, 2]
