@@ -14,6 +14,7 @@ from domain.huaniao.options import Mode
 from domain.huaniao.options import Options as HuaniaoOptions
 from server.startup.compose import table_server
 from server.store import ratings as ledger
+from server.store.shards import Store
 from server.usecases.table_server import TableServer
 from tests.server.test_matches import SEALER, SEED, play_hand, play_match, sqlite
 
@@ -80,5 +81,30 @@ def test_an_end_noted_twice_counts_once_and_a_lost_noting_is_swept_up(tmp_path: 
         assert folded[0].results == 3 and folded[1] in (1, 2)
         assert running and first
         restarted.games.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_result_noted_on_one_replica_is_on_the_others_board(pg_env: dict[str, str]) -> None:
+    """Two replicas on one PostgreSQL store: each folds the ledger both write."""
+
+    async def scenario() -> None:
+        rng = random.Random(SEED)
+        a = table_server(Store.open([pg_env]), sealer=SEALER)
+        b = table_server(Store.open([dict(pg_env, CREATE_TABLE="n")]), sealer=SEALER)
+        assert a.ratings is not None and b.ratings is not None
+        assert (await b.ratings.board("huaniao", 0, 10))[1] == 0  # read before: cached empty
+        game, _, tokens = await login_game(a)
+        await play_hand(a, game, tokens, rng)
+        board_a = await a.ratings.board("huaniao", 0, 10)
+        board_b = await b.ratings.board("huaniao", 0, 10)
+        assert board_b == board_a and board_a[1] == 2
+        game, _, tokens = await login_game(b)
+        await play_hand(b, game, tokens, rng)
+        board_b = await b.ratings.board("huaniao", 0, 10)
+        assert await a.ratings.board("huaniao", 0, 10) == board_b
+        assert [r.results for r in board_b[0]] == [2, 2]
+        a.games.close()
+        b.games.close()
 
     asyncio.run(scenario())
