@@ -122,8 +122,8 @@ class Games:
         """``store``: the game store (one shard or several); ``max_batch``: a shard's group
         commit; ``max_cached_games``: the cache's cap; ``sealer``: signs every move.
 
-        Two hooks are set once, by the composition root (server/startup/compose.py):
-        ``after_append`` (the turn clock arms a game's deadline after each move) and
+        Three hooks are set once, by the composition root (server/startup/compose.py):
+        ``after_append`` (the turn clock arms a game's deadline after each move),
         ``hand_ended`` (the match moves on when one of its hands ends here) and
         ``game_finished`` (a single game that ended here is rated)."""
         self.max_cached_games = max_cached_games
