@@ -92,8 +92,9 @@ def test_live_ratings_equal_those_recomputed_from_the_exports(
     rng = random.Random(seed)
     exports: list[Path] = []
     with TableClient(server.target) as client:
-        for n in range(4):  # single games, two players each, drawn by lot
-            pair = rng.sample(SUBJECTS, 2)
+        # single games, two players each: everyone once, then two pairs drawn by lot
+        pairs = [SUBJECTS[:2], SUBJECTS[2:], rng.sample(SUBJECTS, 2), rng.sample(SUBJECTS, 2)]
+        for n, pair in enumerate(pairs):
             gid, seats = seated(client, idp, pair)
             play_to_end([RandomBot(s, rng.getrandbits(32)) for s in seats])  # type: ignore[arg-type]
             path = tmp_path / f"game{n}.jsonl"
@@ -126,6 +127,19 @@ def test_live_ratings_equal_those_recomputed_from_the_exports(
             want["mu"], want["sigma"], want["results"], want["place"]
         )  # fmt: skip
     assert sum(r.results for r in live) == 4 * 2 + 3
+    args = ["ratings", "--public-key", key, *(a for p in exports for a in ("--file", str(p)))]
+    assert audit.main(args) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("5 rated result(s) of 6 export(s)")
+    assert f"    1  {live[0].player}  ordinal {live[0].ordinal:.3f}" in text
+    # an export altered by one byte does not verify: nothing is rated from it
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(exports[0].read_text().replace('"seat":0', '"seat":1', 1))
+    assert broken.read_text() != exports[0].read_text()
+    with pytest.raises(SystemExit) as failed:
+        audit.main(["ratings", "--public-key", key, "--file", str(broken)])
+    assert failed.value.code == 1
+    assert "VERIFY FAILED" in capsys.readouterr().err
 
     # a restart on the same store (the ends replayed from the store) rates nothing twice
     server.stop()
