@@ -126,8 +126,9 @@ class Ratings:
             folded.results.extend(new)
             if folded.ratings.in_order(new):
                 ratings.rate(new, folded.ratings)
-            else:  # a result earlier than one folded already: fold all again, in order
-                folded.ratings = ratings.rate(folded.results)
+            else:  # a result earlier than one folded already: fold all again, in order (off
+                # the loop: a whole ledger; the readers keep the old ratings until the swap)
+                folded.ratings = await asyncio.to_thread(ratings.rate, list(folded.results))
             return folded
 
     async def board(self, kind: str, offset: int, size: int) -> tuple[list[ratings.Rating], int]:
