@@ -24,6 +24,7 @@ from server.store.eventstore import GameAggregate
 from server.usecases.games import Games
 
 log = logging.getLogger("tabletop.service")
+FOLD_ON_LOOP = 64  # new results folded on the event loop at most (about 4 ms), else a thread
 
 
 @dataclass
@@ -124,10 +125,11 @@ class Ratings:
             if not new:
                 return folded
             folded.results.extend(new)
-            if folded.ratings.in_order(new):
+            if len(new) <= FOLD_ON_LOOP and folded.ratings.in_order(new):
                 ratings.rate(new, folded.ratings)
-            else:  # a result earlier than one folded already: fold all again, in order (off
-                # the loop: a whole ledger; the readers keep the old ratings until the swap)
+            else:  # the first read, a long tail, or a result earlier than one folded
+                # already: fold all again, in order, off the loop (readers keep the old
+                # ratings until the swap)
                 folded.ratings = await asyncio.to_thread(ratings.rate, list(folded.results))
             return folded
 
