@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from clients.python.bots import Policy, heuristic_choice, random_choice
-from domain.engine import GameRules, Viewer
+from domain.engine import GameRules, Outcome, Viewer
 from domain.registry import rules_for
 from server.wire.protoconv import fill
 from server.wire.render_moves import move_proto
@@ -61,6 +61,7 @@ def seat_view(kind: str, rules: GameRules, state: Any, seat: int) -> pb.GameView
 class GameResult:
     winners: tuple[int, ...]
     moves: int
+    outcome: Outcome | None = None  # the game's whole outcome (tests/domain/test_ratings.py)
 
 
 def play(
@@ -89,7 +90,7 @@ def play(
         moves += 1
     outcome = rules.outcome(state)
     assert outcome is not None
-    return GameResult(tuple(outcome.winners), moves)
+    return GameResult(tuple(outcome.winners), moves, outcome)
 
 
 @dataclass

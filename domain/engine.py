@@ -184,6 +184,16 @@ class MatchRules(Protocol):
         final state (川南字牌: 胡牌者当庄 or 轮庄)."""
 
 
+@runtime_checkable
+class SittingOut(Protocol):
+    """A game in which a seat may sit a game out (川南字牌 with four players: the dealer's
+    opposite). Optional: without it every seat plays. Ratings rate only the seats that
+    played (domain/ratings.py)."""
+
+    def sitting_out(self, state: Any) -> tuple[int, ...]:
+        """The seats that sat this game out."""
+
+
 S = TypeVar("S")
 T = TypeVar("T")
 

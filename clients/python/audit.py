@@ -11,6 +11,9 @@
                                               the links, the standings); --file reads a
                                               match export
   tabletop-audit verify ... --receipts FILE   also check a viewer's saved receipts
+  tabletop-audit ratings --file EXPORT...     the ratings recomputed from verified exports
+                                              (games and whole matches), as the server
+                                              keeps them (docs/api.md, "Ratings")
   tabletop-audit compare --receipts A --receipts B [--file EXPORT]
                                               prove a lying server: two seats' receipts
                                               (and the record) signed for two different
@@ -42,6 +45,7 @@ import click
 import grpc
 
 from clients.python import audit_log
+from clients.python.audit_ratings import board_json, recompute
 from clients.python.audit_verify import (
     Verified,
     is_match_export,
@@ -70,6 +74,7 @@ from domain.logaudit import (
     head_problem,
     seal_refs,
 )
+from domain.ratings import MODEL_NAME
 from domain.table.records import key_id
 from domain.verify import (
     AuditFailure,
@@ -553,6 +558,41 @@ def _prove(
     statements, found = prove(records, path or "", saved, keys)
     forks = audit_log.fork_proofs(seen, KeySet.plain(keys))
     return statements, [*found, *forks]
+
+
+@command("ratings")
+@option(
+    "--file",
+    "paths",
+    multiple=True,
+    required=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="an export of a finished game or a whole match (repeat it: every rated result)",
+)
+@public_key_option
+def cmd_ratings(paths: tuple[str, ...], public_key: tuple[str, ...]) -> None:
+    """Recompute the ratings from exports alone: each is verified, then rated with the
+    server's own model (OpenSkill Plackett–Luce, domain/ratings.py)."""
+    try:
+        if public_key:
+            keys = public_keys_from(public_key)
+        else:
+            with TableClient(shared().target) as client:
+                keys = signing_keys(client)
+        folded, rated = recompute(paths, keys)
+    except (AuditFailure, grpc.RpcError, OSError) as exc:
+        failed(_reason(exc))
+    if shared().json:
+        print(json.dumps({"rated": rated, "boards": board_json(folded)}, ensure_ascii=False))
+        return
+    print(f"{rated} rated result(s) of {len(paths)} export(s); {MODEL_NAME}")
+    for kind, board in board_json(folded).items():
+        print(f"{kind}:")
+        for r in board:
+            print(
+                f"  {r['place']:>3}  {r['player']}  ordinal {r['ordinal']:.3f}  "
+                f"mu {r['mu']:.3f}  sigma {r['sigma']:.3f}  ({r['results']} rated)"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:

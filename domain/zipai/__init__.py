@@ -94,6 +94,10 @@ class ZipaiRules:
             return Outcome((), state.scores, "HUANG_ZHUANG")
         return Outcome((state.winner,), state.scores, "HU")
 
+    def sitting_out(self, state: State) -> tuple[int, ...]:
+        """With four players the dealer's opposite sits the hand out (engine.SittingOut)."""
+        return tuple(s.seat for s in state.seats if not s.active)
+
     def independent_of(self, event: Any, seat: int) -> bool:
         """Claims inside one window are independent (claims are simultaneous): another seat's
         answer leaves ``seat``'s own answer to the same card as it was."""

@@ -13,6 +13,7 @@ from server.usecases.gamecache import DEFAULT_MAX_BYTES
 from server.usecases.games import Games, Sealer
 from server.usecases.matches import Matches
 from server.usecases.play import Play
+from server.usecases.ratings import Ratings
 from server.usecases.seats import Seats
 from server.usecases.table_server import TableServer
 from server.usecases.timers import MAX_RUN, TurnClock
@@ -58,6 +59,9 @@ def table_server(
     deal = Deal(games)
     matches = Matches(games, deal.commit_contribution, reveal_timeout_ms=reveal_timeout_ms)
     games.hand_ended = matches.hand_ended
+    ratings = Ratings(games)
+    games.game_finished = ratings.game_finished
+    matches.match_finished = ratings.match_finished
     turn_clock = TurnClock(games, max_run=max_clock_events) if clock else None
     if turn_clock is not None:
         games.after_append = turn_clock.schedule
@@ -70,4 +74,5 @@ def table_server(
         matches=matches,
         clock=turn_clock,
         log=None if logs is None else Transparency(games, logs),
+        ratings=ratings,
     )

@@ -29,10 +29,11 @@ from server.transport.health import StoreHealth
 from server.transport.limits import Limits, LimitsInterceptor
 from server.transport.logins import Logins
 from server.transport.logs import configure_logging
+from server.transport.ratings import RatingsServicer
 from server.transport.servicer import TableServicer
 from server.wire.receipts import Sealer
 from server.wire.signing import KeySet, SigningKeyError, load_keys, retiring_chain
-from tabletop.v1 import tabletop_pb2, tabletop_pb2_grpc
+from tabletop.v1 import ratings_pb2, ratings_pb2_grpc, tabletop_pb2, tabletop_pb2_grpc
 
 log = logging.getLogger("tabletop.server")
 SERVICE = tabletop_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
@@ -229,11 +230,14 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         )
     servicer = TableServicer(tables, limits, keys=keys.public_keys(), logins=logins)
     tabletop_pb2_grpc.add_TableServiceServicer_to_server(servicer, server)
+    assert tables.ratings is not None  # (wired by compose.table_server)
+    ratings_pb2_grpc.add_RatingsServiceServicer_to_server(RatingsServicer(tables.ratings), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     source_reflection.enable(
         [
             SERVICE,
+            ratings_pb2.DESCRIPTOR.services_by_name["RatingsService"].full_name,
             health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
             reflection.SERVICE_NAME,
         ],
@@ -311,6 +315,11 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     moved = await tables.matches.recover_matches()
     if moved:
         log.info("%d matches moved on to their next hand", moved)
+    # games and matches that ended while their rating was not noted (a crash between the two)
+    assert tables.ratings is not None
+    rated = await tables.ratings.sweep()
+    if rated:
+        log.info("%d ended games and matches rated after the restart", rated)
     stopping = False
     changed = asyncio.Event()  # a save failed or worked again: re-check at once
 

@@ -33,7 +33,14 @@ from server.store.eventstore import GameAggregate, MatchAggregate, TableApplicat
 from server.store.shards import Store
 from server.usecases import gamecache
 from server.usecases.hub import Hub
-from server.usecases.ports import AfterAppend, HandEnded, no_clock, no_match
+from server.usecases.ports import (
+    AfterAppend,
+    GameFinished,
+    HandEnded,
+    no_clock,
+    no_match,
+    no_rating,
+)
 from server.wire import seatsig
 from server.wire.seatsig import SignedCall
 from server.wire.stored import StoredEvent
@@ -119,9 +126,10 @@ class Games:
         ``max_cached_bytes``: the cache's cap in the bytes its games hold, estimated
         (server/usecases/gamecache.py).
 
-        Two hooks are set once, by the composition root (server/startup/compose.py):
-        ``after_append`` (the turn clock arms a game's deadline after each move) and
-        ``hand_ended`` (the match moves on when one of its hands ends here)."""
+        Three hooks are set once, by the composition root (server/startup/compose.py):
+        ``after_append`` (the turn clock arms a game's deadline after each move),
+        ``hand_ended`` (the match moves on when one of its hands ends here) and
+        ``game_finished`` (a single game that ended here is rated)."""
         self.max_cached_games = max_cached_games
         self.max_cached_bytes = max_cached_bytes
         # Signs every move (server/wire/receipts.py). None only where nothing is signed: the
@@ -130,6 +138,7 @@ class Games:
         self.sealer = sealer
         self.after_append: AfterAppend = no_clock
         self.hand_ended: HandEnded = no_match
+        self.game_finished: GameFinished = no_rating
         self.store = store if isinstance(store, Store) else Store([store], max_batch=max_batch)
         self.app = self.store.shards[0]  # the first (often only) shard
         self.committer = self.store.committers[0]
@@ -450,8 +459,11 @@ class Games:
         self.hub.publish(agg.id, stored, fork.table)
         self.after_append(agg.id, fork)
         finished = tables.Phase.FINISHED
-        if fork.table.match_id and fork.table.phase is finished and agg.table.phase is not finished:
-            await self.hand_ended(fork.table.match_id)
+        if fork.table.phase is finished and agg.table.phase is not finished:
+            if fork.table.match_id:
+                await self.hand_ended(fork.table.match_id)
+            else:
+                await self.game_finished(fork)
         return stored
 
     def seal(self, agg: GameAggregate, move: list[StoredEvent]) -> list[StoredEvent]:

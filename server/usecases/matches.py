@@ -25,7 +25,7 @@ from server.usecases.games import (
     _MatchMoved,
     log,
 )
-from server.usecases.ports import CommitContribution
+from server.usecases.ports import CommitContribution, MatchFinished, no_rating
 from server.wire import seatsig
 from server.wire.seatsig import SignedCall
 from server.wire.stored import StoredEvent, StoredMatchFact
@@ -45,6 +45,7 @@ class Matches:
         self.games = games
         self.commit = commit
         self.reveal_timeout_ms = reveal_timeout_ms
+        self.match_finished: MatchFinished = no_rating  # (set by the composition root)
 
     async def hand_ended(self, match_id: str) -> None:
         """A hand of a match ended here: move the match on. The hand's own facts are already
@@ -85,7 +86,10 @@ class Matches:
             if hand.table.closed is None:  # the hand says what follows it, first
                 await self._close_hand(state, hand)
                 return True
-            await self.games.append_match(agg, matches.end_hand(state, hand.table, hand.head_hash))
+            facts = matches.end_hand(state, hand.table, hand.head_hash)
+            await self.games.append_match(agg, facts)
+            if any(isinstance(f, matches.MatchEnded) for f in facts):
+                await self.match_finished(state.match_id)
             return True
         if not matches.next_due(state):
             return False

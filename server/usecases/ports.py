@@ -21,6 +21,14 @@ HandEnded = Callable[[str], Awaitable[None]]
 """Called with a match's id when one of its hands ended: the match moves on
 (server/usecases/matches.py ``Matches.hand_ended``)."""
 
+GameFinished = Callable[[GameAggregate], Awaitable[None]]
+"""Called with a single game (no match's hand) that just finished here: its result is rated
+(server/usecases/ratings.py ``Ratings.game_finished``)."""
+
+MatchFinished = Callable[[str], Awaitable[None]]
+"""Called with a match's id once its end is recorded here: its result is rated
+(server/usecases/ratings.py ``Ratings.match_finished``)."""
+
 CommitContribution = Callable[
     [str, Viewer, str, SignedCall | None],
     Awaitable[tuple[int, list[StoredEvent], tuple[int, ...], datetime | None]],
@@ -35,3 +43,7 @@ def no_clock(game_id: uuid.UUID, agg: GameAggregate) -> None:
 
 async def no_match(match_id: str) -> None:
     """``HandEnded`` before a server's matches are wired: nothing."""
+
+
+async def no_rating(subject: object) -> None:
+    """``GameFinished`` and ``MatchFinished`` before a server's ratings are wired: nothing."""

@@ -14,6 +14,7 @@ from server.usecases.deal import Deal
 from server.usecases.games import Games
 from server.usecases.matches import Matches
 from server.usecases.play import Play
+from server.usecases.ratings import Ratings
 from server.usecases.seats import Seats
 from server.usecases.timers import TurnClock
 from server.usecases.translog import Transparency
@@ -32,3 +33,4 @@ class TableServer:
     matches: Matches  # ReadyNextHand, GetMatch, the match moving on
     clock: TurnClock | None = None  # the turn clock, where one runs (server/startup/main.py)
     log: Transparency | None = None  # the transparency log, where seals are signed
+    ratings: Ratings | None = None  # the leaderboards (wired by server/startup/compose.py)
