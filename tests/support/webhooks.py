@@ -11,7 +11,10 @@ how it answers the n-th request (0 first): "fail" (HTTP 503), "slow" (answers 20
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
+import subprocess
 import threading
 import time
 import uuid
@@ -143,3 +146,24 @@ def wait_for(check: Callable[[], bool], timeout: float) -> bool:
             return True
         time.sleep(0.1)
     return check()
+
+
+EXAMPLE_DIR = Path(__file__).resolve().parents[2] / "clients" / "node" / "examples" / "webhook-receiver"
+
+
+def ensure_example_modules() -> None:
+    """``npm ci`` in the Node webhook example unless its node_modules matches its lock."""
+    want = hashlib.sha256((EXAMPLE_DIR / "package-lock.json").read_bytes()).hexdigest()
+    stamp = EXAMPLE_DIR / "node_modules" / ".package-lock.sha256"
+    with open(EXAMPLE_DIR.parent / ".npm-ci.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if stamp.exists() and stamp.read_text().strip() == want:
+            return
+        subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"],
+            cwd=EXAMPLE_DIR,
+            check=True,
+            timeout=600,
+            stdin=subprocess.DEVNULL,
+        )
+        stamp.write_text(want + "\n")
