@@ -192,6 +192,16 @@ class Outbox:
             return
         self._run([("UPDATE T_ SET due = ? WHERE seq = ?", (due, seq))])
 
+    def rows(self) -> list[OutboxRow]:
+        """Every row not yet delivered, oldest first (for operators and tests)."""
+        if self.kind == "memory":
+            with self._lock:
+                return [self._memory[seq][0] for seq in sorted(self._memory)]
+        found, _ = self._run(
+            [("SELECT app, msg_id, record_id, type, body FROM T_ ORDER BY seq", ())]
+        )
+        return [OutboxRow(*r) for r in found]
+
     def pending(self) -> int:
         """Rows not yet delivered (metrics, tests)."""
         if self.kind == "memory":

@@ -12,6 +12,12 @@ the record reveals everything anyway.
 The webhook-id of a notice is derived from what it is about (the record, the version, the
 type, the seat), so a move written again after an unknown outcome owes the same ids, and a
 receiver can use it as its idempotency key.
+
+A notice about a fact carries that fact's version, so it is the same whether the fact was
+saved alone or with others. The turns are read from the state after the whole save: one
+save of several sealed moves (a match's next hand: its creation, then its seats) waits for
+no seat before its last move, so re-deriving move by move (tests/support/webhooks.py) gives
+the same notices.
 """
 
 from __future__ import annotations
@@ -66,72 +72,62 @@ def message_id(record_id: str, version: int, type_: str, seat: int | None = None
     return "msg_" + hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
-def _notice(agg: Any, type_: str, data: dict[str, Any], seat: int | None = None) -> Notice:
+def _notice(
+    agg: Any, type_: str, data: dict[str, Any], seat: int | None = None, at: Any = None
+) -> Notice:
+    """``at``: when the fact was recorded (the move's last event's time by default)."""
     record_id = str(agg.id)
     version = int(data["version"])
-    body = {"type": type_, "timestamp": agg.modified_on.isoformat(), "data": data}
+    when = (at or agg.modified_on).isoformat()
+    body = {"type": type_, "timestamp": when, "data": data}
     return Notice(message_id(record_id, version, type_, seat), type_, record_id, version, body)
 
 
-def notices(agg: Any, facts: Sequence[dict[str, Any]], max_run: int = MAX_RUN) -> list[Notice]:
-    """The notices of one move: ``facts`` its stored facts ({"type", "data"}), ``agg`` the
-    game or match as it stands after them."""
+def notices(agg: Any, events: Sequence[Any], max_run: int = MAX_RUN) -> list[Notice]:
+    """The notices of one save: ``events`` its stored events (each with its ``fact``, its
+    version and its time), ``agg`` the game or match as it stands after them."""
     if isinstance(agg, MatchAggregate):
-        return _match_notices(agg, facts)
+        return _match_notices(agg, events)
     if isinstance(agg, GameAggregate):
-        return _game_notices(agg, facts, max_run)
+        return _game_notices(agg, events, max_run)
     return []
 
 
-def _game_notices(agg: GameAggregate, facts: Sequence[dict[str, Any]], max_run: int) -> list[Notice]:
+def _game_notices(agg: GameAggregate, events: Sequence[Any], max_run: int) -> list[Notice]:
+    """A game's notices: each fact's own at its version, then the turns the game now waits
+    for (at the move's last version)."""
     table = agg.table
     game_id = str(agg.id)
-    version = agg.version
     out: list[Notice] = []
-    kinds = [f["type"] for f in facts]
-    if "GameCreated" in kinds:
-        out.append(
-            _notice(
-                agg,
-                TABLE_OPENED,
-                {
-                    "game_id": game_id,
-                    "version": version,
-                    "kind": table.kind,
-                    "seat_count": table.seat_count,
-                    "match_id": table.match_id,
-                    "hand": table.hand,
-                },
-            )
-        )
-    if any(k in CASE_OPENING_FACTS for k in kinds) and table.justice.open_case is not None:
-        case_id = table.justice.open_case.id
-        data = {"game_id": game_id, "version": version, "case_id": case_id}
-        out.append(_notice(agg, CASE_OPENED, data, seat=case_id))
-    for fact in facts:
-        if fact["type"] == "CaseClosed":
-            case_id = int(fact["data"]["case_id"])
-            data = {
-                "game_id": game_id,
-                "version": version,
-                "case_id": case_id,
-                "status": fact["data"]["status"],
+    for event in events:
+        fact, version, at = event.fact, event.originator_version, event.timestamp
+        data: dict[str, Any] = {"game_id": game_id, "version": version}
+        kind = fact["type"]
+        if kind == "GameCreated":
+            data |= {
+                "kind": table.kind,
+                "seat_count": table.seat_count,
+                "match_id": table.match_id,
+                "hand": table.hand,
             }
-            out.append(_notice(agg, CASE_RULED, data, seat=case_id))
-    if GAME_END_FACT in kinds and table.outcome is not None:
-        outcome = table.outcome
-        data = {
-            "game_id": game_id,
-            "version": version,
-            "winners": list(outcome.winners),
-            "scores": list(outcome.scores),
-            "reason": outcome.reason,
-            "match_id": table.match_id,
-            "hand": table.hand,
-        }
-        out.append(_notice(agg, GAME_ENDED, data))
-    out += _turns(agg, max_run)
-    return out
+            out.append(_notice(agg, TABLE_OPENED, data, at=at))
+        elif kind in CASE_OPENING_FACTS:  # a case's id is the version of the fact opening it
+            out.append(_notice(agg, CASE_OPENED, data | {"case_id": version}, at=at))
+        elif kind == "CaseClosed":
+            closed = fact["data"]
+            ruled = {"case_id": int(closed["case_id"]), "status": closed["status"]}
+            out.append(_notice(agg, CASE_RULED, data | ruled, at=at))
+        elif kind == GAME_END_FACT and table.outcome is not None:
+            outcome = table.outcome
+            data |= {
+                "winners": list(outcome.winners),
+                "scores": list(outcome.scores),
+                "reason": outcome.reason,
+                "match_id": table.match_id,
+                "hand": table.hand,
+            }
+            out.append(_notice(agg, GAME_ENDED, data, at=at))
+    return out + _turns(agg, max_run)
 
 
 def _turns(agg: GameAggregate, max_run: int) -> list[Notice]:
@@ -154,31 +150,32 @@ def _turns(agg: GameAggregate, max_run: int) -> list[Notice]:
     return out
 
 
-def _match_notices(agg: MatchAggregate, facts: Sequence[dict[str, Any]]) -> list[Notice]:
+def _match_notices(agg: MatchAggregate, events: Sequence[Any]) -> list[Notice]:
     match_id = str(agg.id)
     out = []
-    for fact in facts:
+    for event in events:
+        fact, version, at = event.fact, event.originator_version, event.timestamp
         data = fact["data"]
         if fact["type"] == "HandEnded":
             hand = {
                 "match_id": match_id,
-                "version": agg.version,
+                "version": version,
                 "hand": data["hand"],
                 "game_id": data["game_id"],
                 "winners": data["winners"],
                 "scores": data["scores"],
                 "reason": data["reason"],
             }
-            out.append(_notice(agg, HAND_ENDED, hand, seat=int(data["hand"])))
+            out.append(_notice(agg, HAND_ENDED, hand, at=at))
         elif fact["type"] == "MatchEnded":
             ended = {
                 "match_id": match_id,
-                "version": agg.version,
+                "version": version,
                 "winners": data["winners"],
                 "standings": data["standings"],
                 "incomplete": data.get("incomplete", False),
             }
-            out.append(_notice(agg, MATCH_ENDED, ended))
+            out.append(_notice(agg, MATCH_ENDED, ended, at=at))
     return out
 
 
@@ -188,7 +185,7 @@ def outbox_rows(apps: Sequence[App], max_run: int = MAX_RUN) -> Callable[[list[P
     def rows(pending: list[Pending]) -> list[OutboxRow]:
         out = []
         for agg, events, _future in pending:
-            for notice in notices(agg, [e.fact for e in events], max_run):
+            for notice in notices(agg, events, max_run):
                 text = orjson.dumps(notice.body).decode()
                 out += [
                     OutboxRow(app.name, notice.msg_id, notice.record_id, notice.type, text)

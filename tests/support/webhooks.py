@@ -126,16 +126,17 @@ def write_settings(path: Path, url: str, timeout: float = 1.0, **more: Any) -> P
 
 
 def owed(app: TableApplication, record_id: str) -> list[Notice]:
-    """Every notice the game's moves owe, in order, re-derived from its stored record."""
+    """Every notice a game's or a match's moves owe, in order, re-derived from its stored
+    record move by move (each move ends with a sealed event)."""
     game = uuid.UUID(record_id)
     out: list[Notice] = []
-    facts: list[dict[str, Any]] = []
+    move: list[Any] = []
     for e in app.events.get(game):
-        facts.append(e.fact)
+        move.append(e)
         if e.seal is not None:  # a move's last event
             agg = app.repository.get(game, version=e.originator_version)
-            out += notices(agg, facts)
-            facts = []
+            out += notices(agg, move)
+            move = []
     return out
 
 
