@@ -167,7 +167,7 @@ class Outbox:
             for seq in sorted(self._memory):
                 row = self._memory[seq][0]
                 heads.setdefault((row.app, row.record_id), seq)
-            claimed = []
+            claimed: list[Claimed] = []
             for lane, seq in heads.items():
                 row, attempts, due = self._memory[seq]
                 if lane in busy or due > now or len(claimed) >= limit:

@@ -16,6 +16,7 @@ game (or match) go one at a time, in the order they were written.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
 import threading
@@ -24,6 +25,7 @@ import tomllib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 from standardwebhooks.webhooks import Webhook
@@ -125,7 +127,7 @@ class Deliverer:
                     for job in claimed:
                         lane = (job.row.app, job.row.record_id)
                         busy[lane] = asyncio.create_task(self._deliver(session, outbox, job))
-                        busy[lane].add_done_callback(lambda _t, lane=lane: busy.pop(lane, None))
+                        busy[lane].add_done_callback(functools.partial(_free, busy, lane))
                     free -= len(claimed)
                 await asyncio.sleep(self.settings.poll)
             for task in list(busy.values()):
@@ -172,6 +174,10 @@ class Deliverer:
         except (TimeoutError, aiohttp.ClientError, OSError) as exc:
             log.info("webhook %s to %s: %s", job.row.msg_id, app.name, type(exc).__name__)
         return False
+
+
+def _free(busy: dict[tuple[str, str], Any], lane: tuple[str, str], _task: Any) -> None:
+    busy.pop(lane, None)
 
 
 def describe(settings: WebhookSettings) -> str:

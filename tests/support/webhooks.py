@@ -131,10 +131,11 @@ def owed(app: TableApplication, record_id: str) -> list[Notice]:
     game = uuid.UUID(record_id)
     out: list[Notice] = []
     move: list[Any] = []
+    e: Any
     for e in app.events.get(game):
         move.append(e)
         if e.seal is not None:  # a move's last event
-            agg = app.repository.get(game, version=e.originator_version)
+            agg: Any = app.repository.get(game, version=e.originator_version)
             out += notices(agg, move)
             move = []
     return out
