@@ -38,6 +38,7 @@ from server.usecases.webhooks import (
 from server.wire.receipts import Sealer
 from server.wire.signing import Signer
 from tests.server.test_matches import play_match, seated
+from tests.support.pgfixtures import PG
 from tests.support.webhooks import SECRET, owed
 
 SEED = 40_401
@@ -49,10 +50,21 @@ def stores(tmp_path: Path) -> dict[str, dict[str, str]]:
     return {"sqlite": sqlite, "memory": {"PERSISTENCE_MODULE": "eventsourcing.popo"}}
 
 
-@pytest.mark.parametrize("store", ["sqlite", "memory"])
-def test_a_played_match_s_outbox_holds_what_its_records_owe(tmp_path: Path, store: str) -> None:
+STORES = ["sqlite", "memory", pytest.param("postgres", marks=PG)]
+
+
+def env_for(request: pytest.FixtureRequest, tmp_path: Path, store: str) -> dict[str, str]:
+    if store == "postgres":
+        return dict(request.getfixturevalue("pg_env"))
+    return stores(tmp_path)[store]
+
+
+@pytest.mark.parametrize("store", STORES)
+def test_a_played_match_s_outbox_holds_what_its_records_owe(
+    request: pytest.FixtureRequest, tmp_path: Path, store: str
+) -> None:
     print(f"seed={SEED}")
-    app = TableApplication(env=stores(tmp_path)[store])
+    app = TableApplication(env=env_for(request, tmp_path, store))
     rows, owes = asyncio.run(_play(app))
     by_record: dict[str, list[OutboxRow]] = {}
     for row in rows:
@@ -101,9 +113,11 @@ class Thing(Aggregate):
     """A bare aggregate: the outbox rides on any save."""
 
 
-@pytest.mark.parametrize("store", ["sqlite", "memory"])
-def test_a_save_that_loses_a_conflict_stores_none_of_its_rows(tmp_path: Path, store: str) -> None:
-    app = TableApplication(env=stores(tmp_path)[store])
+@pytest.mark.parametrize("store", STORES)
+def test_a_save_that_loses_a_conflict_stores_none_of_its_rows(
+    request: pytest.FixtureRequest, tmp_path: Path, store: str
+) -> None:
+    app = TableApplication(env=env_for(request, tmp_path, store))
     first = Thing()
     rival = Thing._create(Thing.Created, id=first.id)  # the same aggregate, version 1 again
     won = OutboxRow("demo", "msg_won", str(first.id), "t", "{}")
@@ -114,8 +128,11 @@ def test_a_save_that_loses_a_conflict_stores_none_of_its_rows(tmp_path: Path, st
     assert [r.msg_id for r in app.outbox.rows()] == ["msg_won"]
 
 
-def test_claims_go_one_at_a_time_per_lane_oldest_first(tmp_path: Path) -> None:
-    app = TableApplication(env=stores(tmp_path)["sqlite"])
+@pytest.mark.parametrize("store", STORES)
+def test_claims_go_one_at_a_time_per_lane_oldest_first(
+    request: pytest.FixtureRequest, tmp_path: Path, store: str
+) -> None:
+    app = TableApplication(env=env_for(request, tmp_path, store))
     rows = [OutboxRow("demo", f"msg_{g}{i}", g, "t", "{}") for i in range(3) for g in "ab"]
     app.save(*Thing().collect_events(), outbox=rows)
     box = app.outbox
