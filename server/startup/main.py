@@ -323,9 +323,9 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         await web[0].stop()
     await server.stop(grace=settings.shutdown_grace)
     clock.close()
-    tables.games.close()
-    if deliverer is not None:
+    if deliverer is not None:  # before the store closes: a delivery in flight records its end
         deliverer.close()
+    tables.games.close()
     if httpd is not None:
         httpd.shutdown()
     log.info("stopped", extra={"streams_ended": streams})

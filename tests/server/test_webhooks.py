@@ -160,3 +160,12 @@ def test_a_bad_settings_file_names_what_is_wrong(tmp_path: Path, text: str, name
     path.write_text(text)
     with pytest.raises(ValueError, match=named):
         load_settings(path)
+
+
+def test_a_server_given_a_bad_settings_file_says_so_and_does_not_start(tmp_path: Path) -> None:
+    from clients.python.serverproc import ServerProcess
+
+    path = tmp_path / "w.toml"
+    path.write_text('[[apps]]\nname = "a"\nurl = "http://127.0.0.1:9/"\nsecret = "nope"\n')
+    with pytest.raises(RuntimeError, match="secret must be 'whsec_'"):
+        ServerProcess(tmp_path, extra=["--webhooks", str(path)]).start(timeout=30)
