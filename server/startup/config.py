@@ -68,6 +68,8 @@ class Settings:
     retired_keys_file: Path | None = None  # public keys of earlier keys [KEY_FILE.retired]
     # players from the app's own login (server/transport/logins.py); None: no logins
     logins: LoginSettings | None = None
+    # webhooks (server/transport/webhooks.py): the apps' TOML file; None: no webhooks
+    webhooks: Path | None = None
 
     def store_env(self) -> dict[str, str]:
         """The eventsourcing settings for the chosen store."""
@@ -474,6 +476,14 @@ OPTIONS: list[click.Parameter] = [
         type=click.FloatRange(0, 86_400),
         default=30.0,
     ),
+    _option(
+        "--webhooks",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="a TOML file naming the apps that receive webhooks (endpoint, whsec_ secret, "
+        "event types) and the delivery limits (docs/operations.md, \"Webhooks\"); none: no "
+        "webhooks",
+    ),
     _Setting(
         ["--port-file"],
         type=click.Path(dir_okay=False, path_type=Path),
@@ -549,6 +559,7 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]
             signing_key=os.environ.get("TABLETOP_SIGNING_KEY", ""),
             retired_keys_file=a.retired_signing_keys,
             logins=_logins(a),
+            webhooks=a.webhooks,
             limits=LimitSettings(
                 max_message_bytes=a.max_message_bytes,
                 max_streams_per_connection=a.max_streams_per_connection,

@@ -31,6 +31,8 @@ from server.transport.logins import Logins
 from server.transport.logs import configure_logging
 from server.transport.ratings import RatingsServicer
 from server.transport.servicer import TableServicer
+from server.transport.webhooks import Deliverer, describe, load_settings
+from server.usecases.webhooks import outbox_rows
 from server.wire.receipts import Sealer
 from server.wire.signing import KeySet, SigningKeyError, load_keys, retiring_chain
 from tabletop.v1 import ratings_pb2, ratings_pb2_grpc, tabletop_pb2, tabletop_pb2_grpc
@@ -209,6 +211,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     clock = tables.clock
     assert clock is not None
     run_logs(store, logs)
+    deliverer = start_webhooks(settings, store)
     if settings.allow_prepared_deals:
         log.warning(
             "prepared deals are ALLOWED (--allow-prepared-deals): CreateGame accepts a seed "
@@ -392,10 +395,27 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     await server.stop(grace=settings.shutdown_grace)
     clock.close()
     logs.close()
+    if deliverer is not None:  # before the store closes: a delivery in flight records its end
+        deliverer.close()
     tables.games.close()
     if httpd is not None:
         httpd.shutdown()
     log.info("stopped", extra={"streams_ended": streams})
+
+
+def start_webhooks(settings: Settings, store: Store) -> Deliverer | None:
+    """Moves write their webhook rows with their events, and a worker delivers them
+    (server/store/outbox.py, server/transport/webhooks.py); nothing without --webhooks."""
+    if settings.webhooks is None:
+        return None
+    try:
+        hooks = load_settings(settings.webhooks)
+    except ValueError as exc:
+        raise StartupError(str(exc)) from None
+    for committer in store.committers:
+        committer.outbox_for = outbox_rows(hooks.apps, settings.max_clock_events)
+    log.info("webhooks to %s", describe(hooks))
+    return Deliverer([shard.outbox for shard in store.shards], hooks).start()
 
 
 def _feed_count(store: Store, name: str) -> float:

@@ -24,6 +24,7 @@ from server.store.eventstore import (
     OutcomeUnknown,
     TableApplication,
 )
+from server.store.outbox import OutboxRow
 
 RESOLVE_SECONDS = 30.0  # how long a write of unknown outcome is worked on before giving up
 log = logging.getLogger("tabletop.store")
@@ -64,6 +65,9 @@ class GroupCommitter:
         # writer thread, before any caller learns of it (the store feed uses this).
         self.on_saved: Callable[[list[Any]], None] | None = None
         self.on_settled: Callable[[str], None] | None = None  # metrics
+        # The webhook deliveries a batch's moves owe (server/usecases/webhooks.py), stored in
+        # the batch's transaction (server/store/outbox.py); None: no webhooks configured.
+        self.outbox_for: Callable[[list[Pending]], list[OutboxRow]] | None = None
         self._thread = threading.Thread(target=self._run, name="group-commit", daemon=True)
         self._thread.start()
 
@@ -110,7 +114,9 @@ class GroupCommitter:
         pause = 0.1
         while pending:
             try:
-                recordings = self.app.save(*[e for _, events, _ in pending for e in events])
+                events = [e for _, moved, _ in pending for e in moved]
+                rows = self._outbox_rows(pending)
+                recordings = self.app.save(*events, outbox=rows)
             except Exception as exc:
                 if not isinstance(exc, IntegrityError) and not self.uncertain:
                     for _, _, fut in pending:  # nothing was stored: every caller learns it
@@ -131,6 +137,17 @@ class GroupCommitter:
             self._saved(recordings)
             self._done(pending)
             return
+
+    def _outbox_rows(self, pending: list[Pending]) -> list[OutboxRow]:
+        """The webhook rows these writes owe. A failure to derive them is logged and the
+        moves saved without them: a bug in the webhooks must not stop the tables."""
+        if self.outbox_for is None:
+            return []
+        try:
+            return self.outbox_for(pending)
+        except Exception:
+            log.exception("deriving webhook deliveries failed; the moves are saved without")
+            return []
 
     def _settle(self, pending: list[Pending], exc: Exception, deadline: float) -> list[Pending]:
         """Answer each write of a failed transaction from what is stored; returns the writes

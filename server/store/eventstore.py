@@ -524,7 +524,7 @@ class TableApplication(Application[UUID]):
         feed's too, find the current primary, so a replica follows a failover by itself."""
         datastore = getattr(self.factory, "datastore", None)
         if datastore is None:
-            return super().construct_recorder()
+            return self._with_outbox(super().construct_recorder())
         for name in LIBPQ_PARAMETERS:
             value = self.env.get(f"POSTGRES_{name.upper()}")
             if value:
@@ -541,22 +541,35 @@ class TableApplication(Application[UUID]):
 
         if isinstance(recorder, PostgresApplicationRecorder):
             target_notifies(recorder)  # its NOTIFY names the games it stored (notify.py)
+        return self._with_outbox(recorder)
+
+    def _with_outbox(self, recorder: Any) -> Any:
+        """The recorder, storing webhook outbox rows with the events (server/store/outbox.py);
+        the outbox table is created where the library creates its own."""
+        from server.store.outbox import attach
+
+        create = not _off(self.env.get("CREATE_TABLE"))
+        self.outbox = attach(recorder, create=create)
         return recorder
 
     def save(self, *objs: Any, **kwargs: Any) -> list[Any]:
         """The library's save; events alone (what the group commit hands over) skip its
         runtime protocol check (``isinstance`` of a runtime-checkable Protocol, 12-20 µs an
         event on Python 3.11): an ``Aggregate.Event`` is a domain event, and collecting one
-        only appends it, as here."""
+        only appends it, as here. ``outbox``: webhook rows stored in the events' transaction."""
+        outbox = kwargs.pop("outbox", None)
         if kwargs or not all(isinstance(o, Aggregate.Event) for o in objs):
             return super().save(*objs, **kwargs)
         processing: ProcessingEvent[UUID] = ProcessingEvent()
         processing.events.extend(objs)
+        if outbox:
+            processing.saved_kwargs["outbox"] = outbox
         recordings = self._record(processing)
         self._take_snapshots(processing)
         self._notify(recordings)
         self.notify(processing.events)
         return recordings
+
 
     def construct_transcoder(self) -> Transcoder:
         """FastJSONTranscoder, unless the library's TRANSCODER_TOPIC names another (such as
