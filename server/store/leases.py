@@ -70,10 +70,12 @@ class AdvisoryLeases:
 
     def _connection(self) -> Any:
         import psycopg
+        from psycopg.rows import tuple_row
 
         if self._conn is None or self._conn.closed or self._conn.broken:
             self._held.clear()  # a new session holds nothing
             self._conn = psycopg.connect(autocommit=True, **self._kwargs)
+            self._conn.row_factory = tuple_row  # (the pool's settings may name another)
         return self._conn
 
     def release_all(self) -> None:

@@ -82,6 +82,7 @@ class Lobby:
         self.leases = leases
         self.now_ms = now_ms
         self._task: asyncio.Task[None] | None = None
+        self._matching: set[str] = set()  # the queues this replica holds the lease of
 
     async def queue(
         self,
@@ -149,7 +150,11 @@ class Lobby:
         formed = 0
         for info in await asyncio.to_thread(queues.queues, self.store):
             if not await asyncio.to_thread(self.leases.hold, info.key):
+                self._matching.discard(info.key)
                 continue
+            if info.key not in self._matching:  # (tests read this line: who matches what)
+                log.info("lobby: this replica matches queue %s", info.key)
+                self._matching.add(info.key)
             waiting = await asyncio.to_thread(queues.waiting, self.store, info.key)
             for formation in rules.form_tables(waiting, info.seat_count, self.now_ms()):
                 formed += await self._form(info, formation)
@@ -177,6 +182,7 @@ class Lobby:
             except Exception:
                 log.warning("lobby: a matchmaker pass failed", exc_info=True)
                 await asyncio.to_thread(self.leases.release_all)
+                self._matching.clear()
             await asyncio.sleep(MATCH_EVERY)
 
     def start(self) -> None:
