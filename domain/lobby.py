@@ -67,10 +67,17 @@ def compatible(group: Sequence[Ticket]) -> bool:
     return all(accepts(a, b) and accepts(b, a) for a in group for b in group if a is not b)
 
 
-def may_join(waiting: Sequence[Ticket], player: str) -> None:
-    """A player waits in a queue at most once (the store also keeps it to one queue)."""
-    if any(t.player == player for t in waiting):
-        raise RuleViolation("ALREADY_QUEUED", "queue", "this player is already waiting")
+def may_queue(waiting: bool) -> None:
+    """A player waits in one queue at a time (so it is never seated at two tables)."""
+    if waiting:
+        raise RuleViolation(
+            "ALREADY_QUEUED", "queue", "this player already waits in a queue (LeaveQueue first)"
+        )
+
+
+def may_leave(waiting: bool) -> None:
+    if not waiting:
+        raise RuleViolation("NOT_QUEUED", "queue", "this player waits in no queue")
 
 
 def form_tables(waiting: Sequence[Ticket], seat_count: int, now_ms: int) -> list[Formation]:

@@ -6,9 +6,9 @@ uses; a job that calls another gets that call here, and the common ground's two 
 from __future__ import annotations
 
 from server.store.eventstore import TableApplication
+from server.store.leases import leases_for
 from server.store.shards import Store
 from server.usecases.deal import Deal
-from server.store.leases import leases_for
 from server.usecases.games import Games, Sealer
 from server.usecases.lobby import Lobby
 from server.usecases.matches import Matches

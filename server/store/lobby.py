@@ -176,7 +176,9 @@ def queues(store: Store) -> list[QueueInfo]:
     ]
 
 
-def enqueue(store: Store, info: QueueInfo, ticket: Ticket, refuse: Callable[[Standing], None]) -> None:
+def enqueue(
+    store: Store, info: QueueInfo, ticket: Ticket, refuse: Callable[[Standing], None]
+) -> None:
     """Put ``ticket`` in the queue, with the player's stream, in one transaction; ``refuse``
     raises if the player's standing forbids it (already waiting). Blocking."""
     app = _app(store)
@@ -189,15 +191,25 @@ def enqueue(store: Store, info: QueueInfo, ticket: Ticket, refuse: Callable[[Sta
         events = [
             _event(LobbyPlayer.Waiting, pstream, plast, queue=info.key),
             _event(
-                LobbyQueue.Queued, qstream, qlast, player=ticket.player, rating=ticket.rating,
-                window=ticket.window, bot_wait_ms=ticket.bot_wait_ms,
+                LobbyQueue.Queued,
+                qstream,
+                qlast,
+                player=ticket.player,
+                rating=ticket.rating,
+                window=ticket.window,
+                bot_wait_ms=ticket.bot_wait_ms,
             ),  # fmt: skip
         ]
         if qlast is None:  # a new queue: named in the directory
             events.append(
                 _event(
-                    LobbyDirectory.QueueNamed, DIRECTORY, _last(app, DIRECTORY), queue=info.key,
-                    kind=info.kind, options=info.options, seat_count=info.seat_count,
+                    LobbyDirectory.QueueNamed,
+                    DIRECTORY,
+                    _last(app, DIRECTORY),
+                    queue=info.key,
+                    kind=info.kind,
+                    options=info.options,
+                    seat_count=info.seat_count,
                 )  # fmt: skip
             )
         app.save(*events)
@@ -231,8 +243,12 @@ def seat(store: Store, key: str, game_id: str, formation: Formation) -> bool:
     qstream = queue_id(key)
     events: list[Any] = [
         _event(
-            LobbyQueue.Formed, qstream, _last(app, qstream), game_id=game_id,
-            players=list(formation.players), bot_seats=list(formation.bot_seats),
+            LobbyQueue.Formed,
+            qstream,
+            _last(app, qstream),
+            game_id=game_id,
+            players=list(formation.players),
+            bot_seats=list(formation.bot_seats),
         )  # fmt: skip
     ]
     for number, player in enumerate(formation.players):
@@ -242,7 +258,12 @@ def seat(store: Store, key: str, game_id: str, formation: Formation) -> bool:
             return False
         events.append(
             _event(
-                LobbyPlayer.Seated, pstream, plast, queue=key, game_id=game_id, seat=number,
+                LobbyPlayer.Seated,
+                pstream,
+                plast,
+                queue=key,
+                game_id=game_id,
+                seat=number,
                 bot_seats=list(formation.bot_seats),
             )  # fmt: skip
         )
@@ -264,7 +285,11 @@ def list_table(store: Store, info: QueueInfo, game_id: str) -> None:
     def write() -> None:
         app.save(
             _event(
-                LobbyListing.Listed, stream, _last(app, stream), game_id=game_id, queue=info.key,
+                LobbyListing.Listed,
+                stream,
+                _last(app, stream),
+                game_id=game_id,
+                queue=info.key,
                 seat_count=info.seat_count,
             )  # fmt: skip
         )

@@ -22,7 +22,7 @@ from typing import Any
 
 from domain import lobby as rules
 from domain.codec import canonical, from_data, to_data
-from domain.engine import MalformedCommand, RuleViolation
+from domain.engine import MalformedCommand
 from domain.registry import rules_for
 from server.store import lobby as queues
 from server.store.leases import Leases
@@ -55,15 +55,11 @@ def queue_of(kind: str, options: Any, seat_count: int) -> queues.QueueInfo:
 
 
 def _not_waiting(standing: queues.Standing) -> None:
-    if standing.state == "waiting":
-        raise RuleViolation(
-            "ALREADY_QUEUED", "queue", "this player already waits in a queue (LeaveQueue first)"
-        )
+    rules.may_queue(standing.state == "waiting")
 
 
 def _waiting(standing: queues.Standing) -> None:
-    if standing.state != "waiting":
-        raise RuleViolation("NOT_QUEUED", "queue", "this player waits in no queue")
+    rules.may_leave(standing.state == "waiting")
 
 
 class Lobby:
