@@ -6,6 +6,8 @@ matchmaking of many players across two replicas is in tests/e2e/test_lobby_repli
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +15,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from clients.python.bot import RandomBot, play_by_streams
 from clients.python.client import TableClient
 from clients.python.serverproc import ServerProcess
 from tabletop.huaniao.v1 import huaniao_pb2
@@ -116,11 +119,29 @@ def test_a_lone_player_gets_bots_after_its_wait_and_takes_its_seat(
     status = seated(lobby, "sub-bots-1")
     assert (status.seat, list(status.bot_seats)) == (0, [1, 2])
     with TableClient(server.target) as client:
-        me = client.join(status.game_id, status.seat, "me", login=idp.token("sub-bots-1"))
+        me = client.join(
+            status.game_id, status.seat, "me", contribution="", login=idp.token("sub-bots-1")
+        )
         assert me.view().seat == 0
-        # the bots' seats take no login (this table admits them); JoinGame as ever
-        bot = client.join(status.game_id, 1, "bot")
-        assert bot.view().seat == 1
+        # the shipped bot runner takes the bots' seats (no login: this table admits them),
+        # deals, and plays them to the end against the player
+        bots = subprocess.Popen(
+            [sys.executable, "-m", "clients.python.cli", "bots", "--join", status.game_id,
+             "--target", server.target, "--quiet", "--no-color"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            close_fds=False,
+        )  # fmt: skip
+        try:
+            moves = play_by_streams([RandomBot(me, 7)], timeout=90)  # seed 7
+            assert bots.wait(timeout=60) == 0, bots.stdout.read() if bots.stdout else ""
+        finally:
+            if bots.poll() is None:
+                bots.kill()
+                bots.wait()
+        end = client.as_viewer(status.game_id).view()
+        assert end.phase == pb.GAME_PHASE_FINISHED, end.outcome.reason
+        print(f"the player made {moves} moves; {end.outcome.reason}")
+        assert [s.seat for s in end.seats if s.taken] == [0, 1, 2]
 
 
 def test_players_without_a_bot_wait_are_never_given_bots(lobby: Lobby) -> None:
