@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,6 +32,7 @@ from server.store.shards import Store
 _NAMESPACE = uuid.UUID("9d1f2c55-6c6f-6262-792d-71756575652e")  # fixed: ids never move
 DIRECTORY = uuid.uuid5(_NAMESPACE, "queues")
 RETRIES = 16
+PAGE = 100  # events read back a page
 
 
 class LobbyQueue(Aggregate):
@@ -50,6 +51,11 @@ class LobbyQueue(Aggregate):
         game_id: str
         players: list[str]
         bot_seats: list[int]
+
+    class Carried(Aggregate.Event):
+        """A checkpoint: the players waiting then (a reader starts from the latest)."""
+
+        tickets: list[dict[str, Any]]
 
 
 class LobbyPlayer(Aggregate):
@@ -152,19 +158,69 @@ def standing(store: Store, player: str) -> Standing:
     return Standing("none")
 
 
-def waiting(store: Store, key: str) -> list[Ticket]:
-    """The queue's waiting players, oldest first (blocking: reads the queue's stream)."""
-    tickets: dict[str, Ticket] = {}
-    for e in _app(store).events.get(queue_id(key)):
-        if isinstance(e, LobbyQueue.Queued):
-            at = int(e.timestamp.timestamp() * 1000)
-            tickets[e.player] = Ticket(e.player, e.rating, e.window, e.bot_wait_ms, at)
-        elif isinstance(e, LobbyQueue.Left):
-            tickets.pop(e.player, None)
-        elif isinstance(e, LobbyQueue.Formed):
-            for p in e.players:
-                tickets.pop(p, None)
-    return list(tickets.values())
+@dataclass(frozen=True)
+class Waiting:
+    """A queue's waiting players, oldest first, as of ``version`` of its stream, and how many
+    events were read after the last checkpoint (``Carried``)."""
+
+    tickets: list[Ticket]
+    version: int
+    since_checkpoint: int
+
+
+def waiting(store: Store, key: str) -> Waiting:
+    """The queue's waiting players (blocking). Reads back from the end to the last
+    checkpoint only, so the cost follows the queue's recent events, not its history."""
+    recent: list[Any] = []
+    stream, lte = queue_id(key), None
+    while True:
+        page = list(_app(store).events.get(stream, lte=lte, desc=True, limit=PAGE))
+        recent.extend(page)
+        if len(page) < PAGE or any(isinstance(e, LobbyQueue.Carried) for e in page):
+            break
+        lte = page[-1].originator_version - 1
+    cut = next((i for i, e in enumerate(recent) if isinstance(e, LobbyQueue.Carried)), None)
+    start = recent[cut] if cut is not None else None
+    tickets = {t.player: t for t in _carried(start)}
+    later = recent[:cut] if cut is not None else recent
+    for e in reversed(later):
+        _apply(tickets, e)
+    version = recent[0].originator_version if recent else 0
+    return Waiting(list(tickets.values()), version, len(later))
+
+
+def _carried(event: Any | None) -> list[Ticket]:
+    if event is None:
+        return []
+    return [Ticket(**t) for t in event.tickets]
+
+
+def _apply(tickets: dict[str, Ticket], e: Any) -> None:
+    if isinstance(e, LobbyQueue.Queued):
+        at = int(e.timestamp.timestamp() * 1000)
+        tickets[e.player] = Ticket(e.player, e.rating, e.window, e.bot_wait_ms, at)
+    elif isinstance(e, LobbyQueue.Left):
+        tickets.pop(e.player, None)
+    elif isinstance(e, LobbyQueue.Formed):
+        for p in e.players:
+            tickets.pop(p, None)
+
+
+def carry(store: Store, key: str, now: Waiting) -> bool:
+    """Write a checkpoint of the waiting players after ``now.version`` (blocking); False if
+    the queue moved on meanwhile (the next pass writes it)."""
+    stream = queue_id(key)
+    event = LobbyQueue.Carried(  # type: ignore[call-arg]  # (the event class's fields)
+        originator_id=stream,
+        originator_version=now.version + 1,
+        timestamp=datetime.now(UTC),
+        tickets=[asdict(t) for t in now.tickets],
+    )
+    try:
+        _app(store).save(event)
+    except IntegrityError:
+        return False
+    return True
 
 
 def queues(store: Store) -> list[QueueInfo]:

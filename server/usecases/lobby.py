@@ -33,6 +33,7 @@ log = logging.getLogger("tabletop.lobby")
 # Opens a table for a formed queue: (kind, options, seat count, logins only) -> game id
 CreateTable = Callable[[str, Any, int, bool], Awaitable[str]]
 MATCH_EVERY = 0.25  # seconds between two passes of the matchmaker
+CARRY_AFTER = 64  # events after a queue's checkpoint before the matchmaker writes the next
 
 
 @dataclass(frozen=True)
@@ -152,9 +153,14 @@ class Lobby:
                 log.info("lobby: this replica matches queue %s", info.key)
                 self._matching.add(info.key)
             waiting = await asyncio.to_thread(queues.waiting, self.store, info.key)
-            for formation in rules.form_tables(waiting, info.seat_count, self.now_ms()):
+            for formation in rules.form_tables(waiting.tickets, info.seat_count, self.now_ms()):
                 formed += await self._form(info, formation)
+            if waiting.since_checkpoint >= CARRY_AFTER:  # keep the next reads short
+                await asyncio.to_thread(self._carry, info.key)
         return formed
+
+    def _carry(self, key: str) -> None:
+        queues.carry(self.store, key, queues.waiting(self.store, key))
 
     async def _form(self, info: queues.QueueInfo, formation: rules.Formation) -> int:
         options = from_data(rules_for(info.kind).options_type, info.options)

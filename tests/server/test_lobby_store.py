@@ -1,0 +1,84 @@
+"""The lobby's streams (server/store/lobby.py) on SQLite: a queue read from its latest
+checkpoint equals the whole history folded, and reads only the events after it; a player
+waits once; a formation is recorded only while every player still waits. Random joins and
+leaves print their seed."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from domain.engine import RuleViolation
+from domain.lobby import Formation, Ticket, may_leave, may_queue
+from server.store import lobby as queues
+from server.store.shards import Store
+
+INFO = queues.QueueInfo("fake/2/k", "fake", {}, 2)
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Iterator[Store]:
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "l.db")}
+    s = Store.open([env])
+    yield s
+    s.close()
+
+
+def join(store: Store, player: str, rating: float = 0) -> None:
+    ticket = Ticket(player, rating, 0.5, 0, 0)  # a narrow window: nobody is matched here
+    queues.enqueue(store, INFO, ticket, lambda s: may_queue(s.state == "waiting"))
+
+
+def leave(store: Store, player: str) -> None:
+    queues.leave(store, player, lambda s: may_leave(s.state == "waiting"))
+
+
+def folded(store: Store) -> list[str]:
+    """The waiting players by folding the queue's whole stream (what a checkpoint saves)."""
+    tickets: dict[str, Ticket] = {}
+    for e in store.shards[0].events.get(queues.queue_id(INFO.key)):
+        if isinstance(e, queues.LobbyQueue.Carried):
+            continue  # a checkpoint repeats what came before
+        queues._apply(tickets, e)
+    return list(tickets)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_checkpoint_reads_the_same_queue_in_fewer_events(store: Store, seed: int) -> None:
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    inside: set[str] = set()
+    for step in range(260):
+        player = f"p{rng.randrange(40)}"
+        if player in inside:
+            leave(store, player)
+            inside.discard(player)
+        else:
+            join(store, player, rating=rng.randrange(1000))
+            inside.add(player)
+        if step % 90 == 89:  # as the matchmaker does once enough events piled up
+            assert queues.carry(store, INFO.key, queues.waiting(store, INFO.key))
+    now = queues.waiting(store, INFO.key)
+    assert [t.player for t in now.tickets] == folded(store)
+    assert set(folded(store)) == inside
+    assert now.since_checkpoint == 80  # steps 180..259, after the checkpoint at step 179
+    stale = queues.Waiting(now.tickets, now.version - 1, 0)
+    assert not queues.carry(store, INFO.key, stale)  # the queue moved on: not written
+
+
+def test_a_player_waits_once_and_is_seated_once(store: Store) -> None:
+    join(store, "a")
+    with pytest.raises(RuleViolation):
+        join(store, "a")
+    join(store, "b", rating=0.2)
+    pair = Formation(("a", "b"), ())
+    assert queues.seat(store, INFO.key, "g1", pair)
+    assert not queues.seat(store, INFO.key, "g2", pair)  # already seated: nothing recorded
+    assert queues.standing(store, "a").game_id == "g1"
+    join(store, "c")
+    leave(store, "c")
+    assert not queues.seat(store, INFO.key, "g3", Formation(("c",), (1,)))  # c left
+    assert queues.waiting(store, INFO.key).tickets == []
