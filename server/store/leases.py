@@ -53,18 +53,19 @@ class AdvisoryLeases:
     def __init__(self, connect_kwargs: dict[str, Any]) -> None:
         self._kwargs = connect_kwargs
         self._conn: Any = None
-        self._held: set[int] = set()
+        self._held: set[int] = set()  # the locks this connection's session holds
         self._lock = threading.Lock()  # one thread at a time on the connection
 
     def hold(self, name: str) -> bool:
         key = lock_id(name)
         with self._lock:
-            if key in self._held and self._conn is not None and not self._conn.closed:
-                return True
             conn = self._connection()
+            if key in self._held:  # a round trip all the same: a dead connection's locks
+                conn.execute("SELECT 1")  # went to another replica (this then raises)
+                return True
             row = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
             if row and row[0]:
-                self._held.add(key)
+                self._held.add(key)  # (taken once: a session's advisory locks stack)
                 return True
             return False
 

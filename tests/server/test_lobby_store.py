@@ -14,7 +14,9 @@ import pytest
 from domain.engine import RuleViolation
 from domain.lobby import Formation, Ticket, may_leave, may_queue
 from server.store import lobby as queues
+from server.store.leases import AdvisoryLeases, leases_for
 from server.store.shards import Store
+from tests.support.pgfixtures import PG
 
 INFO = queues.QueueInfo("fake/2/k", "fake", {}, 2)
 
@@ -82,3 +84,29 @@ def test_a_player_waits_once_and_is_seated_once(store: Store) -> None:
     leave(store, "c")
     assert not queues.seat(store, INFO.key, "g3", Formation(("c",), (1,)))  # c left
     assert queues.waiting(store, INFO.key).tickets == []
+
+
+@PG
+def test_one_replica_holds_a_lease_until_its_session_ends(pg_env: dict[str, str]) -> None:
+    import psycopg
+
+    stores = [Store.open([dict(pg_env, CREATE_TABLE=c)]) for c in ("y", "n")]
+    a, b = (leases_for(s) for s in stores)
+    try:
+        assert isinstance(a, AdvisoryLeases)
+        assert a.hold("q1") and a.hold("q1")  # held, and still held
+        assert not b.hold("q1") and b.hold("q2")  # one holder a lease
+        a.release_all()  # a replica that stops lets its leases go
+        assert b.hold("q1") and a.hold("q3")
+        # a replica whose session dies (killed, cut off) loses its leases to the other
+        with psycopg.connect(autocommit=True, **a._kwargs) as admin:
+            (pid,) = a._conn.execute("SELECT pg_backend_pid()").fetchone()
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        with pytest.raises(psycopg.OperationalError):
+            a.hold("q3")  # the round trip finds out
+        assert b.hold("q3")
+    finally:
+        a.release_all()
+        b.release_all()
+        for s in stores:
+            s.close()
