@@ -83,8 +83,9 @@ class AdvisoryLeases:
         with self._lock:
             self._held.clear()
             if self._conn is not None:
-                try:
-                    self._conn.close()  # ends the session: every lock it held goes
+                try:  # at once (a closed session's locks go when its backend has ended)
+                    self._conn.execute("SELECT pg_advisory_unlock_all()")
+                    self._conn.close()
                 except Exception:  # already broken: nothing to let go
                     log.debug("closing the lease connection failed", exc_info=True)
                 self._conn = None

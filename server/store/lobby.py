@@ -149,7 +149,11 @@ def _retry(write: Callable[[], None]) -> None:
 
 def standing(store: Store, player: str) -> Standing:
     """Where ``player`` stands (blocking: one row read)."""
-    last = _last(_app(store), player_id(player))
+    return _standing(_last(_app(store), player_id(player)))
+
+
+def _standing(last: Any | None) -> Standing:
+    """The standing the last event of a player's stream says."""
     if isinstance(last, LobbyPlayer.Waiting):
         return Standing("waiting", last.queue, since=last.timestamp)
     if isinstance(last, LobbyPlayer.Seated):
@@ -242,7 +246,7 @@ def enqueue(
     def write() -> None:
         pstream, qstream = player_id(ticket.player), queue_id(info.key)
         plast = _last(app, pstream)
-        refuse(standing(store, ticket.player))
+        refuse(_standing(plast))
         qlast = _last(app, qstream)
         events = [
             _event(LobbyPlayer.Waiting, pstream, plast, queue=info.key),
@@ -280,7 +284,7 @@ def leave(store: Store, player: str, refuse: Callable[[Standing], None]) -> None
     def write() -> None:
         pstream = player_id(player)
         plast = _last(app, pstream)
-        now = standing(store, player)
+        now = _standing(plast)
         refuse(now)
         qstream = queue_id(now.queue)
         app.save(

@@ -174,18 +174,21 @@ class Lobby:
         return int(seated)
 
     async def run(self) -> None:
-        """Match every MATCH_EVERY seconds until cancelled; a failing pass is logged and
-        the next one tries again (the store may be down for a while)."""
+        """Match every MATCH_EVERY seconds until cancelled; a failing pass is logged, lets
+        its leases go (another replica may do better) and the next one tries again."""
+        pause = MATCH_EVERY
         while True:
             try:
                 await self.match_once()
+                pause = MATCH_EVERY
             except asyncio.CancelledError:
                 raise
-            except Exception:
+            except Exception:  # the store is down, say: wait longer each time, up to 5 s
                 log.warning("lobby: a matchmaker pass failed", exc_info=True)
                 await asyncio.to_thread(self.leases.release_all)
                 self._matching.clear()
-            await asyncio.sleep(MATCH_EVERY)
+                pause = min(pause * 2, 5.0)
+            await asyncio.sleep(pause)
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self.run(), name="matchmaker")
