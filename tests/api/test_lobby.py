@@ -5,10 +5,13 @@ matchmaking of many players across two replicas is in tests/e2e/test_lobby_repli
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,7 +40,8 @@ def idp(tmp_path_factory: pytest.TempPathFactory) -> IdentityProvider:
 def server(
     tmp_path_factory: pytest.TempPathFactory, idp: IdentityProvider
 ) -> Iterator[ServerProcess]:
-    proc = ServerProcess(tmp_path_factory.mktemp("server"), extra=server_flags(idp)).start()
+    flags = [*server_flags(idp), "--web-port", "0"]  # the browsers' door too (Connect)
+    proc = ServerProcess(tmp_path_factory.mktemp("server"), extra=flags).start()
     yield proc
     proc.stop()
 
@@ -202,3 +206,28 @@ def test_the_queue_survives_a_restart(idp: IdentityProvider, tmp_path: Path) -> 
         lobby.close()
     finally:
         proc.stop()
+
+
+def test_a_browser_queues_through_connect(
+    lobby: Lobby, server: ServerProcess, idp: IdentityProvider
+) -> None:
+    def call(method: str, body: dict[str, object], login: str) -> dict[str, object]:
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{server.web_port}/tabletop.v1.LobbyService/{method}",
+            data=json.dumps(body).encode(),
+            headers={"content-type": "application/json", "authorization": f"Bearer {login}"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return dict(json.load(reply))
+
+    login = idp.token("sub-web-1")
+    wish = {"options": {"zipai": {}}, "seatCount": 2, "rating": 1200, "ratingWindow": 100}
+    queued = call("JoinQueue", wish, login)
+    assert queued["status"]["state"] == "QUEUE_STATE_WAITING"  # type: ignore[index]
+    with pytest.raises(urllib.error.HTTPError) as again:
+        call("JoinQueue", wish, login)
+    assert again.value.code == 400  # Connect's FAILED_PRECONDITION
+    body = json.load(again.value)
+    assert body["code"] == "failed_precondition" and "already waits" in body["message"]
+    call("LeaveQueue", {}, login)
+    assert lobby.status("sub-web-1").state == NONE
