@@ -258,7 +258,7 @@ def enqueue(
                 rating=ticket.rating,
                 window=ticket.window,
                 bot_wait_ms=ticket.bot_wait_ms,
-            ),  # fmt: skip
+            ),
         ]
         if qlast is None:  # a new queue: named in the directory
             events.append(
@@ -270,7 +270,7 @@ def enqueue(
                     kind=info.kind,
                     options=info.options,
                     seat_count=info.seat_count,
-                )  # fmt: skip
+                )
             )
         app.save(*events)
 
@@ -298,24 +298,41 @@ def leave(store: Store, player: str, refuse: Callable[[Standing], None]) -> None
 def seat(store: Store, key: str, game_id: str, formation: Formation) -> bool:
     """Record a formed table: the queue's Formed and each player's Seated, in one
     transaction, only if every player still waits in this queue. Blocking. Returns whether
-    it was recorded (False: someone left, or another matchmaker seated them first)."""
-    app = _app(store)
+    it was recorded (False: someone left, or another matchmaker seated them first). A
+    player joining the queue meanwhile moves the queue's stream on: read again, retry."""
+    for _attempt in range(RETRIES):
+        events = _seating(_app(store), key, game_id, formation)
+        if events is None:
+            return False
+        try:
+            _app(store).save(*events)
+            return True
+        except IntegrityError:
+            continue
+    return False
+
+
+def _seating(
+    app: TableApplication, key: str, game_id: str, formation: Formation
+) -> list[Any] | None:
+    """The events that seat ``formation``, at the versions after those read now; None if a
+    player no longer waits in this queue."""
     qstream = queue_id(key)
-    events: list[Any] = [
-        _event(
-            LobbyQueue.Formed,
-            qstream,
-            _last(app, qstream),
-            game_id=game_id,
-            players=list(formation.players),
-            bot_seats=list(formation.bot_seats),
-        )  # fmt: skip
-    ]
+    bots = list(formation.bot_seats)
+    formed = _event(
+        LobbyQueue.Formed,
+        qstream,
+        _last(app, qstream),
+        game_id=game_id,
+        players=list(formation.players),
+        bot_seats=bots,
+    )
+    events: list[Any] = [formed]
     for number, player in enumerate(formation.players):
         pstream = player_id(player)
         plast = _last(app, pstream)
         if not isinstance(plast, LobbyPlayer.Waiting) or plast.queue != key:
-            return False
+            return None
         events.append(
             _event(
                 LobbyPlayer.Seated,
@@ -324,14 +341,10 @@ def seat(store: Store, key: str, game_id: str, formation: Formation) -> bool:
                 queue=key,
                 game_id=game_id,
                 seat=number,
-                bot_seats=list(formation.bot_seats),
-            )  # fmt: skip
+                bot_seats=bots,
+            )
         )
-    try:
-        app.save(*events)
-    except IntegrityError:
-        return False
-    return True
+    return events
 
 
 def listing_id(kind: str) -> uuid.UUID:
@@ -351,7 +364,7 @@ def list_table(store: Store, info: QueueInfo, game_id: str) -> None:
                 game_id=game_id,
                 queue=info.key,
                 seat_count=info.seat_count,
-            )  # fmt: skip
+            )
         )
 
     _retry(write)

@@ -111,3 +111,24 @@ def test_one_replica_holds_a_lease_until_its_session_ends(pg_env: dict[str, str]
         b.release_all()
         for s in stores:
             s.close()
+
+
+def test_a_join_while_a_table_forms_does_not_cost_the_table(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    join(store, "a")
+    join(store, "b", rating=0.2)
+    built = queues._seating
+    calls: list[int] = []
+
+    def racing(*args: object) -> object:
+        events = built(*args)  # type: ignore[arg-type]
+        if not calls:  # someone joins the queue between the reads and the save
+            join(store, "c", rating=9)
+        calls.append(1)
+        return events
+
+    monkeypatch.setattr(queues, "_seating", racing)
+    assert queues.seat(store, INFO.key, "g1", Formation(("a", "b"), ()))
+    assert len(calls) == 2  # refused once by the store, then recorded
+    assert [t.player for t in queues.waiting(store, INFO.key).tickets] == ["c"]
