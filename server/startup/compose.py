@@ -6,11 +6,13 @@ uses; a job that calls another gets that call here, and the common ground's two 
 from __future__ import annotations
 
 from server.store.eventstore import TableApplication
+from server.store.leases import leases_for
 from server.store.shards import Store
 from server.store.translog import TransparencyLogs
 from server.usecases.deal import Deal
 from server.usecases.gamecache import DEFAULT_MAX_BYTES
 from server.usecases.games import Games, Sealer
+from server.usecases.lobby import Lobby
 from server.usecases.matches import Matches
 from server.usecases.play import Play
 from server.usecases.ratings import Ratings
@@ -76,3 +78,16 @@ def table_server(
         log=None if logs is None else Transparency(games, logs),
         ratings=ratings,
     )
+
+
+def lobby(tables: TableServer) -> Lobby:
+    """The lobby over the same store, opening its tables through CreateGame's use case:
+    keyed seats, the server's own secret; logins only unless bots take seats."""
+
+    async def create_table(kind: str, options: object, seat_count: int, logins: bool) -> str:
+        game_id, _version, _arbiter = await tables.seats.create_game(
+            kind, options, seat_count, require_player_login=logins
+        )
+        return game_id
+
+    return Lobby(tables.games, create_table, leases_for(tables.games.store))

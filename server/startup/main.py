@@ -27,6 +27,7 @@ from server.transport import reflection as source_reflection
 from server.transport import webview
 from server.transport.health import StoreHealth
 from server.transport.limits import Limits, LimitsInterceptor
+from server.transport.lobby import LobbyServicer
 from server.transport.logins import Logins
 from server.transport.logs import configure_logging
 from server.transport.ratings import RatingsServicer
@@ -35,10 +36,18 @@ from server.transport.webhooks import Deliverer, describe, load_settings
 from server.usecases.webhooks import outbox_rows
 from server.wire.receipts import Sealer
 from server.wire.signing import KeySet, SigningKeyError, load_keys, retiring_chain
-from tabletop.v1 import ratings_pb2, ratings_pb2_grpc, tabletop_pb2, tabletop_pb2_grpc
+from tabletop.v1 import (
+    lobby_pb2,
+    lobby_pb2_grpc,
+    ratings_pb2,
+    ratings_pb2_grpc,
+    tabletop_pb2,
+    tabletop_pb2_grpc,
+)
 
 log = logging.getLogger("tabletop.server")
 SERVICE = tabletop_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
+LOBBY_SERVICE = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
 
 # Long-lived Watch streams: ping idle connections and accept client pings every 10 s
 # (the defaults, a ping every 2 h and GOAWAY for pings under 5 min, break mobile streams).
@@ -235,12 +244,16 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     tabletop_pb2_grpc.add_TableServiceServicer_to_server(servicer, server)
     assert tables.ratings is not None  # (wired by compose.table_server)
     ratings_pb2_grpc.add_RatingsServiceServicer_to_server(RatingsServicer(tables.ratings), server)
+    lobby = compose.lobby(tables)  # issue 40: its queues, and a matchmaker on every replica
+    lobby_servicer = LobbyServicer(lobby, servicer._signed_in)  # one login check for both
+    lobby_pb2_grpc.add_LobbyServiceServicer_to_server(lobby_servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     source_reflection.enable(
         [
             SERVICE,
             ratings_pb2.DESCRIPTOR.services_by_name["RatingsService"].full_name,
+            LOBBY_SERVICE,
             health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
             reflection.SERVICE_NAME,
         ],
@@ -323,6 +336,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     rated = await tables.ratings.sweep()
     if rated:
         log.info("%d ended games and matches rated after the restart", rated)
+    lobby.start()
     stopping = False
     changed = asyncio.Event()  # a save failed or worked again: re-check at once
 
@@ -393,6 +407,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     if web is not None:  # its streams end with the gRPC ones they forward
         await web[0].stop()
     await server.stop(grace=settings.shutdown_grace)
+    await lobby.stop()
     clock.close()
     logs.close()
     if deliverer is not None:  # before the store closes: a delivery in flight records its end

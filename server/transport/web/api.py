@@ -38,10 +38,13 @@ from google.rpc import error_details_pb2, status_pb2
 from protobuf.wkt import Any as PyAny
 
 from server.transport.peers import FORWARDED_HEADER, forwarded
+from tabletop.v1 import lobby_pb2
 from tabletop.v1 import tabletop_pb2 as pb
 
 SERVICE = pb.DESCRIPTOR.services_by_name["TableService"]
+LOBBY = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"]
 PREFIX = f"/{SERVICE.full_name}/"
+PREFIXES = (PREFIX, f"/{LOBBY.full_name}/")  # the services browsers reach (issue 40: the lobby)
 
 # Request headers that belong to HTTP or to the Connect/gRPC-Web framing, not to the call:
 # never forwarded as metadata (gRPC reserves grpc-* and the pseudo-headers itself).
@@ -225,19 +228,25 @@ def _copy_metadata(metadata: Any, into: Any) -> None:
 
 
 class Forwarder:
-    """Each method of ``service`` as a connectrpc endpoint that calls it over ``channel``."""
+    """Each method of ``services`` as a connectrpc endpoint that calls it over ``channel``."""
 
-    def __init__(self, channel: grpc.aio.Channel, service: pbd.ServiceDescriptor = SERVICE):
+    def __init__(
+        self,
+        channel: grpc.aio.Channel,
+        service: pbd.ServiceDescriptor = SERVICE,
+        more: tuple[pbd.ServiceDescriptor, ...] = (LOBBY,),
+    ):
         self.channel = channel
         self.service = service
+        self.services = (service, *more)
 
     def endpoints(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for method in self.service.methods:
-            path = f"/{self.service.full_name}/{method.name}"
+        for service, method in ((s, m) for s in self.services for m in s.methods):
+            path = f"/{service.full_name}/{method.name}"
             info: MethodInfo[Any, Any] = MethodInfo(
                 name=method.name,
-                service_name=self.service.full_name,
+                service_name=service.full_name,
                 input=message_factory.GetMessageClass(method.input_type),
                 output=message_factory.GetMessageClass(method.output_type),
                 idempotency_level=IdempotencyLevel.UNKNOWN,

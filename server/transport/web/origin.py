@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from server.transport.verify_command import audit_command
-from server.transport.web.api import PREFIX, ApiApp, _browser_peer
+from server.transport.web.api import PREFIXES, ApiApp, _browser_peer
 from server.transport.web.bots import BOTS_BODY_MAX, Bots, Refused
 from server.transport.web.hosts import HostAllowList
 
@@ -108,7 +108,7 @@ class WebApp:
                     ],
                 )
                 return
-        if path.startswith(PREFIX):
+        if path.startswith(PREFIXES):
             ctype = headers.get("content-type", "")
             if ctype.startswith("application/grpc") and not ctype.startswith(
                 "application/grpc-web"

@@ -1,0 +1,203 @@
+"""The lobby (issue 40): players queue for a game kind, rules and seat count; a matchmaker
+seats compatible ones at a new table and records each one's seat, which the player reads
+back (a poll: docs/api.md, "Lobby"). Open tables are listed by game kind and rules.
+
+The queues are in the store (server/store/lobby.py), so they outlive the process. Every
+replica runs a matchmaker, but a queue is matched by one at a time: the one holding its
+lease (server/store/leases.py). A replica that dies lets its leases go with its database
+connection, and another takes them on its next pass. The lease saves work, not safety: a
+formation is recorded only if every player still waits in that queue, in one transaction,
+so even two matchmakers at once could not seat anyone twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from domain import lobby as rules
+from domain.codec import canonical, from_data, to_data
+from domain.engine import MalformedCommand
+from domain.registry import rules_for
+from server.store import lobby as queues
+from server.store.leases import Leases
+from server.usecases.games import Games, NotFound
+
+log = logging.getLogger("tabletop.lobby")
+
+# Opens a table for a formed queue: (kind, options, seat count, logins only) -> game id
+CreateTable = Callable[[str, Any, int, bool], Awaitable[str]]
+MATCH_EVERY = 0.25  # seconds between two passes of the matchmaker
+CARRY_AFTER = 64  # events after a queue's checkpoint before the matchmaker writes the next
+
+
+@dataclass(frozen=True)
+class OpenTable:
+    game_id: str
+    kind: str
+    seat_count: int
+    free_seats: tuple[int, ...]
+
+
+def queue_of(kind: str, options: Any, seat_count: int) -> queues.QueueInfo:
+    """The queue for this game kind, rules (options, checked and with defaults filled in)
+    and seat count: its key is a hash of the three, so equal wishes meet in one queue."""
+    game = rules_for(kind)
+    checked = game.check_options(options)
+    rules.check_seat_count(seat_count, game.seat_counts(checked))
+    data = to_data(checked)
+    digest = hashlib.sha256(canonical([kind, seat_count, data]).encode()).hexdigest()
+    return queues.QueueInfo(f"{kind}/{seat_count}/{digest[:32]}", kind, data, seat_count)
+
+
+def _not_waiting(standing: queues.Standing) -> None:
+    rules.may_queue(standing.state == "waiting")
+
+
+def _waiting(standing: queues.Standing) -> None:
+    rules.may_leave(standing.state == "waiting")
+
+
+class Lobby:
+    """Queue, leave, where-do-I-stand, the open tables, and the matchmaker's passes."""
+
+    def __init__(
+        self,
+        games: Games,
+        create_table: CreateTable,
+        leases: Leases,
+        now_ms: Callable[[], int] = lambda: int(time.time() * 1000),
+    ) -> None:
+        self.games = games
+        self.store = games.store
+        self.create_table = create_table
+        self.leases = leases
+        self.now_ms = now_ms
+        self._task: asyncio.Task[None] | None = None
+        self._matching: set[str] = set()  # the queues this replica holds the lease of
+
+    async def queue(
+        self,
+        player: str,
+        kind: str,
+        options: Any,
+        seat_count: int,
+        rating: float = 0.0,
+        window: float = 0.0,
+        bot_wait_ms: int = 0,
+    ) -> queues.Standing:
+        rules.check_ticket(rating, window, bot_wait_ms)
+        info = queue_of(kind, options, seat_count)
+        ticket = rules.Ticket(player, rating, window, bot_wait_ms, self.now_ms())
+        await asyncio.to_thread(queues.enqueue, self.store, info, ticket, _not_waiting)
+        return await self.standing(player)
+
+    async def leave(self, player: str) -> None:
+        await asyncio.to_thread(queues.leave, self.store, player, _waiting)
+
+    async def standing(self, player: str) -> queues.Standing:
+        return await asyncio.to_thread(queues.standing, self.store, player)
+
+    async def open_table(self, kind: str, options: Any, seat_count: int) -> str:
+        """A table for players to find and join (logins only), listed under its game kind."""
+        info = queue_of(kind, options, seat_count)
+        game_id = await self.create_table(kind, options, seat_count, True)
+        await asyncio.to_thread(queues.list_table, self.store, info, game_id)
+        return game_id
+
+    async def open_tables(
+        self, kind: str, options: Any | None, seat_count: int, before: int | None, size: int
+    ) -> tuple[list[OpenTable], int | None]:
+        """A page of the open tables listed under ``kind`` (and, with ``options``, these
+        rules and seat count), newest first: kept only while the table has a free seat and
+        has not started (the listing is a hint, the table decides). Returns the tables and
+        where the next page starts (None after the last)."""
+        wanted = queue_of(kind, options, seat_count).key if options is not None else None
+        rules_for(kind)  # an unknown kind is INVALID_ARGUMENT
+        found = await asyncio.to_thread(queues.listed, self.store, kind, before, size)
+        kept: list[OpenTable] = []
+        for entry in found:
+            if wanted is not None and entry.queue != wanted:
+                continue
+            table = await self._table(entry.game_id)
+            if table is None or table.game is not None:
+                continue
+            free = tuple(i for i, s in enumerate(table.seats) if s is None)
+            if free:
+                kept.append(OpenTable(entry.game_id, kind, entry.seat_count, free))
+        more = len(found) == size and found[-1].position > 1
+        return kept, (found[-1].position if more else None)
+
+    async def _table(self, game_id: str) -> Any:
+        try:
+            return (await self.games.load(self.games.parse_id(game_id))).table
+        except (NotFound, MalformedCommand):
+            return None
+
+    # --- the matchmaker -------------------------------------------------------------------
+
+    async def match_once(self) -> int:
+        """One pass over the queues this replica holds the lease of; returns the tables
+        formed."""
+        formed = 0
+        for info in await asyncio.to_thread(queues.queues, self.store):
+            if not await asyncio.to_thread(self.leases.hold, info.key):
+                self._matching.discard(info.key)
+                continue
+            if info.key not in self._matching:  # (tests read this line: who matches what)
+                log.info("lobby: this replica matches queue %s", info.key)
+                self._matching.add(info.key)
+            waiting = await asyncio.to_thread(queues.waiting, self.store, info.key)
+            for formation in rules.form_tables(waiting.tickets, info.seat_count, self.now_ms()):
+                formed += await self._form(info, formation)
+            if waiting.since_checkpoint >= CARRY_AFTER:  # keep the next reads short
+                await asyncio.to_thread(self._carry, info.key)
+        return formed
+
+    def _carry(self, key: str) -> None:
+        queues.carry(self.store, key, queues.waiting(self.store, key))
+
+    async def _form(self, info: queues.QueueInfo, formation: rules.Formation) -> int:
+        options = from_data(rules_for(info.kind).options_type, info.options)
+        # a table with bots admits seats without a login (the bots'); else logins only
+        game_id = await self.create_table(
+            info.kind, options, info.seat_count, not formation.bot_seats
+        )
+        seated = await asyncio.to_thread(queues.seat, self.store, info.key, game_id, formation)
+        if not seated:  # someone left meanwhile: the table stays empty, nobody is told of it
+            log.info("lobby: table %s not used (a player left the queue)", game_id)
+        return int(seated)
+
+    async def run(self) -> None:
+        """Match every MATCH_EVERY seconds until cancelled; a failing pass is logged, lets
+        its leases go (another replica may do better) and the next one tries again."""
+        pause = MATCH_EVERY
+        while True:
+            try:
+                await self.match_once()
+                pause = MATCH_EVERY
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the store is down, say: wait longer each time, up to 5 s
+                log.warning("lobby: a matchmaker pass failed", exc_info=True)
+                await asyncio.to_thread(self.leases.release_all)
+                self._matching.clear()
+                pause = min(pause * 2, 5.0)
+            await asyncio.sleep(pause)
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self.run(), name="matchmaker")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+        await asyncio.to_thread(self.leases.release_all)

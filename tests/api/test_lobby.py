@@ -1,0 +1,233 @@
+"""The lobby through a real server (issue 40), on SQLite: refusals with clear statuses that
+append nothing; open tables listed by game kind and rules; a lone player seated with bots
+after the wait it named; seated players take their seats with their login. The
+matchmaking of many players across two replicas is in tests/e2e/test_lobby_replicas.py."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from clients.python.bot import RandomBot, play_by_streams
+from clients.python.client import TableClient
+from clients.python.serverproc import ServerProcess
+from tabletop.huaniao.v1 import huaniao_pb2
+from tabletop.v1 import lobby_pb2 as lpb
+from tabletop.v1 import tabletop_pb2 as pb
+from tests.api.helpers import huaniao_options
+from tests.support.lobby import NONE, SEATED, WAITING, Lobby, refused
+from tests.support.oidc import IdentityProvider, server_flags
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="module")
+def idp(tmp_path_factory: pytest.TempPathFactory) -> IdentityProvider:
+    return IdentityProvider(tmp_path_factory.mktemp("idp") / "jwks.json")
+
+
+@pytest.fixture(scope="module")
+def server(
+    tmp_path_factory: pytest.TempPathFactory, idp: IdentityProvider
+) -> Iterator[ServerProcess]:
+    flags = [*server_flags(idp), "--web-port", "0"]  # the browsers' door too (Connect)
+    proc = ServerProcess(tmp_path_factory.mktemp("server"), extra=flags).start()
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture()
+def lobby(server: ServerProcess, idp: IdentityProvider) -> Iterator[Lobby]:
+    caller = Lobby(server.target, idp)
+    yield caller
+    caller.close()
+
+
+def stored_rows(server: ServerProcess) -> int:
+    """Every event the store holds (the lobby's streams and the tables')."""
+    with sqlite3.connect(f"file:{server.data_dir / 'games.sqlite'}?mode=ro", uri=True) as db:
+        (tables,) = db.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name LIKE '%events'"
+        ).fetchone()
+        return int(db.execute(f"SELECT COUNT(*) FROM {tables}").fetchone()[0])
+
+
+def seated(lobby: Lobby, player: str, polls: int = 400) -> lpb.QueueStatus:
+    """Poll until the matchmaker seated ``player`` (bounded; no timing is asserted)."""
+    for _ in range(polls):
+        status = lobby.status(player)
+        if status.state == SEATED:
+            return status
+        time.sleep(0.05)
+    raise AssertionError(f"{player} was not seated: {lobby.status(player)}")
+
+
+def test_refusals_name_why_and_append_nothing(lobby: Lobby, server: ServerProcess) -> None:
+    basic = huaniao_options("BASIC")
+    # a 5-seat table of these rules never fills: the player waits there for the test
+    lobby.queue("sub-ref-1", basic, 4, rating=1000, window=1)
+    lobby.queue("sub-ref-2", basic, 4, rating=2000, window=1)  # incompatible: both wait
+    before = stored_rows(server)
+    bad_mode = pb.GameOptions(huaniao=huaniao_pb2.Options(mode=99))  # no such rules
+    cases = {
+        "duplicate": ((lobby.queue, "sub-ref-1", basic, 4),
+                      (grpc.StatusCode.FAILED_PRECONDITION, "ALREADY_QUEUED")),
+        "another queue": ((lobby.queue, "sub-ref-1", huaniao_options("FULL"), 3),
+                          (grpc.StatusCode.FAILED_PRECONDITION, "ALREADY_QUEUED")),
+        "bad rules": ((lobby.queue, "sub-ref-3", bad_mode, 4),
+                      (grpc.StatusCode.INVALID_ARGUMENT, "options.huaniao.mode")),
+        "no game": ((lobby.queue, "sub-ref-3", pb.GameOptions(), 4),
+                    (grpc.StatusCode.INVALID_ARGUMENT, "options")),
+        "seat count": ((lobby.queue, "sub-ref-3", basic, 7),
+                       (grpc.StatusCode.INVALID_ARGUMENT, "seat_count")),
+        "window": ((lobby.queue, "sub-ref-3", basic, 4, 0, -5),
+                   (grpc.StatusCode.INVALID_ARGUMENT, "rating_window")),
+        "bot wait": ((lobby.queue, "sub-ref-3", basic, 4, 0, 0, 10**9),
+                     (grpc.StatusCode.INVALID_ARGUMENT, "bot_wait_ms")),
+        "leave twice": ((lobby.leave, "sub-ref-3"),
+                        (grpc.StatusCode.FAILED_PRECONDITION, "NOT_QUEUED")),
+    }  # fmt: skip
+    for name, ((call, *args), expected) in cases.items():
+        assert refused(call, *args) == expected, name
+    no_login = lpb.GetQueueStatusRequest()
+    assert refused(lobby.stub.GetQueueStatus, no_login) == (
+        grpc.StatusCode.UNAUTHENTICATED, "LOGIN_REQUIRED",
+    )  # fmt: skip
+    assert stored_rows(server) == before
+    assert lobby.status("sub-ref-1").state == WAITING
+    assert lobby.status("sub-ref-3").state == NONE
+    lobby.leave("sub-ref-1")
+    lobby.leave("sub-ref-2")
+    assert lobby.status("sub-ref-1").state == NONE
+    assert refused(lobby.leave, "sub-ref-1") == (
+        grpc.StatusCode.FAILED_PRECONDITION, "NOT_QUEUED",
+    )  # fmt: skip
+
+
+def test_a_lone_player_gets_bots_after_its_wait_and_takes_its_seat(
+    lobby: Lobby, server: ServerProcess, idp: IdentityProvider
+) -> None:
+    options = huaniao_options("REGULAR")
+    waiting = lobby.queue("sub-bots-1", options, 3, bot_wait_ms=300)
+    assert waiting.state == WAITING
+    status = seated(lobby, "sub-bots-1")
+    assert (status.seat, list(status.bot_seats)) == (0, [1, 2])
+    with TableClient(server.target) as client:
+        me = client.join(
+            status.game_id, status.seat, "me", contribution="", login=idp.token("sub-bots-1")
+        )
+        assert me.view().seat == 0
+        # the shipped bot runner takes the bots' seats (no login: this table admits them),
+        # deals, and plays them to the end against the player
+        bots = subprocess.Popen(
+            [sys.executable, "-m", "clients.python.cli", "bots", "--join", status.game_id,
+             "--target", server.target, "--quiet", "--no-color"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            close_fds=False,
+        )  # fmt: skip
+        try:
+            moves = play_by_streams([RandomBot(me, 7)], timeout=90)  # seed 7
+            assert bots.wait(timeout=60) == 0, bots.stdout.read() if bots.stdout else ""
+        finally:
+            if bots.poll() is None:
+                bots.kill()
+                bots.wait()
+        end = client.as_viewer(status.game_id).view()
+        assert end.phase == pb.GAME_PHASE_FINISHED, end.outcome.reason
+        print(f"the player made {moves} moves; {end.outcome.reason}")
+        assert [s.seat for s in end.seats if s.taken] == [0, 1, 2]
+
+
+def test_players_without_a_bot_wait_are_never_given_bots(lobby: Lobby) -> None:
+    lobby.queue("sub-nobots-1", huaniao_options("SIMPLE"), 4)
+    lobby.queue("sub-nobots-2", huaniao_options("SIMPLE"), 4, bot_wait_ms=1)
+    # the second's wait passed; the first named none, so the two wait for two more
+    lobby.queue("sub-nobots-3", huaniao_options("SIMPLE"), 4)
+    lobby.queue("sub-nobots-4", huaniao_options("SIMPLE"), 4)
+    table = {seated(lobby, f"sub-nobots-{i}").game_id for i in range(1, 5)}
+    assert len(table) == 1
+    assert not seated(lobby, "sub-nobots-1").bot_seats
+
+
+def test_open_tables_are_listed_by_game_kind_and_rules(
+    lobby: Lobby, server: ServerProcess, idp: IdentityProvider
+) -> None:
+    login = lobby.login("sub-opener")
+    basic, full = huaniao_options("BASIC"), huaniao_options("FULL")
+    a = lobby.stub.OpenTable(lpb.OpenTableRequest(options=basic, seat_count=2), metadata=login)
+    b = lobby.stub.OpenTable(lpb.OpenTableRequest(options=full, seat_count=2), metadata=login)
+
+    def listed(**kw: object) -> list[tuple[str, list[int]]]:
+        request = lpb.ListOpenTablesRequest(game_kind="huaniao", **kw)  # type: ignore[arg-type]
+        return [(t.game_id, list(t.free_seats)) for t in lobby.stub.ListOpenTables(request).tables]
+
+    assert {a.game_id, b.game_id} <= {g for g, _ in listed()}
+    only_basic = listed(options=basic, seat_count=2)
+    assert a.game_id in {g for g, _ in only_basic} and b.game_id not in {g for g, _ in only_basic}
+    with TableClient(server.target) as client:
+        client.join(a.game_id, 0, "A", login=idp.token("sub-open-a"))
+        assert (a.game_id, [1]) in listed(options=basic, seat_count=2)
+        client.join(a.game_id, 1, "B", login=idp.token("sub-open-b"))
+    assert a.game_id not in {g for g, _ in listed()}  # full: no longer open
+    page = lobby.stub.ListOpenTables(lpb.ListOpenTablesRequest(game_kind="huaniao", page_size=1))
+    assert page.next_page_token
+    assert refused(lobby.stub.ListOpenTables, lpb.ListOpenTablesRequest(game_kind="chess")) == (
+        grpc.StatusCode.INVALID_ARGUMENT, "kind",
+    )  # fmt: skip
+    assert refused(
+        lobby.stub.ListOpenTables,
+        lpb.ListOpenTablesRequest(game_kind="zipai", options=basic, seat_count=2),
+    ) == (grpc.StatusCode.INVALID_ARGUMENT, "options")
+
+
+def test_the_queue_survives_a_restart(idp: IdentityProvider, tmp_path: Path) -> None:
+    proc = ServerProcess(tmp_path, extra=server_flags(idp)).start()
+    try:
+        lobby = Lobby(proc.target, idp)
+        lobby.queue("sub-restart-1", huaniao_options("SIMPLE"), 2)
+        lobby.close()
+        proc.stop()
+        proc.start()
+        lobby = Lobby(proc.target, idp)
+        assert lobby.status("sub-restart-1").state == WAITING
+        lobby.queue("sub-restart-2", huaniao_options("SIMPLE"), 2)
+        first, second = seated(lobby, "sub-restart-1"), seated(lobby, "sub-restart-2")
+        assert first.game_id == second.game_id and {first.seat, second.seat} == {0, 1}
+        lobby.close()
+    finally:
+        proc.stop()
+
+
+def test_a_browser_queues_through_connect(
+    lobby: Lobby, server: ServerProcess, idp: IdentityProvider
+) -> None:
+    def call(method: str, body: dict[str, object], login: str) -> dict[str, object]:
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{server.web_port}/tabletop.v1.LobbyService/{method}",
+            data=json.dumps(body).encode(),
+            headers={"content-type": "application/json", "authorization": f"Bearer {login}"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return dict(json.load(reply))
+
+    login = idp.token("sub-web-1")
+    wish = {"options": {"zipai": {}}, "seatCount": 2, "rating": 1200, "ratingWindow": 100}
+    queued = call("JoinQueue", wish, login)
+    assert queued["status"]["state"] == "QUEUE_STATE_WAITING"  # type: ignore[index]
+    with pytest.raises(urllib.error.HTTPError) as again:
+        call("JoinQueue", wish, login)
+    assert again.value.code == 400  # Connect's FAILED_PRECONDITION
+    body = json.load(again.value)
+    assert body["code"] == "failed_precondition" and "already waits" in body["message"]
+    call("LeaveQueue", {}, login)
+    assert lobby.status("sub-web-1").state == NONE
