@@ -70,12 +70,15 @@ def card_ids(msg: Message) -> set[int]:
 
 
 def the_move(reply: pb.PlayResponse) -> pb.PlayResponse:
-    """A Play reply without its ``legal_moves``: what a retry with the same request_id must
-    give back unchanged (``legal_moves`` says what the caller may do now, so it is there
-    only while the move is still the latest)."""
+    """A Play reply without its ``legal_moves`` and its receipt's ``tree_head``: what a retry
+    with the same request_id must give back unchanged (``legal_moves`` says what the caller
+    may do now, so it is there only while the move is still the latest; ``tree_head`` is the
+    latest signed head of the log when the receipt is made, outside the signed seal, so a
+    retry after a restart may carry a newer one)."""
     kept = pb.PlayResponse()
     kept.CopyFrom(reply)
     kept.ClearField("legal_moves")
+    kept.receipt.ClearField("tree_head")
     return kept
 
 

@@ -122,7 +122,9 @@ def test_the_hunt_catches_a_receipt_with_another_viewers_nonce(
     from server.wire import receipts
 
     real = receipts.receipt
-    monkeypatch.setattr(receipts, "receipt", lambda seal, table, viewer: real(seal, table, ARBITER))
+    monkeypatch.setattr(
+        receipts, "receipt", lambda seal, table, viewer, head=None: real(seal, table, ARBITER, head)
+    )
     result = hunt_many("huaniao", 7_300, 2)
     assert any("nonce" in leak for leak in result.leaks), result.leaks[:3]
 
