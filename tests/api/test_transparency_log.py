@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -177,12 +178,27 @@ def test_an_export_with_its_log_line_verifies_offline_and_a_missing_seal_fails(
     assert status == 1 and "the seal of versions" in out and "is not in the log" in out, out
 
 
+def settled_head(client: TableClient) -> pb.TreeHead:
+    """The log's head once the sequencer has caught up (the same size three reads running,
+    0.2 s apart): a forged head of that size is then compared with a real one of the same
+    size, not with a larger one the log grew to meanwhile (which fails, unproven, with 1)."""
+    sizes: list[int] = []
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        head = client.stub.GetSigningKey(pb.GetSigningKeyRequest()).tree_heads[0]
+        sizes.append(head.size)
+        if len(sizes) >= 3 and len(set(sizes[-3:])) == 1:
+            return head
+        time.sleep(0.2)
+    raise AssertionError(f"the log kept growing: sizes {sizes}")
+
+
 def test_two_heads_of_one_size_with_two_roots_prove_a_fork(served: Any, capsys: Any) -> None:
     """A server (the key holder) that shows one auditor another tree at the same size."""
     server, game_id, data = served
     signer = Signer(read_key_file(server.data_dir / KEY_FILE))
     with TableClient(server.target) as client:
-        head = client.stub.GetSigningKey(pb.GetSigningKeyRequest()).tree_heads[0]
+        head = settled_head(client)
     real = translog.TreeHead(
         head.log_id,
         head.size,

@@ -98,10 +98,7 @@ def test_the_readme_commands_run_as_written(server: ServerProcess, tmp_path: Pat
     documented port are filled in with a real game on the test's server."""
     lines = readme_lines()
     unattended = [
-        line
-        for line in lines
-        if line not in ("make run", "make test")
-        and " play" not in line
+        line for line in lines if line not in ("make run", "make test") and " play" not in line
     ]
     assert ".venv/bin/tabletop replay GAME_ID --target 127.0.0.1:50051" in unattended
     env = {**env_for(server), "COLUMNS": "200"}
@@ -114,7 +111,12 @@ def test_the_readme_commands_run_as_written(server: ServerProcess, tmp_path: Pat
     for line in unattended:
         line = line.replace("127.0.0.1:50051", server.target).replace("GAME_ID", game_id)
         line = line.replace("SEAT_TOKEN", seat).replace("tokens.json", str(tmp_path / "t.json"))
+        line = line.replace("game.jsonl", str(tmp_path / "game.jsonl"))
         if line.startswith("make demo"):
             line = "make demo ARGS='--seed 5'"
         out = shell(line, env)
-        assert out.strip(), f"{line!r} printed nothing"
+        if " -o " in line:  # a command that writes its file, as export -o does, prints nothing
+            written = Path(line.split(" -o ")[1].split()[0])
+            assert written.read_text().strip(), f"{line!r} wrote nothing"
+        else:
+            assert out.strip(), f"{line!r} printed nothing"
