@@ -524,3 +524,19 @@ def test_a_native_grpc_call_on_the_web_port_is_pointed_to_the_grpc_port(
     status, data = post(server.web_port or 0, "/tabletop.v1.TableService/GetSigningKey", b"",
                         "application/grpc")
     assert status == 415 and b"gRPC port" in data
+
+
+def test_a_browser_reads_the_leaderboards_through_connect(server: ServerProcess) -> None:
+    """RatingsService answers on the web port as on the gRPC port (issue 40): a kind's board,
+    one player's rating, and a bad argument named as over gRPC."""
+    path = "/tabletop.v1.RatingsService/"
+    status, body = post(server.web_port, path + "ListLeaderboard", b'{"kind": "huaniao"}', "application/json")
+    assert status == 200, body
+    assert json.loads(body).get("ratings", []) == []  # nobody rated on this server
+    status, body = post(
+        server.web_port, path + "GetRating", b'{"kind": "zipai", "player": "p1"}', "application/json"
+    )
+    assert status == 200 and json.loads(body)["rating"]["mu"] == 25, body
+    status, body = post(server.web_port, path + "GetRating", b'{"kind": "chess", "player": "p"}', "application/json")
+    assert status == 400 and json.loads(body)["code"] == "invalid_argument", body
+    assert "kind" in json.loads(body)["message"], body

@@ -38,13 +38,15 @@ from google.rpc import error_details_pb2, status_pb2
 from protobuf.wkt import Any as PyAny
 
 from server.transport.peers import FORWARDED_HEADER, forwarded
-from tabletop.v1 import lobby_pb2
+from tabletop.v1 import lobby_pb2, ratings_pb2
 from tabletop.v1 import tabletop_pb2 as pb
 
 SERVICE = pb.DESCRIPTOR.services_by_name["TableService"]
 LOBBY = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"]
+RATINGS = ratings_pb2.DESCRIPTOR.services_by_name["RatingsService"]
 PREFIX = f"/{SERVICE.full_name}/"
-PREFIXES = (PREFIX, f"/{LOBBY.full_name}/")  # the services browsers reach (issue 40: the lobby)
+# the services browsers reach (issue 40: the lobby and the leaderboards)
+PREFIXES = (PREFIX, f"/{LOBBY.full_name}/", f"/{RATINGS.full_name}/")
 
 # Request headers that belong to HTTP or to the Connect/gRPC-Web framing, not to the call:
 # never forwarded as metadata (gRPC reserves grpc-* and the pseudo-headers itself).
@@ -234,7 +236,7 @@ class Forwarder:
         self,
         channel: grpc.aio.Channel,
         service: pbd.ServiceDescriptor = SERVICE,
-        more: tuple[pbd.ServiceDescriptor, ...] = (LOBBY,),
+        more: tuple[pbd.ServiceDescriptor, ...] = (LOBBY, RATINGS),
     ):
         self.channel = channel
         self.service = service
