@@ -8,6 +8,7 @@ import pytest
 
 from clients.python.client import TableClient
 from clients.python.serverproc import ServerProcess
+from tests.support.oidc import IdentityProvider
 
 PREPARED = ["--allow-prepared-deals"]  # the setting that lets tests seed or prepare deals
 
@@ -24,3 +25,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 def client(server: ServerProcess) -> Iterator[TableClient]:
     with TableClient(server.target) as c:
         yield c
+
+
+@pytest.fixture(scope="module")
+def idp(tmp_path_factory: pytest.TempPathFactory) -> IdentityProvider:
+    """The app's identity provider for the login tests: its own keys, made in the test."""
+    return IdentityProvider(tmp_path_factory.mktemp("idp") / "jwks.json")

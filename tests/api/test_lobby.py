@@ -32,11 +32,6 @@ pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.fixture(scope="module")
-def idp(tmp_path_factory: pytest.TempPathFactory) -> IdentityProvider:
-    return IdentityProvider(tmp_path_factory.mktemp("idp") / "jwks.json")
-
-
-@pytest.fixture(scope="module")
 def server(
     tmp_path_factory: pytest.TempPathFactory, idp: IdentityProvider
 ) -> Iterator[ServerProcess]:

@@ -35,11 +35,6 @@ NODE_VERIFY = Path(__file__).resolve().parents[2] / "clients" / "node" / "bin" /
 
 
 @pytest.fixture(scope="module")
-def idp(tmp_path_factory: pytest.TempPathFactory) -> IdentityProvider:
-    return IdentityProvider(tmp_path_factory.mktemp("idp") / "jwks.json")
-
-
-@pytest.fixture(scope="module")
 def server(
     tmp_path_factory: pytest.TempPathFactory, idp: IdentityProvider
 ) -> Iterator[ServerProcess]:

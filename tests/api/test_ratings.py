@@ -32,11 +32,6 @@ PLAYERS = [player_id(ISSUER, s) for s in SUBJECTS]
 
 
 @pytest.fixture(scope="module")
-def idp(tmp_path_factory: pytest.TempPathFactory) -> IdentityProvider:
-    return IdentityProvider(tmp_path_factory.mktemp("idp") / "jwks.json")
-
-
-@pytest.fixture(scope="module")
 def server(
     tmp_path_factory: pytest.TempPathFactory, idp: IdentityProvider
 ) -> Iterator[ServerProcess]:
