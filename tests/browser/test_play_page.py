@@ -20,6 +20,8 @@ from __future__ import annotations
 import json
 import subprocess
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from clients.python.client import TableClient
+from clients.python.play import game_options
 from clients.python.receipts import check_payload, check_signature, parse_receipts
 from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess
@@ -218,6 +221,14 @@ def play_to_end(
         time.sleep(0.1)
     screenshot(browser, f"{name}-stuck")
     raise AssertionError(f"the game did not end in {GAME_SECONDS} s; the page made {played} moves")
+
+
+def fetch_status(req: urllib.request.Request) -> int:
+    try:
+        with urllib.request.urlopen(req, timeout=30) as res:
+            return int(res.status)
+    except urllib.error.HTTPError as err:
+        return err.code
 
 
 def check_axe(browser: Any, where: str) -> None:
@@ -457,6 +468,60 @@ def test_a_whole_game_against_bots_from_the_page(
     if viewport == "desktop":
         check_axe(browser, f"{name}: the replay")
         screenshot(browser, f"{name}-replay")
+    open_console(browser, web, gid, viewport, name)
+
+
+def open_console(browser: Any, web: ServerProcess, gid: str, viewport: str, name: str) -> None:
+    """The referee's console from the page (issue 37, "one front end, two doors"): the end's
+    link opens it on the page's own origin, with every seat's hand; it steps back and forth."""
+    click(browser, By.ID, "console-link")
+    WebDriverWait(browser, 20).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#seats .seat"))
+    assert browser.current_url.startswith(f"http://127.0.0.1:{web.web_port}/console/{gid}")
+    seats = browser.find_elements(By.CSS_SELECTOR, "#seats .seat")
+    assert len(seats) == (2 if "huaniao" in name else 3), "every seat, the arbiter's view"
+    assert body(browser, "viewer") == "arbiter"
+    click(browser, By.ID, "last")
+    last = int(body(browser, "version"))
+    click(browser, By.ID, "prev")
+    click(browser, By.ID, "prev")
+    assert int(body(browser, "version")) < last, "the console steps back"
+    click(browser, By.ID, "next")
+    assert int(body(browser, "version")) < last
+    click(browser, By.ID, "last")
+    assert int(body(browser, "version")) == last
+    if viewport == "phone":
+        wide = browser.execute_script(
+            "return document.documentElement.scrollWidth - window.innerWidth"
+        )
+        wider = browser.execute_script(
+            "return [...document.querySelectorAll('body *')].filter((e) => "
+            "e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5)"
+            ".map((e) => e.tagName + '#' + e.id + '.' + e.className)"
+        )
+        assert wide <= 1, f"the console scrolls sideways by {wide}px on a phone: {wider}"
+    else:
+        check_axe(browser, f"{name}: the console")
+    screenshot(browser, f"{name}-console")
+
+
+def test_the_console_is_the_arbiters_during_play_and_everyones_after(web: ServerProcess) -> None:
+    """GET /console/GAME on the web port: before the end, a seat's token (a player who would
+    see the other hands) and no token get 403 and the arbiter's token the console; after
+    the end anyone gets it (the whole-game tests open it from the page)."""
+    base = f"http://127.0.0.1:{web.web_port}/console/"
+    with TableClient(web.target) as client:
+        created = client.create_game(game_options("huaniao", "basic"), 2)
+        gid, arbiter = created.game_id, created.arbiter_token
+        seat = client.join(gid, 0, "ann", contribution="")
+        for token, status in ((None, 403), (seat.token, 403), ("not-a-token", 403), (arbiter, 200)):
+            req = urllib.request.Request(base + gid)
+            if token:
+                req.add_header("x-seat-token", token)
+            assert fetch_status(req) == status, (token, status)
+        link = f"{base}{gid}?token={arbiter}"
+        page = urllib.request.urlopen(link, timeout=30).read().decode()
+        assert 'id="tabletop-data"' in page and "arbiter" in page
+        assert fetch_status(urllib.request.Request(base + "no-such-game")) == 404
 
 
 def test_justice_and_coming_back_from_the_page(web: ServerProcess, browser: Any) -> None:

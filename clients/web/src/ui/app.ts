@@ -84,7 +84,7 @@ function Replay() {
     v.game.case ? h(Table, { v, me: mySeat() }) : null,
     v.outcome ? h("p", {}, `${w("winners")}: ${v.outcome.winners.map(seatWord).join("、")}`) : null,
     v.game.case ? h(Hand, { v, me: mySeat(), legal: null, touched: [], busy: false, playing: false, onTouch: () => {}, onPlay: () => {} }) : null,
-    v.phase === GamePhase.FINISHED ? h("p", {}, h("a", { id: "console-link", href: consoleUrl(S.gameId) }, w("console"))) : null));
+    replay.steps.at(-1)?.view?.phase === GamePhase.FINISHED ? h("p", {}, h("a", { id: "console-link", href: consoleUrl(S.gameId) }, w("console"))) : null));
 }
 
 function Screen() {
