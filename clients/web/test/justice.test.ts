@@ -1,10 +1,10 @@
 // The report form offers only the game's own violation kinds (issue 37 point 6: 川南字牌's
-// offered 花鸟风月's): src/ui/justice.ts reportable(), over views of each game and table.
+// offered 花鸟风月's): src/kinds.ts reportable(), over views of each game and table.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
 import { GameViewSchema, Enforcement, ViolationKind as V } from "../gen/tabletop/v1/tabletop_pb";
-import { reportable } from "../src/ui/justice";
+import { reportable } from "../src/kinds";
 
 const view = (game: "huaniao" | "zipai", enforcement: Enforcement, turnTimeLimitMs = 0) =>
   create(GameViewSchema, { enforcement, turnTimeLimitMs, game: { case: game, value: {} } as never });

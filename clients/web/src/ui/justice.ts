@@ -6,12 +6,13 @@ import { useEffect, useState } from "preact/hooks";
 import { create } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import {
-  GamePhase, ViolationKind, ViolationKindSchema, PenaltyKind, CaseStatus, Enforcement, MoveSchema,
+  GamePhase, ViolationKind, ViolationKindSchema, PenaltyKind, CaseStatus, MoveSchema,
   type GameView, type Move,
 } from "../../gen/tabletop/v1/tabletop_pb";
 import { w, tip, term, seatWord, moveLabel } from "../words";
 import { enumName } from "../util";
 import { seatLabel } from "./table";
+import { reportable } from "../kinds";
 
 const ms = (t: Timestamp) => Number(t.seconds) * 1000 + Math.floor(t.nanos / 1e6);
 
@@ -41,20 +42,6 @@ export function Waits({ v, me }: { v: GameView; me: number }) {
     v.paused ? `${w("paused")} · ` : "",
     seats.length ? w("waitsFor", { seats: seatsText(seats, me) }) : "",
     at ? [" · ", h(Countdown, { at, id: "waits-left" })] : null);
-}
-
-/** The violations a seat can report in this game: the rule violations only where the players
- * enforce the rules (花鸟风月's 由玩家举报; elsewhere the engine already refused them), 出牌超时
- * only at a table without a clock, and 其他违规 always. 川南字牌 has no rule kinds of its own. */
-export function reportable(v: GameView): ViolationKind[] {
-  const out: ViolationKind[] = [];
-  if (v.game.case === "huaniao" && v.enforcement === Enforcement.PLAYERS) {
-    out.push(ViolationKind.ILLEGAL_COMBO, ViolationKind.WRONG_DECLARATION, ViolationKind.SEASON_RULE,
-      ViolationKind.DISCARD_ORDER);
-  }
-  if (!v.turnTimeLimitMs) out.push(ViolationKind.TIMEOUT);
-  out.push(ViolationKind.OTHER);
-  return out;
 }
 
 export interface JusticeProps {
