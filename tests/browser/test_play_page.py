@@ -545,6 +545,10 @@ def test_justice_and_coming_back_from_the_page(web: ServerProcess, browser: Any)
         WebDriverWait(browser, 10).until(lambda b: snapshot(b)["moves"] > 0)
         # a report of seat 1 (其他违规, a warning): seat 1, the only voter, confirms it
         click(browser, By.CSS_SELECTOR, "#report-box summary")
+        kinds = browser.execute_script(
+            "return [...document.querySelectorAll('#report-violation option')].map((o) => o.value)"
+        )
+        assert kinds == [str(pb.VIOLATION_KIND_TIMEOUT), str(pb.VIOLATION_KIND_OTHER)], kinds
         Select(browser.find_element(By.ID, "report-accused")).select_by_value("1")
         browser.find_element(By.ID, "report-note").send_keys("拖延")
         # the page re-renders (here: English and back): the half-written report stays
@@ -555,6 +559,18 @@ def test_justice_and_coming_back_from_the_page(web: ServerProcess, browser: Any)
         click(browser, By.ID, "report-send")
         WebDriverWait(browser, 10).until(lambda b: b.find_elements(By.CSS_SELECTOR, ".case.open"))
         assert "暂停" in js_text(browser, ".justice")
+        # the pause says whom it waits for (seat 1, the only voter) and counts down
+        waits = browser.execute_script(
+            "const w = document.getElementById('waits'); const l = document.getElementById('waits-left');"
+            "return w && l ? [w.dataset.seats, Number(l.dataset.left), w.textContent] : null"
+        )
+        assert waits and waits[0] == "1" and 0 < waits[1] <= 600, waits
+        assert "等待 1家" in waits[2] and "剩" in waits[2], waits
+        # the report form offered 花鸟风月's own kinds only (a REJECT table: 其他违规, 超时)
+        kinds = browser.execute_script(
+            "return [...document.querySelectorAll('#report-violation option')].map((o) => o.value)"
+        )
+        assert kinds == [], "the form closes while a case is open"
         # the open case shows its deadline (CaseView.deadline)
         assert "截止" in js_text(browser, ".case.open .case-deadline")
         assert js_text(browser, ".case.open .case-deadline", "title").endswith("Z")
