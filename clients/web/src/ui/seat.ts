@@ -5,6 +5,7 @@ import { w, tip, term, seatWord, line } from "../words";
 import type { LogLine } from "../state";
 import type { Saved } from "../seats";
 import { SeatMarks, seatLabel } from "./table";
+import { Countdown } from "./justice";
 
 export function Waiting({ v, me, onBots }: { v: GameView; me: number; onBots: () => void }) {
   const free = v.seats.filter((s) => !s.taken).length;
@@ -13,7 +14,8 @@ export function Waiting({ v, me, onBots }: { v: GameView; me: number; onBots: ()
     h("ul", { class: "seat-list" }, v.seats.map((s) => h("li", { key: s.seat, "data-seat": s.seat }, seatLabel(v, s.seat, me), h(SeatMarks, { v, s: s.seat }),
       s.taken && s.contributionStatus ? h("span", { class: "muted" }, ` · ${w("contribution")} `,
         term(`CONTRIBUTION_STATUS_${ContributionStatus[s.contributionStatus]}`)) : ""))),
-    v.awaitingSeats.length ? h("p", { id: "awaiting-seats" }, `${w("dealWaitsFor")}: `, v.awaitingSeats.map(seatWord).join("、")) : null,
+    v.awaitingSeats.length ? h("p", { id: "awaiting-seats" }, `${w("dealWaitsFor")}: `, v.awaitingSeats.map(seatWord).join("、"),
+      v.revealDeadline ?? v.abandonDeadline ? [" · ", h(Countdown, { at: (v.revealDeadline ?? v.abandonDeadline)! })] : null) : null,
     v.noEntropySeats.length ? h("p", { class: "muted" }, `${w("noEntropy")}: `, v.noEntropySeats.map(seatWord).join("、")) : null,
     free ? h("button", { class: "primary", id: "bots", type: "button", onClick: onBots }, w("fillBots")) : null);
 }
@@ -28,7 +30,9 @@ export function Draw({ v, me, step }: { v: GameView; me: number; step: string })
     : w("drawDealing");
   return h("section", { class: "card-box draw", id: "draw", "aria-labelledby": "draw-h" },
     h("h3", { id: "draw-h", title: tip("drawing") }, w("drawing")),
-    h("p", { id: "draw-status", "data-step": step || (waiting.length ? "waiting" : "dealing"), "data-waiting": waiting.join(" ") }, text));
+    h("p", { id: "draw-status", "data-step": step || (waiting.length ? "waiting" : "dealing"), "data-waiting": waiting.join(" ") }, text),
+    waiting.length && (v.revealDeadline ?? v.abandonDeadline)
+      ? h("p", { class: "muted" }, h(Countdown, { at: (v.revealDeadline ?? v.abandonDeadline)!, id: "draw-left" })) : null);
 }
 
 function CopyRow({ id, k, value }: { id: string; k: string; value: string }) {
