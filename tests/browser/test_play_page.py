@@ -420,6 +420,11 @@ def test_a_whole_game_against_bots_from_the_page(
     WebDriverWait(browser, 30).until(lambda b: body(b, "phase") in ("playing", "finished"))
 
     def mid_game() -> None:
+        # the first-time hint: at the first turn, before any touch, in the hint's colours
+        hint = browser.execute_script(
+            "const e = document.getElementById('touch-hint'); return e ? e.className : null"
+        )
+        assert hint in (None, "hint"), f"the first turn's hint is the first-time one: {hint}"
         screenshot(browser, f"{name}-mid")
         check_axe(browser, f"{name}: mid-game")
         if viewport == "phone":
@@ -432,6 +437,8 @@ def test_a_whole_game_against_bots_from_the_page(
     played, looks = play_to_end(browser, name, on_turn=checks)
     assert not checks, "the mid-game checks ran"
     assert played >= 1, "the page's seat played"
+    told = browser.execute_script("return localStorage.getItem('tabletop.hint.touch')")
+    assert told == "1", "once the player touched a card, the first-time hint is not shown again"
     WebDriverWait(browser, 15).until(lambda b: "✓" in js_text(b, "#verify-line"))
     verify = js_text(browser, "#verify-line")
     assert "✗" not in verify and "验证" in verify, verify
