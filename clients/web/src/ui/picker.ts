@@ -6,7 +6,7 @@ import { h } from "preact";
 import { GamePhase, type GameView, type Move } from "../../gen/tabletop/v1/tabletop_pb";
 import { w, gloss, moveLabel } from "../words";
 import { choices, pick, type Choice } from "../picker";
-import { HandCard, cardName, handOf } from "./cards";
+import { Card, HandCard, cardName, handOf } from "./cards";
 
 const HINT_KEY = "tabletop.hint.touch";
 const hintSeen = (): boolean => {
@@ -45,7 +45,7 @@ export function Hand(p: PickerProps) {
       hand.map((c) => p.playing
         ? h(HandCard, { key: c.id, card: c, touched: p.touched.includes(c.id),
           dimmed: !!now && now.total > 0 && !now.playable.has(c.id) && !p.touched.includes(c.id), onTouch: touch })
-        : h("span", { key: c.id, class: "card", "data-card": c.id }, cardName(c)))));
+        : h(Card, { key: c.id, card: c }))));
 }
 
 export function Picker(p: PickerProps) {
