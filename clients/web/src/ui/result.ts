@@ -4,7 +4,7 @@ import { h } from "preact";
 import type { GameView } from "../../gen/tabletop/v1/tabletop_pb";
 import { w, getLang, seatWord, TERMS } from "../words";
 import { seatLabel } from "./table";
-import { VerifyPanel } from "./verify";
+import { VerifyPanel, VERIFIER_READY } from "./verify";
 
 export type Checks = null | { commit: boolean | null; receipts: [number, number]; unavailable?: boolean };
 
@@ -26,7 +26,7 @@ export function Result({ v, me, gameId, checks, command, replayUrl, receiptsUrl,
         ` · ${checks.receipts[0] ? "✓" : ""} ${checks.receipts[0]} ${w("receiptsOk")}`,
         checks.receipts[1] ? ` · ✗ ${checks.receipts[1]} ${w("receiptsBad")}` : "",
       ].join("")),
-    h(VerifyPanel, { gameId, receipts }),
+    VERIFIER_READY ? h(VerifyPanel, { gameId, receipts }) : null,
     h("p", { class: "muted small" }, `${w("fullVerify")} (${w("fullVerifyWhere")}): `, h("code", { class: "wrap" }, command)),
     h("p", { class: "links" },
       h("a", { id: "replay-link", href: replayUrl }, w("replay")), " · ",

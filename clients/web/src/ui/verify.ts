@@ -6,12 +6,15 @@ import { w } from "../words";
 
 type Verdict = { ok: boolean; status: number; lines: string[] };
 // TODO(F2 merge): replace this stub with `import { verifyExport } from "../verify/index";`
-// once clients/web/src/verify/ is on main; the stub says the check is not there yet.
+// once clients/web/src/verify/ is on main, and set VERIFIER_READY; until then the panel is
+// not shown (a button that can only fail helps nobody).
+export const VERIFIER_READY = false;
 async function verifyExport(_text: string, _receipts?: string[]): Promise<Verdict> {
   return { ok: false, status: 2, lines: ["the in-browser verifier is not built into this page yet"] };
 }
 
-/** The record of `gameId` as `tabletop-audit export` writes it, from the server (null: none). */
+/** The record of `gameId` as `tabletop-audit export` writes it, from the server (null: none).
+ * TODO(F2 merge): the route is F2's to name (or verifyExport reads the history itself). */
 async function exportText(gameId: string): Promise<string | null> {
   const res = await fetch(`/export/${encodeURIComponent(gameId)}.jsonl`).catch(() => null);
   return res && res.ok ? res.text() : null;
