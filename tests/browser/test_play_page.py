@@ -223,6 +223,17 @@ def play_to_end(
     raise AssertionError(f"the game did not end in {GAME_SECONDS} s; the page made {played} moves")
 
 
+def no_sideways(browser: Any, where: str) -> None:
+    """Issue 37, phones first: nothing wider than the screen (long hex values wrap)."""
+    wide = browser.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+    wider = browser.execute_script(
+        "return [...document.querySelectorAll('body *')].filter((e) => "
+        "e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5)"
+        ".map((e) => e.tagName + '#' + e.id + '.' + e.className)"
+    )
+    assert wide <= 1, f"{where}: the page scrolls sideways by {wide}px: {wider}"
+
+
 def fetch_status(req: urllib.request.Request) -> int:
     try:
         with urllib.request.urlopen(req, timeout=30) as res:
@@ -401,6 +412,8 @@ def test_a_whole_game_against_bots_from_the_page(
     )
     assert browser.find_element(By.TAG_NAME, "footer").text.startswith(transport)
     check_axe(browser, f"{name}: the new-table form")
+    if viewport == "phone":
+        no_sideways(browser, f"{name}: the new-table form")
     if viewport == "desktop":  # English on a toggle, and back
         click(browser, By.ID, "lang")
         assert browser.find_element(By.CSS_SELECTOR, "#create h2").text == "New table"
@@ -428,10 +441,16 @@ def test_a_whole_game_against_bots_from_the_page(
         screenshot(browser, f"{name}-mid")
         check_axe(browser, f"{name}: mid-game")
         if viewport == "phone":
-            wide = browser.execute_script(
-                "return document.documentElement.scrollWidth - window.innerWidth"
+            no_sideways(browser, f"{name}: mid-game")
+            # the choices fit the screen with room for the hand: at most half of it, right
+            # below the hand (scrolled to, both are in thumb reach)
+            box = browser.execute_script(
+                "const b = document.querySelector('.moves-box');"
+                "const hand = document.querySelector('.hand-box').getBoundingClientRect();"
+                "const r = b.getBoundingClientRect();"
+                "return [r.height, r.top - hand.bottom, window.innerHeight]"
             )
-            assert wide <= 1, f"the phone page scrolls sideways by {wide}px"
+            assert box[0] <= box[2] / 2 and 0 <= box[1] <= 20, f"the picker: {box}"
 
     checks = {0: mid_game}  # at the page's first turn: dealt, the game under way
     played, looks = play_to_end(browser, name, on_turn=checks)
@@ -462,6 +481,8 @@ def test_a_whole_game_against_bots_from_the_page(
     assert "replay=1" in js_text(browser, "#replay-link", "href")
     browser.execute_script("document.getElementById('result').scrollIntoView()")
     screenshot(browser, f"{name}-end")
+    if viewport == "phone":
+        no_sideways(browser, f"{name}: the end")
     check_axe(browser, f"{name}: the end")
     # the replay: every version as the seat saw it, stepped through
     click(browser, By.ID, "replay-link")
@@ -472,6 +493,8 @@ def test_a_whole_game_against_bots_from_the_page(
     for _ in range(3):
         click(browser, By.ID, "replay-prev")
     assert int(body(browser, "version")) == last - 3, "three steps back"
+    if viewport == "phone":
+        no_sideways(browser, f"{name}: the replay")
     if viewport == "desktop":
         check_axe(browser, f"{name}: the replay")
         screenshot(browser, f"{name}-replay")
@@ -497,15 +520,7 @@ def open_console(browser: Any, web: ServerProcess, gid: str, viewport: str, name
     click(browser, By.ID, "last")
     assert int(body(browser, "version")) == last
     if viewport == "phone":
-        wide = browser.execute_script(
-            "return document.documentElement.scrollWidth - window.innerWidth"
-        )
-        wider = browser.execute_script(
-            "return [...document.querySelectorAll('body *')].filter((e) => "
-            "e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5)"
-            ".map((e) => e.tagName + '#' + e.id + '.' + e.className)"
-        )
-        assert wide <= 1, f"the console scrolls sideways by {wide}px on a phone: {wider}"
+        no_sideways(browser, f"{name}: the console")
     else:
         check_axe(browser, f"{name}: the console")
     screenshot(browser, f"{name}-console")
