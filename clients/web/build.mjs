@@ -6,7 +6,7 @@ import { copyFile, mkdir } from "node:fs/promises";
 const here = new URL(".", import.meta.url).pathname;
 await mkdir(`${here}dist`, { recursive: true });
 await build({
-  entryPoints: [`${here}src/app.ts`],
+  entryPoints: [`${here}src/main.ts`],
   bundle: true,
   format: "esm",
   target: ["es2020"],

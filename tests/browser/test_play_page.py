@@ -20,6 +20,8 @@ from __future__ import annotations
 import json
 import subprocess
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from clients.python.client import TableClient
+from clients.python.play import game_options
 from clients.python.receipts import check_payload, check_signature, parse_receipts
 from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess
@@ -43,8 +46,9 @@ from tests.support.browser import screenshot
 pytestmark = pytest.mark.xdist_group("browser")
 ROOT = Path(__file__).parents[2]
 DESKTOP = (1400, 1000)
-PHONE = (390, 844)
-GAME_SECONDS = 40  # a whole game against the bots (they answer at once)
+PHONE = (360, 740)  # the smallest phone of issue 37's bar
+SCREEN = 6  # clients/web/src/picker.ts: the most choices the picker shows at once
+GAME_SECONDS = 60  # touches take a look each  # a whole game against the bots (they answer at once)
 CARD_KEYS = {"card", "cards", "deck", "cardIds", "hidden", "hand", "stock"}
 
 
@@ -143,39 +147,50 @@ def snapshot(browser: Any) -> dict[str, Any]:
     return dict(browser.execute_script(SNAPSHOT))
 
 
-def click_move(browser: Any, pick_card: bool, largest: bool = True) -> bool:
-    """Play the offered move that uses the most cards (else the first); with ``pick_card``, by choosing its
-    cards in the hand first (the hand laid out for choosing: the list narrows to the moves using them).
-    False if no move was there."""
+def click_move(browser: Any, largest: bool = True) -> bool:
+    """One touch, as a person plays (issue 37, "play by touching cards"): press the play the
+    page offers (the obvious one when there is one, else the one that sheds the most cards,
+    or the first), or else touch the next card of the hand that some play can still use.
+    True when a move was sent. Every look checks the picker's bound: one screen of choices."""
     try:
-        moves = browser.find_elements(By.CSS_SELECTOR, "#moves button.move:not([disabled])")
-        if not moves:
-            for clear in browser.find_elements(By.CSS_SELECTOR, ".moves-box button.link"):
-                clear.click()  # a choice no move uses any more
-            return False
-        # the move that sheds the most cards (the first of them): games end sooner
-        sizes = [len((m.get_attribute("data-cards") or "").split()) for m in moves]
-        best = moves[sizes.index(max(sizes))] if largest else moves[0]
-        index = best.get_attribute("data-index")
-        cards = (best.get_attribute("data-cards") or "").split()
-        moves = [best]
-        if pick_card and cards:
-            for card in cards:
-                browser.find_element(
-                    By.CSS_SELECTOR, f"#hand button.card[data-card='{card}']"
-                ).click()
-            chosen = browser.find_elements(
-                By.CSS_SELECTOR, "#hand button.card[aria-pressed='true']"
+        shown = int(
+            browser.execute_script(
+                "return Number(document.querySelector('.moves-box')?.dataset.shown || 0)"
             )
-            assert sorted(c.get_attribute("data-card") for c in chosen) == sorted(cards)
-            offered = browser.find_elements(By.CSS_SELECTOR, "#moves button.move")
-            assert all(
-                set(cards) <= set((m.get_attribute("data-cards") or "").split()) for m in offered
-            ), "the list narrows to the moves using the chosen cards"
-            moves = [m for m in offered if m.get_attribute("data-index") == index]
-            assert moves, "the move of the chosen cards is still offered"
-        moves[0].click()
-        return True
+        )
+        assert shown <= SCREEN, f"the picker shows {shown} choices (one screen: {SCREEN})"
+        moves = browser.find_elements(By.CSS_SELECTOR, "#moves button.move:not([disabled])")
+        plays = [m for m in moves if (m.get_attribute("data-cards") or "").strip()]
+        cards = browser.find_elements(
+            By.CSS_SELECTOR, "#hand button.card:not(.dim):not([aria-pressed='true'])"
+        )
+        if plays:
+            touched = {
+                c.get_attribute("data-card")
+                for c in browser.find_elements(
+                    By.CSS_SELECTOR, "#hand button.card[aria-pressed='true']"
+                )
+            }
+            for m in plays:
+                assert touched <= set((m.get_attribute("data-cards") or "").split()), (
+                    "an offered play uses every touched card"
+                )
+            obvious = [m for m in plays if "obvious" in (m.get_attribute("class") or "")]
+            sizes = [len((m.get_attribute("data-cards") or "").split()) for m in plays]
+            best = (
+                obvious[0] if obvious else plays[sizes.index(max(sizes))] if largest else plays[0]
+            )
+            best.click()
+            return True
+        if cards:  # touch the next card some play can use: the page narrows the plays
+            cards[0].click()
+            return False
+        if moves:  # no play with cards: 过, 栖, a pass
+            moves[0].click()
+            return True
+        for clear in browser.find_elements(By.ID, "clear-touch"):
+            clear.click()  # nothing left to touch: start again
+        return False
     except StaleElementReferenceException:
         return False  # the table moved on under the click: look again
 
@@ -197,7 +212,7 @@ def play_to_end(
         if now["moves"]:
             if on_turn and played in on_turn:
                 on_turn.pop(played)()
-            if click_move(browser, pick_card=played == 0):
+            if click_move(browser):
                 played += 1
                 moved = time.monotonic() + 3  # until the page shows the table after it
                 while time.monotonic() < moved and snapshot(browser)["version"] == now["version"]:
@@ -206,6 +221,25 @@ def play_to_end(
         time.sleep(0.1)
     screenshot(browser, f"{name}-stuck")
     raise AssertionError(f"the game did not end in {GAME_SECONDS} s; the page made {played} moves")
+
+
+def no_sideways(browser: Any, where: str) -> None:
+    """Issue 37, phones first: nothing wider than the screen (long hex values wrap)."""
+    wide = browser.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+    wider = browser.execute_script(
+        "return [...document.querySelectorAll('body *')].filter((e) => "
+        "e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5)"
+        ".map((e) => e.tagName + '#' + e.id + '.' + e.className)"
+    )
+    assert wide <= 1, f"{where}: the page scrolls sideways by {wide}px: {wider}"
+
+
+def fetch_status(req: urllib.request.Request) -> int:
+    try:
+        with urllib.request.urlopen(req, timeout=30) as res:
+            return int(res.status)
+    except urllib.error.HTTPError as err:
+        return err.code
 
 
 def check_axe(browser: Any, where: str) -> None:
@@ -300,7 +334,15 @@ def check_no_leak(browser: Any, client: TableClient, gid: str, looks: list[dict[
     assert set(seats[0]) <= {"token", "seat", "name", "kind", "contribution"}, seats[0]
     assert all(
         not k.startswith("tabletop.")
-        or k.startswith(("tabletop.seat.", "tabletop.playing.", "tabletop.name", "tabletop.lang"))
+        or k.startswith(
+            (
+                "tabletop.seat.",
+                "tabletop.playing.",
+                "tabletop.name",
+                "tabletop.lang",
+                "tabletop.hint.",
+            )
+        )
         for k in storage
     ), storage
     assert not json_card_ids([json.loads(v) for v in storage.values() if v.startswith("{")])
@@ -370,6 +412,8 @@ def test_a_whole_game_against_bots_from_the_page(
     )
     assert browser.find_element(By.TAG_NAME, "footer").text.startswith(transport)
     check_axe(browser, f"{name}: the new-table form")
+    if viewport == "phone":
+        no_sideways(browser, f"{name}: the new-table form")
     if viewport == "desktop":  # English on a toggle, and back
         click(browser, By.ID, "lang")
         assert browser.find_element(By.CSS_SELECTOR, "#create h2").text == "New table"
@@ -389,18 +433,31 @@ def test_a_whole_game_against_bots_from_the_page(
     WebDriverWait(browser, 30).until(lambda b: body(b, "phase") in ("playing", "finished"))
 
     def mid_game() -> None:
+        # the first-time hint: at the first turn, before any touch, in the hint's colours
+        hint = browser.execute_script(
+            "const e = document.getElementById('touch-hint'); return e ? e.className : null"
+        )
+        assert hint in (None, "hint"), f"the first turn's hint is the first-time one: {hint}"
         screenshot(browser, f"{name}-mid")
         check_axe(browser, f"{name}: mid-game")
         if viewport == "phone":
-            wide = browser.execute_script(
-                "return document.documentElement.scrollWidth - window.innerWidth"
+            no_sideways(browser, f"{name}: mid-game")
+            # the choices fit the screen with room for the hand: at most half of it, right
+            # below the hand (scrolled to, both are in thumb reach)
+            box = browser.execute_script(
+                "const b = document.querySelector('.moves-box');"
+                "const hand = document.querySelector('.hand-box').getBoundingClientRect();"
+                "const r = b.getBoundingClientRect();"
+                "return [r.height, r.top - hand.bottom, window.innerHeight]"
             )
-            assert wide <= 1, f"the phone page scrolls sideways by {wide}px"
+            assert box[0] <= box[2] / 2 and 0 <= box[1] <= 20, f"the picker: {box}"
 
     checks = {0: mid_game}  # at the page's first turn: dealt, the game under way
     played, looks = play_to_end(browser, name, on_turn=checks)
     assert not checks, "the mid-game checks ran"
     assert played >= 1, "the page's seat played"
+    told = browser.execute_script("return localStorage.getItem('tabletop.hint.touch')")
+    assert told == "1", "once the player touched a card, the first-time hint is not shown again"
     WebDriverWait(browser, 15).until(lambda b: "✓" in js_text(b, "#verify-line"))
     verify = js_text(browser, "#verify-line")
     assert "✗" not in verify and "验证" in verify, verify
@@ -424,6 +481,8 @@ def test_a_whole_game_against_bots_from_the_page(
     assert "replay=1" in js_text(browser, "#replay-link", "href")
     browser.execute_script("document.getElementById('result').scrollIntoView()")
     screenshot(browser, f"{name}-end")
+    if viewport == "phone":
+        no_sideways(browser, f"{name}: the end")
     check_axe(browser, f"{name}: the end")
     # the replay: every version as the seat saw it, stepped through
     click(browser, By.ID, "replay-link")
@@ -434,9 +493,57 @@ def test_a_whole_game_against_bots_from_the_page(
     for _ in range(3):
         click(browser, By.ID, "replay-prev")
     assert int(body(browser, "version")) == last - 3, "three steps back"
+    if viewport == "phone":
+        no_sideways(browser, f"{name}: the replay")
     if viewport == "desktop":
         check_axe(browser, f"{name}: the replay")
         screenshot(browser, f"{name}-replay")
+    open_console(browser, web, gid, viewport, name)
+
+
+def open_console(browser: Any, web: ServerProcess, gid: str, viewport: str, name: str) -> None:
+    """The referee's console from the page (issue 37, "one front end, two doors"): the end's
+    link opens it on the page's own origin, with every seat's hand; it steps back and forth."""
+    click(browser, By.ID, "console-link")
+    WebDriverWait(browser, 20).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#seats .seat"))
+    assert browser.current_url.startswith(f"http://127.0.0.1:{web.web_port}/console/{gid}")
+    seats = browser.find_elements(By.CSS_SELECTOR, "#seats .seat")
+    assert len(seats) == (2 if "huaniao" in name else 3), "every seat, the arbiter's view"
+    assert body(browser, "viewer") == "arbiter"
+    click(browser, By.ID, "last")
+    last = int(body(browser, "version"))
+    click(browser, By.ID, "prev")
+    click(browser, By.ID, "prev")
+    assert int(body(browser, "version")) < last, "the console steps back"
+    click(browser, By.ID, "next")
+    assert int(body(browser, "version")) < last
+    click(browser, By.ID, "last")
+    assert int(body(browser, "version")) == last
+    if viewport == "phone":
+        no_sideways(browser, f"{name}: the console")
+    else:
+        check_axe(browser, f"{name}: the console")
+    screenshot(browser, f"{name}-console")
+
+
+def test_the_console_is_the_arbiters_during_play_and_everyones_after(web: ServerProcess) -> None:
+    """GET /console/GAME on the web port: before the end, a seat's token (a player who would
+    see the other hands) and no token get 403 and the arbiter's token the console; after
+    the end anyone gets it (the whole-game tests open it from the page)."""
+    base = f"http://127.0.0.1:{web.web_port}/console/"
+    with TableClient(web.target) as client:
+        created = client.create_game(game_options("huaniao", "basic"), 2)
+        gid, arbiter = created.game_id, created.arbiter_token
+        seat = client.join(gid, 0, "ann", contribution="")
+        for token, status in ((None, 403), (seat.token, 403), ("not-a-token", 403), (arbiter, 200)):
+            req = urllib.request.Request(base + gid)
+            if token:
+                req.add_header("x-seat-token", token)
+            assert fetch_status(req) == status, (token, status)
+        link = f"{base}{gid}?token={arbiter}"
+        page = urllib.request.urlopen(link, timeout=30).read().decode()
+        assert 'id="tabletop-data"' in page and "arbiter" in page
+        assert fetch_status(urllib.request.Request(base + "no-such-game")) == 404
 
 
 def test_justice_and_coming_back_from_the_page(web: ServerProcess, browser: Any) -> None:
@@ -451,7 +558,8 @@ def test_justice_and_coming_back_from_the_page(web: ServerProcess, browser: Any)
         first_turn(browser, other)
         # 误操作: the page plays, then takes it back while the game waits for seat 1
         version = int(body(browser, "version"))
-        assert click_move(browser, pick_card=False, largest=False)
+        while not click_move(browser, largest=False):
+            time.sleep(0.05)
         WebDriverWait(browser, 10).until(lambda b: b.find_elements(By.ID, "retract"))
         click(browser, By.ID, "retract")
         WebDriverWait(browser, 10).until(lambda b: "误操作" in log_text(b))
@@ -459,6 +567,10 @@ def test_justice_and_coming_back_from_the_page(web: ServerProcess, browser: Any)
         WebDriverWait(browser, 10).until(lambda b: snapshot(b)["moves"] > 0)
         # a report of seat 1 (其他违规, a warning): seat 1, the only voter, confirms it
         click(browser, By.CSS_SELECTOR, "#report-box summary")
+        kinds = browser.execute_script(
+            "return [...document.querySelectorAll('#report-violation option')].map((o) => o.value)"
+        )
+        assert kinds == [str(pb.VIOLATION_KIND_TIMEOUT), str(pb.VIOLATION_KIND_OTHER)], kinds
         Select(browser.find_element(By.ID, "report-accused")).select_by_value("1")
         browser.find_element(By.ID, "report-note").send_keys("拖延")
         # the page re-renders (here: English and back): the half-written report stays
@@ -469,6 +581,18 @@ def test_justice_and_coming_back_from_the_page(web: ServerProcess, browser: Any)
         click(browser, By.ID, "report-send")
         WebDriverWait(browser, 10).until(lambda b: b.find_elements(By.CSS_SELECTOR, ".case.open"))
         assert "暂停" in js_text(browser, ".justice")
+        # the pause says whom it waits for (seat 1, the only voter) and counts down
+        waits = browser.execute_script(
+            "const w = document.getElementById('waits'); const l = document.getElementById('waits-left');"
+            "return w && l ? [w.dataset.seats, Number(l.dataset.left), w.textContent] : null"
+        )
+        assert waits and waits[0] == "1" and 0 < waits[1] <= 600, waits
+        assert "等待 1家" in waits[2] and "剩" in waits[2], waits
+        # the report form offered 花鸟风月's own kinds only (a REJECT table: 其他违规, 超时)
+        kinds = browser.execute_script(
+            "return [...document.querySelectorAll('#report-violation option')].map((o) => o.value)"
+        )
+        assert kinds == [], "the form closes while a case is open"
         # the open case shows its deadline (CaseView.deadline)
         assert "截止" in js_text(browser, ".case.open .case-deadline")
         assert js_text(browser, ".case.open .case-deadline", "title").endswith("Z")

@@ -11,11 +11,12 @@ import mimetypes
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from server.transport.verify_command import audit_command
 from server.transport.web.api import PREFIXES, ApiApp, _browser_peer
 from server.transport.web.bots import BOTS_BODY_MAX, Bots, Refused
+from server.transport.web.console import Console
 from server.transport.web.hosts import HostAllowList
 
 NOT_BUILT = "the play page is not built: run make web"
@@ -55,8 +56,10 @@ class WebApp:
         allow_origins: Iterable[str] = (),
         grpc_port: int = 0,
         allow_hosts: Iterable[str] = (),
+        console: Console | None = None,
     ) -> None:
         self.api = api
+        self.console = console  # GET /console/GAME: the referee's console on this origin
         self.grpc_port = grpc_port  # GET /server.json: for the page's verify command
         self.bots = bots
         self.web_root = web_root
@@ -128,7 +131,36 @@ class WebApp:
             data = server_json(self.grpc_port, client[0] if client else None)
             await _respond(send, 200, data, [(b"content-type", b"application/json"), *cors])
             return
+        if path.startswith("/console/") and self.console is not None:
+            await self._console(scope, send, path, headers)
+            return
         await self._static(scope, send, path)
+
+    async def _console(
+        self, scope: dict[str, Any], send: Send, path: str, headers: dict[str, str]
+    ) -> None:
+        """The referee's console of a game (console.py): everyone's after the end, the
+        arbiter's (its token) before."""
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        token = headers.get("x-seat-token") or (query.get("token") or [""])[0]
+        client = scope.get("client")
+        host = urlsplit(f"//{headers.get('host', '')}").hostname or "127.0.0.1"
+        assert self.console is not None
+        status, text = await self.console.page(
+            path.removeprefix("/console/").strip("/"),
+            token,
+            host,
+            client[0] if client else None,
+            _browser_peer(f"{client[0]}:{client[1]}" if client else None),
+        )
+        if status != 200:
+            await _text(send, status, text)
+            return
+        data = text.encode()
+        page = [(b"content-type", b"text/html; charset=utf-8"), (b"cache-control", b"no-store")]
+        await _respond(
+            send, 200, b"" if scope["method"] == "HEAD" else data, [*page, *PAGE_HEADERS]
+        )
 
     async def _bots(
         self,

@@ -13,6 +13,7 @@ import uvicorn
 
 from server.transport.web.api import ApiApp, Forwarder
 from server.transport.web.bots import Bots, BotSettings
+from server.transport.web.console import Console
 from server.transport.web.origin import DEFAULT_WEB_ROOT, WebApp
 
 
@@ -59,7 +60,13 @@ class WebServer:
         self.bots = Bots(settings.bots, self.channel, target)
         api = ApiApp(Forwarder(self.channel), read_max_bytes)
         self.app = WebApp(
-            api, self.bots, settings.root, settings.allow_origins, grpc_port, settings.allow_hosts
+            api,
+            self.bots,
+            settings.root,
+            settings.allow_origins,
+            grpc_port,
+            settings.allow_hosts,
+            Console(self.channel, grpc_port),
         )
         self.config = uvicorn.Config(
             self.app,  # type: ignore[arg-type]

@@ -1,0 +1,99 @@
+// The table with its seats: each seat's panel (name, marks, cards or backs, melds, discards)
+// and the centre (the game's facts, the last play or the card shown). Shared by both doors.
+import { h, type ComponentChildren } from "preact";
+import { SeasonSchema, NeedSchema, PhaseSchema as HuaniaoPhaseSchema, type View as HView } from "../../gen/tabletop/huaniao/v1/huaniao_pb";
+import { PhaseSchema as ZipaiPhaseSchema, MeldKindSchema, type View as ZView } from "../../gen/tabletop/zipai/v1/zipai_pb";
+import type { GameView } from "../../gen/tabletop/v1/tabletop_pb";
+import type { DescEnum } from "@bufbuild/protobuf";
+import { w, term, termTip, seatWord, getLang, TERMS } from "../words";
+import { enumName } from "../util";
+import { Card, Cards, Backs } from "./cards";
+
+const T = (schema: DescEnum, n: number) => h("span", { title: termTip(enumName(schema, n)) }, term(enumName(schema, n)));
+
+/** "2家 · ann" (or "you"): `me` is the seat shown as the viewer's own (-1: none). */
+export function seatLabel(v: GameView, s: number, me: number): string {
+  const info = v.seats.find((x) => x.seat === s);
+  const who = s === me ? w("you") : info?.playerName || w("free");
+  return `${seatWord(s)} · ${who}`;
+}
+
+/** A seat's key marks: unkeyed (its commands stand on the server's word alone), re-keyed. */
+export function SeatMarks({ v, s }: { v: GameView; s: number }) {
+  const info = v.seats.find((x) => x.seat === s);
+  if (!info?.taken) return null;
+  return h("span", { class: "marks" },
+    info.publicKey.length ? null : h("span", { class: "badge unkeyed", "data-mark": "unkeyed", title: w("unkeyed") }, w("unkeyedShort")),
+    info.rekeyedAt.length ? h("span", { class: "badge rekeyed", "data-mark": "rekeyed", title: w("rekeyed") },
+      `${w("rekeyedShort")} ${info.rekeyedAt.map((x) => `v${x}`).join(" ")}`) : null);
+}
+
+function Seat({ v, s, me, children }: { v: GameView; s: number; me: number; children?: ComponentChildren }) {
+  const acting = v.toAct.includes(s);
+  const winner = v.outcome?.winners.includes(s);
+  return h("li", { class: `seat${acting ? " acting" : ""}${winner ? " winner" : ""}`, "data-seat": s },
+    h("div", { class: "seat-name" }, seatLabel(v, s, me), h(SeatMarks, { v, s }),
+      acting ? h("span", { class: "badge" }, w("toAct")) : null,
+      winner ? h("span", { class: "badge win" }, w("winner")) : null),
+    children);
+}
+
+/** The table: the other seats (every seat, with `all`: the console) and the centre. */
+export function Table({ v, me, all }: { v: GameView; me: number; all?: boolean }) {
+  if (v.game.case === "huaniao") return h(HuaniaoTable, { v, g: v.game.value, me, all });
+  if (v.game.case === "zipai") return h(ZipaiTable, { v, g: v.game.value, me, all });
+  return null;
+}
+
+function HuaniaoTable({ v, g, me, all }: { v: GameView; g: HView; me: number; all?: boolean }) {
+  const seats = g.seats.filter((s) => all || s.seat !== me).map((s) => h(Seat, { key: s.seat, v, s: s.seat, me },
+    s.cards.length ? h(Cards, { cards: s.cards, small: true }) : h(Backs, { n: s.handCount }),
+    h("div", { class: "muted" },
+      s.seasons.length ? s.seasons.map((x) => term(enumName(SeasonSchema, x))).join("") + " " : "",
+      s.owesDiscard ? `${term("PHASE_DISCARDING")} ${s.owesDiscard} ` : "",
+      s.danceBanned ? `${TERMS.fields.dance_banned?.[getLang() === "en" ? 1 : 0] ?? ""} ` : "")));
+  const last = g.lastPlay;
+  return h("section", { class: "table-box", "aria-label": w("table") },
+    h("ul", { class: "others", id: all ? "seats" : undefined }, seats),
+    h("div", { class: "centre", id: "centre" },
+      h("div", { class: "facts" },
+        h("span", {}, `${w("deck")} ${g.deckSize}`),
+        g.season ? h("span", {}, `${w("season")} `, T(SeasonSchema, g.season)) : null,
+        g.round ? h("span", {}, `${w("round")} ${g.round}`) : null,
+        g.handLimit !== undefined ? h("span", {}, `${w("limit")} ${g.handLimit}`) : null,
+        g.need ? h("span", {}, `${w("need")} `, T(NeedSchema, g.need), g.reference ? ` ${g.reference}` : "") : null,
+        h("span", {}, T(HuaniaoPhaseSchema, g.phase))),
+      last && last.cards.length ? h("div", { class: "last-play" },
+        h("span", { class: "label" }, `${w("lastPlay")} · ${seatWord(last.seat)}`),
+        h("div", { class: "cards" }, last.cards.map((c) => h(Card, { key: c.id, card: c })))) : null));
+}
+
+type ZSeat = ZView["seats"][number];
+const Melds = ({ s }: { s: ZSeat }) => s.melds.length ? h("div", { class: "melds", "aria-label": w("melds") },
+  s.melds.map((m, i) => h("span", { key: i, class: "meld", title: termTip(enumName(MeldKindSchema, m.kind)) },
+    h("span", { class: "meld-kind" }, term(enumName(MeldKindSchema, m.kind))),
+    m.cards.map((c) => h(Card, { key: c.id, card: c, small: true })),
+    m.hiddenSize ? h(Backs, { n: m.hiddenSize }) : null))) : null;
+const Discards = ({ s }: { s: ZSeat }) => s.discards.length
+  ? h(Cards, { cards: s.discards, small: true, cls: "discards" }) : null;
+
+function ZipaiTable({ v, g, me, all }: { v: GameView; g: ZView; me: number; all?: boolean }) {
+  const seats = g.seats.filter((s) => all || s.seat !== me).map((s) => h(Seat, { key: s.seat, v, s: s.seat, me },
+    !s.active ? h("div", { class: "muted" }, w("sitsOut")) : null,
+    s.hand.length ? h(Cards, { cards: s.hand, small: true }) : h(Backs, { n: s.handSize }),
+    h("div", { class: "muted" }, s.seat === g.dealer ? w("dealer") + " " : "", s.bao ? w("bao") : ""),
+    h(Melds, { s }), h(Discards, { s })));
+  const mine = all ? undefined : g.seats.find((s) => s.seat === me);
+  return h("section", { class: "table-box", "aria-label": w("table") },
+    h("ul", { class: "others", id: all ? "seats" : undefined }, seats),
+    h("div", { class: "centre", id: "centre" },
+      h("div", { class: "facts" },
+        h("span", {}, `${w("stock")} ${g.stockSize}`),
+        h("span", {}, `${w("dealer")}: ${seatWord(g.dealer)}`),
+        h("span", {}, T(ZipaiPhaseSchema, g.phase))),
+      g.shown ? h("div", { class: "last-play" },
+        h("span", { class: "label" }, `${w("shown")}${g.shownBy !== undefined ? " · " + seatWord(g.shownBy) : ""}`),
+        h("div", { class: "cards" }, h(Card, { card: g.shown }))) : null,
+      mine && (mine.melds.length || mine.discards.length)
+        ? h("div", { class: "my-table" }, h("span", { class: "label" }, w("myMelds")), h(Melds, { s: mine }), h(Discards, { s: mine })) : null));
+}
