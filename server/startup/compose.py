@@ -90,4 +90,9 @@ def lobby(tables: TableServer) -> Lobby:
         )
         return game_id
 
-    return Lobby(tables.games, create_table, leases_for(tables.games.store))
+    async def rating_of(kind: str, player: str) -> float:
+        assert tables.ratings is not None  # (wired by table_server)
+        rating, _place = await tables.ratings.rating(kind, player)
+        return rating.mu
+
+    return Lobby(tables.games, create_table, leases_for(tables.games.store), rating_of)

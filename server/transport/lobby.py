@@ -52,7 +52,7 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
             kind,
             options,
             request.seat_count,
-            rating=request.rating,
+            claimed_rating=request.rating,
             window=request.rating_window,
             bot_wait_ms=request.bot_wait_ms,
         )

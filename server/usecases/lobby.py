@@ -32,6 +32,8 @@ log = logging.getLogger("tabletop.lobby")
 
 # Opens a table for a formed queue: (kind, options, seat count, logins only) -> game id
 CreateTable = Callable[[str, Any, int, bool], Awaitable[str]]
+# The server's rating of a player at a game kind: (kind, player) -> OpenSkill's mu
+RatingOf = Callable[[str, str], Awaitable[float]]
 MATCH_EVERY = 0.25  # seconds between two passes of the matchmaker
 CARRY_AFTER = 64  # events after a queue's checkpoint before the matchmaker writes the next
 
@@ -71,9 +73,11 @@ class Lobby:
         games: Games,
         create_table: CreateTable,
         leases: Leases,
+        rating_of: RatingOf,
         now_ms: Callable[[], int] = lambda: int(time.time() * 1000),
     ) -> None:
         self.games = games
+        self.rating_of = rating_of
         self.store = games.store
         self.create_table = create_table
         self.leases = leases
@@ -87,12 +91,15 @@ class Lobby:
         kind: str,
         options: Any,
         seat_count: int,
-        rating: float = 0.0,
+        claimed_rating: float = 0.0,
         window: float = 0.0,
         bot_wait_ms: int = 0,
     ) -> queues.Standing:
-        rules.check_ticket(rating, window, bot_wait_ms)
+        """Queue ``player``, at the server's own rating of it at ``kind`` (read now, kept
+        with its ticket); ``claimed_rating`` is the request's, refused unless 0."""
+        rules.check_ticket(claimed_rating, window, bot_wait_ms)
         info = queue_of(kind, options, seat_count)
+        rating = await self.rating_of(kind, player)
         ticket = rules.Ticket(player, rating, window, bot_wait_ms, self.now_ms())
         await asyncio.to_thread(queues.enqueue, self.store, info, ticket, _not_waiting)
         return await self.standing(player)

@@ -25,7 +25,7 @@ from tabletop.huaniao.v1 import huaniao_pb2
 from tabletop.v1 import lobby_pb2 as lpb
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options
-from tests.support.lobby import NONE, SEATED, WAITING, Lobby, refused
+from tests.support.lobby import NONE, SEATED, WAITING, Lobby, refused, seed_ratings
 from tests.support.oidc import IdentityProvider, server_flags
 
 pytestmark = pytest.mark.timeout(120)
@@ -70,8 +70,8 @@ def seated(lobby: Lobby, player: str, polls: int = 400) -> lpb.QueueStatus:
 def test_refusals_name_why_and_append_nothing(lobby: Lobby, server: ServerProcess) -> None:
     basic = huaniao_options("BASIC")
     # a 5-seat table of these rules never fills: the player waits there for the test
-    lobby.queue("sub-ref-1", basic, 4, rating=1000, window=1)
-    lobby.queue("sub-ref-2", basic, 4, rating=2000, window=1)  # incompatible: both wait
+    lobby.queue("sub-ref-1", basic, 4, window=1)
+    lobby.queue("sub-ref-2", basic, 4, window=1)  # two of four: both wait
     before = stored_rows(server)
     bad_mode = pb.GameOptions(huaniao=huaniao_pb2.Options(mode=99))  # no such rules
     cases = {
@@ -85,10 +85,12 @@ def test_refusals_name_why_and_append_nothing(lobby: Lobby, server: ServerProces
                     (grpc.StatusCode.INVALID_ARGUMENT, "options")),
         "seat count": ((lobby.queue, "sub-ref-3", basic, 7),
                        (grpc.StatusCode.INVALID_ARGUMENT, "seat_count")),
-        "window": ((lobby.queue, "sub-ref-3", basic, 4, 0, -5),
+        "window": ((lobby.queue, "sub-ref-3", basic, 4, -5),
                    (grpc.StatusCode.INVALID_ARGUMENT, "rating_window")),
-        "bot wait": ((lobby.queue, "sub-ref-3", basic, 4, 0, 0, 10**9),
+        "bot wait": ((lobby.queue, "sub-ref-3", basic, 4, 0, 10**9),
                      (grpc.StatusCode.INVALID_ARGUMENT, "bot_wait_ms")),
+        "a claimed rating": ((lobby.queue, "sub-ref-3", basic, 4, 0, 0, 3000),
+                             (grpc.StatusCode.INVALID_ARGUMENT, "rating")),
         "leave twice": ((lobby.leave, "sub-ref-3"),
                         (grpc.StatusCode.FAILED_PRECONDITION, "NOT_QUEUED")),
     }  # fmt: skip
@@ -107,6 +109,34 @@ def test_refusals_name_why_and_append_nothing(lobby: Lobby, server: ServerProces
     assert refused(lobby.leave, "sub-ref-1") == (
         grpc.StatusCode.FAILED_PRECONDITION, "NOT_QUEUED",
     )  # fmt: skip
+
+
+def test_a_low_rated_player_is_matched_by_the_servers_rating_not_its_claim(
+    lobby: Lobby, server: ServerProcess
+) -> None:
+    """The cheater: a player the server rates low asks for the high band. Its claim is
+    refused (INVALID_ARGUMENT rating, nothing stored), and queued without one it is compared
+    at the server's rating: the high players' narrow windows keep it out of their table."""
+    mus = seed_ratings(
+        {"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+         "SQLITE_DBNAME": str(server.data_dir / "games.sqlite")},
+        "zipai", {"sub-band-hi-1": 8, "sub-band-hi-2": 7, "sub-band-lo": -8},
+    )  # fmt: skip
+    assert mus["sub-band-hi-1"] - mus["sub-band-lo"] > 10, mus
+    zipai = pb.GameOptions(zipai=pb.GameOptions().zipai.__class__())
+    before = stored_rows(server)
+    high = mus["sub-band-hi-1"]
+    assert refused(lobby.queue, "sub-band-lo", zipai, 2, 0, 0, high) == (
+        grpc.StatusCode.INVALID_ARGUMENT, "rating",
+    )  # fmt: skip
+    assert stored_rows(server) == before and lobby.status("sub-band-lo").state == NONE
+    lobby.queue("sub-band-hi-1", zipai, 2, window=3)  # the oldest: its table is formed first
+    lobby.queue("sub-band-lo", zipai, 2)  # accepts anyone; nobody of the band accepts it
+    lobby.queue("sub-band-hi-2", zipai, 2, window=3)
+    one, two = seated(lobby, "sub-band-hi-1"), seated(lobby, "sub-band-hi-2")
+    assert one.game_id == two.game_id
+    assert lobby.status("sub-band-lo").state == WAITING
+    lobby.leave("sub-band-lo")
 
 
 def test_a_lone_player_gets_bots_after_its_wait_and_takes_its_seat(
@@ -216,7 +246,7 @@ def test_a_browser_queues_through_connect(
             return dict(json.load(reply))
 
     login = idp.token("sub-web-1")
-    wish = {"options": {"zipai": {}}, "seatCount": 2, "rating": 1200, "ratingWindow": 100}
+    wish = {"options": {"zipai": {}}, "seatCount": 2, "ratingWindow": 100}
     queued = call("JoinQueue", wish, login)
     assert queued["status"]["state"] == "QUEUE_STATE_WAITING"  # type: ignore[index]
     with pytest.raises(urllib.error.HTTPError) as again:
