@@ -84,9 +84,11 @@ def lobby(tables: TableServer) -> Lobby:
     """The lobby over the same store, opening its tables through CreateGame's use case:
     keyed seats, the server's own secret; logins only unless bots take seats."""
 
-    async def create_table(kind: str, options: object, seat_count: int, logins: bool) -> str:
+    async def create_table(
+        kind: str, options: object, seat_count: int, logins: bool, reserved: tuple[str, ...]
+    ) -> str:
         game_id, _version, _arbiter = await tables.seats.create_game(
-            kind, options, seat_count, require_player_login=logins
+            kind, options, seat_count, require_player_login=logins, reserved_players=reserved
         )
         return game_id
 

@@ -30,8 +30,9 @@ from server.usecases.games import Games, NotFound
 
 log = logging.getLogger("tabletop.lobby")
 
-# Opens a table for a formed queue: (kind, options, seat count, logins only) -> game id
-CreateTable = Callable[[str, Any, int, bool], Awaitable[str]]
+# Opens a table: (kind, options, seat count, logins only, each seat's reserved player id or
+# "", () for none) -> game id
+CreateTable = Callable[[str, Any, int, bool, tuple[str, ...]], Awaitable[str]]
 # The server's rating of a player at a game kind: (kind, player) -> OpenSkill's mu
 RatingOf = Callable[[str, str], Awaitable[float]]
 MATCH_EVERY = 0.25  # seconds between two passes of the matchmaker
@@ -113,7 +114,7 @@ class Lobby:
     async def open_table(self, kind: str, options: Any, seat_count: int) -> str:
         """A table for players to find and join (logins only), listed under its game kind."""
         info = queue_of(kind, options, seat_count)
-        game_id = await self.create_table(kind, options, seat_count, True)
+        game_id = await self.create_table(kind, options, seat_count, True, ())
         await asyncio.to_thread(queues.list_table, self.store, info, game_id)
         return game_id
 
@@ -171,9 +172,11 @@ class Lobby:
 
     async def _form(self, info: queues.QueueInfo, formation: rules.Formation) -> int:
         options = from_data(rules_for(info.kind).options_type, info.options)
-        # a table with bots admits seats without a login (the bots'); else logins only
+        # a table with bots admits seats without a login (the bots'); else logins only. Its
+        # record reserves each player's seat for that player's login (GameCreated)
+        reserved = (*formation.players, *("" for _ in formation.bot_seats))
         game_id = await self.create_table(
-            info.kind, options, info.seat_count, not formation.bot_seats
+            info.kind, options, info.seat_count, not formation.bot_seats, reserved
         )
         seated = await asyncio.to_thread(queues.seat, self.store, info.key, game_id, formation)
         if not seated:  # someone left meanwhile: the table stays empty, nobody is told of it

@@ -139,6 +139,30 @@ def test_a_low_rated_player_is_matched_by_the_servers_rating_not_its_claim(
     lobby.leave("sub-band-lo")
 
 
+def test_a_seat_the_matchmaker_reserved_is_taken_by_its_player_only(
+    lobby: Lobby, server: ServerProcess, idp: IdentityProvider
+) -> None:
+    """The cheater holds the game id (a seated player shares it, or guesses it from a
+    notice): it cannot take a seat the matchmaker meant for someone else, with its own login
+    or with none, nor can a seated player take its partner's seat; nothing is appended."""
+    options = huaniao_options("SIMPLE")
+    lobby.queue("sub-resv-1", options, 2)
+    lobby.queue("sub-resv-2", options, 2)
+    one, two = seated(lobby, "sub-resv-1"), seated(lobby, "sub-resv-2")
+    gid = one.game_id
+    with TableClient(server.target) as client:
+        before = client.as_viewer(gid).view().version
+        for who, seat in (("sub-thief", one.seat), (None, one.seat), ("sub-resv-2", one.seat)):
+            login = idp.token(who) if who else None
+            assert refused(client.join, gid, seat, "thief", login=login) == (
+                grpc.StatusCode.FAILED_PRECONDITION, "SEAT_RESERVED",
+            ), who  # fmt: skip
+        assert client.as_viewer(gid).view().version == before
+        mine = client.join(gid, one.seat, "one", login=idp.token("sub-resv-1"))
+        assert mine.view().seat == one.seat
+        client.join(gid, two.seat, "two", login=idp.token("sub-resv-2"))
+
+
 def test_a_lone_player_gets_bots_after_its_wait_and_takes_its_seat(
     lobby: Lobby, server: ServerProcess, idp: IdentityProvider
 ) -> None:
