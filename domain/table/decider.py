@@ -188,7 +188,7 @@ def _check_reservations(seat_count: int, reserved: tuple[str, ...]) -> None:
         return
     named = [p for p in reserved if p]
     if len(reserved) != seat_count or not named:
-        raise MalformedCommand("reserved_players", "one player id or \"\" per seat, one at least")
+        raise MalformedCommand("reserved_players", 'one player id or "" per seat, one at least')
     if len(set(named)) != len(named) or max(map(len, named)) > MAX_PLAYER_ID:
         raise MalformedCommand(
             "reserved_players", f"distinct player ids of at most {MAX_PLAYER_ID} characters"

@@ -170,9 +170,7 @@ class Table:
         """Reserved seats (GameCreated.reserved_players) not taken yet, before the deal."""
         if self.game is not None or self.redraw is not None:
             return ()
-        return tuple(
-            i for i, p in enumerate(self.reserved_players) if p and self.seats[i] is None
-        )
+        return tuple(i for i, p in enumerate(self.reserved_players) if p and self.seats[i] is None)
 
     def reservation(self, seat: int) -> str:
         """The player id ``seat`` is kept for ("": none)."""

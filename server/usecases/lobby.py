@@ -18,7 +18,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from domain import lobby as rules
 from domain.codec import canonical, from_data, to_data
@@ -35,6 +35,16 @@ log = logging.getLogger("tabletop.lobby")
 CreateTable = Callable[[str, Any, int, bool, tuple[str, ...]], Awaitable[str]]
 # The server's rating of a player at a game kind: (kind, player) -> OpenSkill's mu
 RatingOf = Callable[[str, str], Awaitable[float]]
+
+
+class BotRunner(Protocol):
+    """Plays a formed table's bot seats (server/transport/lobbybots.py): bounded in number."""
+
+    def has_room(self) -> bool: ...
+
+    async def start(self, game_id: str) -> None: ...
+
+
 MATCH_EVERY = 0.25  # seconds between two passes of the matchmaker
 CARRY_AFTER = 64  # events after a queue's checkpoint before the matchmaker writes the next
 
@@ -76,9 +86,13 @@ class Lobby:
         leases: Leases,
         rating_of: RatingOf,
         now_ms: Callable[[], int] = lambda: int(time.time() * 1000),
+        bots: BotRunner | None = None,
     ) -> None:
+        """``bots``: the server plays the bot seats of the tables it forms (None: it only
+        names them, and a bot runner of the app's takes them: ``tabletop bots --join``)."""
         self.games = games
         self.rating_of = rating_of
+        self.bots = bots
         self.store = games.store
         self.create_table = create_table
         self.leases = leases
@@ -162,6 +176,8 @@ class Lobby:
                 self._matching.add(info.key)
             waiting = await asyncio.to_thread(queues.waiting, self.store, info.key)
             for formation in rules.form_tables(waiting.tickets, info.seat_count, self.now_ms()):
+                if formation.bot_seats and self.bots is not None and not self.bots.has_room():
+                    continue  # every bot process is busy: the players wait (one may come)
                 formed += await self._form(info, formation)
             if waiting.since_checkpoint >= CARRY_AFTER:  # keep the next reads short
                 await asyncio.to_thread(self._carry, info.key)
@@ -181,6 +197,11 @@ class Lobby:
         seated = await asyncio.to_thread(queues.seat, self.store, info.key, game_id, formation)
         if not seated:  # someone left meanwhile: the table stays empty, nobody is told of it
             log.info("lobby: table %s not used (a player left the queue)", game_id)
+        elif formation.bot_seats and self.bots is not None:
+            try:
+                await self.bots.start(game_id)
+            except Exception:  # the players are seated: their reserved seats void the table
+                log.exception("lobby: the bots of table %s did not start", game_id)
         return int(seated)
 
     async def run(self) -> None:

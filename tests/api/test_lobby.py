@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -18,6 +16,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from clients.python.audit_verify import verify_game
 from clients.python.bot import RandomBot, play_by_streams
 from clients.python.client import TableClient
 from clients.python.serverproc import ServerProcess
@@ -163,9 +162,13 @@ def test_a_seat_the_matchmaker_reserved_is_taken_by_its_player_only(
         client.join(gid, two.seat, "two", login=idp.token("sub-resv-2"))
 
 
-def test_a_lone_player_gets_bots_after_its_wait_and_takes_its_seat(
+def test_a_lone_player_gets_bots_the_server_plays_to_the_end(
     lobby: Lobby, server: ServerProcess, idp: IdentityProvider
 ) -> None:
+    """After the wait it named, a lone player is seated with bots, and the server starts
+    them itself (--lobby-bots, on by default): no bot command of the app's. They take the
+    open seats only (the player's is reserved for its login), deal once it sat down and
+    play to the end; the record verifies, reservation included."""
     options = huaniao_options("REGULAR")
     waiting = lobby.queue("sub-bots-1", options, 3, bot_wait_ms=300)
     assert waiting.state == WAITING
@@ -176,25 +179,19 @@ def test_a_lone_player_gets_bots_after_its_wait_and_takes_its_seat(
             status.game_id, status.seat, "me", contribution="", login=idp.token("sub-bots-1")
         )
         assert me.view().seat == 0
-        # the shipped bot runner takes the bots' seats (no login: this table admits them),
-        # deals, and plays them to the end against the player
-        bots = subprocess.Popen(
-            [sys.executable, "-m", "clients.python.cli", "bots", "--join", status.game_id,
-             "--target", server.target, "--quiet", "--no-color"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            close_fds=False,
-        )  # fmt: skip
-        try:
-            moves = play_by_streams([RandomBot(me, 7)], timeout=90)  # seed 7
-            assert bots.wait(timeout=60) == 0, bots.stdout.read() if bots.stdout else ""
-        finally:
-            if bots.poll() is None:
-                bots.kill()
-                bots.wait()
+        moves = play_by_streams([RandomBot(me, 7)], timeout=90)  # seed 7
         end = client.as_viewer(status.game_id).view()
         assert end.phase == pb.GAME_PHASE_FINISHED, end.outcome.reason
         print(f"the player made {moves} moves; {end.outcome.reason}")
         assert [s.seat for s in end.seats if s.taken] == [0, 1, 2]
+        verified = verify_game(client, status.game_id)  # raises AuditFailure if it lies
+        print(verified)
+    for _ in range(150):  # (bounded) the bots' process ends with the game, and is reaped
+        if "lobby: bots ended" in (server.data_dir / "server.log").read_text():
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the lobby's bots did not end with their game")
 
 
 def test_players_without_a_bot_wait_are_never_given_bots(lobby: Lobby) -> None:

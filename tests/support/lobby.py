@@ -13,12 +13,12 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from clients.python.seat import login_metadata
-from tabletop.v1 import lobby_pb2 as lpb
-from tabletop.v1 import lobby_pb2_grpc as lgrpc
 from domain.ratings import RatedResult, rate
 from server.store import ratings as ledger
 from server.store.shards import Store
 from server.transport.logins import player_id
+from tabletop.v1 import lobby_pb2 as lpb
+from tabletop.v1 import lobby_pb2_grpc as lgrpc
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.support.oidc import ISSUER, IdentityProvider
 
@@ -85,12 +85,10 @@ def seed_ratings(env: Mapping[str, str], kind: str, record: Mapping[str, int]) -
     results: list[RatedResult] = []
     for sub, n in record.items():
         me = player_id(ISSUER, sub)
-        for i in range(abs(n)):
+        for _ in range(abs(n)):
             ranks = (1, 2) if n > 0 else (2, 1)
             at = (start + timedelta(seconds=len(results))).isoformat()
-            results.append(
-                RatedResult(str(uuid.uuid4()), kind, at, (me, f"{me}-sparring"), ranks)
-            )
+            results.append(RatedResult(str(uuid.uuid4()), kind, at, (me, f"{me}-sparring"), ranks))
     store = Store.open([dict(env)])
     try:
         for result in results:
