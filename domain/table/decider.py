@@ -96,6 +96,7 @@ def create(
     match_settings: tuple[int, int, str] = (0, 0, ""),
     player_login_required: bool = False,
     reserved_players: tuple[str, ...] = (),
+    app: str = "",
 ) -> list[Any]:
     """Open a table; in a match (``match_id``), as its hand number ``hand``. ``secret`` and
     ``salt`` come from the server (random, or the secret from a client-given seed:
@@ -111,7 +112,8 @@ def create(
     ``match_settings``: a match's hand names its match's (hands, target_score, advance).
     ``player_login_required``: every seat is taken by a player signed in with the app's login
     (``take_seat``'s ``player``). ``reserved_players``: per seat, the player id only whose
-    login may take it ("": open), as the lobby's matchmaker seated them."""
+    login may take it ("": open), as the lobby's matchmaker seated them. ``app``: the app
+    (its login's client id) whose table this is, "" for none."""
     options = rules.check_options(options)
     if seat_count not in rules.seat_counts(options):
         raise MalformedCommand(
@@ -144,6 +146,8 @@ def create(
         raise MalformedCommand("enforcement", f"{rules.name} supports REJECT only")
     _check_arbiter_key(arbitrated, seat_keys_required, arbiter_public_key)
     _check_reservations(seat_count, reserved_players)
+    if len(app) > MAX_PLAYER_ID:
+        raise MalformedCommand("app", f"an app's client id of at most {MAX_PLAYER_ID} characters")
     source = DealSource.SHUFFLED
     if seeded:
         source = DealSource.PREPARED_SEED
@@ -179,6 +183,7 @@ def create(
             match_advance=match_settings[2],
             player_login_required=player_login_required,
             reserved_players=reserved_players,
+            app=app,
         )
     ]
 

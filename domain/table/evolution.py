@@ -69,6 +69,7 @@ def _apply(table: Table | None, event: Any) -> Table:
             arbiter_public_key=event.arbiter_public_key,
             player_login_required=event.player_login_required,
             reserved_players=event.reserved_players,
+            app=event.app,
         )
     assert table is not None
     if isinstance(event, SeatTaken):

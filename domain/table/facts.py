@@ -75,6 +75,10 @@ class GameCreated:
     # seat nobody takes keeps the draw waiting from this fact on: after abandon_after_ms
     # the game ends void (DealAbandoned names the empty reserved seats)
     reserved_players: tuple[str, ...] = ()
+    # public: the app whose table this is (issue 40): the client id (azp) of the login that
+    # opened it or queued for it, as the identity provider signed it; its webhooks go to
+    # that app's endpoints only. "": no app (CreateGame's tables, and records before apps)
+    app: str = ""
 
 
 @dataclass(frozen=True)

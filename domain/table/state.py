@@ -128,6 +128,7 @@ class Table:
     closed: tuple[bool, str] | None = None
     player_login_required: bool = False  # every seat is a signed-in player's (GameCreated)
     reserved_players: tuple[str, ...] = ()  # per seat, the player it is kept for (GameCreated)
+    app: str = ""  # the app whose table this is (GameCreated; "": none)
 
     @property
     def seat_keys(self) -> tuple[str, ...]:

@@ -85,10 +85,20 @@ def lobby(tables: TableServer) -> Lobby:
     keyed seats, the server's own secret; logins only unless bots take seats."""
 
     async def create_table(
-        kind: str, options: object, seat_count: int, logins: bool, reserved: tuple[str, ...]
+        kind: str,
+        options: object,
+        seat_count: int,
+        logins: bool,
+        reserved: tuple[str, ...],
+        app: str,
     ) -> str:
         game_id, _version, _arbiter = await tables.seats.create_game(
-            kind, options, seat_count, require_player_login=logins, reserved_players=reserved
+            kind,
+            options,
+            seat_count,
+            require_player_login=logins,
+            reserved_players=reserved,
+            app=app,
         )
         return game_id
 

@@ -31,8 +31,8 @@ from server.usecases.games import Games, NotFound
 log = logging.getLogger("tabletop.lobby")
 
 # Opens a table: (kind, options, seat count, logins only, each seat's reserved player id or
-# "", () for none) -> game id
-CreateTable = Callable[[str, Any, int, bool, tuple[str, ...]], Awaitable[str]]
+# "" (() for none), the app whose table it is) -> game id
+CreateTable = Callable[[str, Any, int, bool, tuple[str, ...], str], Awaitable[str]]
 # The server's rating of a player at a game kind: (kind, player) -> OpenSkill's mu
 RatingOf = Callable[[str, str], Awaitable[float]]
 
@@ -57,15 +57,18 @@ class OpenTable:
     free_seats: tuple[int, ...]
 
 
-def queue_of(kind: str, options: Any, seat_count: int) -> queues.QueueInfo:
-    """The queue for this game kind, rules (options, checked and with defaults filled in)
-    and seat count: its key is a hash of the three, so equal wishes meet in one queue."""
+def queue_of(kind: str, options: Any, seat_count: int, app: str = "") -> queues.QueueInfo:
+    """The queue for this game kind, rules (options, checked and with defaults filled in),
+    seat count and app (the players' logins' client id): its key is a hash of them, so equal
+    wishes meet in one queue, and two apps' players never share a table (nor its webhooks).
+    A queue of no app keeps the key it had before apps."""
     game = rules_for(kind)
     checked = game.check_options(options)
     rules.check_seat_count(seat_count, game.seat_counts(checked))
     data = to_data(checked)
-    digest = hashlib.sha256(canonical([kind, seat_count, data]).encode()).hexdigest()
-    return queues.QueueInfo(f"{kind}/{seat_count}/{digest[:32]}", kind, data, seat_count)
+    named = [kind, seat_count, data] + ([app] if app else [])
+    digest = hashlib.sha256(canonical(named).encode()).hexdigest()
+    return queues.QueueInfo(f"{kind}/{seat_count}/{digest[:32]}", kind, data, seat_count, app)
 
 
 def _not_waiting(standing: queues.Standing) -> None:
@@ -103,6 +106,7 @@ class Lobby:
     async def queue(
         self,
         player: str,
+        app: str,
         kind: str,
         options: Any,
         seat_count: int,
@@ -113,7 +117,7 @@ class Lobby:
         """Queue ``player``, at the server's own rating of it at ``kind`` (read now, kept
         with its ticket); ``claimed_rating`` is the request's, refused unless 0."""
         rules.check_ticket(claimed_rating, window, bot_wait_ms)
-        info = queue_of(kind, options, seat_count)
+        info = queue_of(kind, options, seat_count, app)
         rating = await self.rating_of(kind, player)
         ticket = rules.Ticket(player, rating, window, bot_wait_ms, self.now_ms())
         await asyncio.to_thread(queues.enqueue, self.store, info, ticket, _not_waiting)
@@ -125,10 +129,11 @@ class Lobby:
     async def standing(self, player: str) -> queues.Standing:
         return await asyncio.to_thread(queues.standing, self.store, player)
 
-    async def open_table(self, kind: str, options: Any, seat_count: int) -> str:
-        """A table for players to find and join (logins only), listed under its game kind."""
+    async def open_table(self, kind: str, options: Any, seat_count: int, app: str = "") -> str:
+        """A table for players to find and join (logins only), listed under its game kind;
+        ``app``: the opener's app, whose table it is."""
         info = queue_of(kind, options, seat_count)
-        game_id = await self.create_table(kind, options, seat_count, True, ())
+        game_id = await self.create_table(kind, options, seat_count, True, (), app)
         await asyncio.to_thread(queues.list_table, self.store, info, game_id)
         return game_id
 
@@ -192,7 +197,7 @@ class Lobby:
         # record reserves each player's seat for that player's login (GameCreated)
         reserved = (*formation.players, *("" for _ in formation.bot_seats))
         game_id = await self.create_table(
-            info.kind, options, info.seat_count, not formation.bot_seats, reserved
+            info.kind, options, info.seat_count, not formation.bot_seats, reserved, info.app
         )
         seated = await asyncio.to_thread(queues.seat, self.store, info.key, game_id, formation)
         if not seated:  # someone left meanwhile: the table stays empty, nobody is told of it

@@ -92,6 +92,7 @@ class Seats:
         arbiter_public_key: str = "",
         require_player_login: bool = False,
         reserved_players: tuple[str, ...] = (),
+        app: str = "",
     ) -> tuple[str, int, str]:
         """Open a table. Returns the game id, its version and the arbiter token. With
         ``match``, the table is the first hand of that new match (see ``create_match``).
@@ -105,7 +106,8 @@ class Seats:
         an arbitrated table's arbiter then signs its own with ``arbiter_public_key`` (hex).
         ``require_player_login``: every seat is taken by a signed-in player (docs/api.md,
         "Players"). ``reserved_players``: per seat, the player id only whose login takes
-        it ("": open), for a table the lobby formed (never from a request)."""
+        it ("": open), for a table the lobby formed (never from a request). ``app``: the
+        app whose table it is (the lobby's: its login's client id), whose webhooks it owes."""
         if (seed is not None or deck) and not self.allow_prepared_deals:
             raise RuleViolation(
                 "PREPARED_DEALS_DISABLED",
@@ -198,6 +200,7 @@ class Seats:
                 ),
                 player_login_required=require_player_login,
                 reserved_players=reserved_players,
+                app=app,
             )
             if match is not None:
                 await self._open_match(rules, seat_count, match, keyed=key is not None)

@@ -19,6 +19,7 @@ import pytest
 from clients.python.audit_verify import verify_game
 from clients.python.bot import RandomBot, play_by_streams
 from clients.python.client import TableClient
+from clients.python.seat import login_metadata
 from clients.python.serverproc import ServerProcess
 from tabletop.huaniao.v1 import huaniao_pb2
 from tabletop.v1 import lobby_pb2 as lpb
@@ -160,6 +161,32 @@ def test_a_seat_the_matchmaker_reserved_is_taken_by_its_player_only(
         mine = client.join(gid, one.seat, "one", login=idp.token("sub-resv-1"))
         assert mine.view().seat == one.seat
         client.join(gid, two.seat, "two", login=idp.token("sub-resv-2"))
+
+
+def test_a_table_is_its_players_app_s_and_apps_never_share_one(
+    lobby: Lobby, server: ServerProcess, idp: IdentityProvider
+) -> None:
+    """The app is the login's client id (azp), as the identity provider signed it: players
+    of two apps wanting the same game queue apart, and the table records its app
+    (GameCreated.app), whose webhooks alone it owes (tests/server/test_webhooks.py)."""
+    lobby.apps |= {"sub-app-x1": "app-x", "sub-app-y1": "app-y", "sub-app-x2": "app-x"}
+    options = huaniao_options("SIMPLE")
+    for player in ("sub-app-x1", "sub-app-y1", "sub-app-x2"):
+        lobby.queue(player, options, 2)
+    one, two = seated(lobby, "sub-app-x1"), seated(lobby, "sub-app-x2")
+    assert one.game_id == two.game_id and lobby.status("sub-app-y1").state == WAITING
+    lobby.leave("sub-app-y1")
+    with TableClient(server.target) as client:
+        (created, *_) = client.as_viewer(one.game_id).history()
+    assert created.table.game_created.app == "app-x"
+    assert len(created.table.game_created.reserved_players) == 2
+    opened = lobby.stub.OpenTable(
+        lpb.OpenTableRequest(options=options, seat_count=2),
+        metadata=login_metadata(idp.token("sub-app-opener", azp="app-y")),
+    )
+    with TableClient(server.target) as client:
+        (created, *_) = client.as_viewer(opened.game_id).history()
+    assert created.table.game_created.app == "app-y"
 
 
 def test_a_lone_player_gets_bots_the_server_plays_to_the_end(

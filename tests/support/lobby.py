@@ -30,12 +30,17 @@ class Lobby:
         self.channel = grpc.insecure_channel(target)
         self.stub = lgrpc.LobbyServiceStub(self.channel)
         self.idp = idp
+        self.apps: dict[str, str] = {}  # a player's app: its logins carry it as azp
 
     def close(self) -> None:
         self.channel.close()
 
+    def token(self, player: str) -> str:
+        app = self.apps.get(player)
+        return self.idp.token(player, azp=app) if app else self.idp.token(player)
+
     def login(self, player: str) -> tuple[tuple[str, str], ...]:
-        return tuple(login_metadata(self.idp.token(player)))
+        return tuple(login_metadata(self.token(player)))
 
     def queue(
         self, player: str, options: pb.GameOptions, seats: int, window: float = 0,
