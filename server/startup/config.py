@@ -43,6 +43,10 @@ class Settings:
     web_bots_per_network: int = 4  # bot processes at once per /24 (IPv4) or /64 (IPv6) asking
     web_bots_per_client: int = 2  # bot processes at once per asking address (a table's creator)
     web_bots_idle: float = 600.0  # seconds a game may stand still before its bots leave
+    # the lobby (server/transport/lobbybots.py): bot processes the server starts for the bot
+    # seats of the tables its matchmaker forms; 0: none (a bot runner of the app's takes them)
+    lobby_bots: int = 8
+    lobby_bots_idle: float = 600.0  # seconds a lobby table may stand still before its bots leave
     web_allow_origins: tuple[str, ...] = ()  # other origins allowed to call (CORS); none
     web_allow_hosts: tuple[str, ...] = ()  # Host names served besides IP literals, localhost
     log_format: str = "text"  # text (key=value) | json
@@ -211,6 +215,22 @@ OPTIONS: list[click.Parameter] = [
         "--web-bots-idle",
         "web port: seconds a bots' game may stand still (no new version: its person does not "
         "move) before the bots leave it and free their slot",
+        type=click.FloatRange(min=1),
+        default=600.0,
+    ),
+    _option(
+        "--lobby-bots",
+        "the lobby: bot processes this server starts at once to play the bot seats of the "
+        "tables its matchmaker forms (a `tabletop bots --join` each, ended with its game); "
+        "while all are busy, tables needing bots wait; 0: the server starts none and names "
+        'the bot seats only (docs/integrating.md, "Lobby")',
+        type=click.IntRange(min=0),
+        default=8,
+    ),
+    _option(
+        "--lobby-bots-idle",
+        "the lobby: seconds a table with bots may stand still (its players gone) before its "
+        "bots leave and free their slot",
         type=click.FloatRange(min=1),
         default=600.0,
     ),
@@ -481,7 +501,7 @@ OPTIONS: list[click.Parameter] = [
         type=click.Path(dir_okay=False, path_type=Path),
         default=None,
         help="a TOML file naming the apps that receive webhooks (endpoint, whsec_ secret, "
-        "event types) and the delivery limits (docs/operations.md, \"Webhooks\"); none: no "
+        'event types) and the delivery limits (docs/operations.md, "Webhooks"); none: no '
         "webhooks",
     ),
     _Setting(
@@ -537,6 +557,8 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]
             web_bots_per_network=a.web_bots_per_network,
             web_bots_per_client=a.web_bots_per_client,
             web_bots_idle=a.web_bots_idle,
+            lobby_bots=a.lobby_bots,
+            lobby_bots_idle=a.lobby_bots_idle,
             web_allow_origins=tuple(o.strip() for o in a.web_allow_origin.split(",") if o.strip()),
             web_allow_hosts=tuple(h.strip() for h in a.web_allow_host.split(",") if h.strip()),
             log_format=a.log_format,

@@ -19,7 +19,7 @@ from server.transport import logs
 from server.transport.errors import to_status
 from server.transport.health import is_store_fault
 from server.transport.limits import Limits
-from server.transport.logins import Logins, Unauthenticated
+from server.transport.logins import Login, Logins, Unauthenticated
 from server.usecases.games import NotFound
 from server.usecases.table_server import TableServer
 from server.usecases.translog import Transparency
@@ -148,26 +148,33 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def _player(self, context: grpc.aio.ServicerContext) -> str:
         """The player id of the call's login (``authorization: Bearer <jwt>``), "" without
         one; a login that does not check is UNAUTHENTICATED, whatever the call."""
+        return (await self._login(context)).player
+
+    async def _login(self, context: grpc.aio.ServicerContext) -> Login:
+        """The call's login (player id and app), an empty one without a login."""
         login = _token(context, LOGIN_HEADER)
         if login is None:
-            return ""
+            return Login("")
         if self.logins is None:
             raise Unauthenticated(
                 "this server accepts no player logins (start it with --oidc-issuer, "
                 "--oidc-audience and --oidc-jwks)",
                 "LOGINS_NOT_CONFIGURED",
             )
-        player = await asyncio.to_thread(self.logins.player, login)  # may fetch the JWKS
-        logs.note(player=player[:12])  # the call's log line names the player (a prefix)
-        return player
+        checked = await asyncio.to_thread(self.logins.login, login)  # may fetch the JWKS
+        logs.note(player=checked.player[:12])  # the call's log line names the player (a prefix)
+        return checked
 
     async def _signed_in(self, context: grpc.aio.ServicerContext) -> str:
-        player = await self._player(context)
-        if not player:
+        return (await self._signed_in_login(context)).player
+
+    async def _signed_in_login(self, context: grpc.aio.ServicerContext) -> Login:
+        login = await self._login(context)
+        if not login.player:
             raise Unauthenticated(
                 "this call needs the app's login: authorization: Bearer <token>", "LOGIN_REQUIRED"
             )
-        return player
+        return login
 
     async def _viewer(self, game_id: str, context: grpc.aio.ServicerContext) -> Viewer:
         token, player = _token(context), await self._player(context)

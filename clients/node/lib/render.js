@@ -428,6 +428,8 @@ function writtenTable(type, d, kind, T) {
         allow_unkeyed_seats: !d.seat_keys_required,
         arbiter_public_key: bytesOf(d.arbiter_public_key || ''),
         player_login_required: !!d.player_login_required,
+        reserved_players: d.reserved_players || [],
+        app: d.app || '',
       });
       if (created.arbiter_public_key && !created.arbiter_public_key.length) delete created.arbiter_public_key;
       created.options = { [kind]: message(options.fields[kind].resolve().resolvedType, d.options) };

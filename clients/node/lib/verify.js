@@ -334,6 +334,9 @@ function verifyGame(records, keys, gameId = null, where = '') {
   // 4. the seats' own signatures on the commands recorded in their names
   const seatKeys = seatSignatures(records, sealedId, fail, where);
 
+  // 4b. a table the lobby formed: each reserved seat taken by its own player's login only
+  checkReservations(records, created.data, where);
+
   // 5. the deal: commit–reveal, the table key, every deck and seed
   let dealt;
   try {
@@ -365,6 +368,32 @@ function verifyGame(records, keys, gameId = null, where = '') {
     dealt,
     seatKeys,
   };
+}
+
+/**
+ * GameCreated.reserved_players (issue 40, decider.take_seat): a seat the lobby reserved is
+ * taken by that player's login only, and a reserved player takes no other seat.
+ */
+function checkReservations(records, created, where) {
+  const reserved = created.reserved_players;
+  if (reserved === undefined) return;
+  if (!Array.isArray(reserved) || !reserved.every((p) => typeof p === 'string') ||
+      (reserved.length && reserved.length !== created.seat_count)) {
+    fail(`${where}GameCreated's reserved_players is not one player id (or "") per seat`);
+  }
+  const rule = 'SEAT_RESERVED [seat reservations]';
+  for (const r of records) {
+    if (r.fact.type !== 'SeatTaken') continue;
+    const seat = r.fact.data.seat;
+    const player = r.fact.data.player || '';
+    const keptFor = reserved[seat] || '';
+    if (keptFor && player !== keptFor) {
+      fail(`${where}version ${r.version}: ${rule}: seat ${seat} is reserved for the player the lobby seated there: only that player's login takes it`);
+    }
+    if (player && !keptFor && reserved.includes(player)) {
+      fail(`${where}version ${r.version}: ${rule}: the lobby seated this player at seat ${reserved.indexOf(player)}, not seat ${seat}`);
+    }
+  }
 }
 
 /**

@@ -169,25 +169,7 @@ class Bots:
             )
 
     async def _spawn(self, game_id: str) -> asyncio.subprocess.Process:
-        return await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "clients.python.cli",
-            "bots",
-            "--join",
-            game_id,
-            "--target",
-            self.target,
-            "--bot",
-            "steady",  # the bots a person plays against (docs/bots.md), as `tabletop play`
-            "--quiet",
-            "--no-color",
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL,
-            close_fds=False,  # posix_spawn, not fork: see clients/python/serverproc.py
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
+        return await spawn(game_id, self.target)
 
     async def _view(self, game_id: str, token: str, peer: str) -> pb.GameView:
         metadata = [("x-seat-token", token), (FORWARDED_HEADER, forwarded(peer))]
@@ -237,7 +219,7 @@ class Bots:
                     why = "the game ended and they stayed"
                     break
         finally:
-            await _end(run.proc)
+            await end(run.proc)
             log.info(
                 "bots ended: %s",
                 why,
@@ -260,10 +242,10 @@ class Bots:
     async def close(self) -> None:
         for task in list(self._tasks):
             task.cancel()
-        await asyncio.gather(*(_end(r.proc) for r in self.runs.values()), return_exceptions=True)
+        await asyncio.gather(*(end(r.proc) for r in self.runs.values()), return_exceptions=True)
 
 
-async def _end(proc: asyncio.subprocess.Process) -> None:
+async def end(proc: asyncio.subprocess.Process) -> None:
     if proc.returncode is not None:
         return
     try:
@@ -275,3 +257,39 @@ async def _end(proc: asyncio.subprocess.Process) -> None:
             await proc.wait()
     except ProcessLookupError:
         pass
+
+
+async def spawn(game_id: str, target: str) -> asyncio.subprocess.Process:
+    """A bot process that takes ``game_id``'s free seats at the gRPC ``target``, deals once
+    every seat is taken and plays its seats to the end (``tabletop bots --join``); seats it
+    is refused (reserved, taken) it leaves to their players."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "clients.python.cli",
+        "bots",
+        "--join",
+        game_id,
+        "--target",
+        target,
+        "--bot",
+        "steady",  # the bots a person plays against (docs/bots.md), as `tabletop play`
+        "--quiet",
+        "--no-color",
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+        close_fds=False,  # posix_spawn, not fork: see clients/python/serverproc.py
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+
+
+def loopback(host: str, port: int) -> str:
+    """The gRPC port's address as this process reaches it."""
+    if host in ("", "0.0.0.0"):
+        return f"127.0.0.1:{port}"
+    if host == "::":
+        return f"[::1]:{port}"
+    if ":" in host and not host.startswith("["):
+        return f"[{host}]:{port}"
+    return f"{host}:{port}"
