@@ -99,9 +99,7 @@ def seal_refs(seals: Iterable[dict[str, Any]], keys: KeySet | None = None) -> li
             body = match_records.seal_body(rid, seal["first"], seal["last"], seal["head"])
         else:
             rid = str(seal["game_id"])
-            body = records.seal_body(
-                rid, seal["first"], seal["last"], seal["head"], seal["receipts"]
-            )
+            body = records.stored_seal_body(rid, seal)
         kid = str(seal.get("key_id", ""))
         if keys is not None:
             kid = _signer(keys, kid, str(seal["signature"]), body, seal)
