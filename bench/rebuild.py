@@ -110,7 +110,9 @@ def _tuning(app: TableApplication, repeat: int, events: int) -> list[str]:
         event_bytes = sum(
             len(app.mapper.to_stored_event(e).state) for e in app.events.get(games[i].id)
         )
-        rows.append(f"| {interval} | {ms[i]:.2f} | {len(snaps)} | {snap_bytes / event_bytes:.0%} |")
+        rows.append(
+            f"| {interval} | {ms[i]:.2f} | {len(snaps)} | {snap_bytes / event_bytes:.0%} |"
+        )
         print(rows[-1], flush=True)
     return rows
 

@@ -38,16 +38,11 @@ from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 from tabletop.zipai.v1 import zipai_pb2
 
 FLAGS = [
-    "--move-rate",
-    "0",  # capacity, not policy: the bots move as fast as they can
-    "--max-open-games-per-client",
-    "100000",
-    "--max-streams-per-client",
-    "100000",
-    "--max-streams-per-connection",
-    "100000",
-    "--log-level",
-    "warning",
+    "--move-rate", "0",  # capacity, not policy: the bots move as fast as they can
+    "--max-open-games-per-client", "100000",
+    "--max-streams-per-client", "100000",
+    "--max-streams-per-connection", "100000",
+    "--log-level", "warning",
 ]
 
 
@@ -133,15 +128,12 @@ class Soak:
         gid = created.game_id  # type: ignore[attr-defined]
         tokens = []
         for s in range(seats):
-            joined = await self.call(
-                "JoinGame", stub.JoinGame(pb.JoinGameRequest(game_id=gid, seat=s))
-            )
+            joined = await self.call("JoinGame", stub.JoinGame(pb.JoinGameRequest(game_id=gid, seat=s)))
             if joined is None:
                 return None
             tokens.append(joined.seat_token)  # type: ignore[attr-defined]
         started = await self.call(
-            "StartGame",
-            stub.StartGame(pb.StartGameRequest(game_id=gid), metadata=self.md(tokens[0])),
+            "StartGame", stub.StartGame(pb.StartGameRequest(game_id=gid), metadata=self.md(tokens[0]))
         )
         if started is None:
             return None
@@ -159,9 +151,7 @@ class Soak:
                 self.live.append(game)
             view = await self.call(
                 "GetView",
-                stub.GetView(
-                    pb.GetViewRequest(game_id=game.game_id), metadata=self.md(game.arbiter)
-                ),
+                stub.GetView(pb.GetViewRequest(game_id=game.game_id), metadata=self.md(game.arbiter)),
             )
             if view is None:
                 continue
@@ -173,10 +163,7 @@ class Soak:
                 continue
             token = game.seats[self.rng.choice(to_act)]
             legal = await self.call(
-                "LegalMoves",
-                stub.LegalMoves(
-                    pb.LegalMovesRequest(game_id=game.game_id), metadata=self.md(token)
-                ),
+                "LegalMoves", stub.LegalMoves(pb.LegalMovesRequest(game_id=game.game_id), metadata=self.md(token))
             )
             if legal is None or not legal.moves:  # type: ignore[attr-defined]
                 continue
@@ -304,9 +291,7 @@ def soak_section(quick: bool) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seconds", type=float, default=60.0)
     p.add_argument("--games", type=int, default=200)
     p.add_argument("--watchers", type=int, default=100)

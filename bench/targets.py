@@ -40,6 +40,7 @@ def render() -> list[str]:
     ]
     for c in CHECKS:
         lines.append(
-            f"| {c.figure} | {c.target} | {c.measured} | {'yes' if c.met else '**no**'} | {c.gap} |"
+            f"| {c.figure} | {c.target} | {c.measured} | {'yes' if c.met else '**no**'} | "
+            f"{c.gap} |"
         )
     return lines

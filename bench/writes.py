@@ -105,14 +105,8 @@ async def _drive(store: Store, games: int, seconds: float) -> int:
     return moves
 
 
-def _writer(
-    envs: list[dict[str, str]],
-    max_batch: int,
-    games: int,
-    seconds: float,
-    start_at: float,
-    out: Any,
-) -> None:
+def _writer(envs: list[dict[str, str]], max_batch: int, games: int, seconds: float,
+            start_at: float, out: Any) -> None:
     store = Store.open([dict(e, CREATE_TABLE="n") for e in envs], max_batch=max_batch)
     try:
         while time.time() < start_at:

@@ -570,6 +570,7 @@ class TableApplication(Application[UUID]):
         self.notify(processing.events)
         return recordings
 
+
     def construct_transcoder(self) -> Transcoder:
         """FastJSONTranscoder, unless the library's TRANSCODER_TOPIC names another (such as
         ``eventsourcing.persistence:JSONTranscoder``, which reads and writes the same

@@ -79,10 +79,8 @@ class Outbox:
     def create_table(self) -> None:
         if self.kind == "memory":
             return
-        seq = (
-            "BIGSERIAL PRIMARY KEY"
-            if self.kind == "postgres"
-            else ("INTEGER PRIMARY KEY AUTOINCREMENT")
+        seq = "BIGSERIAL PRIMARY KEY" if self.kind == "postgres" else (
+            "INTEGER PRIMARY KEY AUTOINCREMENT"
         )
         statements = [
             f"CREATE TABLE IF NOT EXISTS {self.table} (seq {seq}, app TEXT NOT NULL, "

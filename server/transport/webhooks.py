@@ -68,9 +68,7 @@ def load_settings(path: Path) -> WebhookSettings:
         types = tuple(entry.get("events", TYPES))
         unknown = sorted(set(types) - set(TYPES))
         if unknown:
-            raise ValueError(
-                f"{where}.events: unknown {', '.join(unknown)} (known: {', '.join(TYPES)})"
-            )
+            raise ValueError(f"{where}.events: unknown {', '.join(unknown)} (known: {', '.join(TYPES)})")
         apps.append(App(entry["name"], entry["url"], entry["secret"], types))
     names = [a.name for a in apps]
     if len(set(names)) != len(names):

@@ -179,9 +179,7 @@ def _match_notices(agg: MatchAggregate, events: Sequence[Any]) -> list[Notice]:
     return out
 
 
-def outbox_rows(
-    apps: Sequence[App], max_run: int = MAX_RUN
-) -> Callable[[list[Pending]], list[OutboxRow]]:
+def outbox_rows(apps: Sequence[App], max_run: int = MAX_RUN) -> Callable[[list[Pending]], list[OutboxRow]]:
     """The group commit's ``outbox_for``: every app's rows for the moves of a batch."""
 
     def rows(pending: list[Pending]) -> list[OutboxRow]:
