@@ -19,12 +19,9 @@ register(passgame.RULES)
 # The per-client limits (server/transport/limits.py) guard a public server; one load generator is one
 # client opening thousands of games and streams, so benchmarks lift them.
 SERVER_FLAGS = [
-    "--max-open-games-per-client",
-    "100000000",
-    "--max-streams-per-client",
-    "1000000",
-    "--move-rate",
-    "0",
+    "--max-open-games-per-client", "100000000",
+    "--max-streams-per-client", "1000000",
+    "--move-rate", "0",
     "--allow-prepared-deals",  # seeded tables: the same deals in every run
 ]
 
