@@ -40,42 +40,42 @@ class ReceiptLog:
         self.counts: Counter[str] = Counter()  # receipts kept from play, view, watch
         self._moves: dict[tuple[int, int], list[pb.GameEvent]] = {}  # Watch: a move so far
         # Watch under receipts of format 3: the events sent since the stream's last receipt
-        # (None until a receipt of format 3 is seen; a new stream: ``new_stream``)
-        self._stream: list[pb.GameEvent] | None = None
+        self._stream: list[pb.GameEvent] = []
 
     def new_stream(self) -> None:
         """A new Watch stream begins: its first receipt covers what it sends from now."""
-        if self._stream is not None:
-            self._stream = []
+        self._stream = []
 
-    def play(self, reply: pb.PlayResponse | pb.RevealContributionResponse) -> None:
-        """A Play (or RevealContribution) reply: the receipt covers its events."""
+    def play(
+        self, reply: pb.PlayResponse | pb.RevealContributionResponse, game_id: str = ""
+    ) -> None:
+        """A Play (or RevealContribution) reply: the receipt covers its events. ``game_id``:
+        the game, saved with a receipt of format 3 (which does not name it)."""
         if reply.HasField("receipt"):
-            self._add(reply.receipt, payload_bytes(events=list(reply.events)), "play")
+            self._add(reply.receipt, payload_bytes(events=list(reply.events)), "play", game_id)
 
-    def view(self, reply: pb.GetViewResponse) -> None:
+    def view(self, reply: pb.GetViewResponse, game_id: str = "") -> None:
         """A view's receipt covers the game's view; a match's standings (``match``) have a
         record of their own and are not part of it."""
         if reply.HasField("receipt"):
             view = pb.GameView()
             view.CopyFrom(reply.view)
             view.ClearField("match")
-            self._add(reply.receipt, payload_bytes(view=view), "view")
+            self._add(reply.receipt, payload_bytes(view=view), "view", game_id)
 
-    def watched(self, reply: pb.WatchResponse) -> None:
+    def watched(self, reply: pb.WatchResponse, game_id: str = "") -> None:
         """A Watch message (one event, or a batched move's ``events``): its move's receipt
         is kept once the move's last event came. A receipt of format 3 covers every event
         the stream sent since its previous receipt (a message may carry the receipt alone);
         give this the messages as received, before dropping any duplicate."""
         got = list(reply.events) or ([reply.event] if reply.HasField("event") else [])
-        if self._stream is not None or (reply.HasField("receipt") and is_v3(reply.receipt)):
-            self._stream = (self._stream or []) + got
+        if not reply.HasField("receipt") or is_v3(reply.receipt):
+            self._stream += got  # (format 2: every message of a move carries its receipt)
             if reply.HasField("receipt"):
                 sent, self._stream = self._stream, []
-                self._add(reply.receipt, payload_bytes(events=sent), "watch")
+                self._add(reply.receipt, payload_bytes(events=sent), "watch", game_id)
             return
-        if not reply.HasField("receipt"):
-            return
+        self._stream = []
         r = reply.receipt
         key = (r.first_version, r.last_version)
         events = self._moves.setdefault(key, [])
@@ -84,9 +84,11 @@ class ReceiptLog:
             del self._moves[key]
             self._add(r, payload_bytes(events=events), "watch")
 
-    def _add(self, receipt: pb.Receipt, payload: bytes, source: str) -> None:
+    def _add(self, receipt: pb.Receipt, payload: bytes, source: str, game_id: str = "") -> None:
         copy = pb.Receipt()
         copy.CopyFrom(receipt)
+        if is_v3(copy) and not copy.game_id:
+            copy.game_id = game_id  # saved with it: the audit then needs no record to know it
         self.entries.append((copy, payload))
         self.counts[source] += 1
 

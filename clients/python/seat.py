@@ -225,7 +225,7 @@ class SeatClient:
         self._saw(reply.events, receipt=reply.receipt)
         self._acknowledged(reply, self.game_id, "reveal", "contribution_revealed", None)
         if self.receipts is not None:
-            self.receipts.play(reply)
+            self.receipts.play(reply, self.game_id)
         return reply
 
     def _acknowledged(
@@ -272,7 +272,7 @@ class SeatClient:
             request.as_seat = as_seat
         reply = self.stub.GetView(request, metadata=self.metadata)
         if self.receipts is not None:
-            self.receipts.view(reply)
+            self.receipts.view(reply, self.game_id)
         if reply.view.head_hash and as_seat is None and not as_arbiter:
             self._hashes[(self.game_id, reply.view.version)] = reply.view.head_hash
         return reply.view
@@ -348,7 +348,7 @@ class SeatClient:
         reply = self.stub.Play(request, metadata=self.metadata, timeout=timeout)
         self._saw(reply.events, receipt=reply.receipt)
         if self.receipts is not None:
-            self.receipts.play(reply)
+            self.receipts.play(reply, self.game_id)
         return reply
 
     def history(self, page_size: int = 500) -> Iterator[pb.GameEvent]:
@@ -437,7 +437,7 @@ class SeatClient:
                 for reply in stream:
                     failures = 0
                     if self.receipts is not None:  # as sent: a receipt covers duplicates too
-                        self.receipts.watched(reply)
+                        self.receipts.watched(reply, reply.game_id or self.game_id)
                     self._saw([], receipt=reply.receipt if reply.HasField("receipt") else None)
                     fresh = [e for e in reply.events if e.version > last]
                     if not fresh:
