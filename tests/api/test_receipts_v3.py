@@ -226,3 +226,26 @@ def test_saved_lines_name_their_game(game) -> None:  # type: ignore[no-untyped-d
     lines = files[0].read_text().splitlines()
     assert all(set(json.loads(line)) == {"payload", "receipt"} for line in lines)
     assert all(r.game_id == gid for r, _ in parse_receipts(lines))
+
+
+def test_no_seat_of_a_format_3_server_receives_a_card_it_may_not_see(v3) -> None:  # type: ignore[no-untyped-def]
+    """The leak hunt (tests/api/leakhunt.py) over a --receipt-format 3 server: what the
+    streams send is rendered and signed apart from the seals, so it is hunted too."""
+    from tabletop.zipai.v1 import zipai_pb2 as zp
+
+    from tests.api.leakhunt import hunt
+
+    checks, leaks = 0, []
+    with TableClient(v3.target) as client:
+        for i in range(8):
+            options = huaniao_options("SIMPLE" if i % 2 else "BASIC")
+            result = hunt(client, options, 4, 40_000 + i)
+            checks += result.checks
+            leaks += result.leaks
+        for seats in (2, 3):
+            result = hunt(client, pb.GameOptions(zipai=zp.Options()), seats, 41_000 + seats)
+            checks += result.checks
+            leaks += result.leaks
+    print(f"format 3: 10 games, {checks} messages checked, {len(leaks)} leaks")
+    assert checks > 10 * 20
+    assert not leaks, "\n".join(leaks[:20])
