@@ -249,3 +249,48 @@ def test_no_seat_of_a_format_3_server_receives_a_card_it_may_not_see(v3) -> None
     print(f"format 3: 10 games, {checks} messages checked, {len(leaks)} leaks")
     assert checks > 10 * 20
     assert not leaks, "\n".join(leaks[:20])
+
+
+def node(*args: str) -> tuple[int, str, str]:
+    """`node bin/verify.js ARGS`: its status, stdout and stderr."""
+    import subprocess
+
+    from tests.support.nodejs import NODE_DIR, ensure_node_modules
+
+    ensure_node_modules()
+    done = subprocess.run(
+        ["node", str(NODE_DIR / "bin" / "verify.js"), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def python(capsys, *args: str) -> tuple[int, str]:  # type: ignore[no-untyped-def]
+    capsys.readouterr()
+    status = run(list(args))
+    return status, capsys.readouterr().out
+
+
+def test_node_agrees_word_for_word(game, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """The Node verifier reads seals and receipts of format 3 as Python does: the honest
+    export and receipts verify, the lie to seat 1 is the same proof with the same status."""
+    gid, _, key, logs, export, files, signer = game
+    pub = ("--public-key", key.hex())
+    status, out, err = node(str(export), "--receipts", str(files[3]), *pub)
+    assert status == 0 and f"receipts: {len(logs[3].entries)} verified" in out, (out, err)
+    lied, _ = lie_to(logs[1].entries, signer, gid)
+    seat1 = save(lied, tmp_path / "seat1.receipts")
+    py = python(capsys, "verify", "--file", str(export), "--receipts", str(seat1), *pub)
+    js = node(str(export), "--receipts", str(seat1), *pub)
+    assert py[0] == 3 and (js[0], js[1]) == py, (py, js)
+    args = ("--receipts", str(files[0]), "--receipts", str(seat1), "--file", str(export), *pub)
+    py = python(capsys, "compare", *args)
+    js = node("compare", *args)
+    assert py[0] == 3 and (js[0], js[1]) == py, (py, js)
+    honest = (*(x for f in files for x in ("--receipts", str(f))), "--file", str(export), *pub)
+    py = python(capsys, "compare", *honest)
+    js = node("compare", *honest)
+    assert py[0] == 0 and (js[0], js[1]) == py, (py, js)

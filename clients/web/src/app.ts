@@ -10,7 +10,7 @@
 import { create, toBinary, type DescEnum, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import { client, useToken, errorText, isCode, Code, transportName } from "./api";
 import { newSeatKey, keepSeatKey, seatKey, signCommand, type SeatKey } from "./seatkey";
-import { ackProblem, type Ack, type Fact } from "./acks";
+import { ackProblem, receipt3Holds, type Ack, type Fact } from "./acks";
 import { heldSeats, saved, save, playSeat, forget, savedGames, type Saved } from "./seats";
 import { w, tip, term, termTip, seatWord, line, moveLabel, gloss, getLang, setLang, TERMS } from "./words";
 import {
@@ -471,12 +471,19 @@ function startWatch(): void {
     let delay = 500;
     while (!ctl.signal.aborted) {
       try {
+        let sent: GameEvent[] = []; // format 3: what this stream sent since its last receipt
         for await (const res of client.watch({ gameId: S.gameId, afterVersion: S.lastVersion, batched: true }, { signal: ctl.signal })) {
           delay = 500;
           const events = res.events.length ? res.events : res.event ? [res.event] : [];
           for (const ev of events) addLog(ev);
-          if (res.receipt && events.length) {
+          sent.push(...events);
+          if (res.receipt && res.receipt.head.length) {
+            res.receipt.gameId ||= S.gameId; // saved with it: the wire leaves it out
+            S.receipts.push({ receipt: res.receipt, payload: toBinary(ReceiptPayloadSchema, create(ReceiptPayloadSchema, { events: sent })) });
+            sent = [];
+          } else if (res.receipt && events.length) {
             S.receipts.push({ receipt: res.receipt, payload: toBinary(ReceiptPayloadSchema, create(ReceiptPayloadSchema, { events })) });
+            sent = [];
           }
           if (S.notice === w("connection")) notice("");
           void refresh();
@@ -1234,6 +1241,15 @@ async function verifyGame(): Promise<void> {
     const got = await sha256(`tabletop-commit|${secret}|${salt}|${prepared}`);
     S.verify.commit = got === null ? null : got === commitment;
     for (const r of S.receipts) {
+      if (r.receipt.head.length) { // format 3: its own signature over what it covers
+        if (!S.serverKeys) {
+          const k = await client.getSigningKey({});
+          S.serverKeys = [k.publicKey, ...k.retired.map((x) => x.publicKey)];
+        }
+        if (await receipt3Holds(r.receipt, r.payload, S.gameId, S.serverKeys)) S.verify.receipts[0]++;
+        else S.verify.receipts[1]++;
+        continue;
+      }
       const part = r.receipt.hashes[r.receipt.viewer];
       const bytes = new Uint8Array(r.receipt.nonce.length + r.payload.length);
       bytes.set(r.receipt.nonce);
