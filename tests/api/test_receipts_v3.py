@@ -232,7 +232,6 @@ def test_no_seat_of_a_format_3_server_receives_a_card_it_may_not_see(v3) -> None
     """The leak hunt (tests/api/leakhunt.py) over a --receipt-format 3 server: what the
     streams send is rendered and signed apart from the seals, so it is hunted too."""
     from tabletop.zipai.v1 import zipai_pb2 as zp
-
     from tests.api.leakhunt import hunt
 
     checks, leaks = 0, []
