@@ -293,3 +293,40 @@ def test_node_agrees_word_for_word(game, tmp_path, capsys) -> None:  # type: ign
     py = python(capsys, "compare", *honest)
     js = node("compare", *honest)
     assert py[0] == 0 and (js[0], js[1]) == py, (py, js)
+
+
+def test_the_format_3_vector() -> None:
+    """docs/api.md, "Receipts of format 3": the worked vector, byte for byte."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    key = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+    event = pb.GameEvent(version=12, text="seat 1 诵 鸟+鸟 (2)")
+    event.recorded_at.seconds = 1796601600
+    payload = pb.ReceiptPayload(events=[event]).SerializeToString(deterministic=True)
+    assert (
+        payload.hex() == "0a22080c12060880eed7d8061a1673656174203120e8afb520e9b89f2be9b89f20283229"
+    )
+    digest = hashlib.sha256(payload).hexdigest()
+    assert digest == "dd24244807cf3483f4400de9f71c36ee891f4545ce2e57a34f77c41345831d81"
+    head = hashlib.sha256(b"head").hexdigest()
+    gid = "0b5c3f4e-8d2a-4c6b-9e1f-2a3b4c5d6e7f"
+    body = records.receipt_body(gid, 12, 12, head, 1, digest)
+    assert body == (
+        b'tabletop-receipt/3\n{"first":12,"game_id":"'
+        + gid.encode()
+        + b'","head":"'
+        + head.encode()
+        + b'","last":12,"payload":"'
+        + digest.encode()
+        + b'","viewer":1}'
+    )
+    signature = key.sign(body)
+    assert signature.hex().startswith("64a89ee34e16a94a") and signature.hex().endswith("f773eae40b")
+    wire = pb.Receipt(
+        first_version=12, last_version=12, viewer=1, head=bytes.fromhex(head), signature=signature
+    )
+    assert len(wire.SerializeToString()) == 106
+    public = key.public_key().public_bytes_raw()
+    assert public.hex() == "03a107bff3ce10be1d70dd18e74bc09967e4d6309ba50d5f1ddc8664125531b8"
+    check_signature(wire, public, payload, gid)
+    assert records.seal_body(gid, 12, 12, head, None).startswith(b'tabletop-seal/3\n{"first":12,')
