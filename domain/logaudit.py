@@ -255,6 +255,13 @@ def log_line(proofs: LogProofs) -> dict[str, Any]:
 # --- keys and heads ---------------------------------------------------------------------------
 
 
+def head_signed(head: translog.TreeHead, keys: KeySet) -> bool:
+    """Whether a tree head verifies with the given key its ``key_id`` names (retired or not:
+    ``head_problem`` says whether to trust it now)."""
+    public = keys.keys.get(head.key_id)
+    return public is not None and _verifies(public, head.signature, head.body())
+
+
 def _verifies(public: bytes, signature: str, body: bytes) -> bool:
     try:
         Ed25519PublicKey.from_public_bytes(public).verify(bytes.fromhex(signature), body)

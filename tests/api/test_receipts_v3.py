@@ -330,3 +330,35 @@ def test_the_format_3_vector() -> None:
     assert public.hex() == "03a107bff3ce10be1d70dd18e74bc09967e4d6309ba50d5f1ddc8664125531b8"
     check_signature(wire, public, payload, gid)
     assert records.seal_body(gid, 12, 12, head, None).startswith(b'tabletop-seal/3\n{"first":12,')
+
+
+def test_verify_receipts_checks_the_tree_heads_they_carry(game, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """issue 36: the tree heads a view's receipts carry are checked by `verify --receipts`:
+    one not signed by a given key fails (exit 1); two signed heads of one log and size with
+    different roots are a fork of the log (exit 3)."""
+    from domain import translog
+
+    gid, _, key, logs, export, files, signer = game
+    entries = list(logs[0].entries)
+    at = next(i for i, (r, _) in enumerate(entries) if r.HasField("tree_head"))
+    pub = ["--public-key", key.hex()]
+    assert run(["verify", "--file", str(export), "--receipts", str(files[0]), *pub]) == 0
+    assert "tree head(s) they carry signed and consistent" in capsys.readouterr().out
+
+    receipt, payload = entries[at]
+    unsigned = pb.Receipt()
+    unsigned.CopyFrom(receipt)
+    unsigned.tree_head.signature = bytes(64)
+    path = save([*entries[:at], (unsigned, payload), *entries[at + 1 :]], tmp_path / "u.receipts")
+    assert run(["verify", "--file", str(export), "--receipts", str(path), *pub]) == 1
+    assert "is not signed by a given key" in capsys.readouterr().err
+
+    forked = pb.Receipt()
+    forked.CopyFrom(receipt)
+    head = forked.tree_head
+    head.root = hashlib.sha256(b"another log").digest()
+    body = translog.tree_head_body(head.log_id, head.root.hex(), head.size, head.timestamp_ms)
+    head.signature = bytes.fromhex(signer.sign(body))
+    path = save([*entries, (forked, payload)], tmp_path / "f.receipts")
+    assert run(["verify", "--file", str(export), "--receipts", str(path), *pub]) == 3
+    assert "PROOF: the server signed two different tree heads for log" in capsys.readouterr().out
