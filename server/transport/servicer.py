@@ -599,7 +599,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
         final = rendered[-1]
         if sent is not None:
             sent.add(gid, seen_as, list(final.events) or [final.event], heads)
-        signs = sent is not None and sent.due(turn is not None)
+        # the game's end opens every view (``seen_as``): nothing follows, sign it now
+        signs = sent is not None and sent.due(turn is not None or seen_as != viewer)
         if turn is None and not signs:
             yield final
             return
