@@ -83,7 +83,6 @@ class Replayed:
             table = tables.evolve(table, fact)
             self.tables.append(table)
         self.bounds = {last: first for first, last in moves(records)}
-        self.starts = set(self.bounds.values())
 
     def stored(self, first: int, last: int) -> list[StoredEvent]:
         return [self._stored(v) for v in range(first, last + 1)]
@@ -117,15 +116,16 @@ class Replayed:
 
     def _covers(self, receipt: pb.Receipt, view: bool = False) -> str:
         """Why a receipt of format 3 is not about this record ("" when it is): its game,
-        versions that begin and end moves of the record, the record's head at its last
-        version, and one of the record's viewers."""
+        versions that end at the end of a move of the record (a stream resumed in the middle
+        of a move starts there), the record's head at its last version, one of the record's
+        viewers."""
         first, last = receipt.first_version, receipt.last_version
         if (receipt.game_id or self.game_id) != self.game_id:
             return f"is for game {receipt.game_id}, not {self.game_id}"
         if view and (first != last or last not in self.bounds):
             return "is not of a view at the end of a move of the record"
-        if not view and (last not in self.bounds or first not in self.starts or first > last):
-            return "does not cover whole moves of the record"
+        if not view and (last not in self.bounds or not 1 <= first <= last):
+            return "does not end at the end of a move of the record"
         if bytes(receipt.head).hex() != self.records[last - 1].hash:
             return (
                 "was signed for another history than the record: the server signed two "

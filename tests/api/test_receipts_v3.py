@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from clients.python.audit import main
-from clients.python.audit_receipts import check_receipts
+from clients.python.audit_receipts import Replayed, check_receipts
 from clients.python.audit_verify import signing_key
 from clients.python.bot import RandomBot, play_by_streams
 from clients.python.client import TableClient, reveal_and_start
@@ -362,3 +362,24 @@ def test_verify_receipts_checks_the_tree_heads_they_carry(game, tmp_path, capsys
     path = save([*entries, (forked, payload)], tmp_path / "f.receipts")
     assert run(["verify", "--file", str(export), "--receipts", str(path), *pub]) == 3
     assert "PROOF: the server signed two different tree heads for log" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_a_stream_resumed_in_the_middle_of_a_move_is_receipted(game, v3, batched) -> None:  # type: ignore[no-untyped-def]
+    """A Watch from a version inside a move (a dropped unbatched stream resumes so): its
+    first receipt starts there, and every receipt of the stream verifies against the
+    record, covering every version from there to the end, and nothing twice."""
+    gid, rs, key, _, _, _, _ = game
+    moves = sorted(Replayed(rs).bounds.items())
+    inside = next(first for last, first in moves if last - first >= 2)  # a move of 3 events+
+    log = ReceiptLog()
+    with TableClient(v3.target) as client:
+        viewer = client.as_viewer(gid)
+        request = pb.WatchRequest(game_id=gid, after_version=inside, batched=batched)
+        for reply in viewer.stub.Watch(request, metadata=viewer.metadata):
+            log.watched(reply, gid)
+    assert log.entries and log.entries[0][0].first_version == inside + 1
+    report = check_receipts(rs, log.entries, key)
+    assert report.receipts == len(log.entries)
+    covered = [v for r, _ in log.entries for v in range(r.first_version, r.last_version + 1)]
+    assert covered == list(range(inside + 1, len(rs) + 1))

@@ -986,8 +986,8 @@ function signedReceipt3(r, payload, keys, gameId, what) {
 
 /**
  * Why a receipt of format 3 is not about the verified `game` ('' when it is): its game,
- * whole moves of the record (a view: the end of one), the record's head at its last
- * version, one of the game's viewers.
+ * versions that end at the end of a move of the record (a view: at one), the record's head
+ * at its last version, one of the game's viewers.
  */
 function receipt3Problem(game, r, part) {
   const first = r.first_version;
@@ -996,8 +996,8 @@ function receipt3Problem(game, r, part) {
   const ends = game.seals.find((s) => s.last === last);
   if (part === 'view') {
     if (first !== last || !ends) return 'is not of a view at the end of a move of the record';
-  } else if (!ends || !game.seals.some((s) => s.first === first) || first > last) {
-    return 'does not cover whole moves of the record';
+  } else if (!ends || !(first >= 1 && first <= last)) {
+    return 'does not end at the end of a move of the record';
   }
   if (r.head.toString('hex') !== game.records[last - 1].hash) {
     return 'was signed for another history than the record: the server signed two different versions of this game';
