@@ -580,7 +580,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
             return msgs
 
         if batch is not None:  # a live batch: render once per viewer and form
-            rendered = batch.render((seen_as, request.batched), render_for)
+            # (format 3 names the hand on follow_match streams only: their own rendering)
+            named = sent is None or request.follow_match
+            rendered = batch.render((seen_as, request.batched, named), render_for)
         else:
             rendered = render_for(events)
         if not rendered:

@@ -383,3 +383,18 @@ def test_a_stream_resumed_in_the_middle_of_a_move_is_receipted(game, v3, batched
     assert report.receipts == len(log.entries)
     covered = [v for r, _ in log.entries for v in range(r.first_version, r.last_version + 1)]
     assert covered == list(range(inside + 1, len(rs) + 1))
+
+
+def test_a_one_hand_stream_leaves_the_game_id_out_and_a_match_stream_names_it(game, v3) -> None:  # type: ignore[no-untyped-def]
+    gid, *_ = game
+    with TableClient(v3.target) as client:
+        viewer = client.as_viewer(gid)
+        plain = list(viewer.stub.Watch(pb.WatchRequest(game_id=gid), metadata=viewer.metadata))
+        named = list(
+            viewer.stub.Watch(
+                pb.WatchRequest(game_id=gid, follow_match=True), metadata=viewer.metadata
+            )
+        )
+    assert plain and all(not m.game_id for m in plain)
+    events = [m for m in named if m.HasField("event")]
+    assert events and all(m.game_id == gid for m in events)
