@@ -62,6 +62,7 @@ class Settings:
     max_clock_events: int = 200  # events the clock may make in a row without a client call
     game_cache_mb: int = 512  # the games held in memory, in estimated MiB (usecases/gamecache.py)
     view_cache_mb: int = 32  # the signed views kept, in MiB of memory (wire/receipts.py)
+    receipt_format: int = 2  # 3: one signature per viewer's receipt (docs/api.md)
     allow_prepared_deals: bool = False  # client seeds and decks (docs/api.md, "Audit")
     reveal_timeout: float = 30.0  # seconds after which the seats a deal waits for are late
     case_timeout: float = 120.0  # seconds an open case waits for its next step (a table's default)
@@ -375,6 +376,14 @@ OPTIONS: list[click.Parameter] = [
         default=32,
     ),
     _option(
+        "--receipt-format",
+        "receipts of format 2 (one seal lists every viewer's salted hashes) or 3 (a seal of "
+        "the chain head, and one signature per viewer over the hash of what it was sent: "
+        'fewer bytes to a seat; docs/api.md, "Receipts of format 3")',
+        type=click.IntRange(min=2, max=3),
+        default=2,
+    ),
+    _option(
         "--allow-prepared-deals",
         "accept CreateGame with a seed or a deck: deals chosen by the table's creator, marked "
         "as such; for development, tests, tournaments and reproducing disputes [default: off, "
@@ -574,6 +583,7 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]
             max_clock_events=a.max_clock_events,
             game_cache_mb=a.game_cache_mb,
             view_cache_mb=a.view_cache_mb,
+            receipt_format=a.receipt_format,
             allow_prepared_deals=a.allow_prepared_deals,
             reveal_timeout=a.reveal_timeout,
             case_timeout=a.case_timeout,

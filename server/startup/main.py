@@ -206,7 +206,11 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         metrics.feed.labels(name).set_function(functools.partial(_feed_count, store, name))
     store_health = StoreHealth(store.shards, metrics)
     logs = start_logs(store, keys)
-    sealer = Sealer(keys.signer, view_bytes=settings.view_cache_mb * 2**20)
+    sealer = Sealer(
+        keys.signer,
+        view_bytes=settings.view_cache_mb * 2**20,
+        receipt_format=settings.receipt_format,
+    )
     sealer.tree_head = logs.latest_for
     tables = compose.table_server(
         store,

@@ -524,11 +524,12 @@ function eventMessage(kind, record, viewer, T) {
  * The ReceiptPayload bytes of viewer `index` (receipt order: seats, spectator, arbiter) for
  * the move `first`..`last` of a verified game's `records`: what its events hash covers.
  */
-function renderEvents(records, first, last, index) {
+function renderEvents(records, first, last, index, lean = false) {
   const { root } = load();
   const created = records[0].fact.data;
   const viewer = receiptViewer(index, created.seat_count);
   const events = records.slice(first - 1, last).map((r) => eventMessage(created.kind, r, viewer, root));
+  if (lean) for (const e of events) delete e.hash; // receipts of format 3: sent without chain hashes
   const payload = root.lookupType('tabletop.v1.ReceiptPayload');
   return Buffer.from(payload.encode({ events }).finish());
 }
