@@ -454,8 +454,40 @@ def watch_messages(
         if batched:
             return [pb.WatchResponse(events=lean)] if lean else []
         return [pb.WatchResponse(event=e) for e in lean]
-    messages = _watch_messages(sealer, kind, table, viewer, events)
-    return _one_a_move(messages) if batched else messages
+    if batched:
+        return _batched_messages(sealer, kind, table, viewer, events)
+    return _watch_messages(sealer, kind, table, viewer, events)
+
+
+def _batched_messages(
+    sealer: Sealer | None,
+    kind: str,
+    table: tables.Table,
+    viewer: Viewer,
+    events: list[StoredEvent],
+) -> list[pb.WatchResponse]:
+    """``_one_a_move(_watch_messages(...))`` built directly: each move's events in one message
+    with the move's receipt, copied into it once (not once per event and again per move)."""
+    out: list[pb.WatchResponse] = []
+    move: list[StoredEvent] = []  # the events of the move whose seal is still ahead
+    carried: list[pb.GameEvent] = []  # rendered events whose message is still ahead
+    for stored in events:
+        move.append(stored)
+        seal = stored.seal
+        if seal is None:
+            continue
+        kept = _kept(sealer, seal, table, viewer) if move[0].version == seal["first"] else None
+        rendered = kept if kept is not None else render.events_proto(kind, move, viewer)
+        carried += rendered
+        if seal["last"] == stored.version:  # (always: a seal is stored with its last event)
+            signed = receipt(seal, table, viewer, _head(sealer, seal))
+            out.append(pb.WatchResponse(events=carried, receipt=signed))
+            carried = []
+        move = []
+    carried += render.events_proto(kind, move, viewer)
+    if carried:  # a move whose last event is not stored yet (or a record without seals)
+        out.append(pb.WatchResponse(events=carried))
+    return out
 
 
 def lean_events(kind: str, stored: list[StoredEvent], viewer: Viewer) -> list[pb.GameEvent]:
@@ -538,7 +570,9 @@ class StreamReceipts:
 
 
 def _one_a_move(messages: list[pb.WatchResponse]) -> list[pb.WatchResponse]:
-    """The same events, one move a message (`events`), each move with its receipt."""
+    """The same events, one move a message (`events`), each move with its receipt: what a
+    batched stream sends, by definition (``_batched_messages`` builds it directly;
+    tests/server/test_watch_batched.py holds the two alike)."""
     out: list[pb.WatchResponse] = []
     move: list[pb.GameEvent] = []
     for msg in messages:
