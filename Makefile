@@ -40,7 +40,7 @@ gen: $(GEN)/.stamp ## generate the Python gRPC and Connect code from protos/ int
 # clients/python/vocab.py), then a type check and the esbuild
 # bundle into clients/web/dist/, which the server serves with --web-port.
 WEB     := clients/web
-WEB_SRC := $(wildcard $(WEB)/src/*) $(WEB)/build.mjs $(WEB)/tsconfig.json
+WEB_SRC := $(wildcard $(WEB)/src/* $(WEB)/src/*/*) $(WEB)/build.mjs $(WEB)/tsconfig.json
 
 $(WEB)/node_modules/.stamp: $(WEB)/package.json $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund
