@@ -33,9 +33,11 @@ PAGE_HEADERS = [
 # The page's own files: scripts, styles, workers, manifest and connections from this origin
 # only (the service worker at /sw.js, the manifest at /manifest.webmanifest); no plugins, no
 # <base>, no framing. Inline styles stay allowed (components set style attributes); inline
-# scripts do not.
+# scripts do not. 'unsafe-eval': the in-browser verifier (verify.js) is the Node verifier's
+# code, whose protobufjs compiles its message decoders with Function; the page passes no
+# text of its own to eval, Function or a string timer.
 PAGE_CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data: blob:; connect-src 'self'; worker-src 'self'; manifest-src 'self'; "
     "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
