@@ -9,6 +9,8 @@ const tl = require('./translog');
 
 const { headOf, keySetJson } = require('./keyset');
 
+const hex = (b) => Buffer.from(b || []).toString('hex');
+
 /** A gRPC status the server's details name, for the failure line (audit.py `_reason`). */
 class ServerError extends Error {}
 
