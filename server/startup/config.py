@@ -47,6 +47,7 @@ class Settings:
     # seats of the tables its matchmaker forms; 0: none (a bot runner of the app's takes them)
     lobby_bots: int = 8
     lobby_bots_idle: float = 600.0  # seconds a lobby table may stand still before its bots leave
+    web_bots_delay_ms: int = 1500  # how long a bot waits before answering a person's move
     web_allow_origins: tuple[str, ...] = ()  # other origins allowed to call (CORS); none
     web_allow_hosts: tuple[str, ...] = ()  # Host names served besides IP literals, localhost
     log_format: str = "text"  # text (key=value) | json
@@ -234,6 +235,13 @@ OPTIONS: list[click.Parameter] = [
         "bots leave and free their slot",
         type=click.FloatRange(min=1),
         default=600.0,
+    ),
+    _option(
+        "--web-bots-delay-ms",
+        "web port: milliseconds a bot waits before answering its person's move, so that the "
+        "person may still take the move back (误操作: only before anyone else acts); 0: at once",
+        type=click.IntRange(0, 60_000),
+        default=1500,
     ),
     _option(
         "--web-allow-host",
@@ -568,6 +576,7 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]
             web_bots_idle=a.web_bots_idle,
             lobby_bots=a.lobby_bots,
             lobby_bots_idle=a.lobby_bots_idle,
+            web_bots_delay_ms=a.web_bots_delay_ms,
             web_allow_origins=tuple(o.strip() for o in a.web_allow_origin.split(",") if o.strip()),
             web_allow_hosts=tuple(h.strip() for h in a.web_allow_host.split(",") if h.strip()),
             log_format=a.log_format,

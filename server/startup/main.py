@@ -481,6 +481,7 @@ async def start_web(settings: Settings, grpc_port: int) -> tuple[Any, int] | Non
             per_network=settings.web_bots_per_network,
             per_client=settings.web_bots_per_client,
             idle=settings.web_bots_idle,
+            delay_ms=settings.web_bots_delay_ms,
         ),
         allow_origins=settings.web_allow_origins,
         allow_hosts=settings.web_allow_hosts,

@@ -60,7 +60,7 @@ def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         ["make", "-s", "web"], cwd=ROOT, capture_output=True, text=True, timeout=900
     )
     assert built.returncode == 0, f"make web failed:\n{built.stdout[-3000:]}{built.stderr[-3000:]}"
-    flags = ["--web-port", "0", "--web-bots", "--allow-prepared-deals"]
+    flags = ["--web-port", "0", "--web-bots", "--web-bots-delay-ms", "0", "--allow-prepared-deals"]
     proc = ServerProcess(tmp_path_factory.mktemp("web"), extra=flags).start()
     assert proc.web_port, "the server writes the web port"
     yield proc

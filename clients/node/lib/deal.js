@@ -4,7 +4,7 @@
 // commitments and entries, the table key, a counter-mode SHA-256 stream feeding
 // Fisher–Yates with rejection sampling, and `checkExport`, which recomputes every deal of a
 // finished game's export (`tabletop-audit export`) from its revealed inputs.
-const crypto = require('node:crypto');
+const crypto = require('./crypto');
 
 const TWO_32 = 2 ** 32;
 const SEED_BYTES = 6; // a game seed is 48 bits: exact as a JavaScript number

@@ -13,7 +13,7 @@
 // What it cannot do without the game rules: re-decide each command (`tabletop-audit
 // verify` replays them through the engine) and re-render each viewer's payload. Every problem is thrown as a VerifyError whose
 // message is one line.
-const crypto = require('node:crypto');
+const crypto = require('./crypto');
 const deal = require('./deal');
 const { checkClocks } = require('./clocks');
 const { checkLog, checkRetirement, parseHead, LogError } = require('./translog');

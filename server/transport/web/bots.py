@@ -6,7 +6,12 @@ Bot processes are a shared, costly resource, so one client must not hold them al
 counted in all, per asking network (a /24 or /64) and per asking address (the tables'
 creator: the same key the gRPC limits count a client by), and a run ends when its game has
 stood still for ``idle`` seconds (its person went away: bots move at once on their turns,
-so a game that does not move is waiting for its person), not only at the 2-hour timeout."""
+so a game that does not move is waiting for its person), not only at the 2-hour timeout.
+
+The bots wait ``delay_ms`` (``--web-bots-delay-ms``, 1.5 s) before answering their person's
+move, so that 误操作 (taking one's last move back, possible only before anyone else acts) can
+be used against them, and they vote on cases as an honest player would
+(clients/python/bots.py ``honest_vote``)."""
 
 from __future__ import annotations
 
@@ -40,6 +45,7 @@ class BotSettings:
     per_network: int = 4  # bot processes at once asked for from one /24 or /64
     per_client: int = 2  # bot processes at once asked for from one address
     idle: float = 600.0  # seconds the game may stand still before its bots leave
+    delay_ms: int = 1500  # how long a bot waits before answering its person's move (误操作)
 
 
 @dataclass(frozen=True)
@@ -169,7 +175,7 @@ class Bots:
             )
 
     async def _spawn(self, game_id: str) -> asyncio.subprocess.Process:
-        return await spawn(game_id, self.target)
+        return await spawn(game_id, self.target, self.settings.delay_ms)
 
     async def _view(self, game_id: str, token: str, peer: str) -> pb.GameView:
         metadata = [("x-seat-token", token), (FORWARDED_HEADER, forwarded(peer))]
@@ -259,10 +265,11 @@ async def end(proc: asyncio.subprocess.Process) -> None:
         pass
 
 
-async def spawn(game_id: str, target: str) -> asyncio.subprocess.Process:
+async def spawn(game_id: str, target: str, delay_ms: int = 0) -> asyncio.subprocess.Process:
     """A bot process that takes ``game_id``'s free seats at the gRPC ``target``, deals once
     every seat is taken and plays its seats to the end (``tabletop bots --join``); seats it
-    is refused (reserved, taken) it leaves to their players."""
+    is refused (reserved, taken) it leaves to their players; ``delay_ms`` after a move that
+    was not a bot's."""
     return await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -274,6 +281,8 @@ async def spawn(game_id: str, target: str) -> asyncio.subprocess.Process:
         target,
         "--bot",
         "steady",  # the bots a person plays against (docs/bots.md), as `tabletop play`
+        "--bot-delay-ms",
+        str(delay_ms),  # the person may still take a move back (误操作)
         "--quiet",
         "--no-color",
         stdin=asyncio.subprocess.DEVNULL,

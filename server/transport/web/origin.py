@@ -31,6 +31,17 @@ PAGE_HEADERS = [
     (b"referrer-policy", b"no-referrer"),
     (b"x-frame-options", b"DENY"),
 ]
+# The page's own files: scripts, styles, workers, manifest and connections from this origin
+# only (the service worker at /sw.js, the manifest at /manifest.webmanifest); no plugins, no
+# <base>, no framing. Inline styles stay allowed (components set style attributes); inline
+# scripts do not. 'unsafe-eval': the in-browser verifier (verify.js) is the Node verifier's
+# code, whose protobufjs compiles its message decoders with Function; the page passes no
+# text of its own to eval, Function or a string timer.
+PAGE_CSP = (
+    "default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data: blob:; connect-src 'self'; worker-src 'self'; manifest-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
 _TYPES = {
     ".js": "text/javascript",
     ".mjs": "text/javascript",
@@ -217,7 +228,12 @@ class WebApp:
         kind = kind or "application/octet-stream"
         if kind.startswith("text/") or kind in ("application/json",):
             kind += "; charset=utf-8"
-        headers = [(b"content-type", kind.encode()), (b"cache-control", b"no-cache"), *PAGE_HEADERS]
+        headers = [
+            (b"content-type", kind.encode()),
+            (b"cache-control", b"no-cache"),
+            (b"content-security-policy", PAGE_CSP.encode()),
+            *PAGE_HEADERS,
+        ]
         await _respond(
             send, 200, b"" if scope["method"] == "HEAD" else data, headers, length=len(data)
         )
