@@ -58,6 +58,8 @@ from tests.api.test_redeal_draw import dispute, every_seat_agrees
 from tests.support.nodejs import ensure_node_modules
 
 NODE_VERIFY = Path(__file__).resolve().parents[2] / "clients" / "node" / "bin" / "verify.js"
+# one worker: the module's played games (``played``, about 10 s) are set up once, not on each
+pytestmark = pytest.mark.xdist_group("node_verify")
 
 Line = dict[str, Any]
 
