@@ -39,7 +39,7 @@ PAGE_HEADERS = [
 # text of its own to eval, Function or a string timer.
 PAGE_CSP = (
     "default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data: blob:; connect-src 'self'; worker-src 'self'; manifest-src 'self'; "
+    "img-src 'self' data: blob:; connect-src 'self' blob:; worker-src 'self'; manifest-src 'self'; "
     "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
 _TYPES = {
