@@ -46,6 +46,17 @@ await build({
   define: { __dirname: JSON.stringify("/clients/node/lib") }, // lib/render.js names its words file by it
   inject: [`${here}src/verify/buffer-shim.ts`],
 });
+// verify-worker.js: the same verifier in a dedicated worker (the page's panel runs it there,
+// so that only the worker's policy allows the eval protobufjs needs)
+await build({
+  ...common,
+  entryPoints: [`${here}src/verify/worker.ts`],
+  format: "iife",
+  outfile: `${here}dist/verify-worker.js`,
+  plugins: [substitutes],
+  define: { __dirname: JSON.stringify("/clients/node/lib") },
+  inject: [`${here}src/verify/buffer-shim.ts`],
+});
 await build({ ...common, entryPoints: [`${here}src/pwa/sw.ts`], format: "iife", outfile: `${here}dist/sw.js` });
 for (const file of ["manifest.webmanifest", "icon.svg", "icon-192.png", "icon-512.png"]) {
   await copyFile(`${here}src/pwa/${file}`, `${here}dist/${file}`);

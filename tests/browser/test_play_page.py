@@ -470,6 +470,15 @@ def test_a_whole_game_against_bots_from_the_page(
     WebDriverWait(browser, 15).until(lambda b: "✓" in js_text(b, "#verify-line"))
     verify = js_text(browser, "#verify-line")
     assert "✗" not in verify and "验证" in verify, verify
+    # the whole record verified in the browser (issue 37): the verifier's worker reads the
+    # record from the server, with the receipts this page kept, as the Node verifier would
+    click(browser, By.ID, "verify-run")
+    WebDriverWait(browser, 60).until(lambda b: b.find_elements(By.ID, "verify-result"))
+    status = browser.execute_script(
+        "return document.getElementById('verify-result').getAttribute('data-status')"
+    )
+    said = js_text(browser, "#verify-result pre")
+    assert status == "0" and said.startswith("verified game ") and "receipts: " in said, said
     command = js_text(browser, "#result code")  # runnable as shown: the server's gRPC port
     assert f"verify {gid} --target 127.0.0.1:{web.port} " in command, command
     assert js_text(browser, "#winners").startswith("胜者")

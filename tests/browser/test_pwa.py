@@ -61,7 +61,11 @@ def test_the_manifest_worker_and_icons_are_served_with_their_types(web: ServerPr
     status, headers, body = get(port, "/")
     assert b'rel="manifest"' in body
     csp = headers["content-security-policy"]
-    assert "script-src 'self' 'unsafe-eval'" in csp and "worker-src 'self'" in csp
+    assert "script-src 'self';" in csp and "worker-src 'self'" in csp
+    assert "unsafe-eval" not in csp  # only the verifier's worker may eval (its own policy)
+    status, headers, _ = get(port, "/verify-worker.js")
+    worker = headers["content-security-policy"]
+    assert status == 200 and "'unsafe-eval'" in worker and "default-src 'none'" in worker
     assert "'unsafe-inline'" not in csp.split("script-src")[1].split(";")[0]
     assert "manifest-src 'self'" in csp and "frame-ancestors 'none'" in csp
 

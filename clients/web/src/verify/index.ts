@@ -11,7 +11,7 @@
 // The keys: `publicKeys` (64 hex digits each) or `keySet` (`tabletop-audit key --json`); with
 // neither, the server's key set is asked of this page's origin (GetSigningKey over Connect),
 // which proves only that the record is that server's (as `tabletop-verify --target`).
-import { publicKey, readKeySet } from "../../../node/lib/verify.js";
+import { canonical, parseStrict, publicKey, readKeySet } from "../../../node/lib/verify.js";
 import { runVerify } from "../../../node/lib/verifyrun.js";
 import { keySetJson } from "../../../node/lib/keyset.js";
 import { checkNoted, checksAsked, startRun, unchecked } from "./crypto";
@@ -97,4 +97,35 @@ async function settled<T>(run: () => T): Promise<T> {
     await checkNoted();
   }
   throw new Error(`the verifier still asked for new signatures after ${MAX_PASSES} runs (${checksAsked()} asked)`);
+}
+
+/** A finished game's record from this page's server, in the form `tabletop-audit export`
+ * writes (clients/python/exports.py): one canonical line per event of GetHistory (over
+ * Connect), `{version, hash, recorded_at, fact, cause, seal}`. The lines are the server's
+ * own stored text re-keyed, so the checks that follow prove what the server signed, not
+ * what this function did; a line it cannot form fails the check that reads it. */
+export async function exportOf(gameId: string, origin: string, token = ""): Promise<string> {
+  const root = load().root;
+  const request = root.lookupType("tabletop.v1.GetHistoryRequest");
+  const response = root.lookupType("tabletop.v1.GetHistoryResponse");
+  const headers: Record<string, string> = { "content-type": "application/proto", "connect-protocol-version": "1" };
+  if (token) headers["x-seat-token"] = token;
+  const lines: string[] = [];
+  let page = "";
+  do {
+    const body = request.encode(request.create({ game_id: gameId, page_token: page })).finish();
+    const answer = await fetch(`${origin}/tabletop.v1.TableService/GetHistory`, { method: "POST", headers, body });
+    if (!answer.ok) throw new Error(`the server did not give the record (HTTP ${answer.status})`);
+    const reply = response.toObject(response.decode(new Uint8Array(await answer.arrayBuffer())), { longs: String, defaults: true });
+    for (const ev of reply.events as Array<Record<string, any>>) {
+      if (!ev.stored_json) throw new Error("the record is open to its seats only until the game ends");
+      const at = ev.recorded_at;
+      const iso = new Date(Number(at.seconds) * 1000).toISOString().slice(0, 19);
+      const micros = String(Math.floor(Number(at.nanos) / 1000)).padStart(6, "0");
+      const stored = parseStrict(ev.stored_json) as Record<string, unknown>;
+      lines.push(canonical({ version: Number(ev.version), hash: ev.hash, recorded_at: `${iso}.${micros}Z`, ...stored }));
+    }
+    page = String(reply.next_page_token || "");
+  } while (page);
+  return lines.join("\n") + "\n";
 }

@@ -2,6 +2,8 @@
 declare module "*/node/lib/verify.js" {
   export class VerifyError extends Error {}
   export function publicKey(hex: string): { id: string; raw: Uint8Array };
+  export function parseStrict(text: string): unknown;
+  export function canonical(value: unknown): string;
   export function readKeySet(text: string): {
     keys: { id: string; raw: Uint8Array }[];
     statements: unknown[];
