@@ -9,6 +9,7 @@ import { w } from "./words";
 import { S, replay, render, notice, failed } from "./state";
 import { hex, sha256, uuid } from "./util";
 import { waitingDuties, drawDuties, verifyGame } from "./duties";
+import { onView } from "./device";
 
 export function route(): void {
   const params = new URLSearchParams(location.hash.replace(/^#/, ""));
@@ -188,6 +189,7 @@ export function refresh(): Promise<void> {
     } while (again);
     refreshing = null;
     render();
+    onView(S.gameId, S.view, S.me ? S.me.seat : null);
     void waitingDuties();
     void drawDuties();
     if (S.view?.phase === GamePhase.FINISHED && !S.verify) void verifyGame();
