@@ -47,3 +47,16 @@ def test_the_report_form_offers_the_games_own_kinds(tmp_path: Path) -> None:
     )
     print(run.stdout[-3000:], run.stderr[-3000:])
     assert run.returncode == 0, "the report form test failed"
+
+
+def test_a_lost_claim_and_a_fed_win_are_said_on_the_table() -> None:
+    """clients/web/test/outcomes.test.ts: a 川南字牌 seat whose claim lost to a higher one, or
+    whose discard fed another's 胡 (点炮), is told so on the table (src/outcomes.ts)."""
+    node = shutil.which("node")
+    assert node, "Node is needed (make web)"
+    env = {**os.environ, "HANDS": "", "ONLY": "outcomes"}
+    run = subprocess.run(
+        [node, "test/run.mjs"], cwd=WEB, env=env, capture_output=True, text=True, timeout=120
+    )
+    print(run.stdout[-3000:], run.stderr[-3000:])
+    assert run.returncode == 0 and "# pass 3" in run.stdout, "the outcomes test failed"

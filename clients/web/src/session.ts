@@ -5,11 +5,13 @@ import { GamePhase, Role, ReceiptPayloadSchema, JoinGameRequestSchema, type Game
 import { client, useToken, isCode, Code } from "./api";
 import { newSeatKey, keepSeatKey, seatKey, signCommand } from "./seatkey";
 import { heldSeats, saved, save, playSeat, forget, type Saved } from "./seats";
-import { w } from "./words";
+import { seatWord, term, w } from "./words";
 import { S, replay, render, notice, failed } from "./state";
 import { hex, sha256, uuid } from "./util";
 import { waitingDuties, drawDuties, verifyGame } from "./duties";
 import { onView } from "./device";
+import { fold, type Pending } from "./outcomes";
+import { ClaimKind } from "../gen/tabletop/zipai/v1/zipai_pb";
 
 export function route(): void {
   const params = new URLSearchParams(location.hash.replace(/^#/, ""));
@@ -262,12 +264,24 @@ export function factOf(ev: GameEvent): { case?: string; value?: Record<string, u
   return { case: inner.case, value: inner.value as Record<string, unknown> };
 }
 
+let pendingClaim: Pending = null; // this seat's claim in the open 川南字牌 claim window
+const TAKEN_WORD: Record<string, string> = { chied: "吃", penged: "碰", zhaoed: "招", hued: "胡" };
+
 function addLog(ev: GameEvent): void {
   if (ev.version <= S.lastVersion) return;
   S.lastVersion = ev.version;
   const fact = factOf(ev);
   const seat = typeof fact.value?.seat === "number" ? (fact.value.seat as number) : null;
   S.log.push({ version: ev.version, text: ev.text, seat });
+  if (ev.body.case === "zipai" && S.me) { // said on the table, not only in the log
+    const [next, told] = fold(pendingClaim, fact.case, fact.value, S.me.seat);
+    pendingClaim = next;
+    if (told?.what === "lost") {
+      notice(w("claimLost", { mine: term(`CLAIM_KIND_${ClaimKind[told.mine]}`), by: seatWord(told.by), theirs: TAKEN_WORD[told.theirs] }));
+    } else if (told?.what === "fed") {
+      notice(w("discardFed", { by: seatWord(told.by) }));
+    }
+  }
   if (S.log.length > 400) S.log.splice(0, S.log.length - 400);
 }
 

@@ -49,6 +49,8 @@ export const UI: Record<string, Pair> = {
   moves: ["可行", "Your moves"],
   noMoves: ["等待他人…", "Waiting for the others…"],
   yourTurn: ["轮到你", "Your turn"],
+  claimLost: ["你的{mine}输给了{by}的{theirs}", "Your {mine} lost to {by}'s {theirs}"],
+  discardFed: ["你打的牌点炮：{by}胡", "Your discard fed {by}'s 胡 (点炮)"],
   pickHint: ["点选手牌可筛选出牌", "Pick cards in your hand to narrow the plays"],
   touchHint: ["先点手牌：只显示这几张牌能出的牌，只有一种出法时即为一个按钮", "Touch cards in your hand first: only the plays they make are offered, and when there is one it is a single button"],
   waitsFor: ["等待 {seats}", "waiting for {seats}"],
