@@ -335,7 +335,8 @@ def test_the_format_3_vector() -> None:
 def test_verify_receipts_checks_the_tree_heads_they_carry(game, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     """issue 36: the tree heads a view's receipts carry are checked by `verify --receipts`:
     one not signed by a given key fails (exit 1); two signed heads of one log and size with
-    different roots are a fork of the log (exit 3)."""
+    different roots are a fork of the log (exit 3). Node's `verify --receipts` agrees: the
+    same status, the same proof word for word, the same reason."""
     from domain import translog
 
     gid, _, key, logs, export, files, signer = game
@@ -344,6 +345,8 @@ def test_verify_receipts_checks_the_tree_heads_they_carry(game, tmp_path, capsys
     pub = ["--public-key", key.hex()]
     assert run(["verify", "--file", str(export), "--receipts", str(files[0]), *pub]) == 0
     assert "tree head(s) they carry signed and consistent" in capsys.readouterr().out
+    status, out, err = node(str(export), "--receipts", str(files[0]), *pub)
+    assert status == 0 and "1 tree head(s) they carry signed and consistent" in out, (out, err)
 
     receipt, payload = entries[at]
     unsigned = pb.Receipt()
@@ -351,7 +354,11 @@ def test_verify_receipts_checks_the_tree_heads_they_carry(game, tmp_path, capsys
     unsigned.tree_head.signature = bytes(64)
     path = save([*entries[:at], (unsigned, payload), *entries[at + 1 :]], tmp_path / "u.receipts")
     assert run(["verify", "--file", str(export), "--receipts", str(path), *pub]) == 1
-    assert "is not signed by a given key" in capsys.readouterr().err
+    reason = capsys.readouterr().err
+    assert "is not signed by a given key" in reason
+    status, out, err = node(str(export), "--receipts", str(path), *pub)
+    assert status == 1 and f"{path} receipt {at + 1}: its tree head of log" in err, (out, err)
+    assert "is not signed by a given key" in err and not out, (out, err)
 
     forked = pb.Receipt()
     forked.CopyFrom(receipt)
@@ -360,8 +367,10 @@ def test_verify_receipts_checks_the_tree_heads_they_carry(game, tmp_path, capsys
     body = translog.tree_head_body(head.log_id, head.root.hex(), head.size, head.timestamp_ms)
     head.signature = bytes.fromhex(signer.sign(body))
     path = save([*entries, (forked, payload)], tmp_path / "f.receipts")
-    assert run(["verify", "--file", str(export), "--receipts", str(path), *pub]) == 3
-    assert "PROOF: the server signed two different tree heads for log" in capsys.readouterr().out
+    py = python(capsys, "verify", "--file", str(export), "--receipts", str(path), *pub)
+    assert py[0] == 3 and "PROOF: the server signed two different tree heads for log" in py[1]
+    js = node(str(export), "--receipts", str(path), *pub)
+    assert (js[0], js[1]) == py, (py, js)
 
 
 @pytest.mark.parametrize("batched", [False, True])

@@ -150,6 +150,7 @@ function summary(result, receipts) {
     line += `; receipts: ${receipts.receipts} verified for viewer(s) ${receipts.viewers.join(', ')}; the events hashes ` +
       `of all ${receipts.moves} moves are the record's rendering for every viewer`;
     if (receipts.views) line += `; ${receipts.views} view receipt(s) checked by their signed hash only (not re-rendered)`;
+    if (receipts.heads) line += `; ${receipts.heads} tree head(s) they carry signed and consistent`;
   }
   return line;
 }
@@ -208,9 +209,31 @@ function finish(args, keys, result) {
       return LIED;
     }
     receipts = { ...checkReceipts(result, text, keys), moves: proven.moves };
+    const forks = receiptHeadForks(args, keys, result, text);
+    if (forks.length) return showForks(forks);
+    receipts.heads = compare.receiptHeads(args.receipts, text).length;
   }
   console.log(summary(result, receipts));
   return 0;
+}
+
+/**
+ * The tree heads the receipts carry (issue 36; audit.py `_receipt_heads`): each signed by a
+ * given key, retired or not (else VerifyError: exit 1), and none a fork of another head of
+ * its log and size among them, the export's log line and --heads FILE (returned: exit 3).
+ */
+function receiptHeadForks(args, keys, result, text) {
+  const carried = compare.receiptHeads(args.receipts, text);
+  for (const [source, h] of carried) {
+    if (!tl.headSigned(h, keys, canonical)) {
+      throw new VerifyError(`${source}: its tree head of log ${h.log_id} is not signed by a given key`);
+    }
+  }
+  const known = [
+    ...compare.logLineHeads(result.logLine, args.file || `game ${result.gameId}`),
+    ...(args.heads ? compare.readHeadsFile(args.heads) : []),
+  ];
+  return tl.forks([...known, ...carried], keys, canonical);
 }
 
 /** The records whose seals the log holds: [kind, id] (a match's own, then each hand's). */
