@@ -345,7 +345,9 @@ def test_verify_receipts_checks_the_tree_heads_they_carry(game, tmp_path, capsys
     at = next(i for i, (r, _) in enumerate(entries) if r.HasField("tree_head"))
     pub = ["--public-key", key.hex()]
     assert run(["verify", "--file", str(export), "--receipts", str(files[0]), *pub]) == 0
-    heads = re.search(r"(\d+) tree head\(s\) they carry signed and consistent", capsys.readouterr().out)
+    heads = re.search(
+        r"(\d+) tree head\(s\) they carry signed and consistent", capsys.readouterr().out
+    )
     assert heads and int(heads[1]) >= 1
     status, out, err = node(str(export), "--receipts", str(files[0]), *pub)
     assert status == 0 and f"; {heads[0]}" in out, (out, err)
@@ -436,7 +438,9 @@ def test_the_node_client_plays_on_a_format_3_server(v3) -> None:  # type: ignore
         stdin=subprocess.DEVNULL,
     )
     output = done.stdout + done.stderr
-    counts = {k: int(v) for k, v in re.findall(r"^\S*\s*(tests|pass|fail|skipped) (\d+)$", output, re.M)}
+    counts = {
+        k: int(v) for k, v in re.findall(r"^\S*\s*(tests|pass|fail|skipped) (\d+)$", output, re.M)
+    }
     assert done.returncode == 0 and counts.get("fail") == 0, output[-6000:]
     assert counts.get("skipped") == 0 and counts.get("pass", 0) >= 8, output[-4000:]
     assert counts["pass"] == counts["tests"], output[-4000:]

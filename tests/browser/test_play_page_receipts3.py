@@ -86,7 +86,9 @@ def test_the_page_plays_and_checks_receipts_of_format_3(
     saved.write_text(kept)
     capsys.readouterr()
     try:
-        status = audit(["verify", "--file", str(export), "--receipts", str(saved), "--public-key", key.hex()])
+        status = audit(
+            ["verify", "--file", str(export), "--receipts", str(saved), "--public-key", key.hex()]
+        )
     except SystemExit as exc:
         status = int(exc.code or 0)
     out = capsys.readouterr()
