@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -335,7 +336,8 @@ def test_the_format_3_vector() -> None:
 def test_verify_receipts_checks_the_tree_heads_they_carry(game, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     """issue 36: the tree heads a view's receipts carry are checked by `verify --receipts`:
     one not signed by a given key fails (exit 1); two signed heads of one log and size with
-    different roots are a fork of the log (exit 3)."""
+    different roots are a fork of the log (exit 3). Node's `verify --receipts` agrees: the
+    same status, the same proof word for word, the same reason."""
     from domain import translog
 
     gid, _, key, logs, export, files, signer = game
@@ -343,7 +345,12 @@ def test_verify_receipts_checks_the_tree_heads_they_carry(game, tmp_path, capsys
     at = next(i for i, (r, _) in enumerate(entries) if r.HasField("tree_head"))
     pub = ["--public-key", key.hex()]
     assert run(["verify", "--file", str(export), "--receipts", str(files[0]), *pub]) == 0
-    assert "tree head(s) they carry signed and consistent" in capsys.readouterr().out
+    heads = re.search(
+        r"(\d+) tree head\(s\) they carry signed and consistent", capsys.readouterr().out
+    )
+    assert heads and int(heads[1]) >= 1
+    status, out, err = node(str(export), "--receipts", str(files[0]), *pub)
+    assert status == 0 and f"; {heads[0]}" in out, (out, err)
 
     receipt, payload = entries[at]
     unsigned = pb.Receipt()
@@ -351,7 +358,11 @@ def test_verify_receipts_checks_the_tree_heads_they_carry(game, tmp_path, capsys
     unsigned.tree_head.signature = bytes(64)
     path = save([*entries[:at], (unsigned, payload), *entries[at + 1 :]], tmp_path / "u.receipts")
     assert run(["verify", "--file", str(export), "--receipts", str(path), *pub]) == 1
-    assert "is not signed by a given key" in capsys.readouterr().err
+    reason = capsys.readouterr().err
+    assert "is not signed by a given key" in reason
+    status, out, err = node(str(export), "--receipts", str(path), *pub)
+    assert status == 1 and f"{path} receipt {at + 1}: its tree head of log" in err, (out, err)
+    assert "is not signed by a given key" in err and not out, (out, err)
 
     forked = pb.Receipt()
     forked.CopyFrom(receipt)
@@ -360,8 +371,10 @@ def test_verify_receipts_checks_the_tree_heads_they_carry(game, tmp_path, capsys
     body = translog.tree_head_body(head.log_id, head.root.hex(), head.size, head.timestamp_ms)
     head.signature = bytes.fromhex(signer.sign(body))
     path = save([*entries, (forked, payload)], tmp_path / "f.receipts")
-    assert run(["verify", "--file", str(export), "--receipts", str(path), *pub]) == 3
-    assert "PROOF: the server signed two different tree heads for log" in capsys.readouterr().out
+    py = python(capsys, "verify", "--file", str(export), "--receipts", str(path), *pub)
+    assert py[0] == 3 and "PROOF: the server signed two different tree heads for log" in py[1]
+    js = node(str(export), "--receipts", str(path), *pub)
+    assert (js[0], js[1]) == py, (py, js)
 
 
 @pytest.mark.parametrize("batched", [False, True])
@@ -398,3 +411,36 @@ def test_a_one_hand_stream_leaves_the_game_id_out_and_a_match_stream_names_it(ga
     assert plain and all(not m.game_id for m in plain)
     events = [m for m in named if m.HasField("event")]
     assert events and all(m.game_id == gid for m in events)
+
+
+def test_the_node_client_plays_on_a_format_3_server(v3) -> None:  # type: ignore[no-untyped-def]
+    """The Node client against this module's --receipt-format 3 server (lib/client.js, acks.js,
+    bot.js): keyed seats sign their Plays over the heads their receipts carry (events come
+    without hashes), play whole games from their own streams (with their own moves left out
+    too), a reveal's acknowledgement is checked on the reply's bytes (and an altered event,
+    another game or another key fails it), and a dropped stream resumes with no gap (its
+    end: a message with the receipt alone). The whole Node suite runs against a format-2
+    server in tests/api/test_node_client.py."""
+    import os
+    import subprocess
+
+    from tests.support.nodejs import NODE_DIR, ensure_node_modules
+
+    ensure_node_modules()
+    files = ["test/streams.test.js", "test/signed.test.js", "test/watch.test.js"]
+    done = subprocess.run(
+        ["node", "--test", "--test-reporter=spec", *files],
+        cwd=NODE_DIR,
+        env={**os.environ, "TABLETOP_TARGET": v3.target},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    output = done.stdout + done.stderr
+    counts = {
+        k: int(v) for k, v in re.findall(r"^\S*\s*(tests|pass|fail|skipped) (\d+)$", output, re.M)
+    }
+    assert done.returncode == 0 and counts.get("fail") == 0, output[-6000:]
+    assert counts.get("skipped") == 0 and counts.get("pass", 0) >= 8, output[-4000:]
+    assert counts["pass"] == counts["tests"], output[-4000:]

@@ -33,7 +33,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from clients.python.client import TableClient
 from clients.python.play import game_options
-from clients.python.receipts import check_payload, check_signature, parse_receipts
+from clients.python.receipts import check_payload, check_signature, is_v3, parse_receipts
 from clients.python.seat import SeatClient
 from clients.python.serverproc import ServerProcess
 from tabletop.huaniao.v1 import huaniao_pb2
@@ -361,9 +361,14 @@ def check_receipts(browser: Any, client: TableClient, gid: str) -> int:
     receipts = parse_receipts(text.splitlines())
     assert receipts, "the page kept its receipts"
     key = client.stub.GetSigningKey(pb.GetSigningKeyRequest()).public_key
+    arbiter = len(client.as_viewer(gid).view().seats) + 1
     for receipt, payload in receipts:
         # the seat's own share; from the end on everyone is shown the arbiter's (n + 1)
-        assert receipt.game_id == gid and receipt.viewer in (0, len(receipt.hashes) - 1)
+        assert receipt.game_id == gid and receipt.viewer in (0, arbiter)
+        if is_v3(receipt):  # --receipt-format 3: one signature over the bytes it covers
+            check_signature(receipt, bytes(key), payload, gid)
+            continue
+        assert len(receipt.hashes) == arbiter + 1
         check_signature(receipt, bytes(key))
         assert check_payload(receipt, payload) == "events"
     return len(receipts)

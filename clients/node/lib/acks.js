@@ -52,7 +52,9 @@ function acknowledgementProblem(responseType, raw, reply, { gameId, seat, fact, 
     try {
       signedReceipt3(r, sent, keys, gameId, 'the acknowledgement');
     } catch (err) {
-      if (err instanceof VerifyError) return `the acknowledgement does not check (${err.message})`;
+      // one signature over the game id, the versions, the head and the events' hash: an
+      // altered event, another game's receipt and another key all fail it alike
+      if (err instanceof VerifyError) return `the acknowledgement does not cover the events sent for game ${gameId} (its signature does not check: ${err.message})`;
       throw err;
     }
     if (seat !== null && seat !== undefined && r.viewer !== seat) return `the acknowledgement is seat ${r.viewer}'s, not seat ${seat}'s`;

@@ -141,7 +141,7 @@ async function playFromStreams(bots, { excludeOwnMoves = false } = {}) {
   await Promise.all(bots.map(async (bot) => {
     let done = 0; // the latest version this seat played from: each turn is taken once
     for await (const reply of bot.seat.watchCall(0, { batched: true, excludeOwnMoves })) {
-      bot.seat.noteEvents(bot.seat.gameId, reply.events); // the chain hash a signed Play names
+      bot.seat.noteEvents(bot.seat.gameId, reply.events, reply.receipt); // the chain hash a signed Play names (format 3: the receipt's head)
       let turn = reply.legal_moves;
       while (turn && turn.version > done) {
         done = turn.version;

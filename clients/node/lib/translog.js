@@ -409,6 +409,19 @@ function forks(heads, keys, canonical) {
   return found;
 }
 
+/**
+ * Whether a tree head verifies with the given key its `key_id` names, retired or not
+ * (logaudit.py `head_signed`: it was the server's word when it signed).
+ */
+function headSigned(h, keys, canonical) {
+  const key = keys.find((k) => k.id === h.key_id);
+  try {
+    return Boolean(key) && verifies(key, treeHeadBody(canonical, h), h.signature);
+  } catch (err) {
+    return false; // a signature of the wrong form verifies nothing
+  }
+}
+
 /** A fork's proof, as `tabletop-audit compare` prints it (audit_log.py `ForkProof.lines`). */
 function forkLines(f) {
   return [
@@ -454,6 +467,7 @@ module.exports = {
   parseHead,
   readHeads,
   forks,
+  headSigned,
   forkLines,
   headJson,
   trusted,

@@ -65,6 +65,7 @@ function summary(result, receipts) {
     line += `; receipts: ${receipts.receipts} verified for viewer(s) ${receipts.viewers.join(', ')}; the events hashes ` +
       `of all ${receipts.moves} moves are the record's rendering for every viewer`;
     if (receipts.views) line += `; ${receipts.views} view receipt(s) checked by their signed hash only (not re-rendered)`;
+    if (receipts.heads) line += `; ${receipts.heads} tree head(s) they carry signed and consistent`;
   }
   return line;
 }
@@ -74,7 +75,11 @@ function summary(result, receipts) {
  * Lines), first the proofs that the server lied (lib/proofs.js), then the receipts checked.
  * `exportName`, `receiptsName`: how the proofs name the two files.
  */
-function finishRun(result, keys, receiptsText, exportName = 'export', receiptsName = 'receipts') {
+/**
+ * The receipts' part of a run, and the record's line. `heads` (the command line's): checks
+ * the tree heads the receipts carry, giving their number, or a run (a fork proved: status 3).
+ */
+function finishRun(result, keys, receiptsText, exportName = 'export', receiptsName = 'receipts', heads = null) {
   let receipts = null;
   if (receiptsText !== null && receiptsText !== undefined) {
     if (result.match) throw new VerifyError('--receipts checks one game, not a match');
@@ -83,6 +88,11 @@ function finishRun(result, keys, receiptsText, exportName = 'export', receiptsNa
       return { status: LIED, out: proven.proofs.map((p) => p.lines.join('\n')).join('\n').split('\n'), err: [] };
     }
     receipts = { ...checkReceipts(result, receiptsText, keys), moves: proven.moves };
+    if (heads) {
+      const carried = heads(receiptsText);
+      if (typeof carried !== 'number') return carried;
+      receipts.heads = carried;
+    }
   }
   return { status: 0, out: [summary(result, receipts)], err: [] };
 }
