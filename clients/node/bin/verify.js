@@ -38,7 +38,7 @@
 // first problem), 2 = usage, 3 = a proof that the server lied (each proof on stdout: the
 // game, the versions, the viewer, what differs, both signed statements).
 const fs = require('node:fs');
-const { VerifyError, publicKey, verifyText, readFileLines, readKeySet, logSeals, canonical } = require('../lib/verify');
+const { publicKey, verifyText, readFileLines, readKeySet, logSeals, canonical } = require('../lib/verify');
 const { LIED } = require('../lib/proofs');
 const { finishRun, failure } = require('../lib/verifyrun');
 const compare = require('../lib/compare');
@@ -137,34 +137,11 @@ function showForks(forks) {
 /** The verified record's receipts (--receipts) and its line. */
 function finish(args, keys, result) {
   const receipts = args.receipts ? fs.readFileSync(args.receipts, 'utf8') : null;
-  const heads = (text) => { // after the receipts are checked: the tree heads they carry
-    const forks = receiptHeadForks(args, keys, result, text);
-    if (forks.length) return { status: LIED, out: forks.map((f) => forkLines(f).join('\n')).join('\n').split('\n'), err: [] };
-    return compare.receiptHeads(args.receipts, text).length;
-  };
-  const run = finishRun(result, keys, receipts, args.file, args.receipts, heads);
+  const known = args.heads ? compare.readHeadsFile(args.heads) : [];
+  const run = finishRun(result, keys, receipts, args.file, args.receipts, known);
   if (run.out.length) console.log(run.out.join('\n'));
   if (run.err.length) console.error(run.err.join('\n'));
   return run.status;
-}
-
-/**
- * The tree heads the receipts carry (issue 36; audit.py `_receipt_heads`): each signed by a
- * given key, retired or not (else VerifyError: exit 1), and none a fork of another head of
- * its log and size among them, the export's log line and --heads FILE (returned: exit 3).
- */
-function receiptHeadForks(args, keys, result, text) {
-  const carried = compare.receiptHeads(args.receipts, text);
-  for (const [source, h] of carried) {
-    if (!tl.headSigned(h, keys, canonical)) {
-      throw new VerifyError(`${source}: its tree head of log ${h.log_id} is not signed by a given key`);
-    }
-  }
-  const known = [
-    ...compare.logLineHeads(result.logLine, args.file || `game ${result.gameId}`),
-    ...(args.heads ? compare.readHeadsFile(args.heads) : []),
-  ];
-  return tl.forks([...known, ...carried], keys, canonical);
 }
 
 /** The records whose seals the log holds: [kind, id] (a match's own, then each hand's). */

@@ -13,6 +13,7 @@ const v = require('./verify');
 const tl = require('./translog');
 const { proveAll } = require('./proofs');
 const { Server } = require('./target');
+const { logLineHeads, receiptHeads } = require('./heads');
 
 /** `--heads FILE`'s heads as [source, head] (a missing file holds none). */
 function readHeadsFile(path) {
@@ -36,18 +37,6 @@ function keepHeads(path, heads) {
     known.add(line);
   }
   if (fresh.length) fs.appendFileSync(path, fresh.map((l) => `${l}\n`).join(''));
-}
-
-/** The export's log line's heads, as [source, head] ("EXPORT log line"). */
-function logLineHeads(logLine, exportName) {
-  if (!logLine) return [];
-  const { heads } = tl.readLogLine(logLine);
-  return heads.map((h, i) => [`${exportName} log line`, tl.parseHead(h, `${exportName} log line's tree head ${i + 1}`)]);
-}
-
-/** The tree heads a viewer's saved receipts carry ("NAME receipt N"). */
-function receiptHeads(name, text) {
-  return v.readReceiptLines(text).flatMap((e, i) => (e.receipt.tree_head ? [[`${name} receipt ${i + 1}`, e.receipt.tree_head]] : []));
 }
 
 /** The log line's heads this verifier trusts: signed by a given key that is not retired. */

@@ -7,6 +7,7 @@
 const { VerifyError, verifyText, checkReceipts, handWords } = require('./verify');
 const { dealWords } = require('./deal');
 const { prove, LIED } = require('./proofs');
+const { checkReceiptHeads } = require('./heads');
 
 const list = (xs) => xs.join(', ');
 
@@ -76,10 +77,10 @@ function summary(result, receipts) {
  * `exportName`, `receiptsName`: how the proofs name the two files.
  */
 /**
- * The receipts' part of a run, and the record's line. `heads` (the command line's): checks
- * the tree heads the receipts carry, giving their number, or a run (a fork proved: status 3).
+ * The receipts' part of a run, and the record's line; the tree heads the receipts carry are
+ * held against the export's log line and `knownHeads` (--heads FILE, as [source, head]).
  */
-function finishRun(result, keys, receiptsText, exportName = 'export', receiptsName = 'receipts', heads = null) {
+function finishRun(result, keys, receiptsText, exportName = 'export', receiptsName = 'receipts', knownHeads = []) {
   let receipts = null;
   if (receiptsText !== null && receiptsText !== undefined) {
     if (result.match) throw new VerifyError('--receipts checks one game, not a match');
@@ -88,11 +89,9 @@ function finishRun(result, keys, receiptsText, exportName = 'export', receiptsNa
       return { status: LIED, out: proven.proofs.map((p) => p.lines.join('\n')).join('\n').split('\n'), err: [] };
     }
     receipts = { ...checkReceipts(result, receiptsText, keys), moves: proven.moves };
-    if (heads) {
-      const carried = heads(receiptsText);
-      if (typeof carried !== 'number') return carried;
-      receipts.heads = carried;
-    }
+    const carried = checkReceiptHeads(keys, result, receiptsText, receiptsName, exportName, knownHeads);
+    if (typeof carried !== 'number') return carried; // a fork proved
+    receipts.heads = carried;
   }
   return { status: 0, out: [summary(result, receipts)], err: [] };
 }
