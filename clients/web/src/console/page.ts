@@ -3,7 +3,7 @@
 // the version shown: its event, facts, win, the shared Table with every seat, the rest of the
 // table, the justice side; the log beside it.
 import { h } from "preact";
-import { useEffect } from "preact/hooks";
+import { useLayoutEffect } from "preact/hooks";
 import { tick } from "../state";
 import { TERMS } from "../words";
 import { Table } from "../ui/table";
@@ -130,7 +130,7 @@ export function Console() {
   C.pos = Math.max(0, Math.min(C.pos, steps.length - 1));
   const step = steps[C.pos];
   const last = steps.length ? steps[steps.length - 1].version : 0;
-  useEffect(() => {
+  useLayoutEffect(() => {
     document.documentElement.lang = L() ? "en" : "zh";
     document.body.dataset.lang = L() ? "en" : "zh";
     if (!step || !C.current) return;

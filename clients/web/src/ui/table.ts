@@ -49,6 +49,10 @@ export function Table({ v, me, all, x }: TableProps) {
   return null;
 }
 
+/** With `all`: a panel for every seat of the table, one the game does not show yet included. */
+const unshown = (v: GameView, shown: { seat: number }[], me: number, all?: boolean) => (all
+  ? v.seats.filter((i) => !shown.some((s) => s.seat === i.seat)).map((i) => h(Seat, { key: i.seat, v, s: i.seat, me })) : []);
+
 function HuaniaoTable({ v, g, me, all, x }: TableProps & { g: HView }) {
   const fresh = x?.fresh;
   const seats = g.seats.filter((s) => all || s.seat !== me).map((s) => h(Seat, { key: s.seat, v, s: s.seat, me },
@@ -60,7 +64,7 @@ function HuaniaoTable({ v, g, me, all, x }: TableProps & { g: HView }) {
     x?.more?.(s.seat)));
   const last = g.lastPlay;
   return h("section", { class: "table-box", "aria-label": w("table") },
-    h("ul", { class: "others", id: all ? "seats" : undefined }, seats),
+    h("ul", { class: "others", id: all ? "seats" : undefined }, seats, unshown(v, g.seats, me, all)),
     h("div", { class: "centre", id: "centre" },
       h("div", { class: "facts" },
         h("span", {}, `${w("deck")} ${g.deckSize}`),
@@ -92,7 +96,7 @@ function ZipaiTable({ v, g, me, all, x }: TableProps & { g: ZView }) {
     h(Melds, { s, fresh }), h(Discards, { s, fresh }), x?.more?.(s.seat)));
   const mine = all ? undefined : g.seats.find((s) => s.seat === me);
   return h("section", { class: "table-box", "aria-label": w("table") },
-    h("ul", { class: "others", id: all ? "seats" : undefined }, seats),
+    h("ul", { class: "others", id: all ? "seats" : undefined }, seats, unshown(v, g.seats, me, all)),
     h("div", { class: "centre", id: "centre" },
       h("div", { class: "facts" },
         h("span", {}, `${w("stock")} ${g.stockSize}`),
