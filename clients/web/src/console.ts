@@ -2,8 +2,7 @@
 // the game's steps (#tabletop-data) and inlines this bundle: served live by the live viewer and on
 // the web port's /console/GAME, or saved to a file that opens offline (no network at all).
 import { h, render as draw } from "preact";
-import { render } from "./state";
-import { C, DATA, readLink, isOwnLink, follow } from "./console/model";
+import { C, DATA, readLink, isOwnLink, follow, render } from "./console/model";
 import { Console } from "./console/page";
 
 // read before the page rewrites its own #v=... link

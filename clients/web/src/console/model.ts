@@ -5,12 +5,18 @@
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { GameViewSchema, type GameView } from "../../gen/tabletop/v1/tabletop_pb";
 import { TERMS, getLang, setLang } from "../words";
-import { render } from "../state";
+import { signal } from "@preact/signals";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type J = any; // proto JSON, with the proto's own field names
 export type Step = { version: number; event: J; view: J };
 export type Viewer = { key: string; label: string; steps: Step[] };
+
+/** Bumped after every change of C: the console re-renders (as the play page's `tick`). */
+export const tick = signal(0);
+export const render = (): void => {
+  tick.value++;
+};
 
 export const DATA: J = JSON.parse(document.getElementById("tabletop-data")?.textContent || "{}");
 export const KIND: string = DATA.kind || "";

@@ -4,12 +4,11 @@
 // table, the justice side; the log beside it.
 import { h } from "preact";
 import { useLayoutEffect } from "preact/hooks";
-import { tick } from "../state";
 import { TERMS } from "../words";
 import { Table } from "../ui/table";
 import {
   C, DATA, KIND, L, O, u, uf, label, termOf, seatName, seatsName, lineOf, justiceOf, endsGame, viewers, go,
-  chooseViewer, toggleLang, viewOf, freshCards, seatOf, writeLink, type Step, type J,
+  chooseViewer, toggleLang, viewOf, freshCards, seatOf, writeLink, tick, type Step, type J,
 } from "./model";
 import { Rows } from "./fields";
 import { JusticePanel } from "./justice";
