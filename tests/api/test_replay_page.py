@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-
 import subprocess
 import sys
 from pathlib import Path
