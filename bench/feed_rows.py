@@ -31,6 +31,7 @@ from typing import Any
 
 import grpc
 
+from bench import common
 from bench.api import new_game
 from bench.common import SERVER_FLAGS, sized
 from clients.python.client import TOKEN_HEADER
@@ -108,7 +109,7 @@ async def _play(targets: list[str], games: int, moves: int, seed: int) -> int:
         for (game_id, _tokens), home in zip(opened, homes, strict=True):
             spectator = stubs[(home + 1) % len(stubs)]
             watchers.append(asyncio.create_task(watch(spectator, game_id)))
-        await asyncio.sleep(1.0)  # the streams are open and following
+        await asyncio.sleep(0.2 if common.SMOKE else 1.0)  # the streams are open and following
 
         async def play(game_id: str, tokens: list[str], stub: pb_grpc.TableServiceStub) -> None:
             nonlocal played
@@ -131,7 +132,7 @@ async def _play(targets: list[str], games: int, moves: int, seed: int) -> int:
         await asyncio.gather(
             *(play(g, t, stubs[h]) for (g, t), h in zip(opened, homes, strict=True))
         )
-        await asyncio.sleep(1.0)  # the last commits reach every feed
+        await asyncio.sleep(0.2 if common.SMOKE else 1.0)  # the last commits reach every feed
     finally:
         for w in watchers:
             w.cancel()

@@ -106,11 +106,10 @@ async def _drive(store: Store, games: int, seconds: float) -> int:
 
 
 def _writer(envs: list[dict[str, str]], max_batch: int, games: int, seconds: float,
-            start_at: float, out: Any) -> None:
+            ready: Any, out: Any) -> None:
     store = Store.open([dict(e, CREATE_TABLE="n") for e in envs], max_batch=max_batch)
     try:
-        while time.time() < start_at:
-            time.sleep(0.01)
+        ready.wait(120)  # every writer has opened its pools: all start together
         t0 = time.perf_counter()
         moves = asyncio.run(_drive(store, games, seconds))
         out.put((moves, time.perf_counter() - t0, store.batches))
@@ -131,16 +130,16 @@ def write_rate(
     """Events/s over WRITERS processes, mean events per transaction, machine CPU busy."""
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
-    start_at = time.time() + 3.0  # after every writer has opened its pools
+    ready = ctx.Barrier(WRITERS + 1)  # passed once every writer has opened its pools
     procs = [
         ctx.Process(
-            target=_writer, args=(envs, max_batch, CONCURRENCY // WRITERS, seconds, start_at, out)
+            target=_writer, args=(envs, max_batch, CONCURRENCY // WRITERS, seconds, ready, out)
         )
         for _ in range(WRITERS)
     ]
     for p in procs:
         p.start()
-    time.sleep(max(0.0, start_at - time.time()))
+    ready.wait(120)
     busy0, total0 = _cpu_times()
     results = [out.get(timeout=seconds + 120) for _ in procs]
     busy1, total1 = _cpu_times()

@@ -3,7 +3,9 @@ forms now. Pure: the store keeps the queues, the server runs the matchmaker; bot
 
 A queue holds the players who want the same thing: one game kind, the same rules (options)
 and the same seat count. Within it, two players are compatible when each one's rating
-window (if it names one) holds the other's rating. A table is formed from the oldest waiting
+window (if it names one) holds the other's rating: the server's own rating of the player at
+that game kind (its ratings ledger, as GetRating reads it: OpenSkill's mu, 25 for a player
+with no rated result), never a number the client sends. A table is formed from the oldest waiting
 player and the next compatible ones in queue order; when too few are compatible, and every
 one of them has waited at least the bot wait it named (0: never), bots take the rest.
 """
@@ -22,8 +24,8 @@ MAX_RATING = 1e6
 
 @dataclass(frozen=True)
 class Ticket:
-    """A player waiting in a queue. ``rating``: the rating it carries (until ratings are kept
-    by the server, the app's own); ``window``: the largest rating difference it accepts (0:
+    """A player waiting in a queue. ``rating``: its rating at the game kind when it queued,
+    read by the server from its ratings ledger (``mu``); ``window``: the largest rating difference it accepts (0:
     any); ``bot_wait_ms``: how long it waits before bots may fill its table (0: never)."""
 
     player: str
@@ -41,10 +43,17 @@ class Formation:
     bot_seats: tuple[int, ...]
 
 
-def check_ticket(rating: float, window: float, bot_wait_ms: int) -> None:
-    """Refuse a ticket's numbers that no table could honour (MalformedCommand names the field)."""
-    if not math.isfinite(rating) or abs(rating) > MAX_RATING:
-        raise MalformedCommand("rating", f"a finite number within ±{MAX_RATING:g}")
+def check_ticket(claimed_rating: float, window: float, bot_wait_ms: int) -> None:
+    """Refuse a ticket's numbers that no table could honour (MalformedCommand names the field).
+    ``claimed_rating`` is JoinQueueRequest.rating, which the server no longer takes: a player
+    is matched by the server's own rating of it, so a client that still sends one is told so
+    (else a low-rated player could claim a high band, and an old client would believe its
+    number was used)."""
+    if claimed_rating != 0:
+        raise MalformedCommand(
+            "rating",
+            "the server matches a player by its own rating of it (GetRating): send 0",
+        )
     if not math.isfinite(window) or not 0 <= window <= MAX_RATING:
         raise MalformedCommand("rating_window", f"0 (any rating) up to {MAX_RATING:g}")
     if not 0 <= bot_wait_ms <= MAX_BOT_WAIT_MS:

@@ -99,9 +99,7 @@ def seal_refs(seals: Iterable[dict[str, Any]], keys: KeySet | None = None) -> li
             body = match_records.seal_body(rid, seal["first"], seal["last"], seal["head"])
         else:
             rid = str(seal["game_id"])
-            body = records.seal_body(
-                rid, seal["first"], seal["last"], seal["head"], seal["receipts"]
-            )
+            body = records.stored_seal_body(rid, seal)
         kid = str(seal.get("key_id", ""))
         if keys is not None:
             kid = _signer(keys, kid, str(seal["signature"]), body, seal)
@@ -255,6 +253,13 @@ def log_line(proofs: LogProofs) -> dict[str, Any]:
 
 
 # --- keys and heads ---------------------------------------------------------------------------
+
+
+def head_signed(head: translog.TreeHead, keys: KeySet) -> bool:
+    """Whether a tree head verifies with the given key its ``key_id`` names (retired or not:
+    ``head_problem`` says whether to trust it now)."""
+    public = keys.keys.get(head.key_id)
+    return public is not None and _verifies(public, head.signature, head.body())
 
 
 def _verifies(public: bytes, signature: str, body: bytes) -> bool:

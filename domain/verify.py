@@ -44,6 +44,8 @@ MAX_DIGITS = 20  # of a JSON integer (genuine ones fit in 64 bits)
 MAKE_EXPORT = "make one after the game has ended with `tabletop-audit export GAME_ID -o game.jsonl`"
 RECORD_KEYS = frozenset(("version", "fact", "cause", "hash", "seal", "recorded_at"))
 SEAL_KEYS = frozenset(("game_id", "first", "last", "head", "receipts", "signature"))
+# a seal of format 3 (``tabletop-seal/3``): the head alone, each viewer's receipt signed apart
+SEAL_KEYS_HEAD = SEAL_KEYS - {"receipts"}
 SEAL_KEY_ID = "key_id"  # optional beside SEAL_KEYS (seals stored before keys had ids lack it)
 PublicKeys = bytes | Sequence[bytes]  # one raw Ed25519 public key, or several (a key set)
 _HEX16 = re.compile(r"[0-9a-f]{16}")
@@ -410,7 +412,9 @@ def _checked(data: dict[str, Any], n: int) -> Record:
         raise AuditFailure(f"line {n}: cause is neither null nor an object with an action")
     if not isinstance(digest, str) or not _HEX64.fullmatch(digest):
         raise AuditFailure(f"line {n}: hash is not 64 lowercase hex digits")
-    if seal is not None and not (isinstance(seal, dict) and set(seal) - {SEAL_KEY_ID} == SEAL_KEYS):
+    if seal is not None and not (
+        isinstance(seal, dict) and set(seal) - {SEAL_KEY_ID} in (SEAL_KEYS, SEAL_KEYS_HEAD)
+    ):
         raise AuditFailure(
             f"line {n}: seal is neither null nor a seal {{{', '.join(sorted(SEAL_KEYS))}"
             f"[, {SEAL_KEY_ID}]}}"
@@ -636,7 +640,7 @@ def _check_seals(
         if seal is None:
             raise AuditFailure(f"the move at versions {first}..{last} is not signed (no seal)")
         where = f"the seal of versions {first}..{last}"
-        if set(seal) - {SEAL_KEY_ID} != SEAL_KEYS:
+        if set(seal) - {SEAL_KEY_ID} not in (SEAL_KEYS, SEAL_KEYS_HEAD):
             raise AuditFailure(f"{where} is not a seal")
         if named is None:
             named = seal["game_id"]
@@ -652,8 +656,8 @@ def _check_seals(
                 f"{where} signs another chain head than the record's: the record was "
                 "rewritten after the server signed it"
             )
-        receipts = seal["receipts"]
-        if not _viewer_hashes(receipts, seat_count):
+        receipts = seal.get("receipts")  # None: a seal of format 3 (the head alone)
+        if receipts is not None and not _viewer_hashes(receipts, seat_count):
             raise AuditFailure(f"{where} does not list every viewer's receipt hashes")
         signature = seal["signature"]
         if not isinstance(signature, str) or not _HEX128.fullmatch(signature):

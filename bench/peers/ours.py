@@ -60,10 +60,11 @@ def parts(message: pb.WatchResponse | pb.PlayResponse, size: int) -> Counter[str
         receipt = message.receipt
         listed = sum(h.ByteSize() for h in receipt.hashes)
         signed = len(receipt.signature) + len(receipt.view_signature)
+        out["receipt: its head (format 3)"] += len(receipt.head)
         out["receipt: its lists of hashes"] += listed
         out["receipt: its two signatures"] += signed
         out["receipt: the rest (game id, versions, head and view hashes, nonce, key id)"] += (
-            receipt.ByteSize() - listed - signed
+            receipt.ByteSize() - listed - signed - len(receipt.head)
         )
     if message.HasField("legal_moves"):
         out["legal moves"] += message.legal_moves.ByteSize()
@@ -151,6 +152,8 @@ async def play_seat(
             news[0] = time.monotonic()
             tally.received(reply)
             hashes.update((e.version, e.hash) for e in reply.events)
+            if reply.receipt.head:  # receipts of format 3: the head at its last version
+                hashes[reply.receipt.last_version] = reply.receipt.head.hex()
             turn = reply.legal_moves if reply.HasField("legal_moves") else None
             while turn is not None and turn.version > done:
                 done = turn.version
@@ -174,6 +177,8 @@ async def play_seat(
                 tally.received(played)
                 tally.moves += 1
                 hashes.update((e.version, e.hash) for e in played.events)
+                if played.receipt.head:
+                    hashes[played.receipt.last_version] = played.receipt.head.hex()
                 turn = played.legal_moves if played.HasField("legal_moves") else None
 
 

@@ -90,12 +90,22 @@ def main(argv: list[str] | None = None) -> None:
     )
     p.add_argument("--idle", action="store_true", help="keep idle threads' stacks too")
     p.add_argument("--gil", action="store_true", help="only samples that hold the GIL")
+    p.add_argument(
+        "--native",
+        action="store_true",
+        help="C and Cython frames too (what gRPC's core and context.write spend)",
+    )
+    p.add_argument("--threads", action="store_true", help="each thread's stacks apart")
     args = p.parse_args(argv)
     fmt = args.format or FORMATS.get(args.out.suffix)
     if fmt is None:
         p.error(f"--format, or an --out ending in one of {', '.join(FORMATS)}")
     extra = ["--rate", str(args.rate)]
-    extra += [f"--{flag}" for flag in ("nonblocking", "idle", "gil") if getattr(args, flag)]
+    extra += [
+        f"--{flag}"
+        for flag in ("nonblocking", "idle", "gil", "native", "threads")
+        if getattr(args, flag)
+    ]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack, server_for(args.store, stack) as server:
         assert server.proc is not None

@@ -306,13 +306,23 @@ def result(args: Any, m: dict[str, Any]) -> dict[str, Any]:
         "total_us_per_move": move_us,
         "noop_us": m["noop"] * 1e6,
         "moves_in_noops": move_us / (m["noop"] * 1e6) if m["noop"] else 0.0,
-        "viewers": SEATS + 2,  # each seat, the spectators, the arbiter
+        "seats": seats_of(args.load),
+        "viewers": seats_of(args.load) + 2,  # each seat, the spectators, the arbiter
         "threads": [
             {"tid": tid, "name": t.name, "cpu_s": t.cpu, "samples": dict(t.samples)}
             for tid, t in threads
         ],
         "load_average": os.getloadavg()[0],
     }
+
+
+def seats_of(load: str) -> int:
+    """The seats of the load's games: the peer bench's are 4-seat, the others bench P1's."""
+    if load == "peers":
+        from bench.peers.ours import SEATS as PEER_SEATS
+
+        return PEER_SEATS
+    return SEATS
 
 
 def table(r: dict[str, Any]) -> list[str]:
@@ -335,7 +345,7 @@ def table(r: dict[str, Any]) -> list[str]:
         f"server CPU (busiest threads: {busiest}); load average {r['load_average']:.1f}.",
         f"No-op health Check: {r['noop_us']:,.0f} µs of server CPU; a move costs "
         f"{r['moves_in_noops']:.1f} no-op RPCs. Render per viewer: {render / r['viewers']:,.0f} "
-        f"µs ({r['viewers']} viewers a move at {SEATS} seats).",
+        f"µs ({r['viewers']} viewers a move at {r['seats']} seats).",
     ]
 
 

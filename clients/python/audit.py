@@ -65,6 +65,7 @@ from clients.python.client import TableClient
 from clients.python.equivocation import Proof, Statement, prove
 from clients.python.exports import export_lines
 from clients.python.replay_html import write_from_records
+from domain import translog
 from domain.logaudit import (
     KeySet,
     LogFailure,
@@ -72,6 +73,7 @@ from domain.logaudit import (
     SealRef,
     check_seals,
     head_problem,
+    head_signed,
     seal_refs,
 )
 from domain.ratings import MODEL_NAME
@@ -320,7 +322,30 @@ def _verify(
     if not receipts:
         return verified, "", None, logged
     checked, proven = _receipts(records, receipts, key, path or f"game {game}", game)
+    if proven is None:
+        known = [(f"{path or game} log line", h) for h in (line.heads if line else ())]
+        known += list(audit_log.read_heads(heads)) if heads else []
+        checked += _receipt_heads(receipts, keyset, known)
     return verified, checked, proven, logged
+
+
+def _receipt_heads(path: str, keyset: KeySet, known: list[tuple[str, translog.TreeHead]]) -> str:
+    """The tree heads the receipts carry (issue 36): each signed by a given key (retired
+    or not: it was the server's word when it signed), and none a fork of another head of
+    its log and size among them, the export's log line and --heads FILE (a proof, exit 3)."""
+    from clients.python.receipts import parse_receipts
+
+    with open(path, encoding="utf-8", errors="replace") as f:
+        carried = audit_log.receipt_heads(path, parse_receipts(f))
+    for source, head in carried:
+        if not head_signed(head, keyset):
+            raise AuditFailure(
+                f"{source}: its tree head of log {head.log_id} is not signed by a given key"
+            )
+    found = audit_log.fork_proofs(known + carried, keyset)
+    if found:
+        raise Forked(found)
+    return f"; {len(carried)} tree head(s) they carry signed and consistent" if carried else ""
 
 
 class Forked(Exception):

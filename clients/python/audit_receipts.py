@@ -18,12 +18,18 @@ from itertools import zip_longest
 from typing import Any
 
 from clients.python.fielddiff import Differ, payload_diffs
-from clients.python.receipts import check_payload, check_signature, seal_hashes
+from clients.python.receipts import check_payload, check_signature, is_v3, seal_hashes
 from domain import table as tables
 from domain.table import records as rec
 from domain.verify import AuditFailure, PublicKeys, Record, moves
 from server.wire import render
-from server.wire.receipts import move_hashes, payload_bytes, receipt_nonce, render_move
+from server.wire.receipts import (
+    lean_events,
+    move_hashes,
+    payload_bytes,
+    receipt_nonce,
+    render_move,
+)
 from server.wire.stored import StoredEvent, seen_at
 from tabletop.v1 import tabletop_pb2 as pb
 
@@ -49,7 +55,7 @@ def check_receipts(
     signers: dict[str, None] = {}
     for receipt, payload in receipts:
         try:
-            signers[check_signature(receipt, public_key)] = None
+            signers[check_signature(receipt, public_key, payload, replayed.game_id)] = None
             part = check_payload(receipt, payload)
             replayed.check(receipt, part, payload)
         except AuditFailure:
@@ -89,7 +95,10 @@ class Replayed:
     def viewer(self, index: int) -> Any:
         return rec.receipt_viewers(self.tables[0].seat_count)[index]
 
-    def render(self, first: int, last: int, index: int, part: str) -> bytes:
+    def render(self, first: int, last: int, index: int, part: str, lean: bool = False) -> bytes:
+        """What viewer ``index`` is sent of versions ``first``..``last`` (``part``: their
+        events, or the view at ``last``); ``lean``: events without chain hashes, as sent
+        with receipts of format 3."""
         viewer = self.viewer(index)
         table = self.tables[last - 1]
         if part == "view":
@@ -99,13 +108,45 @@ class Replayed:
             opened_at = None if opened is None else datetime.fromisoformat(opened.recorded_at)
             snap = seen_at(uuid.UUID(self.game_id), table, viewer, head, at=at, opened_at=opened_at)
             return payload_bytes(view=render.view_proto(snap))
+        if lean:
+            return payload_bytes(events=lean_events(self.kind, self.stored(first, last), viewer))
         return payload_bytes(
             events=render.events_proto(self.kind, self.stored(first, last), viewer)
         )
 
+    def _covers(self, receipt: pb.Receipt, view: bool = False) -> str:
+        """Why a receipt of format 3 is not about this record ("" when it is): its game,
+        versions that end at the end of a move of the record (a stream resumed in the middle
+        of a move starts there), the record's head at its last version, one of the record's
+        viewers."""
+        first, last = receipt.first_version, receipt.last_version
+        if (receipt.game_id or self.game_id) != self.game_id:
+            return f"is for game {receipt.game_id}, not {self.game_id}"
+        if view and (first != last or last not in self.bounds):
+            return "is not of a view at the end of a move of the record"
+        if not view and (last not in self.bounds or not 1 <= first <= last):
+            return "does not end at the end of a move of the record"
+        if bytes(receipt.head).hex() != self.records[last - 1].hash:
+            return (
+                "was signed for another history than the record: the server signed two "
+                "different versions of this game"
+            )
+        if not 0 <= receipt.viewer < self.tables[0].seat_count + 2:
+            return "names no viewer of the game"
+        return ""
+
     def check(self, receipt: pb.Receipt, part: str, payload: bytes) -> None:
         first, last = receipt.first_version, receipt.last_version
         where = f"the receipt of versions {first}..{last}"
+        if is_v3(receipt):
+            if problem := self._covers(receipt, part == "view"):
+                raise AuditFailure(f"{where} {problem}")
+            if self.render(first, last, receipt.viewer, part, lean=True) != payload:
+                raise AuditFailure(
+                    f"{where}: the {part} it covers is not what the record shows viewer "
+                    f"{receipt.viewer} at version {last}"
+                )
+            return
         if receipt.game_id != self.game_id:
             raise AuditFailure(f"{where} is for game {receipt.game_id}, not {self.game_id}")
         if self.bounds.get(last) != first:
@@ -124,11 +165,13 @@ class Replayed:
                 f"{receipt.viewer} at version {last}"
             )
 
-    def about(self, receipt: pb.Receipt) -> bool:
+    def about(self, receipt: pb.Receipt, part: str = "events") -> bool:
         """Whether ``receipt`` is about a move of this very record: its game, its versions,
         the record's chain head there and the viewer's own nonce. Only then is its payload
         held against the record's rendering (another head or seal is a contradiction the
         statements show, ``equivocation.contradictions``)."""
+        if is_v3(receipt):
+            return not self._covers(receipt, part == "view")
         first, last = receipt.first_version, receipt.last_version
         return (
             receipt.game_id == self.game_id
@@ -148,10 +191,10 @@ class Replayed:
         about this record's move (``about``). ``payload`` None: bytes that are not a
         message (``receipts.SignedGarbage``, its ``error``). ``tabletop-audit compare`` and
         ``verify --receipts`` both ask this (``equivocation.prove``)."""
-        if not self.about(receipt):
+        if not self.about(receipt, part):
             return None
         first, last = receipt.first_version, receipt.last_version
-        rendered = self.render(first, last, receipt.viewer, part)
+        rendered = self.render(first, last, receipt.viewer, part, lean=is_v3(receipt))
         if payload is None:
             return [
                 Differ(
@@ -190,6 +233,8 @@ class Replayed:
         each of these is the server's signed self-contradiction."""
         for last, first in sorted(self.bounds.items()):
             seal = self.records[last - 1].seal or {}
+            if "receipts" not in seal:
+                continue  # a seal of format 3 lists no hashes (receipts are signed apart)
             sealed: list[list[str]] = seal.get("receipts") or []
             got = self.hashes(first, last, views=len((sealed or [[]])[0]) > 1)
             if got == sealed:
@@ -208,4 +253,4 @@ class Replayed:
                 f"the seal of versions {first}..{last} lists receipt hashes that are not "
                 "the record's redaction for every viewer"
             )
-        return len(self.bounds)
+        return sum(1 for last in self.bounds if "receipts" in (self.records[last - 1].seal or {}))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 
 import grpc
 
@@ -97,34 +98,69 @@ def play_to_end(bots: list[RandomBot], max_moves: int = 20_000) -> int:
     raise RuntimeError(f"game did not end in {max_moves} moves")
 
 
-def follow_and_play(bot: RandomBot, moves: list[int], exclude_own_moves: bool = False) -> None:
+class BotMoves:
+    """The versions the bots of one process produced, shared by their threads: a turn that
+    follows one of them came from a bot; any other from a person (or the table itself)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._versions: set[int] = set()
+
+    def add(self, version: int) -> None:
+        with self._lock:
+            self._versions.add(version)
+
+    def __contains__(self, version: object) -> bool:
+        with self._lock:
+            return version in self._versions
+
+
+def follow_and_play(
+    bot: RandomBot,
+    moves: list[int],
+    exclude_own_moves: bool = False,
+    delay_ms: int = 0,
+    bot_moves: BotMoves | None = None,
+) -> None:
     """One seat, stream-driven: play whenever its own Watch (or its last Play reply) says it
     is its turn, until the stream ends with the game. ``moves[0]`` counts the moves.
     ``exclude_own_moves``: the stream leaves out this seat's own moves (the Play replies
-    carry them)."""
+    carry them). ``delay_ms``: after a move that is not a bot's (``bot_moves``), wait this
+    long before answering it, so that its person may still take it back (误操作: only before
+    anyone else acts); if they did, the turn is stale, the play is refused (ABORTED) and the
+    stream brings the next one."""
     done = 0  # the latest version this seat played from: a turn is taken once
+    made = bot_moves if bot_moves is not None else BotMoves()
     for reply in bot.seat.watch_replies(exclude_own_moves=exclude_own_moves):
         turn = reply.legal_moves if reply.HasField("legal_moves") else None
         while turn is not None and turn.version > done:
             done = turn.version
+            if delay_ms > 0 and turn.version not in made:
+                time.sleep(delay_ms / 1000)
             played = bot.play_from(turn)
             if played is None:
                 break  # someone moved first: the stream brings the next turn
+            made.add(played.version)
             moves[0] += 1
             turn = played.legal_moves if played.HasField("legal_moves") else None
 
 
 def play_by_streams(
-    bots: list[RandomBot], timeout: float = 600.0, exclude_own_moves: bool = False
+    bots: list[RandomBot],
+    timeout: float = 600.0,
+    exclude_own_moves: bool = False,
+    delay_ms: int = 0,
 ) -> int:
     """Drive bots until the game ends, each from its own seat's stream (one thread a seat,
-    no LegalMoves, no polling); returns the number of moves played."""
+    no LegalMoves, no polling); returns the number of moves played. ``delay_ms``: how long
+    a bot waits before answering a move that is not a bot's (``follow_and_play``)."""
     counts = [[0] for _ in bots]
     failures: list[BaseException] = []
+    made = BotMoves()
 
     def run(bot: RandomBot, count: list[int]) -> None:
         try:
-            follow_and_play(bot, count, exclude_own_moves)
+            follow_and_play(bot, count, exclude_own_moves, delay_ms, made)
         except BaseException as exc:  # handed to the caller below
             failures.append(exc)
 

@@ -22,6 +22,14 @@ no upper bound), which ends games before a person has had a few turns
 (docs/rules/huaniao.md, "Short games"). The benchmarks keep the heuristic.
 
 ``random_choice`` is the old uniform random policy (``--bot random``), table moves included.
+
+Cases (``honest_vote``): the heuristic and steady bots vote on an open case as an honest
+player would. A report of a rule violation was accepted only because the engine re-decided the
+accused's move and found exactly that violation (docs/api.md, "What can be reported"), so the
+record shows it: they confirm it (the accused bot too). A report of 其他违规 or 出牌超时 is what
+the engine cannot check: they reject it. An appeal against a penalty the engine checked is
+rejected; one against an unchecked penalty is granted. So a case at a bots' table closes on
+their votes in seconds instead of lapsing at the case limit.
 """
 
 from __future__ import annotations
@@ -42,12 +50,12 @@ def random_choice(view: pb.GameView, moves: Sequence[pb.Move], rng: random.Rando
 
 
 def heuristic_choice(view: pb.GameView, moves: Sequence[pb.Move], rng: random.Random) -> int | None:
-    """The heuristic of the view's game, or None when only table moves are offered: it never
-    retracts, reports, votes or appeals (those are for people)."""
+    """The heuristic of the view's game; when only table moves are offered, the honest vote
+    on the open case, or None: it never retracts, reports or appeals (those are for people)."""
     game = view.WhichOneof("game")
     game_moves = [i for i, m in enumerate(moves) if m.WhichOneof("game") == game]
     if not game_moves:
-        return None
+        return honest_vote(view, moves)
     inner = [moves[i] for i in game_moves]
     choose = {"huaniao": huaniao_choice, "zipai": zipai_choice}.get(game or "")
     pick = choose(view, inner, rng) if choose else rng.randrange(len(inner))
@@ -75,6 +83,37 @@ def steady_choice(view: pb.GameView, moves: Sequence[pb.Move], rng: random.Rando
             value -= 10_000  # a big play that does not go out: only when nothing else is
         scores.append(value)
     return game_moves[_best(scores, rng)]
+
+
+# What the engine cannot check (domain/table/justice/facts.py UNCHECKED_KINDS): 其他违规, and
+# 出牌超时 at a table without a clock. Every other reportable kind was re-decided by the engine.
+UNCHECKED_VIOLATIONS = (pb.VIOLATION_KIND_OTHER, pb.VIOLATION_KIND_TIMEOUT)
+
+
+def honest_vote(view: pb.GameView, moves: Sequence[pb.Move]) -> int | None:
+    """The index of the vote an honest player casts on the open case among ``moves``, or
+    None when they hold no vote on it: confirm a report whose violation the engine checked,
+    reject one it cannot check (其他违规, 出牌超时); grant an appeal against an unchecked
+    penalty, reject one against a checked penalty."""
+    votes = {
+        m.table.cast_vote.uphold: i
+        for i, m in enumerate(moves)
+        if m.WhichOneof("game") == "table" and m.table.WhichOneof("kind") == "cast_vote"
+    }
+    if not votes:
+        return None
+    case_id = moves[next(iter(votes.values()))].table.cast_vote.case_id
+    cases = {c.id: c for c in view.cases}
+    case = cases.get(case_id)
+    if case is None:
+        return None  # the view does not show the case: vote nothing rather than guess
+    if case.is_appeal:
+        appealed = cases.get(case.evidence[0]) if case.evidence else None
+        violation = appealed.violation if appealed is not None else case.violation
+        uphold = violation in UNCHECKED_VIOLATIONS
+    else:
+        uphold = case.violation not in UNCHECKED_VIOLATIONS
+    return votes.get(uphold)
 
 
 STEADY_EXTRA_CARDS = 1  # cards beyond the smallest play a steady bot may shed in one play

@@ -128,6 +128,14 @@ def cmd_create(
     multiple=True,
     help="with --join: a seat token of `tabletop create` whose seat a bot plays (repeat it)",
 )
+@option(
+    "--bot-delay-ms",
+    type=click.IntRange(0, 60_000),
+    default=0,
+    help="with --join: milliseconds a bot waits before answering a person's move, so that "
+    "the person may still take it back (误操作) [default: 0, at once; the web port's bots: "
+    "--web-bots-delay-ms]",
+)
 def cmd_bots(
     kind: str,
     mode: str,
@@ -140,6 +148,7 @@ def cmd_bots(
     ready: bool,
     join_game: str | None,
     seat_tokens: tuple[str, ...],
+    bot_delay_ms: int,
 ) -> None:
     """Bots play one or more games (or matches, with --hands); a summary table (or --json)
     at the end, and each match's standings.
@@ -153,7 +162,7 @@ def cmd_bots(
     """
     colours()
     if join_game:
-        bots_join(join_game, seat_tokens, bot, seed)
+        bots_join(join_game, seat_tokens, bot, seed, bot_delay_ms)
         return
     if seat_tokens:
         raise CliError("--token is for --join: the seats of that game the bots play")
@@ -247,7 +256,9 @@ def bots_table(title: str, results: list[dict[str, Any]], matches: bool) -> Tabl
     return table
 
 
-def bots_join(game_id: str, seat_tokens: tuple[str, ...], bot: str, seed: int | None) -> None:
+def bots_join(
+    game_id: str, seat_tokens: tuple[str, ...], bot: str, seed: int | None, delay_ms: int = 0
+) -> None:
     """`bots --join`: seat the bots, deal once every seat is taken, play to the end."""
     say = errors.print if shared().json else console.print
     with client() as c:
@@ -259,7 +270,7 @@ def bots_join(game_id: str, seat_tokens: tuple[str, ...], bot: str, seed: int | 
         played = ", ".join(str(b.seat.seat) for b in bots)
         say(f"game {game_id}: {bot} bots play seats {played}")
         joining.deal_when_seated(bots, say)
-        moves = joining.play_joined(bots)
+        moves = joining.play_joined(bots, delay_ms)
         end = c.as_viewer(game_id).view()
     if shared().json:
         emit_json(

@@ -25,12 +25,19 @@ import base64
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from hashlib import sha256
 from typing import Any, Literal
 
 from clients.python.audit_receipts import Replayed
 from clients.python.fielddiff import Differ
-from clients.python.receipts import SignedGarbage, check_payload, check_signature, seal_hashes
-from domain.table.records import seal_body, view_body
+from clients.python.receipts import (
+    SignedGarbage,
+    check_payload,
+    check_signature,
+    is_v3,
+    seal_hashes,
+)
+from domain.table.records import receipt_body, seal_body, stored_seal_body, view_body
 from domain.verify import AuditFailure, PublicKeys, Record, key_ring, moves, signed_by, verify
 from server.wire.signedcommands import read_signed_command
 from tabletop.v1 import tabletop_pb2 as pb
@@ -195,26 +202,42 @@ class RenderingLie:
         }
 
 
-def read_receipts(entries: Iterable[Entry], keys: PublicKeys, name: str) -> list[Checked]:
+def read_receipts(
+    entries: Iterable[Entry], keys: PublicKeys, name: str, game_id: str = ""
+) -> list[Checked]:
     """One viewer's saved receipts (``name``: the file), each checked: it must verify with
     one of ``keys`` and its payload must be the one it covers. A receipt that does not is
     no evidence of anything (AuditFailure); one whose signed hash covers bytes that are not
-    a message is kept (``Checked.payload`` None): the server signed it."""
+    a message is kept (``Checked.payload`` None): the server signed it. ``game_id``: the
+    game of receipts of format 3 saved without one (the record's)."""
     ring = key_ring(keys)
     out = []
-    for n, (receipt, payload) in enumerate(entries, start=1):
+    for n, (saved, payload) in enumerate(entries, start=1):
+        receipt = saved
         first, last = receipt.first_version, receipt.last_version
         source = f"{name} receipt {n} (versions {first}..{last}, viewer {receipt.viewer})"
         shown: bytes | None = payload
         error = ""
         try:
-            kid = check_signature(receipt, keys)
+            kid = check_signature(receipt, keys, payload, game_id)
             try:
                 part = check_payload(receipt, payload)
             except SignedGarbage as exc:
                 part, shown, error = exc.part, None, exc.error
         except AuditFailure as exc:
             raise AuditFailure(f"{name} receipt {n}: {exc}") from None
+        if is_v3(receipt):  # its own statement: the hash of what it covers, signed
+            if not receipt.game_id:
+                receipt = pb.Receipt()
+                receipt.CopyFrom(saved)
+                receipt.game_id = game_id
+            head = bytes(receipt.head).hex()
+            body = receipt_body(
+                receipt.game_id, first, last, head, receipt.viewer, sha256(payload).hexdigest()
+            )
+            signed = Signed(source, head, body, bytes(receipt.signature).hex(), kid)
+            out.append(Checked(source, receipt, part, shown, payload, error, kid, signed))
+            continue
         body = seal_body(receipt.game_id, first, last, receipt.head_hash, seal_hashes(receipt))
         signed = Signed(source, receipt.head_hash, body, bytes(receipt.signature).hex(), kid)
         if part == "view" and (receipt.view_signature or receipt.view_hash):
@@ -240,6 +263,21 @@ def checked_statements(checked: Iterable[Checked]) -> list[Statement]:
     for c in checked:
         receipt = c.receipt
         first, last = receipt.first_version, receipt.last_version
+        if is_v3(receipt):  # the head at its last version (not a seal: ``last`` 0)
+            s = c.signed
+            out.append(
+                Statement(
+                    receipt.game_id,
+                    last,
+                    s.head,
+                    0,
+                    s.signed_bytes,
+                    s.signature,
+                    s.key_id,
+                    c.source,
+                )
+            )
+            continue
         body = seal_body(receipt.game_id, first, last, receipt.head_hash, seal_hashes(receipt))
         signature = bytes(receipt.signature).hex()
         sealed = Statement(
@@ -269,7 +307,7 @@ def record_statements(
     out = []
     for first, last in moves(records):
         seal = records[last - 1].seal or {}
-        body = seal_body(verified, first, last, seal["head"], seal["receipts"])
+        body = stored_seal_body(verified, seal)
         kid = signed_by(ring, seal.get("key_id", ""), bytes.fromhex(seal["signature"]), body)
         for r in records[first - 1 : last]:
             source = f"{name} version {r.version} (the seal of versions {first}..{last})"
@@ -344,7 +382,7 @@ def prove(
             if s.version == s.last
         }
     for name, entries in receipts:
-        checked = read_receipts(entries, keys, name)
+        checked = read_receipts(entries, keys, name, replayed.game_id if replayed else "")
         statements += checked_statements(checked)
         for c in checked:
             lie = _lie(c, replayed, seal_of)
@@ -371,7 +409,7 @@ def _lie(c: Checked, replayed: Replayed | None, seal_of: dict[int, Signed]) -> R
     r = c.receipt
     payload = base64.b64encode(c.raw).decode()
     args = (r.game_id, r.first_version, r.last_version, r.viewer, c.part)
-    if replayed is None or not replayed.about(r):
+    if replayed is None or not replayed.about(r, c.part):
         if c.payload is not None:
             return None
         differ = Differ("payload", "a ReceiptPayload", f"bytes that are not a message ({c.error})")

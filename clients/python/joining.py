@@ -91,6 +91,8 @@ def deal_when_seated(bots: list[RandomBot], say: Callable[[str], None]) -> None:
         time.sleep(WAIT_SECONDS)
 
 
-def play_joined(bots: list[RandomBot]) -> int:
-    """Play the bots' seats to the end, each from its own stream; returns their moves."""
-    return play_by_streams(bots, timeout=GAME_HOURS * 3600.0)
+def play_joined(bots: list[RandomBot], delay_ms: int = 0) -> int:
+    """Play the bots' seats to the end, each from its own stream; returns their moves.
+    ``delay_ms``: how long a bot waits before answering a person's move (误操作 stays
+    possible meanwhile)."""
+    return play_by_streams(bots, timeout=GAME_HOURS * 3600.0, delay_ms=delay_ms)

@@ -13,6 +13,7 @@ as soon as it arrives; after the game, ``tabletop-audit verify --receipts FILE``
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable
@@ -38,26 +39,43 @@ class ReceiptLog:
         self.entries: list[tuple[pb.Receipt, bytes]] = []
         self.counts: Counter[str] = Counter()  # receipts kept from play, view, watch
         self._moves: dict[tuple[int, int], list[pb.GameEvent]] = {}  # Watch: a move so far
+        # Watch under receipts of format 3: the events sent since the stream's last receipt
+        self._stream: list[pb.GameEvent] = []
 
-    def play(self, reply: pb.PlayResponse | pb.RevealContributionResponse) -> None:
-        """A Play (or RevealContribution) reply: the receipt covers its events."""
+    def new_stream(self) -> None:
+        """A new Watch stream begins: its first receipt covers what it sends from now."""
+        self._stream = []
+
+    def play(
+        self, reply: pb.PlayResponse | pb.RevealContributionResponse, game_id: str = ""
+    ) -> None:
+        """A Play (or RevealContribution) reply: the receipt covers its events. ``game_id``:
+        the game, saved with a receipt of format 3 (which does not name it)."""
         if reply.HasField("receipt"):
-            self._add(reply.receipt, payload_bytes(events=list(reply.events)), "play")
+            self._add(reply.receipt, payload_bytes(events=list(reply.events)), "play", game_id)
 
-    def view(self, reply: pb.GetViewResponse) -> None:
+    def view(self, reply: pb.GetViewResponse, game_id: str = "") -> None:
         """A view's receipt covers the game's view; a match's standings (``match``) have a
         record of their own and are not part of it."""
         if reply.HasField("receipt"):
             view = pb.GameView()
             view.CopyFrom(reply.view)
             view.ClearField("match")
-            self._add(reply.receipt, payload_bytes(view=view), "view")
+            self._add(reply.receipt, payload_bytes(view=view), "view", game_id)
 
-    def watched(self, reply: pb.WatchResponse) -> None:
+    def watched(self, reply: pb.WatchResponse, game_id: str = "") -> None:
         """A Watch message (one event, or a batched move's ``events``): its move's receipt
-        is kept once the move's last event came."""
-        if not reply.HasField("receipt"):
+        is kept once the move's last event came. A receipt of format 3 covers every event
+        the stream sent since its previous receipt (a message may carry the receipt alone);
+        give this the messages as received, before dropping any duplicate."""
+        got = list(reply.events) or ([reply.event] if reply.HasField("event") else [])
+        if not reply.HasField("receipt") or is_v3(reply.receipt):
+            self._stream += got  # (format 2: every message of a move carries its receipt)
+            if reply.HasField("receipt"):
+                sent, self._stream = self._stream, []
+                self._add(reply.receipt, payload_bytes(events=sent), "watch", game_id)
             return
+        self._stream = []
         r = reply.receipt
         key = (r.first_version, r.last_version)
         events = self._moves.setdefault(key, [])
@@ -66,9 +84,11 @@ class ReceiptLog:
             del self._moves[key]
             self._add(r, payload_bytes(events=events), "watch")
 
-    def _add(self, receipt: pb.Receipt, payload: bytes, source: str) -> None:
+    def _add(self, receipt: pb.Receipt, payload: bytes, source: str, game_id: str = "") -> None:
         copy = pb.Receipt()
         copy.CopyFrom(receipt)
+        if is_v3(copy) and not copy.game_id:
+            copy.game_id = game_id  # saved with it: the audit then needs no record to know it
         self.entries.append((copy, payload))
         self.counts[source] += 1
 
@@ -115,10 +135,22 @@ def seal_hashes(receipt: pb.Receipt) -> list[list[str]]:
     return [[h.events, h.view] for h in receipt.hashes]
 
 
-def check_signature(receipt: pb.Receipt, public_key: PublicKeys) -> str:
+def is_v3(receipt: pb.Receipt) -> bool:
+    """A receipt of format 3: its own signature over the hash of what its viewer was sent
+    (``records.receipt_body``), the chain head as raw bytes."""
+    return bool(receipt.head)
+
+
+def check_signature(
+    receipt: pb.Receipt, public_key: PublicKeys, payload: bytes | None = None, game_id: str = ""
+) -> str:
     """The receipt is the server's: its seal verifies with ``public_key`` (given several,
     the one its ``key_id`` names), and so does its view's own signature if it has one.
-    Returns the id of the key that signed it."""
+    Returns the id of the key that signed it. A receipt of format 3 signs ``payload`` (the
+    bytes it covers) itself, for its game (``game_id``, when the receipt does not name it:
+    the client knows the game it watched, the audit the record's)."""
+    if is_v3(receipt):
+        return _check_v3(receipt, public_key, payload, game_id)
     body = rec.seal_body(
         receipt.game_id,
         receipt.first_version,
@@ -151,6 +183,36 @@ def check_signature(receipt: pb.Receipt, public_key: PublicKeys) -> str:
     return kid
 
 
+def _check_v3(
+    receipt: pb.Receipt, public_key: PublicKeys, payload: bytes | None, game_id: str
+) -> str:
+    where = f"the receipt of versions {receipt.first_version}..{receipt.last_version}"
+    if payload is None:
+        raise AuditFailure(f"{where} is of format 3: it is checked with the bytes it covers")
+    game = receipt.game_id or game_id
+    if not game:
+        raise AuditFailure(f"{where} names no game, and none was given")
+    if len(receipt.head) != 32 or len(receipt.signature) != 64:
+        raise AuditFailure(f"{where} has no 32-byte head or no 64-byte signature")
+    if not 1 <= receipt.first_version <= receipt.last_version or receipt.viewer < 0:
+        raise AuditFailure(f"{where} names no versions or no viewer")
+    body = rec.receipt_body(
+        game,
+        receipt.first_version,
+        receipt.last_version,
+        bytes(receipt.head).hex(),
+        receipt.viewer,
+        hashlib.sha256(payload).hexdigest(),
+    )
+    kid = signed_by(key_ring(public_key), receipt.key_id, bytes(receipt.signature), body)
+    if kid is None:
+        raise AuditFailure(
+            f"{where} is not signed by the given server key over the bytes saved with it "
+            "(altered, another game's, or another server's)"
+        )
+    return kid
+
+
 NONCE_BYTES = 32  # HMAC-SHA256: a nonce of another length is no viewer's
 
 
@@ -171,7 +233,14 @@ class SignedGarbage(AuditFailure):
 
 def check_payload(receipt: pb.Receipt, payload: bytes) -> str:
     """The payload is the one the receipt hashes; returns which part it is (events/view).
-    Bytes that hash right but do not decode raise ``SignedGarbage`` (an AuditFailure)."""
+    Bytes that hash right but do not decode raise ``SignedGarbage`` (an AuditFailure).
+    A receipt of format 3 signs its payload's hash itself: ``check_signature`` checked it."""
+    if is_v3(receipt):
+        try:
+            parsed = pb.ReceiptPayload.FromString(payload)
+        except (DecodeError, RecursionError, ValueError) as exc:
+            raise SignedGarbage("events", str(exc) or type(exc).__name__) from None
+        return "view" if parsed.HasField("view") else "events"
     if not 0 <= receipt.viewer < len(receipt.hashes):
         raise AuditFailure("the receipt names no viewer of its hashes")
     if len(receipt.nonce) != NONCE_BYTES:

@@ -74,15 +74,17 @@ def acknowledgement_problem(
     if not reply.HasField("receipt"):
         return "no signed acknowledgement came back"
     receipt = reply.receipt
-    if receipt.game_id != game_id:
+    if receipt.game_id and receipt.game_id != game_id:  # format 3 names none: it signs it
         return f"the acknowledgement is for game {receipt.game_id}, not {game_id}"
+    payload = payload_bytes(events=list(reply.events))
     try:
-        check_signature(receipt, keys)
-        check_payload(receipt, payload_bytes(events=list(reply.events)))
+        check_signature(receipt, keys, payload, game_id)
+        check_payload(receipt, payload)
     except AuditFailure as exc:
         return f"the acknowledgement does not check ({exc})"
     if seat is None:  # a client made from a token alone: the receipt is the seat's own
-        seat = receipt.viewer if receipt.viewer < len(receipt.hashes) - 2 else None
+        seats = len(receipt.hashes) - 2
+        seat = receipt.viewer if receipt.head or receipt.viewer < seats else None
     for event in reply.events:
         if event.WhichOneof("body") != "table" or event.table.WhichOneof("kind") != fact:
             continue
@@ -128,11 +130,14 @@ class SeatClient:
     def public_key(self) -> bytes:
         return seatsig.public_bytes(self.seat_key) if self.seat_key else b""
 
-    def _saw(self, events: Any, game_id: str | None = None) -> None:
-        """Remember the chain hashes of events this client was shown."""
+    def _saw(self, events: Any, game_id: str | None = None, receipt: Any = None) -> None:
+        """Remember the chain hashes of events this client was shown (under receipts of
+        format 3 the events carry none: the receipt's head, at its last version)."""
         for event in events:
             if event.hash:
                 self._hashes[(game_id or self.game_id, event.version)] = event.hash
+        if receipt is not None and receipt.head:
+            self._hashes[(game_id or self.game_id, receipt.last_version)] = receipt.head.hex()
 
     def _latest_seen(self, game_id: str) -> tuple[int, str]:
         seen = [v for (g, v) in self._hashes if g == game_id]
@@ -217,10 +222,10 @@ class SeatClient:
         reply = self.stub.RevealContribution(
             self._sign(request, "RevealContribution"), metadata=self.metadata
         )
-        self._saw(reply.events)
+        self._saw(reply.events, receipt=reply.receipt)
         self._acknowledged(reply, self.game_id, "reveal", "contribution_revealed", None)
         if self.receipts is not None:
-            self.receipts.play(reply)
+            self.receipts.play(reply, self.game_id)
         return reply
 
     def _acknowledged(
@@ -267,7 +272,7 @@ class SeatClient:
             request.as_seat = as_seat
         reply = self.stub.GetView(request, metadata=self.metadata)
         if self.receipts is not None:
-            self.receipts.view(reply)
+            self.receipts.view(reply, self.game_id)
         if reply.view.head_hash and as_seat is None and not as_arbiter:
             self._hashes[(self.game_id, reply.view.version)] = reply.view.head_hash
         return reply.view
@@ -288,7 +293,7 @@ class SeatClient:
         reply = self.stub.ReadyNextHand(
             self._sign(request, "ReadyNextHand"), metadata=self.metadata
         )
-        self._saw(reply.events, reply.game_id)
+        self._saw(reply.events, reply.game_id, reply.receipt)
         self._acknowledged(reply, reply.game_id, "commitment", "seat_committed", committed)
         match = reply.match
         if match.current_game_id:
@@ -307,7 +312,7 @@ class SeatClient:
         reply = self.stub.CommitContribution(
             self._sign(request, "CommitContribution"), metadata=self.metadata
         )
-        self._saw(reply.events)
+        self._saw(reply.events, receipt=reply.receipt)
         self._acknowledged(reply, self.game_id, "commitment", "seat_committed", committed)
         return reply
 
@@ -341,9 +346,9 @@ class SeatClient:
         )
         request = self._once("Play", request_id, request, expected_version)
         reply = self.stub.Play(request, metadata=self.metadata, timeout=timeout)
-        self._saw(reply.events)
+        self._saw(reply.events, receipt=reply.receipt)
         if self.receipts is not None:
-            self.receipts.play(reply)
+            self.receipts.play(reply, self.game_id)
         return reply
 
     def history(self, page_size: int = 500) -> Iterator[pb.GameEvent]:
@@ -427,8 +432,13 @@ class SeatClient:
                     ),
                     metadata=self.metadata,
                 )
+                if self.receipts is not None:
+                    self.receipts.new_stream()
                 for reply in stream:
                     failures = 0
+                    if self.receipts is not None:  # as sent: a receipt covers duplicates too
+                        self.receipts.watched(reply, reply.game_id or self.game_id)
+                    self._saw([], receipt=reply.receipt if reply.HasField("receipt") else None)
                     fresh = [e for e in reply.events if e.version > last]
                     if not fresh:
                         continue  # never hand a caller a duplicate
@@ -437,8 +447,6 @@ class SeatClient:
                         reply.events.extend(fresh)
                     last = fresh[-1].version
                     self._saw(fresh)
-                    if self.receipts is not None:
-                        self.receipts.watched(reply)
                     yield reply
                 return
             except grpc.RpcError as err:
@@ -471,6 +479,8 @@ class SeatClient:
                             self.game_id, last = reply.next_hand.game_id, 0
                         yield reply
                         continue
+                    if reply.HasField("receipt"):
+                        self._saw([], reply.game_id, reply.receipt)
                     if reply.game_id != self.game_id or reply.event.version <= last:
                         continue  # never hand a caller a duplicate
                     last = reply.event.version

@@ -80,6 +80,7 @@ def move_kind(label: str) -> str:
 # The server's event lines: 花鸟风月 writes the seed's words ("seat 0 诵 鸟+万 (5)"); 川南字牌
 # writes English verbs beside them ("seat 1 ponged 五"). Both become "seat N <term> ...".
 _HUANIAO_LINE = re.compile(r"^(seat \d+ )(起|吟|诵|舞|栖|摸|弃|须弃|猜|换季|发牌)(?=\s|$)")
+_HUANIAO_END = re.compile(r"^终局 ([A-Z_]+)(?=:)")
 _ZIPAI_VERBS = [
     (re.compile(r"^(seat \d+ )discarded "), "打"),
     (re.compile(r"^(seat \d+ )flipped "), "翻"),
@@ -100,18 +101,29 @@ _PROMPT_WORDS = {
     "discard": "打 (discard)",
 }
 _ZIPAI_CLAIM = re.compile(r"^(seat \d+ claims )(胡|拢|招|碰|吃|过)")
+# How a 胡 came: the record's line names it by the event's enum (frozen in signed records),
+# which a person reads in the game's words.
+_WIN_KIND = re.compile(r", (ZI_MO|DIAN_PAO|FAN_PAI): ")
+_WIN_WORDS = {
+    "ZI_MO": "自摸 (own flip)",
+    "DIAN_PAO": "点炮 (on a discard)",
+    "FAN_PAI": "翻牌胡 (on another's flip)",
+}
 
 
 def gloss_line(text: str, kind: str | None) -> str:
     """A server event line in the one vocabulary."""
     if kind == "huaniao":
+        end = _HUANIAO_END.match(text)
+        if end:  # the record's line names the reason by its code (EMPTIED_HAND …)
+            return f"{term('终局')} {reason_words(end.group(1))}{text[end.end() :]}"
         return _HUANIAO_LINE.sub(lambda m: m.group(1) + term(m.group(2)), text, count=1)
     if kind == "zipai":
         for pattern, word in _ZIPAI_VERBS:
             match = pattern.match(text)
             if match:
-                rest = text[match.end() :].lstrip()
-                return f"{match.group(1)}{term(word)} {rest}".rstrip()
+                rest = _WIN_KIND.sub(lambda m: f", {_WIN_WORDS[m.group(1)]}: ", text[match.end() :])
+                return f"{match.group(1)}{term(word)} {rest.lstrip()}".rstrip()
         claim = _ZIPAI_CLAIM.match(text)
         if claim:
             return claim.group(1) + term(claim.group(2)) + text[claim.end() :]

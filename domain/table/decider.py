@@ -95,6 +95,8 @@ def create(
     arbiter_public_key: str = "",
     match_settings: tuple[int, int, str] = (0, 0, ""),
     player_login_required: bool = False,
+    reserved_players: tuple[str, ...] = (),
+    app: str = "",
 ) -> list[Any]:
     """Open a table; in a match (``match_id``), as its hand number ``hand``. ``secret`` and
     ``salt`` come from the server (random, or the secret from a client-given seed:
@@ -109,7 +111,9 @@ def create(
     arbiter's key too (``arbiter_public_key``, 64 lowercase hex), which signs its rulings.
     ``match_settings``: a match's hand names its match's (hands, target_score, advance).
     ``player_login_required``: every seat is taken by a player signed in with the app's login
-    (``take_seat``'s ``player``)."""
+    (``take_seat``'s ``player``). ``reserved_players``: per seat, the player id only whose
+    login may take it ("": open), as the lobby's matchmaker seated them. ``app``: the app
+    (its login's client id) whose table this is, "" for none."""
     options = rules.check_options(options)
     if seat_count not in rules.seat_counts(options):
         raise MalformedCommand(
@@ -141,6 +145,9 @@ def create(
     if enforcement is not J.Enforcement.REJECT and not isinstance(rules, J.PenaltyRules):
         raise MalformedCommand("enforcement", f"{rules.name} supports REJECT only")
     _check_arbiter_key(arbitrated, seat_keys_required, arbiter_public_key)
+    _check_reservations(seat_count, reserved_players)
+    if len(app) > MAX_PLAYER_ID:
+        raise MalformedCommand("app", f"an app's client id of at most {MAX_PLAYER_ID} characters")
     source = DealSource.SHUFFLED
     if seeded:
         source = DealSource.PREPARED_SEED
@@ -175,8 +182,22 @@ def create(
             match_target_score=match_settings[1],
             match_advance=match_settings[2],
             player_login_required=player_login_required,
+            reserved_players=reserved_players,
+            app=app,
         )
     ]
+
+
+def _check_reservations(seat_count: int, reserved: tuple[str, ...]) -> None:
+    if not reserved:
+        return
+    named = [p for p in reserved if p]
+    if len(reserved) != seat_count or not named:
+        raise MalformedCommand("reserved_players", 'one player id or "" per seat, one at least')
+    if len(set(named)) != len(named) or max(map(len, named)) > MAX_PLAYER_ID:
+        raise MalformedCommand(
+            "reserved_players", f"distinct player ids of at most {MAX_PLAYER_ID} characters"
+        )
 
 
 def _check_arbiter_key(arbitrated: bool, keys_required: bool, arbiter_key: str) -> None:
@@ -234,6 +255,7 @@ def take_seat(
         )
     if public_key and not is_seat_key(public_key):
         raise MalformedCommand(SEAT_KEY_FIELD, _KEY_FORM)
+    _check_reservation(table, seat, player)
     _check_player(table, player)
     if table.seat_keys_required and not public_key:
         raise RuleViolation(
@@ -275,6 +297,29 @@ def _check_player(table: Table, player: str) -> None:
     if held is not None:
         raise RuleViolation(
             "PLAYER_SEATED", PLAYER_RULE, f"this player already holds seat {held} at this table"
+        )
+
+
+RESERVATION_RULE = "seat reservations"  # named in refusals of a reserved seat
+
+
+def _check_reservation(table: Table, seat: int, player: str) -> None:
+    """A seat the lobby reserved is taken by its player's login only, and that player
+    takes no other seat: nobody else holding the game id takes a seat meant for someone."""
+    kept_for = table.reservation(seat)
+    if kept_for and player != kept_for:
+        raise RuleViolation(
+            "SEAT_RESERVED",
+            RESERVATION_RULE,
+            f"seat {seat} is reserved for the player the lobby seated there: only that "
+            "player's login takes it",
+        )
+    if player and not kept_for and player in table.reserved_players:
+        mine = table.reserved_players.index(player)
+        raise RuleViolation(
+            "SEAT_RESERVED",
+            RESERVATION_RULE,
+            f"the lobby seated this player at seat {mine}, not seat {seat}",
         )
 
 

@@ -68,6 +68,8 @@ def _apply(table: Table | None, event: Any) -> Table:
             seat_keys_required=event.seat_keys_required,
             arbiter_public_key=event.arbiter_public_key,
             player_login_required=event.player_login_required,
+            reserved_players=event.reserved_players,
+            app=event.app,
         )
     assert table is not None
     if isinstance(event, SeatTaken):

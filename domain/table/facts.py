@@ -69,6 +69,16 @@ class GameCreated:
     # each SeatTaken names its player; False at tables whose seats stand on seat tokens alone
     # and in records made before player logins
     player_login_required: bool = False
+    # public, a table the lobby formed (issue 40): per seat, the player id the matchmaker
+    # seated there, which only that player's login may take ("": a seat open to anyone, a
+    # bot's); () at every other table and in records made before reservations. A reserved
+    # seat nobody takes keeps the draw waiting from this fact on: after abandon_after_ms
+    # the game ends void (DealAbandoned names the empty reserved seats)
+    reserved_players: tuple[str, ...] = ()
+    # public: the app whose table this is (issue 40): the client id (azp) of the login that
+    # opened it or queued for it, as the identity provider signed it; its webhooks go to
+    # that app's endpoints only. "": no app (CreateGame's tables, and records before apps)
+    app: str = ""
 
 
 @dataclass(frozen=True)

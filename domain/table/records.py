@@ -91,15 +91,50 @@ SEAL_PREFIX_EVENTS = b"tabletop-seal/2\n"  # per viewer [events]: views are sign
 VIEW_PREFIX = b"tabletop-view/1\n"
 
 
-def seal_body(game_id: str, first: int, last: int, head: str, receipts: list[list[str]]) -> bytes:
+SEAL_PREFIX_HEAD = b"tabletop-seal/3\n"  # the chain head only: receipts are per viewer
+RECEIPT_PREFIX = b"tabletop-receipt/3\n"
+
+
+def stored_seal_body(game_id: str, seal: dict[str, Any]) -> bytes:
+    """The bytes a stored seal signs: with its viewers' hashes (``tabletop-seal/1``, ``/2``)
+    or without (``tabletop-seal/3``, whose seal has no ``receipts``)."""
+    return seal_body(game_id, seal["first"], seal["last"], seal["head"], seal.get("receipts"))
+
+
+def seal_body(
+    game_id: str, first: int, last: int, head: str, receipts: list[list[str]] | None
+) -> bytes:
     """The bytes the server signs at the end of a move (versions ``first``..``last``): the
     game, the chain head after the move, and per viewer (``receipt_viewers`` order) its
     salted payload hashes: ``[events]`` in a seal of today (``tabletop-seal/2``), or
     ``[events, view]`` in a seal made before views were signed on demand
-    (``tabletop-seal/1``). The shape picks the prefix, so neither reads as the other."""
+    (``tabletop-seal/1``). The shape picks the prefix, so neither reads as the other.
+    ``receipts`` None: a seal of format 3 (``tabletop-seal/3``), the game, the versions and
+    the head alone; each viewer's receipt is then its own signature (``receipt_body``)."""
+    if receipts is None:
+        head_only = {"game_id": game_id, "first": first, "last": last, "head": head}
+        return SEAL_PREFIX_HEAD + canonical(head_only).encode()
     prefix = SEAL_PREFIX_EVENTS if receipts and all(len(r) == 1 for r in receipts) else SEAL_PREFIX
     body = {"game_id": game_id, "first": first, "last": last, "head": head, "receipts": receipts}
     return prefix + canonical(body).encode()
+
+
+def receipt_body(
+    game_id: str, first: int, last: int, head: str, viewer: int, payload_hash: str
+) -> bytes:
+    """The bytes of one viewer's receipt of format 3: what the server signs for viewer
+    ``viewer`` (``receipt_viewers`` order) of versions ``first``..``last`` (the chain head
+    ``head`` at ``last``): ``payload_hash``, the SHA-256 (hex) of the ReceiptPayload the
+    viewer was sent (its events, or its view). Not salted: nobody but that viewer is sent it."""
+    body = {
+        "first": first,
+        "game_id": game_id,
+        "head": head,
+        "last": last,
+        "payload": payload_hash,
+        "viewer": viewer,
+    }
+    return RECEIPT_PREFIX + canonical(body).encode()
 
 
 def view_body(game_id: str, version: int, head: str, viewer: int, view_hash: str) -> bytes:

@@ -127,6 +127,8 @@ class Table:
     # None before it (and in hands recorded before issue 36)
     closed: tuple[bool, str] | None = None
     player_login_required: bool = False  # every seat is a signed-in player's (GameCreated)
+    reserved_players: tuple[str, ...] = ()  # per seat, the player it is kept for (GameCreated)
+    app: str = ""  # the app whose table this is (GameCreated; "": none)
 
     @property
     def seat_keys(self) -> tuple[str, ...]:
@@ -165,11 +167,23 @@ class Table:
         return self._with_status(deal.Contribution.AWAITED)
 
     @property
+    def awaited_reserved(self) -> tuple[int, ...]:
+        """Reserved seats (GameCreated.reserved_players) not taken yet, before the deal."""
+        if self.game is not None or self.redraw is not None:
+            return ()
+        return tuple(i for i, p in enumerate(self.reserved_players) if p and self.seats[i] is None)
+
+    def reservation(self, seat: int) -> str:
+        """The player id ``seat`` is kept for ("": none)."""
+        return self.reserved_players[seat] if seat < len(self.reserved_players) else ""
+
+    @property
     def awaited_inputs(self) -> tuple[int, ...]:
-        """Seats the draw under way waits for: those whose commitments are to come, else
-        (every seat committed) those whose reveals are pending. A seat that committed
-        cannot reveal before the last commitment: it is not what the draw waits for."""
-        return self.awaited_commitments or self.pending_reveals
+        """Seats the draw under way waits for: reserved seats still empty, else those whose
+        commitments are to come, else (every seat committed) those whose reveals are
+        pending. A seat that committed cannot reveal before the last commitment: it is not
+        what the draw waits for."""
+        return self.awaited_reserved or self.awaited_commitments or self.pending_reveals
 
     @property
     def no_entropy(self) -> tuple[int, ...]:
@@ -184,7 +198,10 @@ class Table:
             return False
         if self.redraw is not None:
             return True
-        return self.game is None and all(s is not None for s in self.seats)
+        if self.game is not None:
+            return False
+        # a table with reserved seats waits for their players from its creation on
+        return all(s is not None for s in self.seats) or bool(self.awaited_reserved)
 
     @property
     def deal_key(self) -> bytes:

@@ -84,10 +84,27 @@ def lobby(tables: TableServer) -> Lobby:
     """The lobby over the same store, opening its tables through CreateGame's use case:
     keyed seats, the server's own secret; logins only unless bots take seats."""
 
-    async def create_table(kind: str, options: object, seat_count: int, logins: bool) -> str:
+    async def create_table(
+        kind: str,
+        options: object,
+        seat_count: int,
+        logins: bool,
+        reserved: tuple[str, ...],
+        app: str,
+    ) -> str:
         game_id, _version, _arbiter = await tables.seats.create_game(
-            kind, options, seat_count, require_player_login=logins
+            kind,
+            options,
+            seat_count,
+            require_player_login=logins,
+            reserved_players=reserved,
+            app=app,
         )
         return game_id
 
-    return Lobby(tables.games, create_table, leases_for(tables.games.store))
+    async def rating_of(kind: str, player: str) -> float:
+        assert tables.ratings is not None  # (wired by table_server)
+        rating, _place = await tables.ratings.rating(kind, player)
+        return rating.mu
+
+    return Lobby(tables.games, create_table, leases_for(tables.games.store), rating_of)

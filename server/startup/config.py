@@ -43,6 +43,11 @@ class Settings:
     web_bots_per_network: int = 4  # bot processes at once per /24 (IPv4) or /64 (IPv6) asking
     web_bots_per_client: int = 2  # bot processes at once per asking address (a table's creator)
     web_bots_idle: float = 600.0  # seconds a game may stand still before its bots leave
+    # the lobby (server/transport/lobbybots.py): bot processes the server starts for the bot
+    # seats of the tables its matchmaker forms; 0: none (a bot runner of the app's takes them)
+    lobby_bots: int = 8
+    lobby_bots_idle: float = 600.0  # seconds a lobby table may stand still before its bots leave
+    web_bots_delay_ms: int = 1500  # how long a bot waits before answering a person's move
     web_allow_origins: tuple[str, ...] = ()  # other origins allowed to call (CORS); none
     web_allow_hosts: tuple[str, ...] = ()  # Host names served besides IP literals, localhost
     log_format: str = "text"  # text (key=value) | json
@@ -58,6 +63,7 @@ class Settings:
     max_clock_events: int = 200  # events the clock may make in a row without a client call
     game_cache_mb: int = 512  # the games held in memory, in estimated MiB (usecases/gamecache.py)
     view_cache_mb: int = 32  # the signed views kept, in MiB of memory (wire/receipts.py)
+    receipt_format: int = 2  # 3: one signature per viewer's receipt (docs/api.md)
     allow_prepared_deals: bool = False  # client seeds and decks (docs/api.md, "Audit")
     reveal_timeout: float = 30.0  # seconds after which the seats a deal waits for are late
     case_timeout: float = 120.0  # seconds an open case waits for its next step (a table's default)
@@ -215,6 +221,29 @@ OPTIONS: list[click.Parameter] = [
         default=600.0,
     ),
     _option(
+        "--lobby-bots",
+        "the lobby: bot processes this server starts at once to play the bot seats of the "
+        "tables its matchmaker forms (a `tabletop bots --join` each, ended with its game); "
+        "while all are busy, tables needing bots wait; 0: the server starts none and names "
+        'the bot seats only (docs/integrating.md, "Lobby")',
+        type=click.IntRange(min=0),
+        default=8,
+    ),
+    _option(
+        "--lobby-bots-idle",
+        "the lobby: seconds a table with bots may stand still (its players gone) before its "
+        "bots leave and free their slot",
+        type=click.FloatRange(min=1),
+        default=600.0,
+    ),
+    _option(
+        "--web-bots-delay-ms",
+        "web port: milliseconds a bot waits before answering its person's move, so that the "
+        "person may still take the move back (误操作: only before anyone else acts); 0: at once",
+        type=click.IntRange(0, 60_000),
+        default=1500,
+    ),
+    _option(
         "--web-allow-host",
         "web port: host names (tabletop.example.com, comma-separated) it answers besides IP "
         "addresses and localhost; other Host headers get 421 (no DNS rebinding); * for any "
@@ -355,6 +384,14 @@ OPTIONS: list[click.Parameter] = [
         default=32,
     ),
     _option(
+        "--receipt-format",
+        "receipts of format 2 (one seal lists every viewer's salted hashes) or 3 (a seal of "
+        "the chain head, and one signature per viewer over the hash of what it was sent: "
+        'fewer bytes to a seat; docs/api.md, "Receipts of format 3")',
+        type=click.IntRange(min=2, max=3),
+        default=2,
+    ),
+    _option(
         "--allow-prepared-deals",
         "accept CreateGame with a seed or a deck: deals chosen by the table's creator, marked "
         "as such; for development, tests, tournaments and reproducing disputes [default: off, "
@@ -481,7 +518,7 @@ OPTIONS: list[click.Parameter] = [
         type=click.Path(dir_okay=False, path_type=Path),
         default=None,
         help="a TOML file naming the apps that receive webhooks (endpoint, whsec_ secret, "
-        "event types) and the delivery limits (docs/operations.md, \"Webhooks\"); none: no "
+        'event types) and the delivery limits (docs/operations.md, "Webhooks"); none: no '
         "webhooks",
     ),
     _Setting(
@@ -537,6 +574,9 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]
             web_bots_per_network=a.web_bots_per_network,
             web_bots_per_client=a.web_bots_per_client,
             web_bots_idle=a.web_bots_idle,
+            lobby_bots=a.lobby_bots,
+            lobby_bots_idle=a.lobby_bots_idle,
+            web_bots_delay_ms=a.web_bots_delay_ms,
             web_allow_origins=tuple(o.strip() for o in a.web_allow_origin.split(",") if o.strip()),
             web_allow_hosts=tuple(h.strip() for h in a.web_allow_host.split(",") if h.strip()),
             log_format=a.log_format,
@@ -552,6 +592,7 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]
             max_clock_events=a.max_clock_events,
             game_cache_mb=a.game_cache_mb,
             view_cache_mb=a.view_cache_mb,
+            receipt_format=a.receipt_format,
             allow_prepared_deals=a.allow_prepared_deals,
             reveal_timeout=a.reveal_timeout,
             case_timeout=a.case_timeout,

@@ -17,6 +17,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
+from domain.table.state import Phase
 from server.startup import compose
 from server.startup.config import Settings, from_args
 from server.startup.metrics import Metrics, RpcInterceptor, instrument_store, watch_collector
@@ -28,11 +29,13 @@ from server.transport import webview
 from server.transport.health import StoreHealth
 from server.transport.limits import Limits, LimitsInterceptor
 from server.transport.lobby import LobbyServicer
+from server.transport.lobbybots import LobbyBots, LobbyBotSettings, loopback
 from server.transport.logins import Logins
 from server.transport.logs import configure_logging
 from server.transport.ratings import RatingsServicer
 from server.transport.servicer import TableServicer
 from server.transport.webhooks import Deliverer, describe, load_settings
+from server.usecases.games import Games
 from server.usecases.webhooks import outbox_rows
 from server.wire.receipts import Sealer
 from server.wire.signing import KeySet, SigningKeyError, load_keys, retiring_chain
@@ -203,7 +206,11 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         metrics.feed.labels(name).set_function(functools.partial(_feed_count, store, name))
     store_health = StoreHealth(store.shards, metrics)
     logs = start_logs(store, keys)
-    sealer = Sealer(keys.signer, view_bytes=settings.view_cache_mb * 2**20)
+    sealer = Sealer(
+        keys.signer,
+        view_bytes=settings.view_cache_mb * 2**20,
+        receipt_format=settings.receipt_format,
+    )
     sealer.tree_head = logs.latest_for
     tables = compose.table_server(
         store,
@@ -245,7 +252,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     assert tables.ratings is not None  # (wired by compose.table_server)
     ratings_pb2_grpc.add_RatingsServiceServicer_to_server(RatingsServicer(tables.ratings), server)
     lobby = compose.lobby(tables)  # issue 40: its queues, and a matchmaker on every replica
-    lobby_servicer = LobbyServicer(lobby, servicer._signed_in)  # one login check for both
+    lobby_servicer = LobbyServicer(lobby, servicer._signed_in_login)  # one login check for both
     lobby_pb2_grpc.add_LobbyServiceServicer_to_server(lobby_servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -324,6 +331,14 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         print(f"play in a browser: http://{settings.host}:{web_port}/", flush=True)
         if port_file is not None:
             Path(f"{port_file}.web").write_text(str(web_port))
+    lobby_bots = None
+    if settings.lobby_bots > 0:  # the server plays its lobby tables' bot seats
+        lobby_bots = LobbyBots(
+            LobbyBotSettings(settings.lobby_bots, settings.lobby_bots_idle),
+            loopback(settings.host, port),
+            functools.partial(_game_status, tables.games),
+        )
+        lobby.bots = lobby_bots
     armed = await clock.recover()
     if armed:
         log.info("turn clocks re-armed for %d running games", armed)
@@ -408,6 +423,8 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         await web[0].stop()
     await server.stop(grace=settings.shutdown_grace)
     await lobby.stop()
+    if lobby_bots is not None:
+        await lobby_bots.close()
     clock.close()
     logs.close()
     if deliverer is not None:  # before the store closes: a delivery in flight records its end
@@ -433,6 +450,15 @@ def start_webhooks(settings: Settings, store: Store) -> Deliverer | None:
     return Deliverer([shard.outbox for shard in store.shards], hooks).start()
 
 
+async def _game_status(games: Games, game_id: str) -> tuple[int, bool] | None:
+    """A lobby table's version and whether it ended (its bots' watch), None if unreadable."""
+    try:
+        agg = await games.load(games.parse_id(game_id))
+    except Exception:
+        return None
+    return agg.version, agg.table.phase is Phase.FINISHED or agg.table.abandoned is not None
+
+
 def _feed_count(store: Store, name: str) -> float:
     return float(store.feed_counts()[name])
 
@@ -455,6 +481,7 @@ async def start_web(settings: Settings, grpc_port: int) -> tuple[Any, int] | Non
             per_network=settings.web_bots_per_network,
             per_client=settings.web_bots_per_client,
             idle=settings.web_bots_idle,
+            delay_ms=settings.web_bots_delay_ms,
         ),
         allow_origins=settings.web_allow_origins,
         allow_hosts=settings.web_allow_hosts,

@@ -82,6 +82,7 @@ class LobbyDirectory(Aggregate):
         kind: str
         options: Any
         seat_count: int
+        app: str = ""  # the app whose players queue here (their logins' client id)
 
 
 class LobbyListing(Aggregate):
@@ -99,6 +100,7 @@ class QueueInfo:
     kind: str
     options: Any  # the options as data (domain.codec)
     seat_count: int
+    app: str = ""  # the app whose players queue here: its tables are that app's
 
 
 @dataclass(frozen=True)
@@ -230,7 +232,7 @@ def carry(store: Store, key: str, now: Waiting) -> bool:
 def queues(store: Store) -> list[QueueInfo]:
     """Every queue ever used (blocking; a queue per kind, rules and seat count: a few)."""
     return [
-        QueueInfo(e.queue, e.kind, e.options, e.seat_count)
+        QueueInfo(e.queue, e.kind, e.options, e.seat_count, getattr(e, "app", ""))
         for e in _app(store).events.get(DIRECTORY)
         if isinstance(e, LobbyDirectory.QueueNamed)
     ]
@@ -270,6 +272,7 @@ def enqueue(
                     kind=info.kind,
                     options=info.options,
                     seat_count=info.seat_count,
+                    app=info.app,
                 )
             )
         app.save(*events)

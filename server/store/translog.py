@@ -61,9 +61,7 @@ def seal_leaf(seal: dict[str, Any]) -> tuple[str, bytes]:
         body = match_records.seal_body(record, seal["first"], seal["last"], seal["head"])
     else:
         record = str(seal["game_id"])
-        body = records.seal_body(
-            record, seal["first"], seal["last"], seal["head"], seal["receipts"]
-        )
+        body = records.stored_seal_body(record, seal)
     return record, translog.leaf_data(body, str(seal.get("key_id", "")))
 
 

@@ -10,6 +10,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from domain.engine import MalformedCommand
 from server.store.lobby import Standing
+from server.transport.logins import Login
 from server.transport.servicer import _page_start, unary
 from server.usecases.lobby import Lobby
 from server.wire import render_moves
@@ -20,7 +21,7 @@ MAX_LISTED = 100
 STATES = {"none": pb.QUEUE_STATE_NONE, "waiting": pb.QUEUE_STATE_WAITING,
           "seated": pb.QUEUE_STATE_SEATED}  # fmt: skip
 
-SignedIn = Callable[[Any], Awaitable[str]]  # the call's player id, or UNAUTHENTICATED
+SignedIn = Callable[[Any], Awaitable[Login]]  # the call's login, or UNAUTHENTICATED
 
 
 def status_proto(standing: Standing) -> pb.QueueStatus:
@@ -45,14 +46,15 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
 
     @unary
     async def JoinQueue(self, request: pb.JoinQueueRequest, context: Any) -> pb.JoinQueueResponse:
-        player = await self.signed_in(context)
+        login = await self.signed_in(context)
         kind, options = render_moves.read_options(request.options)
         standing = await self.lobby.queue(
-            player,
+            login.player,
+            login.app,
             kind,
             options,
             request.seat_count,
-            rating=request.rating,
+            claimed_rating=request.rating,
             window=request.rating_window,
             bot_wait_ms=request.bot_wait_ms,
         )
@@ -62,21 +64,21 @@ class LobbyServicer(pb_grpc.LobbyServiceServicer):
     async def LeaveQueue(
         self, request: pb.LeaveQueueRequest, context: Any
     ) -> pb.LeaveQueueResponse:
-        await self.lobby.leave(await self.signed_in(context))
+        await self.lobby.leave((await self.signed_in(context)).player)
         return pb.LeaveQueueResponse()
 
     @unary
     async def GetQueueStatus(
         self, request: pb.GetQueueStatusRequest, context: Any
     ) -> pb.GetQueueStatusResponse:
-        standing = await self.lobby.standing(await self.signed_in(context))
+        standing = await self.lobby.standing((await self.signed_in(context)).player)
         return pb.GetQueueStatusResponse(status=status_proto(standing))
 
     @unary
     async def OpenTable(self, request: pb.OpenTableRequest, context: Any) -> pb.OpenTableResponse:
-        await self.signed_in(context)
+        login = await self.signed_in(context)
         kind, options = render_moves.read_options(request.options)
-        game_id = await self.lobby.open_table(kind, options, request.seat_count)
+        game_id = await self.lobby.open_table(kind, options, request.seat_count, login.app)
         return pb.OpenTableResponse(game_id=game_id)
 
     @unary

@@ -32,6 +32,19 @@ MAX_TOKEN = 16_384  # characters: a JWT from an identity provider is a few kilob
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
+MAX_APP_ID = 128  # characters of a login's client id (azp / client_id) kept as a table's app
+
+
+@dataclass(frozen=True)
+class Login:
+    """A checked login: the player id, and the app (the OAuth client the identity provider
+    issued the token to: its ``azp`` claim, else ``client_id``; "" when it names none),
+    which owns the tables its player opens or queues for (webhooks go to that app only)."""
+
+    player: str
+    app: str = ""
+
+
 class Unauthenticated(Exception):
     """The login was refused (→ UNAUTHENTICATED with ``reason``); nothing is appended."""
 
@@ -119,6 +132,12 @@ class Logins:
 
     def player(self, authorization: str) -> str:
         """The player id of a ``Bearer <jwt>`` authorization value, or Unauthenticated."""
+        return self.login(authorization).player
+
+    def login(self, authorization: str) -> Login:
+        """The player id and app of a ``Bearer <jwt>`` authorization value, or
+        Unauthenticated. The app is read from the checked token only: an app team cannot
+        name another app's client id without that app's tokens from the identity provider."""
         if authorization[: len(BEARER)].lower() != BEARER:
             raise Unauthenticated("authorization must be 'Bearer <token>'", "MALFORMED_TOKEN")
         token = authorization[len(BEARER) :].strip()
@@ -127,7 +146,13 @@ class Logins:
                 f"the bearer token must be 1..{MAX_TOKEN} characters", "MALFORMED_TOKEN"
             )
         claims = self._claims(token)
-        return player_id(claims["iss"], claims["sub"])
+        app = claims.get("azp") or claims.get("client_id") or ""
+        if not isinstance(app, str) or len(app) > MAX_APP_ID:
+            raise Unauthenticated(
+                f"the login's azp (or client_id) must be text of at most {MAX_APP_ID} characters",
+                "MALFORMED_TOKEN",
+            )
+        return Login(player_id(claims["iss"], claims["sub"]), app)
 
     def _claims(self, token: str) -> dict[str, Any]:
         s = self.settings

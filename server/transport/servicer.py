@@ -19,7 +19,7 @@ from server.transport import logs
 from server.transport.errors import to_status
 from server.transport.health import is_store_fault
 from server.transport.limits import Limits
-from server.transport.logins import Logins, Unauthenticated
+from server.transport.logins import Login, Logins, Unauthenticated
 from server.usecases.games import NotFound
 from server.usecases.table_server import TableServer
 from server.usecases.translog import Transparency
@@ -148,26 +148,33 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def _player(self, context: grpc.aio.ServicerContext) -> str:
         """The player id of the call's login (``authorization: Bearer <jwt>``), "" without
         one; a login that does not check is UNAUTHENTICATED, whatever the call."""
+        return (await self._login(context)).player
+
+    async def _login(self, context: grpc.aio.ServicerContext) -> Login:
+        """The call's login (player id and app), an empty one without a login."""
         login = _token(context, LOGIN_HEADER)
         if login is None:
-            return ""
+            return Login("")
         if self.logins is None:
             raise Unauthenticated(
                 "this server accepts no player logins (start it with --oidc-issuer, "
                 "--oidc-audience and --oidc-jwks)",
                 "LOGINS_NOT_CONFIGURED",
             )
-        player = await asyncio.to_thread(self.logins.player, login)  # may fetch the JWKS
-        logs.note(player=player[:12])  # the call's log line names the player (a prefix)
-        return player
+        checked = await asyncio.to_thread(self.logins.login, login)  # may fetch the JWKS
+        logs.note(player=checked.player[:12])  # the call's log line names the player (a prefix)
+        return checked
 
     async def _signed_in(self, context: grpc.aio.ServicerContext) -> str:
-        player = await self._player(context)
-        if not player:
+        return (await self._signed_in_login(context)).player
+
+    async def _signed_in_login(self, context: grpc.aio.ServicerContext) -> Login:
+        login = await self._login(context)
+        if not login.player:
             raise Unauthenticated(
                 "this call needs the app's login: authorization: Bearer <token>", "LOGIN_REQUIRED"
             )
-        return player
+        return login
 
     async def _viewer(self, game_id: str, context: grpc.aio.ServicerContext) -> Viewer:
         token, player = _token(context), await self._player(context)
@@ -509,8 +516,16 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 )
             else:
                 stream = self._one_hand(request.game_id, viewer, request.after_version)
+            # receipts of format 3: this stream signs what it sent (receipts.StreamReceipts)
+            sent = None
+            if self.sealer is not None and self.sealer.v3:
+                sent = receipts.StreamReceipts(
+                    self.sealer, table.seat_count, named=request.follow_match
+                )
             async for item in stream:
                 if isinstance(item, NextHand):
+                    if sent is not None and sent.pending:
+                        yield sent.flush()
                     yield pb.WatchResponse(game_id=item.game_id, next_hand=_next_hand(item))
                     continue
                 gid, seen_as, events, batch = item.game_id, item.viewer, item.events, item.batch
@@ -520,48 +535,108 @@ class TableServicer(pb_grpc.TableServiceServicer):
                         continue
                     if len(events) < len(item.events):
                         batch = None  # the shared rendering is of every event
-
-                def render_for(
-                    these: list[Any], seen_as: Viewer = seen_as, gid: str = gid
-                ) -> list[pb.WatchResponse]:
-                    msgs = receipts.watch_messages(
-                        self.sealer, kind, table, seen_as, these, request.batched
-                    )
-                    for msg in msgs:
-                        msg.game_id = gid
-                    return msgs
-
-                if batch is not None:  # a live batch: render once per viewer and form
-                    rendered = batch.render((seen_as, request.batched), render_for)
-                else:
-                    rendered = render_for(events)
-                if not rendered:
-                    continue
-                for msg in rendered[:-1]:
-                    yield msg
-                # a seat's own stream says what it may do when it is its turn (the messages
-                # are shared by every stream of this viewer: this stream's turn goes on a copy)
-                after = None  # the game after these events, when a live batch brought it
-                if item.batch is not None and item.batch.events[-1].version == events[-1].version:
-                    after = item.batch.table  # (not when own moves were left out at the end)
-                turn = await self._turn(gid, viewer, events[-1].version, table=after)
-                if turn is None:
-                    yield rendered[-1]
-                else:
-                    last = pb.WatchResponse()
-                    last.CopyFrom(rendered[-1])
-                    last.legal_moves.CopyFrom(turn)
-                    yield last
+                # a receipt covers contiguous versions: own moves left out split a batch
+                runs = _runs(events) if sent is not None and batch is None else [events]
+                for n, run in enumerate(runs):
+                    if sent is not None and not sent.continues(gid, seen_as, run[0].version):
+                        yield sent.flush()
+                    async for msg in self._sent(
+                        request,
+                        kind,
+                        table,
+                        viewer,
+                        gid,
+                        seen_as,
+                        run,
+                        batch,
+                        sent,
+                        item.batch if n == len(runs) - 1 else None,
+                    ):
+                        yield msg
+            if sent is not None and sent.pending:
+                yield sent.flush()
         except grpc.aio.AbortError:
             raise
         except Exception as exc:
             await _abort(context, exc)
+
+    async def _sent(
+        self,
+        request: pb.WatchRequest,
+        kind: str,
+        table: Any,
+        viewer: Viewer,
+        gid: str,
+        seen_as: Viewer,
+        events: list[Any],
+        batch: Any,
+        sent: receipts.StreamReceipts | None,
+        published: Any,
+    ) -> AsyncIterator[pb.WatchResponse]:
+        """The messages of ``events`` (one Watch batch, or a run of it) for ``seen_as``."""
+
+        def render_for(
+            these: list[Any], seen_as: Viewer = seen_as, gid: str = gid
+        ) -> list[pb.WatchResponse]:
+            msgs = receipts.watch_messages(
+                self.sealer, kind, table, seen_as, these, request.batched
+            )
+            if sent is None or request.follow_match:  # format 3: named across hands only
+                for msg in msgs:
+                    msg.game_id = gid
+            return msgs
+
+        if batch is not None:  # a live batch: render once per viewer and form
+            # (format 3 names the hand on follow_match streams only: their own rendering)
+            named = sent is None or request.follow_match
+            rendered = batch.render((seen_as, request.batched, named), render_for)
+        else:
+            rendered = render_for(events)
+        if not rendered:
+            return
+        heads = {e.version: e.hash for e in events} if sent is not None else {}
+        for msg in rendered[:-1]:
+            if sent is not None:
+                sent.add(gid, seen_as, list(msg.events) or [msg.event], heads)
+            yield msg
+        # a seat's own stream says what it may do when it is its turn (the messages
+        # are shared by every stream of this viewer: this stream's turn goes on a copy)
+        after = None  # the game after these events, when a live batch brought it
+        if published is not None and published.events[-1].version == events[-1].version:
+            after = published.table  # (not when own moves were left out at the end)
+        turn = await self._turn(gid, viewer, events[-1].version, table=after)
+        final = rendered[-1]
+        if sent is not None:
+            sent.add(gid, seen_as, list(final.events) or [final.event], heads)
+        # the game's end opens every view (``seen_as``): nothing follows, sign it now
+        signs = sent is not None and sent.due(turn is not None or seen_as != viewer)
+        if turn is None and not signs:
+            yield final
+            return
+        last = pb.WatchResponse()
+        last.CopyFrom(final)
+        if turn is not None:
+            last.legal_moves.CopyFrom(turn)
+        if signs and sent is not None:
+            last.receipt.CopyFrom(sent.sign())
+        yield last
 
     async def _one_hand(
         self, game_id: str, viewer: Viewer, after: int
     ) -> AsyncIterator[HandEvents | NextHand]:
         async for events, seen_as, batch in self.server.watch.watch(game_id, viewer, after):
             yield HandEvents(game_id, events, seen_as, batch)
+
+
+def _runs(events: list[Any]) -> list[list[Any]]:
+    """``events`` split where a version is skipped (a seat's own moves left out)."""
+    runs: list[list[Any]] = []
+    for e in events:
+        if runs and runs[-1][-1].version + 1 == e.version:
+            runs[-1].append(e)
+        else:
+            runs.append([e])
+    return runs
 
 
 def _next_hand(item: NextHand) -> pb.NextHand:

@@ -68,8 +68,23 @@ def load_settings(path: Path) -> WebhookSettings:
         types = tuple(entry.get("events", TYPES))
         unknown = sorted(set(types) - set(TYPES))
         if unknown:
-            raise ValueError(f"{where}.events: unknown {', '.join(unknown)} (known: {', '.join(TYPES)})")
-        apps.append(App(entry["name"], entry["url"], entry["secret"], types))
+            raise ValueError(
+                f"{where}.events: unknown {', '.join(unknown)} (known: {', '.join(TYPES)})"
+            )
+        clients = entry.get("clients", [])
+        if not isinstance(clients, list) or not all(isinstance(c, str) and c for c in clients):
+            raise ValueError(f"{where}.clients must be a list of login client ids (azp)")
+        unowned = entry.get("unowned", False)
+        if not isinstance(unowned, bool):
+            raise ValueError(f"{where}.unowned must be true or false")
+        if not clients and not unowned:
+            raise ValueError(
+                f'{where} receives no table: name its login clients (clients = ["..."], '
+                "the azp of its players' logins) or take the tables of no app (unowned = true)"
+            )
+        apps.append(
+            App(entry["name"], entry["url"], entry["secret"], types, tuple(clients), unowned)
+        )
     names = [a.name for a in apps]
     if len(set(names)) != len(names):
         raise ValueError(f"webhooks file {path}: app names must differ")
@@ -181,4 +196,9 @@ def _free(busy: dict[tuple[str, str], Any], lane: tuple[str, str], _task: Any) -
 
 
 def describe(settings: WebhookSettings) -> str:
-    return ", ".join(f"{a.name} -> {a.url} ({len(a.types)} types)" for a in settings.apps)
+    def whose(a: App) -> str:
+        return ", ".join([*(f"client {c}" for c in a.clients), *(["no app"] if a.unowned else [])])
+
+    return "; ".join(
+        f"{a.name} -> {a.url} ({len(a.types)} types; tables of {whose(a)})" for a in settings.apps
+    )

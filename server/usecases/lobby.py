@@ -18,7 +18,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from domain import lobby as rules
 from domain.codec import canonical, from_data, to_data
@@ -30,8 +30,21 @@ from server.usecases.games import Games, NotFound
 
 log = logging.getLogger("tabletop.lobby")
 
-# Opens a table for a formed queue: (kind, options, seat count, logins only) -> game id
-CreateTable = Callable[[str, Any, int, bool], Awaitable[str]]
+# Opens a table: (kind, options, seat count, logins only, each seat's reserved player id or
+# "" (() for none), the app whose table it is) -> game id
+CreateTable = Callable[[str, Any, int, bool, tuple[str, ...], str], Awaitable[str]]
+# The server's rating of a player at a game kind: (kind, player) -> OpenSkill's mu
+RatingOf = Callable[[str, str], Awaitable[float]]
+
+
+class BotRunner(Protocol):
+    """Plays a formed table's bot seats (server/transport/lobbybots.py): bounded in number."""
+
+    def has_room(self) -> bool: ...
+
+    async def start(self, game_id: str) -> None: ...
+
+
 MATCH_EVERY = 0.25  # seconds between two passes of the matchmaker
 CARRY_AFTER = 64  # events after a queue's checkpoint before the matchmaker writes the next
 
@@ -44,15 +57,18 @@ class OpenTable:
     free_seats: tuple[int, ...]
 
 
-def queue_of(kind: str, options: Any, seat_count: int) -> queues.QueueInfo:
-    """The queue for this game kind, rules (options, checked and with defaults filled in)
-    and seat count: its key is a hash of the three, so equal wishes meet in one queue."""
+def queue_of(kind: str, options: Any, seat_count: int, app: str = "") -> queues.QueueInfo:
+    """The queue for this game kind, rules (options, checked and with defaults filled in),
+    seat count and app (the players' logins' client id): its key is a hash of them, so equal
+    wishes meet in one queue, and two apps' players never share a table (nor its webhooks).
+    A queue of no app keeps the key it had before apps."""
     game = rules_for(kind)
     checked = game.check_options(options)
     rules.check_seat_count(seat_count, game.seat_counts(checked))
     data = to_data(checked)
-    digest = hashlib.sha256(canonical([kind, seat_count, data]).encode()).hexdigest()
-    return queues.QueueInfo(f"{kind}/{seat_count}/{digest[:32]}", kind, data, seat_count)
+    named = [kind, seat_count, data] + ([app] if app else [])
+    digest = hashlib.sha256(canonical(named).encode()).hexdigest()
+    return queues.QueueInfo(f"{kind}/{seat_count}/{digest[:32]}", kind, data, seat_count, app)
 
 
 def _not_waiting(standing: queues.Standing) -> None:
@@ -71,9 +87,15 @@ class Lobby:
         games: Games,
         create_table: CreateTable,
         leases: Leases,
+        rating_of: RatingOf,
         now_ms: Callable[[], int] = lambda: int(time.time() * 1000),
+        bots: BotRunner | None = None,
     ) -> None:
+        """``bots``: the server plays the bot seats of the tables it forms (None: it only
+        names them, and a bot runner of the app's takes them: ``tabletop bots --join``)."""
         self.games = games
+        self.rating_of = rating_of
+        self.bots = bots
         self.store = games.store
         self.create_table = create_table
         self.leases = leases
@@ -84,15 +106,19 @@ class Lobby:
     async def queue(
         self,
         player: str,
+        app: str,
         kind: str,
         options: Any,
         seat_count: int,
-        rating: float = 0.0,
+        claimed_rating: float = 0.0,
         window: float = 0.0,
         bot_wait_ms: int = 0,
     ) -> queues.Standing:
-        rules.check_ticket(rating, window, bot_wait_ms)
-        info = queue_of(kind, options, seat_count)
+        """Queue ``player``, at the server's own rating of it at ``kind`` (read now, kept
+        with its ticket); ``claimed_rating`` is the request's, refused unless 0."""
+        rules.check_ticket(claimed_rating, window, bot_wait_ms)
+        info = queue_of(kind, options, seat_count, app)
+        rating = await self.rating_of(kind, player)
         ticket = rules.Ticket(player, rating, window, bot_wait_ms, self.now_ms())
         await asyncio.to_thread(queues.enqueue, self.store, info, ticket, _not_waiting)
         return await self.standing(player)
@@ -103,10 +129,11 @@ class Lobby:
     async def standing(self, player: str) -> queues.Standing:
         return await asyncio.to_thread(queues.standing, self.store, player)
 
-    async def open_table(self, kind: str, options: Any, seat_count: int) -> str:
-        """A table for players to find and join (logins only), listed under its game kind."""
+    async def open_table(self, kind: str, options: Any, seat_count: int, app: str = "") -> str:
+        """A table for players to find and join (logins only), listed under its game kind;
+        ``app``: the opener's app, whose table it is."""
         info = queue_of(kind, options, seat_count)
-        game_id = await self.create_table(kind, options, seat_count, True)
+        game_id = await self.create_table(kind, options, seat_count, True, (), app)
         await asyncio.to_thread(queues.list_table, self.store, info, game_id)
         return game_id
 
@@ -154,6 +181,8 @@ class Lobby:
                 self._matching.add(info.key)
             waiting = await asyncio.to_thread(queues.waiting, self.store, info.key)
             for formation in rules.form_tables(waiting.tickets, info.seat_count, self.now_ms()):
+                if formation.bot_seats and self.bots is not None and not self.bots.has_room():
+                    continue  # every bot process is busy: the players wait (one may come)
                 formed += await self._form(info, formation)
             if waiting.since_checkpoint >= CARRY_AFTER:  # keep the next reads short
                 await asyncio.to_thread(self._carry, info.key)
@@ -164,13 +193,20 @@ class Lobby:
 
     async def _form(self, info: queues.QueueInfo, formation: rules.Formation) -> int:
         options = from_data(rules_for(info.kind).options_type, info.options)
-        # a table with bots admits seats without a login (the bots'); else logins only
+        # a table with bots admits seats without a login (the bots'); else logins only. Its
+        # record reserves each player's seat for that player's login (GameCreated)
+        reserved = (*formation.players, *("" for _ in formation.bot_seats))
         game_id = await self.create_table(
-            info.kind, options, info.seat_count, not formation.bot_seats
+            info.kind, options, info.seat_count, not formation.bot_seats, reserved, info.app
         )
         seated = await asyncio.to_thread(queues.seat, self.store, info.key, game_id, formation)
         if not seated:  # someone left meanwhile: the table stays empty, nobody is told of it
             log.info("lobby: table %s not used (a player left the queue)", game_id)
+        elif formation.bot_seats and self.bots is not None:
+            try:
+                await self.bots.start(game_id)
+            except Exception:  # the players are seated: their reserved seats void the table
+                log.exception("lobby: the bots of table %s did not start", game_id)
         return int(seated)
 
     async def run(self) -> None:

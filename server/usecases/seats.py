@@ -91,6 +91,8 @@ class Seats:
         allow_unkeyed_seats: bool = False,
         arbiter_public_key: str = "",
         require_player_login: bool = False,
+        reserved_players: tuple[str, ...] = (),
+        app: str = "",
     ) -> tuple[str, int, str]:
         """Open a table. Returns the game id, its version and the arbiter token. With
         ``match``, the table is the first hand of that new match (see ``create_match``).
@@ -103,7 +105,9 @@ class Seats:
         signs its commands unless ``allow_unkeyed_seats`` (docs/api.md, "Seat signatures");
         an arbitrated table's arbiter then signs its own with ``arbiter_public_key`` (hex).
         ``require_player_login``: every seat is taken by a signed-in player (docs/api.md,
-        "Players")."""
+        "Players"). ``reserved_players``: per seat, the player id only whose login takes
+        it ("": open), for a table the lobby formed (never from a request). ``app``: the
+        app whose table it is (the lobby's: its login's client id), whose webhooks it owes."""
         if (seed is not None or deck) and not self.allow_prepared_deals:
             raise RuleViolation(
                 "PREPARED_DEALS_DISABLED",
@@ -195,6 +199,8 @@ class Seats:
                     (match.hands, match.target_score, match.advance.name) if match else (0, 0, "")
                 ),
                 player_login_required=require_player_login,
+                reserved_players=reserved_players,
+                app=app,
             )
             if match is not None:
                 await self._open_match(rules, seat_count, match, keyed=key is not None)

@@ -55,16 +55,27 @@ class Notice:
     record_id: str
     version: int
     body: dict[str, Any]  # {"type", "timestamp", "data"}: the Standard Webhooks payload
+    app: str = ""  # the app whose table it is about (GameCreated.app; "": none)
 
 
 @dataclass(frozen=True)
 class App:
-    """An app that receives webhooks: its endpoint, its secret, the types it wants."""
+    """An app that receives webhooks: its endpoint, its secret, the types it wants, and
+    whose tables: those of its login ``clients`` (the client ids its players' logins carry,
+    GameCreated.app), and, if ``unowned``, the tables of no app (CreateGame's, and a
+    match's notices). Never another app's."""
 
     name: str
     url: str
     secret: str  # "whsec_" + base64
     types: tuple[str, ...] = TYPES
+    clients: tuple[str, ...] = ()
+    unowned: bool = False
+
+    def receives(self, notice: Notice) -> bool:
+        if notice.type not in self.types:
+            return False
+        return notice.app in self.clients if notice.app else self.unowned
 
 
 def message_id(record_id: str, version: int, type_: str, seat: int | None = None) -> str:
@@ -75,12 +86,15 @@ def message_id(record_id: str, version: int, type_: str, seat: int | None = None
 def _notice(
     agg: Any, type_: str, data: dict[str, Any], seat: int | None = None, at: Any = None
 ) -> Notice:
-    """``at``: when the fact was recorded (the move's last event's time by default)."""
+    """``at``: when the fact was recorded (the move's last event's time by default). A
+    game's notice is its table's app's; a match's, no app's."""
     record_id = str(agg.id)
     version = int(data["version"])
     when = (at or agg.modified_on).isoformat()
     body = {"type": type_, "timestamp": when, "data": data}
-    return Notice(message_id(record_id, version, type_, seat), type_, record_id, version, body)
+    app = agg.table.app if isinstance(agg, GameAggregate) else ""
+    msg_id = message_id(record_id, version, type_, seat)
+    return Notice(msg_id, type_, record_id, version, body, app)
 
 
 def notices(agg: Any, events: Sequence[Any], max_run: int = MAX_RUN) -> list[Notice]:
@@ -179,8 +193,11 @@ def _match_notices(agg: MatchAggregate, events: Sequence[Any]) -> list[Notice]:
     return out
 
 
-def outbox_rows(apps: Sequence[App], max_run: int = MAX_RUN) -> Callable[[list[Pending]], list[OutboxRow]]:
-    """The group commit's ``outbox_for``: every app's rows for the moves of a batch."""
+def outbox_rows(
+    apps: Sequence[App], max_run: int = MAX_RUN
+) -> Callable[[list[Pending]], list[OutboxRow]]:
+    """The group commit's ``outbox_for``: the rows for the moves of a batch, one per notice
+    and app that receives it (its table's app only: ``App.receives``)."""
 
     def rows(pending: list[Pending]) -> list[OutboxRow]:
         out = []
@@ -190,7 +207,7 @@ def outbox_rows(apps: Sequence[App], max_run: int = MAX_RUN) -> Callable[[list[P
                 out += [
                     OutboxRow(app.name, notice.msg_id, notice.record_id, notice.type, text)
                     for app in apps
-                    if notice.type in app.types
+                    if app.receives(notice)
                 ]
         return out
 

@@ -18,6 +18,7 @@ renders a verified record through the same functions to check a seat's saved rec
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable
@@ -121,8 +122,14 @@ class Sealer:
     VIEW_BYTES = 32 * 2**20
     VIEW_MEMORY_FACTOR = 8
 
-    def __init__(self, signer: Signer, view_bytes: int | None = None) -> None:
+    def __init__(
+        self, signer: Signer, view_bytes: int | None = None, receipt_format: int = 2
+    ) -> None:
         self.signer = signer
+        # 3: seals of the chain head alone, and one signature per viewer's receipt over the
+        # hash of what it was sent (``receipt3``); 2: one seal lists every viewer's hashes
+        self.v3 = receipt_format == 3
+        self._receipts3: OrderedDict[tuple[str, int, int, str, int, bytes], bytes] = OrderedDict()
         # the latest signed head of a game's transparency log, by game id (set where the
         # server keeps logs: server/startup/main.py); receipts carry it
         self.tree_head: Callable[[uuid.UUID], translog.TreeHead | None] | None = None
@@ -136,6 +143,16 @@ class Sealer:
         self, game_id: uuid.UUID, table: tables.Table, head: str, move: list[StoredEvent]
     ) -> Seal:
         first, last = move[0].version, move[-1].version
+        if self.v3:  # nothing rendered here: each viewer's receipt is signed when it is sent
+            body = records.seal_body(str(game_id), first, last, head, None)
+            return {
+                "game_id": str(game_id),
+                "first": first,
+                "last": last,
+                "head": head,
+                "signature": self.signer.sign(body),
+                "key_id": self.signer.key_id,
+            }
         rendered = render_move(table.kind, move, table.seat_count)
         hashes = move_hashes(table, last, rendered)
         body = records.seal_body(str(game_id), first, last, head, hashes)
@@ -152,6 +169,31 @@ class Sealer:
             "signature": self.signer.sign(body),
             "key_id": self.signer.key_id,  # beside the signature, outside the signed body
         }
+
+    RECEIPTS3 = 4096  # signatures kept: a retried Play, a second stream of one viewer
+
+    def receipt3(
+        self, game_id: str, first: int, last: int, head: str, index: int, payload: bytes
+    ) -> pb.Receipt:
+        """Viewer ``index``'s receipt of format 3 for ``payload`` (the ReceiptPayload bytes
+        it was sent: versions ``first``..``last``, chain head ``head`` at ``last``): one
+        signature over ``records.receipt_body``. Ed25519 is deterministic: signing the same
+        statement again (a retried Play after a restart) gives the same bytes."""
+        digest = hashlib.sha256(payload).digest()
+        key = (game_id, first, last, head, index, digest)
+        signature = self._receipts3.get(key)
+        if signature is None:
+            body = records.receipt_body(game_id, first, last, head, index, digest.hex())
+            signature = self._receipts3[key] = bytes.fromhex(self.signer.sign(body))
+            if len(self._receipts3) > self.RECEIPTS3:
+                self._receipts3.popitem(last=False)
+        return pb.Receipt(
+            first_version=first,
+            last_version=last,
+            viewer=index,
+            head=bytes.fromhex(head),
+            signature=signature,
+        )
 
     def seal_match(self, match_id: uuid.UUID, first: int, last: int, head: str) -> Seal:
         """The seal of a match move (its facts ``first``..``last``, the chain head after
@@ -282,6 +324,25 @@ def play_reply(
 ) -> pb.PlayResponse:
     """A Play reply: the move's events for the caller, who is awaited next, the receipt."""
     seal = stored[-1].seal
+    if sealer is not None and sealer.v3 and seal is not None:
+        events = lean_events(kind, stored, viewer)
+        reply = pb.PlayResponse(
+            version=stored[-1].version,
+            events=events,
+            to_act=render.to_act(after.table, after.viewer),
+        )
+        index = records.receipt_index(viewer, after.table.seat_count)
+        reply.receipt.CopyFrom(
+            sealer.receipt3(
+                seal["game_id"],
+                stored[0].version,
+                stored[-1].version,
+                stored[-1].hash,
+                index,
+                events_payload(events, {}),
+            )
+        )
+        return reply
     whole = seal is not None and stored[0].version == seal["first"]
     kept = _kept(sealer, seal, after.table, viewer) if whole else None
     events = kept if kept is not None else render.events_proto(kind, stored, viewer)
@@ -345,6 +406,24 @@ def view_reply(sealer: Sealer | None, snap: Snapshot, own: bool = True) -> pb.Ge
     seal = snap.seal
     if not own or seal is None or seal["last"] != snap.version:
         return pb.GetViewResponse(view=render.view_proto(snap))
+    if sealer is not None and sealer.v3:
+        reply = pb.GetViewResponse(view=render.view_proto(replaced(snap, match=None)))
+        index = records.receipt_index(snap.seen_by, snap.table.seat_count)
+        signed = sealer.receipt3(
+            seal["game_id"],
+            snap.version,
+            snap.version,
+            snap.head_hash,
+            index,
+            payload_bytes(view=reply.view),
+        )
+        head = _head(sealer, seal)
+        if head is not None:
+            signed.tree_head.CopyFrom(head)
+        reply.receipt.CopyFrom(signed)
+        if snap.match is not None:
+            reply.view.match.CopyFrom(render.match_proto(snap.match, snap.table.hand))
+        return reply
     signed = pb.Receipt()
     signed.CopyFrom(receipt(seal, snap.table, snap.seen_by, _head(sealer, seal)))  # whose view
     if len(seal["receipts"][0]) > 1 or sealer is None:  # a seal that hashed every view
@@ -370,12 +449,130 @@ def watch_messages(
     """Watch messages for a batch of events: each with the receipt of its move, taken from
     the seal on the move's last event (a move not yet complete in this batch has none).
     ``batched`` (WatchRequest.batched) packs each move's events into one message."""
-    messages = _watch_messages(sealer, kind, table, viewer, events)
-    return _one_a_move(messages) if batched else messages
+    if sealer is not None and sealer.v3:  # the stream signs what it sent (StreamReceipts)
+        lean = lean_events(kind, events, viewer)
+        if batched:
+            return [pb.WatchResponse(events=lean)] if lean else []
+        return [pb.WatchResponse(event=e) for e in lean]
+    if batched:
+        return _batched_messages(sealer, kind, table, viewer, events)
+    return _watch_messages(sealer, kind, table, viewer, events)
+
+
+def _batched_messages(
+    sealer: Sealer | None,
+    kind: str,
+    table: tables.Table,
+    viewer: Viewer,
+    events: list[StoredEvent],
+) -> list[pb.WatchResponse]:
+    """``_one_a_move(_watch_messages(...))`` built directly: each move's events in one message
+    with the move's receipt, copied into it once (not once per event and again per move)."""
+    out: list[pb.WatchResponse] = []
+    move: list[StoredEvent] = []  # the events of the move whose seal is still ahead
+    carried: list[pb.GameEvent] = []  # rendered events whose message is still ahead
+    for stored in events:
+        move.append(stored)
+        seal = stored.seal
+        if seal is None:
+            continue
+        kept = _kept(sealer, seal, table, viewer) if move[0].version == seal["first"] else None
+        rendered = kept if kept is not None else render.events_proto(kind, move, viewer)
+        carried += rendered
+        if seal["last"] == stored.version:  # (always: a seal is stored with its last event)
+            signed = receipt(seal, table, viewer, _head(sealer, seal))
+            out.append(pb.WatchResponse(events=carried, receipt=signed))
+            carried = []
+        move = []
+    carried += render.events_proto(kind, move, viewer)
+    if carried:  # a move whose last event is not stored yet (or a record without seals)
+        out.append(pb.WatchResponse(events=carried))
+    return out
+
+
+def lean_events(kind: str, stored: list[StoredEvent], viewer: Viewer) -> list[pb.GameEvent]:
+    """Events as sent with receipts of format 3: without their chain hashes (the receipt
+    carries the head at its last version)."""
+    out = render.events_proto(kind, stored, viewer)
+    for event in out:
+        event.ClearField("hash")
+    return out
+
+
+class StreamReceipts:
+    """What one Watch stream sent since its last receipt of format 3, and when it signs.
+
+    Every event the stream sends is hashed as it goes (a ReceiptPayload's bytes, message
+    after message); a receipt covers all of them, versions ``first``..``last``, for one
+    viewer of one game. The stream signs on the message that gives its seat a turn (a seat
+    acts on signed bytes only), once ``EVERY`` versions are unsigned, before a gap (its own
+    moves left out), a change of viewer (the game's end opens every view) or of game, and
+    at the stream's end (a message with the receipt alone)."""
+
+    EVERY = 16
+
+    def __init__(self, sealer: Sealer, seat_count: int, named: bool = False) -> None:
+        self.sealer = sealer
+        self.seat_count = seat_count
+        self.named = named  # messages name their hand (follow_match)
+        self._reset()
+
+    def _reset(self) -> None:
+        self.game_id = ""
+        self.index = -1
+        self.first = self.last = 0
+        self.head = ""
+        self.parts: list[bytes] = []
+
+    @property
+    def pending(self) -> bool:
+        return bool(self.parts)
+
+    def continues(self, game_id: str, viewer: Viewer, first: int) -> bool:
+        """Whether events from ``first`` on, for ``viewer`` of ``game_id``, extend what is
+        pending (else the pending ones are signed first: ``flush``)."""
+        index = records.receipt_index(viewer, self.seat_count)
+        return not self.parts or (
+            game_id == self.game_id and index == self.index and first == self.last + 1
+        )
+
+    def add(
+        self, game_id: str, viewer: Viewer, events: list[pb.GameEvent], heads: dict[int, str]
+    ) -> None:
+        """``events`` were sent (``heads``: the chain hash by version)."""
+        if not events:
+            return
+        if not self.parts:
+            self.game_id = game_id
+            self.index = records.receipt_index(viewer, self.seat_count)
+            self.first = events[0].version
+        for event in events:
+            data = event.SerializeToString(deterministic=True)
+            self.parts += (_EVENTS_TAG, _varint(len(data)), data)
+        self.last = events[-1].version
+        self.head = heads[self.last]
+
+    def due(self, turn: bool) -> bool:
+        return bool(self.parts) and (turn or self.last - self.first + 1 >= self.EVERY)
+
+    def sign(self) -> pb.Receipt:
+        """The receipt of what is pending; nothing is pending after it."""
+        made = self.sealer.receipt3(
+            self.game_id, self.first, self.last, self.head, self.index, b"".join(self.parts)
+        )
+        self._reset()
+        return made
+
+    def flush(self) -> pb.WatchResponse:
+        """A message with the pending events' receipt alone."""
+        game_id = self.game_id if self.named else ""
+        return pb.WatchResponse(game_id=game_id, receipt=self.sign())
 
 
 def _one_a_move(messages: list[pb.WatchResponse]) -> list[pb.WatchResponse]:
-    """The same events, one move a message (`events`), each move with its receipt."""
+    """The same events, one move a message (`events`), each move with its receipt: what a
+    batched stream sends, by definition (``_batched_messages`` builds it directly;
+    tests/server/test_watch_batched.py holds the two alike)."""
     out: list[pb.WatchResponse] = []
     move: list[pb.GameEvent] = []
     for msg in messages:

@@ -118,6 +118,8 @@ def _event_proto(kind: str, stored: StoredEvent, fact: Any, complete: bool) -> p
         msg.table.game_created.allow_unkeyed_seats = not fact.seat_keys_required
         msg.table.game_created.arbiter_public_key = bytes.fromhex(fact.arbiter_public_key)
         msg.table.game_created.player_login_required = fact.player_login_required
+        msg.table.game_created.reserved_players.extend(fact.reserved_players)
+        msg.table.game_created.app = fact.app
     elif isinstance(fact, tables.RedealOpened):  # the secret is never part of the message
         r = msg.table.redeal_opened
         r.round, r.requested_by, r.commitment = fact.round, fact.requested_by, fact.commitment

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -18,14 +16,16 @@ from pathlib import Path
 import grpc
 import pytest
 
+from clients.python.audit_verify import verify_game
 from clients.python.bot import RandomBot, play_by_streams
 from clients.python.client import TableClient
+from clients.python.seat import login_metadata
 from clients.python.serverproc import ServerProcess
 from tabletop.huaniao.v1 import huaniao_pb2
 from tabletop.v1 import lobby_pb2 as lpb
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options
-from tests.support.lobby import NONE, SEATED, WAITING, Lobby, refused
+from tests.support.lobby import NONE, SEATED, WAITING, Lobby, refused, seed_ratings
 from tests.support.oidc import IdentityProvider, server_flags
 
 pytestmark = pytest.mark.timeout(120)
@@ -70,8 +70,8 @@ def seated(lobby: Lobby, player: str, polls: int = 400) -> lpb.QueueStatus:
 def test_refusals_name_why_and_append_nothing(lobby: Lobby, server: ServerProcess) -> None:
     basic = huaniao_options("BASIC")
     # a 5-seat table of these rules never fills: the player waits there for the test
-    lobby.queue("sub-ref-1", basic, 4, rating=1000, window=1)
-    lobby.queue("sub-ref-2", basic, 4, rating=2000, window=1)  # incompatible: both wait
+    lobby.queue("sub-ref-1", basic, 4, window=1)
+    lobby.queue("sub-ref-2", basic, 4, window=1)  # two of four: both wait
     before = stored_rows(server)
     bad_mode = pb.GameOptions(huaniao=huaniao_pb2.Options(mode=99))  # no such rules
     cases = {
@@ -85,10 +85,12 @@ def test_refusals_name_why_and_append_nothing(lobby: Lobby, server: ServerProces
                     (grpc.StatusCode.INVALID_ARGUMENT, "options")),
         "seat count": ((lobby.queue, "sub-ref-3", basic, 7),
                        (grpc.StatusCode.INVALID_ARGUMENT, "seat_count")),
-        "window": ((lobby.queue, "sub-ref-3", basic, 4, 0, -5),
+        "window": ((lobby.queue, "sub-ref-3", basic, 4, -5),
                    (grpc.StatusCode.INVALID_ARGUMENT, "rating_window")),
-        "bot wait": ((lobby.queue, "sub-ref-3", basic, 4, 0, 0, 10**9),
+        "bot wait": ((lobby.queue, "sub-ref-3", basic, 4, 0, 10**9),
                      (grpc.StatusCode.INVALID_ARGUMENT, "bot_wait_ms")),
+        "a claimed rating": ((lobby.queue, "sub-ref-3", basic, 4, 0, 0, 3000),
+                             (grpc.StatusCode.INVALID_ARGUMENT, "rating")),
         "leave twice": ((lobby.leave, "sub-ref-3"),
                         (grpc.StatusCode.FAILED_PRECONDITION, "NOT_QUEUED")),
     }  # fmt: skip
@@ -109,9 +111,91 @@ def test_refusals_name_why_and_append_nothing(lobby: Lobby, server: ServerProces
     )  # fmt: skip
 
 
-def test_a_lone_player_gets_bots_after_its_wait_and_takes_its_seat(
+def test_a_low_rated_player_is_matched_by_the_servers_rating_not_its_claim(
+    lobby: Lobby, server: ServerProcess
+) -> None:
+    """The cheater: a player the server rates low asks for the high band. Its claim is
+    refused (INVALID_ARGUMENT rating, nothing stored), and queued without one it is compared
+    at the server's rating: the high players' narrow windows keep it out of their table."""
+    mus = seed_ratings(
+        {"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+         "SQLITE_DBNAME": str(server.data_dir / "games.sqlite")},
+        "zipai", {"sub-band-hi-1": 8, "sub-band-hi-2": 7, "sub-band-lo": -8},
+    )  # fmt: skip
+    assert mus["sub-band-hi-1"] - mus["sub-band-lo"] > 10, mus
+    zipai = pb.GameOptions(zipai=pb.GameOptions().zipai.__class__())
+    before = stored_rows(server)
+    high = mus["sub-band-hi-1"]
+    assert refused(lobby.queue, "sub-band-lo", zipai, 2, 0, 0, high) == (
+        grpc.StatusCode.INVALID_ARGUMENT, "rating",
+    )  # fmt: skip
+    assert stored_rows(server) == before and lobby.status("sub-band-lo").state == NONE
+    lobby.queue("sub-band-hi-1", zipai, 2, window=3)  # the oldest: its table is formed first
+    lobby.queue("sub-band-lo", zipai, 2)  # accepts anyone; nobody of the band accepts it
+    lobby.queue("sub-band-hi-2", zipai, 2, window=3)
+    one, two = seated(lobby, "sub-band-hi-1"), seated(lobby, "sub-band-hi-2")
+    assert one.game_id == two.game_id
+    assert lobby.status("sub-band-lo").state == WAITING
+    lobby.leave("sub-band-lo")
+
+
+def test_a_seat_the_matchmaker_reserved_is_taken_by_its_player_only(
     lobby: Lobby, server: ServerProcess, idp: IdentityProvider
 ) -> None:
+    """The cheater holds the game id (a seated player shares it, or guesses it from a
+    notice): it cannot take a seat the matchmaker meant for someone else, with its own login
+    or with none, nor can a seated player take its partner's seat; nothing is appended."""
+    options = huaniao_options("SIMPLE")
+    lobby.queue("sub-resv-1", options, 2)
+    lobby.queue("sub-resv-2", options, 2)
+    one, two = seated(lobby, "sub-resv-1"), seated(lobby, "sub-resv-2")
+    gid = one.game_id
+    with TableClient(server.target) as client:
+        before = client.as_viewer(gid).view().version
+        for who, seat in (("sub-thief", one.seat), (None, one.seat), ("sub-resv-2", one.seat)):
+            login = idp.token(who) if who else None
+            assert refused(client.join, gid, seat, "thief", login=login) == (
+                grpc.StatusCode.FAILED_PRECONDITION, "SEAT_RESERVED",
+            ), who  # fmt: skip
+        assert client.as_viewer(gid).view().version == before
+        mine = client.join(gid, one.seat, "one", login=idp.token("sub-resv-1"))
+        assert mine.view().seat == one.seat
+        client.join(gid, two.seat, "two", login=idp.token("sub-resv-2"))
+
+
+def test_a_table_is_its_players_app_s_and_apps_never_share_one(
+    lobby: Lobby, server: ServerProcess, idp: IdentityProvider
+) -> None:
+    """The app is the login's client id (azp), as the identity provider signed it: players
+    of two apps wanting the same game queue apart, and the table records its app
+    (GameCreated.app), whose webhooks alone it owes (tests/server/test_webhooks.py)."""
+    lobby.apps |= {"sub-app-x1": "app-x", "sub-app-y1": "app-y", "sub-app-x2": "app-x"}
+    options = huaniao_options("SIMPLE")
+    for player in ("sub-app-x1", "sub-app-y1", "sub-app-x2"):
+        lobby.queue(player, options, 2)
+    one, two = seated(lobby, "sub-app-x1"), seated(lobby, "sub-app-x2")
+    assert one.game_id == two.game_id and lobby.status("sub-app-y1").state == WAITING
+    lobby.leave("sub-app-y1")
+    with TableClient(server.target) as client:
+        (created, *_) = client.as_viewer(one.game_id).history()
+    assert created.table.game_created.app == "app-x"
+    assert len(created.table.game_created.reserved_players) == 2
+    opened = lobby.stub.OpenTable(
+        lpb.OpenTableRequest(options=options, seat_count=2),
+        metadata=login_metadata(idp.token("sub-app-opener", azp="app-y")),
+    )
+    with TableClient(server.target) as client:
+        (created, *_) = client.as_viewer(opened.game_id).history()
+    assert created.table.game_created.app == "app-y"
+
+
+def test_a_lone_player_gets_bots_the_server_plays_to_the_end(
+    lobby: Lobby, server: ServerProcess, idp: IdentityProvider
+) -> None:
+    """After the wait it named, a lone player is seated with bots, and the server starts
+    them itself (--lobby-bots, on by default): no bot command of the app's. They take the
+    open seats only (the player's is reserved for its login), deal once it sat down and
+    play to the end; the record verifies, reservation included."""
     options = huaniao_options("REGULAR")
     waiting = lobby.queue("sub-bots-1", options, 3, bot_wait_ms=300)
     assert waiting.state == WAITING
@@ -122,25 +206,19 @@ def test_a_lone_player_gets_bots_after_its_wait_and_takes_its_seat(
             status.game_id, status.seat, "me", contribution="", login=idp.token("sub-bots-1")
         )
         assert me.view().seat == 0
-        # the shipped bot runner takes the bots' seats (no login: this table admits them),
-        # deals, and plays them to the end against the player
-        bots = subprocess.Popen(
-            [sys.executable, "-m", "clients.python.cli", "bots", "--join", status.game_id,
-             "--target", server.target, "--quiet", "--no-color"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            close_fds=False,
-        )  # fmt: skip
-        try:
-            moves = play_by_streams([RandomBot(me, 7)], timeout=90)  # seed 7
-            assert bots.wait(timeout=60) == 0, bots.stdout.read() if bots.stdout else ""
-        finally:
-            if bots.poll() is None:
-                bots.kill()
-                bots.wait()
+        moves = play_by_streams([RandomBot(me, 7)], timeout=90)  # seed 7
         end = client.as_viewer(status.game_id).view()
         assert end.phase == pb.GAME_PHASE_FINISHED, end.outcome.reason
         print(f"the player made {moves} moves; {end.outcome.reason}")
         assert [s.seat for s in end.seats if s.taken] == [0, 1, 2]
+        verified = verify_game(client, status.game_id)  # raises AuditFailure if it lies
+        print(verified)
+    for _ in range(150):  # (bounded) the bots' process ends with the game, and is reaped
+        if "lobby: bots ended" in (server.data_dir / "server.log").read_text():
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the lobby's bots did not end with their game")
 
 
 def test_players_without_a_bot_wait_are_never_given_bots(lobby: Lobby) -> None:
@@ -216,7 +294,7 @@ def test_a_browser_queues_through_connect(
             return dict(json.load(reply))
 
     login = idp.token("sub-web-1")
-    wish = {"options": {"zipai": {}}, "seatCount": 2, "rating": 1200, "ratingWindow": 100}
+    wish = {"options": {"zipai": {}}, "seatCount": 2, "ratingWindow": 100}
     queued = call("JoinQueue", wish, login)
     assert queued["status"]["state"] == "QUEUE_STATE_WAITING"  # type: ignore[index]
     with pytest.raises(urllib.error.HTTPError) as again:

@@ -23,6 +23,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from clients.python.audit_log import head_of
 from clients.python.client import TableClient
 from domain import translog
@@ -30,6 +32,8 @@ from server.wire.signing import KEY_FILE, Signer, read_key_file
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.test_transparency_log import audit, rotated, served  # noqa: F401  (fixtures)
 from tests.support.nodejs import NODE_DIR, ensure_node_modules
+
+pytestmark = pytest.mark.xdist_group("translog")  # with test_transparency_log.py: its fixtures
 
 
 def node(export: Path, keys: Path) -> tuple[int, str]:

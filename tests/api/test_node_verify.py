@@ -58,6 +58,8 @@ from tests.api.test_redeal_draw import dispute, every_seat_agrees
 from tests.support.nodejs import ensure_node_modules
 
 NODE_VERIFY = Path(__file__).resolve().parents[2] / "clients" / "node" / "bin" / "verify.js"
+# one worker: the module's played games (``played``, about 10 s) are set up once, not on each
+pytestmark = pytest.mark.xdist_group("node_verify")
 
 Line = dict[str, Any]
 
@@ -1230,3 +1232,41 @@ def test_both_verifiers_check_the_arbiters_signature(played: Played) -> None:
         print(f"{name}\n    python: {py_line}\n    node:   {node_line}")
         assert not node_ok and re.search(words, node_line), f"{name}: {node_line}"
         assert not py_ok and re.search(words, py_line), f"{name}: {py_line}"
+
+
+# --- seats the lobby reserved (issue 40: a seat goes to the player it was kept for) ---------
+
+
+def reserved(p: Played, seat_player: str, kept_for: str) -> list[str]:
+    """The clocked game (unkeyed seats: no signed head hash pins its chain) as if the lobby
+    had formed it, told by the key holder (rechained, every seal re-signed): GameCreated
+    reserves seat 1 for ``kept_for``, and seat 1's SeatTaken names ``seat_player`` as the
+    login that took it."""
+    lines = copy.deepcopy(p.clocked)
+    created = lines[0]["fact"]["data"]
+    created["reserved_players"] = ["" if s != 1 else kept_for for s in range(created["seat_count"])]
+    taken = next(
+        x for x in lines if x["fact"]["type"] == "SeatTaken" and x["fact"]["data"]["seat"] == 1
+    )
+    taken["fact"]["data"]["player"] = seat_player
+    return dump(rechain(lines, p.signer))
+
+
+def test_both_verifiers_re_decide_a_reserved_seat(played: Played) -> None:
+    """A seat kept for one player and taken by that player verifies in both languages; the
+    same seat taken by another login, or by a seat token alone, fails in both (the key
+    holder re-signs, so only the rule can tell)."""
+    key = played.key.hex()
+    cases = {
+        "taken by its player": (reserved(played, "d" * 64, "d" * 64), True),
+        "taken by another login": (reserved(played, "e" * 64, "d" * 64), False),
+        "taken without the login": (reserved(played, "", "d" * 64), False),
+    }
+    for n, (name, (lines, honest)) in enumerate(cases.items()):
+        export = played.dir / f"reserved{n}.jsonl"
+        export.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        py, js = python_verdict(export, key, None), node_verdict(export, [key], None)
+        print(f"{name}\n    python: {py[1]}\n    node:   {js[1]}")
+        assert py[0] == js[0] == honest, (name, py, js)
+        if not honest:
+            assert "SEAT_RESERVED" in py[1] and "SEAT_RESERVED" in js[1], (name, py, js)

@@ -34,6 +34,10 @@ from server.wire.signing import KEY_FILE, Signer, read_key_file, rotate
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options
 
+# one worker for this module and tests/api/test_node_translog.py, which takes its fixtures: the
+# servers and games of ``served`` and ``rotated`` (about 10 s) set up once a module, not on each
+pytestmark = pytest.mark.xdist_group("translog")
+
 
 def played(client: TableClient, receipts: ReceiptLog | None = None) -> str:
     """A finished 2-seat 简易 game; seat 0 keeps its receipts in ``receipts``."""

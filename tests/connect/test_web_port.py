@@ -25,8 +25,8 @@ from tabletop.v1 import tabletop_pb2 as pb
 from tests.connect.apis import Failure, open_api
 from tests.connect.test_same_api import options, refused
 
-BOTS = ["--allow-prepared-deals", "--web-port", "0", "--web-bots", "--web-bots-max", "1",
-        "--web-bots-timeout", "6"]
+BOTS = ["--allow-prepared-deals", "--web-port", "0", "--web-bots", "--web-bots-delay-ms", "0",
+        "--web-bots-max", "1", "--web-bots-timeout", "6"]
 
 
 def request(

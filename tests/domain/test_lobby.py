@@ -40,9 +40,10 @@ def test_bots_only_once_every_player_of_the_table_waited_its_wait() -> None:
 
 
 def test_refusals_name_the_field_or_rule() -> None:
-    with pytest.raises(MalformedCommand) as bad:
-        check_ticket(float("nan"), 0, 0)
-    assert bad.value.field == "rating"
+    for claimed in (float("nan"), 1500, -1):  # the server rates players: no claim is taken
+        with pytest.raises(MalformedCommand) as bad:
+            check_ticket(claimed, 0, 0)
+        assert bad.value.field == "rating"
     with pytest.raises(MalformedCommand) as bad:
         check_ticket(0, -1, 0)
     assert bad.value.field == "rating_window"

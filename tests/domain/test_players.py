@@ -91,3 +91,52 @@ def test_a_matchs_later_hand_seats_the_same_players() -> None:
     (_, (created2,)), *joins = moves
     assert created2.player_login_required
     assert [facts[0].player for _, facts in joins] == [ALICE, BOB, CAROL]
+
+
+# --- seats the lobby reserved (issue 40) -------------------------------------------------
+
+
+def reserved_table(login: bool = True) -> tables.Table:
+    """A table the lobby formed: ALICE at seat 0, BOB at seat 1, seat 2 a bot's (open)."""
+    (created,) = tables.create(
+        fakegame.RULES, fakegame.Options(), 3, "a", "s",
+        player_login_required=login, reserved_players=(ALICE, BOB, ""),
+    )  # fmt: skip
+    return tables.evolve(None, created)
+
+
+def test_a_reserved_seat_is_taken_by_its_player_only() -> None:
+    table = reserved_table(login=False)  # a table with a bot seat admits seats without login
+    assert refusal(table, 0, CAROL) == "SEAT_RESERVED"  # another login
+    assert refusal(table, 0, "") == "SEAT_RESERVED"  # a seat token alone
+    assert refusal(table, 2, ALICE) == "SEAT_RESERVED"  # its player, at another seat
+    assert refusal(table, 1, ALICE) == "SEAT_RESERVED"
+    table = seated(seated(table, 0, ALICE), 1, BOB)
+    assert seated(table, 2, "").seats[2] is not None  # the open seat: anyone (the bot)
+
+
+def test_a_reserved_seat_nobody_takes_ends_the_game_void_after_the_limit() -> None:
+    """The draw waits for the reserved seats from the table's creation: the abandonment
+    clock (GameCreated.abandon_after_ms) runs from version 1, and DealAbandoned names the
+    empty reserved seats only (not the bot's open one)."""
+    table = reserved_table(login=False)
+    assert table.drawing and table.draw_opened == 1 and table.awaited_inputs == (0, 1)
+    table = seated(table, 0, ALICE)
+    assert table.awaited_inputs == (1,) and table.draw_opened == 1
+    (abandoned, *_reveal) = tables.abandon(table)
+    assert abandoned.waiting_for == (1,)
+    table = seated(table, 1, BOB)  # every reserved player came: the usual wait for the bot
+    assert not table.drawing
+    with pytest.raises(RuleViolation):
+        tables.abandon(table)
+    table = seated(table, 2, "")
+    assert table.drawing and table.draw_opened == table.version  # the draw's own clock
+
+
+def test_reservations_are_one_distinct_player_per_seat() -> None:
+    from domain.engine import MalformedCommand
+
+    for bad in ((ALICE,), ("", "", ""), (ALICE, ALICE, "")):
+        with pytest.raises(MalformedCommand) as refused:
+            tables.create(fakegame.RULES, fakegame.Options(), 3, "a", "s", reserved_players=bad)
+        assert refused.value.field == "reserved_players"

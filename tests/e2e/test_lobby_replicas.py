@@ -1,6 +1,6 @@
 """Matchmaking through real servers (issue 40): two replicas on one PostgreSQL database, 12
-players of mixed preferences (two game kinds, two rating bands, a lone player who accepts
-bots), the replica holding the matchmaker's leases SIGKILLed mid-queue. Every table formed
+players of mixed preferences (two game kinds, two rating bands of the server's own ratings,
+seeded in its ledger, a lone player who accepts bots), the replica holding the matchmaker's leases SIGKILLed mid-queue. Every table formed
 is compatible, nobody is seated twice, no queued player is lost (the survivor takes the
 leases over and seats them), and the lone player gets bots after the wait it named."""
 
@@ -24,7 +24,7 @@ from tabletop.v1 import lobby_pb2 as lpb
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options
 from tests.e2e.test_replicas import migrate
-from tests.support.lobby import SEATED, WAITING, Lobby
+from tests.support.lobby import SEATED, WAITING, Lobby, seed_ratings
 from tests.support.oidc import ISSUER, IdentityProvider, server_flags
 from tests.support.pgfixtures import PG
 from tests.support.pgserver import PgServer
@@ -37,7 +37,7 @@ class Wish:
     group: str  # what it wants: the same group means the same game, rules and seats
     options: pb.GameOptions
     seats: int
-    rating: float
+    record: int  # rated two-seat games won (> 0) or lost (< 0) in the server's ledger
     window: float
     bot_wait_ms: int = 0
 
@@ -46,13 +46,14 @@ def zipai() -> pb.GameOptions:
     return pb.GameOptions(zipai=pb.GameOptions().zipai.__class__())
 
 
+# the ratings (mu) these records give: low about 17-19, high about 35-36, alone about 40
 WISHES = {
-    **{f"sub-low-{i}": Wish("huaniao-4", huaniao_options("BASIC"), 4, 1000 + 10 * i, 200)
+    **{f"sub-low-{i}": Wish("huaniao-4", huaniao_options("BASIC"), 4, -3 - i // 2, 5)
        for i in range(4)},
-    **{f"sub-high-{i}": Wish("huaniao-4", huaniao_options("BASIC"), 4, 1500 + 10 * i, 100)
+    **{f"sub-high-{i}": Wish("huaniao-4", huaniao_options("BASIC"), 4, 7 + i // 2, 3)
        for i in range(4)},
-    **{f"sub-zipai-{i}": Wish("zipai-3", zipai(), 3, 500 * i, 0) for i in range(3)},
-    "sub-alone": Wish("huaniao-4", huaniao_options("BASIC"), 4, 3000, 50, bot_wait_ms=500),
+    **{f"sub-zipai-{i}": Wish("zipai-3", zipai(), 3, 0, 0) for i in range(3)},
+    "sub-alone": Wish("huaniao-4", huaniao_options("BASIC"), 4, 20, 1, bot_wait_ms=500),
 }  # fmt: skip
 FIRST = ["sub-low-0", "sub-low-1", "sub-high-0", "sub-zipai-0", "sub-alone"]  # to A
 SECOND = ["sub-low-2", "sub-high-1", "sub-zipai-1"]  # to B while A still lives
@@ -61,7 +62,7 @@ LAST = ["sub-low-3", "sub-high-2", "sub-high-3", "sub-zipai-2"]  # to B after A'
 
 def queue(lobby: Lobby, player: str) -> None:
     w = WISHES[player]
-    status = lobby.queue(player, w.options, w.seats, w.rating, w.window, w.bot_wait_ms)
+    status = lobby.queue(player, w.options, w.seats, w.window, w.bot_wait_ms)
     assert status.state == WAITING
 
 
@@ -104,6 +105,9 @@ def test_twelve_players_two_replicas_one_killed_mid_queue(
 ) -> None:
     env = pg_server.env(new_database())
     migrate(env)
+    store_env = dict(env, PERSISTENCE_MODULE="eventsourcing.postgres", CREATE_TABLE="n")
+    mus = {p: 25.0 for p in WISHES}  # a player with no rated result: the model's default
+    mus |= seed_ratings(store_env, "huaniao", {p: w.record for p, w in WISHES.items() if w.record})
     idp = IdentityProvider(tmp_path / "jwks.json")
     flags = server_flags(idp)
     a = ServerProcess(tmp_path / "a", store="postgres", env=env, extra=flags).start()
@@ -136,7 +140,7 @@ def test_twelve_players_two_replicas_one_killed_mid_queue(
         for game_id, by_seat in tables.items():
             wishes = [WISHES[p] for p in by_seat.values()]
             assert len({w.group for w in wishes}) == 1, f"mixed wishes at {game_id}"
-            tickets = [Ticket(p, w.rating, w.window, 0, 0) for p, w in zip(by_seat.values(), wishes, strict=True)]  # fmt: skip
+            tickets = [Ticket(p, mus[p], w.window, 0, 0) for p, w in zip(by_seat.values(), wishes, strict=True)]  # fmt: skip
             assert compatible(tickets), f"incompatible ratings at {game_id}"
             bots = set(statuses[by_seat[min(by_seat)]].bot_seats)
             assert set(by_seat) | bots == set(range(wishes[0].seats)), game_id

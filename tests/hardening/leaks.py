@@ -89,23 +89,48 @@ class HuntResult:
 CARD_FIELDS = frozenset(("card", "cards", "deck", "card_id", "card_ids"))
 
 
+# How walk treats each field, decided once per field descriptor (the walk runs over every
+# message of thousands of games): a card id field, another scalar, a Card, a message.
+_CARD_ID, _SCALAR, _CARD, _MESSAGE = range(4)
+_FIELD_KIND: dict[Any, tuple[int, bool]] = {}
+
+
+def _field_kind(fd: Any) -> tuple[int, bool]:
+    if fd.message_type is None:
+        kind = _CARD_ID if fd.name in CARD_FIELDS else _SCALAR
+    else:
+        kind = _CARD if fd.message_type.name == "Card" else _MESSAGE
+    _FIELD_KIND[fd] = found = (kind, fd.is_repeated)
+    return found
+
+
 def walk(msg: Message, cards: set[int], values: list[Any]) -> None:
     """Collect a message's card ids (tests.api.helpers.card_ids: any Card's ``id`` and any
     integer field named like a card) and every other scalar, in one pass."""
+    _walk(msg, cards, values, values)
+
+
+def _walk(msg: Message, cards: set[int], texts: list[Any], others: list[Any]) -> None:
+    """walk, with the string scalars in ``texts`` and the other scalars in ``others``."""
     for fd, value in msg.ListFields():
-        if fd.message_type is None:
-            if fd.name in CARD_FIELDS:
-                cards.update(value if fd.is_repeated else (value,))
-            elif fd.is_repeated:
-                values.extend(value)
+        kind, repeated = _FIELD_KIND.get(fd) or _field_kind(fd)
+        if kind == _SCALAR:
+            out = texts if fd.type == fd.TYPE_STRING else others
+            if repeated:
+                out.extend(value)
             else:
-                values.append(value)
-        elif fd.message_type.name == "Card":
-            for item in value if fd.is_repeated else (value,):
+                out.append(value)
+        elif kind == _CARD_ID:
+            if repeated:
+                cards.update(value)
+            else:
+                cards.add(value)
+        elif kind == _CARD:
+            for item in value if repeated else (value,):
                 cards.add(item.id)
         else:
-            for item in value if fd.is_repeated else (value,):
-                walk(item, cards, values)
+            for item in value if repeated else (value,):
+                _walk(item, cards, texts, others)
 
 
 def hands_and_deck(table: tables.Table) -> tuple[list[set[int]], set[int]]:
@@ -181,6 +206,7 @@ class GameHunt:
         self.sealer = sealer
         self.public_key = sealer.signer.public_key
         self.signed: set[bytes] = set()
+        self.nonces: dict[tuple[int, int], bytes] = {}
 
     def leak(self, text: str) -> None:
         self.result.leaks.append(f"{self.kind} {self.n} seats seed={self.seed}: {text}")
@@ -438,12 +464,18 @@ class GameHunt:
                 continue
             self.result.checks += 1
             cards: set[int] = set()
-            values: list[Any] = []
-            walk(msg, cards, values)
+            texts: list[str] = []
+            others: list[Any] = []
+            _walk(msg, cards, texts, others)
             extra = cards & forbidden(who, v)
             if extra:
                 self.leak(f"viewer {who} got hidden cards {sorted(extra)} in a {what} at v{v}")
-            for value in values:
+            # fast screen, one search per hidden text over the message's strings joined (none
+            # holds a NUL); on a hit, every value is looked at one by one for the report
+            joined = "\x00".join(texts)
+            if self.shuffle_seed not in others and not any(x in joined for x in hidden_texts):
+                continue
+            for value in [*texts, *others]:
                 if isinstance(value, int) and value == self.shuffle_seed:
                     self.leak(f"viewer {who} got the shuffle seed in a {what} at v{v}")
                 elif isinstance(value, str) and any(x in value for x in hidden_texts):
@@ -451,6 +483,13 @@ class GameHunt:
                         f"viewer {who} got the shuffle secret, salt or seed, or a seat's "
                         f"contribution in a {what} at v{v}"
                     )
+
+    def nonce(self, version: int, index: int) -> bytes:
+        """records.receipt_nonce, once per version and viewer (many messages share one)."""
+        key = (version, index)
+        if (found := self.nonces.get(key)) is None:
+            found = self.nonces[key] = records.receipt_nonce(self.secret, self.salt, version, index)
+        return found
 
     def check_receipt(
         self,
@@ -469,9 +508,7 @@ class GameHunt:
             return
         mine = records.receipt_index(self.viewers[who], self.n)
         allowed = {mine, self.n + 1} if final else {mine}
-        nonces = {
-            records.receipt_nonce(self.secret, self.salt, receipt.last_version, i) for i in allowed
-        }
+        nonces = {self.nonce(receipt.last_version, i) for i in allowed}
         if receipt.viewer not in allowed or bytes(receipt.nonce) not in nonces:
             self.leak(
                 f"viewer {who} got the receipt (and nonce) of viewer {receipt.viewer} in a {what} "

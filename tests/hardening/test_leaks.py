@@ -29,7 +29,12 @@ from tabletop.v1 import tabletop_pb2 as pb
 from tests.hardening.common import env_int, record_figure, server
 from tests.hardening.leaks import HuntResult, faces, hands_and_deck, hunt_many, options_for
 
-GAMES = env_int("HARDENING_HUNT_GAMES", 1000)  # of each kind
+# Of each kind (issues 8 and 12: at least 1,000). Not fewer for speed: some states are rare.
+# Measured over seeds 100000..100999 (every fact kind, phase, option set and seat count a game
+# reached): the first 100 games of 花鸟风月 miss 9 of 147 such features and the first 500
+# still miss the 大对决 showdown (ShowdownDealt, HandsRecovered: 2 games of the 1,000); of
+# 川南字牌, one game of the 1,000 has a retraction (MoveRetracted, at 2 seats).
+GAMES = env_int("HARDENING_HUNT_GAMES", 1000)
 CHUNK = 100
 
 

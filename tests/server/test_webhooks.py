@@ -83,7 +83,7 @@ async def _play(app: TableApplication) -> tuple[list[OutboxRow], dict[str, list[
     """The outbox after a 2-hand match, and the ids and bodies each record owes
     (re-derived)."""
     ts = table_server(app, sealer=Sealer(Signer.generate()), reveal_timeout=0.0)
-    demo = App("demo", "http://127.0.0.1:9/", SECRET)
+    demo = App("demo", "http://127.0.0.1:9/", SECRET, unowned=True)
     ts.games.store.committers[0].outbox_for = outbox_rows([demo])
     try:
         options = ZipaiOptions(scoring=ScoringProfile.LUZHOU)
@@ -151,7 +151,12 @@ def test_claims_go_one_at_a_time_per_lane_oldest_first(
     [
         ('[[apps]]\nname = "a"\nurl = "http://x/"\n', "needs secret"),
         ('[[apps]]\nname = "a"\nurl = "http://x/"\nsecret = "abc"\n', "whsec_"),
-        (f'[[apps]]\nname = "a"\nurl = "u"\nsecret = "{SECRET}"\nevents = ["turn"]\n', "unknown turn"),
+        (
+            f'[[apps]]\nname = "a"\nurl = "u"\nsecret = "{SECRET}"\nevents = ["turn"]\n',
+            "unknown turn",
+        ),
+        (f'[[apps]]\nname = "a"\nurl = "u"\nsecret = "{SECRET}"\n', "receives no table"),
+        (f'[[apps]]\nname = "a"\nurl = "u"\nsecret = "{SECRET}"\nclients = "x"\n', "clients"),
         ("apps = [", "webhooks file"),
     ],
 )
@@ -169,3 +174,41 @@ def test_a_server_given_a_bad_settings_file_says_so_and_does_not_start(tmp_path:
     path.write_text('[[apps]]\nname = "a"\nurl = "http://127.0.0.1:9/"\nsecret = "nope"\n')
     with pytest.raises(RuntimeError, match="secret must be 'whsec_'"):
         ServerProcess(tmp_path, extra=["--webhooks", str(path)]).start(timeout=30)
+
+
+def test_an_app_never_receives_a_notice_about_another_app_s_table(tmp_path: Path) -> None:
+    """The cheater is app B's backend: it must learn nothing of app A's tables (not that
+    one opened, whose turn it is, nor how it ended). Each table's notices go to its own
+    app's endpoints only (GameCreated.app, its login's client id), and the tables of no app
+    only to the apps that opted in (unowned)."""
+    app = TableApplication(env=stores(tmp_path)["memory"])
+    asyncio.run(_open_tables(app))
+    by_app: dict[str, set[str]] = {}
+    for row in app.outbox.rows():
+        by_app.setdefault(row.app, set()).add(row.record_id)
+    tables = {orjson.loads(r.body)["data"]["game_id"]: r.app for r in app.outbox.rows()}
+    a_table = next(g for g, who in tables.items() if who == "a")
+    assert by_app.get("a") == {a_table}
+    assert "b" not in by_app  # B's client opened nothing: B hears of nothing
+    assert a_table not in by_app.get("anyone", set())
+    assert len(by_app["anyone"]) == 1  # the table of no app, to the app that opted in
+
+
+async def _open_tables(app: TableApplication) -> None:
+    ts = table_server(app, sealer=Sealer(Signer.generate()), reveal_timeout=0.0)
+    apps = [
+        App("a", "http://127.0.0.1:9/", SECRET, clients=("client-a",)),
+        App("b", "http://127.0.0.1:9/", SECRET, clients=("client-b",)),
+        App("anyone", "http://127.0.0.1:9/", SECRET, unowned=True),
+    ]
+    ts.games.store.committers[0].outbox_for = outbox_rows(apps)
+    try:
+        options = ZipaiOptions(scoring=ScoringProfile.LUZHOU)
+        for owner in ("client-a", ""):
+            gid, _v, _arb = await ts.seats.create_game(
+                "zipai", options, 2, allow_unkeyed_seats=True, app=owner
+            )
+            for seat in (0, 1):
+                await ts.seats.join_game(gid, seat, f"p{seat}", contribution="c")
+    finally:
+        ts.games.close()

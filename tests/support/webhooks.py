@@ -120,6 +120,7 @@ def write_settings(path: Path, url: str, timeout: float = 1.0, **more: Any) -> P
         'name = "demo"',
         f'url = "{url}"',
         f'secret = "{SECRET}"',
+        "unowned = true",  # CreateGame's tables are of no app
     ]
     path.write_text("\n".join(lines) + "\n")
     return path

@@ -65,11 +65,12 @@ class Games:
     void_events: list[str]  # the same game in the `tabletop export` form
     redealt: list[Line]
     match: list[Line]
+    hua3: list[Line]  # a server with --receipt-format 3: seals of the head alone
 
 
 def play() -> Games:
-    with tempfile.TemporaryDirectory() as tmp, ServerProcess(Path(tmp) / "server") as server:
-        with TableClient(server.target) as client:
+    with tempfile.TemporaryDirectory() as tmp:
+        with ServerProcess(Path(tmp) / "server") as server, TableClient(server.target) as client:
             key = signing_key(client)
             pem = (server.data_dir / KEY_FILE).read_bytes()
             signer = serialization.load_pem_private_key(pem, password=None)
@@ -79,7 +80,15 @@ def play() -> Games:
             zipai = shortest(lambda: finished_game(client, zipai_game(client))[0])
             redealt = shortest(lambda: redealt_game(client))
             match = shortest(lambda: match_game(client))
-    return Games(key, signer, hua, zipai, void, void_events, redealt, match)
+        # the same data directory, so the same key: one record, two seal formats, one key
+        format3 = ["--receipt-format", "3"]
+        with (
+            ServerProcess(Path(tmp) / "server", extra=format3) as server,
+            TableClient(server.target) as client,
+        ):
+            assert signing_key(client) == key
+            hua3 = shortest(lambda: finished_game(client, huaniao_game(client))[0])
+    return Games(key, signer, hua, zipai, void, void_events, redealt, match, hua3)
 
 
 TRIES = 4  # games of random bots vary in length: the shortest of a few keeps the corpus small
@@ -199,7 +208,32 @@ def honest(g: Games) -> list[Vector]:
             "crlf.jsonl", "the void game with CR LF line ends (JSON whitespace)", crlf(g), "void"
         ),
         accept("match.jsonl", "a 2-hand 花鸟风月 match", text(dump(g.match)), "match"),
+        accept(
+            "hua-format3.jsonl",
+            "花鸟风月, 4 keyed seats, a server run with --receipt-format 3 (seals of the head "
+            "alone: tabletop-seal/3)",
+            text(dump(g.hua3)),
+            "game",
+        ),
     ]
+
+
+def seal3_with_receipts(g: Games) -> bytes:
+    """A seal of format 3 given an empty list of viewers' hashes: no longer that format, and
+    not a seal of format 2 either."""
+    lines = copy.deepcopy(g.hua3)
+    sealed = next(line for line in lines if line["seal"])
+    sealed["seal"]["receipts"] = []
+    return text(dump(lines))
+
+
+def seal3_other_head(g: Games) -> bytes:
+    """A seal of format 3 whose head is changed: it names another chain head than the
+    record's."""
+    lines = copy.deepcopy(g.hua3)
+    sealed = [line for line in lines if line["seal"]][-1]
+    sealed["seal"]["head"] = "0" * 64
+    return text(dump(lines))
 
 
 Mutation = Callable[[Games], bytes]
@@ -643,6 +677,18 @@ MUTATIONS: list[tuple[str, str, Mutation, tuple[str, ...]]] = [
         "cut after hand 1 keeping its length, re-signed by the key holder",
         match_cut_resealed,
         ("cut short",),
+    ),
+    (
+        "seal3-with-receipts",
+        "a seal of format 3 (the head alone) given an empty list of viewers' hashes",
+        seal3_with_receipts,
+        ("does not list",),
+    ),
+    (
+        "seal3-other-head",
+        "a seal of format 3 naming another chain head",
+        seal3_other_head,
+        ("head",),
     ),
     (
         "match-unclosed-resealed",

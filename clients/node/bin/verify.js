@@ -38,9 +38,9 @@
 // first problem), 2 = usage, 3 = a proof that the server lied (each proof on stdout: the
 // game, the versions, the viewer, what differs, both signed statements).
 const fs = require('node:fs');
-const { VerifyError, publicKey, verifyText, readFileLines, checkReceipts, handWords, readKeySet, logSeals, canonical } = require('../lib/verify');
-const { dealWords } = require('../lib/deal');
-const { prove, LIED } = require('../lib/proofs');
+const { publicKey, verifyText, readFileLines, readKeySet, logSeals, canonical } = require('../lib/verify');
+const { LIED } = require('../lib/proofs');
+const { finishRun, failure } = require('../lib/verifyrun');
 const compare = require('../lib/compare');
 const tl = require('../lib/translog');
 const { forkLines } = tl;
@@ -93,67 +93,6 @@ function keysOf(args) {
   return { keys, statements: set.statements, retired: set.retired.filter((id) => id !== set.keys[0].id), treeHeads };
 }
 
-const list = (xs) => xs.join(', ');
-
-/**
- * Whose word each seat's commands stand on: keyed seats signed every command (checked),
- * unkeyed seats' commands stand on the server's word alone, and a re-key stands on the
- * seat token's word. `hands`: each verified game of the record, in order.
- */
-function seatWords(hands) {
-  const first = hands[0].seatKeys;
-  const taken = first.filter((s) => s.taken);
-  const keyed = taken.filter((s) => s.joinKey).map((s) => s.seat);
-  const unkeyed = taken.filter((s) => !s.joinKey).map((s) => s.seat);
-  const signatures = hands.reduce((n, g) => n + g.seatKeys.reduce((m, s) => m + s.signed, 0), 0);
-  const parts = [];
-  if (keyed.length) parts.push(`seat(s) ${list(keyed)} keyed: ${signatures} seat signature(s) checked`);
-  if (unkeyed.length) parts.push(`seat(s) ${list(unkeyed)} UNKEYED: their commands stand on the server's word alone`);
-  if (!taken.length) parts.push('no seat taken');
-  const rekeys = hands.flatMap((g) => g.seatKeys.flatMap((s) => s.rekeys.map((v) =>
-    `seat ${s.seat} RE-KEYED at ${hands.length > 1 ? `hand ${g.hand} ` : ''}version ${v}`)));
-  if (rekeys.length) parts.push(`${list(rekeys)} (the commands after it stand on a key the server accepted on the seat token's word)`);
-  const arbiter = hands[0].seatKeys.arbiter;
-  if (arbiter && arbiter.key) {
-    const rulings = hands.reduce((n, g) => n + ((g.seatKeys.arbiter && g.seatKeys.arbiter.signed) || 0), 0);
-    parts.push(`the arbiter keyed: ${rulings} arbiter signature(s) checked`);
-  } else if (arbiter && arbiter.arbitrated) {
-    parts.push("the arbiter UNKEYED: its rulings stand on the server's word alone");
-  }
-  return `seat keys: ${parts.join('; ')}`;
-}
-
-function summary(result, receipts) {
-  const ids = [...result.signers].join(', ');
-  const signed = `signed by key ${ids}`;
-  const decks = (games) => games.reduce((n, g) => n + g.dealt.decks, 0);
-  let line;
-  if (result.match) {
-    const hands = result.hands;
-    const unfair = hands.flatMap((g, i) => (g.dealt.fair ? [] : [`hand ${i + 1} NOT a fair deal: ${g.dealt.withheld.join('; ')}`]));
-    const fair = unfair.length ? unfair.join('; ') : "every hand dealt from every seat's entropy";
-    const incomplete = result.incomplete
-      ? `; match INCOMPLETE: hand ${hands.length} void (no deal, waiting for seat(s) ${result.incomplete.waitingFor.join(', ')}); the hands before it stand, no winner`
-      : '';
-    line = `verified match ${result.matchId}: ${hands[0].kind}, ${hands.length} hands, ` +
-      `${result.facts} match facts, ${hands.reduce((n, g) => n + g.events, 0)} events, ` +
-      `${hands.reduce((n, g) => n + g.moves, 0)} sealed moves, ${decks(hands)} deck(s) recomputed; every hand's own stream says what follows it (hand ${hands.length} the last); ${fair}${incomplete}; winners [${result.winners.join(', ')}]; ${seatWords(hands)}; ${signed}`;
-  } else {
-    const prepared = result.dealt.dealSource === 'SHUFFLED' ? '' : `; prepared deal (${result.dealt.dealSource})`;
-    line = `verified game ${result.gameId}: ${result.kind}, ${result.events} events, ${result.moves} sealed moves, ` +
-      `${result.dealt.decks} deck(s) recomputed; ${dealWords(result.dealt)}${prepared}; ${seatWords([result])}; ${signed}`;
-    const hand = handWords(result);
-    if (hand) line += `; ${hand}`;
-  }
-  line += `; ${result.log}`;
-  if (receipts) {
-    line += `; receipts: ${receipts.receipts} verified for viewer(s) ${receipts.viewers.join(', ')}; the events hashes ` +
-      `of all ${receipts.moves} moves are the record's rendering for every viewer`;
-    if (receipts.views) line += `; ${receipts.views} view receipt(s) checked by their signed hash only (not re-rendered)`;
-  }
-  return line;
-}
-
 function main(argv) {
   if (argv[0] === 'compare') return compare.main(argv.slice(1), keysOf);
   let args;
@@ -186,8 +125,7 @@ function main(argv) {
 }
 
 function failed(err) {
-  const reason = err.code && err.path ? `cannot read ${err.path}: ${err.code}` : err.message;
-  console.error(`VERIFY FAILED: ${String(reason).split('\n').join(' ')}`);
+  console.error(failure(err).err.join('\n'));
   return 1;
 }
 
@@ -198,19 +136,11 @@ function showForks(forks) {
 
 /** The verified record's receipts (--receipts) and its line. */
 function finish(args, keys, result) {
-  let receipts = null;
-  if (args.receipts) {
-    if (result.match) throw new VerifyError('--receipts checks one game, not a match');
-    const text = fs.readFileSync(args.receipts, 'utf8');
-    const proven = prove(result, text, keys, args.file, args.receipts);
-    if (proven.proofs.length) { // the record verifies, and it and the receipts are signed contradictions
-      console.log(proven.proofs.map((p) => p.lines.join('\n')).join('\n'));
-      return LIED;
-    }
-    receipts = { ...checkReceipts(result, text, keys), moves: proven.moves };
-  }
-  console.log(summary(result, receipts));
-  return 0;
+  const receipts = args.receipts ? fs.readFileSync(args.receipts, 'utf8') : null;
+  const run = finishRun(result, keys, receipts, args.file, args.receipts);
+  if (run.out.length) console.log(run.out.join('\n'));
+  if (run.err.length) console.error(run.err.join('\n'));
+  return run.status;
 }
 
 /** The records whose seals the log holds: [kind, id] (a match's own, then each hand's). */

@@ -9,7 +9,7 @@
 // bytes (lib/client.js asks grpc-js for them) rather than re-encoding decoded objects.
 const crypto = require('node:crypto');
 const { load } = require('./protos');
-const { decodeReceipt, sealBody, sealHashes, signer, protoFields, VerifyError } = require('./verify');
+const { decodeReceipt, sealBody, sealHashes, signer, signedReceipt3, protoFields, VerifyError } = require('./verify');
 
 class NotAcknowledged extends Error {}
 
@@ -46,6 +46,18 @@ function acknowledgementProblem(responseType, raw, reply, { gameId, seat, fact, 
   if (!receipts.length) return 'no signed acknowledgement came back';
   if (!events.length) return 'the acknowledgement holds no events';
   const r = decodeReceipt(receipts[receipts.length - 1]);
+  if (r.head.length) { // format 3: one signature over the hash of the events sent
+    if (r.game_id && r.game_id !== gameId) return `the acknowledgement is for game ${r.game_id}, not ${gameId}`;
+    const sent = Buffer.concat(events.map((e) => lengthDelimited(1, e)));
+    try {
+      signedReceipt3(r, sent, keys, gameId, 'the acknowledgement');
+    } catch (err) {
+      if (err instanceof VerifyError) return `the acknowledgement does not check (${err.message})`;
+      throw err;
+    }
+    if (seat !== null && seat !== undefined && r.viewer !== seat) return `the acknowledgement is seat ${r.viewer}'s, not seat ${seat}'s`;
+    return heldIn(reply, r.viewer, fact, commitment);
+  }
   if (r.game_id !== gameId) return `the acknowledgement is for game ${r.game_id}, not ${gameId}`;
   try {
     const body = sealBody(r.game_id, r.first_version, r.last_version, r.head_hash, sealHashes(r));
@@ -60,11 +72,16 @@ function acknowledgementProblem(responseType, raw, reply, { gameId, seat, fact, 
   const hash = crypto.createHash('sha256').update(Buffer.concat([r.nonce, payload])).digest('hex');
   const mine = r.hashes[r.viewer];
   if (!mine || hash !== mine.events) return 'the acknowledgement does not cover the events sent';
+  return heldIn(reply, r.viewer, fact, commitment);
+}
+
+/** '' when the reply's events hold `fact` of seat `viewer` (with `commitment`, if given). */
+function heldIn(reply, viewer, fact, commitment) {
   const held = (reply.events || []).some((e) => {
     const got = e.body === 'table' && e.table && e.table.kind === fact ? e.table[fact] : null;
-    return got && got.seat === r.viewer && (commitment === null || got.commitment === commitment);
+    return got && got.seat === viewer && (commitment === null || got.commitment === commitment);
   });
-  return held ? '' : `the acknowledged events hold no ${fact.replace(/_/g, ' ')} of seat ${r.viewer}`;
+  return held ? '' : `the acknowledged events hold no ${fact.replace(/_/g, ' ')} of seat ${viewer}`;
 }
 
 /** Throw NotAcknowledged naming `what` when the acknowledgement does not hold. */

@@ -191,9 +191,17 @@ class SeatClient {
   }
 
   /** Remember the last of `events` (a reply's or a stream's) as seen. */
-  noteEvents(gameId, events) {
+  noteEvents(gameId, events, receipt = null) {
     const last = (events || [])[(events || []).length - 1];
     if (last) this.noteSeen(gameId, last.version, last.hash);
+    this.noteReceipt(gameId, receipt);
+  }
+
+  /** A receipt of format 3 carries the chain head at its last version (events carry none). */
+  noteReceipt(gameId, receipt) {
+    if (receipt && receipt.head && receipt.head.length) {
+      this.noteSeen(gameId, receipt.last_version, Buffer.from(receipt.head).toString('hex'));
+    }
   }
 
   /**
@@ -263,7 +271,7 @@ class SeatClient {
   async acknowledged(what, responseType, raw, reply, gameId, fact, commitment) {
     const keys = await this.client.serverKeys();
     checkAcknowledged(what, responseType, raw, reply, { gameId, seat: this.seat, fact, commitment, keys });
-    this.noteEvents(gameId, reply.events);
+    this.noteEvents(gameId, reply.events, reply.receipt);
   }
 
   /**
@@ -356,7 +364,7 @@ class SeatClient {
       request = this.sign('Play', request, this.gameId, { version: Number(expectedVersion), hash });
     }
     const reply = await unary(this.stub, 'Play', request, this.metadata());
-    this.noteEvents(this.gameId, reply.events);
+    this.noteEvents(this.gameId, reply.events, reply.receipt);
     return reply;
   }
 
@@ -438,6 +446,8 @@ class Watcher {
         for await (const reply of call) {
           failures = 0;
           const event = reply.event;
+          this.seatClient.noteReceipt(this.seatClient.gameId, reply.receipt);
+          if (!event) continue; // a receipt alone (format 3)
           if (event.version <= this.last) continue; // never hand a consumer a duplicate
           this.last = event.version;
           this.seatClient.noteSeen(this.seatClient.gameId, event.version, event.hash);

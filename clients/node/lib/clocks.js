@@ -62,8 +62,17 @@ class ClockTable {
     this.revealed = false; // ShuffleRevealed: the game has ended
     this.abandoned = false; // DealAbandoned: the game is void
     this.cases = []; // {id, clock, clockedBy, closed}
+    // a table the lobby formed: per seat, the player it is kept for ("": open); the draw
+    // waits for its empty reserved seats from GameCreated on (decider.awaited_reserved)
+    this.reserved = Array.isArray(created.reserved_players) ? created.reserved_players : [];
     this.drawOpened = 0; // the version of the fact that opened the latest draw
     this.version = 1;
+    if (this.drawing) this.drawOpened = 1;
+  }
+
+  get awaitedReserved() {
+    if (this.game || this.redraw) return [];
+    return this.reserved.flatMap((p, i) => (p && this.seats[i] === null ? [i] : []));
   }
 
   get playing() {
@@ -73,7 +82,8 @@ class ClockTable {
   get drawing() {
     if (this.abandoned) return false;
     if (this.redraw) return true;
-    return !this.game && this.seats.every((s) => s !== null);
+    if (this.game) return false;
+    return this.seats.every((s) => s !== null) || this.awaitedReserved.length > 0;
   }
 
   inputs() {
@@ -85,6 +95,8 @@ class ClockTable {
   }
 
   get awaitedInputs() {
+    const reserved = this.awaitedReserved;
+    if (reserved.length) return reserved;
     const awaited = this.withStatus('AWAITED');
     return awaited.length ? awaited : this.withStatus('PENDING');
   }

@@ -4,7 +4,7 @@
 // commitments and entries, the table key, a counter-mode SHA-256 stream feeding
 // Fisher–Yates with rejection sampling, and `checkExport`, which recomputes every deal of a
 // finished game's export (`tabletop-audit export`) from its revealed inputs.
-const crypto = require('node:crypto');
+const crypto = require('./crypto');
 
 const TWO_32 = 2 ** 32;
 const SEED_BYTES = 6; // a game seed is 48 bits: exact as a JavaScript number
@@ -143,7 +143,11 @@ function checkRecords(lines) {
   const withheld = []; // records made before issue 35: a deal without a seat's entropy
   let abandoned = null;
   const drawName = () => (redeal ? ` to redeal ${redeal.round}` : '');
+  // a table the lobby formed waits first for its reserved seats' players (issue 40)
+  const reserved = Array.isArray(created.reserved_players) ? created.reserved_players : [];
   const missing = () => {
+    const empty = redeal ? [] : reserved.flatMap((p, i) => (p && !seats[i] ? [i] : []));
+    if (empty.length) return empty;
     const uncommitted = inputs.flatMap((s, i) => (!s || !s.committed ? [i] : []));
     if (uncommitted.length) return uncommitted;
     return inputs.flatMap((s, i) => (s.commitment && !s.revealed && !s.withheld ? [i] : []));

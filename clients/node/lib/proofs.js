@@ -41,10 +41,19 @@ function decodePayload(payload) {
  * not is no evidence of anything (fails, exit 1); one whose signed hash covers bytes that
  * are not a message is kept (`message` null): the server signed it.
  */
-function readChecked(entry, n, name, keys) {
+function readChecked(entry, n, name, keys, gameId = '') {
   const { receipt: r, payload } = entry;
   const source = `${name} receipt ${n} (versions ${r.first_version}..${r.last_version}, viewer ${r.viewer})`;
   const what = `${name} receipt ${n}: the receipt of versions ${r.first_version}..${r.last_version}`;
+  if (r.head.length) { // format 3: its own statement, the hash of what it covers signed
+    const { body, kid } = v.signedReceipt3(r, payload, keys, gameId, what);
+    if (!r.game_id) r.game_id = gameId;
+    const { message, error } = decodePayload(payload);
+    const part = message && message.view ? 'view' : 'events';
+    const head = hex(r.head);
+    const signed = { source, head, body, signature: hex(r.signature), keyId: kid };
+    return { source, receipt: r, part, message, error, payload, keyId: kid, signed, sealBody: body, v3: true };
+  }
   const pairs = v.sealHashes(r);
   const body = v.sealBody(r.game_id, r.first_version, r.last_version, r.head_hash, pairs);
   const kid = v.signer(body, r.signature, r.key_id, keys, what);
@@ -91,6 +100,10 @@ function recordStatements(game, exportName) {
 /** A receipt's statements: its seal's head at its last version, and each event's hash it carries. */
 function receiptStatements(c) {
   const r = c.receipt;
+  if (c.v3) { // the head at its last version; not a seal (last 0: no body compared)
+    return [{ gameId: r.game_id, version: r.last_version, head: c.signed.head, last: 0, body: c.signed.body,
+      signature: c.signed.signature, keyId: c.keyId, source: c.source }];
+  }
   const sealed = { gameId: r.game_id, version: r.last_version, head: r.head_hash, last: r.last_version, body: c.sealBody,
     signature: hex(r.signature), keyId: c.keyId, source: c.source };
   const out = [sealed];
@@ -178,7 +191,7 @@ function proveAll(game, exportName, receipts, keys) {
   const statements = game ? recordStatements(game, exportName) : [];
   const lies = new Map();
   for (const { name, text } of receipts) {
-    const checked = v.readReceiptLines(text).map((entry, i) => readChecked(entry, i + 1, name, keys));
+    const checked = v.readReceiptLines(text).map((entry, i) => readChecked(entry, i + 1, name, keys, game ? game.gameId : ''));
     statements.push(...checked.flatMap(receiptStatements));
     for (const c of checked) {
       const found = game ? receiptLie(game, exportName, c) : garbageLie(c);
@@ -218,14 +231,14 @@ const nonceOf = (game, last, i) => v.receiptNonce(game.secret, game.salt, last, 
 function receiptLie(game, exportName, c) {
   const r = c.receipt;
   const seal = game.seals.find((s) => s.last === r.last_version);
-  const about = r.game_id === game.gameId && seal && seal.first === r.first_version &&
+  const about = c.v3 ? !v.receipt3Problem(game, r, c.part) : r.game_id === game.gameId && seal && seal.first === r.first_version &&
     r.head_hash === game.records[r.last_version - 1].hash && r.viewer >= 0 && r.viewer < viewerCount(game) &&
     nonceOf(game, r.last_version, r.viewer).equals(r.nonce);
   let differs = null;
   if (!about) {
     if (!c.message) differs = notAMessage('a ReceiptPayload', c);
   } else if (c.part === 'events') {
-    const rendered = renderEvents(game.records, r.first_version, r.last_version, r.viewer);
+    const rendered = renderEvents(game.records, r.first_version, r.last_version, r.viewer, Boolean(c.v3));
     if (!c.message) differs = notAMessage(`a ReceiptPayload of ${rendered.length} bytes`, c);
     else if (!rendered.equals(c.payload)) differs = payloadDiffs(payloadType(), rendered, c.payload);
   } else if (!c.message) {
@@ -240,6 +253,7 @@ function receiptLie(game, exportName, c) {
 /** Each seal's events hash for each viewer against the record's rendering (a receipt's proof, if any, says more). */
 function sealLies(game, exportName, lies) {
   for (const s of game.seals) {
+    if (!Array.isArray(s.receipts)) continue; // a seal of format 3 lists no hashes
     for (let i = 0; i < viewerCount(game); i += 1) {
       const rendered = renderEvents(game.records, s.first, s.last, i);
       const got = v.sha256(Buffer.concat([nonceOf(game, s.last, i), rendered])).toString('hex');

@@ -428,6 +428,8 @@ function writtenTable(type, d, kind, T) {
         allow_unkeyed_seats: !d.seat_keys_required,
         arbiter_public_key: bytesOf(d.arbiter_public_key || ''),
         player_login_required: !!d.player_login_required,
+        reserved_players: d.reserved_players || [],
+        app: d.app || '',
       });
       if (created.arbiter_public_key && !created.arbiter_public_key.length) delete created.arbiter_public_key;
       created.options = { [kind]: message(options.fields[kind].resolve().resolvedType, d.options) };
@@ -522,11 +524,12 @@ function eventMessage(kind, record, viewer, T) {
  * The ReceiptPayload bytes of viewer `index` (receipt order: seats, spectator, arbiter) for
  * the move `first`..`last` of a verified game's `records`: what its events hash covers.
  */
-function renderEvents(records, first, last, index) {
+function renderEvents(records, first, last, index, lean = false) {
   const { root } = load();
   const created = records[0].fact.data;
   const viewer = receiptViewer(index, created.seat_count);
   const events = records.slice(first - 1, last).map((r) => eventMessage(created.kind, r, viewer, root));
+  if (lean) for (const e of events) delete e.hash; // receipts of format 3: sent without chain hashes
   const payload = root.lookupType('tabletop.v1.ReceiptPayload');
   return Buffer.from(payload.encode({ events }).finish());
 }

@@ -4,7 +4,7 @@
 // seat sends carries a signature over a SignedCommand {game_id, method, expected_version,
 // head_hash, request}, where `request` is the request's own bytes without the signature.
 // The server stores those bytes with the move, so a record proves what the seat asked for.
-const crypto = require('node:crypto');
+const crypto = require('./crypto');
 const { load } = require('./protos');
 
 const DOMAIN = Buffer.from('tabletop-seat-command/1\n', 'utf8'); // 23 bytes, newline included

@@ -13,7 +13,7 @@
 // What it cannot do without the game rules: re-decide each command (`tabletop-audit
 // verify` replays them through the engine) and re-render each viewer's payload. Every problem is thrown as a VerifyError whose
 // message is one line.
-const crypto = require('node:crypto');
+const crypto = require('./crypto');
 const deal = require('./deal');
 const { checkClocks } = require('./clocks');
 const { checkLog, checkRetirement, parseHead, LogError } = require('./translog');
@@ -182,8 +182,20 @@ function keyId(raw) {
  * demand ("tabletop-seal/1"): the shape picks the prefix.
  */
 function sealBody(gameId, first, last, head, receipts) {
+  if (receipts === undefined || receipts === null) { // format 3: the head alone
+    return Buffer.from('tabletop-seal/3\n' + canonical({ first, game_id: gameId, head, last }), 'utf8');
+  }
   const version = receipts.length && receipts.every((r) => Array.isArray(r) && r.length === 1) ? 2 : 1;
   return Buffer.from(`tabletop-seal/${version}\n` + canonical({ first, game_id: gameId, head, last, receipts }), 'utf8');
+}
+
+/**
+ * The bytes of one viewer's receipt of format 3 ("tabletop-receipt/3"): the game, the
+ * versions, the head at the last (hex), the SHA-256 (hex) of the ReceiptPayload the viewer
+ * was sent, and the viewer's index.
+ */
+function receiptBody(gameId, first, last, head, viewer, payloadHash) {
+  return Buffer.from('tabletop-receipt/3\n' + canonical({ first, game_id: gameId, head, last, payload: payloadHash, viewer }), 'utf8');
 }
 
 /** The bytes a view's own signature covers (a GetView receipt's `view_signature`). */
@@ -229,6 +241,7 @@ function chainHash(key, prev, version, fact, cause, recordedAt) {
 
 const GAME_LINE = ['cause', 'fact', 'hash', 'recorded_at', 'seal', 'version'];
 const SEAL_KEYS = ['first', 'game_id', 'head', 'last', 'receipts', 'signature'];
+const SEAL_KEYS_HEAD = SEAL_KEYS.filter((k) => k !== 'receipts'); // tabletop-seal/3
 const TIME = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})\.[0-9]{6}Z$/;
 
 /** Whether YYYY-MM-DDTHH:MM:SS names a real instant (month 1-12, the month's days, ...). */
@@ -258,7 +271,7 @@ function recordGrammar(r, n, where) {
   if (typeof r.hash !== 'string' || !HEX64.test(r.hash)) fail(`${line}: hash is not 64 lowercase hex digits`);
   if (r.seal !== null) {
     const keys = isObj(r.seal) ? Object.keys(r.seal).filter((k) => k !== 'key_id').sort().join() : '';
-    if (keys !== SEAL_KEYS.join()) fail(`${line}: seal is neither null nor a seal {${SEAL_KEYS.join(', ')}[, key_id]}`);
+    if (keys !== SEAL_KEYS.join() && keys !== SEAL_KEYS_HEAD.join()) fail(`${line}: seal is neither null nor a seal {${SEAL_KEYS.join(', ')}[, key_id]}`);
   }
   const m = typeof r.recorded_at === 'string' && TIME.exec(r.recorded_at);
   if (!m || !realTime(...m.slice(1, 7).map(Number))) fail(`${line}: recorded_at is not a timestamp like 2026-01-31T23:59:59.000000Z`);
@@ -312,11 +325,12 @@ function verifyGame(records, keys, gameId = null, where = '') {
     if (sealedId === null) sealedId = s.game_id;
     if (s.game_id !== sealedId) fail(`${what} names game ${s.game_id}, not ${sealedId}`);
     if (s.head !== r.hash) fail(`${what} names head ${String(s.head).slice(0, 16)}…, not the chain's`);
-    if (!Array.isArray(s.receipts) || s.receipts.length !== viewers) {
+    const headOnly = !Object.prototype.hasOwnProperty.call(s, 'receipts'); // tabletop-seal/3
+    if (!headOnly && (!Array.isArray(s.receipts) || s.receipts.length !== viewers)) {
       fail(`${what} does not list the hashes of all ${viewers} viewers`);
     }
-    const width = Array.isArray(s.receipts[0]) ? s.receipts[0].length : 0; // 1: events; 2: events, view (old seals)
-    for (const hashes of s.receipts) {
+    const width = !headOnly && Array.isArray(s.receipts[0]) ? s.receipts[0].length : 0; // 1: events; 2: events, view (old seals)
+    for (const hashes of headOnly ? [] : s.receipts) {
       if (!Array.isArray(hashes) || (width !== 1 && width !== 2) || hashes.length !== width ||
           !hashes.every((h) => typeof h === 'string' && HEX64.test(h))) {
         fail(`${what} has a viewer's hashes that are not ${width === 2 ? 'two SHA-256 digests' : 'one SHA-256 digest'} as the others`);
@@ -333,6 +347,9 @@ function verifyGame(records, keys, gameId = null, where = '') {
 
   // 4. the seats' own signatures on the commands recorded in their names
   const seatKeys = seatSignatures(records, sealedId, fail, where);
+
+  // 4b. a table the lobby formed: each reserved seat taken by its own player's login only
+  checkReservations(records, created.data, where);
 
   // 5. the deal: commit–reveal, the table key, every deck and seed
   let dealt;
@@ -365,6 +382,32 @@ function verifyGame(records, keys, gameId = null, where = '') {
     dealt,
     seatKeys,
   };
+}
+
+/**
+ * GameCreated.reserved_players (issue 40, decider.take_seat): a seat the lobby reserved is
+ * taken by that player's login only, and a reserved player takes no other seat.
+ */
+function checkReservations(records, created, where) {
+  const reserved = created.reserved_players;
+  if (reserved === undefined) return;
+  if (!Array.isArray(reserved) || !reserved.every((p) => typeof p === 'string') ||
+      (reserved.length && reserved.length !== created.seat_count)) {
+    fail(`${where}GameCreated's reserved_players is not one player id (or "") per seat`);
+  }
+  const rule = 'SEAT_RESERVED [seat reservations]';
+  for (const r of records) {
+    if (r.fact.type !== 'SeatTaken') continue;
+    const seat = r.fact.data.seat;
+    const player = r.fact.data.player || '';
+    const keptFor = reserved[seat] || '';
+    if (keptFor && player !== keptFor) {
+      fail(`${where}version ${r.version}: ${rule}: seat ${seat} is reserved for the player the lobby seated there: only that player's login takes it`);
+    }
+    if (player && !keptFor && reserved.includes(player)) {
+      fail(`${where}version ${r.version}: ${rule}: the lobby seated this player at seat ${reserved.indexOf(player)}, not seat ${seat}`);
+    }
+  }
 }
 
 /**
@@ -833,7 +876,7 @@ function protoFields(buf) {
 
 /** tabletop.v1.Receipt from its protobuf bytes. */
 function decodeReceipt(buf) {
-  const r = { game_id: '', first_version: 0, last_version: 0, head_hash: '', viewer: 0, nonce: Buffer.alloc(0), hashes: [], signature: Buffer.alloc(0), key_id: '', view_hash: '', view_signature: Buffer.alloc(0) };
+  const r = { game_id: '', first_version: 0, last_version: 0, head_hash: '', viewer: 0, nonce: Buffer.alloc(0), hashes: [], signature: Buffer.alloc(0), key_id: '', view_hash: '', view_signature: Buffer.alloc(0), head: Buffer.alloc(0) };
   const text = (v) => Buffer.from(v).toString('utf8');
   for (const [f, type, v] of protoFields(buf)) {
     if (f === 1 && type === 2) r.game_id = text(v);
@@ -854,6 +897,7 @@ function decodeReceipt(buf) {
     else if (f === 10 && type === 2) r.view_hash = text(v);
     else if (f === 11 && type === 2) r.view_signature = Buffer.from(v);
     else if (f === 12 && type === 2) r.tree_head = decodeTreeHead(v);
+    else if (f === 13 && type === 2) r.head = Buffer.from(v);
   }
   return r;
 }
@@ -916,6 +960,13 @@ function checkReceipts(game, text, keys) {
   let views = 0; // receipts of a view: checked by their signed hash only (not re-rendered)
   for (const { where, receipt: r, payload } of readReceiptLines(text)) {
     const what = `the receipt of versions ${r.first_version}..${r.last_version} (${where})`;
+    if (r.head.length) { // format 3: its own signature over the hash of what it covers
+      const part = checkReceipt3(game, r, payload, keys, what);
+      viewers.add(r.viewer);
+      count += 1;
+      if (part === 'view') views += 1;
+      continue;
+    }
     const pairs = sealHashes(r);
     const body = sealBody(r.game_id, r.first_version, r.last_version, r.head_hash, pairs);
     signer(body, r.signature, r.key_id, keys, what);
@@ -947,6 +998,55 @@ function checkReceipts(game, text, keys) {
   }
   if (!count) fail('the receipts file holds no receipts');
   return { receipts: count, views, viewers: [...viewers].sort((a, b) => a - b) };
+}
+
+/**
+ * Whether receipt `r` of format 3 (and a game id, if given: a saved receipt names its own)
+ * is signed by one of `keys` over `payload`; the key id that did.
+ */
+function signedReceipt3(r, payload, keys, gameId, what) {
+  if (r.head.length !== 32 || r.signature.length !== 64) fail(`${what} has no 32-byte head or no 64-byte signature`);
+  if (!(r.first_version >= 1 && r.first_version <= r.last_version && r.viewer >= 0)) fail(`${what} names no versions or no viewer`);
+  const game = r.game_id || gameId;
+  if (!game) fail(`${what} names no game, and none was given`);
+  const body = receiptBody(game, r.first_version, r.last_version, r.head.toString('hex'), r.viewer, sha256(payload).toString('hex'));
+  return { body, kid: signer(body, r.signature, r.key_id, keys, what) };
+}
+
+/**
+ * Why a receipt of format 3 is not about the verified `game` ('' when it is): its game,
+ * versions that end at the end of a move of the record (a view: at one), the record's head
+ * at its last version, one of the game's viewers.
+ */
+function receipt3Problem(game, r, part) {
+  const first = r.first_version;
+  const last = r.last_version;
+  if ((r.game_id || game.gameId) !== game.gameId) return `is for game ${r.game_id}, not ${game.gameId}`;
+  const ends = game.seals.find((s) => s.last === last);
+  if (part === 'view') {
+    if (first !== last || !ends) return 'is not of a view at the end of a move of the record';
+  } else if (!ends || !(first >= 1 && first <= last)) {
+    return 'does not end at the end of a move of the record';
+  }
+  if (r.head.toString('hex') !== game.records[last - 1].hash) {
+    return 'was signed for another history than the record: the server signed two different versions of this game';
+  }
+  if (!(r.viewer >= 0 && r.viewer < game.records[0].fact.data.seat_count + 2)) return 'names no viewer of the game';
+  return '';
+}
+
+function checkReceipt3(game, r, payload, keys, what) {
+  signedReceipt3(r, payload, keys, game.gameId, what);
+  const part = protoFields(payload).some(([f]) => f === 2) ? 'view' : 'events';
+  const problem = receipt3Problem(game, r, part);
+  if (problem) fail(`${what} ${problem}`);
+  if (part === 'events') {
+    const { renderEvents } = require('./render');
+    if (!renderEvents(game.records, r.first_version, r.last_version, r.viewer, true).equals(payload)) {
+      fail(`${what}: the events it covers are not what the record shows viewer ${r.viewer} at version ${r.last_version}`);
+    }
+  }
+  return part;
 }
 
 /**
@@ -999,6 +1099,9 @@ module.exports = {
   publicKey,
   keyId,
   sealBody,
+  receiptBody,
+  signedReceipt3,
+  receipt3Problem,
   matchSealBody,
   matchChainKey,
   sealHashes,

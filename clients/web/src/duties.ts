@@ -8,7 +8,7 @@ import {
 } from "../gen/tabletop/v1/tabletop_pb";
 import { client } from "./api";
 import { newSeatKey, keepSeatKey, signCommand } from "./seatkey";
-import { ackProblem, type Ack, type Fact } from "./acks";
+import { ackProblem, receipt3Holds, type Ack, type Fact } from "./acks";
 import { save } from "./seats";
 import { w } from "./words";
 import { S, render, notice, failed, mySeat } from "./state";
@@ -232,6 +232,15 @@ export async function verifyGame(): Promise<void> {
     const got = await sha256(`tabletop-commit|${secret}|${salt}|${prepared}`);
     S.verify.commit = got === null ? null : got === commitment;
     for (const r of S.receipts) {
+      if (r.receipt.head.length) { // format 3: its own signature over what it covers
+        if (!S.serverKeys) {
+          const k = await client.getSigningKey({});
+          S.serverKeys = [k.publicKey, ...k.retired.map((x) => x.publicKey)];
+        }
+        if (await receipt3Holds(r.receipt, r.payload, S.gameId, S.serverKeys)) S.verify.receipts[0]++;
+        else S.verify.receipts[1]++;
+        continue;
+      }
       const part = r.receipt.hashes[r.receipt.viewer];
       const bytes = new Uint8Array(r.receipt.nonce.length + r.payload.length);
       bytes.set(r.receipt.nonce);

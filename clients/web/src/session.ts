@@ -222,12 +222,19 @@ function startWatch(): void {
     let delay = 500;
     while (!ctl.signal.aborted) {
       try {
+        let sent: GameEvent[] = []; // format 3: what this stream sent since its last receipt
         for await (const res of client.watch({ gameId: S.gameId, afterVersion: S.lastVersion, batched: true }, { signal: ctl.signal })) {
           delay = 500;
           const events = res.events.length ? res.events : res.event ? [res.event] : [];
           for (const ev of events) addLog(ev);
-          if (res.receipt && events.length) {
+          sent.push(...events);
+          if (res.receipt && res.receipt.head.length) {
+            res.receipt.gameId ||= S.gameId; // saved with it: the wire leaves it out
+            S.receipts.push({ receipt: res.receipt, payload: toBinary(ReceiptPayloadSchema, create(ReceiptPayloadSchema, { events: sent })) });
+            sent = [];
+          } else if (res.receipt && events.length) {
             S.receipts.push({ receipt: res.receipt, payload: toBinary(ReceiptPayloadSchema, create(ReceiptPayloadSchema, { events })) });
+            sent = [];
           }
           if (S.notice === w("connection")) S.notice = "";
           void refresh();

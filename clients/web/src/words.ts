@@ -194,7 +194,12 @@ const LINES = TERMS.lines.map(([re, to]) => [new RegExp(re), to] as const);
 
 /** A server event line (GameEvent.text) in the game's words, as the referee page says it. */
 export function line(text: string): string {
-  if (!text || lang === "en") return text;
+  if (!text) return text;
+  if (lang === "en") { // the record's line names a 胡's kind and a game's end by their codes
+    return text
+      .replace(/, (ZI_MO|DIAN_PAO|FAN_PAI): /, (_m, k: string) => `, ${term("WIN_KIND_" + k)}: `)
+      .replace(/^终局 ([A-Z_]+):/, (_m, r: string) => `终局 ${term("REASON_" + r)}:`);
+  }
   let out = text;
   for (const [re, to] of LINES) {
     if (re.test(out)) {

@@ -6,7 +6,12 @@ Bot processes are a shared, costly resource, so one client must not hold them al
 counted in all, per asking network (a /24 or /64) and per asking address (the tables'
 creator: the same key the gRPC limits count a client by), and a run ends when its game has
 stood still for ``idle`` seconds (its person went away: bots move at once on their turns,
-so a game that does not move is waiting for its person), not only at the 2-hour timeout."""
+so a game that does not move is waiting for its person), not only at the 2-hour timeout.
+
+The bots wait ``delay_ms`` (``--web-bots-delay-ms``, 1.5 s) before answering their person's
+move, so that 误操作 (taking one's last move back, possible only before anyone else acts) can
+be used against them, and they vote on cases as an honest player would
+(clients/python/bots.py ``honest_vote``)."""
 
 from __future__ import annotations
 
@@ -40,6 +45,7 @@ class BotSettings:
     per_network: int = 4  # bot processes at once asked for from one /24 or /64
     per_client: int = 2  # bot processes at once asked for from one address
     idle: float = 600.0  # seconds the game may stand still before its bots leave
+    delay_ms: int = 1500  # how long a bot waits before answering its person's move (误操作)
 
 
 @dataclass(frozen=True)
@@ -169,25 +175,7 @@ class Bots:
             )
 
     async def _spawn(self, game_id: str) -> asyncio.subprocess.Process:
-        return await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "clients.python.cli",
-            "bots",
-            "--join",
-            game_id,
-            "--target",
-            self.target,
-            "--bot",
-            "steady",  # the bots a person plays against (docs/bots.md), as `tabletop play`
-            "--quiet",
-            "--no-color",
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL,
-            close_fds=False,  # posix_spawn, not fork: see clients/python/serverproc.py
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
+        return await spawn(game_id, self.target, self.settings.delay_ms)
 
     async def _view(self, game_id: str, token: str, peer: str) -> pb.GameView:
         metadata = [("x-seat-token", token), (FORWARDED_HEADER, forwarded(peer))]
@@ -237,7 +225,7 @@ class Bots:
                     why = "the game ended and they stayed"
                     break
         finally:
-            await _end(run.proc)
+            await end(run.proc)
             log.info(
                 "bots ended: %s",
                 why,
@@ -260,10 +248,10 @@ class Bots:
     async def close(self) -> None:
         for task in list(self._tasks):
             task.cancel()
-        await asyncio.gather(*(_end(r.proc) for r in self.runs.values()), return_exceptions=True)
+        await asyncio.gather(*(end(r.proc) for r in self.runs.values()), return_exceptions=True)
 
 
-async def _end(proc: asyncio.subprocess.Process) -> None:
+async def end(proc: asyncio.subprocess.Process) -> None:
     if proc.returncode is not None:
         return
     try:
@@ -275,3 +263,42 @@ async def _end(proc: asyncio.subprocess.Process) -> None:
             await proc.wait()
     except ProcessLookupError:
         pass
+
+
+async def spawn(game_id: str, target: str, delay_ms: int = 0) -> asyncio.subprocess.Process:
+    """A bot process that takes ``game_id``'s free seats at the gRPC ``target``, deals once
+    every seat is taken and plays its seats to the end (``tabletop bots --join``); seats it
+    is refused (reserved, taken) it leaves to their players; ``delay_ms`` after a move that
+    was not a bot's."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "clients.python.cli",
+        "bots",
+        "--join",
+        game_id,
+        "--target",
+        target,
+        "--bot",
+        "steady",  # the bots a person plays against (docs/bots.md), as `tabletop play`
+        "--bot-delay-ms",
+        str(delay_ms),  # the person may still take a move back (误操作)
+        "--quiet",
+        "--no-color",
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+        close_fds=False,  # posix_spawn, not fork: see clients/python/serverproc.py
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+
+
+def loopback(host: str, port: int) -> str:
+    """The gRPC port's address as this process reaches it."""
+    if host in ("", "0.0.0.0"):
+        return f"127.0.0.1:{port}"
+    if host == "::":
+        return f"[::1]:{port}"
+    if ":" in host and not host.startswith("["):
+        return f"[{host}]:{port}"
+    return f"{host}:{port}"

@@ -31,6 +31,20 @@ PAGE_HEADERS = [
     (b"referrer-policy", b"no-referrer"),
     (b"x-frame-options", b"DENY"),
 ]
+# The page's own files: scripts, styles, workers, manifest and connections from this origin
+# only (the service worker at /sw.js, the manifest at /manifest.webmanifest; blob: for the
+# files the page makes itself, its receipts); no eval, no plugins, no <base>, no framing.
+# Inline styles stay allowed (components set style attributes); inline scripts do not.
+PAGE_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data: blob:; connect-src 'self' blob:; worker-src 'self'; manifest-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+# The in-browser verifier's worker (verify-worker.js) runs under its own policy: the Node
+# verifier's protobufjs compiles its decoders with Function, so 'unsafe-eval' there, and in
+# no document: the page only posts the record to the worker and reads its verdict.
+VERIFIER_CSP = "default-src 'none'; script-src 'self' 'unsafe-eval'; connect-src 'self'"
+VERIFIER_FILES = ("verify-worker.js",)
 _TYPES = {
     ".js": "text/javascript",
     ".mjs": "text/javascript",
@@ -217,10 +231,20 @@ class WebApp:
         kind = kind or "application/octet-stream"
         if kind.startswith("text/") or kind in ("application/json",):
             kind += "; charset=utf-8"
-        headers = [(b"content-type", kind.encode()), (b"cache-control", b"no-cache"), *PAGE_HEADERS]
+        headers = [
+            (b"content-type", kind.encode()),
+            (b"cache-control", b"no-cache"),
+            (b"content-security-policy", policy_of(target.name).encode()),
+            *PAGE_HEADERS,
+        ]
         await _respond(
             send, 200, b"" if scope["method"] == "HEAD" else data, headers, length=len(data)
         )
+
+
+def policy_of(name: str) -> str:
+    """The Content-Security-Policy a page file is served with."""
+    return VERIFIER_CSP if name in VERIFIER_FILES else PAGE_CSP
 
 
 def server_json(grpc_port: int, peer_address: str | None) -> bytes:

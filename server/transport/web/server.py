@@ -12,7 +12,7 @@ import grpc
 import uvicorn
 
 from server.transport.web.api import ApiApp, Forwarder
-from server.transport.web.bots import Bots, BotSettings
+from server.transport.web.bots import Bots, BotSettings, loopback
 from server.transport.web.console import Console
 from server.transport.web.origin import DEFAULT_WEB_ROOT, WebApp
 
@@ -24,17 +24,6 @@ class WebSettings:
     bots: BotSettings = field(default_factory=BotSettings)
     allow_origins: tuple[str, ...] = ()
     allow_hosts: tuple[str, ...] = ()  # names served besides IP literals and localhost
-
-
-def loopback(host: str, port: int) -> str:
-    """The gRPC port's address as this process reaches it."""
-    if host in ("", "0.0.0.0"):
-        return f"127.0.0.1:{port}"
-    if host == "::":
-        return f"[::1]:{port}"
-    if ":" in host and not host.startswith("["):
-        return f"[{host}]:{port}"
-    return f"{host}:{port}"
 
 
 class WebServer:

@@ -1,23 +1,32 @@
-// The verify panel: the whole record checked in the browser (chain, seals, receipts), by the
-// verifier module clients/web/src/verify/ (helper F2's, the same code as the Node verifier).
+// The verify panel: the whole record checked in the browser (chain, seals, receipts, the
+// transparency log), by the Node verifier's own code (clients/web/src/verify, bundled into
+// dist/verify-worker.js). It runs in a dedicated worker with a policy of its own, as its
+// protobufjs compiles decoders with Function and the page's policy allows no eval; the worker
+// reads the finished game's record from this server itself (GetHistory) unless given `text`.
 import { h } from "preact";
 import { useState } from "preact/hooks";
 import { w } from "../words";
 
 type Verdict = { ok: boolean; status: number; lines: string[] };
-// TODO(F2 merge): replace this stub with `import { verifyExport } from "../verify/index";`
-// once clients/web/src/verify/ is on main, and set VERIFIER_READY; until then the panel is
-// not shown (a button that can only fail helps nobody).
-export const VERIFIER_READY = false;
-async function verifyExport(_text: string, _receipts?: string[]): Promise<Verdict> {
-  return { ok: false, status: 2, lines: ["the in-browser verifier is not built into this page yet"] };
-}
+export const VERIFIER_READY = true;
 
-/** The record of `gameId` as `tabletop-audit export` writes it, from the server (null: none).
- * TODO(F2 merge): the route is F2's to name (or verifyExport reads the history itself). */
-async function exportText(gameId: string): Promise<string | null> {
-  const res = await fetch(`/export/${encodeURIComponent(gameId)}.jsonl`).catch(() => null);
-  return res && res.ok ? res.text() : null;
+/** The verdict of the verifier's worker on `gameId`'s record (or on `text`), with the
+ * receipts files given (each JSON Lines, as `--receipts` reads); the key is the page's
+ * server's (GetSigningKey). */
+export function verifyInWorker(gameId: string, receipts: string[] | undefined, text?: string): Promise<Verdict> {
+  return new Promise((resolve) => {
+    const worker = new Worker("/verify-worker.js");
+    const done = (v: Verdict) => {
+      worker.terminate();
+      resolve(v);
+    };
+    worker.onmessage = (e: MessageEvent) => {
+      const d = e.data as Verdict & { error?: string };
+      done(d.error !== undefined ? { ok: false, status: 2, lines: [d.error] } : d);
+    };
+    worker.onerror = (e) => done({ ok: false, status: 2, lines: [String(e.message || "the verifier did not start")] });
+    worker.postMessage(text === undefined ? { gameId, receipts } : { text, receipts });
+  });
 }
 
 export function VerifyPanel({ gameId, receipts, text }: { gameId: string; receipts: () => string[]; text?: string }) {
@@ -26,8 +35,8 @@ export function VerifyPanel({ gameId, receipts, text }: { gameId: string; receip
   const run = async () => {
     setBusy(true);
     try {
-      const record = text ?? (await exportText(gameId));
-      setVerdict(record === null ? { ok: false, status: 2, lines: [w("notFound")] } : await verifyExport(record, receipts()));
+      const kept = receipts().filter((r) => r.trim()); // the receipts this page kept: one file
+      setVerdict(await verifyInWorker(gameId, kept.length ? [kept.join("\n") + "\n"] : undefined, text));
     } finally {
       setBusy(false);
     }
