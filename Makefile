@@ -38,7 +38,9 @@ gen: $(GEN)/.stamp ## generate the Python gRPC and Connect code from protos/ int
 # code protoc-gen-es generates from protos/ (and google/rpc/error_details.proto, for the rich
 # errors), the page's words from server/wire/page/terms.py (and the move glosses of
 # clients/python/vocab.py), then a type check and the esbuild
-# bundle into clients/web/dist/, which the server serves with --web-port.
+# bundles into clients/web/dist/: the play page, which the server serves with --web-port, and
+# the referee console (console.js, console.css), which server/wire/page inlines into every
+# console page (the live viewer, /console/GAME, `tabletop replay --html`).
 WEB     := clients/web
 WEB_SRC := $(wildcard $(WEB)/src/* $(WEB)/src/*/*) $(WEB)/build.mjs $(WEB)/verify-protos.mjs $(WEB)/tsconfig.json
 

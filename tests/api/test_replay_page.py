@@ -3,6 +3,9 @@ and the two commands that write it (the browser tests look at the page itself)."
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -120,6 +123,7 @@ def test_the_commands_write_the_page_from_the_server_and_from_an_export(
     assert len(from_file["viewers"]) == len(from_server["viewers"]) == 6
     html = audit_page.read_text(encoding="utf-8")
     assert "connect-src 'none'" in html and "src=" not in html, "no network, nothing to load"
+    assert_one_script_by_its_hash(html)
     # a tampered export: the page still shows the record, with the verifier's finding on top
     lines = export.read_text(encoding="utf-8").splitlines(keepends=True)
     at = lines[20].index('"hash":"') + len('"hash":"')  # one hex digit changed: still a hash
@@ -144,3 +148,21 @@ def test_the_commands_write_the_page_from_the_server_and_from_an_export(
     )
     assert unreadable.returncode == 1 and "VERIFY FAILED" in unreadable.stderr
     assert not audit_page.exists(), "a page from an earlier run still stands"
+
+
+def assert_one_script_by_its_hash(html: str) -> None:
+    """The page runs one script, the console's bundle (clients/web/dist/console.js) inlined,
+    and its Content-Security-Policy allows exactly that script, by its sha256: no
+    'unsafe-inline', so nothing injected into the page could run."""
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', html)
+    assert csp, "the page carries its policy"
+    script_src = next(d for d in csp.group(1).split(";") if d.strip().startswith("script-src"))
+    assert "unsafe-inline" not in script_src and "'self'" not in script_src, script_src
+    scripts = re.findall(r"<script>(.*?)</script>", html, re.S)
+    assert len(scripts) == 1, "one executable script (the data is application/json)"
+    digest = base64.b64encode(hashlib.sha256(scripts[0].encode("utf-8")).digest()).decode()
+    assert script_src.split() == ["script-src", f"'sha256-{digest}'"]
+    bundle = (web.BUNDLE / "console.js").read_text(encoding="utf-8")
+    assert len(scripts[0]) > 10_000 and scripts[0].strip()[:200] == bundle.strip()[:200], (
+        "the shared front end's console bundle"
+    )

@@ -12,17 +12,19 @@ from tests.api.helpers import card_ids
 DATA = re.compile(r'<script id="tabletop-data" type="application/json">(.*?)</script>', re.S)
 
 # What the page shows now: the version, the viewer, and the card ids in each seat's panel and
-# on the rest of the table (every `.card[data-card]`), the face-down backs, the new cards.
+# on the rest of the table (the centre and the board: every `.card[data-card]`), the count of a
+# seat's face-down hand (the shared Backs, `data-n`), the new cards.
 SHOWN = """
 const ids = (root, sel) => [...root.querySelectorAll(sel)].map((c) => Number(c.dataset.card));
 const out = {version: Number(document.body.dataset.version), viewer: document.body.dataset.viewer,
-  seats: {}, backs: {}, fresh: {}, board: ids(document, '#board .card[data-card]'),
+  seats: {}, backs: {}, fresh: {}, board: ids(document, '#centre .card[data-card], #board .card[data-card]'),
   everywhere: ids(document, '.card[data-card]'),
   markers: [...document.querySelectorAll('#markers .marker')].map((m) => Number(m.dataset.version)),
   slider: Number(document.getElementById('slider').value), verify: document.getElementById('verify').innerText};
 document.querySelectorAll('#seats .seat').forEach((p) => {
   out.seats[p.dataset.seat] = ids(p, '.card[data-card]');
-  out.backs[p.dataset.seat] = p.querySelectorAll('.card.back').length;
+  const backs = p.querySelector(':scope > .backs');
+  out.backs[p.dataset.seat] = backs ? Number(backs.dataset.n) : 0;
   out.fresh[p.dataset.seat] = ids(p, '.card.new[data-card]');
 });
 return out;
@@ -50,7 +52,7 @@ def expected(view: pb.GameView) -> dict[str, Any]:
         count, hand = (s.hand_count, s.cards) if hasattr(s, "hand_count") else (0, [])
         if s is not None and not hasattr(s, "hand_count"):
             count, hand = s.hand_size, s.hand
-        backs[str(info.seat)] = min(count, 40) if count and not len(hand) else 0
+        backs[str(info.seat)] = count if count and not len(hand) else 0
     rest = type(game)()
     rest.CopyFrom(game)
     rest.ClearField("seats")

@@ -1,5 +1,5 @@
-"""The referee's console: one self-contained HTML page (viewer.html, .css and the scripts
-inlined).
+"""The referee's console: one self-contained HTML page (viewer.html, with the console's
+bundle and stylesheet from clients/web/dist inlined).
 
 The same page serves a replay saved to a file (all its steps embedded, no network) and the
 server's live spectator view (``live`` set: the page follows the server's event stream).
@@ -8,9 +8,13 @@ The page renders views the server rendered per viewer; it never re-runs a move.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
+import re
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from google.protobuf.json_format import MessageToDict
@@ -20,17 +24,30 @@ from server.wire.page.terms import enum_names, terms
 
 KIND_NAMES = {"huaniao": "花鸟风月", "zipai": "川南字牌"}
 
-# The page's script, in parts joined in this order into its one inline <script> (its
-# Content-Security-Policy loads no script from anywhere, live or offline): viewer.js opens the
-# page's function (its data, the words, cards, values and events), viewer-table.js renders
-# the page around the table (header, viewers, log, timeline, facts, seats, board, win) and
-# viewer-justice.js the justice side, then steps, deep links, controls and the live stream,
-# and closes the function. Joined, they are the one script the page always had, byte for byte.
-SCRIPTS = ("viewer.js", "viewer-table.js", "viewer-justice.js")
+# The console is the second door of the one front end (clients/web): its bundle
+# (src/console.ts: the shared table, seats and cards, plus the console's own parts) and its
+# stylesheet, built by `make web` into clients/web/dist and inlined here into the page's one
+# <script> and <style>: its Content-Security-Policy loads nothing from anywhere, live or offline,
+# and lets run only that script, by its hash.
+BUNDLE = Path(__file__).resolve().parents[3] / "clients" / "web" / "dist"
 
 
 def _asset(name: str) -> str:
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def _bundle(name: str) -> str:
+    try:
+        return (BUNDLE / name).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RuntimeError(
+            f"the console's bundle {BUNDLE / name} is missing: build it with `make web`"
+        ) from None
+
+
+def _inline_script(text: str) -> str:
+    """A script as the body of an inline <script>: no '</script' or '<!--' can end it early."""
+    return re.sub(r"<(/script|!--)", r"<\\\1", text, flags=re.I)
 
 
 def script_json(data: Any) -> str:
@@ -48,11 +65,14 @@ def page(data: dict[str, Any], live: bool = False) -> str:
     data = {"enums": enum_names(), "terms": terms(), **data}
     kind = KIND_NAMES.get(data.get("kind", ""), data.get("kind", ""))
     title = f"{kind} · game {data.get('game_id', '')}".strip(" ·")
+    script = _inline_script(_bundle("console.js"))
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
     out = _asset("viewer.html")
     out = out.replace("{{connect}}", "'self'" if live else "'none'", 1)
+    out = out.replace("{{script_hash}}", f"'sha256-{digest}'", 1)
     out = out.replace("{{title}}", html.escape(title), 1)
-    out = out.replace("/*css*/", _asset("viewer.css"), 1)
-    out = out.replace("/*js*/", "".join(_asset(name) for name in SCRIPTS), 1)
+    out = out.replace("/*css*/", _bundle("console.css").replace("</", "<\\/"), 1)
+    out = out.replace("/*js*/", script, 1)
     return out.replace("{{data}}", script_json(data), 1)  # last: data is never re-scanned
 
 

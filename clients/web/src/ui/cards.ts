@@ -40,14 +40,14 @@ export function HandCard({ card, touched, dimmed, onTouch }: {
 
 /** `n` face-down cards (at most 12 drawn) and their count. */
 export function Backs({ n }: { n: number }) {
-  return h("span", { class: "backs", "aria-label": `${n} ${w("cards")}`, title: w("hidden") },
+  return h("span", { class: "backs", "data-n": n, "aria-label": `${n} ${w("cards")}`, title: w("hidden") },
     ...Array.from({ length: Math.min(n, 12) }, (_, i) => h("span", { key: i, class: "back", "aria-hidden": "true" })),
     h("span", { class: "count" }, `×${n}`));
 }
 
 /** A row of cards. */
-export const Cards = ({ cards, small, cls }: { cards: AnyCard[]; small?: boolean; cls?: string }) =>
-  h("div", { class: cls ?? "cards" }, ...cards.map((c) => h(Card, { key: c.id, card: c, small })));
+export const Cards = ({ cards, small, cls, fresh }: { cards: AnyCard[]; small?: boolean; cls?: string; fresh?: Set<number> }) =>
+  h("div", { class: cls ?? "cards" }, ...cards.map((c) => h(Card, { key: c.id, card: c, small, fresh: fresh?.has(c.id) })));
 
 /** The cards `seat` holds in `v`, in the order a hand is shown. */
 export function handOf(v: GameView, seat: number): AnyCard[] {

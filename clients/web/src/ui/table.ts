@@ -38,23 +38,33 @@ function Seat({ v, s, me, children }: { v: GameView; s: number; me: number; chil
     children);
 }
 
+/** What the console adds to the table: the cards new at this version, a seat's other fields. */
+export interface TableExtra { fresh?: Set<number>; more?: (seat: number) => ComponentChildren }
+type TableProps = { v: GameView; me: number; all?: boolean; x?: TableExtra };
+
 /** The table: the other seats (every seat, with `all`: the console) and the centre. */
-export function Table({ v, me, all }: { v: GameView; me: number; all?: boolean }) {
-  if (v.game.case === "huaniao") return h(HuaniaoTable, { v, g: v.game.value, me, all });
-  if (v.game.case === "zipai") return h(ZipaiTable, { v, g: v.game.value, me, all });
+export function Table({ v, me, all, x }: TableProps) {
+  if (v.game.case === "huaniao") return h(HuaniaoTable, { v, g: v.game.value, me, all, x });
+  if (v.game.case === "zipai") return h(ZipaiTable, { v, g: v.game.value, me, all, x });
   return null;
 }
 
-function HuaniaoTable({ v, g, me, all }: { v: GameView; g: HView; me: number; all?: boolean }) {
+/** With `all`: a panel for every seat of the table, one the game does not show yet included. */
+const unshown = (v: GameView, shown: { seat: number }[], me: number, all?: boolean) => (all
+  ? v.seats.filter((i) => !shown.some((s) => s.seat === i.seat)).map((i) => h(Seat, { key: i.seat, v, s: i.seat, me })) : []);
+
+function HuaniaoTable({ v, g, me, all, x }: TableProps & { g: HView }) {
+  const fresh = x?.fresh;
   const seats = g.seats.filter((s) => all || s.seat !== me).map((s) => h(Seat, { key: s.seat, v, s: s.seat, me },
-    s.cards.length ? h(Cards, { cards: s.cards, small: true }) : h(Backs, { n: s.handCount }),
+    s.cards.length ? h(Cards, { cards: s.cards, small: true, fresh }) : h(Backs, { n: s.handCount }),
     h("div", { class: "muted" },
       s.seasons.length ? s.seasons.map((x) => term(enumName(SeasonSchema, x))).join("") + " " : "",
       s.owesDiscard ? `${term("PHASE_DISCARDING")} ${s.owesDiscard} ` : "",
-      s.danceBanned ? `${TERMS.fields.dance_banned?.[getLang() === "en" ? 1 : 0] ?? ""} ` : "")));
+      s.danceBanned ? `${TERMS.fields.dance_banned?.[getLang() === "en" ? 1 : 0] ?? ""} ` : ""),
+    x?.more?.(s.seat)));
   const last = g.lastPlay;
   return h("section", { class: "table-box", "aria-label": w("table") },
-    h("ul", { class: "others", id: all ? "seats" : undefined }, seats),
+    h("ul", { class: "others", id: all ? "seats" : undefined }, seats, unshown(v, g.seats, me, all)),
     h("div", { class: "centre", id: "centre" },
       h("div", { class: "facts" },
         h("span", {}, `${w("deck")} ${g.deckSize}`),
@@ -65,27 +75,28 @@ function HuaniaoTable({ v, g, me, all }: { v: GameView; g: HView; me: number; al
         h("span", {}, T(HuaniaoPhaseSchema, g.phase))),
       last && last.cards.length ? h("div", { class: "last-play" },
         h("span", { class: "label" }, `${w("lastPlay")} · ${seatWord(last.seat)}`),
-        h("div", { class: "cards" }, last.cards.map((c) => h(Card, { key: c.id, card: c })))) : null));
+        h("div", { class: "cards" }, last.cards.map((c) => h(Card, { key: c.id, card: c, fresh: fresh?.has(c.id) })))) : null));
 }
 
 type ZSeat = ZView["seats"][number];
-const Melds = ({ s }: { s: ZSeat }) => s.melds.length ? h("div", { class: "melds", "aria-label": w("melds") },
+const Melds = ({ s, fresh }: { s: ZSeat; fresh?: Set<number> }) => s.melds.length ? h("div", { class: "melds", "aria-label": w("melds") },
   s.melds.map((m, i) => h("span", { key: i, class: "meld", title: termTip(enumName(MeldKindSchema, m.kind)) },
     h("span", { class: "meld-kind" }, term(enumName(MeldKindSchema, m.kind))),
-    m.cards.map((c) => h(Card, { key: c.id, card: c, small: true })),
+    m.cards.map((c) => h(Card, { key: c.id, card: c, small: true, fresh: fresh?.has(c.id) })),
     m.hiddenSize ? h(Backs, { n: m.hiddenSize }) : null))) : null;
-const Discards = ({ s }: { s: ZSeat }) => s.discards.length
-  ? h(Cards, { cards: s.discards, small: true, cls: "discards" }) : null;
+const Discards = ({ s, fresh }: { s: ZSeat; fresh?: Set<number> }) => s.discards.length
+  ? h(Cards, { cards: s.discards, small: true, cls: "discards", fresh }) : null;
 
-function ZipaiTable({ v, g, me, all }: { v: GameView; g: ZView; me: number; all?: boolean }) {
+function ZipaiTable({ v, g, me, all, x }: TableProps & { g: ZView }) {
+  const fresh = x?.fresh;
   const seats = g.seats.filter((s) => all || s.seat !== me).map((s) => h(Seat, { key: s.seat, v, s: s.seat, me },
     !s.active ? h("div", { class: "muted" }, w("sitsOut")) : null,
-    s.hand.length ? h(Cards, { cards: s.hand, small: true }) : h(Backs, { n: s.handSize }),
+    s.hand.length ? h(Cards, { cards: s.hand, small: true, fresh }) : h(Backs, { n: s.handSize }),
     h("div", { class: "muted" }, s.seat === g.dealer ? w("dealer") + " " : "", s.bao ? w("bao") : ""),
-    h(Melds, { s }), h(Discards, { s })));
+    h(Melds, { s, fresh }), h(Discards, { s, fresh }), x?.more?.(s.seat)));
   const mine = all ? undefined : g.seats.find((s) => s.seat === me);
   return h("section", { class: "table-box", "aria-label": w("table") },
-    h("ul", { class: "others", id: all ? "seats" : undefined }, seats),
+    h("ul", { class: "others", id: all ? "seats" : undefined }, seats, unshown(v, g.seats, me, all)),
     h("div", { class: "centre", id: "centre" },
       h("div", { class: "facts" },
         h("span", {}, `${w("stock")} ${g.stockSize}`),
@@ -93,7 +104,7 @@ function ZipaiTable({ v, g, me, all }: { v: GameView; g: ZView; me: number; all?
         h("span", {}, T(ZipaiPhaseSchema, g.phase))),
       g.shown ? h("div", { class: "last-play" },
         h("span", { class: "label" }, `${w("shown")}${g.shownBy !== undefined ? " · " + seatWord(g.shownBy) : ""}`),
-        h("div", { class: "cards" }, h(Card, { card: g.shown }))) : null,
+        h("div", { class: "cards" }, h(Card, { card: g.shown, fresh: fresh?.has(g.shown.id) }))) : null,
       mine && (mine.melds.length || mine.discards.length)
         ? h("div", { class: "my-table" }, h("span", { class: "label" }, w("myMelds")), h(Melds, { s: mine }), h(Discards, { s: mine })) : null));
 }
