@@ -12,6 +12,7 @@ one of them has waited at least the bot wait it named (0: never), bots take the 
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -113,3 +114,12 @@ def form_tables(waiting: Sequence[Ticket], seat_count: int, now_ms: int) -> list
 
 def _bots_due(ticket: Ticket, now_ms: int) -> bool:
     return ticket.bot_wait_ms > 0 and now_ms - ticket.queued_at_ms >= ticket.bot_wait_ms
+
+
+def lobby_bot_player(secret: str, seat: int) -> str:
+    """The player id a lobby table reserves for the server's own bot at ``seat``
+    (GameCreated.reserved_players): derived from a secret only the server and the bot
+    process it starts hold, so nobody else holding the game id takes a bot's seat (a
+    seated player's friend sitting in as a "bot"). One id a seat, as a player holds at most
+    one seat at a table."""
+    return hashlib.sha256(f"tabletop-lobby-bot/1\n{secret}\n{seat}".encode()).hexdigest()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from typing import Any
@@ -264,7 +265,10 @@ def bots_join(
     with client() as c:
         bot_seed = seed if seed is not None else random.randrange(1 << 30)
         try:
-            bots = joining.seat_bots(c, game_id, seat_tokens, bot, bot_seed)
+            # a lobby table's bot seats are reserved for the bots the server started, which
+            # it gives the table's secret in their environment (server/transport/lobbybots.py)
+            secret = os.environ.get("TABLETOP_LOBBY_BOT_SECRET") or None
+            bots = joining.seat_bots(c, game_id, seat_tokens, bot, bot_seed, secret)
         except ValueError as exc:
             raise CliError(str(exc)) from None
         played = ", ".join(str(b.seat.seat) for b in bots)

@@ -152,6 +152,7 @@ class TableClient:
         sign: bool = True,
         seat_key: bytes | None = None,
         login: str | None = None,
+        lobby_bot: str | None = None,
     ) -> SeatClient:
         """Take a seat, committing to this seat's ``contribution`` to the deal: by default
         16 fresh random bytes, so no other party can choose the deal. Only its commitment is
@@ -188,7 +189,10 @@ class TableClient:
             if request_id:
                 self._joins[request_id] = (request, keyed, seat_key)
             request = keyed
-        reply = self.stub.JoinGame(request, metadata=login_metadata(login))
+        # ``lobby_bot``: the secret of a lobby table whose bot seats the server reserved
+        # for the bot process it started (given in TABLETOP_LOBBY_BOT_SECRET)
+        bot = (("x-lobby-bot", lobby_bot),) if lobby_bot else ()
+        reply = self.stub.JoinGame(request, metadata=login_metadata(login) + bot)
         seated = SeatClient(
             self.target,
             game_id,

@@ -23,7 +23,12 @@ NOT_YET = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED)
 
 
 def seat_bots(
-    client: TableClient, game_id: str, tokens: Iterable[str], policy: str, seed: int
+    client: TableClient,
+    game_id: str,
+    tokens: Iterable[str],
+    policy: str,
+    seed: int,
+    lobby_bot: str | None = None,
 ) -> list[RandomBot]:
     """Bots at the seats of ``tokens`` and at every seat still free (``ValueError`` when
     that leaves them none, or a token is not a seat's)."""
@@ -33,7 +38,7 @@ def seat_bots(
     seats = [given_seat(client, game_id, token) for token in tokens]
     if view.phase == pb.GAME_PHASE_WAITING:
         for info in view.seats:
-            taken = None if info.taken else take_free_seat(client, game_id, info.seat)
+            taken = None if info.taken else take_free_seat(client, game_id, info.seat, lobby_bot)
             if taken is not None:
                 seats.append(taken)
     if not seats:
@@ -53,11 +58,14 @@ def given_seat(client: TableClient, game_id: str, token: str) -> SeatClient:
     return seat
 
 
-def take_free_seat(client: TableClient, game_id: str, seat: int) -> SeatClient | None:
+def take_free_seat(
+    client: TableClient, game_id: str, seat: int, lobby_bot: str | None = None
+) -> SeatClient | None:
     """Join ``seat`` as ``bot-N`` (committing to a fresh contribution); None if somebody
-    took it first."""
+    took it first, or it is reserved for another. ``lobby_bot``: the table's secret, for
+    the seats a lobby table reserved for the server's bots."""
     try:
-        return client.join(game_id, seat, f"bot-{seat}")
+        return client.join(game_id, seat, f"bot-{seat}", lobby_bot=lobby_bot)
     except grpc.RpcError as err:
         if err.code() in SEAT_GONE:
             return None

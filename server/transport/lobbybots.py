@@ -30,6 +30,10 @@ __all__ = ["GameStatus", "LobbyBotSettings", "LobbyBots", "loopback"]
 
 log = logging.getLogger("tabletop.lobby")
 
+# The bot process's environment variable with its table's secret (`tabletop bots` reads it
+# and sends it on JoinGame as the x-lobby-bot header: docs/api.md, "Lobby")
+LOBBY_BOT_SECRET = "TABLETOP_LOBBY_BOT_SECRET"
+
 # A game's (version, ended) now, or None when it cannot be read
 GameStatus = Callable[[str], Awaitable[tuple[int, bool] | None]]
 
@@ -68,9 +72,11 @@ class LobbyBots:
     def has_room(self) -> bool:
         return len(self.runs) < self.settings.max_processes
 
-    async def start(self, game_id: str) -> None:
-        """Start the bots of ``game_id`` (the caller checked ``has_room``)."""
-        proc = await spawn(game_id, self.target)
+    async def start(self, game_id: str, secret: str) -> None:
+        """Start the bots of ``game_id`` (the caller checked ``has_room``), given the table's
+        secret in their environment (not their arguments, which every local user may read):
+        the bot seats are reserved for the player ids it makes."""
+        proc = await spawn(game_id, self.target, env={LOBBY_BOT_SECRET: secret})
         run = self.runs[game_id] = _Run(game_id, proc)
         task = asyncio.create_task(self._watch(run), name=f"lobby-bots {game_id}")
         self._tasks.add(task)

@@ -15,6 +15,7 @@ import grpc
 from domain import table as tables
 from domain import translog
 from domain.engine import MalformedCommand, Viewer
+from domain.lobby import lobby_bot_player
 from server.transport import logs
 from server.transport.errors import to_status
 from server.transport.health import is_store_fault
@@ -30,6 +31,7 @@ from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 
 log = logging.getLogger("tabletop.api")
 TOKEN_HEADER = "x-seat-token"
+LOBBY_BOT_HEADER = "x-lobby-bot"  # the server's own lobby bots (server/transport/lobbybots.py)
 LOGIN_HEADER = "authorization"  # the app's login: "Bearer <jwt>" (docs/api.md, "Players")
 MAX_MY_GAMES = 100
 MAX_PAGE = 1000
@@ -251,9 +253,22 @@ class TableServicer(pb_grpc.TableServiceServicer):
             request.request_id,
             public_key=request.seat_public_key.hex(),
             signed=seatsig.read(request, "JoinGame"),
-            player=await self._player(context),
+            player=await self._joining_player(request.seat, context),
         )
         return pb.JoinGameResponse(seat_token=token, seat=request.seat, version=version)
+
+    async def _joining_player(self, seat: int, context: grpc.aio.ServicerContext) -> str:
+        """Who takes the seat: the login's player, or the lobby's bot at ``seat`` by its
+        table's secret (``x-lobby-bot``: the bot seats of a lobby table are reserved for
+        it, domain.lobby.lobby_bot_player); one credential a call."""
+        player, bot = await self._player(context), _token(context, LOBBY_BOT_HEADER)
+        if bot is None:
+            return player
+        if player or not bot:
+            raise MalformedCommand(
+                LOBBY_BOT_HEADER, "send one credential: the login or the lobby bot's secret"
+            )
+        return lobby_bot_player(bot, seat)
 
     @unary
     async def ListMyGames(

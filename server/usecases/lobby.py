@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -42,7 +43,9 @@ class BotRunner(Protocol):
 
     def has_room(self) -> bool: ...
 
-    async def start(self, game_id: str) -> None: ...
+    async def start(self, game_id: str, secret: str) -> None:
+        """Start the bots of ``game_id``; ``secret`` makes the player ids its bot seats are
+        reserved for (``domain.lobby.lobby_bot_player``)."""
 
 
 MATCH_EVERY = 0.25  # seconds between two passes of the matchmaker
@@ -195,7 +198,11 @@ class Lobby:
         options = from_data(rules_for(info.kind).options_type, info.options)
         # a table with bots admits seats without a login (the bots'); else logins only. Its
         # record reserves each player's seat for that player's login (GameCreated)
-        reserved = (*formation.players, *("" for _ in formation.bot_seats))
+        # and each bot seat for the bot process this server starts (a secret it alone is
+        # given); with no bot runner here (--lobby-bots 0) the app's own takes them: open
+        secret = secrets.token_urlsafe(32) if self.bots is not None else ""
+        bots = (rules.lobby_bot_player(secret, s) if secret else "" for s in formation.bot_seats)
+        reserved = (*formation.players, *bots)
         game_id = await self.create_table(
             info.kind, options, info.seat_count, not formation.bot_seats, reserved, info.app
         )
@@ -204,7 +211,7 @@ class Lobby:
             log.info("lobby: table %s not used (a player left the queue)", game_id)
         elif formation.bot_seats and self.bots is not None:
             try:
-                await self.bots.start(game_id)
+                await self.bots.start(game_id, secret)
             except Exception:  # the players are seated: their reserved seats void the table
                 log.exception("lobby: the bots of table %s did not start", game_id)
         return int(seated)

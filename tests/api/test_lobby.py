@@ -202,6 +202,17 @@ def test_a_lone_player_gets_bots_the_server_plays_to_the_end(
     status = seated(lobby, "sub-bots-1")
     assert (status.seat, list(status.bot_seats)) == (0, [1, 2])
     with TableClient(server.target) as client:
+        # the cheater holds the game id (the player shares it with a friend): it cannot sit
+        # in as a "bot", with a login, with none, or with a made-up lobby bot secret, before
+        # or after the server's bots sat down (their seats are reserved for them)
+        for how in ("login", "none", "secret"):
+            login = idp.token("sub-friend") if how == "login" else None
+            guess = "not-the-tables-secret" if how == "secret" else None
+            for seat in status.bot_seats:
+                got = refused(
+                    client.join, status.game_id, seat, "bot?", login=login, lobby_bot=guess
+                )
+                assert got == (grpc.StatusCode.FAILED_PRECONDITION, "SEAT_RESERVED"), (how, got)
         me = client.join(
             status.game_id, status.seat, "me", contribution="", login=idp.token("sub-bots-1")
         )
@@ -211,6 +222,7 @@ def test_a_lone_player_gets_bots_the_server_plays_to_the_end(
         assert end.phase == pb.GAME_PHASE_FINISHED, end.outcome.reason
         print(f"the player made {moves} moves; {end.outcome.reason}")
         assert [s.seat for s in end.seats if s.taken] == [0, 1, 2]
+        assert [s.player_name for s in end.seats] == ["me", "bot-1", "bot-2"]  # the bots' seats
         verified = verify_game(client, status.game_id)  # raises AuditFailure if it lies
         print(verified)
     for _ in range(150):  # (bounded) the bots' process ends with the game, and is reaped

@@ -265,7 +265,9 @@ async def end(proc: asyncio.subprocess.Process) -> None:
         pass
 
 
-async def spawn(game_id: str, target: str, delay_ms: int = 0) -> asyncio.subprocess.Process:
+async def spawn(
+    game_id: str, target: str, delay_ms: int = 0, env: dict[str, str] | None = None
+) -> asyncio.subprocess.Process:
     """A bot process that takes ``game_id``'s free seats at the gRPC ``target``, deals once
     every seat is taken and plays its seats to the end (``tabletop bots --join``); seats it
     is refused (reserved, taken) it leaves to their players; ``delay_ms`` after a move that
@@ -289,7 +291,7 @@ async def spawn(game_id: str, target: str, delay_ms: int = 0) -> asyncio.subproc
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.DEVNULL,
         close_fds=False,  # posix_spawn, not fork: see clients/python/serverproc.py
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"},
     )
 
 
