@@ -233,6 +233,7 @@ def take_seat(
     commitment: str = "",
     public_key: str = "",
     player: str = "",
+    app: str = "",
 ) -> list[Any]:
     """A seat is taken, committing to its contribution (``commitment``, revealed later
     with ``reveal``). A plain ``contribution`` (the older form) commits and reveals at once.
@@ -256,6 +257,7 @@ def take_seat(
     if public_key and not is_seat_key(public_key):
         raise MalformedCommand(SEAT_KEY_FIELD, _KEY_FORM)
     _check_reservation(table, seat, player)
+    _check_app(table, app)
     _check_player(table, player)
     if table.seat_keys_required and not public_key:
         raise RuleViolation(
@@ -301,6 +303,21 @@ def _check_player(table: Table, player: str) -> None:
 
 
 RESERVATION_RULE = "seat reservations"  # named in refusals of a reserved seat
+APP_RULE = "an app's tables"  # named in refusals of another app's login
+
+
+def _check_app(table: Table, app: str) -> None:
+    """A login of another app takes no seat at an app's table (GameCreated.app): the table's
+    notices go to its app's backend only, and that app would never hear of the stranger.
+    ``app`` is the login's (its client id, signed by the identity provider); the record does
+    not keep it, so the server decides this at the door and the verifiers do not re-decide
+    it (take_seat with no ``app``), as they do not re-check a login's token."""
+    if app and table.app and app != table.app:
+        raise RuleViolation(
+            "OTHER_APP",
+            APP_RULE,
+            f"this table is app {table.app}'s: a login of app {app} takes no seat at it",
+        )
 
 
 def _check_reservation(table: Table, seat: int, player: str) -> None:

@@ -244,6 +244,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     @unary
     async def JoinGame(self, request: pb.JoinGameRequest, context: Any) -> pb.JoinGameResponse:
+        player, app = await self._joining_player(request.seat, context)
         token, version = await self.server.seats.join_game(
             request.game_id,
             request.seat,
@@ -253,22 +254,25 @@ class TableServicer(pb_grpc.TableServiceServicer):
             request.request_id,
             public_key=request.seat_public_key.hex(),
             signed=seatsig.read(request, "JoinGame"),
-            player=await self._joining_player(request.seat, context),
+            player=player,
+            app=app,
         )
         return pb.JoinGameResponse(seat_token=token, seat=request.seat, version=version)
 
-    async def _joining_player(self, seat: int, context: grpc.aio.ServicerContext) -> str:
-        """Who takes the seat: the login's player, or the lobby's bot at ``seat`` by its
-        table's secret (``x-lobby-bot``: the bot seats of a lobby table are reserved for
-        it, domain.lobby.lobby_bot_player); one credential a call."""
-        player, bot = await self._player(context), _token(context, LOBBY_BOT_HEADER)
+    async def _joining_player(
+        self, seat: int, context: grpc.aio.ServicerContext
+    ) -> tuple[str, str]:
+        """Who takes the seat, and its app: the login's player and app, or the lobby's bot
+        at ``seat`` by its table's secret (``x-lobby-bot``: the bot seats of a lobby table
+        are reserved for it, domain.lobby.lobby_bot_player); one credential a call."""
+        login, bot = await self._login(context), _token(context, LOBBY_BOT_HEADER)
         if bot is None:
-            return player
-        if player or not bot:
+            return login.player, login.app
+        if login.player or not bot:
             raise MalformedCommand(
                 LOBBY_BOT_HEADER, "send one credential: the login or the lobby bot's secret"
             )
-        return lobby_bot_player(bot, seat)
+        return lobby_bot_player(bot, seat), ""
 
     @unary
     async def ListMyGames(

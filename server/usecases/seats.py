@@ -269,13 +269,15 @@ class Seats:
         public_key: str = "",
         signed: SignedCall | None = None,
         player: str = "",
+        app: str = "",
     ) -> tuple[str, int]:
         """Take a seat, committing to a contribution. Returns the seat token (shown once, or
         to a retry with the same ``request_id``: the token is then derived from the key) and
         the new version. ``public_key`` (64 hex) keys the seat: the join must then be
         ``signed`` by it, and so must every later command of the seat. ``player``: the
         player id of the caller's login (checked by the transport), bound to the seat in
-        its SeatTaken; the player's index lists the game from then on."""
+        its SeatTaken; the player's index lists the game from then on; ``app``: that
+        login's app (a login of another app takes no seat at an app's table)."""
         gid = self.games.parse_id(game_id)
         key = idempotency.parse(request_id)
         cause = tables.cause("join", seat)
@@ -303,6 +305,7 @@ class Seats:
                 commitment,
                 public_key,
                 player,
+                app,
             )
 
         async def check(agg: GameAggregate) -> None:

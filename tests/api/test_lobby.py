@@ -186,7 +186,16 @@ def test_a_table_is_its_players_app_s_and_apps_never_share_one(
     )
     with TableClient(server.target) as client:
         (created, *_) = client.as_viewer(opened.game_id).history()
-    assert created.table.game_created.app == "app-y"
+        assert created.table.game_created.app == "app-y"
+        # a login of app x takes no seat at app y's table (app y alone hears of it); nothing
+        # is appended, and app y's own player sits down
+        before = client.as_viewer(opened.game_id).view().version
+        stranger = idp.token("sub-app-x3", azp="app-x")
+        assert refused(client.join, opened.game_id, 1, "x3", login=stranger) == (
+            grpc.StatusCode.FAILED_PRECONDITION, "OTHER_APP",
+        )  # fmt: skip
+        assert client.as_viewer(opened.game_id).view().version == before
+        client.join(opened.game_id, 1, "y2", login=idp.token("sub-app-y2", azp="app-y"))
 
 
 def test_a_lone_player_gets_bots_the_server_plays_to_the_end(
