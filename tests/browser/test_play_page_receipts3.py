@@ -45,7 +45,8 @@ def web3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         ["make", "-s", "web"], cwd=ROOT, capture_output=True, text=True, timeout=900
     )
     assert built.returncode == 0, f"make web failed:\n{built.stdout[-3000:]}{built.stderr[-3000:]}"
-    flags = ["--web-port", "0", "--web-bots", "--allow-prepared-deals", "--receipt-format", "3"]
+    flags = ["--web-port", "0", "--web-bots", "--web-bots-delay-ms", "0", "--allow-prepared-deals"]
+    flags += ["--receipt-format", "3"]
     proc = ServerProcess(tmp_path_factory.mktemp("web3"), extra=flags).start()
     assert proc.web_port, "the server writes the web port"
     yield proc
