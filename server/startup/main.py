@@ -337,6 +337,8 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
             LobbyBotSettings(settings.lobby_bots, settings.lobby_bots_idle),
             loopback(settings.host, port),
             functools.partial(_game_status, tables.games),
+            store.shards[0].bot_secrets,  # the lobby's store: its first shard
+            lobby.leases,
         )
         lobby.bots = lobby_bots
     armed = await clock.recover()
@@ -352,6 +354,8 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     if rated:
         log.info("%d ended games and matches rated after the restart", rated)
     lobby.start()
+    if lobby_bots is not None:  # and the bots of tables whose replica died (or restarted)
+        lobby_bots.start_loop()
     stopping = False
     changed = asyncio.Event()  # a save failed or worked again: re-check at once
 
@@ -422,9 +426,9 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     if web is not None:  # its streams end with the gRPC ones they forward
         await web[0].stop()
     await server.stop(grace=settings.shutdown_grace)
-    await lobby.stop()
-    if lobby_bots is not None:
+    if lobby_bots is not None:  # before the leases go: two replicas never play a table
         await lobby_bots.close()
+    await lobby.stop()
     clock.close()
     logs.close()
     if deliverer is not None:  # before the store closes: a delivery in flight records its end

@@ -545,11 +545,16 @@ class TableApplication(Application[UUID]):
 
     def _with_outbox(self, recorder: Any) -> Any:
         """The recorder, storing webhook outbox rows with the events (server/store/outbox.py);
-        the outbox table is created where the library creates its own."""
+        the outbox table, and the lobby's bot secrets' (server/store/lobbybots.py), are
+        created where the library creates its own."""
+        from server.store.lobbybots import BotSecrets
         from server.store.outbox import attach
 
         create = not _off(self.env.get("CREATE_TABLE"))
         self.outbox = attach(recorder, create=create)
+        self.bot_secrets = BotSecrets(recorder)  # the lobby's bot tables (lobbybots.py)
+        if create:
+            self.bot_secrets.create_table()
         return recorder
 
     def save(self, *objs: Any, **kwargs: Any) -> list[Any]:
@@ -569,7 +574,6 @@ class TableApplication(Application[UUID]):
         self._notify(recordings)
         self.notify(processing.events)
         return recordings
-
 
     def construct_transcoder(self) -> Transcoder:
         """FastJSONTranscoder, unless the library's TRANSCODER_TOPIC names another (such as

@@ -1,5 +1,5 @@
 """Leases: which replica does a job that one replica at a time should do (issue 40: a
-queue's matchmaker).
+queue's matchmaker, a lobby table's bots).
 
 On PostgreSQL a lease is a session advisory lock (``pg_try_advisory_lock``) taken on a
 connection of this replica's own, kept open for as long as the replica lives: the lock is
@@ -27,6 +27,9 @@ class Leases(Protocol):
         """Whether this replica holds the lease ``name`` now (taking it if it is free).
         Blocking."""
 
+    def release(self, name: str) -> None:
+        """Let the lease ``name`` go (its job is done), if this replica holds it. Blocking."""
+
     def release_all(self) -> None:
         """Let every lease go (the replica stops, or its connection failed). Blocking."""
 
@@ -36,6 +39,9 @@ class LocalLeases:
 
     def hold(self, name: str) -> bool:
         return True
+
+    def release(self, name: str) -> None:
+        pass
 
     def release_all(self) -> None:
         pass
@@ -68,6 +74,17 @@ class AdvisoryLeases:
                 self._held.add(key)  # (taken once: a session's advisory locks stack)
                 return True
             return False
+
+    def release(self, name: str) -> None:
+        key = lock_id(name)
+        with self._lock:
+            if key not in self._held:
+                return
+            self._held.discard(key)
+            try:
+                self._connection().execute("SELECT pg_advisory_unlock(%s)", (key,))
+            except Exception:  # a broken session holds nothing any more
+                log.debug("letting lease %s go failed", name, exc_info=True)
 
     def _connection(self) -> Any:
         import psycopg

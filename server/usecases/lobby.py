@@ -206,13 +206,18 @@ class Lobby:
         game_id = await self.create_table(
             info.kind, options, info.seat_count, not formation.bot_seats, reserved, info.app
         )
+        kept = self.store.shards[0].bot_secrets
+        if secret and formation.bot_seats:  # kept before anyone is told of the table, so
+            await asyncio.to_thread(kept.add, game_id, secret)  # any replica can play its bots
         seated = await asyncio.to_thread(queues.seat, self.store, info.key, game_id, formation)
         if not seated:  # someone left meanwhile: the table stays empty, nobody is told of it
             log.info("lobby: table %s not used (a player left the queue)", game_id)
+            if secret and formation.bot_seats:
+                await asyncio.to_thread(kept.remove, game_id)
         elif formation.bot_seats and self.bots is not None:
             try:
                 await self.bots.start(game_id, secret)
-            except Exception:  # the players are seated: their reserved seats void the table
+            except Exception:  # the players are seated: a replica's next look starts them
                 log.exception("lobby: the bots of table %s did not start", game_id)
         return int(seated)
 
