@@ -1,0 +1,140 @@
+"""A lobby table's bots outlive the replica that started them (issue 40): two replicas on
+one PostgreSQL database; a lone player queued with a short bot wait on replica A, whose
+matchmaker forms the table and starts its bots; A is SIGKILLed once the bots have moved;
+the player comes back on replica B with its login, B's lobby-bots loop takes the table
+over (the table's lease went with A's session) and its bots resume their seats with the
+kept secret, and the game is played to its end; the record verifies. Before this, the
+game stood still there for good.
+
+The cheater's side: the table's secret (which would let anyone sit in the bots' seats) is
+in no byte of the history, of a seat's Watch stream, of the export, nor of either
+replica's log; and it is forgotten once the game has ended."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from clients.python import exports
+from clients.python.audit_verify import verify_game
+from clients.python.bot import RandomBot, play_by_streams
+from clients.python.client import TableClient
+from clients.python.serverproc import ServerProcess
+from server.store.shards import Store
+from tabletop.huaniao.v1 import huaniao_pb2 as hn
+from tabletop.v1 import tabletop_pb2 as pb
+from tests.e2e.test_replicas import migrate
+from tests.support.lobby import SEATED, WAITING, Lobby
+from tests.support.oidc import IdentityProvider, server_flags
+from tests.support.pgfixtures import PG
+from tests.support.pgserver import PgServer
+
+pytestmark = [PG, pytest.mark.timeout(120)]
+
+SEED = 11  # the player's random moves
+# 专业 with 阳春白雪: every card played makes every seat draw first in spring and summer, so
+# nobody goes out in the first rounds and the bots still have moves to make after the kill
+OPTIONS = pb.GameOptions(huaniao=hn.Options(mode=hn.MODE_PRO, spring_snow=True))
+TAKEOVER = "lobby: this replica plays the bots of table"
+
+
+def kept_secrets(env: dict[str, str]) -> dict[str, str]:
+    """The lobby bot secrets the store keeps, by game id (read as the server does)."""
+    store = Store.open([dict(env, PERSISTENCE_MODULE="eventsourcing.postgres", CREATE_TABLE="n")])
+    try:
+        return {t.game_id: t.secret for t in store.shards[0].bot_secrets.tables()}
+    finally:
+        store.close()
+
+
+def log_of(server: ServerProcess) -> str:
+    return (server.data_dir / "server.log").read_text()
+
+
+def play_until_the_bots_moved(bot: RandomBot, deadline: float) -> int:
+    """The player's moves, until a move that was not the player's has been made after the
+    deal (the bots play as soon as it is their turn); returns the version then."""
+    mine = 0  # the version the player's last move reached
+    dealt = 0
+    while time.monotonic() < deadline:
+        view = bot.seat.view()
+        assert view.phase != pb.GAME_PHASE_FINISHED, "the game ended before the bots moved"
+        if view.phase == pb.GAME_PHASE_PLAYING:
+            dealt = dealt or view.version
+            if view.version > max(dealt, mine):
+                return view.version
+            played = bot.play_from(bot.seat.legal_moves())
+            if played is not None:
+                mine = played.version
+        time.sleep(0.05)
+    raise AssertionError("the bots made no move on replica A")
+
+
+def test_a_lobby_tables_bots_are_taken_over_when_their_replica_dies(
+    pg_server: PgServer, new_database: Callable[[], str], tmp_path: Path
+) -> None:
+    print(f"seed={SEED}")
+    env = pg_server.env(new_database())
+    migrate(env)
+    idp = IdentityProvider(tmp_path / "jwks.json")
+    flags = server_flags(idp)
+    a = ServerProcess(tmp_path / "a", store="postgres", env=env, extra=flags).start()
+    b: ServerProcess | None = None
+    try:
+        on_a = Lobby(a.target, idp)
+        assert on_a.queue("sub-lone", OPTIONS, 3, bot_wait_ms=200).state == WAITING
+        for _ in range(200):  # (bounded) A alone matches: it forms the table, starts its bots
+            status = on_a.status("sub-lone")
+            if status.state == SEATED:
+                break
+            time.sleep(0.05)
+        assert status.state == SEATED and list(status.bot_seats) == [1, 2], status
+        game_id = status.game_id
+        secret = kept_secrets(env)[game_id]  # kept in the store, for any replica
+        b = ServerProcess(tmp_path / "b", store="postgres", env=env, extra=flags).start()
+
+        login = idp.token("sub-lone")
+        with TableClient(a.target) as client:
+            me = client.join(game_id, status.seat, "me", contribution="", login=login)
+            play_until_the_bots_moved(RandomBot(me, SEED), time.monotonic() + 30)
+        assert TAKEOVER not in log_of(b)  # A plays them while it lives: B could not take over
+        a.stop(kill=True)  # SIGKILL: its bots' lease goes with its database session
+        on_a.close()
+
+        with TableClient(b.target) as client:
+            again = client.resume(game_id, login)  # the player, from B, with its login
+            moves = play_by_streams([RandomBot(again, SEED + 1)], timeout=60)
+            end = client.as_viewer(game_id).view()
+            assert end.phase == pb.GAME_PHASE_FINISHED, end.outcome.reason
+            print(f"after the kill: the player made {moves} moves; {end.outcome.reason}")
+            assert [s.player_name for s in end.seats] == ["me", "bot-1", "bot-2"]
+            print(verify_game(client, game_id))  # raises AuditFailure if the record lies
+            assert TAKEOVER in log_of(b)  # B's loop took the table over
+
+            # the secret is nowhere a client or a reader of the record could see it
+            history = b"".join(e.SerializeToString() for e in client.as_viewer(game_id).history())
+            watched = b"".join(
+                e.SerializeToString() for e in again.watch()
+            )
+            exported = "".join(exports.export_lines(client.as_viewer(game_id).history()))
+        for where, text in (
+            ("GetHistory", history),
+            ("Watch", watched),
+            ("the export", exported.encode()),
+            ("replica A's log", log_of(a).encode()),
+            ("replica B's log", log_of(b).encode()),
+        ):
+            assert len(text) > 1000 and secret.encode() not in text, where
+        for _ in range(200):  # (bounded) the ended table's secret is forgotten
+            if game_id not in kept_secrets(env):
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("the ended table's secret is still kept")
+    finally:
+        a.stop()
+        if b is not None:
+            b.stop()
