@@ -20,7 +20,7 @@ import pytest
 
 from clients.python import exports
 from clients.python.audit_verify import verify_game
-from clients.python.bot import RandomBot, play_by_streams
+from clients.python.bot import RandomBot
 from clients.python.client import TableClient
 from clients.python.serverproc import ServerProcess
 from server.store.shards import Store
@@ -73,6 +73,30 @@ def play_until_the_bots_moved(bot: RandomBot, deadline: float) -> int:
     raise AssertionError("the bots made no move on replica A")
 
 
+def play_to_the_end(bot: RandomBot, stall: float, deadline: float) -> int:
+    """The player's moves until the game ends (polling, one thread: a failure leaves no
+    stream behind); fails once the game has stood still for ``stall`` seconds while it
+    waits for another seat than the player's. Returns the player's moves."""
+    moves, version, moved_at = 0, -1, time.monotonic()
+    while time.monotonic() < deadline:
+        view = bot.seat.view()
+        if view.phase == pb.GAME_PHASE_FINISHED:
+            return moves
+        if view.version != version:
+            version, moved_at = view.version, time.monotonic()
+        legal = bot.seat.legal_moves()
+        if legal.moves:
+            moves += bot.play_from(legal) is not None
+            continue
+        if time.monotonic() - moved_at > stall:
+            raise AssertionError(
+                f"the game stands still at version {version}, waiting for seats "
+                f"{list(view.to_act)}: nobody plays the bots of the dead replica"
+            )
+        time.sleep(0.05)
+    raise AssertionError("the game did not end in time")
+
+
 def test_a_lobby_tables_bots_are_taken_over_when_their_replica_dies(
     pg_server: PgServer, new_database: Callable[[], str], tmp_path: Path
 ) -> None:
@@ -106,7 +130,7 @@ def test_a_lobby_tables_bots_are_taken_over_when_their_replica_dies(
 
         with TableClient(b.target) as client:
             again = client.resume(game_id, login)  # the player, from B, with its login
-            moves = play_by_streams([RandomBot(again, SEED + 1)], timeout=60)
+            moves = play_to_the_end(RandomBot(again, SEED + 1), 15, time.monotonic() + 60)
             end = client.as_viewer(game_id).view()
             assert end.phase == pb.GAME_PHASE_FINISHED, end.outcome.reason
             print(f"after the kill: the player made {moves} moves; {end.outcome.reason}")
