@@ -265,15 +265,36 @@ async def end(proc: asyncio.subprocess.Process) -> None:
         pass
 
 
+# The bot process is started through this trampoline (on Linux), which asks for SIGTERM when
+# the server dies (PR_SET_PDEATHSIG: a SIGKILLed server leaves no bots behind, still playing
+# its tables' seats against a port nobody serves, or against the next server on that port
+# while another replica plays them), checks the server still lives, then becomes the bot
+# process (exec keeps the pid and the death signal). No preexec_fn: that would fork
+# (clients/python/serverproc.py, which starts servers the same way, says why not).
+_DIES_WITH_SERVER = (
+    "import os, signal, sys\n"
+    "try:\n"
+    "    import ctypes\n"
+    "    ctypes.CDLL('libc.so.6', use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG\n"
+    "except Exception:\n"
+    "    pass\n"
+    "if os.getppid() != int(sys.argv[1]):\n"
+    "    sys.exit('the server that started these bots is gone')\n"
+    "os.execv(sys.executable, [sys.executable, *sys.argv[2:]])\n"
+)
+
+
 async def spawn(
     game_id: str, target: str, delay_ms: int = 0, env: dict[str, str] | None = None
 ) -> asyncio.subprocess.Process:
     """A bot process that takes ``game_id``'s free seats at the gRPC ``target``, deals once
     every seat is taken and plays its seats to the end (``tabletop bots --join``); seats it
     is refused (reserved, taken) it leaves to their players; ``delay_ms`` after a move that
-    was not a bot's."""
+    was not a bot's. It ends with the server (on Linux)."""
+    trampoline = ["-c", _DIES_WITH_SERVER, str(os.getpid())] if sys.platform == "linux" else []
     return await asyncio.create_subprocess_exec(
         sys.executable,
+        *trampoline,
         "-m",
         "clients.python.cli",
         "bots",
