@@ -12,6 +12,7 @@ replica's log; and it is forgotten once the game has ended."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -52,6 +53,20 @@ def kept_secrets(env: dict[str, str]) -> dict[str, str]:
 
 def log_of(server: ServerProcess) -> str:
     return (server.data_dir / "server.log").read_text()
+
+
+def bots_pid(server: ServerProcess) -> int:
+    """The pid of the bot process the replica's log says it started (the only one)."""
+    (pid,) = re.findall(r'msg="lobby: bots started" .*pid=(\d+)', log_of(server))
+    return int(pid)
+
+
+def gone(pid: int) -> bool:
+    """Whether the process has ended (a zombie nobody reaped yet has)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] in "ZX"
+    except (FileNotFoundError, ProcessLookupError):
+        return True
 
 
 def play_until_the_bots_moved(bot: RandomBot, deadline: float) -> int:
@@ -127,6 +142,8 @@ def test_a_lobby_tables_bots_are_taken_over_when_their_replica_dies(
         assert TAKEOVER not in log_of(b)  # A plays them while it lives: B could not take over
         a.stop(kill=True)  # SIGKILL: its bots' lease goes with its database session
         on_a.close()
+        orphan = bots_pid(a)  # and its bot process ends with it (not left playing)
+        assert any(gone(orphan) or time.sleep(0.05) for _ in range(100)), "A's bots live on"
 
         with TableClient(b.target) as client:
             again = client.resume(game_id, login)  # the player, from B, with its login

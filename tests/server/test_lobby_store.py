@@ -1,6 +1,8 @@
 """The lobby's streams (server/store/lobby.py) on SQLite: a queue read from its latest
 checkpoint equals the whole history folded, and reads only the events after it; a player
-waits once; a formation is recorded only while every player still waits. Random joins and
+waits once; a formation is recorded only while every player still waits. The lobby's bot
+secrets (server/store/lobbybots.py) are kept until forgotten, on SQLite and PostgreSQL, and
+a table's lease is let go alone. Random joins and
 leaves print their seed."""
 
 from __future__ import annotations
@@ -132,3 +134,39 @@ def test_a_join_while_a_table_forms_does_not_cost_the_table(
     assert queues.seat(store, INFO.key, "g1", Formation(("a", "b"), ()))
     assert len(calls) == 2  # refused once by the store, then recorded
     assert [t.player for t in queues.waiting(store, INFO.key).tickets] == ["c"]
+
+
+def kept_tables(store: Store) -> list[tuple[str, str]]:
+    return [(t.game_id, t.secret) for t in store.shards[0].bot_secrets.tables()]
+
+
+def test_a_lobby_tables_bot_secret_is_kept_until_forgotten(store: Store) -> None:
+    kept = store.shards[0].bot_secrets
+    kept.add("g1", "s1")
+    kept.add("g2", "s2")
+    kept.add("g1", "another")  # a table's secret is drawn once: a second one is not kept
+    assert kept_tables(store) == [("g1", "s1"), ("g2", "s2")]  # oldest first
+    kept.remove("g1")
+    kept.remove("g1")  # (forgetting twice is harmless: two replicas may both see the end)
+    assert kept_tables(store) == [("g2", "s2")]
+
+
+@PG
+def test_the_bot_secrets_and_a_tables_lease_on_postgres(pg_env: dict[str, str]) -> None:
+    stores = [Store.open([dict(pg_env, CREATE_TABLE=c)]) for c in ("y", "n")]
+    a, b = (leases_for(s) for s in stores)
+    try:
+        stores[0].shards[0].bot_secrets.add("g1", "s1")
+        assert kept_tables(stores[1]) == [("g1", "s1")]  # every replica reads it
+        assert a.hold("lobby-bots\ng1") and not b.hold("lobby-bots\ng1")
+        a.release("lobby-bots\ng1")  # its game ended: the lease goes, the others' stay
+        assert a.hold("q1")
+        assert b.hold("lobby-bots\ng1") and not b.hold("q1")
+        b.release("never-held")  # (nothing to let go)
+        stores[1].shards[0].bot_secrets.remove("g1")
+        assert kept_tables(stores[0]) == []
+    finally:
+        a.release_all()
+        b.release_all()
+        for s in stores:
+            s.close()
