@@ -2,8 +2,7 @@
 checkpoint equals the whole history folded, and reads only the events after it; a player
 waits once; a formation is recorded only while every player still waits. The lobby's bot
 secrets (server/store/lobbybots.py) are kept until forgotten, on SQLite and PostgreSQL, and
-a table's lease is let go alone. Random joins and
-leaves print their seed."""
+a table's lease is let go alone. Random joins and leaves print their seed."""
 
 from __future__ import annotations
 
