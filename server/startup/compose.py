@@ -80,9 +80,11 @@ def table_server(
     )
 
 
-def lobby(tables: TableServer) -> Lobby:
+def lobby(tables: TableServer, abandon_after_ms: int = 0) -> Lobby:
     """The lobby over the same store, opening its tables through CreateGame's use case:
-    keyed seats, the server's own secret; logins only unless bots take seats."""
+    keyed seats, the server's own secret; logins only unless bots take seats;
+    ``abandon_after_ms``: how long their draw waits for every seat (0: CreateGame's
+    default)."""
 
     async def create_table(
         kind: str,
@@ -99,6 +101,7 @@ def lobby(tables: TableServer) -> Lobby:
             require_player_login=logins,
             reserved_players=reserved,
             app=app,
+            abandon_after_ms=abandon_after_ms,
         )
         return game_id
 

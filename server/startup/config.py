@@ -16,6 +16,11 @@ from typing import Any
 
 import click
 
+from domain.table.draw import (
+    DEFAULT_ABANDON_AFTER_MS,
+    MAX_ABANDON_AFTER_MS,
+    MIN_ABANDON_AFTER_MS,
+)
 from server.transport.limits import LimitSettings
 from server.transport.livefeed import ViewerLimits
 from server.transport.logins import LoginSettings
@@ -47,6 +52,9 @@ class Settings:
     # seats of the tables its matchmaker forms; 0: none (a bot runner of the app's takes them)
     lobby_bots: int = 8
     lobby_bots_idle: float = 600.0  # seconds a lobby table may stand still before its bots leave
+    # how long a lobby table's draw waits for its seats (a reserved player who never comes)
+    # before the game is void: its GameCreated.abandon_after_ms (CreateGame's default: 10 min)
+    lobby_abandon_after_ms: int = DEFAULT_ABANDON_AFTER_MS
     web_bots_delay_ms: int = 1500  # how long a bot waits before answering a person's move
     web_allow_origins: tuple[str, ...] = ()  # other origins allowed to call (CORS); none
     web_allow_hosts: tuple[str, ...] = ()  # Host names served besides IP literals, localhost
@@ -235,6 +243,14 @@ OPTIONS: list[click.Parameter] = [
         "bots leave and free their slot",
         type=click.FloatRange(min=1),
         default=600.0,
+    ),
+    _option(
+        "--lobby-abandon-after-ms",
+        "the lobby: milliseconds the draw of a table the lobby forms or opens waits for every "
+        "seat (a reserved player who never comes) before the game ends void (the table's "
+        "abandon_after_ms, recorded in it)",
+        type=click.IntRange(MIN_ABANDON_AFTER_MS, MAX_ABANDON_AFTER_MS),
+        default=DEFAULT_ABANDON_AFTER_MS,
     ),
     _option(
         "--web-bots-delay-ms",
@@ -576,6 +592,7 @@ def from_args(argv: list[str] | None = None) -> tuple[Settings, SimpleNamespace]
             web_bots_idle=a.web_bots_idle,
             lobby_bots=a.lobby_bots,
             lobby_bots_idle=a.lobby_bots_idle,
+            lobby_abandon_after_ms=a.lobby_abandon_after_ms,
             web_bots_delay_ms=a.web_bots_delay_ms,
             web_allow_origins=tuple(o.strip() for o in a.web_allow_origin.split(",") if o.strip()),
             web_allow_hosts=tuple(h.strip() for h in a.web_allow_host.split(",") if h.strip()),

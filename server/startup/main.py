@@ -251,7 +251,8 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     tabletop_pb2_grpc.add_TableServiceServicer_to_server(servicer, server)
     assert tables.ratings is not None  # (wired by compose.table_server)
     ratings_pb2_grpc.add_RatingsServiceServicer_to_server(RatingsServicer(tables.ratings), server)
-    lobby = compose.lobby(tables)  # issue 40: its queues, and a matchmaker on every replica
+    # issue 40: its queues, and a matchmaker on every replica
+    lobby = compose.lobby(tables, settings.lobby_abandon_after_ms)
     lobby_servicer = LobbyServicer(lobby, servicer._signed_in_login)  # one login check for both
     lobby_pb2_grpc.add_LobbyServiceServicer_to_server(lobby_servicer, server)
     health_servicer = health.aio.HealthServicer()

@@ -85,6 +85,8 @@ class GameAggregate(Aggregate):
             fact = records.join_private(self.fact, self.private)
             aggregate.table = tables.evolve(None, tables.decode_event("", fact))
             aggregate.head_hash = self.hash
+            if aggregate.table.draw_opened == 1:  # a lobby table's draw opens at its creation
+                aggregate.__dict__["draw_opened_at"] = self.timestamp.isoformat()  # (reserved)
             _keep_seal(aggregate, self)
 
     class Recorded(Aggregate.Event):

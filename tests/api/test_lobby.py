@@ -325,3 +325,50 @@ def test_a_browser_queues_through_connect(
     assert body["code"] == "failed_precondition" and "already waits" in body["message"]
     call("LeaveQueue", {}, login)
     assert lobby.status("sub-web-1").state == NONE
+
+
+def kept_bot_tables(server: ServerProcess) -> list[str]:
+    """The game ids whose bot secrets the server keeps (its store's own table)."""
+    with sqlite3.connect(f"file:{server.data_dir / 'games.sqlite'}?mode=ro", uri=True) as db:
+        return [g for (g,) in db.execute("SELECT game_id FROM tabletop_lobby_bots")]
+
+
+def test_a_reserved_player_who_never_comes_voids_the_table_after_the_servers_limit(
+    idp: IdentityProvider, tmp_path: Path
+) -> None:
+    """The reservation expiry, through a real server: with --lobby-abandon-after-ms 1000 a
+    lobby table whose player never sits down is void a second after it was formed (the
+    server's clock abandons its draw, naming the empty reserved seat; nobody else took it
+    meanwhile), its bots leave, its kept bot secret is forgotten, and the player may queue
+    again."""
+    flags = [*server_flags(idp), "--lobby-abandon-after-ms", "1000"]
+    proc = ServerProcess(tmp_path, extra=flags).start()
+    lobby = Lobby(proc.target, idp)
+    try:
+        lobby.queue("sub-never", huaniao_options("BASIC"), 3, bot_wait_ms=100)
+        status = seated(lobby, "sub-never")
+        with TableClient(proc.target) as client:
+            viewer = client.as_viewer(status.game_id)
+            (created, *_) = viewer.history()
+            assert created.table.game_created.abandon_after_ms == 1000  # in the record
+            for _ in range(100):  # (bounded) the server's clock, about a second after
+                view = viewer.view()
+                if view.void:
+                    break
+                time.sleep(0.05)
+            assert view.void and view.phase == pb.GAME_PHASE_FINISHED, view
+            assert status.seat in view.void_waiting_for  # the player who never came
+            assert not view.seats[status.seat].taken  # and nobody took its seat meanwhile
+            verify_game(client, status.game_id)  # the verifier re-decides the abandonment
+        for _ in range(150):  # (bounded) the bots leave the void table, its secret goes
+            if not kept_bot_tables(proc) and "lobby: bots ended" in (
+                proc.data_dir / "server.log"
+            ).read_text():
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError(f"still kept: {kept_bot_tables(proc)}")
+        assert lobby.queue("sub-never", huaniao_options("BASIC"), 3).state == WAITING
+    finally:
+        lobby.close()
+        proc.stop()
