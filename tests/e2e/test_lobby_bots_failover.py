@@ -1,20 +1,24 @@
 """A lobby table's bots outlive the replica that started them (issue 40): two replicas on
 one PostgreSQL database; a lone player queued with a short bot wait on replica A, whose
-matchmaker forms the table and starts its bots; A is SIGKILLed once the bots have moved;
-the player comes back on replica B with its login, B's lobby-bots loop takes the table
-over (the table's lease went with A's session) and its bots resume their seats with the
-kept secret, and the game is played to its end; the record verifies. Before this, the
-game stood still there for good.
+matchmaker forms the table and starts its bots; A is SIGKILLed once the bots have moved (its
+bot process ends with it); the player comes back on replica B with its login, B's
+lobby-bots loop takes the table over (the table's lease went with A's session) and its bots
+resume their seats with the kept secret, and the game is played to its end; the record
+verifies. On SQLite (one process a store) the same with B being A started again. Before
+this, the game stood still there for good ("the game stands still at version 35, waiting
+for seats [1]").
 
 The cheater's side: the table's secret (which would let anyone sit in the bots' seats) is
-in no byte of the history, of a seat's Watch stream, of the export, nor of either
-replica's log; and it is forgotten once the game has ended."""
+in no byte of the history, of a seat's Watch stream, of the export, nor of the servers'
+logs; and it is forgotten once the game has ended."""
 
 from __future__ import annotations
 
 import re
+import sqlite3
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -40,15 +44,6 @@ SEED = 11  # the player's random moves
 # nobody goes out in the first rounds and the bots still have moves to make after the kill
 OPTIONS = pb.GameOptions(huaniao=hn.Options(mode=hn.MODE_PRO, spring_snow=True))
 TAKEOVER = "lobby: this replica plays the bots of table"
-
-
-def kept_secrets(env: dict[str, str]) -> dict[str, str]:
-    """The lobby bot secrets the store keeps, by game id (read as the server does)."""
-    store = Store.open([dict(env, PERSISTENCE_MODULE="eventsourcing.postgres", CREATE_TABLE="n")])
-    try:
-        return {t.game_id: t.secret for t in store.shards[0].bot_secrets.tables()}
-    finally:
-        store.close()
 
 
 def log_of(server: ServerProcess) -> str:
@@ -112,15 +107,58 @@ def play_to_the_end(bot: RandomBot, stall: float, deadline: float) -> int:
     raise AssertionError("the game did not end in time")
 
 
+@dataclass
+class Deployment:
+    """Where the table's two servers run: ``start("a")`` the first, ``start("b")`` the one
+    that takes over; ``beside``: B runs beside A (two replicas on PostgreSQL), else B is A
+    started again on A's store once A is dead (SQLite: one process at a time)."""
+
+    start: Callable[[str], ServerProcess]
+    kept: Callable[[], dict[str, str]]  # the kept bot secrets by game id, from the store
+    beside: bool
+
+
 def test_a_lobby_tables_bots_are_taken_over_when_their_replica_dies(
     pg_server: PgServer, new_database: Callable[[], str], tmp_path: Path
 ) -> None:
-    print(f"seed={SEED}")
     env = pg_server.env(new_database())
     migrate(env)
     idp = IdentityProvider(tmp_path / "jwks.json")
-    flags = server_flags(idp)
-    a = ServerProcess(tmp_path / "a", store="postgres", env=env, extra=flags).start()
+
+    def start(name: str) -> ServerProcess:
+        flags = server_flags(idp)
+        return ServerProcess(tmp_path / name, store="postgres", env=env, extra=flags).start()
+
+    def kept() -> dict[str, str]:
+        store_env = dict(env, PERSISTENCE_MODULE="eventsourcing.postgres", CREATE_TABLE="n")
+        store = Store.open([store_env])
+        try:
+            return {t.game_id: t.secret for t in store.shards[0].bot_secrets.tables()}
+        finally:
+            store.close()
+
+    failover(Deployment(start, kept, beside=True), idp)
+
+
+def test_a_lobby_tables_bots_are_played_again_after_a_restart_on_sqlite(tmp_path: Path) -> None:
+    """The same on SQLite, where one process serves a store: killed and started again (a
+    crash and its restart), the server plays the kept tables' bots again."""
+    idp = IdentityProvider(tmp_path / "jwks.json")
+
+    def start(_name: str) -> ServerProcess:
+        return ServerProcess(tmp_path / "server", extra=server_flags(idp)).start()
+
+    def kept() -> dict[str, str]:
+        path = tmp_path / "server" / "games.sqlite"
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            return dict(db.execute("SELECT game_id, secret FROM tabletop_lobby_bots"))
+
+    failover(Deployment(start, kept, beside=False), idp)
+
+
+def failover(where: Deployment, idp: IdentityProvider) -> None:
+    print(f"seed={SEED}")
+    a = where.start("a")
     b: ServerProcess | None = None
     try:
         on_a = Lobby(a.target, idp)
@@ -132,18 +170,22 @@ def test_a_lobby_tables_bots_are_taken_over_when_their_replica_dies(
             time.sleep(0.05)
         assert status.state == SEATED and list(status.bot_seats) == [1, 2], status
         game_id = status.game_id
-        secret = kept_secrets(env)[game_id]  # kept in the store, for any replica
-        b = ServerProcess(tmp_path / "b", store="postgres", env=env, extra=flags).start()
+        secret = where.kept()[game_id]  # kept in the store, for any replica
+        if where.beside:
+            b = where.start("b")
 
         login = idp.token("sub-lone")
         with TableClient(a.target) as client:
             me = client.join(game_id, status.seat, "me", contribution="", login=login)
             play_until_the_bots_moved(RandomBot(me, SEED), time.monotonic() + 30)
-        assert TAKEOVER not in log_of(b)  # A plays them while it lives: B could not take over
+        if b is not None:  # A plays them while it lives: B could not take them over
+            assert TAKEOVER not in log_of(b)
         a.stop(kill=True)  # SIGKILL: its bots' lease goes with its database session
         on_a.close()
         orphan = bots_pid(a)  # and its bot process ends with it (not left playing)
         assert any(gone(orphan) or time.sleep(0.05) for _ in range(100)), "A's bots live on"
+        if b is None:
+            b = where.start("b")
 
         with TableClient(b.target) as client:
             again = client.resume(game_id, login)  # the player, from B, with its login
@@ -157,20 +199,18 @@ def test_a_lobby_tables_bots_are_taken_over_when_their_replica_dies(
 
             # the secret is nowhere a client or a reader of the record could see it
             history = b"".join(e.SerializeToString() for e in client.as_viewer(game_id).history())
-            watched = b"".join(
-                e.SerializeToString() for e in again.watch()
-            )
+            watched = b"".join(e.SerializeToString() for e in again.watch())
             exported = "".join(exports.export_lines(client.as_viewer(game_id).history()))
-        for where, text in (
+        for name, text in (
             ("GetHistory", history),
             ("Watch", watched),
             ("the export", exported.encode()),
-            ("replica A's log", log_of(a).encode()),
-            ("replica B's log", log_of(b).encode()),
+            ("A's log", log_of(a).encode()),
+            ("B's log", log_of(b).encode()),
         ):
-            assert len(text) > 1000 and secret.encode() not in text, where
+            assert len(text) > 1000 and secret.encode() not in text, name
         for _ in range(200):  # (bounded) the ended table's secret is forgotten
-            if game_id not in kept_secrets(env):
+            if game_id not in where.kept():
                 break
             time.sleep(0.1)
         else:
