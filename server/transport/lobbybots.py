@@ -50,6 +50,7 @@ LOBBY_BOT_SECRET = "TABLETOP_LOBBY_BOT_SECRET"
 # A game's (version, ended) now, or None when it cannot be read
 GameStatus = Callable[[str], Awaitable[tuple[int, bool] | None]]
 RESTART_AFTER = 10.0  # seconds before the bots of a table whose process left are started again
+MAX_RESTARTS = 5  # times a table's bots may leave before its game ended: then it is given up
 
 
 def lease_name(game_id: str) -> str:
@@ -94,17 +95,33 @@ class LobbyBots:
         self._tasks: set[asyncio.Task[None]] = set()
         self._loop: asyncio.Task[None] | None = None
         self._not_before: dict[str, float] = {}  # tables whose bots left: when to try again
+        self._early: dict[str, int] = {}  # tables whose bots left before the end: how often
+        self._starting: set[str] = set()  # kept by the matchmaker, being started by it
         self._closed = False
 
     def has_room(self) -> bool:
         return len(self.runs) < self.settings.max_processes
 
+    async def keep(self, game_id: str, secret: str) -> None:
+        """Keep a new table's secret, under the table's lease taken first, so that no
+        replica's look (this one's neither) starts its bots before ``start`` does."""
+        self._starting.add(game_id)
+        await asyncio.to_thread(self.leases.hold, lease_name(game_id))  # (a new name: free)
+        await asyncio.to_thread(self.kept.add, game_id, secret)
+
+    async def drop(self, game_id: str) -> None:
+        self._starting.discard(game_id)
+        await self._forget(game_id)
+
     async def start(self, game_id: str, secret: str) -> None:
-        """Start the bots of ``game_id``, whose secret is kept (the caller checked
-        ``has_room``), under the table's lease."""
-        if self._closed or not await asyncio.to_thread(self.leases.hold, lease_name(game_id)):
-            return  # stopping, or another replica plays it: the kept secret stays for it
-        await self._spawn(game_id, secret)
+        """Start the bots of the kept table ``game_id`` (the caller checked ``has_room``),
+        under its lease."""
+        try:
+            if self._closed or not await asyncio.to_thread(self.leases.hold, lease_name(game_id)):
+                return  # stopping, or another replica plays it: the kept secret stays for it
+            await self._spawn(game_id, secret)
+        finally:
+            self._starting.discard(game_id)  # (not started: a look starts it)
 
     async def _spawn(self, game_id: str, secret: str) -> None:
         """The table's secret goes in the bot process's environment (not its arguments,
@@ -123,7 +140,9 @@ class LobbyBots:
         started = 0
         for table in await asyncio.to_thread(self.kept.tables):
             game_id, name = table.game_id, lease_name(table.game_id)
-            if game_id in self.runs or self._not_before.get(game_id, 0.0) > time.monotonic():
+            if game_id in self.runs or game_id in self._starting:
+                continue
+            if self._not_before.get(game_id, 0.0) > time.monotonic():
                 continue
             if not self.has_room():
                 break
@@ -144,6 +163,7 @@ class LobbyBots:
     async def _forget(self, game_id: str) -> None:
         """The table needs no bots any more: its secret and its lease go."""
         self._not_before.pop(game_id, None)
+        self._early.pop(game_id, None)
         await asyncio.to_thread(self.kept.remove, game_id)
         await asyncio.to_thread(self.leases.release, lease_name(game_id))
 
@@ -166,6 +186,7 @@ class LobbyBots:
         ended_at: float | None = None
         version, moved_at = -1, time.monotonic()
         why, done = "the bots left", False  # done: the table needs no bots any more
+        lost = False  # another replica plays the table now
         try:
             while run.proc.returncode is None:
                 try:
@@ -177,8 +198,8 @@ class LobbyBots:
                 if now - run.started > self.settings.timeout:
                     why, done = "timed out (--lobby-bots-timeout)", True
                     break
-                if not await asyncio.to_thread(self.leases.hold, lease_name(run.game_id)):
-                    why = "this replica lost the table's lease (another plays it)"
+                if not await self._still_held(run.game_id):
+                    why, lost = "this replica lost the table's lease (another plays it)", True
                     break
                 status = await self.status(run.game_id)
                 if status is not None and status[0] != version:
@@ -199,15 +220,30 @@ class LobbyBots:
                 why,
                 extra={"game_id": run.game_id, "exit": run.proc.returncode},
             )
+        if lost:
+            return
         if not done:  # they left by themselves: the game ended, or they start again later
             status = await self.status(run.game_id)
             done = status is not None and status[1]
+            early = self._early[run.game_id] = self._early.get(run.game_id, 0) + 1
             self._not_before[run.game_id] = time.monotonic() + RESTART_AFTER
+            if not done and early > MAX_RESTARTS:
+                log.warning("lobby: table %s given up: its bots keep leaving", run.game_id)
+                done = True
         if done:
             try:
                 await self._forget(run.game_id)
             except Exception:  # the next look forgets it
                 log.warning("lobby: forgetting table %s failed", run.game_id, exc_info=True)
+
+    async def _still_held(self, game_id: str) -> bool:
+        """Whether this replica still holds the table's lease (a lease connection that
+        failed held nothing: its session's locks went with it)."""
+        try:
+            return await asyncio.to_thread(self.leases.hold, lease_name(game_id))
+        except Exception:
+            log.warning("lobby: the lease of table %s could not be checked", game_id)
+            return False
 
     async def close(self) -> None:
         """End every bot process of this replica (the server stops); their tables' secrets

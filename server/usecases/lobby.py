@@ -39,9 +39,17 @@ RatingOf = Callable[[str, str], Awaitable[float]]
 
 
 class BotRunner(Protocol):
-    """Plays a formed table's bot seats (server/transport/lobbybots.py): bounded in number."""
+    """Plays a formed table's bot seats (server/transport/lobbybots.py): bounded in number,
+    and taken over by another replica when this one dies."""
 
     def has_room(self) -> bool: ...
+
+    async def keep(self, game_id: str, secret: str) -> None:
+        """Keep the table's ``secret`` in the store (the table's bots are this replica's
+        to start): any replica can start them again once this one is gone."""
+
+    async def drop(self, game_id: str) -> None:
+        """The kept table is not used after all (nobody was seated at it)."""
 
     async def start(self, game_id: str, secret: str) -> None:
         """Start the bots of ``game_id``; ``secret`` makes the player ids its bot seats are
@@ -206,14 +214,14 @@ class Lobby:
         game_id = await self.create_table(
             info.kind, options, info.seat_count, not formation.bot_seats, reserved, info.app
         )
-        kept = self.store.shards[0].bot_secrets
-        if secret and formation.bot_seats:  # kept before anyone is told of the table, so
-            await asyncio.to_thread(kept.add, game_id, secret)  # any replica can play its bots
+        kept = self.bots is not None and bool(formation.bot_seats)
+        if self.bots is not None and kept:  # kept before anyone is told of the table, so
+            await self.bots.keep(game_id, secret)  # any replica can play its bots
         seated = await asyncio.to_thread(queues.seat, self.store, info.key, game_id, formation)
         if not seated:  # someone left meanwhile: the table stays empty, nobody is told of it
             log.info("lobby: table %s not used (a player left the queue)", game_id)
-            if secret and formation.bot_seats:
-                await asyncio.to_thread(kept.remove, game_id)
+            if self.bots is not None and kept:
+                await self.bots.drop(game_id)
         elif formation.bot_seats and self.bots is not None:
             try:
                 await self.bots.start(game_id, secret)
