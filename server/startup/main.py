@@ -22,6 +22,7 @@ from server.startup import compose
 from server.startup.config import Settings, from_args
 from server.startup.metrics import Metrics, RpcInterceptor, instrument_store, watch_collector
 from server.store.eventstore import TableApplication
+from server.store.leases import leases_for
 from server.store.shards import Store, check_tables
 from server.store.translog import TransparencyLogs
 from server.transport import reflection as source_reflection
@@ -339,7 +340,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
             loopback(settings.host, port),
             functools.partial(_game_status, tables.games),
             store.shards[0].bot_secrets,  # the lobby's store: its first shard
-            lobby.leases,
+            leases_for(store),  # a lease connection of their own: the matchmaker's may fail
         )
         lobby.bots = lobby_bots
     armed = await clock.recover()

@@ -254,3 +254,4 @@ class LobbyBots:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*(end(r.proc) for r in self.runs.values()), return_exceptions=True)
+        await asyncio.to_thread(self.leases.release_all)  # another replica takes them at once
