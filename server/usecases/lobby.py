@@ -7,7 +7,9 @@ replica runs a matchmaker, but a queue is matched by one at a time: the one hold
 lease (server/store/leases.py). A replica that dies lets its leases go with its database
 connection, and another takes them on its next pass. The lease saves work, not safety: a
 formation is recorded only if every player still waits in that queue, in one transaction,
-so even two matchmakers at once could not seat anyone twice.
+so even two matchmakers at once could not seat anyone twice. The bots of a table formed
+with bot seats outlive this replica too: their secret is kept in the store before the
+players are told of the table (server/transport/lobbybots.py takes them over).
 """
 
 from __future__ import annotations
@@ -214,17 +216,17 @@ class Lobby:
         game_id = await self.create_table(
             info.kind, options, info.seat_count, not formation.bot_seats, reserved, info.app
         )
-        kept = self.bots is not None and bool(formation.bot_seats)
-        if self.bots is not None and kept:  # kept before anyone is told of the table, so
-            await self.bots.keep(game_id, secret)  # any replica can play its bots
+        runner = self.bots if formation.bot_seats else None  # this server plays its bots
+        if runner is not None:  # their secret kept before anyone is told of the table, so
+            await runner.keep(game_id, secret)  # that any replica can play them
         seated = await asyncio.to_thread(queues.seat, self.store, info.key, game_id, formation)
         if not seated:  # someone left meanwhile: the table stays empty, nobody is told of it
             log.info("lobby: table %s not used (a player left the queue)", game_id)
-            if self.bots is not None and kept:
-                await self.bots.drop(game_id)
-        elif formation.bot_seats and self.bots is not None:
+            if runner is not None:
+                await runner.drop(game_id)
+        elif runner is not None:
             try:
-                await self.bots.start(game_id, secret)
+                await runner.start(game_id, secret)
             except Exception:  # the players are seated: a replica's next look starts them
                 log.exception("lobby: the bots of table %s did not start", game_id)
         return int(seated)
