@@ -197,8 +197,12 @@ def failover(where: Deployment, idp: IdentityProvider) -> None:
             print(verify_game(client, game_id))  # raises AuditFailure if the record lies
             assert TAKEOVER in log_of(b)  # B's loop took the table over
 
+            events = list(client.as_viewer(game_id).history())
+            joins = [e for e in events if e.table.WhichOneof("kind") == "seat_taken"]
+            assert len(joins) == 3  # the bots resumed their seats: nothing appended for it
+
             # the secret is nowhere a client or a reader of the record could see it
-            history = b"".join(e.SerializeToString() for e in client.as_viewer(game_id).history())
+            history = b"".join(e.SerializeToString() for e in events)
             watched = b"".join(e.SerializeToString() for e in again.watch())
             exported = "".join(exports.export_lines(client.as_viewer(game_id).history()))
         for name, text in (
