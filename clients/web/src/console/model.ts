@@ -44,22 +44,6 @@ export const termOf = (v: string, lang = L()): string =>
 export const seatName = (s: number | string, lang = L()): string => (lang ? `seat ${s}` : `${s}家`);
 export const seatsName = (list: number[] | undefined, lang = L()): string =>
   list && list.length ? list.map((s) => seatName(s, lang)).join(lang ? ", " : "、") : u("none", lang);
-const LINES = TERMS.lines.map(([re, to]) => [new RegExp(re), to] as const);
-/** A server event line in the game's words (English: as the server wrote it). */
-export function lineOf(text: string | undefined, lang = L()): string {
-  if (!text) return "";
-  if (lang === 1) return text;
-  let out = text;
-  for (const [re, to] of LINES) {
-    if (re.test(out)) {
-      out = out.replace(re, to);
-      break;
-    }
-  }
-  out = out.replace(/seat (\d+)/g, (_m, n: string) => seatName(n, lang));
-  out = out.replace(/⟨SEATS:([\d, ]+)⟩/g, (_m, list: string) => seatsName(list.split(/,\s*/).map(Number), lang));
-  return out.replace(/⟨(\w+)⟩/g, (_m, v: string) => termOf(v, lang));
-}
 export function toggleLang(): void {
   setLang(getLang() === "en" ? "zh" : "en");
   render();
