@@ -2,8 +2,8 @@
 // server/wire/page: every viewer's steps of one game, as the server rendered them), the viewer
 // and version shown, the deep link (#v=VERSION&viewer=SEAT) and the live stream (SSE).
 // The console never re-runs a move: every version's view is the server's.
-import { fromJson, type JsonValue } from "@bufbuild/protobuf";
-import { GameViewSchema, type GameView } from "../../gen/tabletop/v1/tabletop_pb";
+import type { GameView } from "../../gen/tabletop/v1/tabletop_pb";
+import { readView } from "./view";
 import { TERMS, getLang, setLang } from "../words";
 import { signal } from "@preact/signals";
 
@@ -78,7 +78,7 @@ const views = new WeakMap<Step, GameView>();
 export function viewOf(s: Step): GameView {
   let v = views.get(s);
   if (!v) {
-    v = fromJson(GameViewSchema, s.view as JsonValue, { ignoreUnknownFields: true });
+    v = readView(s.view);
     views.set(s, v);
   }
   return v;

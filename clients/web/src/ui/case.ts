@@ -4,10 +4,10 @@
 // the note, who voted which way, recused or lapsed, who ruled and the ruling.
 import { h, type ComponentChildren } from "preact";
 import {
-  CaseStatus, CaseStatusSchema, PenaltyKindSchema, ViolationKindSchema, type GameView, type Penalty,
+  CaseStatus, PenaltyKind, ViolationKind, type GameView, type Penalty,
 } from "../../gen/tabletop/v1/tabletop_pb";
 import { w, term, termTip, field, fieldTip, seatWord, seatsWord } from "../words";
-import { enumName } from "../util";
+import { enumText } from "../util";
 import { Countdown, ms } from "./clock";
 
 export type CaseView = GameView["cases"][number];
@@ -15,7 +15,7 @@ export type CaseView = GameView["cases"][number];
 export interface CaseRecord { has: (version: bigint) => boolean; onEvidence: (version: bigint) => void }
 
 export function penaltyWords(p: Penalty | undefined): string {
-  const kind = term(enumName(PenaltyKindSchema, p?.kind || 1)); // unset: a warning
+  const kind = term(enumText(PenaltyKind, "PENALTY_KIND_", p?.kind || PenaltyKind.WARNING)); // unset: a warning
   return p?.count ? `${kind} ${w("n cards", { n: p.count })}` : kind;
 }
 
@@ -24,10 +24,10 @@ const Term = ({ name, cls }: { name: string; cls?: string }) => h("span", { clas
 /** One case; in the list `Cases` (ul.cases). */
 export function CaseItem({ c, v, record }: { c: CaseView; v: GameView; record?: CaseRecord }) {
   const open = c.status === CaseStatus.OPEN;
-  const status = enumName(CaseStatusSchema, c.status);
+  const status = enumText(CaseStatus, "CASE_STATUS_", c.status);
   const what = w(c.isAppeal ? "appeal line" : "report line", {
     by: seatWord(c.by), accused: seatWord(c.accused),
-    violation: term(enumName(ViolationKindSchema, c.violation)), case: String(c.evidence[0] ?? "?"),
+    violation: term(enumText(ViolationKind, "VIOLATION_KIND_", c.violation)), case: String(c.evidence[0] ?? "?"),
   });
   const votes = c.upheldBy.length + c.rejectedBy.length;
   return h("li", { class: open ? "case open" : "case", "data-case": c.id, "data-status": status },
