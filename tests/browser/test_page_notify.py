@@ -96,9 +96,12 @@ def test_your_turn_is_notified_while_the_tab_is_in_the_background(
     assert browser.execute_script("return Notification.permission") == "granted"
     browser.set_script_timeout(20)
     # the page registers its service worker itself (registerPwa at start)
-    assert browser.execute_async_script(
-        "const done = arguments[0]; navigator.serviceWorker.ready.then((r) => done(r.scope))"
-    ) == f"{origin}/"
+    assert (
+        browser.execute_async_script(
+            "const done = arguments[0]; navigator.serviceWorker.ready.then((r) => done(r.scope))"
+        )
+        == f"{origin}/"
+    )
     browser.execute_script(
         "window.__seen = []; document.addEventListener('visibilitychange',"
         " () => window.__seen.push(document.visibilityState))"
