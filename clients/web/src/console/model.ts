@@ -73,7 +73,7 @@ export function dealIndex(steps: Step[]): number { // where the console opens: t
   return i < 0 ? Math.max(0, steps.length - 1) : i;
 }
 
-// --- a step's view as the shared components read it (protobuf-es), converted once --------------
+// --- a step's view as the shared components read it (a GameView, by ./view.ts), converted once ---
 const views = new WeakMap<Step, GameView>();
 export function viewOf(s: Step): GameView {
   let v = views.get(s);
