@@ -42,13 +42,13 @@ gen: $(GEN)/.stamp ## generate the Python gRPC and Connect code from protos/ int
 # the referee console (console.js, console.css), which server/wire/page inlines into every
 # console page (the live viewer, /console/GAME, `tabletop replay --html`).
 WEB     := clients/web
-WEB_SRC := $(wildcard $(WEB)/src/* $(WEB)/src/*/*) $(WEB)/build.mjs $(WEB)/verify-protos.mjs $(WEB)/tsconfig.json
+WEB_SRC := $(wildcard $(WEB)/src/* $(WEB)/src/*/*) $(WEB)/build.mjs $(WEB)/verify-protos.mjs $(WEB)/view-shape.mjs $(WEB)/tsconfig.json
 
 $(WEB)/node_modules/.stamp: $(WEB)/package.json $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund
 	touch $@
 
-$(WEB)/gen/.stamp: $(WEB)/node_modules/.stamp $(GEN)/.stamp $(PROTOS) server/wire/page/terms.py clients/python/vocab.py $(WEB)/verify-protos.mjs
+$(WEB)/gen/.stamp: $(WEB)/node_modules/.stamp $(GEN)/.stamp $(PROTOS) server/wire/page/terms.py clients/python/vocab.py $(WEB)/verify-protos.mjs $(WEB)/view-shape.mjs
 	rm -rf $(WEB)/gen && mkdir -p $(WEB)/gen
 	$(BIN)/python -m grpc_tools.protoc -Iprotos \
 		-I"$$($(BIN)/python -c 'import google.rpc.error_details_pb2 as m, pathlib; print(pathlib.Path(m.__file__).parents[2])')" \
@@ -56,7 +56,7 @@ $(WEB)/gen/.stamp: $(WEB)/node_modules/.stamp $(GEN)/.stamp $(PROTOS) server/wir
 		$(PROTOS) google/rpc/error_details.proto
 	$(BIN)/python -c "import json; from server.wire.page.terms import terms; from clients.python.vocab import GLOSSES; \
 		print(json.dumps({**terms(), 'glosses': GLOSSES}, ensure_ascii=False))" > $(WEB)/gen/terms.json
-	cd $(WEB) && node verify-protos.mjs
+	cd $(WEB) && node verify-protos.mjs && node view-shape.mjs
 	touch $@
 
 $(WEB)/dist/.stamp: $(WEB)/gen/.stamp $(WEB_SRC) clients/node/gen/words.json $(wildcard clients/node/lib/*.js)

@@ -2,7 +2,8 @@
 // app.css; pwa.js (src/pwa: registerPwa, notifyTurn, ... as an ES module), sw.js (the service
 // worker, at the root so its scope is the whole page), the web manifest and its icons.
 // The referee console, the second door: console.js (src/console.ts, one classic script, no
-// imports: server/wire/page inlines it into its self-contained page) and console.css (app.css's
+// imports: server/wire/page inlines it into its self-contained page; no protobuf-es runtime:
+// it reads its views by gen/view-shape.json, about 105 kB where fromJson made it 225 kB) and console.css (app.css's
 // shared look, then the console's layout). `make web` runs it after the code generation; `node build.mjs` alone re-bundles.
 import { build } from "esbuild";
 import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
@@ -65,6 +66,8 @@ for (const file of ["manifest.webmanifest", "icon.svg", "icon-192.png", "icon-51
 }
 await copyFile(`${here}src/index.html`, `${here}dist/index.html`);
 await copyFile(`${here}src/app.css`, `${here}dist/app.css`);
+// the console reads its views with gen/view-shape.json (src/console/view.ts), not protobuf-es
+await import("./view-shape.mjs");
 await build({ ...common, entryPoints: [`${here}src/console.ts`], format: "iife", outfile: `${here}dist/console.js` });
 const css = await Promise.all(["app.css", "console.css"].map((f) => readFile(`${here}src/${f}`, "utf8")));
 await writeFile(`${here}dist/console.css`, css.join("\n"));

@@ -20,7 +20,7 @@ const out = {version: Number(document.body.dataset.version), viewer: document.bo
   seats: {}, backs: {}, fresh: {}, board: ids(document, '#centre .card[data-card], #board .card[data-card]'),
   everywhere: ids(document, '.card[data-card]'),
   markers: [...document.querySelectorAll('#markers .marker')].map((m) => Number(m.dataset.version)),
-  slider: Number(document.getElementById('slider').value), verify: document.getElementById('verify').innerText};
+  slider: Number(document.getElementById('replay-slider').value), verify: document.getElementById('verify').innerText};
 document.querySelectorAll('#seats .seat').forEach((p) => {
   out.seats[p.dataset.seat] = ids(p, '.card[data-card]');
   const backs = p.querySelector(':scope > .backs');

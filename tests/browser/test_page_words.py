@@ -346,7 +346,7 @@ def test_a_case_reads_as_the_tables_words(
     for viewer in ("arbiter", "2"):
         go_to(browser, page, f"#v={settled}&viewer={viewer}")
         panel = browser.find_element(By.ID, "justice")
-        cards = panel.find_elements(By.CSS_SELECTOR, ".case-card")
+        cards = panel.find_elements(By.CSS_SELECTOR, ".cases .case")
         assert [c.get_attribute("data-case") for c in cards] == [str(case), str(appeal)]
         reported, appealed = cards
         assert reported.find_element(By.CSS_SELECTOR, ".what").text == "0家 举报 1家：其他违规"
@@ -447,8 +447,8 @@ def test_the_page_speaks_english_on_a_toggle_that_it_remembers(
             assert en_text.lower().startswith(zh_title.lower().rstrip(":")), (en_text, zh_title)
             assert zh_text.startswith(en_title.rstrip(":")), (zh_text, en_title)
         assert browser.find_element(By.ID, "lang").text == "中文"
-        assert browser.find_element(By.ID, "position").text.startswith("version ")
-        event = browser.find_element(By.CSS_SELECTOR, "#event .t")
+        assert browser.find_element(By.ID, "replay-position").text.startswith("version ")
+        event = browser.find_element(By.CSS_SELECTOR, "#replay-event .t")
         assert event.text == (mid["event"] or {}).get("text", ""), "the server's own line"
         help_text = browser.find_element(By.CSS_SELECTOR, "#help summary").text
         assert help_text == UI_ZH["help"][1]

@@ -543,14 +543,14 @@ def open_console(browser: Any, web: ServerProcess, gid: str, viewport: str, name
     seats = browser.find_elements(By.CSS_SELECTOR, "#seats .seat")
     assert len(seats) == (2 if "huaniao" in name else 3), "every seat, the arbiter's view"
     assert body(browser, "viewer") == "arbiter"
-    click(browser, By.ID, "last")
+    click(browser, By.ID, "replay-last")
     last = int(body(browser, "version"))
-    click(browser, By.ID, "prev")
-    click(browser, By.ID, "prev")
+    click(browser, By.ID, "replay-prev")
+    click(browser, By.ID, "replay-prev")
     assert int(body(browser, "version")) < last, "the console steps back"
-    click(browser, By.ID, "next")
+    click(browser, By.ID, "replay-next")
     assert int(body(browser, "version")) < last
-    click(browser, By.ID, "last")
+    click(browser, By.ID, "replay-last")
     assert int(body(browser, "version")) == last
     if viewport == "phone":
         no_sideways(browser, f"{name}: the console")

@@ -18,7 +18,7 @@ window.addEventListener("hashchange", () => {
 });
 document.addEventListener("keydown", (e) => {
   const t = e.target as HTMLElement | null;
-  if (t && (t.id === "slider" || t.tagName === "SELECT")) return; // they step on their own
+  if (t && (t.id === "replay-slider" || t.tagName === "SELECT")) return; // they step on their own
   const n = C.current ? C.current.steps.length : 0;
   const to = e.key === "ArrowLeft" ? C.pos - 1 : e.key === "ArrowRight" ? C.pos + 1 : e.key === "Home" ? 0 : e.key === "End" ? n - 1 : null;
   if (to === null) return;

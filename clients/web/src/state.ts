@@ -8,7 +8,8 @@ import type { Saved } from "./seats";
 import type { SeatKey } from "./seatkey";
 import { w, getLang } from "./words";
 
-export type LogLine = { version: bigint; text: string; seat: number | null };
+/** A line of the log; `mark` a class (the console marks the justice side's events). */
+export type LogLine = { version: bigint; text: string; seat: number | null; mark?: string };
 export type Screen = "landing" | "join" | "link" | "table" | "replay" | "loading" | "notfound";
 
 export const S = {

@@ -2,6 +2,12 @@
 import type { DescEnum } from "@bufbuild/protobuf";
 
 export const enumName = (schema: DescEnum, n: number): string => schema.value[n]?.name ?? String(n);
+/** The same name from the generated TypeScript enum and the prefix protoc-gen-es took off its
+ * values (CardKind, "CARD_KIND_"): no descriptor needed, so what the console shares with the
+ * page does not pull protobuf-es's runtime into the console (test/view.test.ts checks the two
+ * agree for every enum the shared components name this way). */
+export const enumText = (e: Record<number, string>, prefix: string, n: number): string =>
+  e[n] === undefined ? String(n) : prefix + e[n];
 
 export function uuid(): string {
   if (crypto.randomUUID) return crypto.randomUUID();

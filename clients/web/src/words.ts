@@ -189,8 +189,14 @@ export const term = (name: string): string => {
   return lang === "en" ? pair[1] : pair[0];
 };
 export const termTip = (name: string): string => other(TERMS.enums[name]);
+/** A field's name (a proto field, e.g. upheld_by) in the game's words; ``fieldTip`` the other. */
+export const field = (key: string): string => pick(TERMS.fields[key], key.replace(/_/g, " "));
+export const fieldTip = (key: string): string => other(TERMS.fields[key]);
 
 export const seatWord = (s: number): string => (lang === "en" ? `seat ${s}` : `${s}家`);
+/** Seats by name ("1家、3家"), or 无 for none. */
+export const seatsWord = (list: readonly number[]): string =>
+  list.length ? list.map(seatWord).join(lang === "en" ? ", " : "、") : w("none");
 
 const LINES = TERMS.lines.map(([re, to]) => [new RegExp(re), to] as const);
 

@@ -2,12 +2,12 @@
 // words, its cards drawn by the shared Card, a 川南字牌 face (0..19) as a card face, seats by
 // name; a row per field, marked when it changed since the version before.
 import { h, type ComponentChildren } from "preact";
-import { CardKindSchema } from "../../gen/tabletop/huaniao/v1/huaniao_pb";
+import { CardKind } from "../../gen/tabletop/huaniao/v1/huaniao_pb";
 import { Card, Backs, type AnyCard } from "../ui/cards";
 import { KIND, L, O, u, label, termOf, seatName, seatsName, isCard, type J } from "./model";
 import { TERMS } from "../words";
 
-const kindNumber = (name: string): number => CardKindSchema.values.find((v) => v.name === name)?.number ?? 0;
+const kindNumber = (name: string): number => (CardKind as unknown as Record<string, number>)[name.replace(/^CARD_KIND_/, "")] ?? 0;
 /** A card of the JSON as the shared Card reads it. */
 export const asCard = (c: J): AnyCard => (typeof c.kind === "string"
   ? { id: c.id || 0, kind: kindNumber(c.kind) } : { id: c.id || 0, rank: c.rank || 0, big: !!c.big }) as unknown as AnyCard;

@@ -2,8 +2,8 @@
 // server/wire/page: every viewer's steps of one game, as the server rendered them), the viewer
 // and version shown, the deep link (#v=VERSION&viewer=SEAT) and the live stream (SSE).
 // The console never re-runs a move: every version's view is the server's.
-import { fromJson, type JsonValue } from "@bufbuild/protobuf";
-import { GameViewSchema, type GameView } from "../../gen/tabletop/v1/tabletop_pb";
+import type { GameView } from "../../gen/tabletop/v1/tabletop_pb";
+import { readView } from "./view";
 import { TERMS, getLang, setLang } from "../words";
 import { signal } from "@preact/signals";
 
@@ -44,22 +44,6 @@ export const termOf = (v: string, lang = L()): string =>
 export const seatName = (s: number | string, lang = L()): string => (lang ? `seat ${s}` : `${s}家`);
 export const seatsName = (list: number[] | undefined, lang = L()): string =>
   list && list.length ? list.map((s) => seatName(s, lang)).join(lang ? ", " : "、") : u("none", lang);
-const LINES = TERMS.lines.map(([re, to]) => [new RegExp(re), to] as const);
-/** A server event line in the game's words (English: as the server wrote it). */
-export function lineOf(text: string | undefined, lang = L()): string {
-  if (!text) return "";
-  if (lang === 1) return text;
-  let out = text;
-  for (const [re, to] of LINES) {
-    if (re.test(out)) {
-      out = out.replace(re, to);
-      break;
-    }
-  }
-  out = out.replace(/seat (\d+)/g, (_m, n: string) => seatName(n, lang));
-  out = out.replace(/⟨SEATS:([\d, ]+)⟩/g, (_m, list: string) => seatsName(list.split(/,\s*/).map(Number), lang));
-  return out.replace(/⟨(\w+)⟩/g, (_m, v: string) => termOf(v, lang));
-}
 export function toggleLang(): void {
   setLang(getLang() === "en" ? "zh" : "en");
   render();
@@ -89,12 +73,12 @@ export function dealIndex(steps: Step[]): number { // where the console opens: t
   return i < 0 ? Math.max(0, steps.length - 1) : i;
 }
 
-// --- a step's view as the shared components read it (protobuf-es), converted once --------------
+// --- a step's view as the shared components read it (a GameView, by ./view.ts), converted once ---
 const views = new WeakMap<Step, GameView>();
 export function viewOf(s: Step): GameView {
   let v = views.get(s);
   if (!v) {
-    v = fromJson(GameViewSchema, s.view as JsonValue, { ignoreUnknownFields: true });
+    v = readView(s.view);
     views.set(s, v);
   }
   return v;

@@ -1,13 +1,17 @@
 // The referee console's page: the header (the game, its verification, the deal), the controls
-// (viewer, « ◀ version ▶ », live, language), the help, the timeline with its justice marks, and
-// the version shown: its event, facts, win, the shared Table with every seat, the rest of the
-// table, the justice side; the log beside it.
+// (viewer, live, language), the help, the shared replay scrubber (« ← version → », the timeline
+// with its justice marks, the event shown), and the version shown: its facts, win, the shared
+// Table with every seat, the rest of the table, the justice side (the shared cases); the shared
+// log beside it.
 import { h } from "preact";
 import { useLayoutEffect } from "preact/hooks";
-import { TERMS } from "../words";
+import { TERMS, line } from "../words";
 import { Table } from "../ui/table";
+import { Scrubber, type Mark } from "../ui/replay";
+import { Log } from "../ui/seat";
+import type { LogLine } from "../state";
 import {
-  C, DATA, KIND, L, O, u, uf, label, termOf, seatName, seatsName, lineOf, justiceOf, endsGame, viewers, go,
+  C, DATA, KIND, L, O, u, label, termOf, seatName, seatsName, justiceOf, endsGame, viewers, go,
   chooseViewer, toggleLang, viewOf, freshCards, seatOf, writeLink, tick, type Step, type J,
 } from "./model";
 import { Rows } from "./fields";
@@ -22,22 +26,14 @@ function viewerName(v: { key: string; label: string }, lang = L()): string {
   return m ? seatName(m[1], lang) + m[2] : v.label;
 }
 
-function Controls({ step, last }: { step: Step | undefined; last: number }) {
-  const btn = (id: string, key: string, text: string, to: () => number) => h("button", {
-    type: "button", id, title: u(key), "aria-label": u(key), onClick: () => go(to()) }, text);
-  const n = C.current ? C.current.steps.length : 0;
+/** The console's own controls beside the shared scrubber's: the viewer, live, the language. */
+function Controls() {
   const liveKey = C.live === "ended" ? "game over" : C.live === "reconnecting" ? "reconnecting" : "live";
   return h("nav", { id: "controls" },
     h("label", { for: "viewer", id: "viewer-label", title: u("viewer", O()) }, u("viewer")), " ",
     h("select", { id: "viewer", value: C.current?.key ?? "", disabled: viewers.length < 2,
       onChange: (e: Event) => chooseViewer((e.target as HTMLSelectElement).value) },
     viewers.map((v) => h("option", { key: v.key, value: v.key, title: viewerName(v, O()) }, viewerName(v)))),
-    btn("first", "first version", "«", () => 0),
-    btn("prev", "previous version", "◀", () => C.pos - 1),
-    h("span", { id: "position", title: step ? uf("version of", { v: step.version, n: last }, O()) : "" },
-      step ? uf("version of", { v: step.version, n: last }) : ""),
-    btn("next", "next version", "▶", () => C.pos + 1),
-    btn("last", "latest version", "»", () => n - 1),
     h("span", { id: "live", class: C.live === "ended" ? "live ended" : "live", hidden: !C.live,
       "data-state": C.live === "ended" ? "ended" : undefined, title: u(liveKey, O()) },
     C.live ? (C.live === "ended" ? "" : "● ") + u(liveKey) : ""),
@@ -53,19 +49,16 @@ function Help() {
     })));
 }
 
-function Timeline({ steps }: { steps: Step[] }) {
-  const n = Math.max(1, steps.length - 1);
-  return h("section", { id: "timeline" },
-    h("div", { id: "markers" }, steps.map((s, i) => {
-      const j = justiceOf(s.event);
-      if (!j && !endsGame(s, steps[i - 1])) return null;
-      const what = j ? `${j.name} (${j.other})` : `${u("the end")} (${u("the end", O())})`;
-      const title = `v${s.version}: ${what} — ${lineOf(s.event?.text)}`;
-      return h("button", { key: s.version, type: "button", class: `marker m-${j ? j.cls : "end"}`, style: { left: `${(100 * i) / n}%` },
-        title, "aria-label": title, "data-version": String(s.version), onClick: () => go(i) });
-    })),
-    h("input", { id: "slider", type: "range", min: 0, max: Math.max(0, steps.length - 1), value: C.pos, "aria-label": u("version"),
-      onInput: (e: Event) => go(Number((e.target as HTMLInputElement).value)) }));
+/** The timeline's marks: the justice side's events and the end. */
+function marks(steps: Step[]): Mark[] {
+  const out: Mark[] = [];
+  steps.forEach((s, i) => {
+    const j = justiceOf(s.event);
+    if (!j && !endsGame(s, steps[i - 1])) return;
+    const what = j ? `${j.name} (${j.other})` : `${u("the end")} (${u("the end", O())})`;
+    out.push({ at: i, version: String(s.version), cls: j ? j.cls : "end", title: `v${s.version}: ${what} — ${line(s.event?.text ?? "")}` });
+  });
+  return out;
 }
 
 function Facts({ view, step }: { view: J; step: Step }) {
@@ -94,34 +87,25 @@ const BOARD_SHOWN = ["seats", "options", "viewer_seat", "last_play", "shown"];
 
 function Version({ step, prev }: { step: Step; prev: Step | null }) {
   const view = step.view;
+  const v = viewOf(step);
   const prevView = prev ? prev.view : null;
   const game = view[KIND];
   const fresh = freshCards(view, prevView);
-  const j = justiceOf(step.event);
   const more = (seat: number) => h(Rows, { obj: seatOf(game, seat) || {}, prev: prevView ? seatOf(prevView[KIND], seat) || {} : null,
     skip: SEAT_SHOWN, fresh });
   return h("section", { id: "table" },
-    h("div", { id: "event", class: j ? "event justice" : "event" },
-      j ? [h("span", { class: "badge", title: j.other }, j.name), " "] : null,
-      h("span", { class: "v" }, `v${step.version}`), " ",
-      h("span", { class: "t", title: lineOf(step.event?.text, O()) }, lineOf(step.event?.text))),
     h(Facts, { view, step }),
     h(Win, {}),
     h("div", { id: "felt", class: "felt" },
-      game ? h(Table, { v: viewOf(step), me: -1, all: true, x: { fresh, more } })
+      game ? h(Table, { v, me: -1, all: true, x: { fresh, more } })
         : h("span", { class: "muted", title: u("not started", O()) }, u("not started")),
       game ? h("div", { id: "board", class: "board" }, h("h2", { title: u("table", O()) }, u("table")),
         h(Rows, { obj: game, prev: prevView ? prevView[KIND] || {} : null, skip: BOARD_SHOWN, fresh })) : null),
-    h(JusticePanel, { view, prev: prevView }));
+    h(JusticePanel, { view, prev: prevView, v }));
 }
 
-function Log({ steps }: { steps: Step[] }) {
-  return h("aside", { id: "log-panel", tabindex: 0, "aria-labelledby": "log-title" },
-    h("h2", { id: "log-title", title: u("events", O()) }, u("events")),
-    h("ol", { id: "log" }, steps.map((s, i) => h("li", { key: s.version, class: (justiceOf(s.event) ? "justice" : "") + (i === C.pos ? " current" : ""),
-      onClick: () => go(i) }, h("span", { class: "v" }, s.version),
-    h("span", { class: "t", title: lineOf(s.event?.text, O()) }, lineOf(s.event?.text))))));
-}
+const logOf = (steps: Step[]): LogLine[] => steps.map((s) => ({
+  version: BigInt(s.version), text: s.event?.text ?? "", seat: null, mark: justiceOf(s.event) ? "justice" : undefined }));
 
 export function Console() {
   void tick.value; // re-rendered on every change
@@ -129,6 +113,7 @@ export function Console() {
   C.pos = Math.max(0, Math.min(C.pos, steps.length - 1));
   const step = steps[C.pos];
   const last = steps.length ? steps[steps.length - 1].version : 0;
+  const j = step ? justiceOf(step.event) : null;
   useLayoutEffect(() => {
     document.documentElement.lang = L() ? "en" : "zh";
     document.body.dataset.lang = L() ? "en" : "zh";
@@ -140,12 +125,13 @@ export function Console() {
   });
   return h("div", { class: "console" },
     h(Header, { steps }),
-    h(Controls, { step, last }),
+    h(Controls, {}),
     h(Help, {}),
-    h(Timeline, { steps }),
+    h(Scrubber, { at: C.pos, count: steps.length, version: step?.version ?? 0, last, event: step?.event?.text ?? "",
+      onGo: go, ends: true, marks: marks(steps), badge: j ? [j.name, j.other] : undefined }),
     h("main", {},
       step ? h(Version, { step, prev: C.pos > 0 ? steps[C.pos - 1] : null })
-        : h("section", { id: "table" }, h("div", { id: "event", class: "event" }, u("no version"))),
-      h(Log, { steps })),
+        : h("section", { id: "table" }, h("p", { class: "muted" }, u("no version"))),
+      h(Log, { log: logOf(steps), record: { at: BigInt(step?.version ?? -1), onGo: (v) => go(steps.findIndex((s) => s.version === Number(v))) } })),
     h("footer", { id: "source" }, DATA.source || ""));
 }

@@ -1,18 +1,18 @@
 // A card, a row of face-down backs, and a seat's hand: shared by the play page and the
 // console. A card's face is its Chinese name in either language (the English its tooltip).
 import { h } from "preact";
-import { CardKindSchema, type Card as HCard } from "../../gen/tabletop/huaniao/v1/huaniao_pb";
+import { CardKind, type Card as HCard } from "../../gen/tabletop/huaniao/v1/huaniao_pb";
 import type { Card as ZCard } from "../../gen/tabletop/zipai/v1/zipai_pb";
 import type { GameView } from "../../gen/tabletop/v1/tabletop_pb";
 import { TERMS, w } from "../words";
-import { enumName } from "../util";
+import { enumText } from "../util";
 
 export type AnyCard = HCard | ZCard;
 const SMALL = "一二三四五六七八九十";
 const BIG = "壹贰叁肆伍陆柒捌玖拾";
 
 export function cardName(c: AnyCard): string {
-  if ("kind" in c) return TERMS.enums[enumName(CardKindSchema, c.kind)]?.[0] ?? "?";
+  if ("kind" in c) return TERMS.enums[enumText(CardKind, "CARD_KIND_", c.kind)]?.[0] ?? "?";
   return (c.big ? BIG : SMALL)[c.rank - 1] ?? "?";
 }
 function cardClass(c: AnyCard): string {
@@ -20,7 +20,7 @@ function cardClass(c: AnyCard): string {
   return c.big ? "zp da" : "zp xiao";
 }
 const cardTitle = (c: AnyCard) =>
-  "kind" in c ? TERMS.enums[enumName(CardKindSchema, c.kind)]?.[1] ?? "" : `${c.big ? "big" : "small"} ${c.rank}`;
+  "kind" in c ? TERMS.enums[enumText(CardKind, "CARD_KIND_", c.kind)]?.[1] ?? "" : `${c.big ? "big" : "small"} ${c.rank}`;
 
 /** A card on the table (not touchable). */
 export function Card({ card, small, fresh }: { card: AnyCard; small?: boolean; fresh?: boolean }) {

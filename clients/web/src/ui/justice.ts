@@ -2,9 +2,7 @@
 // (report or appeal) with its votes and deadline; the seat's own table moves (误操作, votes,
 // appeals, 同意重新洗牌发牌); the report form with the game's own violation kinds only.
 import { h, type VNode } from "preact";
-import { useEffect, useState } from "preact/hooks";
 import { create } from "@bufbuild/protobuf";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import {
   GamePhase, ViolationKind, ViolationKindSchema, PenaltyKind, CaseStatus, MoveSchema,
   type GameView, type Move,
@@ -13,20 +11,8 @@ import { w, tip, term, seatWord, moveLabel } from "../words";
 import { enumName } from "../util";
 import { seatLabel } from "./table";
 import { reportable } from "../kinds";
-
-const ms = (t: Timestamp) => Number(t.seconds) * 1000 + Math.floor(t.nanos / 1e6);
-
-/** Seconds left until `at`, ticking each second; the time itself in its tooltip. */
-export function Countdown({ at, id }: { at: Timestamp; id?: string }) {
-  const [now, setNow] = useState(Date.now());
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(t);
-  }, []);
-  const left = Math.max(0, Math.ceil((ms(at) - now) / 1000));
-  return h("span", { class: "countdown", id, "data-left": left, role: "timer", title: new Date(ms(at)).toLocaleTimeString() },
-    w("left", { s: left }));
-}
+import { Cases } from "./case";
+import { Countdown } from "./clock";
 
 const seatsText = (seats: number[], me: number) =>
   seats.map((s) => (s === me ? `${w("you")} (${seatWord(s)})` : seatWord(s))).join("、");
@@ -83,21 +69,9 @@ export function Justice(p: JusticeProps) {
   return h("section", { class: "card-box justice", "aria-labelledby": "justice-h" },
     h("h3", { id: "justice-h", title: tip("justice") }, w("justice")),
     h(Waits, { v, me }),
-    v.cases.length ? h("ul", { class: "cases" }, v.cases.map((c) => h(CaseItem, { key: c.id, c }))) : null,
+    h(Cases, { v }),
     moves.length ? h("div", { class: "table-moves" }, moves) : null,
     canReport ? h(ReportForm, p) : null);
-}
-
-/** One case: who reported whom for what, where it stands, the votes, its deadline. */
-export function CaseItem({ c }: { c: GameView["cases"][number] }) {
-  const open = c.status === CaseStatus.OPEN;
-  return h("li", { class: open ? "case open" : "case", "data-case": c.id },
-    `#${c.id} `, c.isAppeal ? w("appeal") : w("report"), ` · ${seatWord(c.by)} → ${seatWord(c.accused)} · `,
-    term(`VIOLATION_KIND_${ViolationKind[c.violation]}`), " · ", term(`CASE_STATUS_${CaseStatus[c.status]}`),
-    c.upheldBy.length || c.rejectedBy.length ? ` (${c.upheldBy.length}:${c.rejectedBy.length})` : "",
-    c.redealAgreed.length ? h("span", { class: "redeal-agreed" }, ` · ${w("redealAgreedBy")}: ${c.redealAgreed.map(seatWord).join("、")}`) : null,
-    open && c.deadline ? h("span", { class: "case-deadline", title: new Date(ms(c.deadline)).toISOString() },
-      ` · ${w("caseDue", { time: new Date(ms(c.deadline)).toLocaleTimeString() })} · `, h(Countdown, { at: c.deadline })) : null);
 }
 
 function ReportForm(p: JusticeProps) {

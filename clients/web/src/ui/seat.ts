@@ -5,7 +5,7 @@ import { w, tip, term, seatWord, line } from "../words";
 import type { LogLine } from "../state";
 import type { Saved } from "../seats";
 import { SeatMarks, seatLabel } from "./table";
-import { Countdown } from "./justice";
+import { Countdown } from "./clock";
 
 export function Waiting({ v, me, onBots }: { v: GameView; me: number; onBots: () => void }) {
   const free = v.seats.filter((s) => !s.taken).length;
@@ -67,9 +67,18 @@ export function Links({ gameId, me, token, others, open, consoleUrl, onSwitch }:
     consoleUrl ? h("p", {}, h("a", { id: "console-link", href: consoleUrl, title: w("consoleHelp") }, w("console"))) : null);
 }
 
-export function Log({ log }: { log: LogLine[] }) {
-  const items = log.slice(-80).reverse().map((l) =>
-    h("li", { key: String(l.version), title: l.text }, h("span", { class: "v" }, `v${l.version}`), " ", line(l.text)));
-  return h("details", { class: "card-box log-box", id: "log-box", open: window.matchMedia("(min-width: 900px)").matches },
-    h("summary", {}, `${w("log")} (${log.length})`), h("ol", { id: "log", reversed: true, tabindex: 0, "aria-label": w("log") }, items));
+/** What the console adds to the log: every line, oldest first, the one shown marked; a
+ * line opens its version. */
+export interface LogRecord { at: bigint; onGo: (version: bigint) => void }
+
+/** The game's log: the page's last 80 lines, newest first; with `record`, the console's. */
+export function Log({ log, record }: { log: LogLine[]; record?: LogRecord }) {
+  const lines = record ? log : log.slice(-80).reverse();
+  const items = lines.map((l) => h("li", {
+    key: String(l.version), title: l.text, class: [l.mark, record && l.version === record.at ? "current" : ""].filter(Boolean).join(" ") || undefined,
+    onClick: record ? () => record.onGo(l.version) : undefined,
+  }, h("span", { class: "v" }, `v${l.version}`), " ", h("span", { class: "t" }, line(l.text))));
+  return h("details", { class: "card-box log-box", id: "log-box", open: !!record || window.matchMedia("(min-width: 900px)").matches },
+    h("summary", { title: tip("log") }, `${w("log")} (${log.length})`),
+    h("ol", { id: "log", reversed: !record, tabindex: 0, "aria-label": w("log") }, items));
 }

@@ -1,15 +1,15 @@
 // The table with its seats: each seat's panel (name, marks, cards or backs, melds, discards)
 // and the centre (the game's facts, the last play or the card shown). Shared by both doors.
 import { h, type ComponentChildren } from "preact";
-import { SeasonSchema, NeedSchema, PhaseSchema as HuaniaoPhaseSchema, type View as HView } from "../../gen/tabletop/huaniao/v1/huaniao_pb";
-import { PhaseSchema as ZipaiPhaseSchema, MeldKindSchema, type View as ZView } from "../../gen/tabletop/zipai/v1/zipai_pb";
+import { Season, Need, Phase as HuaniaoPhase, type View as HView } from "../../gen/tabletop/huaniao/v1/huaniao_pb";
+import { Phase as ZipaiPhase, MeldKind, type View as ZView } from "../../gen/tabletop/zipai/v1/zipai_pb";
 import type { GameView } from "../../gen/tabletop/v1/tabletop_pb";
-import type { DescEnum } from "@bufbuild/protobuf";
 import { w, term, termTip, seatWord, getLang, TERMS } from "../words";
-import { enumName } from "../util";
+import { enumText } from "../util";
 import { Card, Cards, Backs } from "./cards";
 
-const T = (schema: DescEnum, n: number) => h("span", { title: termTip(enumName(schema, n)) }, term(enumName(schema, n)));
+/** An enum value (its proto name) in the game's words, the other language's its tooltip. */
+const T = (name: string) => h("span", { title: termTip(name) }, term(name));
 
 /** "2家 · ann" (or "you"): `me` is the seat shown as the viewer's own (-1: none). */
 export function seatLabel(v: GameView, s: number, me: number): string {
@@ -58,7 +58,7 @@ function HuaniaoTable({ v, g, me, all, x }: TableProps & { g: HView }) {
   const seats = g.seats.filter((s) => all || s.seat !== me).map((s) => h(Seat, { key: s.seat, v, s: s.seat, me },
     s.cards.length ? h(Cards, { cards: s.cards, small: true, fresh }) : h(Backs, { n: s.handCount }),
     h("div", { class: "muted" },
-      s.seasons.length ? s.seasons.map((x) => term(enumName(SeasonSchema, x))).join("") + " " : "",
+      s.seasons.length ? s.seasons.map((x) => term(enumText(Season, "SEASON_", x))).join("") + " " : "",
       s.owesDiscard ? `${term("PHASE_DISCARDING")} ${s.owesDiscard} ` : "",
       s.danceBanned ? `${TERMS.fields.dance_banned?.[getLang() === "en" ? 1 : 0] ?? ""} ` : ""),
     x?.more?.(s.seat)));
@@ -68,11 +68,11 @@ function HuaniaoTable({ v, g, me, all, x }: TableProps & { g: HView }) {
     h("div", { class: "centre", id: "centre" },
       h("div", { class: "facts" },
         h("span", {}, `${w("deck")} ${g.deckSize}`),
-        g.season ? h("span", {}, `${w("season")} `, T(SeasonSchema, g.season)) : null,
+        g.season ? h("span", {}, `${w("season")} `, T(enumText(Season, "SEASON_", g.season))) : null,
         g.round ? h("span", {}, `${w("round")} ${g.round}`) : null,
         g.handLimit !== undefined ? h("span", {}, `${w("limit")} ${g.handLimit}`) : null,
-        g.need ? h("span", {}, `${w("need")} `, T(NeedSchema, g.need), g.reference ? ` ${g.reference}` : "") : null,
-        h("span", {}, T(HuaniaoPhaseSchema, g.phase))),
+        g.need ? h("span", {}, `${w("need")} `, T(enumText(Need, "NEED_", g.need)), g.reference ? ` ${g.reference}` : "") : null,
+        h("span", {}, T(enumText(HuaniaoPhase, "PHASE_", g.phase)))),
       last && last.cards.length ? h("div", { class: "last-play" },
         h("span", { class: "label" }, `${w("lastPlay")} · ${seatWord(last.seat)}`),
         h("div", { class: "cards" }, last.cards.map((c) => h(Card, { key: c.id, card: c, fresh: fresh?.has(c.id) })))) : null));
@@ -80,8 +80,8 @@ function HuaniaoTable({ v, g, me, all, x }: TableProps & { g: HView }) {
 
 type ZSeat = ZView["seats"][number];
 const Melds = ({ s, fresh }: { s: ZSeat; fresh?: Set<number> }) => s.melds.length ? h("div", { class: "melds", "aria-label": w("melds") },
-  s.melds.map((m, i) => h("span", { key: i, class: "meld", title: termTip(enumName(MeldKindSchema, m.kind)) },
-    h("span", { class: "meld-kind" }, term(enumName(MeldKindSchema, m.kind))),
+  s.melds.map((m, i) => h("span", { key: i, class: "meld", title: termTip(enumText(MeldKind, "MELD_KIND_", m.kind)) },
+    h("span", { class: "meld-kind" }, term(enumText(MeldKind, "MELD_KIND_", m.kind))),
     m.cards.map((c) => h(Card, { key: c.id, card: c, small: true, fresh: fresh?.has(c.id) })),
     m.hiddenSize ? h(Backs, { n: m.hiddenSize }) : null))) : null;
 const Discards = ({ s, fresh }: { s: ZSeat; fresh?: Set<number> }) => s.discards.length
@@ -101,7 +101,7 @@ function ZipaiTable({ v, g, me, all, x }: TableProps & { g: ZView }) {
       h("div", { class: "facts" },
         h("span", {}, `${w("stock")} ${g.stockSize}`),
         h("span", {}, `${w("dealer")}: ${seatWord(g.dealer)}`),
-        h("span", {}, T(ZipaiPhaseSchema, g.phase))),
+        h("span", {}, T(enumText(ZipaiPhase, "PHASE_", g.phase)))),
       g.shown ? h("div", { class: "last-play" },
         h("span", { class: "label" }, `${w("shown")}${g.shownBy !== undefined ? " · " + seatWord(g.shownBy) : ""}`),
         h("div", { class: "cards" }, h(Card, { card: g.shown, fresh: fresh?.has(g.shown.id) }))) : null,
