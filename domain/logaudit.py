@@ -30,11 +30,21 @@ _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 _HEX16 = re.compile(r"[0-9a-f]{16}")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _HEX128 = re.compile(r"[0-9a-f]{128}")
-_MAX_INT = 2**63 - 1
+_MAX_INT = 2**53 - 1  # a size, index or time is an integer JSON readers agree on (docs/api.md)
 
 
 class LogFailure(Exception):
     """The record's seals fail against the log; the message is the verifier's one line."""
+
+
+class HeadsOutOfOrder(LogFailure):
+    """A log line whose heads are not one a log in log_id order: refused by the grammar,
+    unless two of them are validly signed heads of one log and size with different roots,
+    a proof of a forked log (the verifier holds ``heads`` against its keys: exit 3)."""
+
+    def __init__(self, message: str, heads: tuple[translog.TreeHead, ...]) -> None:
+        super().__init__(message)
+        self.heads = heads
 
 
 @dataclass(frozen=True)
@@ -143,7 +153,7 @@ def parse_log_line(data: Any, where: str) -> LogProofs:
     parsed = tuple(parse_head(h, f"{where} head {i + 1}") for i, h in enumerate(heads))
     ids = [h.log_id for h in parsed]
     if ids != sorted(set(ids)):
-        raise LogFailure(f"{where}: the heads are not sorted by log_id, one a log")
+        raise HeadsOutOfOrder(f"{where}: the heads are not sorted by log_id, one a log", parsed)
     entries = tuple(_inclusion(x, f"{where} inclusion {i + 1}") for i, x in enumerate(inclusions))
     return LogProofs(parsed, entries)
 

@@ -67,6 +67,7 @@ from clients.python.exports import export_lines
 from clients.python.replay_html import write_from_records
 from domain import translog
 from domain.logaudit import (
+    HeadsOutOfOrder,
     KeySet,
     LogFailure,
     LogProofs,
@@ -307,7 +308,10 @@ def _verify(
         key = list(keyset.keys.values())
         if path:
             with open(path, encoding="utf-8", newline="\n") as f:  # lines end in LF only
-                records, line = parse_export_log(read_lines(f))
+                try:
+                    records, line = parse_export_log(read_lines(f))
+                except HeadsOutOfOrder as exc:
+                    _fork_or_refuse(exc, path, keyset)
         else:
             viewer = client.as_viewer(game_id or "", token)
             ended_or_refuse(viewer.view())
@@ -346,6 +350,15 @@ def _receipt_heads(path: str, keyset: KeySet, known: list[tuple[str, translog.Tr
     if found:
         raise Forked(found)
     return f"; {len(carried)} tree head(s) they carry signed and consistent" if carried else ""
+
+
+def _fork_or_refuse(exc: HeadsOutOfOrder, path: str, keyset: KeySet) -> NoReturn:
+    """A log line with two heads of one log: two validly signed ones of one size with
+    different roots prove a forked log (exit 3), else the grammar refuses the line."""
+    found = audit_log.fork_proofs([(f"{path} log line", h) for h in exc.heads], keyset)
+    if found:
+        raise Forked(found) from None
+    raise exc
 
 
 class Forked(Exception):
@@ -476,7 +489,10 @@ def verify_whole_match(
         key = list(keyset.keys.values())
         if path:
             with open(path, encoding="utf-8", newline="\n") as f:  # lines end in LF only
-                found, records, hands, line = parse_match_lines_log(read_lines(f))
+                try:
+                    found, records, hands, line = parse_match_lines_log(read_lines(f))
+                except HeadsOutOfOrder as exc:
+                    _fork_or_refuse(exc, path, keyset)
         else:
             lines = list(match_export_lines(client, match_id or "", token))
             found, records, hands, line = parse_match_lines_log(lines)
@@ -573,8 +589,15 @@ def _prove(
     records, seen = None, list(audit_log.read_heads(heads)) if heads else []
     if path:
         with open(path, encoding="utf-8", errors="replace") as f:
-            records, line = parse_export_log(read_lines(f))
-        seen += [(f"{path} log line", h) for h in (line.heads if line else ())]
+            try:
+                records, line = parse_export_log(read_lines(f))
+                seen += [(f"{path} log line", h) for h in (line.heads if line else ())]
+            except HeadsOutOfOrder as exc:  # its heads may prove a forked log
+                if not audit_log.fork_proofs(
+                    [(f"{path} log line", h) for h in exc.heads], KeySet.plain(keys)
+                ):
+                    raise
+                seen += [(f"{path} log line", h) for h in exc.heads]
     saved = []
     for name in receipts:
         with open(name, encoding="utf-8", errors="replace") as f:

@@ -13,7 +13,7 @@ from typing import IO, Any
 
 from clients.python.client import TableClient
 from clients.python.exports import export_lines
-from domain.logaudit import LogFailure, LogProofs, parse_log_line
+from domain.logaudit import HeadsOutOfOrder, LogFailure, LogProofs, parse_log_line
 from domain.table.records import canonical, key_id
 from domain.verify import (
     MAKE_EXPORT,
@@ -224,8 +224,12 @@ def parse_match_lines_log(
         if logged is not None:
             raise AuditFailure(f"line {n} follows the log line, which ends an export")
         if "log" in data:
+            if not records and not hands:
+                raise AuditFailure(f"line {n}: the log line ends the file, after the record")
             try:
                 logged = parse_log_line(data, f"line {n}")
+            except HeadsOutOfOrder:
+                raise  # perhaps a proof of a forked log: the verifier holds it against its keys
             except LogFailure as exc:
                 raise AuditFailure(str(exc)) from None
         elif "match" in data:
