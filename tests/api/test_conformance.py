@@ -48,6 +48,15 @@ class Verdict:
     ok: bool
     line: str  # what it printed (its first line)
     traceback: str = ""  # set when the verifier threw instead of refusing
+    proof: bool = False  # exit 3: the file proves the server lied (its lines start "PROOF")
+
+    @property
+    def verdict(self) -> str:
+        """The manifest's word for it: accept, refuse or proof."""
+        return "proof" if self.proof else "accept" if self.ok else "refuse"
+
+
+LIED = 3  # both verifiers' exit status for a proof
 
 
 def python_verdicts(files: list[Path]) -> list[Verdict]:
@@ -68,7 +77,7 @@ def python_verdict(file: Path) -> Verdict:
     first = (text.splitlines() or ["(nothing printed)"])[0]
     if "Traceback" in text:
         return Verdict(False, first, text)
-    return Verdict(code == 0, first)
+    return Verdict(code == 0, first, proof=code == LIED and first.startswith("PROOF"))
 
 
 def node_verdicts(files: list[Path]) -> list[Verdict]:
@@ -85,7 +94,10 @@ def node_verdicts(files: list[Path]) -> list[Verdict]:
     verdicts = []
     for o in out:
         lines = o["out"].splitlines() or ["(nothing printed)"]
-        if o["code"] == "traceback" or len(lines) != 1 or o["code"] not in (0, 1):
+        proof = o["code"] == LIED and lines[0].startswith("PROOF")
+        if proof:
+            verdicts.append(Verdict(False, lines[0], proof=True))
+        elif o["code"] == "traceback" or len(lines) != 1 or o["code"] not in (0, 1):
             verdicts.append(Verdict(False, lines[0], o["out"] or f"exit {o['code']}"))
         else:
             verdicts.append(Verdict(o["code"] == 0, lines[0]))
@@ -105,28 +117,38 @@ def test_the_corpus_is_small_and_complete() -> None:
     files = sorted(p.name for p in (VECTORS / "files").iterdir())
     assert files == sorted(v["file"] for v in MANIFEST), "manifest.json and files/ differ"
     size = sum(p.stat().st_size for p in (VECTORS / "files").iterdir())
-    assert size < 800_000, f"the corpus grew to {size} bytes"
-    assert {v["verdict"] for v in MANIFEST} == {"accept", "refuse"}
+    assert size < 1_300_000, f"the corpus grew to {size} bytes"  # ~1.15 MB, games vary
+    assert {v["verdict"] for v in MANIFEST} == {"accept", "refuse", "proof"}
+    logged = [v["file"] for v in MANIFEST if v["file"].startswith("log-")]
+    assert len(logged) >= 25, f"the log line's mutations are missing: {logged}"
     assert all(v["reason"] for v in MANIFEST), "every vector names its reason"
 
 
 def test_both_verifiers_give_every_vector_its_verdict_and_reason() -> None:
-    files = [VECTORS / "files" / v["file"] for v in MANIFEST]
-    py, js = python_verdicts(files), node_verdicts(files)
+    problems = corpus_problems(MANIFEST, python_verdicts, node_verdicts)
+    assert not problems, f"{len(problems)} problem(s):\n" + "\n".join(problems)
+
+
+Verifier = Callable[[list[Path]], list[Verdict]]
+
+
+def corpus_problems(manifest: list[dict[str, Any]], python: Verifier, node: Verifier) -> list[str]:
+    """Every vector whose verdict or named reason either verifier does not give."""
+    files = [VECTORS / "files" / v["file"] for v in manifest]
+    py, js = python(files), node(files)
     problems = []
-    for v, p, j in zip(MANIFEST, py, js, strict=True):
-        want = v["verdict"] == "accept"
+    for v, p, j in zip(manifest, py, js, strict=True):
         print(
             f"{v['file']} ({v['verdict']} {v['reason']})\n    python: {p.line}\n    node:   {j.line}"
         )
         for name, got in (("python", p), ("node", j)):
             if got.traceback:
                 problems.append(f"{v['file']}: {name} printed a traceback:\n{got.traceback}")
-            elif got.ok != want:
+            elif got.verdict != v["verdict"]:
                 problems.append(f"{v['file']}: {name} says {got.line!r}, not {v['verdict']}")
             elif missing := [w for w in v["reason"] if w not in got.line]:
                 problems.append(f"{v['file']}: {name}'s line lacks {missing}: {got.line!r}")
-    assert not problems, f"{len(problems)} problem(s):\n" + "\n".join(problems)
+    return problems
 
 
 # --- the differential fuzz -----------------------------------------------------------------
@@ -285,7 +307,7 @@ def test_differential_fuzz_finds_no_disagreement(tmp_path: Path) -> None:
             f.write_bytes(mutate(rng, rng.choice(honest)))
             files.append(f)
         for f, p, j in zip(files, python_verdicts(files), node_verdicts(files), strict=True):
-            if p.traceback or j.traceback or p.ok != j.ok:
+            if p.traceback or j.traceback or p.verdict != j.verdict:
                 kept = tmp_path / f"disagree-{f.name}"
                 shutil.copy(f, kept)
                 problems.append(
