@@ -22,6 +22,7 @@ import io
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import time
@@ -80,13 +81,16 @@ def python_verdict(file: Path) -> Verdict:
     return Verdict(code == 0, first, proof=code == LIED and first.startswith("PROOF"))
 
 
-def node_verdicts(files: list[Path]) -> list[Verdict]:
+def node_verdicts(files: list[Path], verifier: Path | None = None) -> list[Verdict]:
+    """The Node verifier's verdicts (``verifier``: another copy's bin/verify.js)."""
+    env = {**os.environ, "TABLETOP_NODE_VERIFY": str(verifier)} if verifier else None
     run = subprocess.run(
         ["node", str(BATCH), KEY, *map(str, files)],
         capture_output=True,
         text=True,
         timeout=300,
         stdin=subprocess.DEVNULL,
+        env=env,
     )
     assert run.returncode == 0, f"the Node batch failed: {run.stderr[-2000:]}"
     out = [json.loads(x) for x in run.stdout.splitlines()]
@@ -151,6 +155,88 @@ def corpus_problems(manifest: list[dict[str, Any]], python: Verifier, node: Veri
     return problems
 
 
+# --- a planted leniency is caught ----------------------------------------------------------
+
+LOG_VECTORS = [v for v in MANIFEST if v["file"].startswith("log-")]
+
+
+def test_a_python_verifier_lenient_on_the_log_lines_numbers_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """logaudit.py planted to take any text where the log line has a number (a tree head's
+    size or time, a leaf index): the corpus catches it on the heads the key holder re-signed
+    with a time of text (+00:00, Arabic-Indic digits)."""
+    from domain import logaudit
+
+    def lenient(value: Any) -> bool:
+        return isinstance(value, str) or (type(value) is int and value >= 0)
+
+    monkeypatch.setattr(logaudit, "_count", lenient)
+    problems = corpus_problems(LOG_VECTORS, python_verdicts, node_verdicts)
+    caught = {p.split(":")[0] for p in problems}
+    assert {"log-timestamp-offset.jsonl", "log-timestamp-arabic.jsonl"} <= caught, problems
+
+
+def planted_node(tmp_path: Path, edit: Callable[[str], str], lib: str = "translog.js") -> Path:
+    """A copy of the Node verifier with ``edit`` made to lib/``lib``; its bin/verify.js."""
+    node = ROOT / "clients" / "node"
+    copy = tmp_path / "clients" / "node"
+    for part in ("bin", "lib", "gen", "proto"):
+        shutil.copytree(node / part, copy / part)
+    shutil.copy(node / "package.json", copy / "package.json")
+    (copy / "node_modules").symlink_to(node / "node_modules")
+    (tmp_path / "protos").symlink_to(ROOT / "protos")
+    planted_file = copy / "lib" / lib
+    source = planted_file.read_text(encoding="utf-8")
+    planted = edit(source)
+    assert planted != source, "the plant changed nothing"
+    planted_file.write_text(planted, encoding="utf-8")
+    return copy / "bin" / "verify.js"
+
+
+def test_a_node_verifier_lenient_on_the_log_lines_heads_is_caught(tmp_path: Path) -> None:
+    """lib/translog.js planted to read the log line's heads without their grammar (as it did
+    before: only their signature was checked): the corpus catches the head with an unsigned
+    key and the heads re-signed by the key holder with a time of text."""
+    verify = planted_node(
+        tmp_path,
+        lambda js: js.replace(
+            "heads.forEach((h, i) => parseHead(h, `${where} head ${i + 1}`));", ""
+        ),
+    )
+    problems = corpus_problems(
+        LOG_VECTORS, python_verdicts, lambda files: node_verdicts(files, verify)
+    )
+    caught = {p.split(":")[0] for p in problems}
+    want = {"log-head-extra-key.jsonl", "log-timestamp-offset.jsonl", "log-timestamp-arabic.jsonl"}
+    assert want <= caught, problems
+
+
+TIME_VECTORS = [v for v in MANIFEST if v["file"] in ("time-offset.jsonl", "hua.jsonl")]
+
+
+def test_a_python_verifier_taking_plus_00_00_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """domain/verify.py planted to read a stored time ending +00:00 as one ending Z."""
+    from domain import verify
+
+    lenient = verify._TIME.pattern.replace("Z", "(?:Z|\\+00:00)")
+    monkeypatch.setattr(verify, "_TIME", re.compile(lenient))
+    problems = corpus_problems(TIME_VECTORS, python_verdicts, node_verdicts)
+    assert [p.split(":")[0] for p in problems] == ["time-offset.jsonl"], problems
+
+
+def test_a_node_verifier_taking_plus_00_00_is_caught(tmp_path: Path) -> None:
+    """lib/verify.js planted to read a stored time ending +00:00 as one ending Z."""
+    strict = "\\.[0-9]{6}Z$/;"
+    verify = planted_node(
+        tmp_path, lambda js: js.replace(strict, "\\.[0-9]{6}(?:Z|\\+00:00)$/;", 1), "verify.js"
+    )
+    problems = corpus_problems(
+        TIME_VECTORS, python_verdicts, lambda files: node_verdicts(files, verify)
+    )
+    assert [p.split(":")[0] for p in problems] == ["time-offset.jsonl"], problems
+
+
 # --- the differential fuzz -----------------------------------------------------------------
 
 SECONDS = float(os.environ.get("CONFORMANCE_SECONDS", "20"))
@@ -213,11 +299,11 @@ def line_swap(rng: random.Random, data: bytes) -> bytes:
     return b"\n".join(lines)
 
 
-def json_edit(rng: random.Random, data: bytes) -> bytes:
-    """A value or key somewhere in one line's JSON changed, the line re-serialized (in one
-    of several spellings)."""
+def json_edit(rng: random.Random, data: bytes, line: int | None = None) -> bytes:
+    """A value or key somewhere in one line's JSON (``line``, else any) changed, the line
+    re-serialized (in one of several spellings)."""
     lines = lines_of(data)
-    i = rng.randrange(len(lines))
+    i = rng.randrange(len(lines)) if line is None else line
     try:
         value = json.loads(lines[i])
     except ValueError:
@@ -280,7 +366,17 @@ def edit_at(value: Any, path: tuple[Any, ...], new: Any, rng: random.Random) -> 
     return value
 
 
+def log_edit(rng: random.Random, data: bytes) -> bytes:
+    """A JSON edit of the log line (a file without one: of any line): its heads, inclusions,
+    paths and numbers; the log line moved or copied is line_swap's and line_dup's."""
+    lines = lines_of(data)
+    at = [i for i, x in enumerate(lines) if x.startswith(b'{"log"')]
+    return json_edit(rng, data, at[-1] if at else None)
+
+
 MUTATORS: list[Callable[[random.Random, bytes], bytes]] = [
+    log_edit,
+    log_edit,
     byte_flip,
     byte_insert,
     truncate,
