@@ -98,10 +98,13 @@ class KeySet:
 
 
 def seal_refs(seals: Iterable[dict[str, Any]], keys: KeySet | None = None) -> list[SealRef]:
-    """The leaves of a record's (verified) seals, in the record's order. A seal's ``key_id`` is
-    not signed: with ``keys``, each leaf is named by the key whose signature verifies (a thief
-    who strips or renames the key ids of a retired key's seals still meets the retired-key
-    rule); without, by the id the seal states (tests that build seals themselves)."""
+    """The leaves of a record's (verified) seals, in the record's order. The leaf is the one
+    the server logged: the seal's signed bytes and the ``key_id`` it states ("" for a seal
+    stored before keys had ids; docs/api.md, "Leaves"), so a seal whose key id was changed
+    is not the logged one. A seal's ``key_id`` is not signed: with ``keys``, the key the
+    retired-key rule applies to is the one whose signature verifies (a thief who strips or
+    renames the key ids of a retired key's seals still meets the rule); without, the id the
+    seal states (tests that build seals themselves)."""
     out = []
     for seal in seals:
         if "match_id" in seal:
@@ -110,10 +113,11 @@ def seal_refs(seals: Iterable[dict[str, Any]], keys: KeySet | None = None) -> li
         else:
             rid = str(seal["game_id"])
             body = records.stored_seal_body(rid, seal)
-        kid = str(seal.get("key_id", ""))
+        stated = str(seal.get("key_id", ""))
+        kid = stated
         if keys is not None:
             kid = _signer(keys, kid, str(seal["signature"]), body, seal)
-        leaf = translog.leaf_hash(translog.leaf_data(body, kid))
+        leaf = translog.leaf_hash(translog.leaf_data(body, stated))
         out.append(SealRef(rid, seal["first"], seal["last"], kid, leaf))
     return out
 

@@ -217,7 +217,10 @@ def parse_export(lines: Iterable[str]) -> list[Record]:
     by the grammar docs/api.md gives ("The export grammar"): one form per file (its first
     line's), every line's keys exactly, versions 1..N in line order. A final log line is
     read by its grammar and left out (``parse_export_log`` returns it)."""
-    return parse_export_log(lines)[0]
+    try:
+        return parse_export_log(lines)[0]
+    except HeadsOutOfOrder as exc:  # a reader without the keys: the grammar's refusal
+        raise AuditFailure(str(exc)) from None
 
 
 def parse_export_log(lines: Iterable[str]) -> tuple[list[Record], LogProofs | None]:

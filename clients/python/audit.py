@@ -139,20 +139,23 @@ def cmd_key() -> None:
 )
 @option("--match", "match_id", help="export this whole match instead of one game")
 @option(
-    "--log",
+    "--log/--no-log",
     "with_log",
-    is_flag=True,
-    help="end with the log line: a tree head and every seal's inclusion proof, for offline "
-    "checks against the transparency log",
+    default=None,
+    help="end with the log line (the default): a signed tree head and every seal's inclusion "
+    "proof, so the file verifies against the transparency log offline; --log fails if the "
+    "server cannot prove the record's seals (without it, a warning and no log line); "
+    "--no-log leaves it out",
 )
 def cmd_export(
     game_id: str | None,
     token: str | None,
     output: str | None,
     match_id: str | None,
-    with_log: bool,
+    with_log: bool | None,
 ) -> None:
-    """Write a game's history (or a whole match's) as JSON Lines, one stored event per line."""
+    """Write a game's history (or a whole match's) as JSON Lines, one stored event per line,
+    then the log line: the transparency log's proofs of its seals (docs/api.md)."""
     if bool(game_id) == bool(match_id):
         raise click.UsageError("give a GAME_ID or --match MATCH_ID (one of them)")
     with TableClient(shared().target) as client:
@@ -163,8 +166,13 @@ def cmd_export(
         else:
             lines = list(export_lines(client.as_viewer(game_id or "", token).history()))
             logged = [("game", game_id or "")]
-        if with_log:
-            lines.append(audit_log.export_log_line(client, logged))
+        if with_log is not False:
+            try:
+                lines.append(audit_log.export_log_line(client, logged))
+            except LogFailure as exc:  # a server without the log, or that does not know it
+                if with_log:
+                    raise click.ClickException(str(exc)) from None
+                print(f"tabletop-audit export: {exc}; the export has no log line", file=sys.stderr)
     out = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
     try:
         for line in lines:

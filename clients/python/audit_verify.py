@@ -207,7 +207,10 @@ def parse_match_lines(
     lines: Iterable[str],
 ) -> tuple[str, list[MatchRecord], dict[str, list[Record]]]:
     """A match export read back: the match id, its records and every hand's records."""
-    match_id, records, hands, _ = parse_match_lines_log(lines)
+    try:
+        match_id, records, hands, _ = parse_match_lines_log(lines)
+    except HeadsOutOfOrder as exc:  # a reader without the keys: the grammar's refusal
+        raise AuditFailure(str(exc)) from None
     return match_id, records, hands
 
 

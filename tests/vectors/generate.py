@@ -878,6 +878,12 @@ def records_seal_body(seal: Line) -> bytes:
     return records.stored_seal_body(seal["game_id"], seal)
 
 
+def key_id_stripped(lines: list[Line]) -> None:
+    """The first seal's key id (not signed) emptied: its signature still verifies with the
+    given key, but its leaf is not the one the server logged (the seal's stated key id)."""
+    del next(x for x in lines[:-1] if x["seal"])["seal"]["key_id"]
+
+
 def older(lines: list[Line], g: Games) -> None:
     log_of(lines)["heads"] = [copy.deepcopy(g.older_head)]
 
@@ -960,6 +966,12 @@ def log_mutations(g: Games) -> list[Vector]:
             "the proofs held against a head (signed) of a smaller tree",
             smaller_head,
             ("the seal of versions", proof_problem(g, lambda ls: older(ls, g))),
+        ),
+        (
+            "log-seal-key-id-stripped",
+            "a seal's (unsigned) key id left out: the record verifies, the leaf is not logged",
+            logged(key_id_stripped),
+            ("the seal of versions", proof_problem(g, key_id_stripped)),
         ),
         (
             "log-seal-missing",
