@@ -155,6 +155,35 @@ def corpus_problems(manifest: list[dict[str, Any]], python: Verifier, node: Veri
     return problems
 
 
+def test_a_log_line_with_a_forked_head_is_the_same_proof_in_verify_and_compare() -> None:
+    """log-fork.jsonl: two signed heads of one log and size with different roots. verify and
+    compare print the same proof in both verifiers (exit 3); the same head twice proves
+    nothing and is the grammar's refusal (exit 1), in both."""
+    for name, status in (("log-fork.jsonl", LIED), ("log-head-twice.jsonl", 1)):
+        file = str(VECTORS / "files" / name)
+        for command in (["verify", "--file", file], ["compare", "--file", file]):
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    code = audit.main(["-q", *command, "--public-key", KEY])
+                except SystemExit as exc:
+                    code = exc.code
+            js = subprocess.run(
+                ["node", str(ROOT / "clients" / "node" / "bin" / "verify.js")]
+                + (["compare", "--file"] if command[0] == "compare" else [])
+                + [file, "--public-key", KEY],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                stdin=subprocess.DEVNULL,
+            )
+            said = (code, out.getvalue(), err.getvalue())
+            assert said == (js.returncode, js.stdout, js.stderr), (name, command)
+            assert code == status, said
+            if status == LIED:
+                assert out.getvalue().startswith("PROOF: the server signed two different")
+
+
 # --- a planted leniency is caught ----------------------------------------------------------
 
 LOG_VECTORS = [v for v in MANIFEST if v["file"].startswith("log-")]
