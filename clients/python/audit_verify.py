@@ -58,20 +58,23 @@ def json_objects(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
     by the verifier's bounded reader (a hand's own lines are then read by ``parse_export``)."""
     for n, line in enumerate(lines, start=1):
         data = _bounded_json(line, n)
-        if data is None:
-            continue
-        if not isinstance(data, dict):
-            raise AuditFailure(f"line {n} is not a JSON object; {MAKE_EXPORT}")
-        yield n, data
+        if data is not None:
+            yield n, data
 
 
-def _bounded_json(line: str, n: int) -> Any:
-    """Line ``n`` as JSON (None if blank), as ``parse_export`` reads a line: a line longer
-    than MAX_LINE, deep nesting, a huge integer or bad JSON is one AuditFailure."""
+def _bounded_json(line: str, n: int) -> dict[str, Any] | None:
+    """Line ``n`` as a JSON object (None if blank), as ``parse_export`` reads a line: a line
+    longer than MAX_LINE, deep nesting, a huge integer, bad JSON or JSON that is not an
+    object (``null`` too: it is not a blank line) is one AuditFailure."""
     if len(line) > MAX_LINE:
         raise AuditFailure(f"line {n} is longer than {MAX_LINE} characters")
     text = line.strip(" \t\r\n")  # JSON's whitespace only, as parse_export strips
-    return load_line(text, f"line {n}") if text else None
+    if not text:
+        return None
+    data = load_line(text, f"line {n}")
+    if not isinstance(data, dict):
+        raise AuditFailure(f"line {n} is not a JSON object; {MAKE_EXPORT}")
+    return data
 
 
 @dataclass(frozen=True)
@@ -289,7 +292,7 @@ def is_match_export(path: str) -> bool:
         for n, line in enumerate(read_lines(f), start=1):
             data = _bounded_json(line, n)
             if data is not None:
-                return isinstance(data, dict) and "match" in data
+                return "match" in data
     return False
 
 

@@ -625,6 +625,11 @@ def match_extra_key(g: Games) -> bytes:
     return text(dump(lines))
 
 
+def match_null_line(g: Games) -> bytes:
+    """The match's log line replaced by JSON's null (not a blank line, not an object)."""
+    return text([*dump(match_prefix(g)), "null"])
+
+
 def match_truncated(g: Games) -> bytes:
     """The match's last hand dropped, MatchEnded and the match chain kept as they were."""
     lines = copy.deepcopy(g.match)
@@ -1179,6 +1184,12 @@ MUTATIONS: list[tuple[str, str, Mutation, tuple[str, ...]]] = [
     ("match-no-hand", "a hand's line without its hand number", hand_line_without_hand, ("hand",)),
     ("match-extra-key", "an unsigned key beside a match fact", match_extra_key, ("match fact",)),
     ("match-truncated", "the last hand dropped", match_truncated, ("hand 2",)),
+    (
+        "match-null-line",
+        "a line of JSON null where the log line was",
+        match_null_line,
+        ("is not a JSON object",),
+    ),
     ("match-interleaved", "two hands' lines interleaved", match_hands_interleaved, ("hand",)),
     (
         "match-cut-resealed",
