@@ -30,11 +30,21 @@ _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 _HEX16 = re.compile(r"[0-9a-f]{16}")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _HEX128 = re.compile(r"[0-9a-f]{128}")
-_MAX_INT = 2**63 - 1
+_MAX_INT = 2**53 - 1  # a size, index or time is an integer JSON readers agree on (docs/api.md)
 
 
 class LogFailure(Exception):
     """The record's seals fail against the log; the message is the verifier's one line."""
+
+
+class HeadsOutOfOrder(LogFailure):
+    """A log line whose heads are not one a log in log_id order: refused by the grammar,
+    unless two of them are validly signed heads of one log and size with different roots,
+    a proof of a forked log (the verifier holds ``heads`` against its keys: exit 3)."""
+
+    def __init__(self, message: str, heads: tuple[translog.TreeHead, ...]) -> None:
+        super().__init__(message)
+        self.heads = heads
 
 
 @dataclass(frozen=True)
@@ -88,10 +98,13 @@ class KeySet:
 
 
 def seal_refs(seals: Iterable[dict[str, Any]], keys: KeySet | None = None) -> list[SealRef]:
-    """The leaves of a record's (verified) seals, in the record's order. A seal's ``key_id`` is
-    not signed: with ``keys``, each leaf is named by the key whose signature verifies (a thief
-    who strips or renames the key ids of a retired key's seals still meets the retired-key
-    rule); without, by the id the seal states (tests that build seals themselves)."""
+    """The leaves of a record's (verified) seals, in the record's order. The leaf is the one
+    the server logged: the seal's signed bytes and the ``key_id`` it states ("" for a seal
+    stored before keys had ids; docs/api.md, "Leaves"), so a seal whose key id was changed
+    is not the logged one. A seal's ``key_id`` is not signed: with ``keys``, the key the
+    retired-key rule applies to is the one whose signature verifies (a thief who strips or
+    renames the key ids of a retired key's seals still meets the rule); without, the id the
+    seal states (tests that build seals themselves)."""
     out = []
     for seal in seals:
         if "match_id" in seal:
@@ -100,10 +113,11 @@ def seal_refs(seals: Iterable[dict[str, Any]], keys: KeySet | None = None) -> li
         else:
             rid = str(seal["game_id"])
             body = records.stored_seal_body(rid, seal)
-        kid = str(seal.get("key_id", ""))
+        stated = str(seal.get("key_id", ""))
+        kid = stated
         if keys is not None:
             kid = _signer(keys, kid, str(seal["signature"]), body, seal)
-        leaf = translog.leaf_hash(translog.leaf_data(body, kid))
+        leaf = translog.leaf_hash(translog.leaf_data(body, stated))
         out.append(SealRef(rid, seal["first"], seal["last"], kid, leaf))
     return out
 
@@ -143,7 +157,7 @@ def parse_log_line(data: Any, where: str) -> LogProofs:
     parsed = tuple(parse_head(h, f"{where} head {i + 1}") for i, h in enumerate(heads))
     ids = [h.log_id for h in parsed]
     if ids != sorted(set(ids)):
-        raise LogFailure(f"{where}: the heads are not sorted by log_id, one a log")
+        raise HeadsOutOfOrder(f"{where}: the heads are not sorted by log_id, one a log", parsed)
     entries = tuple(_inclusion(x, f"{where} inclusion {i + 1}") for i, x in enumerate(inclusions))
     return LogProofs(parsed, entries)
 

@@ -30,7 +30,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from domain import match
 from domain import table as tables
 from domain.engine import DomainError
-from domain.logaudit import LogFailure, LogProofs, parse_log_line
+from domain.logaudit import HeadsOutOfOrder, LogFailure, LogProofs, parse_log_line
 from domain.match import records as match_records
 from domain.registry import rules_for
 from domain.table.deal import commitment
@@ -217,7 +217,10 @@ def parse_export(lines: Iterable[str]) -> list[Record]:
     by the grammar docs/api.md gives ("The export grammar"): one form per file (its first
     line's), every line's keys exactly, versions 1..N in line order. A final log line is
     read by its grammar and left out (``parse_export_log`` returns it)."""
-    return parse_export_log(lines)[0]
+    try:
+        return parse_export_log(lines)[0]
+    except HeadsOutOfOrder as exc:  # a reader without the keys: the grammar's refusal
+        raise AuditFailure(str(exc)) from None
 
 
 def parse_export_log(lines: Iterable[str]) -> tuple[list[Record], LogProofs | None]:
@@ -240,10 +243,16 @@ def parse_export_log(lines: Iterable[str]) -> tuple[list[Record], LogProofs | No
         if logged is not None:
             raise AuditFailure(f"line {n} follows the log line, which ends an export")
         if "log" in data:
-            if form != "stored":
-                raise AuditFailure(f"line {n}: a log line ends a `tabletop-audit export` only")
+            if form == "events":
+                raise AuditFailure(
+                    f"line {n}: a `tabletop export` (event and view lines) has no log line"
+                )
+            if not form:
+                raise AuditFailure(f"line {n}: the log line ends the file, after the record")
             try:
                 logged = parse_log_line(data, f"line {n}")
+            except HeadsOutOfOrder:
+                raise  # perhaps a proof of a forked log: the verifier holds it against its keys
             except LogFailure as exc:
                 raise AuditFailure(str(exc)) from None
             continue

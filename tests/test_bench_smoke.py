@@ -59,6 +59,16 @@ def test_a_merged_run_keeps_other_sections_and_takes_the_notes_as_they_are_now()
     old = ["# Benchmarks", "", "## A", "old a", "", "## B", "old b", "", notes[0], "stale notes"]
     out = _merged(old, [["## B", "new b"], ["## C", "new c"]])
     assert out[: out.index(notes[0])] == [
-        "# Benchmarks", "", "## A", "old a", "", "## B", "new b", "", "## C", "new c", "",
+        "# Benchmarks",
+        "",
+        "## A",
+        "old a",
+        "",
+        "## B",
+        "new b",
+        "",
+        "## C",
+        "new c",
+        "",
     ]
     assert out[out.index(notes[0]) :] == notes and "stale notes" not in out

@@ -67,6 +67,7 @@ from clients.python.exports import export_lines
 from clients.python.replay_html import write_from_records
 from domain import translog
 from domain.logaudit import (
+    HeadsOutOfOrder,
     KeySet,
     LogFailure,
     LogProofs,
@@ -138,20 +139,23 @@ def cmd_key() -> None:
 )
 @option("--match", "match_id", help="export this whole match instead of one game")
 @option(
-    "--log",
+    "--log/--no-log",
     "with_log",
-    is_flag=True,
-    help="end with the log line: a tree head and every seal's inclusion proof, for offline "
-    "checks against the transparency log",
+    default=None,
+    help="end with the log line (the default): a signed tree head and every seal's inclusion "
+    "proof, so the file verifies against the transparency log offline; --log fails if the "
+    "server cannot prove the record's seals (without it, a warning and no log line); "
+    "--no-log leaves it out",
 )
 def cmd_export(
     game_id: str | None,
     token: str | None,
     output: str | None,
     match_id: str | None,
-    with_log: bool,
+    with_log: bool | None,
 ) -> None:
-    """Write a game's history (or a whole match's) as JSON Lines, one stored event per line."""
+    """Write a game's history (or a whole match's) as JSON Lines, one stored event per line,
+    then the log line: the transparency log's proofs of its seals (docs/api.md)."""
     if bool(game_id) == bool(match_id):
         raise click.UsageError("give a GAME_ID or --match MATCH_ID (one of them)")
     with TableClient(shared().target) as client:
@@ -162,8 +166,13 @@ def cmd_export(
         else:
             lines = list(export_lines(client.as_viewer(game_id or "", token).history()))
             logged = [("game", game_id or "")]
-        if with_log:
-            lines.append(audit_log.export_log_line(client, logged))
+        if with_log is not False:
+            try:
+                lines.append(audit_log.export_log_line(client, logged))
+            except LogFailure as exc:  # a server without the log, or that does not know it
+                if with_log:
+                    raise click.ClickException(str(exc)) from None
+                print(f"tabletop-audit export: {exc}; the export has no log line", file=sys.stderr)
     out = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
     try:
         for line in lines:
@@ -307,7 +316,10 @@ def _verify(
         key = list(keyset.keys.values())
         if path:
             with open(path, encoding="utf-8", newline="\n") as f:  # lines end in LF only
-                records, line = parse_export_log(read_lines(f))
+                try:
+                    records, line = parse_export_log(read_lines(f))
+                except HeadsOutOfOrder as exc:
+                    _fork_or_refuse(exc, path, keyset)
         else:
             viewer = client.as_viewer(game_id or "", token)
             ended_or_refuse(viewer.view())
@@ -346,6 +358,15 @@ def _receipt_heads(path: str, keyset: KeySet, known: list[tuple[str, translog.Tr
     if found:
         raise Forked(found)
     return f"; {len(carried)} tree head(s) they carry signed and consistent" if carried else ""
+
+
+def _fork_or_refuse(exc: HeadsOutOfOrder, path: str, keyset: KeySet) -> NoReturn:
+    """A log line with two heads of one log: two validly signed ones of one size with
+    different roots prove a forked log (exit 3), else the grammar refuses the line."""
+    found = audit_log.fork_proofs([(f"{path} log line", h) for h in exc.heads], keyset)
+    if found:
+        raise Forked(found) from None
+    raise exc
 
 
 class Forked(Exception):
@@ -476,7 +497,10 @@ def verify_whole_match(
         key = list(keyset.keys.values())
         if path:
             with open(path, encoding="utf-8", newline="\n") as f:  # lines end in LF only
-                found, records, hands, line = parse_match_lines_log(read_lines(f))
+                try:
+                    found, records, hands, line = parse_match_lines_log(read_lines(f))
+                except HeadsOutOfOrder as exc:
+                    _fork_or_refuse(exc, path, keyset)
         else:
             lines = list(match_export_lines(client, match_id or "", token))
             found, records, hands, line = parse_match_lines_log(lines)
@@ -573,8 +597,15 @@ def _prove(
     records, seen = None, list(audit_log.read_heads(heads)) if heads else []
     if path:
         with open(path, encoding="utf-8", errors="replace") as f:
-            records, line = parse_export_log(read_lines(f))
-        seen += [(f"{path} log line", h) for h in (line.heads if line else ())]
+            try:
+                records, line = parse_export_log(read_lines(f))
+                seen += [(f"{path} log line", h) for h in (line.heads if line else ())]
+            except HeadsOutOfOrder as exc:  # its heads may prove a forked log
+                if not audit_log.fork_proofs(
+                    [(f"{path} log line", h) for h in exc.heads], KeySet.plain(keys)
+                ):
+                    raise
+                seen += [(f"{path} log line", h) for h in exc.heads]
     saved = []
     for name in receipts:
         with open(name, encoding="utf-8", errors="replace") as f:

@@ -142,10 +142,14 @@ def match_seals(facts: list[MatchRecord], hands: dict[str, list[Record]]) -> lis
 
 
 def export_log_line(client: TableClient, records: Iterable[tuple[str, str]]) -> str:
-    """``tabletop-audit export --log``'s last line."""
+    """``tabletop-audit export``'s last line (LogFailure: the server has no proofs of the
+    record, a server without the log or a record it does not know)."""
     from domain.logaudit import log_line
 
-    return canonical(log_line(server_proofs(client, records)))
+    proofs = server_proofs(client, records)
+    if proofs.missing:
+        raise LogFailure(f"no proof of its seals in the transparency log ({proofs.missing})")
+    return canonical(log_line(proofs))
 
 
 # --- tree heads seen --------------------------------------------------------------------------

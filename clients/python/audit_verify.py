@@ -13,7 +13,7 @@ from typing import IO, Any
 
 from clients.python.client import TableClient
 from clients.python.exports import export_lines
-from domain.logaudit import LogFailure, LogProofs, parse_log_line
+from domain.logaudit import HeadsOutOfOrder, LogFailure, LogProofs, parse_log_line
 from domain.table.records import canonical, key_id
 from domain.verify import (
     MAKE_EXPORT,
@@ -58,20 +58,23 @@ def json_objects(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
     by the verifier's bounded reader (a hand's own lines are then read by ``parse_export``)."""
     for n, line in enumerate(lines, start=1):
         data = _bounded_json(line, n)
-        if data is None:
-            continue
-        if not isinstance(data, dict):
-            raise AuditFailure(f"line {n} is not a JSON object; {MAKE_EXPORT}")
-        yield n, data
+        if data is not None:
+            yield n, data
 
 
-def _bounded_json(line: str, n: int) -> Any:
-    """Line ``n`` as JSON (None if blank), as ``parse_export`` reads a line: a line longer
-    than MAX_LINE, deep nesting, a huge integer or bad JSON is one AuditFailure."""
+def _bounded_json(line: str, n: int) -> dict[str, Any] | None:
+    """Line ``n`` as a JSON object (None if blank), as ``parse_export`` reads a line: a line
+    longer than MAX_LINE, deep nesting, a huge integer, bad JSON or JSON that is not an
+    object (``null`` too: it is not a blank line) is one AuditFailure."""
     if len(line) > MAX_LINE:
         raise AuditFailure(f"line {n} is longer than {MAX_LINE} characters")
     text = line.strip(" \t\r\n")  # JSON's whitespace only, as parse_export strips
-    return load_line(text, f"line {n}") if text else None
+    if not text:
+        return None
+    data = load_line(text, f"line {n}")
+    if not isinstance(data, dict):
+        raise AuditFailure(f"line {n} is not a JSON object; {MAKE_EXPORT}")
+    return data
 
 
 @dataclass(frozen=True)
@@ -207,7 +210,10 @@ def parse_match_lines(
     lines: Iterable[str],
 ) -> tuple[str, list[MatchRecord], dict[str, list[Record]]]:
     """A match export read back: the match id, its records and every hand's records."""
-    match_id, records, hands, _ = parse_match_lines_log(lines)
+    try:
+        match_id, records, hands, _ = parse_match_lines_log(lines)
+    except HeadsOutOfOrder as exc:  # a reader without the keys: the grammar's refusal
+        raise AuditFailure(str(exc)) from None
     return match_id, records, hands
 
 
@@ -224,8 +230,12 @@ def parse_match_lines_log(
         if logged is not None:
             raise AuditFailure(f"line {n} follows the log line, which ends an export")
         if "log" in data:
+            if not records and not hands:
+                raise AuditFailure(f"line {n}: the log line ends the file, after the record")
             try:
                 logged = parse_log_line(data, f"line {n}")
+            except HeadsOutOfOrder:
+                raise  # perhaps a proof of a forked log: the verifier holds it against its keys
             except LogFailure as exc:
                 raise AuditFailure(str(exc)) from None
         elif "match" in data:
@@ -282,7 +292,7 @@ def is_match_export(path: str) -> bool:
         for n, line in enumerate(read_lines(f), start=1):
             data = _bounded_json(line, n)
             if data is not None:
-                return isinstance(data, dict) and "match" in data
+                return "match" in data
     return False
 
 

@@ -26,7 +26,9 @@ SEED = 20_000
     ("kind", "seats", "games", "least"),
     [("huaniao", 2, 200, 0.70), ("zipai", 2, 100, 0.70)],
 )
-def test_two_seats_the_heuristic_wins_most_games(kind: str, seats: int, games: int, least: float) -> None:
+def test_two_seats_the_heuristic_wins_most_games(
+    kind: str, seats: int, games: int, least: float
+) -> None:
     m = match(kind, seats, games, SEED)
     assert m.share >= least, f"seed={SEED}: {kind} heuristic won {m.wins}/{games}"
 

@@ -113,7 +113,10 @@ def test_card_names_are_coloured() -> None:
 
 
 def test_options_work_after_the_command_and_from_the_environment(
-    server: ServerProcess, game: dict, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch  # type: ignore[type-arg]
+    server: ServerProcess,
+    game: dict,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[type-arg]
 ) -> None:
     gid = game["game_id"]
     after = json.loads(run(capsys, "view", gid, "--target", server.target, "--json"))
@@ -137,14 +140,18 @@ def test_every_option_shows_its_environment_variable(capsys: pytest.CaptureFixtu
     for command in ("play", "replay", "bots", "create", "watch", "report"):
         cli.main([command, "--help"])
         out = capsys.readouterr().out.split("Options:")[1]
-        options = [ln for ln in out.splitlines() if re.match(r"  (-\w, )?--", ln)]  # not wrapped text
+        options = [
+            ln for ln in out.splitlines() if re.match(r"  (-\w, )?--", ln)
+        ]  # not wrapped text
         options = [o for o in options if "--help" not in o]
         assert re.sub(r"\s+", " ", out).count("env var:") == len(options), command
         assert "TABLETOP_TARGET" in out
 
 
 def test_replay_diff_full_and_past_the_end(
-    server: ServerProcess, game: dict, capsys: pytest.CaptureFixture[str]  # type: ignore[type-arg]
+    server: ServerProcess,
+    game: dict,
+    capsys: pytest.CaptureFixture[str],  # type: ignore[type-arg]
 ) -> None:
     t = ["--target", server.target, "-q"]
     gid = game["game_id"]
@@ -162,14 +169,26 @@ def test_create_prints_and_saves_every_token(
     server: ServerProcess, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     path = tmp_path / "tokens.json"
-    out = run(capsys, "--target", server.target, "create", "--players", "a,b,c,d", "--tokens-file", str(path))
+    out = run(
+        capsys,
+        "--target",
+        server.target,
+        "create",
+        "--players",
+        "a,b,c,d",
+        "--tokens-file",
+        str(path),
+    )
     saved = json.loads(path.read_text())
     assert saved["arbiter_token"] in out and len(saved["seats"]) == 4
     assert all(t in out for t in saved["seats"].values())
 
 
 def test_verify_reads_both_export_forms(
-    server: ServerProcess, game: dict, capsys: pytest.CaptureFixture[str], tmp_path: Path  # type: ignore[type-arg]
+    server: ServerProcess,
+    game: dict,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,  # type: ignore[type-arg]
 ) -> None:
     from clients.python import audit
 
@@ -183,7 +202,9 @@ def test_verify_reads_both_export_forms(
         out = capsys.readouterr().out
         assert out.startswith("verified:") and "moves" in out, out
     reformatted = tmp_path / "pretty.jsonl"
-    reformatted.write_text("\n".join(json.dumps(json.loads(ln)) for ln in canonical.read_text().splitlines()))
+    reformatted.write_text(
+        "\n".join(json.dumps(json.loads(ln)) for ln in canonical.read_text().splitlines())
+    )
     audit.main(["verify", "--file", str(reformatted), "--target", server.target])
     assert capsys.readouterr().out.startswith("verified:")
     with pytest.raises(SystemExit):

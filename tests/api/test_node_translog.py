@@ -96,8 +96,8 @@ def test_node_fails_a_thiefs_new_game_with_the_retired_key(rotated: Any, capsys:
     reason = f"is signed by retired key {old.key_id}, retired at tree size {size}"
     data = rotated["data"]
     keys = key_set(capsys, server.target, data / "node-keys.json")
-    for flags in ([], ["--log"]):  # without the log line, and with the thief's own
-        path = data / f"node-stolen{len(flags)}.jsonl"
+    for flags in (["--no-log"], ["--log"]):  # without the log line, and with the thief's own
+        path = data / f"node-stolen{flags[0]}.jsonl"
         status, _ = audit(
             capsys, "--target", thief.target, "export", rotated["stolen"], *flags, "-o", str(path)
         )
@@ -118,18 +118,20 @@ def test_node_still_verifies_the_games_signed_before_the_rotation(  # noqa: F811
     server, data = rotated["server"], rotated["data"]
     keys = key_set(capsys, server.target, data / "node-keys2.json")
     for game in (rotated["before"], rotated["after"]):
-        for flags in ([], ["--log"]):
-            path = data / f"node-{game}{len(flags)}.jsonl"
+        for flags in (["--no-log"], ["--log"]):
+            path = data / f"node-{game}{flags[0]}.jsonl"
             status, out = audit(
                 capsys, "--target", server.target, "export", game, *flags, "-o", str(path)
             )
             assert status == 0, out
             py_status, py_out = audit(capsys, "verify", "--file", str(path), "--keys", str(keys))
             status, out = node(path, keys)
-            if flags or game == rotated["after"]:
+            if flags == ["--log"] or game == rotated["after"]:
                 assert (py_status, status) == (0, 0), (py_out, out)
                 assert out.startswith(f"verified game {game}: "), out
-                words = "transparency log: all " if flags else "not checked (no log line)"
+                words = (
+                    "transparency log: all " if "--log" in flags else "not checked (no log line)"
+                )
                 assert words in out and words in py_out, (py_out, out)
             else:
                 reason = f"is signed by retired key {rotated['old'].key_id}, retired at tree size "
@@ -177,7 +179,8 @@ def test_node_compare_proves_a_forked_log_as_python_does(served: Any, capsys: An
     server, game_id, data = served
     real, forged, alien = signed_heads(server)
     plain = data / "node-fork-plain.jsonl"
-    assert audit(capsys, "--target", server.target, "export", game_id, "-o", str(plain))[0] == 0
+    export = ["export", game_id, "--no-log", "-o", str(plain)]
+    assert audit(capsys, "--target", server.target, *export)[0] == 0
     keys = key_set(capsys, server.target, data / "node-fork-keys.json")
     heads = write_heads(data / "node-fork-heads.jsonl", real, forged)
     args = ["compare", "--file", str(plain), "--heads", str(heads)]
@@ -238,7 +241,8 @@ def test_node_verify_with_target_asks_the_server_and_checks_consistency(  # noqa
     server, game_id, data = served
     real, _, _ = signed_heads(server)
     plain = data / "node-target-plain.jsonl"
-    assert audit(capsys, "--target", server.target, "export", game_id, "-o", str(plain))[0] == 0
+    export = ["export", game_id, "--no-log", "-o", str(plain)]
+    assert audit(capsys, "--target", server.target, *export)[0] == 0
     py_status, py_out = audit(capsys, "--target", server.target, "verify", "--file", str(plain))
     status, out, err = node_run(str(plain), "--target", server.target)
     assert (py_status, status, err) == (0, 0, ""), (py_out, err)
@@ -277,8 +281,8 @@ def test_node_with_target_fails_a_thiefs_game_as_python_does(rotated: Any, capsy
     does not know the thief's game, so nothing proves its seals below the size: the same
     failure line in both, with and without the thief's own log line."""
     server, thief, data = rotated["server"], rotated["thief"], rotated["data"]
-    for flags in ([], ["--log"]):
-        path = data / f"node-target-stolen{len(flags)}.jsonl"
+    for flags in (["--no-log"], ["--log"]):
+        path = data / f"node-target-stolen{flags[0]}.jsonl"
         status, _ = audit(
             capsys, "--target", thief.target, "export", rotated["stolen"], *flags, "-o", str(path)
         )
@@ -351,7 +355,7 @@ def thiefs_stripped_game(rotated: Any, capsys: Any) -> tuple[Path, Path]:  # noq
     server, thief, data = rotated["server"], rotated["thief"], rotated["data"]
     path = data / "node-stolen-plain.jsonl"
     status, _ = audit(
-        capsys, "--target", thief.target, "export", rotated["stolen"], "-o", str(path)
+        capsys, "--target", thief.target, "export", rotated["stolen"], "--no-log", "-o", str(path)
     )
     assert status == 0
     stripped = stripped_of_key_ids(path, data / "node-stolen-stripped.jsonl")

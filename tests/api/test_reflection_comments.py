@@ -40,9 +40,7 @@ def test_reflection_serves_rpc_and_field_comments(server: ServerProcess) -> None
     main = files["tabletop/v1/tabletop.proto"]
     service = main.service[0]
     i = [m.name for m in service.method].index("LegalMoves")
-    assert "what the caller's seat may do now" in comment(
-        main, [SERVICE_PATH, 0, METHOD_PATH, i]
-    )
+    assert "what the caller's seat may do now" in comment(main, [SERVICE_PATH, 0, METHOD_PATH, i])
     msg = [m.name for m in main.message_type].index("LegalMovesResponse")
     fields = [f.name for f in main.message_type[msg].field]
     assert "the game's own" in comment(

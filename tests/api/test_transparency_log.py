@@ -159,16 +159,28 @@ def test_bad_arguments_name_the_field_and_append_nothing(served: Any) -> None:
 def test_an_export_with_its_log_line_verifies_offline_and_a_missing_seal_fails(
     served: Any, capsys: Any
 ) -> None:
+    """`tabletop-audit export` ends with the log line by default (--log the same), so the
+    file verifies against the log offline; --no-log leaves it out, and that file verifies
+    as before, its log not checked."""
     server, game_id, data = served
     path, keys = data / "logged.jsonl", data / "keys.json"
-    status, _ = audit(
-        capsys, "--target", server.target, "export", game_id, "--log", "-o", str(path)
-    )
+    status, _ = audit(capsys, "--target", server.target, "export", game_id, "-o", str(path))
     assert status == 0
     status, out = audit(capsys, "--target", server.target, "--json", "key")
     keys.write_text(out)
     status, out = audit(capsys, "verify", "--file", str(path), "--keys", str(keys))
     assert status == 0 and "transparency log: all" in out, out
+    plain, flagged = data / "no-log.jsonl", data / "flag-log.jsonl"
+    for flag, file in (("--no-log", plain), ("--log", flagged)):
+        assert (
+            audit(capsys, "--target", server.target, "export", game_id, flag, "-o", str(file))[0]
+            == 0
+        )
+    assert plain.read_text().splitlines() == path.read_text().splitlines()[:-1]
+    assert flagged.read_text().splitlines()[:-1] == plain.read_text().splitlines()
+    assert json.loads(flagged.read_text().splitlines()[-1]).keys() == {"log"}
+    status, out = audit(capsys, "verify", "--file", str(plain), "--keys", str(keys))
+    assert status == 0 and "transparency log: not checked (no log line)" in out, out
     lines = path.read_text().splitlines()
     line = json.loads(lines[-1])
     dropped = {"log": {**line["log"], "inclusions": line["log"]["inclusions"][:-1]}}
@@ -216,7 +228,8 @@ def test_two_heads_of_one_size_with_two_roots_prove_a_fork(served: Any, capsys: 
     heads = data / "heads.jsonl"
     heads.write_text(json.dumps(real.to_json()) + "\n" + json.dumps(forged.to_json()) + "\n")
     path = data / "plain.jsonl"
-    assert audit(capsys, "--target", server.target, "export", game_id, "-o", str(path))[0] == 0
+    export = ["export", game_id, "--no-log", "-o", str(path)]
+    assert audit(capsys, "--target", server.target, *export)[0] == 0
     status, out = audit(
         capsys, "--target", server.target, "compare", "--file", str(path), "--heads", str(heads)
     )
@@ -290,8 +303,8 @@ def test_a_thiefs_new_game_with_the_retired_key_fails(rotated: Any, capsys: Any)
     (size,) = statement.logs.values()
     reason = f"is signed by retired key {old.key_id}, retired at tree size {size}"
     data = rotated["data"]
-    for flags in ([], ["--log"]):  # without the log line, and with the thief's own
-        path = data / f"stolen{len(flags)}.jsonl"
+    for flags in (["--no-log"], ["--log"]):  # without the log line, and with the thief's own
+        path = data / f"stolen{flags[0]}.jsonl"
         status, _ = audit(
             capsys, "--target", thief.target, "export", rotated["stolen"], *flags, "-o", str(path)
         )

@@ -455,7 +455,9 @@ def test_the_page_speaks_english_on_a_toggle_that_it_remembers(
         # a reload keeps the language
         go_to(browser, page, f"#v={mid['version']}&viewer=1")
         assert browser.execute_script("return document.body.dataset.lang") == "en"
-        assert browser.find_element(By.CSS_SELECTOR, "#seats .seat .seat-name").text.startswith("seat ")
+        assert browser.find_element(By.CSS_SELECTOR, "#seats .seat .seat-name").text.startswith(
+            "seat "
+        )
         screenshot(browser, "console-english")
     finally:
         browser.find_element(By.ID, "lang").click()

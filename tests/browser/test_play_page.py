@@ -486,13 +486,15 @@ def test_a_whole_game_against_bots_from_the_page(
     assert status == "0" and said.startswith("verified game ") and "receipts: " in said, said
     # the finished game's replay is kept on the device for offline viewing (/replays/GAME)
     WebDriverWait(browser, 15).until(
-        lambda b: b.execute_async_script(
-            "const done = arguments[arguments.length - 1];"
-            "caches.open('tabletop-replays-v1').then((c) => c.match('/replays/' + arguments[0]))"
-            ".then((r) => (r ? r.text() : '')).then((t) => done(t.length), () => done(0));",
-            gid,
+        lambda b: (
+            b.execute_async_script(
+                "const done = arguments[arguments.length - 1];"
+                "caches.open('tabletop-replays-v1').then((c) => c.match('/replays/' + arguments[0]))"
+                ".then((r) => (r ? r.text() : '')).then((t) => done(t.length), () => done(0));",
+                gid,
+            )
+            > 1000
         )
-        > 1000
     )
     command = js_text(browser, "#result code")  # runnable as shown: the server's gRPC port
     assert f"verify {gid} --target 127.0.0.1:{web.port} " in command, command

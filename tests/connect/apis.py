@@ -66,12 +66,22 @@ class Api:
 
     name = ""
 
-    def call(self, method: str, request: Message, token: str | None = None,
-             headers: dict[str, str] | None = None) -> Any:
+    def call(
+        self,
+        method: str,
+        request: Message,
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Any:
         raise NotImplementedError
 
-    def stream(self, method: str, request: Message, token: str | None = None,
-               headers: dict[str, str] | None = None) -> Iterator[Any]:
+    def stream(
+        self,
+        method: str,
+        request: Message,
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Iterator[Any]:
         raise NotImplementedError
 
     def close(self) -> None:
@@ -99,8 +109,13 @@ class GrpcApi(Api):
             response_deserializer=_output(method).FromString,
         )
 
-    def call(self, method: str, request: Message, token: str | None = None,
-             headers: dict[str, str] | None = None) -> Any:
+    def call(
+        self,
+        method: str,
+        request: Message,
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Any:
         metadata = tuple(self._headers(token, headers).items())
         try:
             return self._callable(method, request, False)(
@@ -109,8 +124,13 @@ class GrpcApi(Api):
         except grpc.RpcError as err:
             raise _from_grpc(err) from None
 
-    def stream(self, method: str, request: Message, token: str | None = None,
-               headers: dict[str, str] | None = None) -> Iterator[Any]:
+    def stream(
+        self,
+        method: str,
+        request: Message,
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Iterator[Any]:
         metadata = tuple(self._headers(token, headers).items())
         call = self._callable(method, request, True)(
             request, metadata=metadata, timeout=TIMEOUT_MS / 1000
@@ -130,9 +150,11 @@ def _from_grpc(err: grpc.RpcError) -> Failure:
     code = err.code()  # type: ignore[attr-defined]
     name = "canceled" if code == grpc.StatusCode.CANCELLED else code.name.lower()
     status = rpc_status.from_call(err)  # type: ignore[arg-type]
-    details = [] if status is None else [
-        (d.type_url.removeprefix("type.googleapis.com/"), d.value) for d in status.details
-    ]
+    details = (
+        []
+        if status is None
+        else [(d.type_url.removeprefix("type.googleapis.com/"), d.value) for d in status.details]
+    )
     return Failure(name, err.details() or "", details)  # type: ignore[attr-defined]
 
 
@@ -145,8 +167,13 @@ class ConnectApi(Api):
             kwargs["codec"] = google_protobuf_json_codec()
         self.client = TableServiceClientSync(f"http://127.0.0.1:{web_port}", **kwargs)
 
-    def call(self, method: str, request: Message, token: str | None = None,
-             headers: dict[str, str] | None = None) -> Any:
+    def call(
+        self,
+        method: str,
+        request: Message,
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Any:
         try:
             return getattr(self.client, _snake(method))(
                 request, headers=self._headers(token, headers)
@@ -154,8 +181,13 @@ class ConnectApi(Api):
         except ConnectError as err:
             raise _from_connect(err) from None
 
-    def stream(self, method: str, request: Message, token: str | None = None,
-               headers: dict[str, str] | None = None) -> Iterator[Any]:
+    def stream(
+        self,
+        method: str,
+        request: Message,
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Iterator[Any]:
         try:
             yield from getattr(self.client, _snake(method))(
                 request, headers=self._headers(token, headers)

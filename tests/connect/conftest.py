@@ -13,12 +13,18 @@ WEB = ["--allow-prepared-deals", "--web-port", "0"]
 # low limits, each client named by a header the tests set (so transports do not share one)
 LIMITED = [
     *WEB,
-    "--move-rate", "0.01",
-    "--move-burst", "1",
-    "--max-open-games-per-client", "2",
-    "--max-streams-per-client", "1",
-    "--max-streams-per-connection", "1",
-    "--client-id-header", "x-test-client",
+    "--move-rate",
+    "0.01",
+    "--move-burst",
+    "1",
+    "--max-open-games-per-client",
+    "2",
+    "--max-streams-per-client",
+    "1",
+    "--max-streams-per-connection",
+    "1",
+    "--client-id-header",
+    "x-test-client",
 ]
 
 

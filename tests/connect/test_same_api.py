@@ -48,7 +48,9 @@ def seat_table(
     """A seeded table opened, taken and dealt over ``api``: game id, seat tokens, arbiter's."""
     created = api.call(
         "CreateGame",
-        pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=seats, seed=seed),
+        pb.CreateGameRequest(
+            allow_unkeyed_seats=True, options=options(), seat_count=seats, seed=seed
+        ),
         headers=headers,
     )
     tokens = []
@@ -180,8 +182,14 @@ def test_a_wrong_token_is_refused_as_over_grpc(api: Api, grpc_api: Api) -> None:
     game_id, tokens, _ = seat_table(grpc_api)
     legal = grpc_api.call("LegalMoves", pb.LegalMovesRequest(game_id=game_id), tokens[0])
     for method, request in (
-        ("Play", pb.PlayRequest(game_id=game_id, expected_version=legal.version,
-                                move=pb.Move(huaniao=huaniao_pb2.Command()))),
+        (
+            "Play",
+            pb.PlayRequest(
+                game_id=game_id,
+                expected_version=legal.version,
+                move=pb.Move(huaniao=huaniao_pb2.Command()),
+            ),
+        ),
         ("GetView", pb.GetViewRequest(game_id=game_id)),
         ("LegalMoves", pb.LegalMovesRequest(game_id=game_id)),
         ("StartGame", pb.StartGameRequest(game_id=game_id)),
@@ -207,22 +215,41 @@ def test_refusals_are_identical_over_every_transport(server: ServerProcess) -> N
         getattr(out_of_turn.huaniao, out_of_turn.huaniao.WhichOneof("kind")).seat = idle
         v = legal.version
         cases: list[tuple[str, Any, str | None]] = [
-            ("Play", pb.PlayRequest(game_id=game_id, expected_version=v, move=out_of_turn),
-             tokens[idle]),
-            ("Play", pb.PlayRequest(game_id=game_id, expected_version=v - 1,
-                                    move=legal.moves[0]), tokens[actor]),
-            ("Play", pb.PlayRequest(game_id=game_id, expected_version=v, move=pb.Move()),
-             tokens[actor]),
-            ("Play", pb.PlayRequest(game_id=game_id, expected_version=v, move=legal.moves[0]),
-             None),  # a spectator
-            ("Play", pb.PlayRequest(game_id=game_id, expected_version=v, move=legal.moves[0]),
-             arbiter),  # the arbiter plays no seat
+            (
+                "Play",
+                pb.PlayRequest(game_id=game_id, expected_version=v, move=out_of_turn),
+                tokens[idle],
+            ),
+            (
+                "Play",
+                pb.PlayRequest(game_id=game_id, expected_version=v - 1, move=legal.moves[0]),
+                tokens[actor],
+            ),
+            (
+                "Play",
+                pb.PlayRequest(game_id=game_id, expected_version=v, move=pb.Move()),
+                tokens[actor],
+            ),
+            (
+                "Play",
+                pb.PlayRequest(game_id=game_id, expected_version=v, move=legal.moves[0]),
+                None,
+            ),  # a spectator
+            (
+                "Play",
+                pb.PlayRequest(game_id=game_id, expected_version=v, move=legal.moves[0]),
+                arbiter,
+            ),  # the arbiter plays no seat
             ("GetView", pb.GetViewRequest(game_id=str(uuid.uuid4())), None),
             ("GetView", pb.GetViewRequest(game_id="no-such-id"), None),
             ("GetView", pb.GetViewRequest(game_id=game_id, as_seat=idle), tokens[actor]),
             ("JoinGame", pb.JoinGameRequest(game_id=game_id, seat=0, player_name="x"), None),
             ("StartGame", pb.StartGameRequest(game_id=game_id), tokens[0]),
-            ("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=9), None),
+            (
+                "CreateGame",
+                pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=9),
+                None,
+            ),
             ("GetHistory", pb.GetHistoryRequest(game_id=game_id, page_token="?"), None),
         ]
         for method, request, token in cases:
@@ -315,7 +342,6 @@ def test_batched_watch_and_replay_are_the_same_as_over_grpc(api: Api, grpc_api: 
         assert web and web == native, method
 
 
-
 def test_seat_signatures_cross_every_transport(api: Api) -> None:
     """A keyed table over each transport (the JSON one included: the server compares the
     signed request with the request it parsed, not bytes): signed joins, start and move are
@@ -353,12 +379,15 @@ def test_seat_signatures_cross_every_transport(api: Api) -> None:
     play.seat_signature.CopyFrom(seatsig.sign(keys[actor], gid, "Play", legal.version, head, play))
     assert api.call("Play", play, tokens[actor]).version > legal.version
 
+
 # --- retries -----------------------------------------------------------------------------------
 
 
 def test_a_retried_request_is_answered_from_its_idempotency_key(api: Api) -> None:
     key = str(uuid.uuid4())
-    create = pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2, seed=SEED, request_id=key)
+    create = pb.CreateGameRequest(
+        allow_unkeyed_seats=True, options=options(), seat_count=2, seed=SEED, request_id=key
+    )
     first = api.call("CreateGame", create)
     again = api.call("CreateGame", create)
     assert (again.game_id, again.arbiter_token) == (first.game_id, first.arbiter_token)
@@ -371,7 +400,9 @@ def test_a_retried_request_is_answered_from_its_idempotency_key(api: Api) -> Non
     actor, _ = actor_and_idle(api, game_id, tokens)
     legal = api.call("LegalMoves", pb.LegalMovesRequest(game_id=game_id), tokens[actor])
     play = pb.PlayRequest(
-        game_id=game_id, expected_version=legal.version, move=legal.moves[0],
+        game_id=game_id,
+        expected_version=legal.version,
+        move=legal.moves[0],
         request_id=str(uuid.uuid4()),
     )
     reply = api.call("Play", play, tokens[actor])
@@ -424,7 +455,11 @@ def test_open_games_per_client_count_the_client_a_header_names(limited_api: Api)
     api = limited_api
     me = client_id()
     for _ in range(2):
-        api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2), headers=me)
+        api.call(
+            "CreateGame",
+            pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2),
+            headers=me,
+        )
     create = pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2)
     failure = refused(api.call, "CreateGame", create, headers=me)
     assert failure.code == "resource_exhausted"
@@ -474,7 +509,10 @@ def test_open_streams_per_client_and_per_connection(limited_api: Api) -> None:
 
 
 def test_a_request_over_the_size_limit_is_refused_with_its_quota(api: Api) -> None:
-    game_id = api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2)).game_id
+    game_id = api.call(
+        "CreateGame",
+        pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2),
+    ).game_id
     huge = pb.JoinGameRequest(game_id=game_id, seat=0, player_name="长" * 400_000)  # 1.2 MB
     failure = refused(api.call, "JoinGame", huge)
     assert failure.code == "resource_exhausted"
@@ -484,7 +522,9 @@ def test_a_request_over_the_size_limit_is_refused_with_its_quota(api: Api) -> No
 
 def post(port: int, path: str, body: bytes, content_type: str) -> tuple[int, bytes]:
     request = urllib.request.Request(
-        f"http://127.0.0.1:{port}{path}", data=body, method="POST",
+        f"http://127.0.0.1:{port}{path}",
+        data=body,
+        method="POST",
         headers={"content-type": content_type},
     )
     try:
@@ -504,8 +544,11 @@ def test_a_malformed_request_is_refused_as_over_grpc(server: ServerProcess) -> N
             raw(garbage, timeout=10)
         native = rpc_status.from_call(e.value)  # type: ignore[arg-type]
     assert native is not None and native.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
-    for body, ctype in ((garbage, "application/proto"), (b'{"gameId": [1', "application/json"),
-                        (b'{"noSuchField": 1, "gameId": 5}', "application/json")):
+    for body, ctype in (
+        (garbage, "application/proto"),
+        (b'{"gameId": [1', "application/json"),
+        (b'{"noSuchField": 1, "gameId": 5}', "application/json"),
+    ):
         status, data = post(server.web_port or 0, "/tabletop.v1.TableService/GetView", body, ctype)
         assert status == 400, (body, data)
         error = json.loads(data)
@@ -521,8 +564,9 @@ def test_a_malformed_request_is_refused_as_over_grpc(server: ServerProcess) -> N
 def test_a_native_grpc_call_on_the_web_port_is_pointed_to_the_grpc_port(
     server: ServerProcess,
 ) -> None:
-    status, data = post(server.web_port or 0, "/tabletop.v1.TableService/GetSigningKey", b"",
-                        "application/grpc")
+    status, data = post(
+        server.web_port or 0, "/tabletop.v1.TableService/GetSigningKey", b"", "application/grpc"
+    )
     assert status == 415 and b"gRPC port" in data
 
 
@@ -530,13 +574,20 @@ def test_a_browser_reads_the_leaderboards_through_connect(server: ServerProcess)
     """RatingsService answers on the web port as on the gRPC port (issue 40): a kind's board,
     one player's rating, and a bad argument named as over gRPC."""
     path = "/tabletop.v1.RatingsService/"
-    status, body = post(server.web_port, path + "ListLeaderboard", b'{"kind": "huaniao"}', "application/json")
+    status, body = post(
+        server.web_port, path + "ListLeaderboard", b'{"kind": "huaniao"}', "application/json"
+    )
     assert status == 200, body
     assert json.loads(body).get("ratings", []) == []  # nobody rated on this server
     status, body = post(
-        server.web_port, path + "GetRating", b'{"kind": "zipai", "player": "p1"}', "application/json"
+        server.web_port,
+        path + "GetRating",
+        b'{"kind": "zipai", "player": "p1"}',
+        "application/json",
     )
     assert status == 200 and json.loads(body)["rating"]["mu"] == 25, body
-    status, body = post(server.web_port, path + "GetRating", b'{"kind": "chess", "player": "p"}', "application/json")
+    status, body = post(
+        server.web_port, path + "GetRating", b'{"kind": "chess", "player": "p"}', "application/json"
+    )
     assert status == 400 and json.loads(body)["code"] == "invalid_argument", body
     assert "kind" in json.loads(body)["message"], body

@@ -25,12 +25,26 @@ from tabletop.v1 import tabletop_pb2 as pb
 from tests.connect.apis import Failure, open_api
 from tests.connect.test_same_api import options, refused
 
-BOTS = ["--allow-prepared-deals", "--web-port", "0", "--web-bots", "--web-bots-delay-ms", "0",
-        "--web-bots-max", "1", "--web-bots-timeout", "6"]
+BOTS = [
+    "--allow-prepared-deals",
+    "--web-port",
+    "0",
+    "--web-bots",
+    "--web-bots-delay-ms",
+    "0",
+    "--web-bots-max",
+    "1",
+    "--web-bots-timeout",
+    "6",
+]
 
 
 def request(
-    port: int, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
+    port: int,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
 ) -> tuple[int, dict[str, str], bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
@@ -52,7 +66,9 @@ def post_bots(port: int, payload: Any, headers: dict[str, str] | None = None) ->
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("dist")
-    (root / "index.html").write_text("<!doctype html><title>牌桌</title><script src=app.js></script>")
+    (root / "index.html").write_text(
+        "<!doctype html><title>牌桌</title><script src=app.js></script>"
+    )
     (root / "app.js").write_text("console.log('桌')")
     (root / "assets").mkdir()
     (root / "assets" / "style.css").write_text("body{}")
@@ -94,11 +110,15 @@ def test_the_page_is_served_with_its_types_and_headers(web: ServerProcess) -> No
 
 
 def test_an_unbuilt_page_says_how_to_build_it(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path, extra=["--web-port", "0", "--web-root", str(tmp_path / "no")]) as s:
+    with ServerProcess(
+        tmp_path, extra=["--web-port", "0", "--web-root", str(tmp_path / "no")]
+    ) as s:
         status, _, body = request(s.web_port or 0, "GET", "/")
         assert status == 404 and body.decode() == web_origin.NOT_BUILT + "\n"
         # the API is served all the same, and bots are off unless asked for
-        key = open_api("connect", s.target, s.web_port).call("GetSigningKey", pb.GetSigningKeyRequest())
+        key = open_api("connect", s.target, s.web_port).call(
+            "GetSigningKey", pb.GetSigningKeyRequest()
+        )
         assert len(key.public_key) == 32
         status, data = post_bots(s.web_port or 0, {"game_id": "x", "token": "y"})
         assert status == 403 and b"--web-bots" in data
@@ -117,9 +137,17 @@ def test_other_origins_are_refused_unless_allowed(web: ServerProcess) -> None:
     status, headers_out, body = request(port, "POST", path, b"{}", same)
     assert status == 200 and "access-control-allow-origin" not in headers_out
     allowed = {**headers, "origin": "https://app.example"}
-    status, preflight, _ = request(port, "OPTIONS", path, None, {
-        "origin": "https://app.example", "access-control-request-method": "POST",
-        "access-control-request-headers": "x-seat-token, content-type"})
+    status, preflight, _ = request(
+        port,
+        "OPTIONS",
+        path,
+        None,
+        {
+            "origin": "https://app.example",
+            "access-control-request-method": "POST",
+            "access-control-request-headers": "x-seat-token, content-type",
+        },
+    )
     assert status == 204 and preflight["access-control-allow-origin"] == "https://app.example"
     assert "x-seat-token" in preflight["access-control-allow-headers"]
     status, headers_out, _ = request(port, "POST", path, b"{}", allowed)
@@ -130,8 +158,14 @@ def test_other_origins_are_refused_unless_allowed(web: ServerProcess) -> None:
 def test_bots_refuse_bad_asks(web: ServerProcess) -> None:
     port = web.web_port or 0
     api = open_api("grpc", web.target, None)
-    mine = api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2))
-    other = api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2))
+    mine = api.call(
+        "CreateGame",
+        pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2),
+    )
+    other = api.call(
+        "CreateGame",
+        pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2),
+    )
     seat = api.call("JoinGame", pb.JoinGameRequest(game_id=mine.game_id, seat=0)).seat_token
     for payload, status in (
         (b"not json", 400),
@@ -157,7 +191,10 @@ def test_bots_refuse_bad_asks(web: ServerProcess) -> None:
 def test_bots_fill_the_free_seats_and_leave_when_the_game_ends(web: ServerProcess) -> None:
     port = web.web_port or 0
     api = open_api("grpc", web.target, None)
-    created = api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2, seed=7))
+    created = api.call(
+        "CreateGame",
+        pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2, seed=7),
+    )
     me = api.call("JoinGame", pb.JoinGameRequest(game_id=created.game_id, seat=0)).seat_token
     status, data = post_bots(port, {"game_id": created.game_id, "token": me})
     assert status == 202, data
@@ -165,7 +202,10 @@ def test_bots_fill_the_free_seats_and_leave_when_the_game_ends(web: ServerProces
     # one bot table at a time here (--web-bots-max 1), and one bots process per game
     again, data = post_bots(port, {"game_id": created.game_id, "token": created.arbiter_token})
     assert again in (400, 409), data  # running (409), or it took the seat already (400)
-    second = api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2))
+    second = api.call(
+        "CreateGame",
+        pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2),
+    )
     status, data = post_bots(port, {"game_id": second.game_id, "token": second.arbiter_token})
     assert status == 429, data
     # the bot took seat 1 and dealt; play seat 0 to the end against it
@@ -217,7 +257,10 @@ def test_a_bot_process_is_ended_at_its_timeout(web: ServerProcess) -> None:
             break
         print(f"attempt {attempt}: the bots ended the game before seat 0's first turn")
     assert view.phase == pb.GAME_PHASE_PLAYING, "three deals ended without seat 0's turn"
-    later = api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2))
+    later = api.call(
+        "CreateGame",
+        pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2),
+    )
     deadline = time.monotonic() + 40
     while time.monotonic() < deadline:
         status, data = post_bots(port, {"game_id": later.game_id, "token": later.arbiter_token})
@@ -262,8 +305,13 @@ def _play_seat_to_end(api: Any, game_id: str, token: str) -> None:
             time.sleep(0.05)
             continue
         try:
-            api.call("Play", pb.PlayRequest(game_id=game_id, expected_version=legal.version,
-                                            move=legal.moves[0]), token)
+            api.call(
+                "Play",
+                pb.PlayRequest(
+                    game_id=game_id, expected_version=legal.version, move=legal.moves[0]
+                ),
+                token,
+            )
         except Failure as failure:
             if failure.code != "aborted":
                 raise
@@ -278,14 +326,20 @@ def test_a_forged_forwarded_peer_is_not_believed(limited: ServerProcess) -> None
     counted as itself (per connection: its second stream is refused, naming its own)."""
     forged = {FORWARDED_HEADER: "guess ipv4:10.9.8.7:1234", "x-test-client": "forger"}
     api = open_api("grpc", limited.target, None)
-    game = api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2),
-                    headers={"x-test-client": "forger-games"})
+    game = api.call(
+        "CreateGame",
+        pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2),
+        headers={"x-test-client": "forger-games"},
+    )
     first = api.stream("Watch", pb.WatchRequest(game_id=game.game_id), headers=forged)
     try:
         assert next(first).event.version == 1  # open, and waiting for the next event
         forged2 = {**forged, FORWARDED_HEADER: "guess ipv4:10.9.8.6:1"}
-        failure = refused(lambda: next(api.stream("Watch", pb.WatchRequest(game_id=game.game_id),
-                                                  headers=forged2)))
+        failure = refused(
+            lambda: next(
+                api.stream("Watch", pb.WatchRequest(game_id=game.game_id), headers=forged2)
+            )
+        )
         subject = failure.detail(error_details_pb2.QuotaFailure).violations[0].subject
         assert "10.9.8" not in subject and "127.0.0.1" in subject
     finally:
@@ -295,9 +349,16 @@ def test_a_forged_forwarded_peer_is_not_believed(limited: ServerProcess) -> None
 
 def test_the_forwarder_drops_a_browsers_claim_to_a_peer() -> None:
     metadata = web_api._metadata(
-        [("x-seat-token", "t"), (FORWARDED_HEADER, "guess ipv4:1.2.3.4:5"), ("host", "h"),
-         ("connect-timeout-ms", "5"), ("grpc-timeout", "1S"), ("cookie", "c"),
-         ("x-trace-bin", "AAEC"), ("x-bad", "\u00e9")],
+        [
+            ("x-seat-token", "t"),
+            (FORWARDED_HEADER, "guess ipv4:1.2.3.4:5"),
+            ("host", "h"),
+            ("connect-timeout-ms", "5"),
+            ("grpc-timeout", "1S"),
+            ("cookie", "c"),
+            ("x-trace-bin", "AAEC"),
+            ("x-bad", "\u00e9"),
+        ],
         "ipv4:127.0.0.1:5555",
     )
     keys = [k for k, _ in metadata]
@@ -318,9 +379,22 @@ def test_grpc_codes_map_to_connect_codes() -> None:
 
 def test_a_taken_web_port_is_refused_in_one_line(web: ServerProcess, tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "server.startup.main", "--port", "0", "--store", "memory",
-         "--data-dir", str(tmp_path), "--web-port", str(web.web_port)],
-        capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "server.startup.main",
+            "--port",
+            "0",
+            "--store",
+            "memory",
+            "--data-dir",
+            str(tmp_path),
+            "--web-port",
+            str(web.web_port),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
@@ -332,7 +406,10 @@ def test_shutdown_ends_a_browsers_stream_with_where_to_resume(tmp_path: Path, na
     proc = ServerProcess(tmp_path, extra=["--web-port", "0"]).start()
     try:
         api = open_api(name, proc.target, proc.web_port)
-        game = api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2))
+        game = api.call(
+            "CreateGame",
+            pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2),
+        )
         stream = api.stream("Watch", pb.WatchRequest(game_id=game.game_id))
         assert next(stream).event.version == 1
         assert proc.proc is not None
@@ -373,7 +450,10 @@ def test_only_this_process_can_name_a_forwarded_peer() -> None:
 def test_asks_at_once_start_one_bots_process(web: ServerProcess) -> None:
     port = web.web_port or 0
     api = open_api("grpc", web.target, None)
-    created = api.call("CreateGame", pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2, seed=9))
+    created = api.call(
+        "CreateGame",
+        pb.CreateGameRequest(allow_unkeyed_seats=True, options=options(), seat_count=2, seed=9),
+    )
     me = api.call("JoinGame", pb.JoinGameRequest(game_id=created.game_id, seat=0)).seat_token
     _wait(lambda: _slot_free(web), seconds=40)  # (another test's bots may hold the one slot)
     ask = {"game_id": created.game_id, "token": me}

@@ -31,7 +31,9 @@ def test_demo_plays_a_whole_game_and_prints_the_stream_and_winner() -> None:
     assert re.search(r"v\s+7\s+seat 0 发牌 \(dealt\) [鸟十百千万花风月+]+", out), (
         "seat 0 sees its own cards by name"
     )
-    assert re.search(r"seat 1 发牌 \(dealt\) 8 张", out), "seat 0 sees only a count of seat 1's cards"
+    assert re.search(r"seat 1 发牌 \(dealt\) 8 张", out), (
+        "seat 0 sees only a count of seat 1's cards"
+    )
     assert re.search(r"winner\s+seat \d", out)
     assert re.search(r"game id\s+[0-9a-f-]{36}", out)
     assert "deck {" not in out and "kind: CARD_KIND" not in out, "a summary panel, not a proto dump"
@@ -53,7 +55,12 @@ def test_the_demos_commands_run_as_printed_from_another_folder(tmp_path: Path) -
         env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "200"}
         ran = {
             name: subprocess.run(
-                line, shell=True, cwd=elsewhere, env=env, capture_output=True, text=True,
+                line,
+                shell=True,
+                cwd=elsewhere,
+                env=env,
+                capture_output=True,
+                text=True,
                 timeout=120,
             )
             for name, line in lines.items()
@@ -68,7 +75,14 @@ def test_bots_then_replay_every_version() -> None:
         out = run("-m", "clients.python.cli", "--target", server.target, "bots", "--seed", "3")
         game_id = re.search(r"([0-9a-f]{8}-[0-9a-f-]{27})", out).group(1)  # type: ignore[union-attr]
         replay = run(
-            "-m", "clients.python.cli", "--target", server.target, "replay", game_id, "--all", "--full"
+            "-m",
+            "clients.python.cli",
+            "--target",
+            server.target,
+            "replay",
+            game_id,
+            "--all",
+            "--full",
         )
         single = run(
             "-m",

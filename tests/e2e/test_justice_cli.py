@@ -54,7 +54,9 @@ def test_report_vote_appeal_rule_and_replay_as_a_seat() -> None:
         cli(t, "vote", game_id, "--token", seats[2].credential, "--case", str(case), "--uphold")
         cli(t, "vote", game_id, "--token", seats[3].credential, "--case", str(case), "--uphold")
         # 其他违规 is upheld only when every voter confirms it, the accused included
-        voted = cli(t, "vote", game_id, "--token", seats[1].credential, "--case", str(case), "--uphold")
+        voted = cli(
+            t, "vote", game_id, "--token", seats[1].credential, "--case", str(case), "--uphold"
+        )
         assert any("UPHELD" in e["text"] for e in voted)
         appealed = cli(
             t,

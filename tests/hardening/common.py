@@ -45,7 +45,11 @@ def details(err: grpc.RpcError) -> list[Message]:
     out: list[Message] = []
     for any_detail in status.details:
         for name in (
-            "BadRequest", "ErrorInfo", "QuotaFailure", "RetryInfo", "PreconditionFailure",
+            "BadRequest",
+            "ErrorInfo",
+            "QuotaFailure",
+            "RetryInfo",
+            "PreconditionFailure",
             "ResourceInfo",
         ):
             cls = getattr(error_details_pb2, name)

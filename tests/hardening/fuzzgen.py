@@ -21,9 +21,25 @@ INT32 = (0, 1, -1, 2, 3, 4, 7, 53, 54, 79, 80, 107, 108, 127, 128, 255, 2**31 - 
 INT64 = (*INT32, 2**32, 2**53 + 1, 2**63 - 1, -(2**63))
 UINT64 = (0, 1, 2**32, 2**63 - 1, 2**63, 2**64 - 1)
 STRINGS = (
-    "", " ", "v", "v0", "v-1", "v99999999999999999999", "0", "-1", "null", "\x00", "💥" * 3,
-    "春来花友会", "'; DROP TABLE stored_events; --", "../../etc/passwd", "%s%n%x",
-    "00000000-0000-0000-0000-000000000000", "a" * 65, "\u202e\ud7ff", "ＡＢＣ",
+    "",
+    " ",
+    "v",
+    "v0",
+    "v-1",
+    "v99999999999999999999",
+    "0",
+    "-1",
+    "null",
+    "\x00",
+    "💥" * 3,
+    "春来花友会",
+    "'; DROP TABLE stored_events; --",
+    "../../etc/passwd",
+    "%s%n%x",
+    "00000000-0000-0000-0000-000000000000",
+    "a" * 65,
+    "\u202e\ud7ff",
+    "ＡＢＣ",
 )
 T = FieldDescriptor
 
@@ -50,7 +66,9 @@ def random_string(rng: random.Random, known: list[str]) -> str:
     if r < 0.7:
         return "x" * rng.choice((64, 65, 1000, 70_000))
     n = rng.randrange(0, 40)
-    return "".join(chr(rng.choice((rng.randrange(32, 127), rng.randrange(0x80, 0xD7FF)))) for _ in range(n))
+    return "".join(
+        chr(rng.choice((rng.randrange(32, 127), rng.randrange(0x80, 0xD7FF)))) for _ in range(n)
+    )
 
 
 def random_scalar(fd: FieldDescriptor, rng: random.Random, known: list[str]) -> Any:
@@ -119,7 +137,9 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
         elif op == 3:
             b = b[: rng.randrange(len(b) + 1)]
         elif op == 4:
-            b[i:i] = bytes([rng.choice((0x08, 0x0A, 0x12, 0x1A, 0x22, 0xFA, 0xFF)), 0xFF, 0xFF, 0x7F])
+            b[i:i] = bytes(
+                [rng.choice((0x08, 0x0A, 0x12, 0x1A, 0x22, 0xFA, 0xFF)), 0xFF, 0xFF, 0x7F]
+            )
         else:
             b += b[: rng.randrange(len(b) + 1)]
     return bytes(b)

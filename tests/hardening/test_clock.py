@@ -26,7 +26,9 @@ from tests.hardening.common import detail, server
 
 def stored_games(data_dir: Path) -> int:
     with sqlite3.connect(data_dir / "games.sqlite") as db:
-        return int(db.execute("SELECT COUNT(DISTINCT originator_id) FROM stored_events").fetchone()[0])
+        return int(
+            db.execute("SELECT COUNT(DISTINCT originator_id) FROM stored_events").fetchone()[0]
+        )
 
 
 def test_a_clock_under_the_minimum_is_refused(tmp_path: Path) -> None:

@@ -48,7 +48,9 @@ def test_sigkill_under_load_loses_nothing_postgres(
 ) -> None:
     env = pg_server.env(new_database())
     migrate_shard({**env, "PERSISTENCE_MODULE": "eventsourcing.postgres"})
-    proc = ServerProcess(tmp_path, store="postgres", env=env, extra=[*NO_RATE, "--allow-prepared-deals"]).start()
+    proc = ServerProcess(
+        tmp_path, store="postgres", env=env, extra=[*NO_RATE, "--allow-prepared-deals"]
+    ).start()
 
     def open_store() -> TableApplication:
         return TableApplication(

@@ -85,7 +85,10 @@ class Fuzzer:
     def __init__(self, target: str, seed: int) -> None:
         self.rng = random.Random(seed)
         self.seed = seed
-        opts = [("grpc.max_send_message_length", 64 << 20), ("grpc.max_receive_message_length", 64 << 20)]
+        opts = [
+            ("grpc.max_send_message_length", 64 << 20),
+            ("grpc.max_receive_message_length", 64 << 20),
+        ]
         self.channel = grpc.insecure_channel(target, options=opts)
         self.stub = pb_grpc.TableServiceStub(self.channel)
         self.health = health_pb2_grpc.HealthStub(self.channel)
@@ -109,9 +112,13 @@ class Fuzzer:
         self.codes[(what, code.name)] += 1
         self.recent.append(Sent(what, method, code, detail[:200]))
         if code in BAD_CODES:
-            self.problems.append(f"seed={self.seed} #{self.sent} {what} {method}: {code.name} {detail[:300]}")
+            self.problems.append(
+                f"seed={self.seed} #{self.sent} {what} {method}: {code.name} {detail[:300]}"
+            )
 
-    def raw(self, method: str, data: bytes, token: str | None, what: str) -> tuple[grpc.StatusCode, bytes | None]:
+    def raw(
+        self, method: str, data: bytes, token: str | None, what: str
+    ) -> tuple[grpc.StatusCode, bytes | None]:
         m = SERVICE.methods_by_name.get(method)
         path = f"/tabletop.v1.TableService/{method}"
         try:
@@ -134,7 +141,9 @@ class Fuzzer:
         self.note(what, method, code)
         return code, out
 
-    def typed(self, method: str, request: Message, token: str | None, what: str) -> tuple[grpc.StatusCode, Any]:
+    def typed(
+        self, method: str, request: Message, token: str | None, what: str
+    ) -> tuple[grpc.StatusCode, Any]:
         """Send a message through the typed stub; streams are read a little, then cancelled."""
         m = SERVICE.methods_by_name[method]
         try:
@@ -166,7 +175,9 @@ class Fuzzer:
         rng = self.rng
         if rng.random() < 0.5:
             options = pb.GameOptions(
-                huaniao=huaniao_pb2.Options(mode=huaniao_pb2.Mode.Value(f"MODE_{rng.choice(MODES[:3])}"))
+                huaniao=huaniao_pb2.Options(
+                    mode=huaniao_pb2.Mode.Value(f"MODE_{rng.choice(MODES[:3])}")
+                )
             )
             kind, seats = "huaniao", 4
         else:
@@ -226,9 +237,13 @@ class Fuzzer:
 
     def verify_versions(self, final: bool = False) -> None:
         for g in [*self.games, *(self.finished if final else ())]:
-            view = self.stub.GetView(pb.GetViewRequest(game_id=g.game_id), metadata=self.md(g.arbiter)).view
+            view = self.stub.GetView(
+                pb.GetViewRequest(game_id=g.game_id), metadata=self.md(g.arbiter)
+            ).view
             if view.version != g.version:
-                window = "\n  ".join(f"{s.what} {s.method} {s.code.name} {s.detail}" for s in self.recent)
+                window = "\n  ".join(
+                    f"{s.what} {s.method} {s.code.name} {s.detail}" for s in self.recent
+                )
                 self.problems.append(
                     f"seed={self.seed}: game {g.game_id} is at v{view.version} but the calls that "
                     f"succeeded took it to v{g.version}; the last requests:\n  {window}"
@@ -264,7 +279,9 @@ class Fuzzer:
             if which == "check":
                 self.channel.unary_unary("/grpc.health.v1.Health/Check")(data, timeout=5)
             elif which == "watch":
-                for _ in self.channel.unary_stream("/grpc.health.v1.Health/Watch")(data, timeout=0.3):
+                for _ in self.channel.unary_stream("/grpc.health.v1.Health/Watch")(
+                    data, timeout=0.3
+                ):
                     break
             else:
                 path = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
@@ -305,7 +322,9 @@ class Fuzzer:
         if size > (2 << 20):  # over the transport's limit: one long string is cheap to build
             method = "JoinGame"
         if method == "CreateGame":
-            request: Message = pb.CreateGameRequest(seat_count=4, deck=[2**31 - 1] * (size // 5 + 1))
+            request: Message = pb.CreateGameRequest(
+                seat_count=4, deck=[2**31 - 1] * (size // 5 + 1)
+            )
         elif method == "JoinGame":
             request = pb.JoinGameRequest(game_id=g.game_id, seat=1, player_name="名" * size)
         elif method == "Play":
@@ -337,7 +356,9 @@ class Fuzzer:
         )
         if rng.random() < 0.03:  # over gRPC's metadata limit: RESOURCE_EXHAUSTED from the
             token = "a" * 9000  # transport, which also drops the connection (slow: rare)
-        method = rng.choice(("StartGame", "Play", "LegalMoves", "GetView", "GetHistory", "Watch", "Replay"))
+        method = rng.choice(
+            ("StartGame", "Play", "LegalMoves", "GetView", "GetHistory", "Watch", "Replay")
+        )
         cls = getattr(pb, SERVICE.methods_by_name[method].input_type.name)
         request = cls(game_id=g.game_id)
         if method == "Play":
@@ -360,8 +381,21 @@ class Fuzzer:
         cmd = getattr(move, move.WhichOneof("game") or g.kind)  # the game's or a table command
         body = getattr(cmd, cmd.WhichOneof("kind") or "")
         attack = rng.choice(
-            ("not_held", "not_held", "out_of_turn", "stale", "other_seat_move", "other_game_token",
-             "arbiter", "spectator", "replay", "replay", "perturb", "perturb", "finished")
+            (
+                "not_held",
+                "not_held",
+                "out_of_turn",
+                "stale",
+                "other_seat_move",
+                "other_game_token",
+                "arbiter",
+                "spectator",
+                "replay",
+                "replay",
+                "perturb",
+                "perturb",
+                "finished",
+            )
         )
         token: str | None = g.seats[actor]
         version = legal.version
@@ -375,7 +409,9 @@ class Fuzzer:
                     fd = body.DESCRIPTOR.fields_by_name[name]
                     if fd.is_repeated:
                         del getattr(body, name)[:]
-                        getattr(body, name).extend(rng.choice(pool) for _ in range(rng.randrange(1, 4)))
+                        getattr(body, name).extend(
+                            rng.choice(pool) for _ in range(rng.randrange(1, 4))
+                        )
                     else:
                         setattr(body, name, rng.choice(pool))
                     break
@@ -422,7 +458,9 @@ class Fuzzer:
         if code == grpc.StatusCode.OK:
             # a random edit may still be a legal move; a stale answer behind only other seats'
             # answers in the same 川南字牌 claim window is decided by design
-            if attack != "perturb" and not self.behind_other_claims(g, version, legal.version, actor):
+            if attack != "perturb" and not self.behind_other_claims(
+                g, version, legal.version, actor
+            ):
                 self.problems.append(f"seed={self.seed}: the {attack} move {move} was accepted")
             self.accepted(g, token, request, reply)
         else:
@@ -457,9 +495,11 @@ class Fuzzer:
         g, token, request, original = self.rng.choice(self.played)
         if self.rng.random() < 0.5:
             code, reply = self.typed("Play", request, token, "replay:same-id")
-            if code != grpc.StatusCode.OK or reply.version != original.version or list(
-                reply.events
-            ) != list(original.events):
+            if (
+                code != grpc.StatusCode.OK
+                or reply.version != original.version
+                or list(reply.events) != list(original.events)
+            ):
                 self.problems.append(
                     f"seed={self.seed}: a replayed request_id got {code.name}, not its original reply"
                 )
@@ -568,7 +608,9 @@ def stored_request_ids(db: Path) -> list[tuple[int, str]]:
     """(seat, request_id) of every stored move that carried one, read from SQLite directly."""
     from server.store.eventstore import TableApplication
 
-    app = TableApplication(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(db)})
+    app = TableApplication(
+        env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(db)}
+    )
     try:
         out = []
         for n in app.recorder.select_notifications(start=1, limit=10**9):
@@ -604,13 +646,20 @@ def test_ten_thousand_hostile_requests(tmp_path: Path) -> None:
     )
     print({k: round(v, 2) for k, v in fuzzer.spent.items()})
     record_figure(
-        "fuzz", seed=SEED, requests=fuzzer.sent, statuses=dict(by_code),
-        games=len(fuzzer.games) + len(fuzzer.finished), stored_moves=len(stored),
-        problems=len(fuzzer.problems), unexplained=len(unexplained),
+        "fuzz",
+        seed=SEED,
+        requests=fuzzer.sent,
+        statuses=dict(by_code),
+        games=len(fuzzer.games) + len(fuzzer.finished),
+        stored_moves=len(stored),
+        problems=len(fuzzer.problems),
+        unexplained=len(unexplained),
     )
     assert fuzzer.sent >= REQUESTS
     assert health.status == health_pb2.HealthCheckResponse.SERVING and alive
     assert not fuzzer.problems, f"seed={SEED}:\n" + "\n".join(fuzzer.problems[:30])
-    assert not unexplained, f"seed={SEED}: stored moves no OK reply accounts for: {unexplained[:10]}"
+    assert not unexplained, (
+        f"seed={SEED}: stored moves no OK reply accounts for: {unexplained[:10]}"
+    )
     assert "unexpected failure" not in log, log[log.index("unexpected failure") - 200 :][:3000]
     assert by_code["INTERNAL"] == by_code["UNKNOWN"] == 0

@@ -83,8 +83,17 @@ def test_a_bad_value_names_where_it_came_from(
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("off", False), ("no", False), ("0", False), ("false", False), ("", False),
-     ("on", True), ("yes", True), ("1", True), ("true", True)],
+    [
+        ("off", False),
+        ("no", False),
+        ("0", False),
+        ("false", False),
+        ("", False),
+        ("on", True),
+        ("yes", True),
+        ("1", True),
+        ("true", True),
+    ],
 )
 def test_booleans_read_the_usual_spellings(
     monkeypatch: pytest.MonkeyPatch, text: str, value: bool
@@ -107,7 +116,9 @@ def test_create_tables_off_through_a_real_server(
     import psycopg
 
     with psycopg.connect(
-        host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"], user=env["POSTGRES_USER"],
+        host=env["POSTGRES_HOST"],
+        port=env["POSTGRES_PORT"],
+        user=env["POSTGRES_USER"],
         dbname=env["POSTGRES_DBNAME"],
     ) as conn:
         tables = conn.execute(
@@ -130,7 +141,9 @@ def test_the_server_spaces_its_full_collections_as_set(env: dict[str, str], full
 
 def test_help_lists_every_environment_variable(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "server.startup.main", "--help"], capture_output=True, text=True,
+        [sys.executable, "-m", "server.startup.main", "--help"],
+        capture_output=True,
+        text=True,
         timeout=30,
     )
     assert result.returncode == 0
@@ -155,4 +168,3 @@ def test_a_taken_port_is_refused_and_the_first_server_keeps_it(tmp_path: Path) -
         result = run_server(tmp_path, "--port", "0", "--metrics-port", str(first.port))
         assert result.returncode == 1
         one_line(result, "metrics-port", "already in use")
-

@@ -60,9 +60,7 @@ def settled_rss(pid: int, seconds: float = 1.5) -> int:
 
 
 def open_streams(proc: ServerProcess) -> float:
-    return sum(
-        v for (name, _), v in scrape(proc).items() if name == "tabletop_open_streams"
-    )
+    return sum(v for (name, _), v in scrape(proc).items() if name == "tabletop_open_streams")
 
 
 @pytest.fixture()
@@ -158,8 +156,16 @@ def test_a_reader_that_stops_reading_is_cut_off_with_where_to_resume(
     long_game: tuple[Path, str, str], tmp_path: Path
 ) -> None:
     data, game_id, arbiter = long_game
-    flags = ("--data-dir", str(data), "--stream-stall-timeout", "1", "--metrics-port", "0",
-             "--max-streams-per-client", "1")
+    flags = (
+        "--data-dir",
+        str(data),
+        "--stream-stall-timeout",
+        "1",
+        "--metrics-port",
+        "0",
+        "--max-streams-per-client",
+        "1",
+    )
     with server(tmp_path, *flags) as proc:
         # a client with a small receive window (no BDP probing): it stops reading at once
         options = [("grpc.http2.bdp_probe", 0)]

@@ -276,7 +276,8 @@ def test_a_real_server_exports_its_collector_pauses(tmp_path: Path) -> None:
                 seated_game(client, seed)
         text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read().decode()
     young = [
-        line for line in text.splitlines()
+        line
+        for line in text.splitlines()
         if line.startswith('tabletop_gc_pause_seconds_count{generation="0"}')
     ]
     assert young and float(young[0].split()[-1]) > 0, young

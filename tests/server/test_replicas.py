@@ -175,7 +175,9 @@ def test_a_race_between_replicas_has_exactly_one_winner(pg_env: dict[str, str]) 
                 assert lost[0].current == won[0][-1].version
                 # the loser re-reads: its next view is the winner's version
                 for server in (a, b):
-                    await eventually(lambda s=server: s.games._latest.get(uuid.UUID(game_id)) is not None)
+                    await eventually(
+                        lambda s=server: s.games._latest.get(uuid.UUID(game_id)) is not None
+                    )
                     snap = await server.watch.snapshot(game_id, viewer, None)
                     assert snap.version == won[0][-1].version
         finally:

@@ -42,21 +42,34 @@ def write_long_game(data_dir: Path, events: int, seed: int = 1) -> tuple[str, st
     )
     arbiter = secrets.token_urlsafe(24)
     (created,) = tables.create(
-        rules_for("huaniao"), Options(mode=Mode.BASIC), 4, token_hash(arbiter),
-        deal.secret_from_seed(seed), (), J.Enforcement.REJECT, 0, arbitrated=True,
+        rules_for("huaniao"),
+        Options(mode=Mode.BASIC),
+        4,
+        token_hash(arbiter),
+        deal.secret_from_seed(seed),
+        (),
+        J.Enforcement.REJECT,
+        0,
+        arbitrated=True,
     )
     # an older, uncapped record
     created = dataclasses.replace(created, max_redeals=None, justice_budget_ms=0)
     agg = GameAggregate.open(uuid.uuid4(), created, tables.cause("create"))
     for s in range(4):
-        _record(agg, tables.take_seat(agg.table, s, f"p{s}", token_hash(f"t{s}"), ""),
-                tables.cause("join", s))
+        _record(
+            agg,
+            tables.take_seat(agg.table, s, f"p{s}", token_hash(f"t{s}"), ""),
+            tables.cause("join", s),
+        )
     _record(agg, tables.start(agg.table), tables.cause("start"))
     rng = random.Random(seed)
     while agg.version < events:
         seat = tables.to_act(agg.table)[0]
-        moves = [c for c in tables.legal_commands(agg.table, seat) if type(c) not in
-                 J.TABLE_COMMAND_TYPES]
+        moves = [
+            c
+            for c in tables.legal_commands(agg.table, seat)
+            if type(c) not in J.TABLE_COMMAND_TYPES
+        ]
         command = rng.choice(moves)
         facts = tables.act(agg.table, command, None)
         trial = agg.fork()

@@ -40,9 +40,7 @@ def bin_dir() -> Path:
     configured = os.environ.get("TABLETOP_PG_BIN")
     if configured:
         return Path(configured)
-    found = sorted(
-        glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[-2] or 0)
-    )
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[-2] or 0))
     if found:
         return Path(found[-1])
     initdb = shutil.which("initdb")
@@ -68,8 +66,14 @@ def _os_user() -> pwd.struct_passwd | None:
         with contextlib.suppress(KeyError):
             return pwd.getpwnam(name)
     subprocess.run(
-        ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
-         FALLBACK_OS_USER],
+        [
+            "useradd",
+            "--system",
+            "--no-create-home",
+            "--shell",
+            "/usr/sbin/nologin",
+            FALLBACK_OS_USER,
+        ],
         check=True,
         capture_output=True,
     )
@@ -126,8 +130,18 @@ class PgServer:
 
     def _initdb(self, timeout: float) -> None:
         init = self._run_as(
-            [str(self.bin / "initdb"), "-D", str(self.data), "-U", USER, "--auth=trust",
-             "-E", "UTF8", "--locale=C", "--no-sync"],
+            [
+                str(self.bin / "initdb"),
+                "-D",
+                str(self.data),
+                "-U",
+                USER,
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--locale=C",
+                "--no-sync",
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
         )

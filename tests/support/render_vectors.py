@@ -142,8 +142,8 @@ def corpus_vectors() -> Iterator[dict[str, Any]]:
             continue
         games: dict[str, list[str]] = {}
         for line in lines:
-            if "match" in line:
-                continue  # a match's own facts: no viewer's events
+            if "match" in line or "log" in line:
+                continue  # a match's own facts, the log line: no viewer's events
             gid = str(line.pop("game_id", entry["file"]))
             line.pop("hand", None)
             games.setdefault(gid, []).append(canonical(line))

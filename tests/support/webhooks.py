@@ -151,7 +151,9 @@ def wait_for(check: Callable[[], bool], timeout: float) -> bool:
     return check()
 
 
-EXAMPLE_DIR = Path(__file__).resolve().parents[2] / "clients" / "node" / "examples" / "webhook-receiver"
+EXAMPLE_DIR = (
+    Path(__file__).resolve().parents[2] / "clients" / "node" / "examples" / "webhook-receiver"
+)
 
 
 def ensure_example_modules() -> None:

@@ -6,12 +6,15 @@ verdict both verifiers must give (docs/api.md, "The export grammar").
 Plays a few games on a real server (keyed seats, as the clients play): a 花鸟风月 game of 4
 seats, a 川南字牌 game of 3, an arbitrated 川南字牌 game re-dealt once and ruled on once,
 and a 2-hand 花鸟风月 match; exports each (``tabletop-audit export``, one game also in the
-``tabletop export`` form) and writes beside them mutations of the smallest one: bytes,
-lines and JSON changed, and lies told by the holder of the server's key (re-chained and
-re-sealed), so that only the grammar, the chain, a seat's signature or the replay can tell.
-manifest.json names each file, "accept" or "refuse", and the words the verdict line must
-hold in both verifiers; server.pub is the server's public key they verify against (its
-private key is thrown away with the server's data directory).
+``tabletop export`` form; the match, the game of a --receipt-format 3 server and the void
+game also with their log line, as ``tabletop-audit export`` writes it by default) and writes
+beside them mutations of the smallest one: bytes, lines and JSON changed, and lies told by
+the holder of the server's key (re-chained and re-sealed, tree heads re-signed), so that only
+the grammar, the chain, a seat's signature, the replay or the log's proofs can tell.
+manifest.json names each file, "accept", "refuse" or "proof" (exit 3: the file proves the
+server lied), and the words the verdict's first line must hold in both verifiers; server.pub
+is the server's public key they verify against (its private key is thrown away with the
+server's data directory).
 """
 
 from __future__ import annotations
@@ -33,17 +36,21 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from google.protobuf.json_format import MessageToDict
 
+from clients.python.audit_log import export_log_line
 from clients.python.audit_verify import match_export_lines, signing_key
 from clients.python.bot import RandomBot, play_match, play_to_end
 from clients.python.client import TableClient, reveal_and_start
 from clients.python.exports import export_lines
 from clients.python.serverproc import ServerProcess
+from domain import translog
 from domain.codec import canonical
+from domain.table.records import key_id
 from server.wire.signing import KEY_FILE
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options
 from tests.api.test_node_verify import (
     ZIPAI,
+    raw_public,
     rechain,
     redealt_game,
     resign,
@@ -66,6 +73,10 @@ class Games:
     redealt: list[Line]
     match: list[Line]
     hua3: list[Line]  # a server with --receipt-format 3: seals of the head alone
+    void_log: Line  # the void game's log line (`tabletop-audit export`'s last line)
+    older_head: Line  # a head the server signed of its log one leaf before void_log's
+    match_log: Line
+    hua3_log: Line
 
 
 def play() -> Games:
@@ -75,11 +86,20 @@ def play() -> Games:
             pem = (server.data_dir / KEY_FILE).read_bytes()
             signer = serialization.load_pem_private_key(pem, password=None)
             assert isinstance(signer, Ed25519PrivateKey)
+            # the void game first, its log line at once: a log of its seals alone, so the
+            # log line is small and its proofs the same in every corpus made anew
+            void_gid = void_game(client)
+            void, void_events = finished_game(client, void_gid)
+            void_log = json.loads(export_log_line(client, [("game", void_gid)]))
+            head = void_log["log"]["heads"][0]
+            older = client.stub.GetTreeHead(
+                pb.GetTreeHeadRequest(log_id=head["log_id"], tree_size=head["size"] - 1)
+            ).tree_head
+            older_head = head_json(older)
             hua = shortest(lambda: finished_game(client, huaniao_game(client))[0])
-            void, void_events = finished_game(client, void_game(client))
             zipai = shortest(lambda: finished_game(client, zipai_game(client))[0])
             redealt = shortest(lambda: redealt_game(client))
-            match = shortest(lambda: match_game(client))
+            match, match_log = shortest_logged(lambda: match_game(client), client)
         # the same data directory, so the same key: one record, two seal formats, one key
         format3 = ["--receipt-format", "3"]
         with (
@@ -87,8 +107,48 @@ def play() -> Games:
             TableClient(server.target) as client,
         ):
             assert signing_key(client) == key
-            hua3 = shortest(lambda: finished_game(client, huaniao_game(client))[0])
-    return Games(key, signer, hua, zipai, void, void_events, redealt, match, hua3)
+            hua3, hua3_log = shortest_logged(
+                lambda: game_and_id(client, huaniao_game(client)), client
+            )
+    return Games(
+        key,
+        signer,
+        hua,
+        zipai,
+        void,
+        void_events,
+        redealt,
+        match,
+        hua3,
+        void_log,
+        older_head,
+        match_log,
+        hua3_log,
+    )
+
+
+def head_json(head: pb.TreeHead) -> Line:
+    return {
+        "key_id": head.key_id,
+        "log_id": head.log_id,
+        "root": head.root.hex(),
+        "signature": head.signature.hex(),
+        "size": head.size,
+        "timestamp": head.timestamp_ms,
+    }
+
+
+Logged = tuple[list[Line], list[tuple[str, str]]]  # an export's lines, the records it logs
+
+
+def game_and_id(client: TableClient, gid: str) -> Logged:
+    return finished_game(client, gid)[0], [("game", gid)]
+
+
+def shortest_logged(make: Callable[[], Logged], client: TableClient) -> tuple[list[Line], Line]:
+    """The shortest of a few exports, with its log line (asked once the others are played)."""
+    lines, records = min((make() for _ in range(TRIES)), key=lambda made: len(text(dump(made[0]))))
+    return lines, json.loads(export_log_line(client, records))
 
 
 TRIES = 4  # games of random bots vary in length: the shortest of a few keeps the corpus small
@@ -114,12 +174,14 @@ def zipai_game(client: TableClient) -> str:
     return gid
 
 
-def match_game(client: TableClient) -> list[Line]:
+def match_game(client: TableClient) -> Logged:
     created = client.create_game(huaniao_options("BASIC"), 2, match=pb.MatchSettings(hands=2))
     seats = [client.join(created.game_id, s, f"m{s}") for s in range(2)]
     reveal_and_start(seats)
     play_match([RandomBot(s, 90 + i) for i, s in enumerate(seats)])
-    return [json.loads(x) for x in match_export_lines(client, created.match_id, None)]
+    lines = [json.loads(x) for x in match_export_lines(client, created.match_id, None)]
+    hands = list(dict.fromkeys(x["game_id"] for x in lines if "game_id" in x))
+    return lines, [("match", created.match_id), *(("game", g) for g in hands)]
 
 
 ABANDON_MS = 1000
@@ -160,7 +222,7 @@ def finished_game(client: TableClient, gid: str) -> tuple[list[Line], list[str]]
 @dataclass(frozen=True)
 class Vector:
     file: str
-    verdict: str  # "accept" or "refuse"
+    verdict: str  # "accept", "refuse" or "proof" (exit 3)
     reason: tuple[str, ...]  # words both verdict lines must hold
     why: str
     data: bytes
@@ -207,15 +269,32 @@ def honest(g: Games) -> list[Vector]:
         accept(
             "crlf.jsonl", "the void game with CR LF line ends (JSON whitespace)", crlf(g), "void"
         ),
-        accept("match.jsonl", "a 2-hand 花鸟风月 match", text(dump(g.match)), "match"),
+        accept(
+            "match.jsonl",
+            "a 2-hand 花鸟风月 match, with its log line (the match's seals, then each hand's)",
+            text(dump([*g.match, g.match_log])),
+            "match",
+            LOGGED,
+        ),
         accept(
             "hua-format3.jsonl",
             "花鸟风月, 4 keyed seats, a server run with --receipt-format 3 (seals of the head "
-            "alone: tabletop-seal/3)",
-            text(dump(g.hua3)),
+            "alone: tabletop-seal/3), with its log line",
+            text(dump([*g.hua3, g.hua3_log])),
             "game",
+            LOGGED,
+        ),
+        accept(
+            "void-log.jsonl",
+            "the void game with its log line (the base of the log line's mutations)",
+            text(dump(with_log(g))),
+            "void",
+            LOGGED,
         ),
     ]
+
+
+LOGGED = "transparency log: all"  # the verify line's words for a log line that proves all
 
 
 def seal3_with_receipts(g: Games) -> bytes:
@@ -546,6 +625,11 @@ def match_extra_key(g: Games) -> bytes:
     return text(dump(lines))
 
 
+def match_null_line(g: Games) -> bytes:
+    """The match's log line replaced by JSON's null (not a blank line, not an object)."""
+    return text([*dump(match_prefix(g)), "null"])
+
+
 def match_truncated(g: Games) -> bytes:
     """The match's last hand dropped, MatchEnded and the match chain kept as they were."""
     lines = copy.deepcopy(g.match)
@@ -575,6 +659,435 @@ def match_hands_interleaved(g: Games) -> bytes:
     two = [i for i, x in enumerate(lines) if x.get("hand") == 2]
     lines[one[-1]], lines[two[0]] = lines[two[0]], lines[one[-1]]
     return text(dump(lines))
+
+
+# the log line (docs/api.md, "Transparency log", "The export's log line")
+
+
+def with_log(g: Games, short: bool = False) -> list[Line]:
+    """The void game as `tabletop-audit export` writes it: its lines, then its log line;
+    ``short``: its first lines only, for the log line's grammar (both verifiers read it
+    before they verify anything)."""
+    lines = base(g)
+    return [*(lines[:SHORT] if short else lines), copy.deepcopy(g.void_log)]
+
+
+def log_of(lines: list[Line]) -> dict[str, Any]:
+    body: dict[str, Any] = lines[-1]["log"]
+    return body
+
+
+def logged(edit: Callable[[list[Line]], None], short: bool = False) -> Mutation:
+    """A mutation of the void game's log line (the record's lines kept as they are)."""
+
+    def make(g: Games) -> bytes:
+        lines = with_log(g, short)
+        edit(lines)
+        return text(dump(lines))
+
+    return make
+
+
+def resigned_head(g: Games, head: Line, signer: Ed25519PrivateKey | None = None) -> Line:
+    """``head`` signed anew by the key holder (or by ``signer``), whatever its fields hold:
+    the signature verifies, so only the grammar can refuse it."""
+    by = signer or g.signer
+    body = {k: head[k] for k in ("log_id", "root", "size", "timestamp")}
+    head["signature"] = by.sign(translog.TREE_HEAD_PREFIX + canonical(body).encode()).hex()
+    head["key_id"] = key_id(raw_public(by))
+    return head
+
+
+def head_edit(field: str, value: Any) -> Callable[[Games], bytes]:
+    """The head's ``field`` set to ``value``, the head re-signed by the key holder."""
+
+    def make(g: Games) -> bytes:
+        lines = with_log(g)  # the whole record: a verifier lenient here would accept it
+        head = log_of(lines)["heads"][0]
+        head[field] = value(head[field]) if callable(value) else value
+        resigned_head(g, head)
+        return text(dump(lines))
+
+    return make
+
+
+def arabic(n: int) -> str:
+    return str(n).translate(str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩"))
+
+
+def fullwidth(n: int) -> str:
+    return str(n).translate(str.maketrans("0123456789", "０１２３４５６７８９"))
+
+
+def log_extra_line_key(lines: list[Line]) -> None:
+    lines[-1]["note"] = "unsigned words"
+
+
+def log_extra_key(lines: list[Line]) -> None:
+    log_of(lines)["note"] = "unsigned words"
+
+
+def log_missing_key(lines: list[Line]) -> None:
+    del log_of(lines)["inclusions"]
+
+
+def head_extra_key(lines: list[Line]) -> None:
+    log_of(lines)["heads"][0]["note"] = "unsigned words"
+
+
+def head_missing_key(lines: list[Line]) -> None:
+    del log_of(lines)["heads"][0]["timestamp"]
+
+
+def inclusion_extra_key(lines: list[Line]) -> None:
+    log_of(lines)["inclusions"][0]["note"] = "unsigned words"
+
+
+def inclusion_missing_key(lines: list[Line]) -> None:
+    del log_of(lines)["inclusions"][2]["index"]
+
+
+def head_bad_signature(lines: list[Line]) -> None:
+    head = log_of(lines)["heads"][0]
+    head["signature"] = flip(head["signature"])
+
+
+def flip(hex_text: str, at: int = 10) -> str:
+    return hex_text[:at] + ("0" if hex_text[at] != "0" else "1") + hex_text[at + 1 :]
+
+
+def path_flipped(lines: list[Line]) -> None:
+    entry = log_of(lines)["inclusions"][0]
+    entry["path"][0] = flip(entry["path"][0])
+
+
+def wrong_index(lines: list[Line]) -> None:
+    log_of(lines)["inclusions"][0]["index"] += 1
+
+
+def seal_missing(lines: list[Line]) -> None:
+    del log_of(lines)["inclusions"][-1]
+
+
+def other_versions(lines: list[Line]) -> None:
+    log_of(lines)["inclusions"][1]["first"] += 1
+
+
+def other_log(lines: list[Line]) -> None:
+    log_of(lines)["inclusions"][0]["log_id"] = OTHER_LOG
+
+
+OTHER_LOG = "00000000-0000-4000-8000-000000000000"  # sorts before any log the server makes
+
+
+def upper_path(lines: list[Line]) -> None:
+    entry = log_of(lines)["inclusions"][0]
+    entry["path"][0] = entry["path"][0].upper()
+
+
+def fullwidth_index(lines: list[Line]) -> None:
+    entry = log_of(lines)["inclusions"][0]
+    entry["index"] = fullwidth(entry["index"])
+
+
+def log_not_last(g: Games) -> bytes:
+    lines = with_log(g, short=True)
+    lines.insert(len(lines) - 2, lines.pop())
+    return text(dump(lines))
+
+
+def log_twice(g: Games) -> bytes:
+    lines = with_log(g, short=True)
+    return text(dump([*lines, lines[-1]]))
+
+
+def log_first(g: Games) -> bytes:
+    lines = with_log(g, short=True)
+    return text(dump([lines[-1], *lines[:-1]]))
+
+
+def log_in_events_form(g: Games) -> bytes:
+    return text([*dump_events(events_form(g)).decode().splitlines(), canonical(g.void_log)])
+
+
+def arabic_size(g: Games) -> bytes:
+    """A head's size of Arabic-Indic digits, as the bare number JSON does not allow."""
+    size = g.void_log["log"]["heads"][0]["size"]
+    lines = dump(with_log(g, short=True))
+    lines[-1] = lines[-1].replace(f'"size":{size}', f'"size":{arabic(size)}', 1)
+    return text(lines)
+
+
+def smaller_head(g: Games) -> bytes:
+    """The proofs of the log line (made for its head's size) held against a head the server
+    signed of the log one leaf before: a tree size smaller than the proofs'."""
+    lines = with_log(g)
+    log_of(lines)["heads"] = [copy.deepcopy(g.older_head)]
+    return text(dump(lines))
+
+
+def heads_unsorted(g: Games) -> bytes:
+    """A second head, of another log whose id sorts first, after the record's (re-signed)."""
+    lines = with_log(g, short=True)
+    heads = log_of(lines)["heads"]
+    heads.append(resigned_head(g, {**heads[0], "log_id": OTHER_LOG}))
+    return text(dump(lines))
+
+
+def head_twice(g: Games) -> bytes:
+    """The same head written twice: not one a log, and no fork (one root)."""
+    lines = with_log(g, short=True)
+    heads = log_of(lines)["heads"]
+    heads.append(copy.deepcopy(heads[0]))
+    return text(dump(lines))
+
+
+def forked_heads(g: Games) -> bytes:
+    """A second head of the record's log and size with another root, signed by the server's
+    key: two signed heads that contradict each other prove a forked log."""
+    lines = with_log(g)
+    heads = log_of(lines)["heads"]
+    heads.append(resigned_head(g, {**heads[0], "root": "ab" * 32}))
+    return text(dump(lines))
+
+
+def unknown_key_head(g: Games) -> bytes:
+    lines = with_log(g)
+    resigned_head(g, log_of(lines)["heads"][0], Ed25519PrivateKey.generate())
+    return text(dump(lines))
+
+
+def proof_problem(g: Games, edit: Callable[[list[Line]], None]) -> str:
+    """What the first seal's inclusion fails with (domain/translog.py's words, which the
+    Node verifier must print too) once ``edit`` changed the log line."""
+    lines = with_log(g)
+    edit(lines)
+    log = log_of(lines)
+    entry, head = log["inclusions"][0], log["heads"][0]
+    seal = next(x["seal"] for x in lines[:-1] if x["seal"])
+    body = records_seal_body(seal)
+    leaf = translog.leaf_hash(translog.leaf_data(body, seal.get("key_id", "")))
+    path = [bytes.fromhex(p) for p in entry["path"]]
+    try:
+        translog.verify_inclusion(
+            entry["index"], head["size"], leaf, path, bytes.fromhex(head["root"])
+        )
+    except translog.ProofError as exc:
+        return f"the log line: {exc}"
+    raise AssertionError("the edit left the proof standing")
+
+
+def records_seal_body(seal: Line) -> bytes:
+    from domain.table import records
+
+    return records.stored_seal_body(seal["game_id"], seal)
+
+
+def key_id_stripped(lines: list[Line]) -> None:
+    """The first seal's key id (not signed) emptied: its signature still verifies with the
+    given key, but its leaf is not the one the server logged (the seal's stated key id)."""
+    del next(x for x in lines[:-1] if x["seal"])["seal"]["key_id"]
+
+
+def older(lines: list[Line], g: Games) -> None:
+    log_of(lines)["heads"] = [copy.deepcopy(g.older_head)]
+
+
+def log_mutations(g: Games) -> list[Vector]:
+    """The log line's mutations: its grammar, its heads' signatures and its proofs."""
+    seals = len(g.void_log["log"]["inclusions"])
+    where = f"line {SHORT + 1}"  # the log line of a file cut short
+    whole = f"line {len(g.void) + 1}"  # the log line after the whole record
+    form = (f"{whole} head 1 has a field of the wrong form",)
+    table: list[tuple[str, str, Mutation, tuple[str, ...]]] = [
+        (
+            "log-line-extra-key",
+            "an unsigned key beside `log`",
+            logged(log_extra_line_key, short=True),
+            (f"{where} is not a log line {{log}}",),
+        ),
+        (
+            "log-extra-key",
+            "an unsigned key beside heads and inclusions",
+            logged(log_extra_key, short=True),
+            ("`log` is not exactly {heads, inclusions}",),
+        ),
+        (
+            "log-missing-key",
+            "a log line without its inclusions",
+            logged(log_missing_key, short=True),
+            ("`log` is not exactly {heads, inclusions}",),
+        ),
+        (
+            "log-head-extra-key",
+            "an unsigned key in a tree head",
+            logged(head_extra_key),
+            (f"{whole} head 1 is not a tree head",),
+        ),
+        (
+            "log-head-missing-key",
+            "a tree head without its timestamp",
+            logged(head_missing_key, short=True),
+            (f"{where} head 1 is not a tree head",),
+        ),
+        (
+            "log-inclusion-extra-key",
+            "an unsigned key in an inclusion",
+            logged(inclusion_extra_key, short=True),
+            (f"{where} inclusion 1 is not an inclusion",),
+        ),
+        (
+            "log-inclusion-missing-key",
+            "an inclusion without its leaf index",
+            logged(inclusion_missing_key, short=True),
+            (f"{where} inclusion 3 is not an inclusion",),
+        ),
+        (
+            "log-head-bad-signature",
+            "a tree head's signature with one digit changed",
+            logged(head_bad_signature),
+            ("is not in the log", "does not verify with key"),
+        ),
+        (
+            "log-head-unknown-key",
+            "a tree head signed by a key the verifier was not given",
+            unknown_key_head,
+            ("is not in the log", "is not signed by a given key"),
+        ),
+        (
+            "log-path-flipped",
+            "a hash of the first seal's audit path changed",
+            logged(path_flipped),
+            ("the seal of versions", proof_problem(g, path_flipped)),
+        ),
+        (
+            "log-wrong-index",
+            "the first seal's leaf index one more",
+            logged(wrong_index),
+            ("the seal of versions", proof_problem(g, wrong_index)),
+        ),
+        (
+            "log-head-smaller",
+            "the proofs held against a head (signed) of a smaller tree",
+            smaller_head,
+            ("the seal of versions", proof_problem(g, lambda ls: older(ls, g))),
+        ),
+        (
+            "log-seal-key-id-stripped",
+            "a seal's (unsigned) key id left out: the record verifies, the leaf is not logged",
+            logged(key_id_stripped),
+            ("the seal of versions", proof_problem(g, key_id_stripped)),
+        ),
+        (
+            "log-seal-missing",
+            "the last seal's inclusion left out",
+            logged(seal_missing),
+            (f"the log line has {seals - 1} inclusions for {seals} seals",),
+        ),
+        (
+            "log-other-versions",
+            "an inclusion naming other versions than its seal's",
+            logged(other_versions),
+            ("the log line's entry 2 names",),
+        ),
+        (
+            "log-other-log",
+            "an inclusion against a log the line has no head of",
+            logged(other_log),
+            (f"the log line has no tree head of log {OTHER_LOG}",),
+        ),
+        (
+            "log-path-upper",
+            "an audit path's hash in capitals",
+            logged(upper_path, short=True),
+            (f"{where} inclusion 1 has a field of the wrong form",),
+        ),
+        (
+            "log-index-fullwidth",
+            "a leaf index written in full-width digits, as text",
+            logged(fullwidth_index, short=True),
+            (f"{where} inclusion 1 has a field of the wrong form",),
+        ),
+        (
+            "log-size-arabic",
+            "a tree size of Arabic-Indic digits (bare, not JSON)",
+            arabic_size,
+            ("JSON",),
+        ),
+        (
+            "log-size-text",
+            "a tree size written as text (re-signed by the key holder)",
+            head_edit("size", str),
+            form,
+        ),
+        (
+            "log-timestamp-offset",
+            "a head's time as text ending +00:00 (re-signed)",
+            head_edit("timestamp", "2026-02-01T00:00:00.000000+00:00"),
+            form,
+        ),
+        (
+            "log-timestamp-arabic",
+            "a head's time in Arabic-Indic digits, as text (re-signed)",
+            head_edit("timestamp", arabic),
+            form,
+        ),
+        (
+            "log-timestamp-huge",
+            "a head's time of 2^53 ms (re-signed): beyond the integers both JSON readers agree on",
+            head_edit("timestamp", 2**53),
+            form,
+        ),
+        (
+            "log-heads-unsorted",
+            "a second head, of another log whose id sorts first (re-signed)",
+            heads_unsorted,
+            ("the heads are not sorted by log_id, one a log",),
+        ),
+        (
+            "log-head-twice",
+            "the same head twice (one root: no fork)",
+            head_twice,
+            ("the heads are not sorted by log_id, one a log",),
+        ),
+        (
+            "log-not-last",
+            "the log line before the record's last line",
+            log_not_last,
+            (f"line {SHORT + 1} follows the log line, which ends an export",),
+        ),
+        (
+            "log-twice",
+            "the log line written twice",
+            log_twice,
+            (f"line {SHORT + 2} follows the log line, which ends an export",),
+        ),
+        (
+            "log-first",
+            "the log line first",
+            log_first,
+            ("line 1: the log line ends the file, after the record",),
+        ),
+        (
+            "log-in-events-form",
+            "a log line ending a `tabletop export`",
+            log_in_events_form,
+            ("has no log line",),
+        ),
+    ]
+    out = [refuse(f"{name}.jsonl", why, make(g), *words) for name, why, make, words in table]
+    size = g.void_log["log"]["heads"][0]["size"]
+    out.append(
+        Vector(
+            "log-fork.jsonl",
+            "proof",
+            ("PROOF: the server signed two different tree heads", f"at size {size}"),
+            "two heads of the record's log and size with different roots, both signed by the "
+            "server's key: a forked log (exit 3), not a refusal",
+            forked_heads(g),
+        )
+    )
+    return out
 
 
 MUTATIONS: list[tuple[str, str, Mutation, tuple[str, ...]]] = [
@@ -671,6 +1184,12 @@ MUTATIONS: list[tuple[str, str, Mutation, tuple[str, ...]]] = [
     ("match-no-hand", "a hand's line without its hand number", hand_line_without_hand, ("hand",)),
     ("match-extra-key", "an unsigned key beside a match fact", match_extra_key, ("match fact",)),
     ("match-truncated", "the last hand dropped", match_truncated, ("hand 2",)),
+    (
+        "match-null-line",
+        "a line of JSON null where the log line was",
+        match_null_line,
+        ("is not a JSON object",),
+    ),
     ("match-interleaved", "two hands' lines interleaved", match_hands_interleaved, ("hand",)),
     (
         "match-cut-resealed",
@@ -733,7 +1252,7 @@ def vectors(g: Games) -> list[Vector]:
     for name, why, make, words in MUTATIONS:
         data = cut(make(g)) if name in GRAMMAR else make(g)
         out.append(refuse(f"{name}.jsonl", why, data, *words))
-    return out
+    return out + log_mutations(g)
 
 
 def write(g: Games, out: Path) -> None:

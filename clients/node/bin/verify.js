@@ -111,8 +111,9 @@ function main(argv) {
     return 2;
   }
   if (args.target && !(args.keys.length || args.keySet)) return fromServer(args); // a promise
+  let ks;
   try {
-    const ks = keysOf(args);
+    ks = keysOf(args);
     const result = verifyText(readFileLines(args.file), ks.keys, ks.statements, { retired: ks.retired });
     if (args.heads) { // a trusted head that contradicts a kept one proves a forked log
       const forked = compare.checkKeptHeads(args.heads, result.logLine, ks.keys, ks.retired);
@@ -120,8 +121,21 @@ function main(argv) {
     }
     return finish(args, ks.keys, result);
   } catch (err) {
-    return failed(err);
+    return forkedOrFailed(err, args.file, ks && ks.keys);
   }
+}
+
+/**
+ * A log line whose heads are not one a log in order (translog.js HeadsOutOfOrder): two
+ * validly signed heads of one log and size with different roots prove a forked log (exit 3,
+ * as audit.py `_fork_or_refuse`); anything else fails.
+ */
+function forkedOrFailed(err, file, keys) {
+  if (err instanceof tl.HeadsOutOfOrder && keys) {
+    const forks = tl.forks(err.heads.map((h) => [`${file} log line`, h]), keys, canonical);
+    if (forks.length) return showForks(forks);
+  }
+  return failed(err);
 }
 
 function failed(err) {
@@ -155,8 +169,9 @@ const recordsOf = (r) => (r.match ? [['match', r.matchId], ...r.hands.map((g) =>
  */
 async function fromServer(args) {
   const server = new Server(args.target);
+  let ks;
   try {
-    const ks = readKeySet(JSON.stringify(await server.keySet()));
+    ks = readKeySet(JSON.stringify(await server.keySet()));
     const retired = ks.retired.filter((id) => id !== ks.keys[0].id);
     const result = verifyText(readFileLines(args.file), ks.keys, ks.statements, { checkLogLine: false });
     const keyset = tl.keySet(ks.keys, ks.statements, retired);
@@ -173,7 +188,7 @@ async function fromServer(args) {
     }
     return finish(args, ks.keys, result);
   } catch (err) {
-    return failed(err);
+    return forkedOrFailed(err, args.file, ks && ks.keys);
   } finally {
     server.close();
   }

@@ -17,12 +17,19 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MAX_PATH = 64;
 
 class LogError extends Error {}
+/** A log line's heads not one a log in log_id order (`heads`: to hold against the keys: a fork?). */
+class HeadsOutOfOrder extends LogError {
+  constructor(message, heads) {
+    super(message);
+    this.heads = heads;
+  }
+}
 const fail = (message) => {
   throw new LogError(message);
 };
 const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const exactly = (v, keys) => isObj(v) && Object.keys(v).sort().join() === [...keys].sort().join();
-const size = (v) => Number.isSafeInteger(v) && v >= 0;
+const size = (v) => Number.isSafeInteger(v) && v >= 0; // 0..2^53-1, as logaudit.py `_count`
 
 // --- RFC 9162 §2.1 ----------------------------------------------------------------------
 
@@ -168,19 +175,34 @@ function checkRetirement(s, keys, canonical, where = 'a key retirement') {
 
 const INCLUSION_KEYS = ['first', 'id', 'index', 'last', 'log_id', 'path'];
 
-/** The log line {"log": {"heads", "inclusions"}}, its grammar checked (not its proofs). */
-function readLogLine(line) {
-  if (!exactly(line, ['log']) || !exactly(line.log, ['heads', 'inclusions'])) fail('the log line is not {"log": {"heads", "inclusions"}}');
+const MAX_HEADS = 1024;
+
+/**
+ * The log line {"log": {"heads", "inclusions"}} by its grammar (logaudit.py `parse_log_line`,
+ * word for word; `where`: "line N"): exactly those keys, every head a tree head of its form
+ * (`parseHead`), the heads sorted by log_id, one a log, every inclusion exactly its keys, each
+ * of its form. Its proofs are checked later (`checkSeals`). Heads that are not one a log in
+ * order fail with a HeadsOutOfOrder carrying them: two of one log and size, validly signed,
+ * with different roots, are a proof of a forked log (bin/verify.js: exit 3).
+ */
+function readLogLine(line, where = 'the log line') {
+  if (!exactly(line, ['log'])) fail(`${where} is not a log line {log}`);
+  if (!exactly(line.log, ['heads', 'inclusions'])) fail(`${where}: \`log\` is not exactly {heads, inclusions}`);
   const { heads, inclusions } = line.log;
-  if (!Array.isArray(heads) || !Array.isArray(inclusions)) fail('the log line\'s heads and inclusions are not lists');
-  const ids = heads.map((h) => (isObj(h) ? h.log_id : null));
-  if (ids.some((id, i) => i && !(String(ids[i - 1]) < String(id)))) fail('the log line\'s heads are not sorted by log_id, each log once');
+  if (!Array.isArray(heads) || !Array.isArray(inclusions)) fail(`${where}: \`heads\` and \`inclusions\` must be lists`);
+  if (heads.length > MAX_HEADS) fail(`${where}: more than ${MAX_HEADS} tree heads`);
+  heads.forEach((h, i) => parseHead(h, `${where} head ${i + 1}`));
+  const ids = heads.map((h) => h.log_id);
+  if (ids.some((id, i) => i && !(ids[i - 1] < id))) {
+    throw new HeadsOutOfOrder(`${where}: the heads are not sorted by log_id, one a log`, heads);
+  }
   inclusions.forEach((x, i) => {
-    const where = `the log line's inclusion ${i + 1}`;
-    if (!exactly(x, INCLUSION_KEYS)) fail(`${where} is not {${INCLUSION_KEYS.join(', ')}}`);
-    if (!Array.isArray(x.path) || x.path.length > MAX_PATH || !x.path.every((p) => typeof p === 'string' && HEX64.test(p))) {
-      fail(`${where}: path is not a list of at most ${MAX_PATH} lowercase hex hashes`);
-    }
+    const at = `${where} inclusion ${i + 1}`;
+    if (!exactly(x, INCLUSION_KEYS)) fail(`${at} is not an inclusion {${INCLUSION_KEYS.join(', ')}}`);
+    const ok = size(x.first) && size(x.last) && size(x.index) && typeof x.id === 'string'
+      && typeof x.log_id === 'string' && UUID.test(x.log_id)
+      && Array.isArray(x.path) && x.path.length <= MAX_PATH && x.path.every((p) => typeof p === 'string' && HEX64.test(p));
+    if (!ok) fail(`${at} has a field of the wrong form`);
   });
   return { heads, inclusions };
 }
@@ -446,6 +468,7 @@ function trusted(h, keys, retired, canonical) {
 
 module.exports = {
   LogError,
+  HeadsOutOfOrder,
   leafHash,
   nodeHash,
   rootOf,

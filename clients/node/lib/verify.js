@@ -16,7 +16,7 @@
 const crypto = require('./crypto');
 const deal = require('./deal');
 const { checkClocks } = require('./clocks');
-const { checkLog, checkRetirement, parseHead, LogError } = require('./translog');
+const { checkLog, checkRetirement, parseHead, readLogLine, LogError, HeadsOutOfOrder } = require('./translog');
 
 // The seats' signatures need the contract's protobuf code (node_modules): loaded on first use.
 const seatSignatures = (...args) => require('./seatsigs').checkSeatSignatures(...args);
@@ -722,6 +722,9 @@ function readFileLines(file) {
   return lines;
 }
 
+/** Each parsed line's number in its file (blank lines are skipped, but counted). */
+const LINE_NUMBER = new WeakMap();
+
 /** An export's lines (text, or an array of line texts) parsed, bounded as the docs say. */
 function readLines(text) {
   const lines = [];
@@ -738,6 +741,7 @@ function readLines(text) {
       fail(`line ${n} is not a valid export line (not valid JSON: ${err.message})`);
     }
     if (!isObj(v)) fail(`line ${n} is not a JSON object`);
+    LINE_NUMBER.set(v, n);
     lines.push(v);
   }
   if (!lines.length) fail('empty history: the file holds no events');
@@ -808,7 +812,6 @@ function verifyText(text, keys, statements = [], { checkLogLine = true, retired 
   } else {
     const events = 'event' in lines[0] || 'view' in lines[0];
     if (!events) lines.forEach((l, i) => ('event' in l || 'view' in l) && fail(`line ${i + 1} is in another export form than line 1: one form a file`));
-    if (events && log) fail('a `tabletop export` (event and view lines) has no log line');
     result = verifyGame(events ? fromEventLines(lines) : lines, keys);
   }
   result.logLine = log; // `compare` and `--heads` read its heads
@@ -822,11 +825,26 @@ function verifyText(text, keys, statements = [], { checkLogLine = true, retired 
   return result;
 }
 
-/** The export's lines and its log line (`{"log": ...}`, last, after the record; or null). */
+/**
+ * The export's lines and its log line (`{"log": ...}`, last, after the record; or null), the
+ * log line read by its grammar (translog.js `readLogLine`), as audit.py reads a file: a log
+ * line first, in a `tabletop export`, or followed by any line is refused.
+ */
 function splitLogLine(lines) {
   const at = lines.findIndex((l) => 'log' in l);
   if (at === -1) return { lines, log: null };
-  if (at !== lines.length - 1 || at === 0) fail(`line ${at + 1}: the log line ends the file, after the record`);
+  const n = LINE_NUMBER.get(lines[at]) || at + 1;
+  if (at === 0) fail(`line ${n}: the log line ends the file, after the record`);
+  if (!('match' in lines[0]) && ('event' in lines[0] || 'view' in lines[0])) {
+    fail(`line ${n}: a \`tabletop export\` (event and view lines) has no log line`);
+  }
+  if (at !== lines.length - 1) fail(`line ${LINE_NUMBER.get(lines[at + 1]) || at + 2} follows the log line, which ends an export`);
+  try {
+    readLogLine(lines[at], `line ${n}`);
+  } catch (err) {
+    if (err instanceof LogError && !(err instanceof HeadsOutOfOrder)) fail(err.message);
+    throw err; // HeadsOutOfOrder: perhaps a proof of a forked log (bin/verify.js)
+  }
   return { lines: lines.slice(0, -1), log: lines[at] };
 }
 

@@ -4,7 +4,8 @@
 // (clients/web/src/verify, the same code bundled) shows them. Status 0 = verified (one line),
 // 1 = not (one line naming the first problem), 3 = a proof that the server lied (each proof
 // on its lines).
-const { VerifyError, verifyText, checkReceipts, handWords } = require('./verify');
+const { VerifyError, verifyText, checkReceipts, handWords, canonical } = require('./verify');
+const tl = require('./translog');
 const { dealWords } = require('./deal');
 const { prove, LIED } = require('./proofs');
 const { checkReceiptHeads } = require('./heads');
@@ -111,6 +112,9 @@ function runVerify(text, keys, { statements = [], retired = [], receipts = null,
     const result = verifyText(text, keys, statements, { retired });
     return finishRun(result, keys, receipts, exportName, receiptsName);
   } catch (err) {
+    // a log line with two signed heads of one log and size, two roots: the proof (bin/verify.js)
+    const forks = err instanceof tl.HeadsOutOfOrder ? tl.forks(err.heads.map((h) => [`${exportName} log line`, h]), keys, canonical) : [];
+    if (forks.length) return { status: LIED, out: forks.flatMap(tl.forkLines), err: [] };
     return failure(err); // as the command line: any problem is the one line it prints
   }
 }
