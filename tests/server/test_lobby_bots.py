@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -57,11 +58,14 @@ def bots(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[LobbyBots, dict[str,
 
 
 async def settle(runner: LobbyBots) -> None:
-    """Let the watchers of ended processes run."""
-    for _ in range(100):
-        await asyncio.sleep(0.02)
-        if not any(r.proc.returncode is not None for r in runner.runs.values()):
-            return
+    """Until every stand-in process has exited and its watcher has let its table go (a
+    process that has not even started yet, on a loaded machine, counts as running: waiting
+    only for exited ones returned at once and failed the next look in a full suite), and
+    its watcher has finished."""
+    deadline = time.monotonic() + 30
+    while (runner.runs or runner._tasks) and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)  # _tasks: the watchers, which forget a table after its exit
+    assert not runner.runs and not runner._tasks, "the stand-in processes did not exit"
 
 
 def test_a_table_is_started_once_and_taken_over_only_when_nobody_plays_it(
