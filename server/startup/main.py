@@ -26,7 +26,6 @@ from server.store.leases import leases_for
 from server.store.shards import Store, check_tables
 from server.store.translog import TransparencyLogs
 from server.transport import reflection as source_reflection
-from server.transport import webview
 from server.transport.health import StoreHealth
 from server.transport.limits import Limits, LimitsInterceptor
 from server.transport.lobby import LobbyServicer
@@ -302,6 +301,8 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     gc.set_threshold(young, middle, settings.gc_full_every)
     live = None
     if settings.http_port is not None:  # the live spectator viewer, on this same loop
+        from server.transport import webview  # aiohttp: loaded only by a server that serves it
+
         try:
             viewer, runner, http_port = await webview.start(
                 tables, settings.host, settings.http_port, settings.http_limits, port
@@ -322,7 +323,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         web = await start_web(settings, port)
         if web is None:
             if live is not None:
-                await webview.stop(*live)
+                await _stop_live(live)
             await server.stop(None)
             tables.games.close()
             raise StartupError(f"cannot serve the web port on {settings.host}:{settings.web_port}")
@@ -424,7 +425,7 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     # grace period to finish (a move is appended whole or not at all), new calls are refused.
     streams = interceptor.close_streams()
     if live is not None:
-        await webview.stop(*live)
+        await _stop_live(live)
     if web is not None:  # its streams end with the gRPC ones they forward
         await web[0].stop()
     await server.stop(grace=settings.shutdown_grace)
@@ -526,6 +527,12 @@ def loop_factory(name: str) -> Any:
             "--event-loop uvloop: the uvloop package is not installed (pip install uvloop)"
         ) from None
     return uvloop.new_event_loop
+
+
+async def _stop_live(live: tuple[Any, Any]) -> None:
+    from server.transport import webview
+
+    await webview.stop(*live)
 
 
 if __name__ == "__main__":

@@ -25,13 +25,15 @@ import tomllib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiohttp
 from standardwebhooks.webhooks import Webhook
 
 from server.store.outbox import Claimed, Outbox
 from server.usecases.webhooks import TYPES, App
+
+if TYPE_CHECKING:
+    import aiohttp
 
 log = logging.getLogger("tabletop.webhooks")
 
@@ -129,6 +131,8 @@ class Deliverer:
         asyncio.run(self._run())
 
     async def _run(self) -> None:
+        import aiohttp  # here, not at the top: a server without webhooks never loads it
+
         timeout = aiohttp.ClientTimeout(total=self.settings.timeout)
         connector = aiohttp.TCPConnector(limit=self.settings.concurrency)
         async with aiohttp.ClientSession(timeout=timeout, connector=connector) as session:
@@ -174,6 +178,8 @@ class Deliverer:
             log.warning("recording a webhook delivery failed", exc_info=True)
 
     async def _post(self, session: aiohttp.ClientSession, app: App, job: Claimed) -> bool:
+        import aiohttp
+
         now = datetime.now(UTC)
         headers = {
             "content-type": "application/json",
