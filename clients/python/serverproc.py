@@ -25,7 +25,8 @@ def is_serving(target: str, timeout: float = 1.0) -> bool:
         channel.close()
 
 
-# The server is started through this trampoline rather than a ``preexec_fn``: a preexec_fn
+# A child (a server, or the server's bot processes) is started through this trampoline
+# rather than a ``preexec_fn``: a preexec_fn
 # (or close_fds=True) makes subprocess fork(), and fork() runs gRPC's atfork handlers, which
 # can hang forever in a process that has used gRPC (grpc/grpc#37259: seen here as a test
 # worker stuck in ServerProcess.start). Without them subprocess uses posix_spawn, which
@@ -40,9 +41,17 @@ _TRAMPOLINE = (
     "except Exception:\n"
     "    pass\n"
     "if os.getppid() != int(sys.argv[1]):\n"
-    "    sys.exit('the process that started the server is gone')\n"
+    "    sys.exit('the process that started this one is gone')\n"
     "os.execv(sys.executable, [sys.executable, *sys.argv[2:]])\n"
 )
+
+
+def dies_with_this_process(python_args: list[str]) -> list[str]:
+    """``python_args`` (what follows ``python``) run so that the child gets SIGTERM when this
+    process dies, on Linux; elsewhere unchanged."""
+    if sys.platform != "linux":
+        return python_args
+    return ["-c", _TRAMPOLINE, str(os.getpid()), *python_args]
 
 
 class ServerProcess:
@@ -90,8 +99,7 @@ class ServerProcess:
             *self.extra,
         ]
         self.log = open(self.data_dir / "server.log", "ab")  # noqa: SIM115
-        if sys.platform == "linux":
-            cmd = [sys.executable, "-c", _TRAMPOLINE, str(os.getpid()), *cmd[1:]]
+        cmd = [sys.executable, *dies_with_this_process(cmd[1:])]
         self.proc = subprocess.Popen(
             cmd,
             stdout=self.log,

@@ -26,6 +26,7 @@ from typing import Any
 
 import grpc
 
+from clients.python.serverproc import dies_with_this_process
 from server.transport.peers import FORWARDED_HEADER, forwarded, network_of
 from tabletop.v1 import tabletop_pb2 as pb
 
@@ -265,23 +266,10 @@ async def end(proc: asyncio.subprocess.Process) -> None:
         pass
 
 
-# The bot process is started through this trampoline (on Linux), which asks for SIGTERM when
-# the server dies (PR_SET_PDEATHSIG: a SIGKILLed server leaves no bots behind, still playing
-# its tables' seats against a port nobody serves, or against the next server on that port
-# while another replica plays them), checks the server still lives, then becomes the bot
-# process (exec keeps the pid and the death signal). No preexec_fn: that would fork
-# (clients/python/serverproc.py, which starts servers the same way, says why not).
-_DIES_WITH_SERVER = (
-    "import os, signal, sys\n"
-    "try:\n"
-    "    import ctypes\n"
-    "    ctypes.CDLL('libc.so.6', use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG\n"
-    "except Exception:\n"
-    "    pass\n"
-    "if os.getppid() != int(sys.argv[1]):\n"
-    "    sys.exit('the server that started these bots is gone')\n"
-    "os.execv(sys.executable, [sys.executable, *sys.argv[2:]])\n"
-)
+# The bot process ends with the server (PR_SET_PDEATHSIG through the trampoline that starts
+# test servers the same way, clients/python/serverproc.py): a SIGKILLed server leaves no
+# bots behind, still playing its tables' seats against a port nobody serves, or against the
+# next server on that port while another replica plays them.
 
 
 async def spawn(
@@ -291,10 +279,7 @@ async def spawn(
     every seat is taken and plays its seats to the end (``tabletop bots --join``); seats it
     is refused (reserved, taken) it leaves to their players; ``delay_ms`` after a move that
     was not a bot's. It ends with the server (on Linux)."""
-    trampoline = ["-c", _DIES_WITH_SERVER, str(os.getpid())] if sys.platform == "linux" else []
-    return await asyncio.create_subprocess_exec(
-        sys.executable,
-        *trampoline,
+    bots = [
         "-m",
         "clients.python.cli",
         "bots",
@@ -308,6 +293,10 @@ async def spawn(
         str(delay_ms),  # the person may still take a move back (误操作)
         "--quiet",
         "--no-color",
+    ]
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        *dies_with_this_process(bots),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.DEVNULL,
