@@ -71,7 +71,7 @@ class Settings:
     max_clock_events: int = 200  # events the clock may make in a row without a client call
     game_cache_mb: int = 512  # the games held in memory, in estimated MiB (usecases/gamecache.py)
     view_cache_mb: int = 32  # the signed views kept, in MiB of memory (wire/receipts.py)
-    receipt_format: int = 2  # 3: one signature per viewer's receipt (docs/api.md)
+    receipt_format: int = 3  # 2: one seal lists every viewer's salted hashes (docs/api.md)
     allow_prepared_deals: bool = False  # client seeds and decks (docs/api.md, "Audit")
     reveal_timeout: float = 30.0  # seconds after which the seats a deal waits for are late
     case_timeout: float = 120.0  # seconds an open case waits for its next step (a table's default)
@@ -405,7 +405,7 @@ OPTIONS: list[click.Parameter] = [
         "the chain head, and one signature per viewer over the hash of what it was sent: "
         'fewer bytes to a seat; docs/api.md, "Receipts of format 3")',
         type=click.IntRange(min=2, max=3),
-        default=2,
+        default=3,
     ),
     _option(
         "--allow-prepared-deals",

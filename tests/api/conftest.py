@@ -21,6 +21,18 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     proc.stop()
 
 
+# Receipts of format 2 (a seal lists every viewer's salted hashes), the default until
+# 2026-12: modules that read or forge their seals override ``server`` with this one.
+RECEIPTS_2 = [*PREPARED, "--receipt-format", "2"]
+
+
+@pytest.fixture(scope="module")
+def server_receipts_2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    proc = ServerProcess(tmp_path_factory.mktemp("server2"), extra=RECEIPTS_2).start()
+    yield proc
+    proc.stop()
+
+
 @pytest.fixture()
 def client(server: ServerProcess) -> Iterator[TableClient]:
     with TableClient(server.target) as c:

@@ -21,11 +21,20 @@ from clients.python.client import TableClient, reveal_and_start
 from clients.python.equivocation import contradictions, receipt_statements
 from clients.python.exports import export_lines
 from clients.python.receipts import ReceiptLog, check_payload, check_signature, payload_bytes
+from clients.python.serverproc import ServerProcess
 from domain.table import records as rec
 from domain.verify import Record, parse_export
 from server.wire.signing import KEY_FILE, Signer, read_key_file
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options, resigned, signed_again
+
+
+@pytest.fixture(scope="module")
+def server(server_receipts_2: ServerProcess) -> ServerProcess:
+    """This module reads and forges seals of format 2 (their hash lists and nonces);
+    tests/api/test_receipts_v3.py holds format 3 to the same promises."""
+    return server_receipts_2
+
 
 Entry = tuple[pb.Receipt, bytes]
 

@@ -26,6 +26,7 @@ import pytest
 from clients.python.audit import LIED, main
 from clients.python.audit_receipts import Replayed
 from clients.python.receipts import ReceiptLog, payload_bytes
+from clients.python.serverproc import ServerProcess
 from domain.table import records as rec
 from domain.table.records import canonical
 from domain.verify import Record
@@ -38,6 +39,14 @@ from tests.api.test_equivocation import (
     lied_file,
 )
 from tests.support.nodejs import NODE_DIR, ensure_node_modules
+
+
+@pytest.fixture(scope="module")
+def server(server_receipts_2: ServerProcess) -> ServerProcess:
+    """This module reads and forges seals of format 2 (their hash lists and nonces);
+    tests/api/test_receipts_v3.py holds format 3 to the same promises."""
+    return server_receipts_2
+
 
 Entry = tuple[pb.Receipt, bytes]
 LIED_TO = 1  # the seat the planted server lies to

@@ -21,6 +21,7 @@ from clients.python.bot import RandomBot, play_by_streams
 from clients.python.client import TableClient, reveal_and_start
 from clients.python.receipts import check_payload, payload_bytes
 from clients.python.seat import SeatClient
+from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.zipai.v1 import zipai_pb2
 from tests.api.helpers import history_versions, huaniao_options, seated_game
@@ -149,7 +150,6 @@ def test_a_batched_stream_carries_the_same_events_as_one_a_message(
 def test_the_server_on_uvloop_serves_stream_driven_games() -> None:
     """``--event-loop uvloop`` (measured in docs/benchmarks.md): the same games, streams and
     receipts on libuv's loop; the log line names the loop in use."""
-    from clients.python.serverproc import ServerProcess
 
     seed = random.randrange(1 << 30)
     with ServerProcess(extra=["--event-loop", "uvloop"]) as server:
@@ -198,13 +198,19 @@ def _moves(messages: list[pb.WatchResponse]) -> dict[int, pb.WatchResponse]:
 
 @pytest.mark.parametrize("seats", [2, 3])
 def test_a_seat_that_excludes_its_own_moves_gets_each_of_them_once_from_its_play_reply(
-    client: TableClient, seats: int
+    server_receipts_2: ServerProcess, seats: int
 ) -> None:
     """``exclude_own_moves``: a 川南字牌 game stepped by hand while every seat follows two
     live streams, one with the flag and one without. The flagged stream is the plain one
     less exactly the moves the seat made with Play (same events, same receipts), and each
     of those came in its Play reply, equal to the plain stream's message; read again from
-    the store, the flagged stream leaves out the same moves."""
+    the store, the flagged stream leaves out the same moves. On receipts of format 2, whose
+    seal every stream shares (with format 3 each stream signs what it sent: docs/api.md)."""
+    with TableClient(server_receipts_2.target) as client:
+        _excluded_own_moves(client, seats)
+
+
+def _excluded_own_moves(client: TableClient, seats: int) -> None:
     seed = random.randrange(1 << 30)
     rng = random.Random(seed)
     created = client.create_game(pb.GameOptions(zipai=zipai_pb2.Options()), seats)
