@@ -21,6 +21,7 @@ from tests.api.test_equivocation import (
     LyingServer,
     honest,  # noqa: F401  (the module's fixture)
     lied_file,
+    server,  # noqa: F401  (the fixture: receipts of format 2, as test_equivocation reads)
 )
 from tests.api.test_rendering_lie import RenderingLiar, a_played_move, garbage_receipts
 from tests.support.nodejs import NODE_DIR, ensure_node_modules

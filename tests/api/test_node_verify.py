@@ -95,8 +95,11 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
     assert shutil.which("node"), "node is required for the Node verifier (install Node.js 18+)"
     ensure_node_modules()  # the verifier decodes signed commands with protobufjs
     base = tmp_path_factory.mktemp("node-verify")
-    # a short case limit is allowed (the clocked game's cases time out in about a second)
-    server_process = ServerProcess(base / "server", extra=["--min-turn-time", "0.5"])
+    # a short case limit is allowed (the clocked game's cases time out in about a second);
+    # receipts of format 2, whose seals these tamperings edit (format 3's: the corpus's
+    # hua-format3 vectors and tests/api/test_receipts_v3.py)
+    flags = ["--min-turn-time", "0.5", "--receipt-format", "2"]
+    server_process = ServerProcess(base / "server", extra=flags)
     with server_process as server, TableClient(server.target) as client:
         key = signing_key(client)
         pem = (server.data_dir / KEY_FILE).read_bytes()
