@@ -284,8 +284,9 @@ def test_a_views_receipt_verifies(api: Api) -> None:
         view = pb.GameView()
         view.CopyFrom(reply.view)
         view.ClearField("match")
-        assert check_signature(reply.receipt, bytes(key.public_key)) == key.key_id
-        assert check_payload(reply.receipt, payload_bytes(view=view)) == "view"
+        signed = payload_bytes(view=view)  # format 3 (the default) signs it with the receipt
+        assert check_signature(reply.receipt, bytes(key.public_key), signed, game_id) == key.key_id
+        assert check_payload(reply.receipt, signed) == "view"
     actor, _ = actor_and_idle(api, game_id, tokens)
     legal = api.call("LegalMoves", pb.LegalMovesRequest(game_id=game_id), tokens[actor])
     played = api.call(
@@ -293,8 +294,9 @@ def test_a_views_receipt_verifies(api: Api) -> None:
         pb.PlayRequest(game_id=game_id, expected_version=legal.version, move=legal.moves[0]),
         tokens[actor],
     )
-    check_signature(played.receipt, bytes(key.public_key))
-    assert check_payload(played.receipt, payload_bytes(events=list(played.events))) == "events"
+    signed = payload_bytes(events=list(played.events))
+    check_signature(played.receipt, bytes(key.public_key), signed, game_id)
+    assert check_payload(played.receipt, signed) == "events"
 
 
 # --- streams -----------------------------------------------------------------------------------

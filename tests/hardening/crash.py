@@ -47,6 +47,7 @@ from tabletop.huaniao.v1 import huaniao_pb2
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
 from tabletop.zipai.v1 import zipai_pb2
+from tests.support.records import acknowledged_hashes
 
 UNKNOWN = (
     grpc.StatusCode.UNAVAILABLE,
@@ -74,7 +75,7 @@ class Attempt:
     outcome: str = "pending"  # ok | error | unknown -> ok/error once resolved
     code: str = ""
     versions: list[int] = field(default_factory=list)
-    hashes: list[str] = field(default_factory=list)
+    hashes: dict[int, str] = field(default_factory=dict)  # acknowledged chain hashes
     resolved_from_history: str = ""  # stored | absent, for unknowns
 
 
@@ -282,7 +283,7 @@ class CrashRun:
     def _ok(self, a: Attempt, reply: pb.PlayResponse) -> None:
         a.outcome = "ok"
         a.versions = [e.version for e in reply.events]
-        a.hashes = [e.hash for e in reply.events]
+        a.hashes = acknowledged_hashes(reply)
 
     def _resolve(self, a: Attempt) -> None:
         """An in-flight Play after a kill: history says whether it was stored; a retry with
@@ -365,7 +366,7 @@ class CrashRun:
                     answered.add(key)
                     if by_request.get(key) != a.versions[:1]:
                         r.lost.append(f"LOST: game {key[0]} seat {a.seat} v{a.versions} not stored")
-                    elif [hashes.get((key[0], v)) for v in a.versions] != a.hashes:
+                    elif any(hashes.get((key[0], v)) != h for v, h in a.hashes.items()):
                         r.lost.append(
                             f"CHANGED: game {key[0]} v{a.versions} differs from its reply"
                         )

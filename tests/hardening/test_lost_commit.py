@@ -38,6 +38,7 @@ from tests.hardening.common import counter, env_int, record_figure
 from tests.support.pgfixtures import PG
 from tests.support.pgproxy import PgProxy
 from tests.support.pgserver import PgServer
+from tests.support.records import acknowledged_hashes
 
 pytestmark = [PG, pytest.mark.timeout(240)]
 ROOT = Path(__file__).resolve().parents[2]
@@ -225,9 +226,9 @@ def test_lost_commits_are_resolved_and_retries_get_the_original_replies(
                     keys = [c["request_id"] for c in causes if c and c.get("request_id")]
                     assert len(keys) == len(set(keys)), f"a request played twice: {where}"
                     for reply in log.plays[created.game_id]:
-                        for event in reply.events:
-                            assert stored.get(event.version) == event.hash, (
-                                f"acknowledged v{event.version} is not stored: {where}"
+                        for version, acked in acknowledged_hashes(reply).items():
+                            assert stored.get(version) == acked, (
+                                f"acknowledged v{version} is not stored: {where}"
                             )
                     moves += actions.count("play")
             settled = counter(server, "tabletop_writes_settled")

@@ -126,3 +126,12 @@ def _short_options(kind: str) -> Any:
     from domain.zipai.options import Options as ZOptions
 
     return ZOptions()
+
+
+def acknowledged_hashes(reply: Any) -> dict[int, str]:
+    """The chain hashes a Play reply acknowledged, by version: each event's own (receipts of
+    format 2), or the receipt's head at its last version (format 3, whose events carry no
+    hash: the head binds every event before it)."""
+    if reply.receipt.head:
+        return {reply.receipt.last_version: reply.receipt.head.hex()}
+    return {e.version: e.hash for e in reply.events}
