@@ -59,7 +59,10 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Game]:
     )
     assert built.returncode == 0, f"make web failed:\n{built.stdout[-3000:]}{built.stderr[-3000:]}"
     base = tmp_path_factory.mktemp("browser-verify")
-    proc = ServerProcess(base / "server", extra=["--web-port", "0"]).start()
+    # receipts of format 2: the tamperings below are test_node_verify's, which edit their
+    # seals (the page on format 3: test_play_page_receipts3.py)
+    flags = ["--web-port", "0", "--receipt-format", "2"]
+    proc = ServerProcess(base / "server", extra=flags).start()
     try:
         with TableClient(proc.target) as client:
             key = signing_key(client)

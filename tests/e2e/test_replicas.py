@@ -100,7 +100,8 @@ def collect(
     def run() -> None:
         try:
             for reply in call:
-                out.append(reply.event.version)
+                if reply.HasField("event"):  # format 3: a message may carry a receipt alone
+                    out.append(reply.event.version)
         except grpc.RpcError:
             pass
         finally:
