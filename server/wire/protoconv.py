@@ -75,7 +75,8 @@ def _kwargs(desc: Any, value: Any) -> dict[str, Any]:
     hit = _MEMO.get(id(value))
     if hit is not None and hit[0] is value and hit[1] is desc:
         return hit[2]
-    make, frozen = _maker(desc, type(value))
+    cls: Any = type(value)
+    make, frozen = _maker(desc, cls)
     out = make(value)
     if frozen:
         if len(_MEMO) >= MEMO_SIZE:
