@@ -15,6 +15,7 @@ import enum
 import re
 import types
 import typing
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -74,31 +75,44 @@ def _kwargs(desc: Any, value: Any) -> dict[str, Any]:
     hit = _MEMO.get(id(value))
     if hit is not None and hit[0] is value and hit[1] is desc:
         return hit[2]
-    out: dict[str, Any] = {}
     cls: Any = type(value)
-    plan, frozen = _plan(desc, cls)
-    for name, sub, enum_numbers, repeated in plan:
-        v = getattr(value, name)
-        if v is None:
-            continue
-        if repeated:
-            if sub is not None:
-                out[name] = _items(sub, v)
-            elif enum_numbers is not None:
-                out[name] = [enum_numbers[item._name_] for item in v]
-            else:
-                out[name] = list(v)
-        elif sub is not None:
-            out[name] = _kwargs(sub, v)
-        elif enum_numbers is not None:
-            out[name] = enum_numbers[v._name_]  # _name_: Enum.name is a slow descriptor
-        else:
-            out[name] = v
+    make, frozen = _maker(desc, cls)
+    out = make(value)
     if frozen:
         if len(_MEMO) >= MEMO_SIZE:
             _MEMO.clear()
         _MEMO[id(value)] = (value, desc, out)
     return out
+
+
+@cache
+def _maker(desc: Any, cls: Any) -> tuple[Callable[[Any], dict[str, Any]], bool]:
+    """``_plan`` made into a function of its own per (message, dataclass), written out field
+    by field: no loop over the plan and no test of each field's sort at run time (profile of
+    the leak hunt: the generic loop was most of ``_kwargs``, which every view and event of
+    every viewer goes through). It builds the very same keyword arguments."""
+    plan, frozen = _plan(desc, cls)
+    env: dict[str, Any] = {"_kwargs": _kwargs, "_items": _items}
+    lines = ["def make(value):", "    out = {}"]
+    for i, (name, sub, enum_numbers, repeated) in enumerate(plan):
+        env[f"d{i}"], env[f"e{i}"] = sub, enum_numbers
+        if repeated:
+            if sub is not None:
+                expr = f"_items(d{i}, v)"
+            elif enum_numbers is not None:
+                expr = f"[e{i}[item._name_] for item in v]"
+            else:
+                expr = "list(v)"
+        elif sub is not None:
+            expr = f"_kwargs(d{i}, v)"
+        elif enum_numbers is not None:
+            expr = f"e{i}[v._name_]"  # _name_: Enum.name is a slow descriptor
+        else:
+            expr = "v"
+        lines += [f"    v = value.{name}", "    if v is not None:", f"        out[{name!r}] = {expr}"]
+    lines.append("    return out")
+    exec("\n".join(lines), env)  # noqa: S102 - the names are a dataclass's own fields
+    return env["make"], frozen
 
 
 def _items(desc: Any, items: Any) -> list[dict[str, Any]]:

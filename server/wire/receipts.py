@@ -41,8 +41,15 @@ Seal = dict[str, Any]
 def payload_bytes(
     events: list[pb.GameEvent] | None = None, view: pb.GameView | None = None
 ) -> bytes:
-    """The bytes a receipt hash covers: a ReceiptPayload holding what the viewer received."""
-    return pb.ReceiptPayload(events=events, view=view).SerializeToString(deterministic=True)
+    """The bytes a receipt hash covers: a ReceiptPayload holding what the viewer received
+    (clients/python/receipts.py builds the message itself). Written from each part's own
+    bytes, as ``events_payload`` does: a message built to hold them would copy a whole view
+    only to serialise it."""
+    out = events_payload(events, {}) if events else b""
+    if view is not None:
+        data = view.SerializeToString(deterministic=True)
+        out += _VIEW_TAG + _varint(len(data)) + data
+    return out
 
 
 Rendered = list[list[pb.GameEvent]]  # per viewer: a move's events
@@ -80,6 +87,7 @@ def events_payload(events: list[pb.GameEvent], serialised: dict[int, bytes]) -> 
 
 
 _EVENTS_TAG = b"\x0a"  # ReceiptPayload.events: field 1, length-delimited
+_VIEW_TAG = b"\x12"  # ReceiptPayload.view: field 2, length-delimited
 
 
 def _varint(n: int) -> bytes:

@@ -135,14 +135,34 @@ def _walk(msg: Message, cards: set[int], texts: list[Any], others: list[Any]) ->
 
 def hands_and_deck(table: tables.Table) -> tuple[list[set[int]], set[int]]:
     """Every seat's hand and the undealt cards, from the game's own arbiter view (any game
-    whose seat views list ``cards`` or ``hand`` and whose view lists ``deck`` or ``stock``)."""
-    view = rules_for(table.kind).view(table.game, ARBITER)
+    whose seat views list ``cards`` or ``hand`` and whose view lists ``deck`` or ``stock``).
+    Fresh sets: the caller may change them."""
+    hands, deck = _hands_and_deck(table.kind, table.game)
+    return [set(h) for h in hands], set(deck)
+
+
+def _hands_and_deck(kind: str, game: Any) -> tuple[list[frozenset[int]], frozenset[int]]:
+    """hands_and_deck of a game state, remembered by the state's identity (states are frozen):
+    the hunt looks at each state several times (the hidden cards after a move, the cards held
+    during it, the error probes), and the game folds the same facts over the same state into
+    the very same object (domain.engine.remembers_folds)."""
+    hit = _HANDS.get(id(game))
+    if hit is not None and hit[0] is game:
+        return hit[1]
+    view = rules_for(kind).view(game, ARBITER)
     hands = []
     for sv in view.seats:
         held = sv.cards if hasattr(sv, "cards") else sv.hand
-        hands.append({c.id for c in held})
+        hands.append(frozenset(c.id for c in held))
     deck = getattr(view, "deck", None) or getattr(view, "stock", ())
-    return hands, {c.id for c in deck}
+    found = hands, frozenset(c.id for c in deck)
+    if len(_HANDS) >= 64:
+        _HANDS.clear()
+    _HANDS[id(game)] = (game, found)  # holds the state: its id stays its own
+    return found
+
+
+_HANDS: dict[int, tuple[Any, tuple[list[frozenset[int]], frozenset[int]]]] = {}
 
 
 def faces(table: tables.Table) -> dict[int, tuple[Any, ...]]:
@@ -198,7 +218,9 @@ class GameHunt:
         self.result = HuntResult(games=1)
         self.viewers = [Viewer.of_seat(s) for s in range(seats)] + [SPECTATOR]
         self.hidden: dict[int, list[set[int]]] = {}  # version -> ids hidden per viewer
-        self.held: dict[int, list[set[int]]] = {}  # version -> ids held during its move
+        # version -> the table before its move and the move's events, to tell what each seat
+        # held during it (held_during) when a message holds a card hidden before and after
+        self.moved: dict[int, tuple[tables.Table, list[Any]]] = {}
         self.moves_at: list[int] = []
         self.pending: list[tuple[int, int, Message, str]] = []  # (version, viewer, msg, what)
         sealer = ts.games.sealer
@@ -218,7 +240,8 @@ class GameHunt:
         return self.ts.games._latest[self.uid].table
 
     def note_hidden(self, version: int) -> None:
-        hands, deck = hands_and_deck(self.table())
+        table = self.table()
+        hands, deck = _hands_and_deck(table.kind, table.game)
         everything = deck.union(*hands)
         self.hidden[version] = [everything - hands[s] for s in range(self.n)] + [everything]
         self.moves_at.append(version)
@@ -229,7 +252,7 @@ class GameHunt:
         for e in stored:
             table = tables.evolve(table, e.fact)
             if table.game is not None:
-                for seat, hand in enumerate(hands_and_deck(table)[0]):
+                for seat, hand in enumerate(_hands_and_deck(table.kind, table.game)[0]):
                     held[seat] |= hand
         return held
 
@@ -282,7 +305,7 @@ class GameHunt:
             before_move = self.table()
             stored = await ts.play.play(gid, viewer, v, command)
             version = stored[-1].version
-            self.held[version] = self.held_during(before_move, stored)
+            self.moved[version] = (before_move, stored)
             after = await ts.watch.snapshot(gid, viewer, version)
             reply = receipts.play_reply(self.sealer, self.kind, stored, viewer, after)
             self.record(version, seat, reply, "PlayResponse")
@@ -400,7 +423,8 @@ class GameHunt:
     async def probe_errors(self, seat: int, commands: list[Any], version: int) -> None:
         """A card in another seat's hand and a card of the same face in the deck, played by
         the awaited seat and by the next seat: each pair must be refused alike."""
-        hands, deck = hands_and_deck(self.table())
+        table = self.table()
+        hands, deck = _hands_and_deck(table.kind, table.game)
         others = set().union(*(h for t, h in enumerate(hands) if t != seat))
         pairs = [
             (a, b) for a in sorted(others) for b in sorted(deck) if self.face[a] == self.face[b]
@@ -448,14 +472,23 @@ class GameHunt:
         seed_text = str(self.shuffle_seed)
         hidden_texts = [self.secret, self.salt, seed_text, *self.contributions]
 
-        def forbidden(who: int, v: int) -> set[int]:
-            """Hidden from the viewer both before and after the move that made version v."""
+        held: dict[int, list[set[int]]] = {}  # version -> ids held during its move
+
+        def hidden_in(cards: set[int], who: int, v: int) -> set[int]:
+            """Of ``cards``, those hidden from the viewer both before and after the move that
+            made version v, and not in its own hand during that move. What each seat held
+            during a move is found only for a move with such a card (a fold and an arbiter
+            view per fact: a tenth of the hunt's time when done for every move)."""
             if v <= moves_at[0]:
-                return self.hidden[moves_at[0]][who]
+                return cards & self.hidden[moves_at[0]][who]
             i = bisect.bisect_left(moves_at, v)
             before, after = moves_at[i - 1], moves_at[min(i, len(moves_at) - 1)]
-            seen = self.held[after][who] if who < self.n and after in self.held else set()
-            return (self.hidden[before][who] & self.hidden[after][who]) - seen
+            extra = cards & self.hidden[before][who] & self.hidden[after][who]
+            if extra and who < self.n and after in self.moved:
+                if after not in held:
+                    held[after] = self.held_during(*self.moved[after])
+                extra -= held[after][who]
+            return extra
 
         moves: dict[tuple[int, int, int], list[pb.GameEvent]] = {}  # Watch: a move so far
         for v, who, msg, what in self.pending:
@@ -467,7 +500,7 @@ class GameHunt:
             texts: list[str] = []
             others: list[Any] = []
             _walk(msg, cards, texts, others)
-            extra = cards & forbidden(who, v)
+            extra = hidden_in(cards, who, v)
             if extra:
                 self.leak(f"viewer {who} got hidden cards {sorted(extra)} in a {what} at v{v}")
             # fast screen, one search per hidden text over the message's strings joined (none
