@@ -42,6 +42,7 @@ from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options
 from tests.hardening.common import env_int, record_figure
 from tests.support.patroni import Cluster
+from tests.support.records import acknowledged_hashes
 
 pytestmark = [pytest.mark.timeout(420), pytest.mark.xdist_group("failover")]
 ROOT = Path(__file__).resolve().parents[2]
@@ -246,7 +247,7 @@ def test_killing_the_primary_loses_no_acknowledged_move(tmp_path: Path) -> None:
                 twice += len(ids) - len(set(ids))
                 lost += sum(
                     1 for _t, _r, reply in g.acks
-                    if any(stored.get(e.version) != e.hash for e in reply.events)
+                    if any(stored.get(v) != h for v, h in acknowledged_hashes(reply).items())
                 )  # fmt: skip
                 assert not set(g.refused) & set(ids), f"an ABORTED move is stored: {where}"
                 # both replicas' caches follow the new primary (the store feed reconnected)
