@@ -48,24 +48,42 @@ def _missing(seat_count: int, case: J.Case) -> tuple[int, ...]:
 def seats_verdict(seat_count: int, case: J.Case) -> Verdict | None:
     """The seats' verdict once the votes still to come cannot change it, else None: every
     way the missing votes may still go (yes, no, or lapsing at the deadline) gives the same
-    verdict. So a case closes as early as its outcome is certain."""
+    verdict. So a case closes as early as its outcome is certain.
+
+    Why it stops at the second verdict it finds and reads the voters once: the table asks
+    after every fact of an open case whom it still waits for (``awaited``), and trying all
+    3^k ways anew, each reading the voters again, was most of justice's time in the
+    engine's profile (issue 40); the answer is the same."""
     ballot: dict[int, bool | None] = {v.seat: v.uphold for v in case.votes}
     ballot.update(dict.fromkeys(case.lapsed))  # lapsed: neither confirms nor rejects
-    missing = _missing(seat_count, case)
-    outcomes = {
-        _final_verdict(seat_count, case, {**ballot, **dict(zip(missing, ways, strict=True))})
-        for ways in itertools.product((True, False, None), repeat=len(missing))
-    }
-    return outcomes.pop() if len(outcomes) == 1 else None
-
-
-def _final_verdict(seat_count: int, case: J.Case, ballot: dict[int, bool | None]) -> Verdict:
-    """The seats' verdict with every voter's ballot in (readings in facts.py)."""
     seats = voters(seat_count, case)
+    missing = [s for s in seats if s not in ballot]
     others = [s for s in seats if s != case.accused]
-    if case.kind is J.CaseKind.REPORT and not case.unchecked:
+    checked = case.kind is J.CaseKind.REPORT and not case.unchecked
+    found: Verdict | None = None
+    for ways in itertools.product((True, False, None), repeat=len(missing)):
+        ballot.update(zip(missing, ways, strict=True))
+        verdict = _final_verdict(seats, others, case.accused, checked, ballot)
+        if found is None:
+            found = verdict
+        elif verdict is not found:
+            return None
+    return found
+
+
+def _final_verdict(
+    seats: tuple[int, ...],
+    others: list[int],
+    accused: int,
+    checked: bool,
+    ballot: dict[int, bool | None],
+) -> Verdict:
+    """The seats' verdict with every voter's ballot in (readings in facts.py): ``seats`` are
+    the case's voters, ``others`` those but the accused, ``checked`` a report of a move the
+    engine re-decided."""
+    if checked:
         # the engine re-decided the move: the accused may accept, or the others confirm
-        if ballot[case.accused] is True or (others and all(ballot[s] is True for s in others)):
+        if ballot[accused] is True or (others and all(ballot[s] is True for s in others)):
             return Verdict.UPHELD
     elif seats and all(ballot[s] is True for s in seats):
         return Verdict.UPHELD  # 所有玩家共同確認: every voter, the accused included
