@@ -27,15 +27,55 @@ from domain.table.justice.state import JusticeState, after_game_fact
 from domain.table.justice.state import evolve as evolve_justice
 from domain.table.state import Entropy, Redraw, Seat, Table
 
+# the table's own facts; any other is a game's or justice's (``_play``)
+_TABLE_FACTS = (
+    GameCreated,
+    SeatTaken,
+    SeatCommitted,
+    SeatRekeyed,
+    ContributionRevealed,
+    RevealWithheld,
+    RedealOpened,
+    RedealSecretsRevealed,
+    DealAbandoned,
+    ShuffleRevealed,
+    HandClosed,
+    GameStarted,
+)
+_JUSTICE_FACTS = frozenset(J.JUSTICE_EVENT_TYPES)
+
 
 def evolve(table: Table | None, event: Any) -> Table:
     drew = table is not None and table.drawing
-    if table is not None:
-        table = replaced(table, version=table.version + 1)
-    after = _apply(table, event)
+    if table is None or isinstance(event, _TABLE_FACTS):
+        if table is not None:
+            table = replaced(table, version=table.version + 1)
+        after = _apply(table, event)
+    else:
+        after = _play(table, event, table.version + 1)
     if not drew and after.drawing:  # a draw opens: its abandonment clock runs from here
         return replaced(after, draw_opened=after.version)
     return after
+
+
+def _play(table: Table, event: Any, version: int) -> Table:
+    """A game's or justice's fact (most of a table's), at ``version``. Why apart: the table
+    is copied once, with its new version (issue 40: the table's 40 fields were copied twice
+    for every fact)."""
+    if type(event) in _JUSTICE_FACTS:
+        justice_state, game = evolve_justice(table.justice, event, version, table.game)
+        if isinstance(event, J.GameRedealt):  # the table deals; justice only counts it
+            game = _new_game(table, event.deck, event.seed)
+            return replaced(table, version=version, justice=justice_state, game=game, redraw=None)
+        if isinstance(event, J.PenaltyRevoked) and event.deck:  # the reshuffled unseen deck
+            game = table.rules.with_deck(game, event.deck)  # type: ignore[attr-defined]
+        return replaced(table, version=version, justice=justice_state, game=game)
+    return replaced(
+        table,
+        version=version,
+        justice=after_game_fact(table.justice),
+        game=table.rules.evolve(table.game, event),
+    )
 
 
 def _apply(table: Table | None, event: Any) -> Table:
@@ -123,19 +163,7 @@ def _apply(table: Table | None, event: Any) -> Table:
                 table.seat_count, table.match_failed_reports, table.justice_budget_ms <= 0
             ),
         )
-    if type(event) in J.JUSTICE_EVENT_TYPES:
-        justice_state, game = evolve_justice(table.justice, event, table.version, table.game)
-        if isinstance(event, J.GameRedealt):  # the table deals; justice only counts it
-            game = _new_game(table, event.deck, event.seed)
-            table = replaced(table, redraw=None)
-        if isinstance(event, J.PenaltyRevoked) and event.deck:  # the reshuffled unseen deck
-            game = table.rules.with_deck(game, event.deck)  # type: ignore[attr-defined]
-        return replaced(table, justice=justice_state, game=game)
-    return replaced(
-        table,
-        justice=after_game_fact(table.justice),
-        game=table.rules.evolve(table.game, event),
-    )
+    raise AssertionError(f"not a table fact: {type(event).__name__}")  # (see _play)
 
 
 def hand_options(table: Table) -> Any:
