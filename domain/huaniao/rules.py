@@ -1237,7 +1237,9 @@ def _picker(o: Options, hand: tuple[int, ...]) -> Callable[[Vec], tuple[int, ...
     are one slice of the hand, found by bisection, and the kinds' prefixes joined in kind
     order are sorted already -- except under 白昼规则1, where 花风月 count as birds. Only the
     kinds a play holds are looked up (why: the legal commands are made when read, and a
-    caller picking one move reads one, so slicing every kind in advance was wasted)."""
+    caller picking one move reads one, so slicing every kind in advance was wasted), each
+    once per hand (a caller reading them all, a bot or the justice harness, asked again for
+    every play: issue 40)."""
     if daylight_rule1(o):  # 花风月 sit with the birds
         cut = [bisect_left(hand, start) for start in KIND_STARTS]
         b0, b1, b2, b3, b4 = (hand[cut[k] : cut[k + 1]] for k in range(5))
@@ -1249,12 +1251,17 @@ def _picker(o: Options, hand: tuple[int, ...]) -> Callable[[Vec], tuple[int, ...
 
         return pick_sorted
 
+    cuts: list[tuple[int, int] | None] = [None] * 8  # each kind's slice, found once
+
     def pick(vec: Vec) -> tuple[int, ...]:
         ids: tuple[int, ...] = ()
         for k, v in enumerate(vec):
             if v:
-                start = bisect_left(hand, KIND_STARTS[k])
-                end = bisect_left(hand, KIND_STARTS[k + 1], start)
+                cut = cuts[k]
+                if cut is None:
+                    start = bisect_left(hand, KIND_STARTS[k])
+                    cut = cuts[k] = (start, bisect_left(hand, KIND_STARTS[k + 1], start))
+                start, end = cut
                 ids += hand[start : min(start + v, end)]
         return ids
 

@@ -4,7 +4,6 @@ the state it folds."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from domain.engine import MatchRules, replaced
@@ -28,15 +27,55 @@ from domain.table.justice.state import JusticeState, after_game_fact
 from domain.table.justice.state import evolve as evolve_justice
 from domain.table.state import Entropy, Redraw, Seat, Table
 
+# the table's own facts; any other is a game's or justice's (``_play``)
+_TABLE_FACTS = (
+    GameCreated,
+    SeatTaken,
+    SeatCommitted,
+    SeatRekeyed,
+    ContributionRevealed,
+    RevealWithheld,
+    RedealOpened,
+    RedealSecretsRevealed,
+    DealAbandoned,
+    ShuffleRevealed,
+    HandClosed,
+    GameStarted,
+)
+_JUSTICE_FACTS = frozenset(J.JUSTICE_EVENT_TYPES)
+
 
 def evolve(table: Table | None, event: Any) -> Table:
     drew = table is not None and table.drawing
-    if table is not None:
-        table = replaced(table, version=table.version + 1)
-    after = _apply(table, event)
+    if table is None or isinstance(event, _TABLE_FACTS):
+        if table is not None:
+            table = replaced(table, version=table.version + 1)
+        after = _apply(table, event)
+    else:
+        after = _play(table, event, table.version + 1)
     if not drew and after.drawing:  # a draw opens: its abandonment clock runs from here
         return replaced(after, draw_opened=after.version)
     return after
+
+
+def _play(table: Table, event: Any, version: int) -> Table:
+    """A game's or justice's fact (most of a table's), at ``version``. Why apart: the table
+    is copied once, with its new version (issue 40: the table's 40 fields were copied twice
+    for every fact)."""
+    if type(event) in _JUSTICE_FACTS:
+        justice_state, game = evolve_justice(table.justice, event, version, table.game)
+        if isinstance(event, J.GameRedealt):  # the table deals; justice only counts it
+            game = _new_game(table, event.deck, event.seed)
+            return replaced(table, version=version, justice=justice_state, game=game, redraw=None)
+        if isinstance(event, J.PenaltyRevoked) and event.deck:  # the reshuffled unseen deck
+            game = table.rules.with_deck(game, event.deck)  # type: ignore[attr-defined]
+        return replaced(table, version=version, justice=justice_state, game=game)
+    return replaced(
+        table,
+        version=version,
+        justice=after_game_fact(table.justice),
+        game=table.rules.evolve(table.game, event),
+    )
 
 
 def _apply(table: Table | None, event: Any) -> Table:
@@ -78,18 +117,16 @@ def _apply(table: Table | None, event: Any) -> Table:
             committed = deal.contribution_commitment(event.contribution)
         awaited = table.hand >= 2 and not committed  # a match's later hand: commits after
         seat = Seat(event.player_name, event.token_hash, event.contribution, committed)
-        seat = dataclasses.replace(
-            seat, awaited=awaited, public_key=event.public_key, player=event.player
-        )
+        seat = replaced(seat, awaited=awaited, public_key=event.public_key, player=event.player)
         first = event.seat if table.first_seat is None else table.first_seat
-        return dataclasses.replace(_with_seat(table, event.seat, seat), first_seat=first)
+        return replaced(_with_seat(table, event.seat, seat), first_seat=first)
     if isinstance(event, SeatCommitted):
         return _with_inputs(table, event.seat, commitment=event.commitment, awaited=False)
     if isinstance(event, SeatRekeyed):
         taken = table.seats[event.seat]
         assert taken is not None
         rekeyed_at = (*taken.rekeyed_at, table.version)
-        keyed = dataclasses.replace(taken, public_key=event.public_key, rekeyed_at=rekeyed_at)
+        keyed = replaced(taken, public_key=event.public_key, rekeyed_at=rekeyed_at)
         return _with_seat(table, event.seat, keyed)
     if isinstance(event, ContributionRevealed):
         return _with_inputs(table, event.seat, contribution=event.contribution)
@@ -103,7 +140,7 @@ def _apply(table: Table | None, event: Any) -> Table:
             event.commitment,
             (Entropy(),) * table.seat_count,
         )
-        return dataclasses.replace(
+        return replaced(
             table,
             redraw=redraw,
             redeals_requested_by=(*table.redeals_requested_by, event.requested_by),
@@ -112,33 +149,21 @@ def _apply(table: Table | None, event: Any) -> Table:
     if isinstance(event, RedealSecretsRevealed):
         return table
     if isinstance(event, DealAbandoned):
-        return dataclasses.replace(table, abandoned=tuple(event.waiting_for))
+        return replaced(table, abandoned=tuple(event.waiting_for))
     if isinstance(event, ShuffleRevealed):
-        return dataclasses.replace(table, revealed=True)
+        return replaced(table, revealed=True)
     if isinstance(event, HandClosed):
-        return dataclasses.replace(table, closed=(event.last, event.next_game_id))
+        return replaced(table, closed=(event.last, event.next_game_id))
     if isinstance(event, GameStarted):
-        table = dataclasses.replace(table, options=hand_options(table))
-        return dataclasses.replace(
+        table = replaced(table, options=hand_options(table))
+        return replaced(
             table,
             game=_new_game(table, event.deck, event.seed),
             justice=JusticeState.for_seats(
                 table.seat_count, table.match_failed_reports, table.justice_budget_ms <= 0
             ),
         )
-    if type(event) in J.JUSTICE_EVENT_TYPES:
-        justice_state, game = evolve_justice(table.justice, event, table.version, table.game)
-        if isinstance(event, J.GameRedealt):  # the table deals; justice only counts it
-            game = _new_game(table, event.deck, event.seed)
-            table = dataclasses.replace(table, redraw=None)
-        if isinstance(event, J.PenaltyRevoked) and event.deck:  # the reshuffled unseen deck
-            game = table.rules.with_deck(game, event.deck)  # type: ignore[attr-defined]
-        return dataclasses.replace(table, justice=justice_state, game=game)
-    return replaced(
-        table,
-        justice=after_game_fact(table.justice),
-        game=table.rules.evolve(table.game, event),
-    )
+    raise AssertionError(f"not a table fact: {type(event).__name__}")  # (see _play)
 
 
 def hand_options(table: Table) -> Any:
@@ -154,18 +179,18 @@ def _with_inputs(table: Table, index: int, **changes: Any) -> Table:
     """The seat's input to the draw under way changed: a redeal's fresh one, else its own."""
     if table.redraw is not None:
         entropy = list(table.redraw.entropy)
-        entropy[index] = dataclasses.replace(entropy[index], **changes)
-        redraw = dataclasses.replace(table.redraw, entropy=tuple(entropy))
-        return dataclasses.replace(table, redraw=redraw)
+        entropy[index] = replaced(entropy[index], **changes)
+        redraw = replaced(table.redraw, entropy=tuple(entropy))
+        return replaced(table, redraw=redraw)
     seat = table.seats[index]
     assert seat is not None
-    return _with_seat(table, index, dataclasses.replace(seat, **changes))
+    return _with_seat(table, index, replaced(seat, **changes))
 
 
 def _with_seat(table: Table, index: int, seat: Seat) -> Table:
     seats = list(table.seats)
     seats[index] = seat
-    return dataclasses.replace(table, seats=tuple(seats))
+    return replaced(table, seats=tuple(seats))
 
 
 def _new_game(table: Table, deck: tuple[int, ...], seed: int) -> Any:

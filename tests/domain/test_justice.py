@@ -10,6 +10,7 @@ fact also goes through storage and a table rebuilt from the stored facts (the ha
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import random
 from datetime import datetime, timedelta
@@ -34,6 +35,7 @@ from domain.huaniao.rules import dance_banned, initial_state
 from domain.huaniao.terms import Cause, Phase, Season
 from domain.table.justice import decide as tribunal
 from domain.table.justice import facts as J
+from domain.table.justice.verdict import Verdict, seats_verdict, voters
 from tests.domain.huaniao.justice_support import (
     Harness,
     Stats,
@@ -1378,3 +1380,64 @@ def test_colluders_cannot_stretch_one_report_past_the_documented_bound(seats: in
     run_clock(h, h.now + timedelta(milliseconds=10 * LIMIT))
     closed = next(b.first for b in h.batches for f in b.facts if isinstance(f, J.CaseClosed))
     assert h.at[closed] - opened_at <= timedelta(milliseconds=seats * LIMIT)
+
+
+# --- the seats' verdict, remembered (issue 40) ---------------------------------------------
+
+
+def _verdict_by_every_ballot(seat_count: int, case: J.Case) -> Any:
+    """The seats' verdict as first written: every way the missing votes may go, each read
+    from scratch (``seats_verdict`` now stops early and remembers; it must agree)."""
+    seats = voters(seat_count, case)
+    ballot: dict[int, Any] = {v.seat: v.uphold for v in case.votes}
+    ballot.update(dict.fromkeys(case.lapsed))
+    missing = [s for s in seats if s not in ballot]
+    others = [s for s in seats if s != case.accused]
+    outcomes = set()
+    for ways in itertools.product((True, False, None), repeat=len(missing)):
+        b = {**ballot, **dict(zip(missing, ways, strict=True))}
+        if case.kind is J.CaseKind.REPORT and not case.unchecked:
+            if b[case.accused] is True or (others and all(b[s] is True for s in others)):
+                outcomes.add(Verdict.UPHELD)
+                continue
+        elif seats and all(b[s] is True for s in seats):
+            outcomes.add(Verdict.UPHELD)
+            continue
+        rejected = others and all(b[s] is False for s in seats)
+        outcomes.add(Verdict.REJECTED if rejected else Verdict.DISPUTED)
+    return outcomes.pop() if len(outcomes) == 1 else None
+
+
+def test_the_remembered_seats_verdict_is_every_ballots_verdict() -> None:
+    """Random cases at 2-4 seats, reports (checked or not) and appeals, with votes, lapses
+    and recused seats, each asked twice (the second answer is remembered): the verdict is
+    the one trying every ballot gives. A vote that is not a bool (1) counts as no vote, as
+    the verdict reads it, and never takes a remembered True's answer."""
+    seed = 40
+    rng = random.Random(seed)
+    for _ in range(3000):
+        n = rng.choice((2, 3, 4))
+        by = rng.randrange(n)
+        appeal = rng.random() < 0.3
+        accused = by if appeal else rng.choice([s for s in range(n) if s != by])
+        others = [s for s in range(n) if s != by]
+        recused = tuple(sorted(rng.sample(others, rng.randint(0, 1)))) if appeal else ()
+        voting = rng.sample(others, rng.randint(0, len(others)))
+        votes = tuple(J.Vote(s, rng.choice((True, False, True, False, 1))) for s in voting[1:])
+        lapsed = tuple(voting[:1]) if rng.random() < 0.3 else ()
+        case = J.Case(
+            id=1,
+            kind=J.CaseKind.APPEAL if appeal else J.CaseKind.REPORT,
+            by=by,
+            accused=accused,
+            violation=rng.choice(list(J.ViolationKind)),
+            evidence=(),
+            penalty=J.Penalty(J.PenaltyKind.WARNING),
+            note="",
+            votes=votes,
+            recused=recused,
+            lapsed=lapsed,
+        )
+        expected = _verdict_by_every_ballot(n, case)
+        for _ask in range(2):
+            assert seats_verdict(n, case) == expected, f"seed={seed}: {case}"

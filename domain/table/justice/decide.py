@@ -7,12 +7,11 @@ game (``PenaltyRules``). The readings are in the docstring of ``justice/facts.py
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from domain.engine import SPECTATOR, GameRules, MalformedCommand, RuleViolation
+from domain.engine import SPECTATOR, GameRules, MalformedCommand, RuleViolation, replaced
 from domain.table.justice import facts as J
 from domain.table.justice.state import JusticeState
 from domain.table.justice.state import evolve as evolve_justice
@@ -289,7 +288,7 @@ def vote(court: Court, command: J.CastVote) -> list[Any]:
             "longer change the seats' verdict: the arbiter rules",
         )
     cast = J.VoteCast(command.seat, case.id, command.uphold)
-    after = dataclasses.replace(case, votes=(*case.votes, J.Vote(command.seat, command.uphold)))
+    after = replaced(case, votes=(*case.votes, J.Vote(command.seat, command.uphold)))
     return [cast, *_settle(court, after)]
 
 

@@ -9,11 +9,11 @@ it changes so that an appeal can restore it. Justice never looks inside a game s
 from __future__ import annotations
 
 import bisect
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from domain.engine import replaced
 from domain.table.justice import facts as J
 
 
@@ -90,9 +90,7 @@ def evolve(state: JusticeState, event: Any, version: int, game: Any) -> tuple[Ju
     """Apply one justice fact (``version`` is its version). Returns the new justice state and
     the game state, which only a retraction or a revoked penalty replaces."""
     if isinstance(event, J.MoveRetracted):
-        return dataclasses.replace(
-            state, misplays=_bump(state.misplays, event.seat)
-        ), event.restored
+        return replaced(state, misplays=_bump(state.misplays, event.seat)), event.restored
     if isinstance(event, J.PenaltyApplied):
         return _penalty_applied(state, event, game), game
     if isinstance(event, J.PenaltyRevoked):
@@ -104,9 +102,9 @@ def after_game_fact(state: JusticeState) -> JusticeState:
     """A game fact arrived: it is either part of a penalty (counting down) or a move, which
     closes the appeal windows ("immediately after the penalty")."""
     if state.penalty_facts_pending > 0:
-        return dataclasses.replace(state, penalty_facts_pending=state.penalty_facts_pending - 1)
+        return replaced(state, penalty_facts_pending=state.penalty_facts_pending - 1)
     if state.penalties and state.penalties[-1].before is not None:
-        return dataclasses.replace(state, penalties=_close_appeal_windows(state.penalties))
+        return replaced(state, penalties=_close_appeal_windows(state.penalties))
     return state
 
 
@@ -124,9 +122,7 @@ def _reported(state: JusticeState, event: J.ViolationReported, version: int) -> 
         clock=version,
     )
     filed = state.reports_in_deal or (0,) * len(state.misplays)
-    return dataclasses.replace(
-        state, cases=(*state.cases, case), reports_in_deal=_bump(filed, event.by)
-    )
+    return replaced(state, cases=(*state.cases, case), reports_in_deal=_bump(filed, event.by))
 
 
 def _appealed(state: JusticeState, event: J.AppealFiled, version: int) -> JusticeState:
@@ -150,7 +146,7 @@ def _appealed(state: JusticeState, event: J.AppealFiled, version: int) -> Justic
         recused=tuple(sorted(set(recused))),
         clock=version,
     )
-    return dataclasses.replace(state, cases=(*state.cases, case))
+    return replaced(state, cases=(*state.cases, case))
 
 
 def _voted(state: JusticeState, event: J.VoteCast, version: int) -> JusticeState:
@@ -158,10 +154,10 @@ def _voted(state: JusticeState, event: J.VoteCast, version: int) -> JusticeState
     vote = J.Vote(event.seat, event.uphold)
 
     def cast(case: J.Case) -> J.Case:
-        case = dataclasses.replace(case, votes=(*case.votes, vote))
+        case = replaced(case, votes=(*case.votes, vote))
         if event.seat in case.clocked_by:
             return case
-        return dataclasses.replace(case, clock=version, clocked_by=(*case.clocked_by, event.seat))
+        return replaced(case, clock=version, clocked_by=(*case.clocked_by, event.seat))
 
     return _update_case(state, event.case_id, cast)
 
@@ -170,7 +166,7 @@ def _closed(state: JusticeState, event: J.CaseClosed, version: int) -> JusticeSt
     state = _update_case(
         state,
         event.case_id,
-        lambda c: dataclasses.replace(c, status=event.status, closed=version),
+        lambda c: replaced(c, status=event.status, closed=version),
     )
     case = _find_case(state, event.case_id)
     assert case is not None
@@ -183,18 +179,16 @@ def _closed(state: JusticeState, event: J.CaseClosed, version: int) -> JusticeSt
         warnings = _bump(warnings, case.accused)
     if case.violation is J.ViolationKind.DISCARD_ORDER:
         state = _discard_violation(state, case.accused, case.owed)
-    return dataclasses.replace(
-        state, violations=_bump(state.violations, case.accused), warnings=warnings
-    )
+    return replaced(state, violations=_bump(state.violations, case.accused), warnings=warnings)
 
 
 def _appeal_spent(state: JusticeState, case_id: int | None) -> JusticeState:
     """The penalty of ``case_id`` was appealed and stands: it may not be appealed again
     (else one seat could pause the game appeal after appeal)."""
     penalties = tuple(
-        dataclasses.replace(p, before=None) if p.case_id == case_id else p for p in state.penalties
+        replaced(p, before=None) if p.case_id == case_id else p for p in state.penalties
     )
-    return dataclasses.replace(state, penalties=penalties)
+    return replaced(state, penalties=penalties)
 
 
 def _case_timed_out(state: JusticeState, event: J.CaseTimedOut, version: int) -> JusticeState:
@@ -203,7 +197,7 @@ def _case_timed_out(state: JusticeState, event: J.CaseTimedOut, version: int) ->
     return _update_case(
         state,
         event.case_id,
-        lambda c: dataclasses.replace(c, lapsed=(*c.lapsed, *event.seats), clock=version),
+        lambda c: replaced(c, lapsed=(*c.lapsed, *event.seats), clock=version),
     )
 
 
@@ -211,7 +205,7 @@ def _discard_violation(state: JusticeState, seat: int, owed: int) -> JusticeStat
     """Remember what ``seat`` owed at this discard violation, for its next one."""
     counts = state.discard_counts or (0,) * len(state.warnings)
     counts = tuple(owed if i == seat else n for i, n in enumerate(counts))
-    return dataclasses.replace(state, discard_counts=counts)
+    return replaced(state, discard_counts=counts)
 
 
 def _penalty_applied(state: JusticeState, event: J.PenaltyApplied, game: Any) -> JusticeState:
@@ -222,7 +216,7 @@ def _penalty_applied(state: JusticeState, event: J.PenaltyApplied, game: Any) ->
     forfeited = state.forfeited
     if event.penalty.kind is J.PenaltyKind.FORFEIT:
         forfeited = (*forfeited, event.seat)
-    return dataclasses.replace(
+    return replaced(
         state,
         penalties=(*_close_appeal_windows(state.penalties), record),
         penalty_facts_pending=event.game_facts,
@@ -234,7 +228,7 @@ def _penalty_applied(state: JusticeState, event: J.PenaltyApplied, game: Any) ->
 def _penalty_revoked(state: JusticeState, event: J.PenaltyRevoked) -> tuple[JusticeState, Any]:
     record = next(p for p in state.penalties if p.case_id == event.case_id)
     penalties = tuple(
-        dataclasses.replace(p, revoked=True, before=None) if p.case_id == event.case_id else p
+        replaced(p, revoked=True, before=None) if p.case_id == event.case_id else p
         for p in state.penalties
     )
     forfeited = tuple(
@@ -242,7 +236,7 @@ def _penalty_revoked(state: JusticeState, event: J.PenaltyRevoked) -> tuple[Just
         for s in state.forfeited
         if not (record.penalty.kind is J.PenaltyKind.FORFEIT and s == record.seat)
     )
-    after = dataclasses.replace(
+    after = replaced(
         state,
         penalties=penalties,
         forfeited=forfeited,
@@ -254,7 +248,7 @@ def _penalty_revoked(state: JusticeState, event: J.PenaltyRevoked) -> tuple[Just
 def _redealt(state: JusticeState, event: J.GameRedealt, version: int) -> JusticeState:
     """The table deals the new game; justice counts the redeal, closes appeal windows and
     counts the seats' reports in the new deal from none."""
-    return dataclasses.replace(
+    return replaced(
         state,
         redeals=event.round,
         penalties=_close_appeal_windows(state.penalties),
@@ -264,7 +258,7 @@ def _redealt(state: JusticeState, event: J.GameRedealt, version: int) -> Justice
 
 def _refereed(state: JusticeState, event: J.AttemptRefereed, version: int) -> JusticeState:
     if event.violation is J.ViolationKind.DISCARD_ORDER:
-        state = dataclasses.replace(state, warnings=_bump(state.warnings, event.seat))
+        state = replaced(state, warnings=_bump(state.warnings, event.seat))
         return _discard_violation(state, event.seat, event.owed)
     return state
 
@@ -273,7 +267,7 @@ def _redeal_agreed(state: JusticeState, event: J.RedealAgreed, version: int) -> 
     return _update_case(
         state,
         event.case_id,
-        lambda c: dataclasses.replace(c, redeal_agreed=(*c.redeal_agreed, event.seat)),
+        lambda c: replaced(c, redeal_agreed=(*c.redeal_agreed, event.seat)),
     )
 
 
@@ -300,7 +294,7 @@ def _close_appeal_windows(records: tuple[J.PenaltyRecord, ...]) -> tuple[J.Penal
     redeal closes the window before it, so only the last record is looked at."""
     if not records or records[-1].before is None:
         return records
-    return (*records[:-1], dataclasses.replace(records[-1], before=None))
+    return (*records[:-1], replaced(records[-1], before=None))
 
 
 def _violation_of(state: JusticeState, case_id: int) -> J.ViolationKind:
@@ -329,7 +323,7 @@ def _update_case(state: JusticeState, case_id: int, change: Any) -> JusticeState
     i = _case_index(cases, case_id)
     if i is None:
         return state
-    return dataclasses.replace(state, cases=(*cases[:i], change(cases[i]), *cases[i + 1 :]))
+    return replaced(state, cases=(*cases[:i], change(cases[i]), *cases[i + 1 :]))
 
 
 def _bump(counts: tuple[int, ...], seat: int, by: int = 1) -> tuple[int, ...]:

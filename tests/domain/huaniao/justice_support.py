@@ -246,7 +246,7 @@ def illegal_candidates(s: HuaniaoState, seat: int, rng: random.Random) -> list[A
         return out
     plays = [c for c in RULES.legal_commands(s, seat) if isinstance(c, Play)]
     for legal in rng.sample(plays, min(3, len(plays))):  # a legal play, spoilt
-        spoilt = rng.choice(
+        spoilt: dict[str, Any] = rng.choice(
             [
                 {"season": None},
                 {"season": rng.choice(list(Season))},
