@@ -96,11 +96,15 @@ lint: gen ## ruff and mypy
 	$(BIN)/ruff check domain server clients tests bench
 	$(BIN)/mypy domain server clients bench tests/support
 
+# Three test workers on two cores: with two, the cores sat idle whenever a worker waited (a
+# server starting, a browser, a bot's pause, a backoff); docs/benchmarks.md, "The suite's time".
+TEST_WORKERS ?= 3
+
 test: gen web peers lint browser ## the whole suite (lint included)
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -q $(ARGS)
 
 test-fast: gen web peers browser ## the suite without lint, stop at the first failure
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -q -x $(ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -q -x $(ARGS)
 
 test-failover: gen ## only the database failover test (part of `make test`; as root, apt-get installs patroni and etcd-server if missing)
 	$(BIN)/python -m pytest -q -s tests/e2e/test_failover.py $(ARGS)
