@@ -96,9 +96,10 @@ lint: gen ## ruff and mypy
 	$(BIN)/ruff check domain server clients tests bench
 	$(BIN)/mypy domain server clients bench tests/support
 
-# Three test workers on two cores: with two, the cores sat idle whenever a worker waited (a
-# server starting, a browser, a bot's pause, a backoff); docs/benchmarks.md, "The suite's time".
-TEST_WORKERS ?= 3
+# Test workers: one per core. The suite is CPU-bound: three workers on two cores left the
+# cores 3% idle and took 17 min 24 s against 18 min 15 s with two (2026-12-07), too little
+# to pay for the extra contention in its timed waits.
+TEST_WORKERS ?= 2
 
 test: gen web peers lint browser ## the whole suite (lint included)
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -q $(ARGS)

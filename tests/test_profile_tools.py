@@ -175,7 +175,9 @@ def test_floors_measures_every_kind_of_call_against_the_noop() -> None:
         "raw grpc.aio: a stream's first message",
     }, out
     assert float(rows["no-op"]) == 1.0 and float(rows["raw grpc.aio: no-op"]) == 1.0, out
-    # every call did something measurable, and a stream's whole history is several messages
+    # every call did something measurable; a stream's whole history is several messages with
+    # receipts of format 2, and one with format 3 (the default: the stored history at a
+    # batched stream's start comes in one message, docs/api.md)
     assert all(float(r) > 0 for r in rows.values()), out
     messages = dict(re.findall(r"^\| (Watch[^|]+?) \| [\d,]+ \| [\d.]+ \| ([\d.]+) \|", out, re.M))
-    assert float(messages["Watch, 1 move"]) == 1.0 and float(messages["Watch, whole history"]) > 1
+    assert float(messages["Watch, 1 move"]) == 1.0 and float(messages["Watch, whole history"]) >= 1
