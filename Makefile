@@ -96,9 +96,9 @@ lint: gen ## ruff and mypy
 	$(BIN)/ruff check domain server clients tests bench
 	$(BIN)/mypy domain server clients bench tests/support
 
-# Test workers: one per core. The suite is CPU-bound: three workers on two cores left the
-# cores 3% idle and took 17 min 24 s against 18 min 15 s with two (2026-12-07), too little
-# to pay for the extra contention in its timed waits.
+# Test workers: one per core. The suite is CPU-bound: with two workers the cores were 15%
+# idle, with three 3%, and the suite took the same time (17 min 30 s and 17 min 24 s of
+# pytest on two cores, 2026-12-07), so a third worker only adds contention to timed waits.
 TEST_WORKERS ?= 2
 
 test: gen web peers lint browser ## the whole suite (lint included)
