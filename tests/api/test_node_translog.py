@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -239,7 +240,16 @@ def test_node_verify_with_target_asks_the_server_and_checks_consistency(  # noqa
     consistency proof: an honest one passes and both are kept, a bent one fails in both with
     the same reason."""
     server, game_id, data = served
+    # the sequencer logs the module's seals in rounds: read the head once the log stops
+    # growing, or the server's newest head (kept by --heads) is larger than ``real``
     real, _, _ = signed_heads(server)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        again, _, _ = signed_heads(server)
+        if again.size == real.size:
+            break
+        real = again
     plain = data / "node-target-plain.jsonl"
     export = ["export", game_id, "--no-log", "-o", str(plain)]
     assert audit(capsys, "--target", server.target, *export)[0] == 0
