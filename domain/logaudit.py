@@ -189,7 +189,9 @@ def parse_head(data: Any, where: str) -> translog.TreeHead:
 def parse_retirement(data: Any, where: str) -> translog.Retirement:
     """A retirement statement as JSON (``tabletop-audit key --json``)."""
     if not isinstance(data, dict) or set(data) != RETIREMENT_KEYS:
-        raise LogFailure(f"{where} is not a key retirement")
+        raise LogFailure(
+            f"{where} is not a key retirement {{{', '.join(sorted(RETIREMENT_KEYS))}}}"
+        )
     logs = data["logs"]
     ok = (
         isinstance(logs, dict)
@@ -210,6 +212,60 @@ def parse_retirement(data: Any, where: str) -> translog.Retirement:
         data["retired_signature"],
         data["successor_signature"],
     )
+
+
+KEY_SET_KEYS = frozenset(("key_id", "public_key", "retired", "retirements", "tree_heads"))
+_KEY_KEYS = frozenset(("key_id", "public_key"))
+
+
+def parse_key_set(data: Any, where: str) -> KeySet:
+    """The server's key set as JSON (``tabletop-audit key --json``, GetSigningKey; docs/api.md,
+    "The key set's grammar"), checked in this order, the first problem the one refusal (the
+    Node verifier's lib/verify.js ``readKeySet`` is the same): exactly its five keys; three
+    lists; each key (the current one first, then the retired ones) exactly {key_id,
+    public_key}, 64 lowercase hex digits named by their id, no key twice; each retirement
+    exactly its keys and of the right form, retiring one of the retired keys for another key
+    of the set, one a key, signed by the retired key and then by its successor; each tree
+    head by the log line's grammar."""
+    if not isinstance(data, dict) or set(data) != KEY_SET_KEYS:
+        raise LogFailure(f"{where} is not {{{', '.join(sorted(KEY_SET_KEYS))}}}")
+    if not all(isinstance(data[k], list) for k in ("retired", "retirements", "tree_heads")):
+        raise LogFailure(f"{where}'s retired, retirements and tree_heads are not lists")
+    keys: dict[str, bytes] = {}
+    named = [{k: data[k] for k in _KEY_KEYS}, *data["retired"]]
+    for i, k in enumerate(named, start=1):
+        if not isinstance(k, dict) or set(k) != _KEY_KEYS:
+            raise LogFailure(f"{where}'s key {i} is not {{key_id, public_key}}")
+        if not _text(k["public_key"], _HEX64):
+            raise LogFailure(
+                f"{where}'s key {i} has a public key that is not 64 lowercase hex digits"
+            )
+        public = bytes.fromhex(k["public_key"])
+        kid = key_id(public)
+        if k["key_id"] != kid:
+            raise LogFailure(f"{where}'s key {i} has a key_id other than its public key's id {kid}")
+        if kid in keys:
+            raise LogFailure(f"{where} names key {kid} twice")
+        keys[kid] = public
+    current = next(iter(keys))
+    retired = frozenset(keys) - {current}
+    statements: dict[str, translog.Retirement] = {}
+    for i, r in enumerate(data["retirements"], start=1):
+        at = f"{where}'s retirement {i}"
+        s = parse_retirement(r, at)
+        if s.retired not in retired:
+            raise LogFailure(f"{at} retires key {s.retired}, which is not one of the retired keys")
+        if s.successor == s.retired:
+            raise LogFailure(f"{at} names key {s.retired} its own successor")
+        if s.successor not in keys:
+            raise LogFailure(f"{at} names successor key {s.successor}, which is not in the set")
+        if s.retired in statements:
+            raise LogFailure(f"{where} has two retirements of key {s.retired}")
+        _signed_by_both(s, keys, at)
+        statements[s.retired] = s
+    for i, h in enumerate(data["tree_heads"], start=1):
+        parse_head(h, f"{where}'s tree head {i}")
+    return KeySet(keys, retired, statements)
 
 
 def _inclusion(data: Any, where: str) -> Inclusion:
@@ -291,16 +347,21 @@ def checked_retirements(
     both among ``keys``; one that is not is refused (the key source is not to be trusted)."""
     out = {}
     for s in statements:
-        body = s.body()
-        old, new = keys.get(s.retired), keys.get(s.successor)
-        if old is None or new is None:
+        if s.retired not in keys or s.successor not in keys:
             raise LogFailure(f"the retirement of key {s.retired} names a key not given")
-        if not _verifies(old, s.retired_signature, body) or not _verifies(
-            new, s.successor_signature, body
-        ):
-            raise LogFailure(f"the retirement of key {s.retired} is not signed by both keys")
+        _signed_by_both(s, keys, "the retirement")
         out[s.retired] = s
     return out
+
+
+def _signed_by_both(s: translog.Retirement, keys: Mapping[str, bytes], where: str) -> None:
+    body = s.body()
+    for role, kid, signature in (
+        ("retired", s.retired, s.retired_signature),
+        ("successor", s.successor, s.successor_signature),
+    ):
+        if not _verifies(keys[kid], signature, body):
+            raise LogFailure(f"{where} of key {s.retired} is not signed by its {role} key {kid}")
 
 
 def head_problem(head: translog.TreeHead, keys: KeySet) -> str | None:
@@ -409,7 +470,10 @@ def _words(placed: list[Placed], keys: KeySet) -> str:
         logs[p.log_id] = p.size
     where = ", ".join(f"log {i} at size {n}" for i, n in logs.items())
     words = f"transparency log: all {len(placed)} seals in {where}"
-    legacy = sorted({p.seal.key_id for p in placed} & keys.retired - set(keys.retirements))
+    signers = {p.seal.key_id for p in placed} & keys.retired
+    for kid in sorted(signers & set(keys.retirements)):
+        words += f"; key {kid} retired at {_sizes(keys.retirements[kid])}: its seals are below it"
+    legacy = sorted(signers - set(keys.retirements))
     for kid in legacy:
         words += (
             f"; key {kid} retired with no statement of the log's size (a rotation before the "

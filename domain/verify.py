@@ -281,6 +281,21 @@ def load_line(text: str, where: str) -> Any:
     return _load(text, where)
 
 
+def strict_json(text: str) -> Any:
+    """JSON as the verifier reads it (an export line, a key set): no floats, no repeated
+    keys, bounded integers and nesting; ValueError (or RecursionError) otherwise."""
+    data = json.loads(
+        text,
+        parse_int=_int,
+        parse_float=_no_float,
+        parse_constant=_no_float,
+        object_pairs_hook=_no_repeats,
+    )
+    if _depth(data) > MAX_DEPTH:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    return data
+
+
 def _load(text: str, where: str) -> Any:
     try:
         data = json.loads(

@@ -20,13 +20,12 @@ from domain.logaudit import (
     KeySet,
     LogFailure,
     LogProofs,
-    checked_retirements,
     forks,
     parse_head,
-    parse_retirement,
+    parse_key_set,
 )
-from domain.table.records import canonical, key_id
-from domain.verify import MatchRecord, Record
+from domain.table.records import canonical
+from domain.verify import MatchRecord, Record, strict_json
 from tabletop.v1 import tabletop_pb2 as pb
 
 
@@ -59,42 +58,26 @@ def key_set_json(reply: pb.GetSigningKeyResponse) -> dict[str, Any]:
 
 
 def key_set(reply: pb.GetSigningKeyResponse) -> KeySet:
-    """The key set a server publishes (GetSigningKey), its retirements checked."""
-    return _key_set(key_set_json(reply), "the server's keys")
+    """The key set a server publishes (GetSigningKey), by the key set's grammar."""
+    return parse_key_set(key_set_json(reply), "the server's key set")
 
 
 def key_set_file(path: str) -> KeySet:
-    """``--keys FILE``: what ``tabletop-audit key --json`` printed."""
+    """``--keys FILE``: what ``tabletop-audit key --json`` printed: UTF-8, one JSON value read
+    as the verifier reads an export line, by the key set's grammar (docs/api.md)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise LogFailure(f"cannot read the key set {path}: {exc}") from None
-    return _key_set(data, path)
-
-
-_KEY_SET_KEYS = frozenset(("key_id", "public_key", "retired", "retirements", "tree_heads"))
-
-
-def _key_set(data: Any, where: str) -> KeySet:
-    if not isinstance(data, dict) or set(data) != _KEY_SET_KEYS:
-        raise LogFailure(f"{where} is not a key set {{{', '.join(sorted(_KEY_SET_KEYS))}}}")
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise LogFailure(f"cannot read the key set {path}: {exc.strerror}") from None
     try:
-        current = bytes.fromhex(data["public_key"])
-        retired = [bytes.fromhex(k["public_key"]) for k in data["retired"]]
-    except (TypeError, ValueError, KeyError):
-        raise LogFailure(f"{where}: a public key is not hex") from None
-    if len(current) != 32 or any(len(k) != 32 for k in retired):
-        raise LogFailure(f"{where}: a public key is not 32 bytes")
-    keys = {key_id(k): k for k in [current, *retired]}
-    statements = [
-        parse_retirement(r, f"{where} retirement {i + 1}")
-        for i, r in enumerate(data["retirements"])
-    ]
-    return KeySet(
-        keys,
-        frozenset(key_id(k) for k in retired) - {key_id(current)},
-        checked_retirements(keys, statements),
-    )
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LogFailure("the key set is not UTF-8") from None
+    try:
+        data = strict_json(text)
+    except (ValueError, RecursionError) as exc:
+        raise LogFailure(f"the key set is not JSON ({exc or 'nested too deeply'})") from None
+    return parse_key_set(data, "the key set")
 
 
 # --- proofs from a server -----------------------------------------------------------------

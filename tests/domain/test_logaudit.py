@@ -151,7 +151,7 @@ def test_a_retirement_must_be_signed_by_both_keys() -> None:
     body = T.retirement_body({LOG: 1}, OLD.id, NEW.id, 5)
     keys = {OLD.id: OLD.public, NEW.id: NEW.public}
     one = T.Retirement(((LOG, 1),), OLD.id, NEW.id, 5, OLD.sign(body), THIEF.sign(body))
-    with pytest.raises(L.LogFailure, match="not signed by both keys"):
+    with pytest.raises(L.LogFailure, match="is not signed by its successor key"):
         L.checked_retirements(keys, [one])
 
 

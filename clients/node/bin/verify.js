@@ -38,7 +38,7 @@
 // first problem), 2 = usage, 3 = a proof that the server lied (each proof on stdout: the
 // game, the versions, the viewer, what differs, both signed statements).
 const fs = require('node:fs');
-const { publicKey, verifyText, readFileLines, readKeySet, logSeals, canonical } = require('../lib/verify');
+const { publicKey, verifyText, readFileLines, readKeySet, readKeySetFile, logSeals, canonical } = require('../lib/verify');
 const { LIED } = require('../lib/proofs');
 const { finishRun, failure } = require('../lib/verifyrun');
 const compare = require('../lib/compare');
@@ -87,10 +87,10 @@ function keyTexts(value) {
 function keysOf(args) {
   const keys = args.keys.flatMap(keyTexts).map(publicKey);
   if (!args.keySet) return { keys, statements: [], retired: [], treeHeads: [] };
-  const set = readKeySet(fs.readFileSync(args.keySet, 'utf8'));
+  const set = readKeySetFile(args.keySet);
   keys.push(...set.keys.filter((k) => !keys.some((x) => x.id === k.id)));
   const treeHeads = set.treeHeads.map((h, i) => [`${args.keySet} tree head ${i + 1}`, h]); // for compare
-  return { keys, statements: set.statements, retired: set.retired.filter((id) => id !== set.keys[0].id), treeHeads };
+  return { keys, statements: set.statements, retired: set.retired, treeHeads };
 }
 
 function main(argv) {
@@ -171,8 +171,8 @@ async function fromServer(args) {
   const server = new Server(args.target);
   let ks;
   try {
-    ks = readKeySet(JSON.stringify(await server.keySet()));
-    const retired = ks.retired.filter((id) => id !== ks.keys[0].id);
+    ks = readKeySet(JSON.stringify(await server.keySet()), "the server's key set");
+    const { retired } = ks;
     const result = verifyText(readFileLines(args.file), ks.keys, ks.statements, { checkLogLine: false });
     const keyset = tl.keySet(ks.keys, ks.statements, retired);
     const seals = logSeals(result);

@@ -149,7 +149,7 @@ function main(argv, keysOf) {
 async function withServerKeys(args) {
   const server = new Server(args.target);
   try {
-    const keys = v.readKeySet(JSON.stringify(await server.keySet())).keys;
+    const keys = v.readKeySet(JSON.stringify(await server.keySet()), "the server's key set").keys;
     return shown(compareFiles(args, keys));
   } catch (err) {
     return failed(err);

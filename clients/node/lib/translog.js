@@ -6,11 +6,13 @@
 //   leafData(sealBody, keyId)              a seal's leaf: "tabletop-log-leaf/1\n" + canonical JSON
 //   verifyInclusion(...), verifyConsistency(...)   RFC 9162 §2.1.3.2 and §2.1.4.2
 //   checkTreeHead(head, keys, retired)     a head's grammar and signature (by a key not retired)
-//   checkRetirement(statement, keys)       signed by the retired key and by its successor
+//   parseRetirement(statement)             a key retirement's grammar
+//   checkRetirementSignatures(s, keys)     signed by the retired key, then by its successor
 //   checkLog(seals, line, keys, statements)   every seal of a verified record against the log
 const crypto = require('./crypto');
 
 const sha256 = (...parts) => crypto.createHash('sha256').update(Buffer.concat(parts)).digest();
+const HEX16 = /^[0-9a-f]{16}$/;
 const HEX64 = /^[0-9a-f]{64}$/;
 const HEX128 = /^[0-9a-f]{128}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -150,24 +152,31 @@ function checkTreeHead(h, keys, retired, canonical, where = 'a tree head') {
 }
 
 /**
- * A key retirement as JSON: exactly its keys, the logs' sizes, signed by the retired key
- * and by its successor, both among the given keys. Returns it.
+ * A key retirement as JSON: exactly its keys, each of its form (logaudit.py
+ * `parse_retirement`): logs {log_id: size at retirement}, the two key ids, the two
+ * signatures, the timestamp. Returns it.
  */
-function checkRetirement(s, keys, canonical, where = 'a key retirement') {
+function parseRetirement(s, where = 'a key retirement') {
   if (!exactly(s, RETIREMENT_KEYS)) fail(`${where} is not a key retirement {${RETIREMENT_KEYS.join(', ')}}`);
-  if (!isObj(s.logs) || !Object.entries(s.logs).every(([id, n]) => UUID.test(id) && size(n))) {
-    fail(`${where}: logs is not {log_id: size at retirement}`);
-  }
-  if (!size(s.timestamp)) fail(`${where}: timestamp is not a non-negative integer`);
+  const text = (v, re) => typeof v === 'string' && re.test(v);
+  const ok = isObj(s.logs) && Object.entries(s.logs).every(([id, n]) => UUID.test(id) && size(n))
+    && text(s.retired, HEX16) && text(s.successor, HEX16)
+    && text(s.retired_signature, HEX128) && text(s.successor_signature, HEX128)
+    && size(s.timestamp);
+  if (!ok) fail(`${where} has a field of the wrong form`);
+  return s;
+}
+
+/**
+ * A key retirement (parsed) signed by its retired key, then by its successor, both among
+ * `keys` ({id, key}) (logaudit.py `_signed_by_both`).
+ */
+function checkRetirementSignatures(s, keys, canonical, where = 'a key retirement') {
   const body = retirementBody(canonical, s);
   for (const [role, id, signature] of [['retired', s.retired, s.retired_signature], ['successor', s.successor, s.successor_signature]]) {
     const key = keys.find((k) => k.id === id);
-    if (typeof id !== 'string' || !key) fail(`${where} names ${role} key ${String(id).slice(0, 20)}, which is none of the given keys`);
-    if (typeof signature !== 'string' || !HEX128.test(signature) || !verifies(key, body, signature)) {
-      fail(`${where} of key ${s.retired} is not signed by its ${role} key ${id}`);
-    }
+    if (!verifies(key, body, signature)) fail(`${where} of key ${s.retired} is not signed by its ${role} key ${id}`);
   }
-  if (s.retired === s.successor) fail(`${where}: key ${s.retired} names itself its successor`);
   return s;
 }
 
@@ -360,6 +369,9 @@ function checkSeals(seals, sources, ks, canonical) {
     signers.add(seal.signedBy);
   });
   let words = `transparency log: all ${seals.length} seals in ${[...logs].map(([id, n]) => `log ${id} at size ${n}`).join(', ')}`;
+  for (const kid of [...signers].filter((k) => ks.retirements.has(k)).sort()) {
+    words += `; key ${kid} retired at ${sizesOf(ks.retirements.get(kid))}: its seals are below it`;
+  }
   for (const kid of [...signers].filter((k) => ks.retired.has(k) && !ks.retirements.has(k)).sort()) {
     words += `; key ${kid} retired with no statement of the log's size (a rotation before the transparency log): its seals stand on the key alone`;
   }
@@ -378,7 +390,6 @@ function leafData(canonical, sealBody, keyId) {
 
 // --- tree heads seen, and forks ---------------------------------------------------------
 
-const HEX16 = /^[0-9a-f]{16}$/;
 
 /** A tree head as JSON, its form only (logaudit.py `parse_head`): exactly its keys, each of its form. */
 function parseHead(h, where) {
@@ -477,7 +488,8 @@ module.exports = {
   treeHeadBody,
   retirementBody,
   checkTreeHead,
-  checkRetirement,
+  parseRetirement,
+  checkRetirementSignatures,
   readLogLine,
   checkLog,
   checkSeals,

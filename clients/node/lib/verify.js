@@ -16,7 +16,7 @@
 const crypto = require('./crypto');
 const deal = require('./deal');
 const { checkClocks } = require('./clocks');
-const { checkLog, checkRetirement, parseHead, readLogLine, LogError, HeadsOutOfOrder } = require('./translog');
+const { checkLog, parseRetirement, checkRetirementSignatures, parseHead, readLogLine, LogError, HeadsOutOfOrder } = require('./translog');
 
 // The seats' signatures need the contract's protobuf code (node_modules): loaded on first use.
 const seatSignatures = (...args) => require('./seatsigs').checkSeatSignatures(...args);
@@ -1072,46 +1072,87 @@ function checkReceipt3(game, r, payload, keys, what) {
  * retirements, tree_heads}. Returns {keys, statements}: every key (current and retired),
  * and each retirement statement, checked (signed by the retired key and its successor).
  */
-function readKeySet(text) {
+function readKeySet(text, where = 'the key set') {
   let set;
   try {
-    set = parseStrict(text.trim());
+    set = parseStrict(text);
   } catch (err) {
-    fail(`the key set is not JSON (${err.message})`);
+    fail(`${where} is not JSON (${err.message})`);
   }
-  const KEYS = ['key_id', 'public_key', 'retired', 'retirements', 'tree_heads'];
-  if (!isObj(set) || Object.keys(set).sort().join() !== KEYS.join()) fail(`the key set is not {${KEYS.join(', ')}}`);
-  if (!Array.isArray(set.retired) || !Array.isArray(set.retirements)) fail('the key set\'s retired and retirements are not lists');
-  const named = [{ key_id: set.key_id, public_key: set.public_key }, ...set.retired];
-  const keys = named.map((k, i) => {
-    if (!isObj(k) || Object.keys(k).sort().join() !== 'key_id,public_key') fail(`the key set's key ${i + 1} is not {key_id, public_key}`);
+  return parseKeySet(set, where);
+}
+
+const KEY_SET_KEYS = ['key_id', 'public_key', 'retired', 'retirements', 'tree_heads'];
+
+/**
+ * The key set's grammar (docs/api.md, "The key set's grammar"), in the order logaudit.py
+ * `parse_key_set` checks it, the first problem the one refusal: exactly its five keys;
+ * three lists; each key (the current one first, then the retired ones) exactly {key_id,
+ * public_key}, 64 lowercase hex digits named by their id, no key twice; each retirement
+ * exactly its keys and of the right form, retiring one of the retired keys for another key
+ * of the set, one a key, signed by the retired key and then by its successor; each tree
+ * head by the log line's grammar. Returns {keys (current first), statements, retired (ids),
+ * treeHeads}.
+ */
+function parseKeySet(set, where) {
+  const tryLog = (f) => {
+    try {
+      return f();
+    } catch (err) {
+      if (err instanceof LogError) fail(err.message);
+      throw err;
+    }
+  };
+  if (!isObj(set) || Object.keys(set).sort().join() !== KEY_SET_KEYS.join()) fail(`${where} is not {${KEY_SET_KEYS.join(', ')}}`);
+  if (!['retired', 'retirements', 'tree_heads'].every((k) => Array.isArray(set[k]))) fail(`${where}'s retired, retirements and tree_heads are not lists`);
+  const keys = [];
+  [{ key_id: set.key_id, public_key: set.public_key }, ...set.retired].forEach((k, n) => {
+    const i = n + 1;
+    if (!isObj(k) || Object.keys(k).sort().join() !== 'key_id,public_key') fail(`${where}'s key ${i} is not {key_id, public_key}`);
+    if (typeof k.public_key !== 'string' || !HEX64.test(k.public_key)) fail(`${where}'s key ${i} has a public key that is not 64 lowercase hex digits`);
     const key = publicKey(k.public_key);
-    if (key.id !== k.key_id) fail(`the key set names key ${String(k.key_id).slice(0, 20)} for a public key whose id is ${key.id}`);
-    return key;
+    if (k.key_id !== key.id) fail(`${where}'s key ${i} has a key_id other than its public key's id ${key.id}`);
+    if (keys.some((x) => x.id === key.id)) fail(`${where} names key ${key.id} twice`);
+    keys.push(key);
   });
-  const statements = set.retirements.map((s, i) => {
-    try {
-      return checkRetirement(s, keys, canonical, `the key set's retirement ${i + 1}`);
-    } catch (err) {
-      if (err instanceof LogError) fail(err.message);
-      throw err;
-    }
+  const retired = keys.slice(1).map((k) => k.id);
+  const statements = [];
+  set.retirements.forEach((r, n) => {
+    const at = `${where}'s retirement ${n + 1}`;
+    const s = tryLog(() => parseRetirement(r, at));
+    if (!retired.includes(s.retired)) fail(`${at} retires key ${s.retired}, which is not one of the retired keys`);
+    if (s.successor === s.retired) fail(`${at} names key ${s.retired} its own successor`);
+    if (!keys.some((k) => k.id === s.successor)) fail(`${at} names successor key ${s.successor}, which is not in the set`);
+    if (statements.some((x) => x.retired === s.retired)) fail(`${where} has two retirements of key ${s.retired}`);
+    tryLog(() => checkRetirementSignatures(s, keys, canonical, at));
+    statements.push(s);
   });
-  if (!Array.isArray(set.tree_heads)) fail('the key set\'s tree_heads is not a list');
-  const treeHeads = set.tree_heads.map((h, i) => {
-    try {
-      return parseHead(h, `the key set's tree head ${i + 1}`);
-    } catch (err) {
-      if (err instanceof LogError) fail(err.message);
-      throw err;
-    }
-  });
-  return { keys, statements, retired: set.retired.map((k) => k.key_id), treeHeads };
+  const treeHeads = set.tree_heads.map((h, n) => tryLog(() => parseHead(h, `${where}'s tree head ${n + 1}`)));
+  return { keys, statements, retired, treeHeads };
+}
+
+/** `--keys FILE`: the key set file's bytes, UTF-8 (never replaced), by the key set's grammar. */
+function readKeySetFile(file) {
+  const fs = require('node:fs');
+  let raw;
+  try {
+    raw = fs.readFileSync(file);
+  } catch (err) {
+    fail(`cannot read the key set ${file}: ${err.code || err.message}`);
+  }
+  let text;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(raw);
+  } catch {
+    fail('the key set is not UTF-8');
+  }
+  return readKeySet(text);
 }
 
 module.exports = {
   VerifyError,
   readKeySet,
+  readKeySetFile,
   parseStrict,
   canonical,
   publicKey,
