@@ -36,16 +36,16 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from google.protobuf.json_format import MessageToDict
 
-from clients.python.audit_log import export_log_line
+from clients.python.audit_log import export_log_line, key_set_json
 from clients.python.audit_verify import match_export_lines, signing_key
 from clients.python.bot import RandomBot, play_match, play_to_end
 from clients.python.client import TableClient, reveal_and_start
 from clients.python.exports import export_lines
 from clients.python.serverproc import ServerProcess
-from domain import translog
+from domain import logaudit, translog
 from domain.codec import canonical
 from domain.table.records import key_id
-from server.wire.signing import KEY_FILE
+from server.wire.signing import KEY_FILE, rotate
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options
 from tests.api.test_node_verify import (
@@ -77,11 +77,46 @@ class Games:
     older_head: Line  # a head the server signed of its log one leaf before void_log's
     match_log: Line
     hua3_log: Line
+    rotated: Rotated  # the same server after a key rotation
+
+
+@dataclass
+class Rotated:
+    """The server after ``python -m server.wire.signing rotate`` and a restart: its key set
+    (``tabletop-audit key --json``: the new key, the old one retired at the log's size) and
+    the void game's log line exported anew (its head signed by the new key)."""
+
+    keys: Line
+    successor: Ed25519PrivateKey  # the new key (the key holder's lies; never written)
+    void_log: Line
+    after: list[Line]  # a void game played after the rotation: sealed by the new key
+    after_log: Line
+
+    @property
+    def statement(self) -> Line:
+        retirement: Line = self.keys["retirements"][0]
+        return retirement
+
+    @property
+    def log_id(self) -> str:
+        (log_id,) = self.statement["logs"]
+        return str(log_id)
+
+    @property
+    def size(self) -> int:
+        """The log's size at the retirement."""
+        return int(self.statement["logs"][self.log_id])
+
+
+FORMAT2 = ["--receipt-format", "2"]  # seals listing every viewer's hashes (no longer the default)
 
 
 def play() -> Games:
     with tempfile.TemporaryDirectory() as tmp:
-        with ServerProcess(Path(tmp) / "server") as server, TableClient(server.target) as client:
+        with (
+            ServerProcess(Path(tmp) / "server", extra=FORMAT2) as server,
+            TableClient(server.target) as client,
+        ):
             key = signing_key(client)
             pem = (server.data_dir / KEY_FILE).read_bytes()
             signer = serialization.load_pem_private_key(pem, password=None)
@@ -110,6 +145,7 @@ def play() -> Games:
             hua3, hua3_log = shortest_logged(
                 lambda: game_and_id(client, huaniao_game(client)), client
             )
+        rotated = rotate_key(Path(tmp) / "server", void_gid)
     return Games(
         key,
         signer,
@@ -124,7 +160,27 @@ def play() -> Games:
         older_head,
         match_log,
         hua3_log,
+        rotated,
     )
+
+
+def rotate_key(data: Path, void_gid: str) -> Rotated:
+    """The operator's rotation (``rotate``, then a restart, which states the retirement,
+    signed by both keys, at the log's size): every game above was sealed by the old key
+    before it, so at or below that size."""
+    rotate(data / KEY_FILE)
+    with ServerProcess(data, extra=FORMAT2) as server, TableClient(server.target) as client:
+        keys = key_set_json(client.stub.GetSigningKey(pb.GetSigningKeyRequest()))
+        void_log = json.loads(export_log_line(client, [("game", void_gid)]))
+        after_gid = void_game(client)
+        after = finished_game(client, after_gid)[0]
+        after_log = json.loads(export_log_line(client, [("game", after_gid)]))
+        successor = serialization.load_pem_private_key(
+            (server.data_dir / KEY_FILE).read_bytes(), password=None
+        )
+    assert isinstance(successor, Ed25519PrivateKey)
+    assert len(keys["retirements"]) == 1 and len(keys["retirements"][0]["logs"]) == 1, keys
+    return Rotated(keys, successor, void_log, after, after_log)
 
 
 def head_json(head: pb.TreeHead) -> Line:
@@ -225,7 +281,9 @@ class Vector:
     verdict: str  # "accept", "refuse" or "proof" (exit 3)
     reason: tuple[str, ...]  # words both verdict lines must hold
     why: str
-    data: bytes
+    data: bytes | None  # None: a file another vector writes (verified with another key set)
+    keys: str | None = None  # verified with --keys this file (of tests/vectors/), not server.pub
+    keyset: bytes | None = None  # the key set's bytes, when ``keys`` is a mutated one
 
 
 def text(lines: list[str]) -> bytes:
@@ -1218,6 +1276,415 @@ MUTATIONS: list[tuple[str, str, Mutation, tuple[str, ...]]] = [
 ]
 
 
+# --- a rotated key ---------------------------------------------------------------------------
+
+KEYS = "keys.json"  # the rotated server's key set, beside server.pub
+KEYSETS = "keysets"  # the key set's mutations
+
+
+def keys_json(g: Games) -> bytes:
+    return (canonical(g.rotated.keys) + "\n").encode("utf-8")
+
+
+def with_keys(file: str, verdict: str, why: str, data: bytes | None, *words: str) -> Vector:
+    reason = ("verified", *words) if verdict == "accept" else words
+    return Vector(file, verdict, reason, why, data, KEYS)
+
+
+def thiefs_game(g: Games) -> list[Line]:
+    """The thief's new game: a game played after the rotation (rotated.after), every seal
+    signed anew with the old (retired) key, as the thief holding it would."""
+    lines = copy.deepcopy(g.rotated.after)
+    for x in lines:
+        if x["seal"]:
+            resign(x["seal"], g.signer)
+    return lines
+
+
+FILLER = b"tabletop-corpus-filler/1\n"  # the leaves before a forged log's own (not seals)
+
+
+def forged_log(
+    lines: list[Line], at: int, log_id: str, signer: Ed25519PrivateKey, timestamp: int
+) -> Line:
+    """A log line of a log of its own: ``at`` leaves of filler, then the record's seals, in
+    a tree head of log ``log_id`` signed by ``signer``, as the holder of that key could make."""
+    refs = logaudit.seal_refs([x["seal"] for x in lines if x["seal"]])
+    tree = translog.Tree()
+    for i in range(at):
+        tree.append(translog.leaf_hash(FILLER + str(i).encode()))
+    for ref in refs:
+        tree.append(ref.leaf)
+    size = len(tree)
+    head = translog.TreeHead(log_id, size, tree.root().hex(), timestamp, key_id(raw_public(signer)))
+    head = translog.TreeHead(**{**head.__dict__, "signature": signer.sign(head.body()).hex()})
+    inclusions = tuple(
+        logaudit.Inclusion(
+            r.first, r.id, at + i, r.last, log_id, tuple(tree.inclusion_proof(at + i, size))
+        )
+        for i, r in enumerate(refs)
+    )
+    return logaudit.log_line(logaudit.LogProofs((head,), inclusions))
+
+
+def retired_vectors(g: Games) -> list[Vector]:
+    """Exports verified with the rotated server's key set (--keys keys.json): the old key's
+    seals count only at or below the log's size at its retirement."""
+    r = g.rotated
+    old = key_id(g.key)
+    retired = f"is signed by retired key {old}, retired at tree size {r.size}"
+    unproven = "no tree head proves it is in the log"
+    stamp = r.void_log["log"]["heads"][0]["timestamp"] + 1
+    thief = thiefs_game(g)
+    seals = sum(1 for x in thief if x["seal"])
+    return [
+        with_keys(
+            "retired-key.jsonl",
+            "accept",
+            "the void game (sealed by the old key before the rotation) with its log line "
+            "exported after it: its seals in a head signed by the new key, below the size "
+            "(the base of the key set's mutations)",
+            text(dump([*base(g), r.void_log])),
+            "void",
+            LOGGED,
+            f"key {old} retired at tree size {r.size}: its seals are below it",
+        ),
+        with_keys(
+            "rotated-new-key.jsonl",
+            "accept",
+            "a void game played after the rotation, sealed by the new key, with its log line",
+            text(dump([*r.after, r.after_log])),
+            "void",
+            LOGGED,
+        ),
+        with_keys(
+            "void.jsonl",
+            "refuse",
+            "the void game without a log line, with the key set: nothing proves the retired "
+            "key's seals below the size",
+            None,
+            retired,
+            unproven,
+        ),
+        with_keys(
+            "void-log.jsonl",
+            "refuse",
+            "the void game with the log line exported before the rotation: its head is signed "
+            "by the now retired key",
+            None,
+            retired,
+            f"{unproven} (the tree head of log {r.log_id} is signed by retired key {old}",
+        ),
+        with_keys(
+            "retired-thief.jsonl",
+            "refuse",
+            "the thief's new game: played after the rotation, re-sealed with the retired key",
+            text(dump(thief)),
+            retired,
+            unproven,
+        ),
+        with_keys(
+            "retired-thief-log.jsonl",
+            "refuse",
+            "the thief's new game with a log line of its own: its seals above the size, the "
+            "head signed by the retired key",
+            text(dump([*thief, forged_log(thief, r.size, r.log_id, g.signer, stamp)])),
+            retired,
+            f"{unproven} (the tree head of log {r.log_id} is signed by retired key {old}",
+        ),
+        with_keys(
+            "retired-above-size.jsonl",
+            "refuse",
+            "the thief's new game logged above the size in a head signed by the new key (the "
+            "holder of both keys): the retired key's seals count only below it",
+            text(dump([*thief, forged_log(thief, r.size, r.log_id, r.successor, stamp)])),
+            retired,
+            f"its leaf is at index {r.size} of log {r.log_id}",
+        ),
+        with_keys(
+            "retired-size-boundary.jsonl",
+            "accept",
+            "the boundary: the thief's game logged at the last indices below the size, in a "
+            "head signed by the new key (only its holder could: a fork of the real log, which "
+            "heads seen before would prove)",
+            text(dump([*thief, forged_log(thief, r.size - seals, r.log_id, r.successor, stamp)])),
+            "void",
+            LOGGED,
+            f"key {old} retired at tree size {r.size}: its seals are below it",
+        ),
+        with_keys(
+            "retired-other-log.jsonl",
+            "refuse",
+            "the thief's new game in another log, signed by the new key: the retirement names "
+            "the logs its key is retired in",
+            text(dump([*thief, forged_log(thief, 0, OTHER_LOG, r.successor, stamp)])),
+            retired,
+            f"log {OTHER_LOG} is not one of the logs it was retired in",
+        ),
+    ]
+
+
+KeysEdit = Callable[[Games, Line], None]
+
+
+def statement(keys: Line) -> Line:
+    s: Line = keys["retirements"][0]
+    return s
+
+
+def resign_statement(
+    s: Line, retired: Ed25519PrivateKey | None, successor: Ed25519PrivateKey | None
+) -> None:
+    """The statement's signatures made anew over what it now says, by the keys given."""
+    body = translog.retirement_body(s["logs"], s["retired"], s["successor"], s["timestamp"])
+    if retired is not None:
+        s["retired_signature"] = retired.sign(body).hex()
+    if successor is not None:
+        s["successor_signature"] = successor.sign(body).hex()
+
+
+def size_raised(g: Games, keys: Line) -> None:
+    logs = statement(keys)["logs"]
+    logs[g.rotated.log_id] += 100
+
+
+def size_raised_resigned(g: Games, keys: Line) -> None:
+    size_raised(g, keys)
+    resign_statement(statement(keys), g.signer, None)  # the thief holds the old key only
+
+
+def signature_removed(g: Games, keys: Line) -> None:
+    del statement(keys)["successor_signature"]
+
+
+def signatures_swapped(g: Games, keys: Line) -> None:
+    s = statement(keys)
+    s["retired_signature"], s["successor_signature"] = (
+        s["successor_signature"],
+        s["retired_signature"],
+    )
+
+
+def stranger_successor(g: Games, keys: Line) -> None:
+    stranger = Ed25519PrivateKey.generate()
+    s = statement(keys)
+    s["successor"] = key_id(raw_public(stranger))
+    resign_statement(s, g.signer, stranger)
+
+
+def arabic_statement_size(g: Games, keys: Line) -> None:
+    logs = statement(keys)["logs"]
+    logs[g.rotated.log_id] = arabic(logs[g.rotated.log_id])
+
+
+def set_in_statement(field: str, value: Any) -> KeysEdit:
+    def edit(g: Games, keys: Line) -> None:
+        statement(keys)[field] = value
+
+    return edit
+
+
+def keys_bytes(edit: KeysEdit) -> Callable[[Games], bytes]:
+    def make(g: Games) -> bytes:
+        keys = copy.deepcopy(g.rotated.keys)
+        edit(g, keys)
+        return (json.dumps(keys, ensure_ascii=False) + "\n").encode("utf-8")
+
+    return make
+
+
+def keys_text(edit: Callable[[str], str]) -> Callable[[Games], bytes]:
+    def make(g: Games) -> bytes:
+        before = keys_json(g).decode("utf-8")
+        after = edit(before)
+        assert after != before, "the edit changed nothing"
+        return after.encode("utf-8")
+
+    return make
+
+
+def keyset_vectors(g: Games) -> list[Vector]:
+    """The honest export (retired-key.jsonl) verified with mutations of the key set."""
+    r = g.rotated
+    old, new = key_id(g.key), r.keys["key_id"]
+    at = "the key set's retirement 1"
+    form = (f"{at} has a field of the wrong form",)
+    size = f'"{r.log_id}":{r.size}'
+    table: list[tuple[str, str, Callable[[Games], bytes], tuple[str, ...]]] = [
+        (
+            "retirement-size-raised",
+            "the retirement's tree size raised, the signatures left",
+            keys_bytes(size_raised),
+            (f"{at} of key {old} is not signed by its retired key {old}",),
+        ),
+        (
+            "retirement-size-raised-resigned",
+            "the retirement's tree size raised, re-signed by the old key (the thief's): the "
+            "new key's signature fails",
+            keys_bytes(size_raised_resigned),
+            (f"{at} of key {old} is not signed by its successor key {new}",),
+        ),
+        (
+            "retirement-signature-removed",
+            "the successor's signature left out",
+            keys_bytes(signature_removed),
+            (f"{at} is not a key retirement",),
+        ),
+        (
+            "retirement-signature-empty",
+            "the retired key's signature empty",
+            keys_bytes(set_in_statement("retired_signature", "")),
+            form,
+        ),
+        (
+            "retirement-signatures-swapped",
+            "the two signatures swapped",
+            keys_bytes(signatures_swapped),
+            (f"{at} of key {old} is not signed by its retired key {old}",),
+        ),
+        (
+            "retirement-extra-key",
+            "an unsigned key in the retirement",
+            keys_bytes(set_in_statement("note", "unsigned words")),
+            (f"{at} is not a key retirement",),
+        ),
+        (
+            "retirement-time-offset",
+            "the retirement's time as text ending +00:00",
+            keys_bytes(set_in_statement("timestamp", "2026-02-01T00:00:00.000000+00:00")),
+            form,
+        ),
+        (
+            "retirement-time-text",
+            "the retirement's time as text ending Z (a time is milliseconds since the epoch)",
+            keys_bytes(set_in_statement("timestamp", "2026-02-01T00:00:00.000000Z")),
+            form,
+        ),
+        (
+            "retirement-size-arabic",
+            "the retirement's tree size in Arabic-Indic digits, as text",
+            keys_bytes(arabic_statement_size),
+            form,
+        ),
+        (
+            "retirement-size-arabic-bare",
+            "the retirement's tree size in Arabic-Indic digits, bare (not JSON)",
+            keys_text(lambda t: t.replace(size, size.replace(str(r.size), arabic(r.size)))),
+            ("the key set is not JSON",),
+        ),
+        (
+            "retirement-size-float",
+            "the retirement's tree size written with a fraction (.0)",
+            keys_text(lambda t: t.replace(size, size + ".0")),
+            ("the key set is not JSON",),
+        ),
+        (
+            "retirement-key-repeated",
+            "the retirement's retired key written twice (two readers, two meanings)",
+            keys_text(lambda t: t.replace('"retired":"', f'"retired":"{new}","retired":"', 1)),
+            ("the key set is not JSON",),
+        ),
+        (
+            "retirement-stranger-successor",
+            "a successor key not in the set (the statement signed by it and the old key)",
+            keys_bytes(stranger_successor),
+            (f"{at} names successor key", "which is not in the set"),
+        ),
+        (
+            "retirement-own-successor",
+            "the old key named its own successor",
+            keys_bytes(set_in_statement("successor", old)),
+            (f"{at} names key {old} its own successor",),
+        ),
+        (
+            "retirement-of-current-key",
+            "the statement retiring the current key",
+            keys_bytes(lambda g, k: statement(k).update(retired=new, successor=old)),
+            (f"{at} retires key {new}, which is not one of the retired keys",),
+        ),
+        (
+            "retirement-twice",
+            "the statement written twice",
+            keys_bytes(lambda g, k: k["retirements"].append(copy.deepcopy(statement(k)))),
+            (f"the key set has two retirements of key {old}",),
+        ),
+        (
+            "keyset-extra-key",
+            "an unsigned key beside the key set's",
+            keys_bytes(lambda g, k: k.update(note="unsigned words")),
+            ("the key set is not {key_id, public_key, retired, retirements, tree_heads}",),
+        ),
+        (
+            "keyset-retirements-object",
+            "the retirements an object, not a list",
+            keys_bytes(lambda g, k: k.update(retirements=statement(k))),
+            ("the key set's retired, retirements and tree_heads are not lists",),
+        ),
+        (
+            "keyset-retired-extra-key",
+            "an unsigned key beside a retired key",
+            keys_bytes(lambda g, k: k["retired"][0].update(note="unsigned words")),
+            ("the key set's key 2 is not {key_id, public_key}",),
+        ),
+        (
+            "keyset-key-upper",
+            "the retired public key in capitals",
+            keys_bytes(lambda g, k: k["retired"][0].update(public_key=g.key.hex().upper())),
+            ("the key set's key 2 has a public key that is not 64 lowercase hex digits",),
+        ),
+        (
+            "keyset-key-id-other",
+            "the current key named by the retired key's id",
+            keys_bytes(lambda g, k: k.update(key_id=old)),
+            (f"the key set's key 1 has a key_id other than its public key's id {new}",),
+        ),
+        (
+            "keyset-current-retired",
+            "the current key listed as retired too",
+            keys_bytes(
+                lambda g, k: k["retired"].append({"key_id": new, "public_key": k["public_key"]})
+            ),
+            (f"the key set names key {new} twice",),
+        ),
+        (
+            "keyset-head-extra-key",
+            "an unsigned key in the key set's tree head",
+            keys_bytes(lambda g, k: k["tree_heads"][0].update(note="unsigned words")),
+            ("the key set's tree head 1 is not a tree head",),
+        ),
+        (
+            "keyset-bom",
+            "a byte order mark first",
+            lambda g: b"\xef\xbb\xbf" + keys_json(g),
+            ("the key set is not JSON",),
+        ),
+        (
+            "keyset-nbsp",
+            "the key set indented with U+00A0",
+            lambda g: "\u00a0".encode() + keys_json(g),
+            ("the key set is not JSON",),
+        ),
+        (
+            "keyset-bad-utf8",
+            "a byte that is not UTF-8",
+            lambda g: keys_json(g).replace(b'"retired"', b'"retir\xffd"', 1),
+            ("the key set is not UTF-8",),
+        ),
+    ]
+    return [
+        Vector(
+            "retired-key.jsonl",
+            "refuse",
+            words,
+            why,
+            None,
+            f"{KEYSETS}/{name}.json",
+            make(g),
+        )
+        for name, why, make, words in table
+    ]
+
+
 # the grammar's refusals need no whole game (a reader refuses a line before it verifies
 # anything): these files keep the first lines only
 SHORT = 3
@@ -1252,24 +1719,34 @@ def vectors(g: Games) -> list[Vector]:
     for name, why, make, words in MUTATIONS:
         data = cut(make(g)) if name in GRAMMAR else make(g)
         out.append(refuse(f"{name}.jsonl", why, data, *words))
-    return out + log_mutations(g)
+    return out + log_mutations(g) + retired_vectors(g) + keyset_vectors(g)
 
 
 def write(g: Games, out: Path) -> None:
-    if (out / "files").exists():
-        shutil.rmtree(out / "files")
-    (out / "files").mkdir(parents=True)
+    for folder in ("files", KEYSETS):
+        if (out / folder).exists():
+            shutil.rmtree(out / folder)
+        (out / folder).mkdir(parents=True)
     made = vectors(g)
+    written = {v.file for v in made if v.data is not None}
     for v in made:
-        (out / "files" / v.file).write_bytes(v.data)
+        if v.data is not None:
+            (out / "files" / v.file).write_bytes(v.data)
+        assert v.file in written, f"{v.file}: no vector writes it"
+        if v.keyset is not None:
+            (out / (v.keys or "")).write_bytes(v.keyset)
+    assert len({(v.file, v.keys) for v in made}) == len(made), "a vector twice"
     (out / "server.pub").write_text(g.key.hex() + "\n")
+    (out / KEYS).write_bytes(keys_json(g))
     manifest = [
-        {"file": v.file, "verdict": v.verdict, "reason": list(v.reason), "why": v.why} for v in made
+        {"file": v.file, "verdict": v.verdict, "reason": list(v.reason), "why": v.why}
+        | ({"keys": v.keys} if v.keys else {})
+        for v in made
     ]
     (out / "manifest.json").write_text(
         json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
     )
-    size = sum(len(v.data) for v in made)
+    size = sum(len(v.data or b"") + len(v.keyset or b"") for v in made)
     print(f"{len(made)} vectors, {size // 1024} KB, in {out}")
 
 
