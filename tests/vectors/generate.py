@@ -14,7 +14,11 @@ the grammar, the chain, a seat's signature, the replay or the log's proofs can t
 manifest.json names each file, "accept", "refuse" or "proof" (exit 3: the file proves the
 server lied), and the words the verdict's first line must hold in both verifiers; server.pub
 is the server's public key they verify against (its private key is thrown away with the
-server's data directory).
+server's data directory). Last, the server's key is rotated (``rotate``, a restart: the
+retirement stated at the log's size) and keys.json is its key set (``tabletop-audit key
+--json``): the vectors whose manifest entry names ``keys`` are verified with ``--keys`` that
+file instead: the old key's games below the size, the thief's new game (played after the
+rotation, re-sealed with the old key) and mutations of the key set (keysets/).
 """
 
 from __future__ import annotations

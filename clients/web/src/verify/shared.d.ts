@@ -4,7 +4,7 @@ declare module "*/node/lib/verify.js" {
   export function publicKey(hex: string): { id: string; raw: Uint8Array };
   export function parseStrict(text: string): unknown;
   export function canonical(value: unknown): string;
-  export function readKeySet(text: string): {
+  export function readKeySet(text: string, where?: string): {
     keys: { id: string; raw: Uint8Array }[];
     statements: unknown[];
     retired: string[];
