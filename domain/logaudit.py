@@ -220,8 +220,8 @@ _KEY_KEYS = frozenset(("key_id", "public_key"))
 
 def parse_key_set(data: Any, where: str) -> KeySet:
     """The server's key set as JSON (``tabletop-audit key --json``, GetSigningKey; docs/api.md,
-    "The key set's grammar"), checked in this order, the first problem the one refusal (the
-    Node verifier's lib/verify.js ``readKeySet`` is the same): exactly its five keys; three
+    "The export grammar": the key set), checked in this order, the first problem the one
+    refusal (the Node verifier's lib/verify.js ``parseKeySet`` is the same): exactly its five keys; three
     lists; each key (the current one first, then the retired ones) exactly {key_id,
     public_key}, 64 lowercase hex digits named by their id, no key twice; each retirement
     exactly its keys and of the right form, retiring one of the retired keys for another key

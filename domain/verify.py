@@ -284,27 +284,25 @@ def load_line(text: str, where: str) -> Any:
 def strict_json(text: str) -> Any:
     """JSON as the verifier reads it (an export line, a key set): no floats, no repeated
     keys, bounded integers and nesting; ValueError (or RecursionError) otherwise."""
-    data = json.loads(
+    data = _json(text)
+    if _depth(data) > MAX_DEPTH:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    return data
+
+
+def _json(text: str) -> Any:
+    return json.loads(
         text,
         parse_int=_int,
         parse_float=_no_float,
         parse_constant=_no_float,
         object_pairs_hook=_no_repeats,
     )
-    if _depth(data) > MAX_DEPTH:
-        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
-    return data
 
 
 def _load(text: str, where: str) -> Any:
     try:
-        data = json.loads(
-            text,
-            parse_int=_int,
-            parse_float=_no_float,
-            parse_constant=_no_float,
-            object_pairs_hook=_no_repeats,
-        )
+        data = _json(text)
     except RecursionError:
         raise AuditFailure(f"{where} is nested too deeply") from None
     except ValueError as exc:  # JSONDecodeError, and the hooks' refusals

@@ -1085,7 +1085,7 @@ function readKeySet(text, where = 'the key set') {
 const KEY_SET_KEYS = ['key_id', 'public_key', 'retired', 'retirements', 'tree_heads'];
 
 /**
- * The key set's grammar (docs/api.md, "The key set's grammar"), in the order logaudit.py
+ * The key set's grammar (docs/api.md, "The export grammar": the key set), in the order logaudit.py
  * `parse_key_set` checks it, the first problem the one refusal: exactly its five keys;
  * three lists; each key (the current one first, then the retired ones) exactly {key_id,
  * public_key}, 64 lowercase hex digits named by their id, no key twice; each retirement
