@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from openskill.models import PlackettLuce
 
@@ -57,7 +58,10 @@ from domain.engine import MatchRules, Outcome, SittingOut
 from domain.match.state import Match
 from domain.registry import rules_for
 from domain.table.state import VOID, Phase, Table
-from domain.verify import MatchRecord, Record
+
+if TYPE_CHECKING:  # the verifier's record types only (why: importing domain.verify was
+    # about 50 ms of every server start, which rates games but never verifies one)
+    from domain.verify import MatchRecord, Record
 
 # The model and its parameters: the Weng–Lin paper's and openskill's defaults, written out
 # so a change of library default never changes a rating silently. mu and sigma: a new
