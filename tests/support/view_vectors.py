@@ -1,0 +1,102 @@
+"""View vectors: (record, version, viewer, the GameView payload bytes the server signs) for
+the Node verifier's view renderer (clients/node/lib/viewrender.js), which must reproduce
+every one byte for byte (tests/server/test_node_views.py).
+
+Fresh honest random 川南字牌 games are played on an in-memory server; at the end of every
+move, for every receipt viewer (each seat, a spectator, the arbiter), the payload is the
+server's own GetView rendering of that version (``Watch.snapshot``, as GetView asks it, and
+``render.view_proto`` without the match, as a view receipt covers it), and it is checked to
+be what ``tabletop-audit verify --receipts`` re-renders from the export too
+(``audit_receipts.Replayed``). The conformance corpus's 川南字牌 games (a justice case, a
+redeal, a match's hands, a void draw) are rendered by ``Replayed`` alone.
+
+One JSON line a game: {"kind", "seats", "seed", "game_id", "lines": the export, "views":
+[{"version", "payloads": [base64 per receipt viewer]}]}.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import dataclasses
+import json
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from clients.python.audit_receipts import Replayed
+from domain.table import records as rec
+from domain.verify import moves, parse_export
+from domain.zipai.options import Options as ZipaiOptions
+from server.wire import render
+from server.wire.receipts import payload_bytes
+from tests.support.records import export, in_memory_server, play_random
+from tests.support.render_vectors import corpus_vectors
+
+
+def view_vectors(seed: int, games: int) -> Iterator[dict[str, Any]]:
+    """``games`` honest random 川南字牌 games (2, 3, 4 seats in turn) drawn from ``seed``,
+    each with every move's end viewed by every receipt viewer."""
+    rng = random.Random(seed)
+    for n in range(games):
+        seats = (2, 3, 4)[n % 3]
+        game_seed = rng.randrange(1 << 30)
+        gid, lines, views = asyncio.run(_play(seats, game_seed))
+        yield {
+            "kind": "zipai",
+            "seats": seats,
+            "seed": game_seed,
+            "game_id": gid,
+            "lines": lines,
+            "views": views,
+        }
+
+
+async def _play(seats: int, seed: int) -> tuple[str, list[str], list[dict[str, Any]]]:
+    ts = in_memory_server()
+    try:
+        gid = await play_random(ts, "zipai", ZipaiOptions(), seats, seed)
+        lines = await export(ts, gid)
+        records = parse_export(lines)
+        replayed = Replayed(records)
+        viewers = rec.receipt_viewers(seats)
+        views = []
+        for _first, last in moves(records):
+            payloads = []
+            for i, viewer in enumerate(viewers):
+                snap = await ts.watch.snapshot(gid, viewer, last)
+                view = render.view_proto(dataclasses.replace(snap, match=None))
+                payload = payload_bytes(view=view)
+                again = replayed.render(last, last, i, "view")
+                assert again == payload, f"seed {seed} version {last} viewer {i}: the audit differs"
+                payloads.append(base64.b64encode(payload).decode())
+            views.append({"version": last, "payloads": payloads})
+        return gid, lines, views
+    finally:
+        ts.games.close()
+
+
+def corpus_view_vectors() -> Iterator[dict[str, Any]]:
+    """The conformance corpus's honest 川南字牌 games, every move's end viewed by every
+    viewer as ``tabletop-audit verify --receipts`` re-renders it."""
+    for game in corpus_vectors():
+        if game["kind"] != "zipai":
+            continue
+        records = parse_export(game["lines"])
+        replayed = Replayed(records)
+        views = [
+            {
+                "version": last,
+                "payloads": [
+                    base64.b64encode(replayed.render(last, last, i, "view")).decode()
+                    for i in range(game["seats"] + 2)
+                ],
+            }
+            for _first, last in moves(records)
+        ]
+        yield {**{k: game[k] for k in ("kind", "seats", "seed", "lines")},
+               "game_id": replayed.game_id, "views": views}  # fmt: skip
+
+
+def write(path: Any, games: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(g, ensure_ascii=False) + "\n" for g in games))
