@@ -83,6 +83,8 @@ def corpus_view_vectors() -> Iterator[dict[str, Any]]:
         if game["kind"] != "zipai":
             continue
         records = parse_export(game["lines"])
+        if records[-1].fact["type"] == "HandClosed":
+            continue  # a match's hand (HandClosed follows its reveal): the audit checks hands alone
         replayed = Replayed(records)
         views = [
             {
