@@ -10,8 +10,8 @@ shows the lie: both commands exit 3 with the version, the viewer, both signed st
 the differing field. Honest receipts exit 0; a lie signed by a key that is not the server's
 proves nothing (exit 1); a validly signed receipt of garbage is a proof, never a traceback.
 The Node verifier (clients/node/bin/verify.js --receipts) re-renders the events as the server
-does (clients/node/lib/render.js) and says the same: the same proofs, word for word, and the
-same statuses.
+does (clients/node/lib/render.js), and a 川南字牌 game's views (clients/node/lib/viewrender.js),
+and says the same: the same proofs, word for word, and the same statuses.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from clients.python.serverproc import ServerProcess
 from domain.table import records as rec
 from domain.table.records import canonical
 from domain.verify import Record
-from server.wire.signing import Signer
+from server.wire.signing import KEY_FILE, Signer, read_key_file
 from tabletop.v1 import tabletop_pb2 as pb
-from tests.api.helpers import resigned, signed_again
+from tests.api.helpers import resigned, signed_again, zipai_game_with_receipts, zipai_view_lie
 from tests.api.test_equivocation import (
     LyingServer,
     honest,  # noqa: F401  (the module's fixture)
@@ -472,12 +472,98 @@ def test_two_histories_shown_to_seat_1_are_the_same_proof_in_node(  # type: igno
 
 
 def test_node_says_a_views_payload_is_checked_by_its_signed_hash_only(honest) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
-    """A view is the game's state, which only the engine computes: the Node verifier does not
-    re-render it (tabletop-audit does, test_a_lie_in_a_view_is_a_proof_against_the_views_own_
-    signature) and says so in its line, with how many view receipts it holds."""
+    """A 花鸟风月 view is not re-rendered by the Node verifier yet (tabletop-audit does,
+    test_a_lie_in_a_view_is_a_proof_against_the_views_own_signature; a 川南字牌 view is,
+    below): it says so in its line, with how many view receipts it holds."""
     gid, records, logs, files, export, key = honest
     views = sum(pb.ReceiptPayload.FromString(p).HasField("view") for _, p in logs[1].entries)
     assert views > 0
     code, out, err = node(export, files[1], key)
     assert (code, err) == (0, "")
     assert f"{views} view receipt(s) checked by their signed hash only (not re-rendered)" in out
+
+
+@pytest.fixture(scope="module")
+def honest_zipai(server, tmp_path_factory):  # type: ignore[no-untyped-def]
+    """A finished 2-seat 川南字牌 game: the export and each seat's receipts (views included)."""
+    gid, logs, lines = zipai_game_with_receipts(server.target, 2, 36)
+    where = tmp_path_factory.mktemp("zipai")
+    files = [where / f"seat{s}.receipts" for s in range(2)]
+    for log, path in zip(logs, files, strict=True):
+        log.save(str(path))
+    export = where / "game.jsonl"
+    export.write_text("".join(line + "\n" for line in lines))
+    key = Signer(read_key_file(server.data_dir / KEY_FILE))
+    return gid, logs, files, export, key
+
+
+def node_compare(files: list[Path], export: Path, key: Signer) -> tuple[int, str, str]:
+    """The Node verifier's ``compare``: its status, stdout and stderr."""
+    ensure_node_modules()
+    cmd = ["node", str(NODE_DIR / "bin" / "verify.js"), "compare"]
+    cmd += [x for f in files for x in ("--receipts", str(f))]
+    done = subprocess.run(
+        [*cmd, "--file", str(export), "--public-key", key.public_key.hex()],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_zipai_view_receipts_are_re_rendered_by_both_verifiers(honest_zipai, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Honest: every seat's 川南字牌 view receipts are the record's views (exit 0); Node says
+    it re-rendered each of them, none left to its signed hash."""
+    gid, logs, files, export, key = honest_zipai
+    pub = ["--public-key", key.public_key.hex()]
+    for log, seat_file in zip(logs, files, strict=True):
+        views = sum(pb.ReceiptPayload.FromString(p).HasField("view") for _, p in log.entries)
+        assert views > 1
+        assert run(["verify", "--file", str(export), "--receipts", str(seat_file), *pub]) == 0
+        code, out, err = node(export, seat_file, key)
+        assert (code, err) == (0, ""), err
+        assert f"; {views} view receipt(s) re-rendered: the record's view for their viewer" in out
+        assert "checked by their signed hash only" not in out
+    assert node_compare(files, export, key)[0] == 0
+    assert run(["compare", *(x for f in files for x in ("--receipts", str(f))), "--file",
+                str(export), *pub]) == 0  # fmt: skip
+    capsys.readouterr()
+
+
+def test_a_lie_in_a_zipai_view_is_the_same_proof_in_both_verifiers(  # type: ignore[no-untyped-def]
+    honest_zipai,
+    tmp_path,
+    capsys,
+) -> None:
+    """Seat 1 is shown another card in its own hand in a view, validly signed (the view's own
+    signature, tabletop-view/1): `verify --receipts` and `compare` exit 3 in Python and Node
+    with the same proof, word for word, naming the card's field, both signed statements."""
+    gid, logs, files, export, key = honest_zipai
+    i, (receipt, payload), (lied, changed) = next(
+        (i, e, found)
+        for i, e in enumerate(logs[LIED_TO].entries)
+        if e[0].viewer == LIED_TO and (found := zipai_view_lie(e[1])) is not None
+    )
+    forged = resigned(receipt, key.sign, "view", rec.receipt_hash(bytes(receipt.nonce), lied))
+    log = ReceiptLog()
+    log.entries = list(logs[LIED_TO].entries)
+    log.entries[i] = (forged, lied)
+    seat1 = tmp_path / "seat1.receipts"
+    log.save(str(seat1))
+    pub = ["--public-key", key.public_key.hex()]
+    last = receipt.last_version
+    assert run(["verify", "--file", str(export), "--receipts", str(seat1), *pub]) == LIED
+    out = capsys.readouterr().out
+    head = (
+        f"PROOF: the server signed view for viewer {LIED_TO} that the record does not show, "
+        f"for game {gid} at versions {receipt.first_version}..{last}"
+    )
+    assert out.splitlines()[0] == head and f"  differs: {changed}" in out.splitlines()
+    assert out.count("PROOF") == 1 and "tabletop-view/1" in out and "tabletop-seal/2" in out
+    assert node(export, seat1, key) == (LIED, out, "")
+    args = ["compare", "--receipts", str(files[0]), "--receipts", str(seat1)]
+    assert run([*args, "--file", str(export), *pub]) == LIED
+    out = capsys.readouterr().out
+    assert head in out and f"  differs: {changed}" in out
+    assert node_compare([files[0], seat1], export, key) == (LIED, out, "")

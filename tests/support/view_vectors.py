@@ -27,6 +27,7 @@ from typing import Any
 from clients.python.audit_receipts import Replayed
 from domain.table import records as rec
 from domain.verify import moves, parse_export
+from domain.zipai.options import DealerRule, ScoringProfile, Variant
 from domain.zipai.options import Options as ZipaiOptions
 from server.wire import render
 from server.wire.receipts import payload_bytes
@@ -35,27 +36,43 @@ from tests.support.render_vectors import corpus_vectors
 
 
 def view_vectors(seed: int, games: int) -> Iterator[dict[str, Any]]:
-    """``games`` honest random 川南字牌 games (2, 3, 4 seats in turn) drawn from ``seed``,
-    each with every move's end viewed by every receipt viewer."""
+    """``games`` honest random 川南字牌 games (2, 3, 4 seats in turn, random options) drawn
+    from ``seed``, each with every move's end viewed by every receipt viewer."""
     rng = random.Random(seed)
     for n in range(games):
         seats = (2, 3, 4)[n % 3]
         game_seed = rng.randrange(1 << 30)
-        gid, lines, views = asyncio.run(_play(seats, game_seed))
+        options = zipai_options(rng)
+        gid, lines, views = asyncio.run(_play(seats, game_seed, options))
         yield {
             "kind": "zipai",
             "seats": seats,
             "seed": game_seed,
+            "options": repr(options),
             "game_id": gid,
             "lines": lines,
             "views": views,
         }
 
 
-async def _play(seats: int, seed: int) -> tuple[str, list[str], list[dict[str, Any]]]:
+def zipai_options(rng: random.Random) -> ZipaiOptions:
+    """Options drawn from ``rng``: either variant, dealer rule and scoring, each checkbox."""
+    return ZipaiOptions(
+        variant=rng.choice(list(Variant)),
+        dealer_rule=rng.choice(list(DealerRule)),
+        guo_hu=rng.random() < 0.5,
+        scoring=rng.choice(list(ScoringProfile)),
+        own_flip_is_played=rng.random() < 0.5,
+        optional_peng_long=rng.random() < 0.5,
+    )
+
+
+async def _play(
+    seats: int, seed: int, options: ZipaiOptions
+) -> tuple[str, list[str], list[dict[str, Any]]]:
     ts = in_memory_server()
     try:
-        gid = await play_random(ts, "zipai", ZipaiOptions(), seats, seed)
+        gid = await play_random(ts, "zipai", options, seats, seed)
         lines = await export(ts, gid)
         records = parse_export(lines)
         replayed = Replayed(records)

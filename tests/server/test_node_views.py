@@ -1,0 +1,98 @@
+"""The Node verifier renders a viewer's 川南字牌 GameView byte for byte as the server does
+(issue 36: a lie to one seat is a proof for every field a viewer is shown).
+
+A view receipt's hash covers the deterministic protobuf bytes of the GameView the viewer was
+sent, so a second verifier can only hold it against the record if it folds the record's
+facts (the table, justice, the clock, the hand) and renders the view exactly as
+``server.wire.render.view_proto`` does. Fresh honest random 川南字牌 games of 2, 3 and 4
+seats (seeded, the seed printed) give, at the end of every move and for every receipt
+viewer (each seat, a spectator, the arbiter), the view the server itself renders for GetView
+(tests/support/view_vectors.py, each also what ``tabletop-audit`` re-renders);
+clients/node/lib/viewrender.js must reproduce every one. The conformance corpus adds a game
+with justice cases (open, with their deadlines), a redeal drawn and dealt, and void draws.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import random
+import subprocess
+from pathlib import Path
+
+from tests.support.nodejs import NODE_DIR, ensure_node_modules
+from tests.support.view_vectors import corpus_view_vectors, view_vectors, write
+
+GAMES = 3  # one of each seat count: about 500 (version, viewer) views
+
+
+def node_differs(path: Path) -> tuple[int, str]:
+    done = subprocess.run(
+        ["node", str(NODE_DIR / "test" / "view-vectors.js"), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+def checked(out: str) -> int:
+    return int(out.split("view vectors: ")[1].split(" checked")[0])
+
+
+def test_node_renders_every_viewers_zipai_view_of_random_games_as_the_server(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    seed = int(os.environ.get("VIEW_SEED", random.randrange(1 << 30)))
+    print(f"view vectors seed {seed} (VIEW_SEED={seed} to repeat)")
+    ensure_node_modules()
+    games = list(view_vectors(seed, GAMES))
+    assert sorted(g["seats"] for g in games) == [2, 3, 4]
+    path = tmp_path / "views.jsonl"
+    write(path, games)
+    code, out = node_differs(path)
+    assert code == 0, f"seed {seed}: {out}"
+    assert checked(out) == sum(len(v["payloads"]) for g in games for v in g["views"]) > 300
+
+
+def test_node_renders_the_corpus_zipai_games_views_justice_and_a_redeal(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The corpus's honest 川南字牌 games: reports opened (the view names the open case and
+    its deadline), closed, a redeal drawn (the seats' fresh commitments, the redeal's
+    commitment) and dealt, and void draws (an abandonment deadline, then void)."""
+    from tabletop.v1 import tabletop_pb2 as pb
+
+    ensure_node_modules()
+    games = list(corpus_view_vectors())
+    views = [
+        pb.ReceiptPayload.FromString(base64.b64decode(p)).view
+        for g in games
+        for v in g["views"]
+        for p in v["payloads"]
+    ]
+    assert any(v.HasField("case_deadline") for v in views), "an open case's deadline"
+    assert any(v.redeal_commitment for v in views), "a redeal being drawn"
+    assert any(v.HasField("abandon_deadline") for v in views) and any(v.void for v in views)
+    path = tmp_path / "corpus.jsonl"
+    write(path, games)
+    code, out = node_differs(path)
+    assert code == 0, out
+    assert checked(out) == len(views)
+
+
+def test_a_view_one_field_off_is_caught(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The check can fail: a vector whose view differs in one field (a seat's hand size)
+    is reported, naming the field."""
+    from tabletop.v1 import tabletop_pb2 as pb
+
+    ensure_node_modules()
+    [game] = list(view_vectors(36, 1))
+    v = game["views"][-1]
+    payload = pb.ReceiptPayload.FromString(base64.b64decode(v["payloads"][0]))
+    payload.view.zipai.seats[0].hand_size += 1
+    v["payloads"][0] = base64.b64encode(payload.SerializeToString(deterministic=True)).decode()
+    path = tmp_path / "views.jsonl"
+    write(path, [game])
+    code, out = node_differs(path)
+    assert code == 1 and f"version {v['version']} viewer 0" in out, out
+    assert "view.zipai.seats[0].hand_size" in out and ", 1 differ" in out
+    assert json.loads(json.dumps(game))  # (the vector stays one JSON line)
