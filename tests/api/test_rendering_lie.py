@@ -485,8 +485,9 @@ def test_node_says_a_views_payload_is_checked_by_its_signed_hash_only(honest) ->
 
 @pytest.fixture(scope="module")
 def honest_zipai(server, tmp_path_factory):  # type: ignore[no-untyped-def]
-    """A finished 2-seat 川南字牌 game: the export and each seat's receipts (views included)."""
-    gid, logs, lines = zipai_game_with_receipts(server.target, 2, 36)
+    """A finished 2-seat 川南字牌 game with a report upheld after the deal: the export and each
+    seat's receipts (views included: of the open case, with its deadline, and the penalty)."""
+    gid, logs, lines = zipai_game_with_receipts(server.target, 2, 36, report=True)
     where = tmp_path_factory.mktemp("zipai")
     files = [where / f"seat{s}.receipts" for s in range(2)]
     for log, path in zip(logs, files, strict=True):
@@ -514,12 +515,16 @@ def node_compare(files: list[Path], export: Path, key: Signer) -> tuple[int, str
 
 def test_zipai_view_receipts_are_re_rendered_by_both_verifiers(honest_zipai, capsys) -> None:  # type: ignore[no-untyped-def]
     """Honest: every seat's 川南字牌 view receipts are the record's views (exit 0); Node says
-    it re-rendered each of them, none left to its signed hash."""
+    it re-rendered each of them, none left to its signed hash. Among them the views of an
+    open case: its deadline follows from the record's times (tabletop-audit once rendered
+    them without it, and called the honest server a liar)."""
     gid, logs, files, export, key = honest_zipai
     pub = ["--public-key", key.public_key.hex()]
     for log, seat_file in zip(logs, files, strict=True):
-        views = sum(pb.ReceiptPayload.FromString(p).HasField("view") for _, p in log.entries)
-        assert views > 1
+        shown = [pb.ReceiptPayload.FromString(p) for _, p in log.entries]
+        views = sum(p.HasField("view") for p in shown)
+        assert views > 1 and any(p.view.HasField("case_deadline") for p in shown)
+        assert any(p.view.penalties for p in shown)
         assert run(["verify", "--file", str(export), "--receipts", str(seat_file), *pub]) == 0
         code, out, err = node(export, seat_file, key)
         assert (code, err) == (0, ""), err
