@@ -478,7 +478,10 @@ def test_node_re_renders_zipai_views_of_format_3_and_a_lie_is_the_same_proof(  #
         status, out, err = node(str(export), "--receipts", str(seat_file), *pub)
         assert (status, err) == (0, "") and views > 1, (out, err)
         assert f"; {views} view receipt(s) re-rendered: the record's view for their viewer" in out
-        assert python(capsys, "verify", "--file", str(export), "--receipts", str(seat_file), *pub)[0] == 0
+        assert (
+            python(capsys, "verify", "--file", str(export), "--receipts", str(seat_file), *pub)[0]
+            == 0
+        )
     entries = list(logs[1].entries)
     i, (receipt, lied, changed) = next(
         (i, (r, *found))
