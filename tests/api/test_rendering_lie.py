@@ -10,8 +10,8 @@ shows the lie: both commands exit 3 with the version, the viewer, both signed st
 the differing field. Honest receipts exit 0; a lie signed by a key that is not the server's
 proves nothing (exit 1); a validly signed receipt of garbage is a proof, never a traceback.
 The Node verifier (clients/node/bin/verify.js --receipts) re-renders the events as the server
-does (clients/node/lib/render.js), and a 川南字牌 game's views (clients/node/lib/viewrender.js),
-and says the same: the same proofs, word for word, and the same statuses.
+does (clients/node/lib/render.js), and the views (clients/node/lib/viewrender.js), and says
+the same: the same proofs, word for word, and the same statuses.
 """
 
 from __future__ import annotations
@@ -380,7 +380,7 @@ def test_a_lie_in_a_view_is_a_proof_against_the_views_own_signature(  # type: ig
 ) -> None:
     """A view is signed on its own (tabletop-view/1): a view shown to seat 1 with another
     seat awaited than the record's, signed with the real key, is a proof naming the view's
-    field and the view's signed bytes."""
+    field and the view's signed bytes; the Node verifier prints the same proof."""
     gid, records, logs, files, export, key = honest
     i, (receipt, payload) = next(
         (i, e)
@@ -408,6 +408,13 @@ def test_a_lie_in_a_view_is_a_proof_against_the_views_own_signature(  # type: ig
         assert [d["path"] for d in proof["differs"]][-1].startswith("view.to_act")
         assert proof["statements"][0]["signed_bytes"].startswith("tabletop-view/1\n")
         assert proof["statements"][1]["signed_bytes"].startswith("tabletop-seal/2\n")
+    assert run(["verify", "--file", str(export), "--receipts", str(seat1), *pub]) == LIED
+    out = capsys.readouterr().out
+    assert "  differs: view.to_act" in out
+    assert node(export, seat1, key) == (LIED, out, "")
+    assert run(["compare", "--receipts", str(files[0]), "--receipts", str(seat1), "--file",
+                str(export), *pub]) == LIED  # fmt: skip
+    assert node_compare([files[0], seat1], export, key) == (LIED, capsys.readouterr().out, "")
 
 
 def test_signed_mutations_of_a_payload_never_end_in_a_traceback(honest, tmp_path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
@@ -471,16 +478,17 @@ def test_two_histories_shown_to_seat_1_are_the_same_proof_in_node(  # type: igno
     assert node(export, lied, key) == (LIED, out, "")
 
 
-def test_node_says_a_views_payload_is_checked_by_its_signed_hash_only(honest) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
-    """A 花鸟风月 view is not re-rendered by the Node verifier yet (tabletop-audit does,
-    test_a_lie_in_a_view_is_a_proof_against_the_views_own_signature; a 川南字牌 view is,
-    below): it says so in its line, with how many view receipts it holds."""
+def test_node_re_renders_a_huaniao_games_views(honest) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    """The Node verifier re-renders every view receipt of a 花鸟风月 game too (as tabletop-audit
+    does, test_a_lie_in_a_view_is_a_proof_against_the_views_own_signature) and says how many
+    in its line: none is left to its signed hash alone."""
     gid, records, logs, files, export, key = honest
     views = sum(pb.ReceiptPayload.FromString(p).HasField("view") for _, p in logs[1].entries)
     assert views > 0
     code, out, err = node(export, files[1], key)
     assert (code, err) == (0, "")
-    assert f"{views} view receipt(s) checked by their signed hash only (not re-rendered)" in out
+    assert f"; {views} view receipt(s) re-rendered: the record's view for their viewer" in out
+    assert "checked by their signed hash only" not in out
 
 
 @pytest.fixture(scope="module")

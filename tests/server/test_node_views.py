@@ -1,15 +1,16 @@
-"""The Node verifier renders a viewer's 川南字牌 GameView byte for byte as the server does
-(issue 36: a lie to one seat is a proof for every field a viewer is shown).
+"""The Node verifier renders a viewer's GameView byte for byte as the server does, for both
+games (issue 36: a lie to one seat is a proof for every field a viewer is shown).
 
 A view receipt's hash covers the deterministic protobuf bytes of the GameView the viewer was
 sent, so a second verifier can only hold it against the record if it folds the record's
-facts (the table, justice, the clock, the hand) and renders the view exactly as
-``server.wire.render.view_proto`` does. Fresh honest random 川南字牌 games of 2, 3 and 4
-seats (seeded, the seed printed) give, at the end of every move and for every receipt
-viewer (each seat, a spectator, the arbiter), the view the server itself renders for GetView
-(tests/support/view_vectors.py, each also what ``tabletop-audit`` re-renders);
-clients/node/lib/viewrender.js must reproduce every one. The conformance corpus adds a game
-with justice cases (open, with their deadlines), a redeal drawn and dealt, and void draws.
+facts (the table, justice, the clock, the game's state) and renders the view exactly as
+``server.wire.render.view_proto`` does. Fresh honest random games (川南字牌 of 2, 3 and 4
+seats with random options; 花鸟风月 of random modes and rules; seeded, the seed printed)
+give, at the end of every move and for every receipt viewer (each seat, a spectator, the
+arbiter), the view the server itself renders for GetView (tests/support/view_vectors.py,
+each also what ``tabletop-audit`` re-renders); clients/node/lib/viewrender.js must
+reproduce every one. The conformance corpus adds a 川南字牌 game with justice cases (open,
+with their deadlines), a redeal drawn and dealt, void draws, and 花鸟风月 games.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from pathlib import Path
 from tests.support.nodejs import NODE_DIR, ensure_node_modules
 from tests.support.view_vectors import corpus_view_vectors, view_vectors, write
 
-GAMES = 3  # one of each seat count: about 500 (version, viewer) views
+GAMES = 3  # 川南字牌: one of each seat count, about 500 (version, viewer) views
+HUANIAO_GAMES = 5  # 花鸟风月: about 800
 
 
 def node_differs(path: Path) -> tuple[int, str]:
@@ -55,14 +57,27 @@ def test_node_renders_every_viewers_zipai_view_of_random_games_as_the_server(tmp
     assert checked(out) == sum(len(v["payloads"]) for g in games for v in g["views"]) > 300
 
 
-def test_node_renders_the_corpus_zipai_games_views_justice_and_a_redeal(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """The corpus's honest 川南字牌 games: reports opened (the view names the open case and
+def test_node_renders_every_viewers_huaniao_view_of_random_games_as_the_server(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    seed = int(os.environ.get("VIEW_SEED", random.randrange(1 << 30)))
+    print(f"view vectors seed {seed} (VIEW_SEED={seed} to repeat)")
+    ensure_node_modules()
+    games = list(view_vectors(seed, HUANIAO_GAMES, "huaniao"))
+    path = tmp_path / "views.jsonl"
+    write(path, games)
+    code, out = node_differs(path)
+    assert code == 0, f"seed {seed}: {out}"
+    assert checked(out) == sum(len(v["payloads"]) for g in games for v in g["views"]) > 300
+
+
+def test_node_renders_the_corpus_games_views_justice_and_a_redeal(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The corpus's honest games: 川南字牌's reports opened (the view names the open case and
     its deadline), closed, a redeal drawn (the seats' fresh commitments, the redeal's
-    commitment) and dealt, and void draws (an abandonment deadline, then void)."""
+    commitment) and dealt, void draws (an abandonment deadline, then void); 花鸟风月's."""
     from tabletop.v1 import tabletop_pb2 as pb
 
     ensure_node_modules()
     games = list(corpus_view_vectors())
+    assert {g["kind"] for g in games} == {"huaniao", "zipai"}
     views = [
         pb.ReceiptPayload.FromString(base64.b64decode(p)).view
         for g in games

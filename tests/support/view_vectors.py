@@ -2,13 +2,13 @@
 the Node verifier's view renderer (clients/node/lib/viewrender.js), which must reproduce
 every one byte for byte (tests/server/test_node_views.py).
 
-Fresh honest random 川南字牌 games are played on an in-memory server; at the end of every
+Fresh honest random games of either kind are played on an in-memory server; at the end of every
 move, for every receipt viewer (each seat, a spectator, the arbiter), the payload is the
 server's own GetView rendering of that version (``Watch.snapshot``, as GetView asks it, and
 ``render.view_proto`` without the match, as a view receipt covers it), and it is checked to
 be what ``tabletop-audit verify --receipts`` re-renders from the export too
-(``audit_receipts.Replayed``). The conformance corpus's 川南字牌 games (a justice case, a
-redeal, a match's hands, a void draw) are rendered by ``Replayed`` alone.
+(``audit_receipts.Replayed``). The conformance corpus's games (a justice case, a redeal,
+void draws) are rendered by ``Replayed`` alone.
 
 One JSON line a game: {"kind", "seats", "seed", "game_id", "lines": the export, "views":
 [{"version", "payloads": [base64 per receipt viewer]}]}.
@@ -32,20 +32,25 @@ from domain.zipai.options import Options as ZipaiOptions
 from server.wire import render
 from server.wire.receipts import payload_bytes
 from tests.support.records import export, in_memory_server, play_random
-from tests.support.render_vectors import corpus_vectors
+from tests.support.render_vectors import corpus_vectors, game_options
 
 
-def view_vectors(seed: int, games: int) -> Iterator[dict[str, Any]]:
-    """``games`` honest random 川南字牌 games (2, 3, 4 seats in turn, random options) drawn
-    from ``seed``, each with every move's end viewed by every receipt viewer."""
+def view_vectors(seed: int, games: int, kind: str = "zipai") -> Iterator[dict[str, Any]]:
+    """``games`` honest random games of ``kind`` (川南字牌: 2, 3, 4 seats in turn, random
+    options; 花鸟风月: every mode, 专业 with a random set of its rules, 2..4 seats) drawn from
+    ``seed``, each with every move's end viewed by every receipt viewer."""
     rng = random.Random(seed)
     for n in range(games):
-        seats = (2, 3, 4)[n % 3]
-        game_seed = rng.randrange(1 << 30)
-        options = zipai_options(rng)
-        gid, lines, views = asyncio.run(_play(seats, game_seed, options))
+        if kind == "zipai":
+            seats = (2, 3, 4)[n % 3]
+            game_seed = rng.randrange(1 << 30)
+            options: Any = zipai_options(rng)
+        else:
+            options, seats = game_options(kind, rng)
+            game_seed = rng.randrange(1 << 30)
+        gid, lines, views = asyncio.run(_play(kind, seats, game_seed, options))
         yield {
-            "kind": "zipai",
+            "kind": kind,
             "seats": seats,
             "seed": game_seed,
             "options": repr(options),
@@ -68,11 +73,11 @@ def zipai_options(rng: random.Random) -> ZipaiOptions:
 
 
 async def _play(
-    seats: int, seed: int, options: ZipaiOptions
+    kind: str, seats: int, seed: int, options: Any
 ) -> tuple[str, list[str], list[dict[str, Any]]]:
     ts = in_memory_server()
     try:
-        gid = await play_random(ts, "zipai", options, seats, seed)
+        gid = await play_random(ts, kind, options, seats, seed)
         lines = await export(ts, gid)
         records = parse_export(lines)
         replayed = Replayed(records)
@@ -94,11 +99,9 @@ async def _play(
 
 
 def corpus_view_vectors() -> Iterator[dict[str, Any]]:
-    """The conformance corpus's honest 川南字牌 games, every move's end viewed by every
-    viewer as ``tabletop-audit verify --receipts`` re-renders it."""
+    """The conformance corpus's honest games (but a match's hands), every move's end viewed
+    by every viewer as ``tabletop-audit verify --receipts`` re-renders it."""
     for game in corpus_vectors():
-        if game["kind"] != "zipai":
-            continue
         records = parse_export(game["lines"])
         if records[-1].fact["type"] == "HandClosed":
             continue  # a match's hand (HandClosed follows its reveal): the audit checks hands alone

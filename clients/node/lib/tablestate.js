@@ -12,9 +12,10 @@
 // server's signed decisions, folded as they are.
 const crypto = require('node:crypto');
 const zipai = require('./zipaiview');
+const huaniao = require('./huaniaoview');
 
 /** The games whose state Node folds (and whose views it re-renders). */
-const GAMES = { zipai };
+const GAMES = { zipai, huaniao };
 
 const TABLE_FACTS = new Set([
   'GameCreated', 'SeatTaken', 'SeatCommitted', 'SeatRekeyed', 'ContributionRevealed', 'RevealWithheld',
@@ -304,7 +305,10 @@ function play(t, type, e, version) {
   if (JUSTICE_FACTS.has(type)) {
     const [justice, game] = evolveJustice(t.justice, type, e, version, t.game, rules);
     if (type === 'GameRedealt') return { ...t, version, justice, game: newGame(t, e.deck, e.seed), redraw: null };
-    if (type === 'PenaltyRevoked' && e.deck && e.deck.length) throw new NotPorted(`a revoked penalty's reshuffled deck in ${t.kind}`);
+    if (type === 'PenaltyRevoked' && e.deck && e.deck.length) { // the reshuffled unseen deck
+      if (!rules.withDeck) throw new Error(`${t.kind} has no deck to reshuffle`);
+      return { ...t, version, justice, game: rules.withDeck(game, e.deck) };
+    }
     return { ...t, version, justice, game };
   }
   return { ...t, version, justice: afterGameFact(t.justice), game: rules.evolve(t.game, type, e) };
