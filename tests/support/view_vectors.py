@@ -122,3 +122,28 @@ def corpus_view_vectors() -> Iterator[dict[str, Any]]:
 
 def write(path: Any, games: list[dict[str, Any]]) -> None:
     path.write_text("".join(json.dumps(g, ensure_ascii=False) + "\n" for g in games))
+
+
+def main(argv: list[str]) -> None:
+    """``python -m tests.support.view_vectors SEED`` writes clients/node/test/view-vectors.jsonl:
+    a 2-seat game of each kind (花鸟风月 in 完全模式), views at a few of their moves' ends (every
+    viewer's), small enough to commit for the Node unit tests (test/views.test.js)."""
+    import sys
+
+    from domain.huaniao.options import Mode
+    from domain.huaniao.options import Options as HuaniaoOptions
+
+    seed = int(argv[0])
+    out = []
+    for kind, options in (("huaniao", HuaniaoOptions(mode=Mode.FULL)), ("zipai", ZipaiOptions())):
+        gid, lines, views = asyncio.run(_play(kind, 2, seed, options))
+        kept = views[:: max(1, len(views) // 6)][:6] + views[-1:]
+        out.append({"kind": kind, "seats": 2, "seed": seed, "game_id": gid, "lines": lines,
+                    "views": kept})  # fmt: skip
+    sys.stdout.write("".join(json.dumps(g, ensure_ascii=False) + "\n" for g in out))
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])

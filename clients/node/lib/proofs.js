@@ -13,8 +13,8 @@
 // ("rendering"). So is a seal whose events hash for a viewer is not the record's rendering
 // ("seal", without any receipt), and a receipt whose signed hash covers bytes that are not
 // a message ("garbage"). A view is re-rendered from the record's facts folded as the server
-// folds them (lib/viewrender.js) for the games whose fold Node has (川南字牌); another game's
-// view is checked by its signed hash only (`tabletop-audit verify --receipts` re-renders it).
+// folds them (lib/viewrender.js: both games); a game whose fold Node lacks (none today) has
+// its views checked by their signed hash only.
 const { load } = require('./protos');
 const { renderEvents } = require('./render');
 const { renderView, viewsPorted } = require('./viewrender');

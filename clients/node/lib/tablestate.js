@@ -2,8 +2,9 @@
 // The table's state folded from a verified record's facts, as the server folds it
 // (domain/table/evolution.py `evolve`, domain/table/justice/state.py `evolve`,
 // domain/table/state.py's derived parts, domain/table/draw.py's deadlines and deal status,
-// domain/table/clock.py's case deadline), with the game's own state beside it (a game whose
-// fold is ported: GAMES). lib/viewrender.js renders a viewer's GameView from it.
+// domain/table/clock.py's case deadline), with the game's own state beside it (the games whose
+// fold is ported: GAMES, both of the server's). lib/viewrender.js renders a viewer's GameView
+// from it.
 //
 //   foldTable(records)   [table after version 1, after version 2, ...]
 //

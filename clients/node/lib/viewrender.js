@@ -10,8 +10,10 @@
 //   viewsPorted(records)                  whether Node renders this game's views
 //
 // The table and the game's state come from lib/tablestate.js (the record's facts folded as
-// the server folds them); only the games in tablestate.GAMES are ported (川南字牌). The
-// others' views keep the fallback: checked by their signed hash only.
+// the server folds them), for the games in tablestate.GAMES (花鸟风月 in lib/huaniaoview.js,
+// 川南字牌 in lib/zipaiview.js). A game not among them (a kind added to the server later)
+// keeps the fallback: its views are checked by their signed hash only, and the verify line
+// says so.
 const { load } = require('./protos');
 const { message, receiptViewer } = require('./render');
 const ts = require('./tablestate');
