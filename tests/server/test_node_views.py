@@ -23,7 +23,12 @@ import subprocess
 from pathlib import Path
 
 from tests.support.nodejs import NODE_DIR, ensure_node_modules
-from tests.support.view_vectors import corpus_view_vectors, view_vectors, write
+from tests.support.view_vectors import (
+    corpus_view_vectors,
+    justice_view_vectors,
+    view_vectors,
+    write,
+)
 
 GAMES = 3  # 川南字牌: one of each seat count, about 500 (version, viewer) views
 HUANIAO_GAMES = 5  # 花鸟风月: about 800
@@ -67,6 +72,25 @@ def test_node_renders_every_viewers_huaniao_view_of_random_games_as_the_server(t
     code, out = node_differs(path)
     assert code == 0, f"seed {seed}: {out}"
     assert checked(out) == sum(len(v["payloads"]) for g in games for v in g["views"]) > 300
+
+
+def test_node_renders_views_through_reports_penalties_appeals_and_retractions(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Random games with justice in them (tests/support/view_vectors.py ``play_justice``: a
+    seat now and then reports the last mover with a graded penalty, and every legal command
+    is drawn from, votes, appeals and 误操作 included; 花鸟风月 at tables of every
+    enforcement): the cases, penalties, the penalties' own facts (a forced discard, an open
+    hand) and a retraction's restored state, in every viewer's view."""
+    seed = int(os.environ.get("VIEW_SEED", random.randrange(1 << 30)))
+    print(f"justice view vectors seed {seed} (VIEW_SEED={seed} to repeat)")
+    ensure_node_modules()
+    games = [*justice_view_vectors(seed, 3, "huaniao"), *justice_view_vectors(seed, 2, "zipai")]
+    facts = {json.loads(x)["fact"]["type"] for g in games for x in g["lines"]}
+    assert "ViolationReported" in facts, f"seed {seed}: no report"
+    path = tmp_path / "justice.jsonl"
+    write(path, games)
+    code, out = node_differs(path)
+    assert code == 0, f"seed {seed}: {out}"
+    assert checked(out) == sum(len(v["payloads"]) for g in games for v in g["views"])
 
 
 def test_node_renders_the_corpus_games_views_justice_and_a_redeal(tmp_path) -> None:  # type: ignore[no-untyped-def]

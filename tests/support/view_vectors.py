@@ -25,13 +25,18 @@ from collections.abc import Iterator
 from typing import Any
 
 from clients.python.audit_receipts import Replayed
+from domain import table as tables
+from domain.engine import ARBITER, DomainError, Viewer
 from domain.table import records as rec
+from domain.table.justice import facts as J
 from domain.verify import moves, parse_export
 from domain.zipai.options import DealerRule, ScoringProfile, Variant
 from domain.zipai.options import Options as ZipaiOptions
-from server.wire import render
+from server.wire import render, render_moves
 from server.wire.receipts import payload_bytes
-from tests.support.records import export, in_memory_server, play_random
+from tabletop.v1 import tabletop_pb2 as pb
+from tests.support import seatsign
+from tests.support.records import _signed, export, in_memory_server, play_random
 from tests.support.render_vectors import corpus_vectors, game_options
 
 
@@ -73,11 +78,12 @@ def zipai_options(rng: random.Random) -> ZipaiOptions:
 
 
 async def _play(
-    kind: str, seats: int, seed: int, options: Any
+    kind: str, seats: int, seed: int, options: Any, justice: bool = False
 ) -> tuple[str, list[str], list[dict[str, Any]]]:
     ts = in_memory_server()
     try:
-        gid = await play_random(ts, kind, options, seats, seed)
+        player = play_justice if justice else play_random
+        gid = await player(ts, kind, options, seats, seed)
         lines = await export(ts, gid)
         records = parse_export(lines)
         replayed = Replayed(records)
@@ -96,6 +102,82 @@ async def _play(
         return gid, lines, views
     finally:
         ts.games.close()
+
+
+def justice_view_vectors(seed: int, games: int, kind: str) -> Iterator[dict[str, Any]]:
+    """``games`` honest random games of ``kind`` with justice in them (``play_justice``:
+    reports with graded penalties, votes, appeals, retractions), 3 seats, every move's end
+    viewed by every viewer."""
+    rng = random.Random(seed)
+    for _ in range(games):
+        if kind == "zipai":
+            options: Any = zipai_options(rng)
+        else:
+            options, _seats = game_options(kind, rng)
+        game_seed = rng.randrange(1 << 30)
+        gid, lines, views = asyncio.run(_play(kind, 3, game_seed, options, justice=True))
+        yield {
+            "kind": kind,
+            "seats": 3,
+            "seed": f"{game_seed} (justice)",
+            "options": repr(options),
+            "game_id": gid,
+            "lines": lines,
+            "views": views,
+        }
+
+
+async def play_justice(ts: Any, kind: str, options: Any, seats: int, seed: int) -> str:
+    """A game of random legal moves to its end at a table of random enforcement, where now
+    and then a seat reports the last mover (其他违规, with a warning, a forced discard or an
+    open hand proposed) and every seat's legal commands are drawn from alike: votes,
+    appeals and retractions (误操作) included. Refusals are skipped. Returns its id."""
+    rng = random.Random(seed)
+    keys = [seatsign.seat_key(f"justice-{seed}-{s}") for s in range(seats)]
+    # (川南字牌 has no penalties of its own: its tables reject what breaks a rule)
+    enforcement = rng.choice(list(J.Enforcement)) if kind == "huaniao" else J.Enforcement.REJECT
+    gid, _, _ = await ts.seats.create_game(kind, options, seats, enforcement=enforcement)
+    for s in range(seats):
+        public = seatsign.public_hex(keys[s])
+        request = pb.JoinGameRequest(
+            game_id=gid, seat=s, player_name=f"p{s}", seat_public_key=bytes.fromhex(public)
+        )
+        signed = await _signed(ts, gid, keys[s], "JoinGame", request)
+        await ts.seats.join_game(gid, s, f"p{s}", public_key=public, signed=signed)
+    await ts.deal.start_game(gid, ARBITER)
+    penalties = (
+        J.Penalty(J.PenaltyKind.WARNING),
+        J.Penalty(J.PenaltyKind.FORCED_DISCARD, 1),
+        J.Penalty(J.PenaltyKind.OPEN_HAND),
+    )
+    for _ in range(3000):
+        snap = await ts.watch.snapshot(gid, ARBITER, None)
+        table = snap.table
+        if table.phase is not tables.Phase.PLAYING:
+            return gid
+        waiting = list(tables.to_act(table)) or list(range(seats))
+        fresh = [p.seat for p in table.justice.penalties[-1:] if p.before is not None]
+        seat = rng.choice(fresh if fresh and rng.random() < 0.5 else waiting)  # may appeal
+        if table.justice.open_case is None and rng.random() < 0.08:
+            accused = rng.choice([s for s in range(seats) if s != seat])
+            command: Any = J.Report(
+                seat, accused, J.ViolationKind.OTHER, (snap.version,), rng.choice(penalties), "x"
+            )
+        else:
+            _table, _version, legal = await ts.play.legal_moves(gid, Viewer.of_seat(seat))
+            if not legal:
+                continue
+            appeals = [c for c in legal if isinstance(c, J.Appeal | J.Retract)]
+            command = rng.choice(appeals if appeals and rng.random() < 0.5 else legal)
+        request = pb.PlayRequest(
+            game_id=gid, expected_version=snap.version, move=render_moves.move_proto(kind, command)
+        )
+        signed = await _signed(ts, gid, keys[seat], "Play", request)
+        try:
+            await ts.play.play(gid, Viewer.of_seat(seat), snap.version, command, signed=signed)
+        except DomainError:
+            continue
+    raise AssertionError(f"seed {seed}: the game did not end")
 
 
 def corpus_view_vectors() -> Iterator[dict[str, Any]]:
