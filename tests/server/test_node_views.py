@@ -96,12 +96,14 @@ def test_node_renders_views_through_reports_penalties_appeals_and_retractions(tm
 def test_node_renders_the_corpus_games_views_justice_and_a_redeal(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The corpus's honest games: 川南字牌's reports opened (the view names the open case and
     its deadline), closed, a redeal drawn (the seats' fresh commitments, the redeal's
-    commitment) and dealt, void draws (an abandonment deadline, then void); 花鸟风月's."""
+    commitment) and dealt, void draws (an abandonment deadline, then void); 花鸟风月's, and
+    a match's two hands (the second's seats seated before they commit)."""
     from tabletop.v1 import tabletop_pb2 as pb
 
     ensure_node_modules()
     games = list(corpus_view_vectors())
     assert {g["kind"] for g in games} == {"huaniao", "zipai"}
+    assert any(json.loads(g["lines"][0])["fact"]["data"]["hand"] == 2 for g in games)
     views = [
         pb.ReceiptPayload.FromString(base64.b64decode(p)).view
         for g in games

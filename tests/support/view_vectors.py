@@ -8,7 +8,7 @@ server's own GetView rendering of that version (``Watch.snapshot``, as GetView a
 ``render.view_proto`` without the match, as a view receipt covers it), and it is checked to
 be what ``tabletop-audit verify --receipts`` re-renders from the export too
 (``audit_receipts.Replayed``). The conformance corpus's games (a justice case, a redeal,
-void draws) are rendered by ``Replayed`` alone.
+void draws, a match's hands) are rendered by ``Replayed`` alone.
 
 One JSON line a game: {"kind", "seats", "seed", "game_id", "lines": the export, "views":
 [{"version", "payloads": [base64 per receipt viewer]}]}.
@@ -181,12 +181,10 @@ async def play_justice(ts: Any, kind: str, options: Any, seats: int, seed: int) 
 
 
 def corpus_view_vectors() -> Iterator[dict[str, Any]]:
-    """The conformance corpus's honest games (but a match's hands), every move's end viewed
-    by every viewer as ``tabletop-audit verify --receipts`` re-renders it."""
+    """The conformance corpus's honest games (a match's hands each on its own), every move's
+    end viewed by every viewer as ``tabletop-audit verify --receipts`` re-renders it."""
     for game in corpus_vectors():
         records = parse_export(game["lines"])
-        if records[-1].fact["type"] == "HandClosed":
-            continue  # a match's hand (HandClosed follows its reveal): the audit checks hands alone
         replayed = Replayed(records)
         views = [
             {
