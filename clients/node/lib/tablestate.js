@@ -11,7 +11,7 @@
 // A plain object of the domain's own fields (snake_case, enums by member name), derived
 // parts as functions of it below. Nothing here decides a rule: the record's facts are the
 // server's signed decisions, folded as they are.
-const crypto = require('node:crypto');
+const crypto = require('./crypto');
 const zipai = require('./zipaiview');
 const huaniao = require('./huaniaoview');
 
