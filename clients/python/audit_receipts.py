@@ -75,7 +75,8 @@ class Replayed:
         self.kind = str(created["kind"])
         # verified: the reveal is last, but for a redeal's secrets or a match's HandClosed
         revealed = next(
-            r.fact["data"] for r in reversed(records) if r.fact["type"] == "ShuffleRevealed"
+            (r.fact["data"] for r in reversed(records) if r.fact["type"] == "ShuffleRevealed"),
+            records[-1].fact["data"],
         )
         self.secret, self.salt = str(revealed["secret"]), str(revealed.get("salt", ""))
         self.game_id = str(records[-1].seal["game_id"]) if records[-1].seal else ""
