@@ -78,8 +78,10 @@ def test_node_renders_views_through_reports_penalties_appeals_and_retractions(tm
     """Random games with justice in them (tests/support/view_vectors.py ``play_justice``: a
     seat now and then reports the last mover with a graded penalty, and every legal command
     is drawn from, votes, appeals and 误操作 included; 花鸟风月 at tables of every
-    enforcement): the cases, penalties, the penalties' own facts (a forced discard, an open
-    hand) and a retraction's restored state, in every viewer's view."""
+    enforcement, where a seat now and then plays cards that may break a rule, refereed or
+    standing till reported): the cases, penalties, the penalties' own facts (a forced
+    discard, an open hand, an attempt) and a retraction's restored state, in every viewer's
+    view."""
     seed = int(os.environ.get("VIEW_SEED", random.randrange(1 << 30)))
     print(f"justice view vectors seed {seed} (VIEW_SEED={seed} to repeat)")
     ensure_node_modules()

@@ -27,6 +27,8 @@ from typing import Any
 from clients.python.audit_receipts import Replayed
 from domain import table as tables
 from domain.engine import ARBITER, DomainError, Viewer
+from domain.huaniao.commands import Play as HuaniaoPlay
+from domain.huaniao.rules import OPENING_VERSE
 from domain.table import records as rec
 from domain.table.justice import facts as J
 from domain.verify import moves, parse_export
@@ -128,10 +130,12 @@ def justice_view_vectors(seed: int, games: int, kind: str) -> Iterator[dict[str,
 
 
 async def play_justice(ts: Any, kind: str, options: Any, seats: int, seed: int) -> str:
-    """A game of random legal moves to its end at a table of random enforcement, where now
-    and then a seat reports the last mover (其他违规, with a warning, a forced discard or an
-    open hand proposed) and every seat's legal commands are drawn from alike: votes,
-    appeals and retractions (误操作) included. Refusals are skipped. Returns its id."""
+    """A game of random legal moves to its end at a table of random enforcement (花鸟风月;
+    川南字牌 tables reject), where now and then a seat reports the last mover (其他违规, with a
+    warning, a forced discard or an open hand proposed), a 花鸟风月 seat plays one to three
+    of its cards whatever the rules say (refereed, or standing till reported), and every
+    seat's legal commands are drawn from alike: votes, appeals and retractions (误操作)
+    included. Refusals are skipped. Returns its id."""
     rng = random.Random(seed)
     keys = [seatsign.seat_key(f"justice-{seed}-{s}") for s in range(seats)]
     # (川南字牌 has no penalties of its own: its tables reject what breaks a rule)
@@ -158,11 +162,16 @@ async def play_justice(ts: Any, kind: str, options: Any, seats: int, seed: int) 
         waiting = list(tables.to_act(table)) or list(range(seats))
         fresh = [p.seat for p in table.justice.penalties[-1:] if p.before is not None]
         seat = rng.choice(fresh if fresh and rng.random() < 0.5 else waiting)  # may appeal
+        hand = _hand(table, seat)
         if table.justice.open_case is None and rng.random() < 0.08:
             accused = rng.choice([s for s in range(seats) if s != seat])
             command: Any = J.Report(
                 seat, accused, J.ViolationKind.OTHER, (snap.version,), rng.choice(penalties), "x"
             )
+        elif hand and table.enforcement is not J.Enforcement.REJECT and rng.random() < 0.08:
+            # a play that may break a rule: refereed (REFEREE) or standing till reported
+            cards = tuple(rng.sample(hand, min(len(hand), rng.randint(1, 3))))
+            command = HuaniaoPlay(seat, cards, verse=rng.choice((None, OPENING_VERSE)))
         else:
             _table, _version, legal = await ts.play.legal_moves(gid, Viewer.of_seat(seat))
             if not legal:
@@ -178,6 +187,14 @@ async def play_justice(ts: Any, kind: str, options: Any, seats: int, seed: int) 
         except DomainError:
             continue
     raise AssertionError(f"seed {seed}: the game did not end")
+
+
+def _hand(table: Any, seat: int) -> list[int]:
+    """A 花鸟风月 seat's hand (the cards it may try to play), else nothing."""
+    game = table.game
+    if table.kind != "huaniao" or game is None or seat >= len(game.hands):
+        return []
+    return list(game.hands[seat].cards)
 
 
 def corpus_view_vectors() -> Iterator[dict[str, Any]]:
