@@ -17,6 +17,7 @@ the same: the same proofs, word for word, and the same statuses.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -580,3 +581,37 @@ def test_a_lie_in_a_zipai_view_is_the_same_proof_in_both_verifiers(  # type: ign
     out = capsys.readouterr().out
     assert head in out and f"  differs: {changed}" in out
     assert node_compare([files[0], seat1], export, key) == (LIED, out, "")
+
+
+def test_a_validly_signed_view_of_garbage_is_the_same_proof_in_both(  # type: ignore[no-untyped-def]
+    honest_zipai,
+    tmp_path,
+    capsys,
+) -> None:
+    """A view receipt whose signed hash covers bytes that are not a message: both verifiers
+    name the size of the record's view for that viewer, word for word but for their
+    protobuf runtimes' own words for why the bytes do not decode."""
+    gid, logs, files, export, key = honest_zipai
+    i, (receipt, _payload) = next(
+        (i, e)
+        for i, e in enumerate(logs[LIED_TO].entries)
+        if pb.ReceiptPayload.FromString(e[1]).HasField("view")
+    )
+    garbage = b"\xff" * 8
+    forged = resigned(receipt, key.sign, "view", rec.receipt_hash(bytes(receipt.nonce), garbage))
+    log = ReceiptLog()
+    log.entries = list(logs[LIED_TO].entries)
+    log.entries[i] = (forged, garbage)
+    seat1 = tmp_path / "seat1.receipts"
+    log.save(str(seat1))
+    pub = ["--public-key", key.public_key.hex()]
+    assert run(["verify", "--file", str(export), "--receipts", str(seat1), *pub]) == LIED
+    out = capsys.readouterr().out
+    assert f"as viewer {LIED_TO}'s view, for game {gid}" in out
+    assert (
+        "  differs: payload: record a ReceiptPayload of " in out and "bytes that are not a" in out
+    )
+    code, said, err = node(export, seat1, key)
+    assert (code, err) == (LIED, "")
+    why = re.compile(r"sent bytes that are not a message \(.*\)")
+    assert why.sub("", said) == why.sub("", out) and why.search(said)
