@@ -73,15 +73,26 @@ class Replayed:
         self.records = records
         created = records[0].fact["data"]
         self.kind = str(created["kind"])
-        revealed = records[-1].fact["data"]  # verified: the reveal is last
+        # verified: the reveal is last, but for a redeal's secrets or a match's HandClosed
+        revealed = next(
+            (r.fact["data"] for r in reversed(records) if r.fact["type"] == "ShuffleRevealed"),
+            records[-1].fact["data"],
+        )
         self.secret, self.salt = str(revealed["secret"]), str(revealed.get("salt", ""))
         self.game_id = str(records[-1].seal["game_id"]) if records[-1].seal else ""
         self.facts = [tables.decode_event(self.kind, r.fact) for r in records]
         self.tables: list[tables.Table] = []
+        # per version: the recorded times of the case facts so far (an open case's deadline
+        # follows from them, as the server renders a view: ``seen_at``'s justice_times)
+        self.case_times: list[dict[int, datetime]] = []
+        times: dict[int, datetime] = {}
         table = None
-        for fact in self.facts:
+        for r, fact in zip(records, self.facts, strict=True):
             table = tables.evolve(table, fact)
             self.tables.append(table)
+            if isinstance(fact, tables.CLOCK_FACT_TYPES):
+                times = {**times, r.version: datetime.fromisoformat(r.recorded_at)}
+            self.case_times.append(times)
         self.bounds = {last: first for first, last in moves(records)}
 
     def stored(self, first: int, last: int) -> list[StoredEvent]:
@@ -106,7 +117,15 @@ class Replayed:
             at = datetime.fromisoformat(self.records[last - 1].recorded_at)
             opened = self.records[table.draw_opened - 1] if table.draw_opened else None
             opened_at = None if opened is None else datetime.fromisoformat(opened.recorded_at)
-            snap = seen_at(uuid.UUID(self.game_id), table, viewer, head, at=at, opened_at=opened_at)
+            snap = seen_at(
+                uuid.UUID(self.game_id),
+                table,
+                viewer,
+                head,
+                at=at,
+                opened_at=opened_at,
+                justice_times=self.case_times[last - 1],
+            )
             return payload_bytes(view=render.view_proto(snap))
         if lean:
             return payload_bytes(events=lean_events(self.kind, self.stored(first, last), viewer))

@@ -107,3 +107,57 @@ def signed_again(forged: pb.Receipt, sign: Any) -> pb.Receipt:
         )
         forged.view_signature = bytes.fromhex(sign(view))
     return forged
+
+
+def zipai_game_with_receipts(
+    target: str, seats: int, seed: int, report: bool = False
+) -> tuple[str, list[Any], list[str]]:
+    """A finished 川南字牌 game of ``seats`` random bots, each seat keeping its receipts (its
+    plays and the views it asked for on the way): the game id, each seat's ReceiptLog and
+    the export's lines. ``report``: right after the deal seat 0 reports seat 1 (其他违规,
+    a warning), every seat views the open case (its deadline), seat 1 accepts it and every
+    seat views the penalty (appealable until the next move)."""
+    from clients.python.bot import RandomBot, play_to_end
+    from clients.python.client import reveal_and_start
+    from clients.python.exports import export_lines
+    from clients.python.receipts import ReceiptLog
+    from tabletop.zipai.v1 import zipai_pb2
+
+    logs = [ReceiptLog() for _ in range(seats)]
+    with TableClient(target) as client:
+        gid = client.create_game(pb.GameOptions(zipai=zipai_pb2.Options()), seats).game_id
+        joined = [client.join(gid, s, receipts=logs[s]) for s in range(seats)]
+        reveal_and_start(joined)
+        if report:
+            version = client.as_viewer(gid).view().version
+            penalty = pb.Penalty(kind=pb.PENALTY_KIND_WARNING)
+            claim = pb.Report(accused=1, violation=pb.VIOLATION_KIND_OTHER, evidence=[version],
+                              penalty=penalty, note="stalling")  # fmt: skip
+            case = joined[0].play(pb.Move(table=pb.TableCommand(report=claim)), version).version
+            for s in joined:
+                assert s.view().paused
+            vote = pb.CastVote(case_id=case, uphold=True)
+            joined[1].play(pb.Move(table=pb.TableCommand(cast_vote=vote)), case)
+            for s in joined:
+                assert s.view().penalties[0].appealable
+        play_to_end([RandomBot(s, seed + i) for i, s in enumerate(joined)])
+        for s in joined:
+            s.view()  # the end, as each seat sees it (everything is open then)
+        lines = list(export_lines(client.as_viewer(gid).history()))
+    return gid, logs, lines
+
+
+def zipai_view_lie(payload: bytes) -> tuple[bytes, str] | None:
+    """A view payload whose viewer's own first hand card is shown as another card (its id
+    + 1), and the proof's words for it; None for a view that shows the viewer no hand."""
+    shown = pb.ReceiptPayload.FromString(payload)
+    seats = shown.view.zipai.seats
+    if not shown.view.HasField("seat") or len(seats) <= shown.view.seat:
+        return None  # (before the deal: no hand)
+    hand = seats[shown.view.seat].hand
+    if not hand:
+        return None
+    was = hand[0].id
+    hand[0].id = (was + 1) % 80
+    where = f"view.zipai.seats[{shown.view.seat}].hand[0].id"
+    return shown.SerializeToString(deterministic=True), f"{where}: record {was}, sent {hand[0].id}"

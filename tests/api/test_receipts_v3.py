@@ -444,3 +444,64 @@ def test_the_node_client_plays_on_a_format_3_server(v3) -> None:  # type: ignore
     assert done.returncode == 0 and counts.get("fail") == 0, output[-6000:]
     assert counts.get("skipped") == 0 and counts.get("pass", 0) >= 8, output[-4000:]
     assert counts["pass"] == counts["tests"], output[-4000:]
+
+
+@pytest.fixture(scope="module")
+def zipai_game(v3, tmp_path_factory):  # type: ignore[no-untyped-def]
+    """A finished 2-seat 川南字牌 game on the format-3 server, a report upheld after the deal:
+    the export and each seat's receipts (their views of the open case and the penalty too)."""
+    from tests.api.helpers import zipai_game_with_receipts
+
+    gid, logs, lines = zipai_game_with_receipts(v3.target, 2, 41, report=True)
+    folder = tmp_path_factory.mktemp("v3zipai")
+    export = folder / "game.jsonl"
+    export.write_text("".join(line + "\n" for line in lines))
+    files = [save(log.entries, folder / f"seat{s}.receipts") for s, log in enumerate(logs)]
+    signer = Signer(read_key_file(v3.data_dir / KEY_FILE))
+    return gid, logs, export, files, signer
+
+
+def test_node_re_renders_zipai_views_of_format_3_and_a_lie_is_the_same_proof(  # type: ignore[no-untyped-def]
+    zipai_game,
+    tmp_path,
+    capsys,
+) -> None:
+    """Each 川南字牌 view receipt of format 3 (its own signature over the view's bytes) is
+    re-rendered by Node (exit 0, the line says how many); a view showing seat 1 another card
+    of its own hand, signed with the server's key, is the same proof in Python and Node."""
+    from tests.api.helpers import zipai_view_lie
+
+    gid, logs, export, files, signer = zipai_game
+    pub = ("--public-key", signer.public_key.hex())
+    for log, seat_file in zip(logs, files, strict=True):
+        views = sum(pb.ReceiptPayload.FromString(p).HasField("view") for _, p in log.entries)
+        status, out, err = node(str(export), "--receipts", str(seat_file), *pub)
+        assert (status, err) == (0, "") and views > 1, (out, err)
+        assert f"; {views} view receipt(s) re-rendered: the record's view for their viewer" in out
+        assert (
+            python(capsys, "verify", "--file", str(export), "--receipts", str(seat_file), *pub)[0]
+            == 0
+        )
+    entries = list(logs[1].entries)
+    i, (receipt, lied, changed) = next(
+        (i, (r, *found))
+        for i, (r, p) in enumerate(entries)
+        if (found := zipai_view_lie(p)) is not None
+    )
+    forged = pb.Receipt()
+    forged.CopyFrom(receipt)
+    body = records.receipt_body(
+        gid, receipt.last_version, receipt.last_version, receipt.head.hex(), receipt.viewer,
+        hashlib.sha256(lied).hexdigest(),
+    )  # fmt: skip
+    forged.signature = bytes.fromhex(signer.sign(body))
+    entries[i] = (forged, lied)
+    seat1 = save(entries, tmp_path / "seat1.receipts")
+    py = python(capsys, "verify", "--file", str(export), "--receipts", str(seat1), *pub)
+    assert py[0] == 3 and f"  differs: {changed}" in py[1].splitlines(), py
+    assert "PROOF: the server signed view for viewer 1 that the record does not show" in py[1]
+    assert node(str(export), "--receipts", str(seat1), *pub) == (3, py[1], "")
+    args = ("--receipts", str(files[0]), "--receipts", str(seat1), "--file", str(export), *pub)
+    py = python(capsys, "compare", *args)
+    assert py[0] == 3 and "tabletop-receipt/3" in py[1]
+    assert node("compare", *args) == (3, py[1], "")

@@ -10,13 +10,14 @@ shows the lie: both commands exit 3 with the version, the viewer, both signed st
 the differing field. Honest receipts exit 0; a lie signed by a key that is not the server's
 proves nothing (exit 1); a validly signed receipt of garbage is a proof, never a traceback.
 The Node verifier (clients/node/bin/verify.js --receipts) re-renders the events as the server
-does (clients/node/lib/render.js) and says the same: the same proofs, word for word, and the
-same statuses.
+does (clients/node/lib/render.js), and the views (clients/node/lib/viewrender.js), and says
+the same: the same proofs, word for word, and the same statuses.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -30,9 +31,9 @@ from clients.python.serverproc import ServerProcess
 from domain.table import records as rec
 from domain.table.records import canonical
 from domain.verify import Record
-from server.wire.signing import Signer
+from server.wire.signing import KEY_FILE, Signer, read_key_file
 from tabletop.v1 import tabletop_pb2 as pb
-from tests.api.helpers import resigned, signed_again
+from tests.api.helpers import resigned, signed_again, zipai_game_with_receipts, zipai_view_lie
 from tests.api.test_equivocation import (
     LyingServer,
     honest,  # noqa: F401  (the module's fixture)
@@ -380,7 +381,7 @@ def test_a_lie_in_a_view_is_a_proof_against_the_views_own_signature(  # type: ig
 ) -> None:
     """A view is signed on its own (tabletop-view/1): a view shown to seat 1 with another
     seat awaited than the record's, signed with the real key, is a proof naming the view's
-    field and the view's signed bytes."""
+    field and the view's signed bytes; the Node verifier prints the same proof."""
     gid, records, logs, files, export, key = honest
     i, (receipt, payload) = next(
         (i, e)
@@ -408,6 +409,13 @@ def test_a_lie_in_a_view_is_a_proof_against_the_views_own_signature(  # type: ig
         assert [d["path"] for d in proof["differs"]][-1].startswith("view.to_act")
         assert proof["statements"][0]["signed_bytes"].startswith("tabletop-view/1\n")
         assert proof["statements"][1]["signed_bytes"].startswith("tabletop-seal/2\n")
+    assert run(["verify", "--file", str(export), "--receipts", str(seat1), *pub]) == LIED
+    out = capsys.readouterr().out
+    assert "  differs: view.to_act" in out
+    assert node(export, seat1, key) == (LIED, out, "")
+    assert run(["compare", "--receipts", str(files[0]), "--receipts", str(seat1), "--file",
+                str(export), *pub]) == LIED  # fmt: skip
+    assert node_compare([files[0], seat1], export, key) == (LIED, capsys.readouterr().out, "")
 
 
 def test_signed_mutations_of_a_payload_never_end_in_a_traceback(honest, tmp_path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
@@ -471,13 +479,139 @@ def test_two_histories_shown_to_seat_1_are_the_same_proof_in_node(  # type: igno
     assert node(export, lied, key) == (LIED, out, "")
 
 
-def test_node_says_a_views_payload_is_checked_by_its_signed_hash_only(honest) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
-    """A view is the game's state, which only the engine computes: the Node verifier does not
-    re-render it (tabletop-audit does, test_a_lie_in_a_view_is_a_proof_against_the_views_own_
-    signature) and says so in its line, with how many view receipts it holds."""
+def test_node_re_renders_a_huaniao_games_views(honest) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    """The Node verifier re-renders every view receipt of a 花鸟风月 game too (as tabletop-audit
+    does, test_a_lie_in_a_view_is_a_proof_against_the_views_own_signature) and says how many
+    in its line: none is left to its signed hash alone."""
     gid, records, logs, files, export, key = honest
     views = sum(pb.ReceiptPayload.FromString(p).HasField("view") for _, p in logs[1].entries)
     assert views > 0
     code, out, err = node(export, files[1], key)
     assert (code, err) == (0, "")
-    assert f"{views} view receipt(s) checked by their signed hash only (not re-rendered)" in out
+    assert f"; {views} view receipt(s) re-rendered: the record's view for their viewer" in out
+    assert "checked by their signed hash only" not in out
+
+
+@pytest.fixture(scope="module")
+def honest_zipai(server, tmp_path_factory):  # type: ignore[no-untyped-def]
+    """A finished 2-seat 川南字牌 game with a report upheld after the deal: the export and each
+    seat's receipts (views included: of the open case, with its deadline, and the penalty)."""
+    gid, logs, lines = zipai_game_with_receipts(server.target, 2, 36, report=True)
+    where = tmp_path_factory.mktemp("zipai")
+    files = [where / f"seat{s}.receipts" for s in range(2)]
+    for log, path in zip(logs, files, strict=True):
+        log.save(str(path))
+    export = where / "game.jsonl"
+    export.write_text("".join(line + "\n" for line in lines))
+    key = Signer(read_key_file(server.data_dir / KEY_FILE))
+    return gid, logs, files, export, key
+
+
+def node_compare(files: list[Path], export: Path, key: Signer) -> tuple[int, str, str]:
+    """The Node verifier's ``compare``: its status, stdout and stderr."""
+    ensure_node_modules()
+    cmd = ["node", str(NODE_DIR / "bin" / "verify.js"), "compare"]
+    cmd += [x for f in files for x in ("--receipts", str(f))]
+    done = subprocess.run(
+        [*cmd, "--file", str(export), "--public-key", key.public_key.hex()],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_zipai_view_receipts_are_re_rendered_by_both_verifiers(honest_zipai, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Honest: every seat's 川南字牌 view receipts are the record's views (exit 0); Node says
+    it re-rendered each of them, none left to its signed hash. Among them the views of an
+    open case: its deadline follows from the record's times (tabletop-audit once rendered
+    them without it, and called the honest server a liar)."""
+    gid, logs, files, export, key = honest_zipai
+    pub = ["--public-key", key.public_key.hex()]
+    for log, seat_file in zip(logs, files, strict=True):
+        shown = [pb.ReceiptPayload.FromString(p) for _, p in log.entries]
+        views = sum(p.HasField("view") for p in shown)
+        assert views > 1 and any(p.view.HasField("case_deadline") for p in shown)
+        assert any(p.view.penalties for p in shown)
+        assert run(["verify", "--file", str(export), "--receipts", str(seat_file), *pub]) == 0
+        code, out, err = node(export, seat_file, key)
+        assert (code, err) == (0, ""), err
+        assert f"; {views} view receipt(s) re-rendered: the record's view for their viewer" in out
+        assert "checked by their signed hash only" not in out
+    assert node_compare(files, export, key)[0] == 0
+    assert run(["compare", *(x for f in files for x in ("--receipts", str(f))), "--file",
+                str(export), *pub]) == 0  # fmt: skip
+    capsys.readouterr()
+
+
+def test_a_lie_in_a_zipai_view_is_the_same_proof_in_both_verifiers(  # type: ignore[no-untyped-def]
+    honest_zipai,
+    tmp_path,
+    capsys,
+) -> None:
+    """Seat 1 is shown another card in its own hand in a view, validly signed (the view's own
+    signature, tabletop-view/1): `verify --receipts` and `compare` exit 3 in Python and Node
+    with the same proof, word for word, naming the card's field, both signed statements."""
+    gid, logs, files, export, key = honest_zipai
+    i, (receipt, payload), (lied, changed) = next(
+        (i, e, found)
+        for i, e in enumerate(logs[LIED_TO].entries)
+        if e[0].viewer == LIED_TO and (found := zipai_view_lie(e[1])) is not None
+    )
+    forged = resigned(receipt, key.sign, "view", rec.receipt_hash(bytes(receipt.nonce), lied))
+    log = ReceiptLog()
+    log.entries = list(logs[LIED_TO].entries)
+    log.entries[i] = (forged, lied)
+    seat1 = tmp_path / "seat1.receipts"
+    log.save(str(seat1))
+    pub = ["--public-key", key.public_key.hex()]
+    last = receipt.last_version
+    assert run(["verify", "--file", str(export), "--receipts", str(seat1), *pub]) == LIED
+    out = capsys.readouterr().out
+    head = (
+        f"PROOF: the server signed view for viewer {LIED_TO} that the record does not show, "
+        f"for game {gid} at versions {receipt.first_version}..{last}"
+    )
+    assert out.splitlines()[0] == head and f"  differs: {changed}" in out.splitlines()
+    assert out.count("PROOF") == 1 and "tabletop-view/1" in out and "tabletop-seal/2" in out
+    assert node(export, seat1, key) == (LIED, out, "")
+    args = ["compare", "--receipts", str(files[0]), "--receipts", str(seat1)]
+    assert run([*args, "--file", str(export), *pub]) == LIED
+    out = capsys.readouterr().out
+    assert head in out and f"  differs: {changed}" in out
+    assert node_compare([files[0], seat1], export, key) == (LIED, out, "")
+
+
+def test_a_validly_signed_view_of_garbage_is_the_same_proof_in_both(  # type: ignore[no-untyped-def]
+    honest_zipai,
+    tmp_path,
+    capsys,
+) -> None:
+    """A view receipt whose signed hash covers bytes that are not a message: both verifiers
+    name the size of the record's view for that viewer, word for word but for their
+    protobuf runtimes' own words for why the bytes do not decode."""
+    gid, logs, files, export, key = honest_zipai
+    i, (receipt, _payload) = next(
+        (i, e)
+        for i, e in enumerate(logs[LIED_TO].entries)
+        if pb.ReceiptPayload.FromString(e[1]).HasField("view")
+    )
+    garbage = b"\xff" * 8
+    forged = resigned(receipt, key.sign, "view", rec.receipt_hash(bytes(receipt.nonce), garbage))
+    log = ReceiptLog()
+    log.entries = list(logs[LIED_TO].entries)
+    log.entries[i] = (forged, garbage)
+    seat1 = tmp_path / "seat1.receipts"
+    log.save(str(seat1))
+    pub = ["--public-key", key.public_key.hex()]
+    assert run(["verify", "--file", str(export), "--receipts", str(seat1), *pub]) == LIED
+    out = capsys.readouterr().out
+    assert f"as viewer {LIED_TO}'s view, for game {gid}" in out
+    assert (
+        "  differs: payload: record a ReceiptPayload of " in out and "bytes that are not a" in out
+    )
+    code, said, err = node(export, seat1, key)
+    assert (code, err) == (LIED, "")
+    why = re.compile(r"sent bytes that are not a message \(.*\)")
+    assert why.sub("", said) == why.sub("", out) and why.search(said)

@@ -24,8 +24,9 @@
 // statement names ("signed by retired key K, retired at tree size N"); the line says
 // "transparency log: all S seals in log LOG at size N", or "not checked (no log line)".
 // With --receipts, each receipt's events are also held against the record re-rendered for
-// its viewer (lib/render.js, byte for byte the server's rendering), and each seal's events
-// hashes against the record's rendering for every viewer: a validly signed
+// its viewer (lib/render.js, byte for byte the server's rendering), a view receipt's view
+// too (lib/viewrender.js, from the record's facts folded as the server folds them), and each
+// seal's hashes against the record's rendering for every viewer: a validly signed
 // payload or seal that is not the record's rendering, or two validly signed statements that
 // disagree, prove the server lied (lib/proofs.js, as `tabletop-audit verify --receipts`).
 // --heads FILE (JSON Lines of tree heads seen before): the log line's trusted heads are held

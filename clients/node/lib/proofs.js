@@ -12,11 +12,12 @@
 // (lib/render.js, byte for byte the server's rendering) is not the payload: a RenderingLie
 // ("rendering"). So is a seal whose events hash for a viewer is not the record's rendering
 // ("seal", without any receipt), and a receipt whose signed hash covers bytes that are not
-// a message ("garbage"). A view is the game's state, which only the game's engine computes:
-// a view's payload is checked by its signed hash only (`tabletop-audit verify --receipts`
-// re-renders it).
+// a message ("garbage"). A view is re-rendered from the record's facts folded as the server
+// folds them (lib/viewrender.js: both games); a game whose fold Node lacks (none today) has
+// its views checked by their signed hash only.
 const { load } = require('./protos');
 const { renderEvents } = require('./render');
+const { renderView, viewsPorted } = require('./viewrender');
 const { payloadDiffs, differLine } = require('./fielddiff');
 const v = require('./verify');
 
@@ -241,6 +242,10 @@ function receiptLie(game, exportName, c) {
     const rendered = renderEvents(game.records, r.first_version, r.last_version, r.viewer, Boolean(c.v3));
     if (!c.message) differs = notAMessage(`a ReceiptPayload of ${rendered.length} bytes`, c);
     else if (!rendered.equals(c.payload)) differs = payloadDiffs(payloadType(), rendered, c.payload);
+  } else if (viewsPorted(game.records)) { // a view, re-rendered (viewrender.js)
+    const rendered = renderView(game.records, r.last_version, r.viewer, game.gameId);
+    if (!c.message) differs = notAMessage(`a ReceiptPayload of ${rendered.length} bytes`, c);
+    else if (!rendered.equals(c.payload)) differs = payloadDiffs(payloadType(), rendered, c.payload);
   } else if (!c.message) {
     differs = notAMessage('a ReceiptPayload', c);
   }
@@ -250,18 +255,26 @@ function receiptLie(game, exportName, c) {
   return lie(kind, r.game_id, r.first_version, r.last_version, r.viewer, c.part, differs, signed);
 }
 
-/** Each seal's events hash for each viewer against the record's rendering (a receipt's proof, if any, says more). */
+/**
+ * Each seal's hashes for each viewer against the record's rendering (a receipt's proof, if
+ * any, says more): the events', and the view's in a seal made before views were signed on
+ * demand (of a game whose views Node re-renders).
+ */
 function sealLies(game, exportName, lies) {
+  const views = viewsPorted(game.records);
   for (const s of game.seals) {
     if (!Array.isArray(s.receipts)) continue; // a seal of format 3 lists no hashes
     for (let i = 0; i < viewerCount(game); i += 1) {
-      const rendered = renderEvents(game.records, s.first, s.last, i);
-      const got = v.sha256(Buffer.concat([nonceOf(game, s.last, i), rendered])).toString('hex');
-      const sealed = (s.receipts[i] || [])[0];
-      const key = `${game.gameId}|${s.last}|${i}|events`;
-      if (got === sealed || lies.has(key)) continue;
-      const differ = { path: `seal.receipts[${i}][0]`, record: got, sent: String(sealed) };
-      lies.set(key, lie('seal', game.gameId, s.first, s.last, i, 'events', [differ], [sealStatement(game, exportName, s)]));
+      const columns = [['events', () => renderEvents(game.records, s.first, s.last, i)]];
+      if (views && (s.receipts[i] || []).length > 1) columns.push(['view', () => renderView(game.records, s.last, i, game.gameId)]);
+      columns.forEach(([part, render], column) => {
+        const got = v.sha256(Buffer.concat([nonceOf(game, s.last, i), render()])).toString('hex');
+        const sealed = (s.receipts[i] || [])[column];
+        const key = `${game.gameId}|${s.last}|${i}|${part}`;
+        if (got === sealed || lies.has(key)) return;
+        const differ = { path: `seal.receipts[${i}][${column}]`, record: got, sent: String(sealed) };
+        lies.set(key, lie('seal', game.gameId, s.first, s.last, i, part, [differ], [sealStatement(game, exportName, s)]));
+      });
     }
   }
 }

@@ -12,8 +12,7 @@
 // names; server/wire/protoconv.py): the message is built from the proto descriptor, keeping
 // only the fields Python's deterministic encoding writes. The words of each event's `text`
 // (card, cause, combo, season names) come from gen/words.json, which `make web` generates
-// from the domain's own tables (server/wire/render_words.py). Views are not re-rendered
-// here: a view is the game's state, which only the game's engine computes.
+// from the domain's own tables (server/wire/render_words.py). Views: lib/viewrender.js.
 const fs = require('node:fs');
 const path = require('node:path');
 const { load } = require('./protos');
@@ -534,4 +533,4 @@ function renderEvents(records, first, last, index, lean = false) {
   return Buffer.from(payload.encode({ events }).finish());
 }
 
-module.exports = { renderEvents, receiptViewer, wordsTable, WORDS_FILE };
+module.exports = { renderEvents, receiptViewer, message, wordsTable, WORDS_FILE };

@@ -975,14 +975,27 @@ function checkReceipts(game, text, keys) {
   const byLast = new Map(game.seals.map((s) => [s.last, s]));
   const viewers = new Set();
   let count = 0;
-  let views = 0; // receipts of a view: checked by their signed hash only (not re-rendered)
+  let views = 0; // receipts of a view: re-rendered (viewrender.js), or checked by their signed hash only
+  let rendered = 0; // of those, re-rendered
+  const { renderView, viewsPorted } = require('./viewrender');
+  const ported = viewsPorted(game.records);
+  const sameView = (r, payload, what) => { // a view of a ported game: exactly the record's
+    if (!ported) return;
+    if (!renderView(game.records, r.last_version, r.viewer, game.gameId).equals(payload)) {
+      fail(`${what}: the view it covers is not what the record shows viewer ${r.viewer} at version ${r.last_version}`);
+    }
+    rendered += 1;
+  };
   for (const { where, receipt: r, payload } of readReceiptLines(text)) {
     const what = `the receipt of versions ${r.first_version}..${r.last_version} (${where})`;
     if (r.head.length) { // format 3: its own signature over the hash of what it covers
       const part = checkReceipt3(game, r, payload, keys, what);
       viewers.add(r.viewer);
       count += 1;
-      if (part === 'view') views += 1;
+      if (part === 'view') {
+        views += 1;
+        sameView(r, payload, what);
+      }
       continue;
     }
     const pairs = sealHashes(r);
@@ -1012,10 +1025,13 @@ function checkReceipts(game, text, keys) {
     }
     viewers.add(r.viewer);
     count += 1;
-    if (part === 'view') views += 1;
+    if (part === 'view') {
+      views += 1;
+      sameView(r, payload, what);
+    }
   }
   if (!count) fail('the receipts file holds no receipts');
-  return { receipts: count, views, viewers: [...viewers].sort((a, b) => a - b) };
+  return { receipts: count, views, rendered, viewers: [...viewers].sort((a, b) => a - b) };
 }
 
 /**

@@ -66,7 +66,9 @@ function summary(result, receipts) {
   if (receipts) {
     line += `; receipts: ${receipts.receipts} verified for viewer(s) ${receipts.viewers.join(', ')}; the events hashes ` +
       `of all ${receipts.moves} moves are the record's rendering for every viewer`;
-    if (receipts.views) line += `; ${receipts.views} view receipt(s) checked by their signed hash only (not re-rendered)`;
+    if (receipts.rendered) line += `; ${receipts.rendered} view receipt(s) re-rendered: the record's view for their viewer`;
+    const hashOnly = receipts.views - (receipts.rendered || 0);
+    if (hashOnly) line += `; ${hashOnly} view receipt(s) checked by their signed hash only (not re-rendered)`;
     if (receipts.heads) line += `; ${receipts.heads} tree head(s) they carry signed and consistent`;
   }
   return line;
