@@ -30,7 +30,6 @@ from server.transport.health import StoreHealth
 from server.transport.limits import Limits, LimitsInterceptor
 from server.transport.lobby import LobbyServicer
 from server.transport.lobbybots import LobbyBots, LobbyBotSettings, loopback
-from server.transport.logins import Logins
 from server.transport.logs import configure_logging
 from server.transport.ratings import RatingsServicer
 from server.transport.servicer import TableServicer
@@ -238,8 +237,10 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
     server = grpc.aio.server(
         options=grpc_options(settings), interceptors=[interceptor, LimitsInterceptor(limits)]
     )
-    logins = None
+    logins: Any = None
     if settings.logins is not None:  # players from the app's own login
+        from server.transport.tokens import Logins  # PyJWT: loaded only here
+
         try:
             logins = Logins(settings.logins)
         except ValueError as exc:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any
 
 # Asymmetric algorithms only: an HMAC key would be a secret the server shares with the
 # identity provider, and "none" is no signature at all.
@@ -81,44 +80,3 @@ def player_id(issuer: str, subject: str) -> str:
         raw = part.encode()
         h.update(len(raw).to_bytes(4, "big") + raw)
     return h.hexdigest()
-
-
-class Logins:
-    """Checks a bearer token and answers the player id it stands for. Blocking (a JWKS
-    fetch may happen): the servicer calls ``player`` in a thread."""
-
-    def __init__(self, settings: LoginSettings) -> None:
-        # PyJWT is loaded only by a server whose players log in (why: importing it was about
-        # 60 ms of every server start, and the test suite starts a few hundred servers)
-        from server.transport import jwks
-
-        self.settings = settings
-        self._jwks = jwks
-        self.keys = jwks.jwks_client(settings)
-
-    def player(self, authorization: str) -> str:
-        """The player id of a ``Bearer <jwt>`` authorization value, or Unauthenticated."""
-        return self.login(authorization).player
-
-    def login(self, authorization: str) -> Login:
-        """The player id and app of a ``Bearer <jwt>`` authorization value, or
-        Unauthenticated. The app is read from the checked token only: an app team cannot
-        name another app's client id without that app's tokens from the identity provider."""
-        if authorization[: len(BEARER)].lower() != BEARER:
-            raise Unauthenticated("authorization must be 'Bearer <token>'", "MALFORMED_TOKEN")
-        token = authorization[len(BEARER) :].strip()
-        if not token or len(token) > MAX_TOKEN:
-            raise Unauthenticated(
-                f"the bearer token must be 1..{MAX_TOKEN} characters", "MALFORMED_TOKEN"
-            )
-        claims = self._claims(token)
-        app = claims.get("azp") or claims.get("client_id") or ""
-        if not isinstance(app, str) or len(app) > MAX_APP_ID:
-            raise Unauthenticated(
-                f"the login's azp (or client_id) must be text of at most {MAX_APP_ID} characters",
-                "MALFORMED_TOKEN",
-            )
-        return Login(player_id(claims["iss"], claims["sub"]), app)
-
-    def _claims(self, token: str) -> dict[str, Any]:
-        return self._jwks.claims(self.keys, self.settings, token)

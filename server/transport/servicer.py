@@ -8,7 +8,7 @@ import logging
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 
@@ -20,7 +20,7 @@ from server.transport import logs
 from server.transport.errors import to_status
 from server.transport.health import is_store_fault
 from server.transport.limits import Limits
-from server.transport.logins import Login, Logins, Unauthenticated
+from server.transport.logins import Login, Unauthenticated
 from server.usecases.games import NotFound
 from server.usecases.table_server import TableServer
 from server.usecases.translog import Transparency
@@ -28,6 +28,9 @@ from server.usecases.watch import HandEvents, NextHand, OwnMovesLeftOut
 from server.wire import receipts, render, render_moves, seatsig
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
+
+if TYPE_CHECKING:  # a server whose players log in loads PyJWT (server/startup/main.py)
+    from server.transport.tokens import Logins
 
 log = logging.getLogger("tabletop.api")
 TOKEN_HEADER = "x-seat-token"

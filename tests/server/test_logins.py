@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from server.transport.logins import Logins, LoginSettings, Unauthenticated, player_id
+from server.transport.logins import LoginSettings, Unauthenticated, player_id
+from server.transport.tokens import Logins
 from tests.support.oidc import AUDIENCE, ISSUER, IdentityProvider
 
 

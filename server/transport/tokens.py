@@ -1,6 +1,8 @@
-"""The PyJWT side of player logins (server/transport/logins.py): the issuer's keys, from an
-https URL or a file, and a token's claims checked against them. Imported only by a server
-whose players log in."""
+"""Player logins checked with PyJWT: ``Logins`` reads the issuer's keys (an https URL or a
+file) and answers the player a bearer token stands for (the settings, the player id and the
+refusals are in server/transport/logins.py). Imported only by a server whose players log in
+(why: importing PyJWT was about 60 ms of every server start, and the test suite starts a few
+hundred servers)."""
 
 from __future__ import annotations
 
@@ -14,10 +16,15 @@ import jwt
 
 from server.transport.logins import (
     ALGORITHMS,
+    BEARER,
     LOOPBACK,
+    MAX_APP_ID,
+    MAX_TOKEN,
     KeysUnavailable,
+    Login,
     LoginSettings,
     Unauthenticated,
+    player_id,
 )
 
 
@@ -52,6 +59,42 @@ def jwks_client(settings: LoginSettings) -> jwt.PyJWKClient:
     if url.scheme:
         raise ValueError(f"--oidc-jwks: an https URL or a file path, not {url.scheme}://")
     return _FileJWKClient(Path(settings.jwks), **kw)
+
+
+class Logins:
+    """Checks a bearer token and answers the player id it stands for. Blocking (a JWKS
+    fetch may happen): the servicer calls ``player`` in a thread."""
+
+    def __init__(self, settings: LoginSettings) -> None:
+        self.settings = settings
+        self.keys = jwks_client(settings)
+
+    def player(self, authorization: str) -> str:
+        """The player id of a ``Bearer <jwt>`` authorization value, or Unauthenticated."""
+        return self.login(authorization).player
+
+    def login(self, authorization: str) -> Login:
+        """The player id and app of a ``Bearer <jwt>`` authorization value, or
+        Unauthenticated. The app is read from the checked token only: an app team cannot
+        name another app's client id without that app's tokens from the identity provider."""
+        if authorization[: len(BEARER)].lower() != BEARER:
+            raise Unauthenticated("authorization must be 'Bearer <token>'", "MALFORMED_TOKEN")
+        token = authorization[len(BEARER) :].strip()
+        if not token or len(token) > MAX_TOKEN:
+            raise Unauthenticated(
+                f"the bearer token must be 1..{MAX_TOKEN} characters", "MALFORMED_TOKEN"
+            )
+        claims = self._claims(token)
+        app = claims.get("azp") or claims.get("client_id") or ""
+        if not isinstance(app, str) or len(app) > MAX_APP_ID:
+            raise Unauthenticated(
+                f"the login's azp (or client_id) must be text of at most {MAX_APP_ID} characters",
+                "MALFORMED_TOKEN",
+            )
+        return Login(player_id(claims["iss"], claims["sub"]), app)
+
+    def _claims(self, token: str) -> dict[str, Any]:
+        return claims(self.keys, self.settings, token)
 
 
 def claims(keys: jwt.PyJWKClient, s: LoginSettings, token: str) -> dict[str, Any]:
