@@ -525,7 +525,8 @@ class TableApplication(Application[UUID]):
         ``POSTGRES_TARGET_SESSION_ATTRS=read-write`` makes every connection, the store
         feed's too, find the current primary, so a replica follows a failover by itself."""
         datastore = getattr(self.factory, "datastore", None)
-        if datastore is None:
+        if datastore is None or self.env.get("PERSISTENCE_MODULE") != "eventsourcing.postgres":
+            # (SQLite has a datastore too; psycopg_pool is about 120 ms of a server's start)
             return self._with_outbox(super().construct_recorder())
         for name in LIBPQ_PARAMETERS:
             value = self.env.get(f"POSTGRES_{name.upper()}")
