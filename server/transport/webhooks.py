@@ -120,6 +120,11 @@ class Deliverer:
         self._thread = threading.Thread(target=self._main, name="webhooks", daemon=True)
 
     def start(self) -> Deliverer:
+        # aiohttp is loaded here, before the server serves, not in the thread: imported there
+        # it held up the first delivery by as long as the import took beside the server's own
+        # start, and a server killed within a second never tried one
+        import aiohttp  # noqa: F401
+
         self._thread.start()
         return self
 
