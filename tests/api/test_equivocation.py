@@ -27,6 +27,7 @@ from domain.verify import Record, parse_export
 from server.wire.signing import KEY_FILE, Signer, read_key_file
 from tabletop.v1 import tabletop_pb2 as pb
 from tests.api.helpers import huaniao_options, resigned, signed_again
+from tests.support.records import saved_evidence
 
 
 @pytest.fixture(scope="module")
@@ -57,11 +58,7 @@ def honest(server, tmp_path_factory):  # type: ignore[no-untyped-def]
             assert not stream.is_alive()
         lines = list(export_lines(client.as_viewer(gid).history()))
     where = tmp_path_factory.mktemp("equivocation")
-    files = [where / f"seat{s}.receipts" for s in range(2)]
-    for log, path in zip(logs, files, strict=True):
-        log.save(str(path))
-    export = where / "game.jsonl"
-    export.write_text("".join(line + "\n" for line in lines))
+    files, export = saved_evidence(where, logs, lines)
     key = Signer(read_key_file(server.data_dir / KEY_FILE))
     return gid, parse_export(lines), logs, files, export, key
 

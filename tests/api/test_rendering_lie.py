@@ -40,6 +40,7 @@ from tests.api.test_equivocation import (
     lied_file,
 )
 from tests.support.nodejs import NODE_DIR, ensure_node_modules
+from tests.support.records import saved_evidence
 
 
 @pytest.fixture(scope="module")
@@ -498,11 +499,7 @@ def honest_zipai(server, tmp_path_factory):  # type: ignore[no-untyped-def]
     seat's receipts (views included: of the open case, with its deadline, and the penalty)."""
     gid, logs, lines = zipai_game_with_receipts(server.target, 2, 36, report=True)
     where = tmp_path_factory.mktemp("zipai")
-    files = [where / f"seat{s}.receipts" for s in range(2)]
-    for log, path in zip(logs, files, strict=True):
-        log.save(str(path))
-    export = where / "game.jsonl"
-    export.write_text("".join(line + "\n" for line in lines))
+    files, export = saved_evidence(where, logs, lines)
     key = Signer(read_key_file(server.data_dir / KEY_FILE))
     return gid, logs, files, export, key
 

@@ -14,25 +14,18 @@ import base64
 import json
 import os
 import random
-import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.support.nodejs import NODE_DIR, ensure_node_modules
+from tests.support import nodejs
+from tests.support.nodejs import ensure_node_modules
 from tests.support.render_vectors import corpus_vectors, every_fact_vectors, vectors
 
 GAMES = 24  # bounded: about 3,000 (move, viewer) payloads
 
 
 def node_differs(path: Path) -> tuple[int, str]:
-    done = subprocess.run(
-        ["node", str(NODE_DIR / "test" / "render-vectors.js"), str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-    return done.returncode, done.stdout + done.stderr
+    return nodejs.node_differs("render-vectors.js", path)
 
 
 def write(path: Path, games: list[dict[str, Any]]) -> None:

@@ -19,10 +19,10 @@ import base64
 import json
 import os
 import random
-import subprocess
 from pathlib import Path
 
-from tests.support.nodejs import NODE_DIR, ensure_node_modules
+from tests.support import nodejs
+from tests.support.nodejs import ensure_node_modules
 from tests.support.view_vectors import (
     corpus_view_vectors,
     justice_view_vectors,
@@ -35,14 +35,7 @@ HUANIAO_GAMES = 5  # 花鸟风月: about 800
 
 
 def node_differs(path: Path) -> tuple[int, str]:
-    done = subprocess.run(
-        ["node", str(NODE_DIR / "test" / "view-vectors.js"), str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-    return done.returncode, done.stdout + done.stderr
+    return nodejs.node_differs("view-vectors.js", path)
 
 
 def checked(out: str) -> int:

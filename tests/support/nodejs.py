@@ -52,3 +52,16 @@ def _write_words() -> None:
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         path.parent.mkdir(exist_ok=True)
         path.write_text(text, encoding="utf-8")
+
+
+def node_differs(script: str, path: Path) -> tuple[int, str]:
+    """``node clients/node/test/SCRIPT PATH`` (a vectors checker: it prints each vector Node
+    renders otherwise than the server did): its exit status and what it printed."""
+    done = subprocess.run(
+        ["node", str(NODE_DIR / "test" / script), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    return done.returncode, done.stdout + done.stderr

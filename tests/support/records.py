@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from clients.python.exports import export_lines
@@ -135,3 +136,14 @@ def acknowledged_hashes(reply: Any) -> dict[int, str]:
     if reply.receipt.head:
         return {reply.receipt.last_version: reply.receipt.head.hex()}
     return {e.version: e.hash for e in reply.events}
+
+
+def saved_evidence(where: Path, logs: list[Any], lines: list[str]) -> tuple[list[Path], Path]:
+    """Each seat's receipt log saved as ``seatN.receipts`` and the export's lines as
+    ``game.jsonl`` in ``where``: what a seat and an export holder hand the verifiers."""
+    files = [where / f"seat{s}.receipts" for s in range(len(logs))]
+    for log, path in zip(logs, files, strict=True):
+        log.save(str(path))
+    export = where / "game.jsonl"
+    export.write_text("".join(line + "\n" for line in lines))
+    return files, export

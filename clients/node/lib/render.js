@@ -45,15 +45,7 @@ const sees = (viewer, ...seats) => viewer.role === 'arbiter' || (viewer.role ===
 
 // --- redaction --------------------------------------------------------------------------
 
-const TABLE_FACTS = new Set([
-  'GameCreated', 'SeatTaken', 'SeatRekeyed', 'SeatCommitted', 'RedealOpened', 'RedealSecretsRevealed',
-  'ContributionRevealed', 'RevealWithheld', 'DealAbandoned', 'GameStarted', 'ShuffleRevealed', 'HandClosed',
-]);
-const JUSTICE_FACTS = new Set([
-  'MoveRetracted', 'ViolationReported', 'AppealFiled', 'VoteCast', 'ArbiterRuled', 'CaseClosed',
-  'PenaltyApplied', 'PenaltyRevoked', 'GameRedealt', 'TurnTimedOut', 'AttemptRefereed', 'RedealAgreed',
-  'CaseTimedOut',
-]);
+const { TABLE_FACTS, JUSTICE_FACTS } = require('./facts');
 
 /** A table or justice fact's data as `viewer` may see it (redaction.py `redact`). */
 function redactTable(type, d, viewer) {

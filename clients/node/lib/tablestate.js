@@ -18,15 +18,7 @@ const huaniao = require('./huaniaoview');
 /** The games whose state Node folds (and whose views it re-renders). */
 const GAMES = { zipai, huaniao };
 
-const TABLE_FACTS = new Set([
-  'GameCreated', 'SeatTaken', 'SeatCommitted', 'SeatRekeyed', 'ContributionRevealed', 'RevealWithheld',
-  'RedealOpened', 'RedealSecretsRevealed', 'DealAbandoned', 'ShuffleRevealed', 'HandClosed', 'GameStarted',
-]);
-const JUSTICE_FACTS = new Set([
-  'MoveRetracted', 'ViolationReported', 'AppealFiled', 'VoteCast', 'ArbiterRuled', 'CaseClosed',
-  'PenaltyApplied', 'PenaltyRevoked', 'GameRedealt', 'TurnTimedOut', 'AttemptRefereed', 'RedealAgreed',
-  'CaseTimedOut',
-]);
+const { TABLE_FACTS, JUSTICE_FACTS } = require('./facts');
 
 const sha256hex = (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
 const given = (v) => v !== null && v !== undefined;
