@@ -103,8 +103,8 @@ lint: gen ## ruff and mypy
 # the page checks and 川南字牌's self-play made cheaper).
 TEST_WORKERS ?= 2
 
-test: gen web peers lint browser ## the whole suite (lint included)
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -q $(ARGS)
+test: gen web peers lint browser ## the whole suite (lint included; the 25 longest tests listed at the end)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -q --durations=25 $(ARGS)
 
 test-fast: gen web peers browser ## the suite without lint, stop at the first failure
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -q -x $(ARGS)
