@@ -99,8 +99,8 @@ lint: gen ## ruff and mypy
 # Test workers: one per core. The suite is CPU-bound: with two workers the cores were 15%
 # idle, with three 3%, and the suite took the same time (17 min 30 s and 17 min 24 s of
 # pytest on two cores, 2026-12-07, morning), so a third worker only adds contention to timed
-# waits. The same day's evening run, two workers: 14 min 46 s (server start, the bench smoke,
-# the page checks and 川南字牌's self-play made cheaper).
+# waits. The same day's evening runs, two workers: 14 min 46 s and 15 min 13 s (server start,
+# the bench smoke, the page checks and 川南字牌's self-play made cheaper).
 TEST_WORKERS ?= 2
 
 test: gen web peers lint browser ## the whole suite (lint included; the 25 longest tests listed at the end)
