@@ -38,6 +38,17 @@ def node_differs(path: Path) -> tuple[int, str]:
     return nodejs.node_differs("view-vectors.js", path)
 
 
+def node_on(path: Path, games: list[dict]) -> tuple[int, str]:
+    """The vectors of ``games`` written to ``path`` and checked by Node."""
+    write(path, games)
+    return node_differs(path)
+
+
+def payloads(games: list[dict]) -> int:
+    """How many (version, viewer) views the vectors of ``games`` hold."""
+    return sum(len(v["payloads"]) for g in games for v in g["views"])
+
+
 def checked(out: str) -> int:
     return int(out.split("view vectors: ")[1].split(" checked")[0])
 
@@ -48,11 +59,9 @@ def test_node_renders_every_viewers_zipai_view_of_random_games_as_the_server(tmp
     ensure_node_modules()
     games = list(view_vectors(seed, GAMES))
     assert sorted(g["seats"] for g in games) == [2, 3, 4]
-    path = tmp_path / "views.jsonl"
-    write(path, games)
-    code, out = node_differs(path)
+    code, out = node_on(tmp_path / "views.jsonl", games)
     assert code == 0, f"seed {seed}: {out}"
-    assert checked(out) == sum(len(v["payloads"]) for g in games for v in g["views"]) > 300
+    assert checked(out) == payloads(games) > 300, f"seed {seed}: {out[-2000:]}"
 
 
 def test_node_renders_every_viewers_huaniao_view_of_random_games_as_the_server(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -60,11 +69,9 @@ def test_node_renders_every_viewers_huaniao_view_of_random_games_as_the_server(t
     print(f"view vectors seed {seed} (VIEW_SEED={seed} to repeat)")
     ensure_node_modules()
     games = list(view_vectors(seed, HUANIAO_GAMES, "huaniao"))
-    path = tmp_path / "views.jsonl"
-    write(path, games)
-    code, out = node_differs(path)
+    code, out = node_on(tmp_path / "views.jsonl", games)
     assert code == 0, f"seed {seed}: {out}"
-    assert checked(out) == sum(len(v["payloads"]) for g in games for v in g["views"]) > 300
+    assert checked(out) == payloads(games) > 300, f"seed {seed}: {out[-2000:]}"
 
 
 def test_node_renders_views_through_reports_penalties_appeals_and_retractions(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -81,11 +88,9 @@ def test_node_renders_views_through_reports_penalties_appeals_and_retractions(tm
     games = [*justice_view_vectors(seed, 3, "huaniao"), *justice_view_vectors(seed, 2, "zipai")]
     facts = {json.loads(x)["fact"]["type"] for g in games for x in g["lines"]}
     assert "ViolationReported" in facts, f"seed {seed}: no report"
-    path = tmp_path / "justice.jsonl"
-    write(path, games)
-    code, out = node_differs(path)
+    code, out = node_on(tmp_path / "justice.jsonl", games)
     assert code == 0, f"seed {seed}: {out}"
-    assert checked(out) == sum(len(v["payloads"]) for g in games for v in g["views"])
+    assert checked(out) == payloads(games), f"seed {seed}: {out[-2000:]}"
 
 
 def test_node_renders_the_corpus_games_views_justice_and_a_redeal(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -108,9 +113,7 @@ def test_node_renders_the_corpus_games_views_justice_and_a_redeal(tmp_path) -> N
     assert any(v.HasField("case_deadline") for v in views), "an open case's deadline"
     assert any(v.redeal_commitment for v in views), "a redeal being drawn"
     assert any(v.HasField("abandon_deadline") for v in views) and any(v.void for v in views)
-    path = tmp_path / "corpus.jsonl"
-    write(path, games)
-    code, out = node_differs(path)
+    code, out = node_on(tmp_path / "corpus.jsonl", games)
     assert code == 0, out
     assert checked(out) == len(views)
 
@@ -126,9 +129,7 @@ def test_a_view_one_field_off_is_caught(tmp_path) -> None:  # type: ignore[no-un
     payload = pb.ReceiptPayload.FromString(base64.b64decode(v["payloads"][0]))
     payload.view.zipai.seats[0].hand_size += 1
     v["payloads"][0] = base64.b64encode(payload.SerializeToString(deterministic=True)).decode()
-    path = tmp_path / "views.jsonl"
-    write(path, [game])
-    code, out = node_differs(path)
+    code, out = node_on(tmp_path / "views.jsonl", [game])
     assert code == 1 and f"version {v['version']} viewer 0" in out, out
     assert "view.zipai.seats[0].hand_size" in out and ", 1 differ" in out
     assert json.loads(json.dumps(game))  # (the vector stays one JSON line)

@@ -132,6 +132,14 @@ function windowClosed(state, s, phase, turn) {
   return withSeat(state, s, { shown: null, claims: [], pending: [], prompt: null, bao_round: BAO_DONE, phase, turn });
 }
 
+/** A 碰 or 招: the seat's own cards and the card it took make one meld of `kind`. */
+function tookToMeld(state, e, kind, group, discards) {
+  const got = ids(e.cards);
+  const meld = { kind, group, cards: [...got, e.card.id], taken: e.card.id, from_seat: e.from_seat };
+  const s = state.seats[e.seat];
+  return afterTake(state, { ...s, hand: without(s.hand, got), melds: [...s.melds, meld] }, discards);
+}
+
 function afterTake(state, s, discard) {
   const turn = discard ? s.seat : nextActive(state, s.seat);
   return windowClosed(state, s, discard ? 'DISCARD' : 'FLIP', turn);
@@ -236,20 +244,8 @@ const EVOLVE = {
     s = { ...s, hand: without(s.hand, used), melds: [...s.melds, ...melds] };
     return afterTake(state, s, true);
   },
-  Penged(state, e) {
-    let s = state.seats[e.seat];
-    const got = ids(e.cards);
-    const meld = { kind: 'PENG', group: 'TRIPLE', cards: [...got, e.card.id], taken: e.card.id, from_seat: e.from_seat };
-    s = { ...s, hand: without(s.hand, got), melds: [...s.melds, meld] };
-    return afterTake(state, s, true);
-  },
-  Zhaoed(state, e) {
-    let s = state.seats[e.seat];
-    const got = ids(e.cards);
-    const meld = { kind: 'ZHAO', group: 'FOUR', cards: [...got, e.card.id], taken: e.card.id, from_seat: e.from_seat };
-    s = { ...s, hand: without(s.hand, got), melds: [...s.melds, meld] };
-    return afterTake(state, s, e.discard_required);
-  },
+  Penged: (state, e) => tookToMeld(state, e, 'PENG', 'TRIPLE', true),
+  Zhaoed: (state, e) => tookToMeld(state, e, 'ZHAO', 'FOUR', e.discard_required),
   NobodyClaimed(state, e) {
     let s = state.seats[e.seat];
     const counted = e.flipped && state.options.own_flip_is_played;
