@@ -77,9 +77,7 @@ def long_server(
         yield proc, game_id, arbiter
 
 
-def idle_streams_cost(
-    proc: ServerProcess, open_one: Callable[..., Any]
-) -> float:
+def idle_streams_cost(proc: ServerProcess, open_one: Callable[..., Any]) -> float:
     """Bytes of server memory per stream, for STREAMS streams that never read, each on its
     own connection (so no shared flow-control window limits what they could take)."""
     pid = proc.proc.pid  # type: ignore[union-attr]
