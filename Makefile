@@ -99,8 +99,9 @@ lint: gen ## ruff and mypy
 # Test workers: one per core. The suite is CPU-bound: with two workers the cores were 15%
 # idle, with three 3%, and the suite took the same time (17 min 30 s and 17 min 24 s of
 # pytest on two cores, 2026-12-07, morning), so a third worker only adds contention to timed
-# waits. The same day's evening runs, two workers: 14 min 46 s and 15 min 13 s (server start,
-# the bench smoke, the page checks and 川南字牌's self-play made cheaper).
+# waits. Measured per test (its worker's CPU and its reaped children's), a quarter of the
+# workers' time was waiting; the background run below fills it (the cores 0% idle): 16 min
+# 56 s of pytest before, 14 min 41 s after (the two runs 14:00 and 14:41), 2026-12-07.
 TEST_WORKERS ?= 2
 
 # Two pytest runs side by side: the tests marked ``background`` (in-process, untimed,
