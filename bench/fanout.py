@@ -43,6 +43,7 @@ PER_GAME = 10
 STREAMS_PER_CHANNEL = 100
 SUBSCRIBE = "/bench.Fanout/Subscribe"
 PUBLISH = "/bench.Fanout/Publish"
+ECHO = "/bench.Fanout/Echo"  # a bidi stream that answers each message (bench/profile/floors.py)
 
 
 def _identity(b: bytes) -> bytes:
@@ -71,9 +72,18 @@ async def _serve_baseline(port_file: Path) -> None:
             q.put_nowait(payload)
         return b""
 
+    async def echo(
+        requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[bytes]:
+        async for request in requests:
+            yield request
+
     handler = grpc.method_handlers_generic_handler(
         "bench.Fanout",
         {
+            "Echo": grpc.stream_stream_rpc_method_handler(
+                echo, request_deserializer=_identity, response_serializer=_identity
+            ),
             "Subscribe": grpc.unary_stream_rpc_method_handler(
                 subscribe, request_deserializer=_identity, response_serializer=_identity
             ),

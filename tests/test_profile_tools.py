@@ -173,6 +173,7 @@ def test_floors_measures_every_kind_of_call_against_the_noop() -> None:
         "Watch, whole history",
         "raw grpc.aio: no-op",
         "raw grpc.aio: a stream's first message",
+        "raw grpc.aio: a message and its answer on an open bidi stream",
     }, out
     assert float(rows["no-op"]) == 1.0 and float(rows["raw grpc.aio: no-op"]) == 1.0, out
     # every call did something measurable; a stream's whole history is several messages with

@@ -16,8 +16,10 @@ no-op health Check measured in the same round:
   last move but one, read until that move's message arrives, then cancelled.
 * ``Watch, whole history``: the same from version 0: a fresh game's whole opening.
 * ``raw grpc.aio ...``: the baseline of bench P2 (bench/fanout.py), a bare grpc.aio server in
-  a process of its own: its health Check, and a server stream read for its first message and
-  cancelled, in no-op RPCs of that server. What a stream costs gRPC itself.
+  a process of its own: its health Check, a server stream read for its first message and
+  cancelled, and a message sent on an open bidi stream and its answer read, in no-op RPCs
+  of that server. What a stream costs gRPC itself, and what a call would cost as a message
+  on a stream already open (issue 38: a Play is a unary call).
 
 A stream-driven move (bench P1) is one Play, about one stream message to the other seat,
 and its share of the Watch opens (two a game); this tool says how much of the target of 4
@@ -33,6 +35,7 @@ import asyncio
 import statistics
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -40,7 +43,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from bench.api import open_games
 from bench.common import SERVER_FLAGS
 from bench.cpu import CpuMeter
-from bench.fanout import SUBSCRIBE, _identity, baseline_server
+from bench.fanout import ECHO, SUBSCRIBE, _identity, baseline_server
 from clients.python.client import TOKEN_HEADER
 from clients.python.serverproc import ServerProcess
 from tabletop.v1 import tabletop_pb2 as pb
@@ -119,7 +122,24 @@ def raw_kinds(channel: grpc.aio.Channel) -> dict[str, Callable[[Game], Awaitable
         call.cancel()
         return 1
 
-    return {"raw grpc.aio: no-op": noop, "raw grpc.aio: a stream's first message": stream}
+    echo = channel.stream_stream(
+        ECHO, request_serializer=_identity, response_deserializer=_identity
+    )
+    echoes: dict[str, Any] = {}  # each caller's bidi stream, opened by its first message
+
+    async def message(game: Game) -> int:
+        call = echoes.get(game[0])
+        if call is None:
+            call = echoes[game[0]] = echo()
+        await call.write(b"x" * 100)
+        await call.read()
+        return 1
+
+    return {
+        "raw grpc.aio: no-op": noop,
+        "raw grpc.aio: a stream's first message": stream,
+        "raw grpc.aio: a message and its answer on an open bidi stream": message,
+    }
 
 
 async def window(
