@@ -101,7 +101,8 @@ lint: gen ## ruff and mypy
 # pytest on two cores, 2026-12-07, morning), so a third worker only adds contention to timed
 # waits. Measured per test (its worker's CPU and its reaped children's), a quarter of the
 # workers' time was waiting; the background run below fills it (the cores 0% idle): 16 min
-# 56 s of pytest before, 14 min 41 s after (the two runs 14:00 and 14:41), 2026-12-07.
+# 56 s of pytest before, 14:41, 14:36 and 14:12 after on a quiet machine, and `make test`
+# from a clean clone (venv, npm ci and all) 15 min 22 s, 2026-12-07.
 TEST_WORKERS ?= 2
 
 # Two pytest runs side by side: the tests marked ``background`` (in-process, untimed,
