@@ -35,6 +35,15 @@ from server.wire.stored import StoredEvent
 PREPARED_DEALS_SETTING = "--allow-prepared-deals (TABLETOP_ALLOW_PREPARED_DEALS)"
 
 
+def new_token() -> str:
+    """A random seat or arbiter token (192 bits) that never starts with "-": a command line
+    reads ``--token -x...`` as two options (argparse, Node's parseArgs), so one token in 64
+    could not be given as ``--token T``."""
+    while (token := secrets.token_urlsafe(24)).startswith("-"):
+        pass
+    return token
+
+
 @dataclass(frozen=True)
 class MatchPlan:
     """A match asked for at CreateGame: its length, how it moves on, and its id."""
@@ -134,7 +143,7 @@ class Seats:
         key = idempotency.parse(request_id)
         game_id, arbiter_token, cause = (
             uuid.uuid4(),
-            secrets.token_urlsafe(24),
+            new_token(),
             tables.cause("create"),
         )
         match_id = str(match.match_id) if match is not None else ""
@@ -284,7 +293,7 @@ class Seats:
         if public_key and not tables.is_seat_key(public_key):
             raise MalformedCommand("seat_public_key", "an Ed25519 public key: 32 bytes")
         if key is None:
-            token = secrets.token_urlsafe(24)
+            token = new_token()
         else:
             token = idempotency.token(key, "seat", gid, seat)
             content = {"game_id": str(gid), "seat": seat, "player_name": player_name,

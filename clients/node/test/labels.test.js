@@ -98,7 +98,7 @@ test('bin/bot.js --verbose prints each move by its label', async () => {
 test('bin/watch.js --moves lists the seat\'s moves by label when it is its turn', withClient(async (client) => {
   const { gameId, seats } = await seatedGame(client, { start: false });
   const child = spawn(process.execPath, [
-    path.join(BIN, 'watch.js'), gameId, '--target', target(), '--token', seats[1].token, '--moves',
+    path.join(BIN, 'watch.js'), gameId, '--target', target(), `--token=${seats[1].token}`, '--moves',
   ]);
   let out = '';
   child.stdout.on('data', (d) => { out += d; });
