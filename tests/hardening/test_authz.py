@@ -33,7 +33,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from clients.python.client import TOKEN_HEADER, TableClient
 from clients.python.serverproc import ServerProcess
 from server.usecases import games as service_module
-from server.usecases.seats import Seats
+from server.usecases.seats import Seats, new_token
 from server.wire import seatsig
 from tabletop.v1 import tabletop_pb2 as pb
 from tabletop.v1 import tabletop_pb2_grpc as pb_grpc
@@ -406,11 +406,13 @@ def test_joining_a_free_seat_needs_no_token_and_a_token_grants_none(proc: Server
 
 
 def test_tokens_are_unguessable_and_never_stored(proc: ServerProcess) -> None:
-    """Tokens come from ``secrets.token_urlsafe(24)``: 192 random bits, 32 url-safe
-    characters, all distinct; the store holds only their SHA-256."""
+    """Tokens come from ``secrets.token_urlsafe(24)`` (through ``new_token``, which draws
+    again a token that would start with "-"): 192 random bits, 32 url-safe characters, all
+    distinct; the store holds only their SHA-256."""
     src = inspect.getsource(Seats.create_game)
     src += inspect.getsource(Seats.join_game)
-    assert src.count("secrets.token_urlsafe(24)") == 2, "tokens must come from secrets"
+    assert src.count("new_token()") == 2, "tokens must come from new_token"
+    assert "secrets.token_urlsafe(24)" in inspect.getsource(new_token), "... and from secrets"
     tokens: list[str] = []
     with TableClient(proc.target) as client:
         for seed in range(20):
