@@ -500,11 +500,9 @@ def _batched_messages(
 
 def lean_events(kind: str, stored: list[StoredEvent], viewer: Viewer) -> list[pb.GameEvent]:
     """Events as sent with receipts of format 3: without their chain hashes (the receipt
-    carries the head at its last version)."""
-    out = render.events_proto(kind, stored, viewer)
-    for event in out:
-        event.ClearField("hash")
-    return out
+    carries the head at its last version). Shared with the event's other viewers who see
+    it alike (``render.lean_event_proto``): not to be changed."""
+    return [render.lean_event_proto(kind, e, viewer) for e in stored]
 
 
 class StreamReceipts:

@@ -85,12 +85,33 @@ def event_proto(
     return msg
 
 
-def _event_proto(kind: str, stored: StoredEvent, fact: Any, complete: bool) -> pb.GameEvent:
+def lean_event_proto(kind: str, stored: StoredEvent, viewer: Viewer) -> pb.GameEvent:
+    """One event as ``viewer`` may see it, without its chain hash (as sent with receipts of
+    format 3), rendered once per form it takes: kept on ``stored`` by the redacted fact
+    (the stored fact itself by identity), so the viewers of a move who see its event alike
+    (every seat's stream and the mover's reply) share one message. Callers must not change
+    it."""
+    fact = tables.redact(kind, stored.fact, viewer)
+    memo = stored.rendered
+    key: Any = id(fact) if fact is stored.fact else fact  # (stored keeps its own fact alive)
+    try:
+        hit = memo.get(key)
+    except TypeError:  # a redacted copy with a list or dict in it: not kept
+        return _event_proto(kind, stored, fact, False, lean=True)
+    if hit is None:
+        hit = memo[key] = _event_proto(kind, stored, fact, False, lean=True)
+    return hit
+
+
+def _event_proto(
+    kind: str, stored: StoredEvent, fact: Any, complete: bool, lean: bool = False
+) -> pb.GameEvent:
     fields: dict[str, Any] = {
         "version": stored.version,
         "text": tables.describe(kind, fact),
-        "hash": stored.hash,
     }
+    if not lean:
+        fields["hash"] = stored.hash
     if stored.recorded_at is not None:  # None: an exported record (it keeps no time)
         fields["recorded_at"] = _timestamp(stored.recorded_at)
     if complete and stored.stored is not None:

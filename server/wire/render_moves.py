@@ -213,8 +213,12 @@ def _hand_of(kind: str, game: Any, seat: int) -> tuple[int, ...] | None:
     return None
 
 
+# every card id's face name, looked up by index: a turn's labels ask for them by the hundred
+_HUANIAO_FACES = tuple(huaniao_cards.NAME[kind] for kind in huaniao_cards.KIND_OF)
+
+
 def _huaniao_face(card_id: int) -> str:
-    return huaniao_cards.NAME[huaniao_cards.KIND_OF[card_id]]
+    return _HUANIAO_FACES[card_id]
 
 
 def _zipai_face(card_id: int) -> str:
@@ -230,10 +234,13 @@ def _which_of_a_face(ids: tuple[int, ...], by_face: dict[str, list[int]], face: 
     first of them (counted from the lowest id, the ones a menu that lists a face once names):
     ``（六第2张）``, ``（鸟第1、3张）``; "" when the faces say it all. Two moves of the same
     faces then never read alike."""
+    used_of: dict[str, list[int]] = {}  # the move's ids of each face, faces in move order
+    for i in ids:
+        used_of.setdefault(face(i), []).append(i)
     parts = []
-    for name in dict.fromkeys(face(i) for i in ids):
+    for name, used in used_of.items():
         held = by_face.get(name, [])
-        used = sorted(i for i in ids if face(i) == name)
+        used.sort()
         if used != held[: len(used)] and all(i in held for i in used):
             positions = sorted(held.index(i) + 1 for i in used)
             parts.append(f"{name}第{'、'.join(map(str, positions))}张")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -29,6 +29,10 @@ class StoredEvent:
     stored: dict[str, Any] | None = None  # the fact's stored JSON form (audit, export)
     cause: dict[str, Any] | None = None  # the command behind a move's first fact
     seal: dict[str, Any] | None = None  # on a move's last event: the server's signature
+    # the event as sent (server/wire/render.py ``lean_event_proto``), by what a viewer may see
+    # of it: a move's event reaches every seat's stream and the mover's reply, and the
+    # viewers who see it alike share one rendering. Not part of the event's value.
+    rendered: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
