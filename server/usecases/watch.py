@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -25,6 +26,12 @@ from server.wire.stored import Snapshot, StoredEvent, seen_at
 
 NEXT_HAND_POLL = 1.0  # seconds between a following watcher's looks at another replica's match
 STREAM_PAGE = 100  # events a Watch or Replay reads from the store at a time
+# Pages read lately, by exact range: a game's seats open their streams together and read the
+# same first page (versions never change once stored, so a kept page is never stale). Kept
+# pages share their StoredEvents, so what those render to is shared too (render.py,
+# lean_event_proto). Bounded by pages and by events.
+PAGES_KEPT = 64
+PAGE_KEPT_EVENTS = 32  # a longer page is not kept (a game's first page holds about 10)
 
 
 @dataclass(frozen=True)
@@ -79,6 +86,9 @@ class Watch:
         whose last writer died moves it on)."""
         self.games = games
         self.hand_ended = hand_ended
+        self._pages_kept: OrderedDict[tuple[uuid.UUID, int, int | None, int], list[StoredEvent]] = (
+            OrderedDict()
+        )
 
     async def snapshot(
         self, game_id: str, viewer: Viewer, version: int | None, with_match: bool = False
@@ -182,9 +192,7 @@ class Watch:
         with the last whole move in it (its sealed last event), so a batched stream sends a
         move as one message with its receipt here too; the rest of it starts the next page."""
         while last is None or after < last:
-            page = await asyncio.to_thread(
-                self.games.store.stored_events, gid, after, last, STREAM_PAGE
-            )
+            page = await self._page(gid, after, last)
             if not page:
                 return
             full = len(page) == STREAM_PAGE
@@ -194,6 +202,32 @@ class Watch:
             if not full:
                 return
             after = page[-1].version
+
+    async def _page(self, gid: uuid.UUID, after: int, last: int | None) -> list[StoredEvent]:
+        """The stored events after ``after`` up to ``last`` (at most ``STREAM_PAGE``): a
+        short bounded range is kept (``PAGES_KEPT``) when the store held all of it."""
+        key = (gid, after, last, STREAM_PAGE)
+        kept = self._pages_kept.get(key)
+        if kept is not None:
+            self._pages_kept.move_to_end(key)
+            return kept
+        page = await asyncio.to_thread(
+            self.games.store.stored_events, gid, after, last, STREAM_PAGE
+        )
+        # a range up to a known version (``last``), read whole, never changes: every version
+        # from after + 1 up to ``last`` or to the page's size (never an open end)
+        whole = (
+            last is not None
+            and 0 < len(page) <= PAGE_KEPT_EVENTS
+            and page[0].version == after + 1
+            and page[-1].version == after + len(page)
+            and (page[-1].version == last or len(page) == STREAM_PAGE)
+        )
+        if whole:
+            self._pages_kept[key] = page
+            while len(self._pages_kept) > PAGES_KEPT:
+                self._pages_kept.popitem(last=False)
+        return page
 
     async def history(
         self, game_id: str, viewer: Viewer, after: int, limit: int

@@ -113,8 +113,54 @@ def test_a_resumed_watch_reads_its_pages_in_one_query_each() -> None:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(watch, "STREAM_PAGE", 7)
+        patch.setattr(watch, "PAGES_KEPT", 0)  # every page read (the next test keeps them)
         pages, queries = asyncio.run(run())
     assert pages[0] == pages[1] > 1, (pages, seed)  # several pages, the same each time
     # the first resumed stream learns the kind (one query more); the second needs none
     assert queries[0] == queries[1] + 1, (queries, seed)
     assert queries[1] in (pages[1], pages[1] + 1), (queries, pages, seed)  # + a last empty read
+
+
+@pytest.mark.parametrize("kept_events", [7, 6])
+def test_the_seats_opening_together_share_one_read_of_the_first_page(kept_events: int) -> None:
+    """A game's seats open their streams together and ask for the same first page: the
+    store is read once (a stored range never changes) and every seat gets the same events;
+    a page longer than PAGE_KEPT_EVENTS is not kept (read again every time)."""
+    seed = random.randrange(1 << 30)
+
+    async def run() -> tuple[list[int], list[list[int]], list[int]]:
+        ts = in_memory_server()
+        try:
+            gid = await play_random(ts, "zipai", _short_options("zipai"), 3, seed)
+            reads: list[int] = []
+            real = ts.games.store.stored_events
+
+            def counted(*args: object) -> object:
+                reads.append(1)
+                return real(*args)  # type: ignore[arg-type]
+
+            ts.games.store.stored_events = counted  # type: ignore[method-assign]
+            first = sorted(ts.watch._pages_kept)  # (none yet: nothing was watched)
+            seen = []
+            per_seat = []
+            for seat in (0, 1, 2, 0):
+                before = len(reads)
+                got = [e async for e, _, _ in ts.watch.watch(gid, Viewer.of_seat(seat), 0)]
+                seen.append([e.version for page in got for e in page])
+                per_seat.append(len(reads) - before)
+            return first, seen, per_seat
+        finally:
+            ts.games.close()
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(watch, "STREAM_PAGE", 7)
+        patch.setattr(watch, "PAGE_KEPT_EVENTS", kept_events)
+        kept_before, seen, reads = asyncio.run(run())
+    assert kept_before == [], seed
+    assert seen[0] == seen[1] == seen[2] == seen[3] and len(seen[0]) > 7, seed
+    # the first stream reads every page; the others read only the pages not kept: none of
+    # a finished game's pages is open-ended, so the later streams read nothing at all
+    if kept_events == 7:
+        assert reads[0] > 1 and reads[1] == reads[2] == reads[3] == 0, (reads, seed)
+    else:  # pages of 7 events are too long to keep; the last one (shorter) is kept
+        assert reads[0] > 2 and reads[1] == reads[2] == reads[3] in (reads[0], reads[0] - 1)
