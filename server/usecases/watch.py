@@ -26,12 +26,13 @@ from server.wire.stored import Snapshot, StoredEvent, seen_at
 
 NEXT_HAND_POLL = 1.0  # seconds between a following watcher's looks at another replica's match
 STREAM_PAGE = 100  # events a Watch or Replay reads from the store at a time
-# Pages read lately, by exact range: a game's seats open their streams together and read the
-# same first page (versions never change once stored, so a kept page is never stale). Kept
-# pages share their StoredEvents, so what those render to is shared too (render.py,
-# lean_event_proto). Bounded by pages and by events.
-PAGES_KEPT = 64
-PAGE_KEPT_EVENTS = 32  # a longer page is not kept (a game's first page holds about 10)
+# A young game's first events, kept: its seats open their streams together (a seat may move
+# before the last one opens) and each reads the game from the start. Versions never change
+# once stored, so what is kept is never stale; the seats' streams share the StoredEvents, so
+# what those render to is shared too (render.py, lean_event_proto). Bounded by games and by
+# events a game.
+PREFIX_GAMES = 64
+PREFIX_EVENTS = 32
 
 
 @dataclass(frozen=True)
@@ -86,9 +87,7 @@ class Watch:
         whose last writer died moves it on)."""
         self.games = games
         self.hand_ended = hand_ended
-        self._pages_kept: OrderedDict[tuple[uuid.UUID, int, int | None, int], list[StoredEvent]] = (
-            OrderedDict()
-        )
+        self._prefixes: OrderedDict[uuid.UUID, list[StoredEvent]] = OrderedDict()
 
     async def snapshot(
         self, game_id: str, viewer: Viewer, version: int | None, with_match: bool = False
@@ -204,30 +203,31 @@ class Watch:
             after = page[-1].version
 
     async def _page(self, gid: uuid.UUID, after: int, last: int | None) -> list[StoredEvent]:
-        """The stored events after ``after`` up to ``last`` (at most ``STREAM_PAGE``): a
-        short bounded range is kept (``PAGES_KEPT``) when the store held all of it."""
-        key = (gid, after, last, STREAM_PAGE)
-        kept = self._pages_kept.get(key)
-        if kept is not None:
-            self._pages_kept.move_to_end(key)
-            return kept
-        page = await asyncio.to_thread(
+        """The stored events after ``after`` up to ``last`` (at most ``STREAM_PAGE``); a
+        young game's (``last`` within its first ``PREFIX_EVENTS``) from what is kept of it."""
+        if last is None or last > PREFIX_EVENTS:
+            return await self._read(gid, after, last)
+        prefix = self._prefixes.pop(gid, [])  # versions 1..len(prefix)
+        end = min(last, after + STREAM_PAGE)
+        while len(prefix) < end:
+            more = await self._read(gid, len(prefix), last)
+            if not more or more[0].version != len(prefix) + 1:
+                break  # (a gap: not kept beyond it)
+            if more[-1].version != len(prefix) + len(more):
+                break
+            prefix = prefix + more
+        if prefix:
+            self._prefixes[gid] = prefix
+            while len(self._prefixes) > PREFIX_GAMES:
+                self._prefixes.popitem(last=False)
+        if len(prefix) < end:
+            return await self._read(gid, after, last)
+        return prefix[after:end]
+
+    async def _read(self, gid: uuid.UUID, after: int, last: int | None) -> list[StoredEvent]:
+        return await asyncio.to_thread(
             self.games.store.stored_events, gid, after, last, STREAM_PAGE
         )
-        # a range up to a known version (``last``), read whole, never changes: every version
-        # from after + 1 up to ``last`` or to the page's size (never an open end)
-        whole = (
-            last is not None
-            and 0 < len(page) <= PAGE_KEPT_EVENTS
-            and page[0].version == after + 1
-            and page[-1].version == after + len(page)
-            and (page[-1].version == last or len(page) == STREAM_PAGE)
-        )
-        if whole:
-            self._pages_kept[key] = page
-            while len(self._pages_kept) > PAGES_KEPT:
-                self._pages_kept.popitem(last=False)
-        return page
 
     async def history(
         self, game_id: str, viewer: Viewer, after: int, limit: int

@@ -113,7 +113,7 @@ def test_a_resumed_watch_reads_its_pages_in_one_query_each() -> None:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(watch, "STREAM_PAGE", 7)
-        patch.setattr(watch, "PAGES_KEPT", 0)  # every page read (the next test keeps them)
+        patch.setattr(watch, "PREFIX_EVENTS", 0)  # every page read (the next tests keep some)
         pages, queries = asyncio.run(run())
     assert pages[0] == pages[1] > 1, (pages, seed)  # several pages, the same each time
     # the first resumed stream learns the kind (one query more); the second needs none
@@ -121,46 +121,77 @@ def test_a_resumed_watch_reads_its_pages_in_one_query_each() -> None:
     assert queries[1] in (pages[1], pages[1] + 1), (queries, pages, seed)  # + a last empty read
 
 
-@pytest.mark.parametrize("kept_events", [7, 6])
-def test_the_seats_opening_together_share_one_read_of_the_first_page(kept_events: int) -> None:
-    """A game's seats open their streams together and ask for the same first page: the
-    store is read once (a stored range never changes) and every seat gets the same events;
-    a page longer than PAGE_KEPT_EVENTS is not kept (read again every time)."""
+def _counted_reads(ts: object) -> list[tuple[int, int | None]]:
+    """The store's page reads from now on, as (after, last)."""
+    reads: list[tuple[int, int | None]] = []
+    store = ts.games.store  # type: ignore[attr-defined]
+    real = store.stored_events
+
+    def counted(gid: object, after: int, last: int | None, limit: int) -> object:
+        reads.append((after, last))
+        return real(gid, after, last, limit)
+
+    store.stored_events = counted
+    return reads
+
+
+@pytest.mark.parametrize("prefix_events", [10_000, 0])
+def test_the_seats_opening_together_share_one_read_of_a_young_game(prefix_events: int) -> None:
+    """A game's seats open their streams together and read it from the start: the store is
+    read once (a stored range never changes) and every seat gets the same events. With
+    nothing kept (PREFIX_EVENTS 0: a game past its first events) every stream reads."""
     seed = random.randrange(1 << 30)
 
-    async def run() -> tuple[list[int], list[list[int]], list[int]]:
+    async def run() -> tuple[list[list[int]], list[int]]:
         ts = in_memory_server()
         try:
             gid = await play_random(ts, "zipai", _short_options("zipai"), 3, seed)
-            reads: list[int] = []
-            real = ts.games.store.stored_events
-
-            def counted(*args: object) -> object:
-                reads.append(1)
-                return real(*args)  # type: ignore[arg-type]
-
-            ts.games.store.stored_events = counted  # type: ignore[method-assign]
-            first = sorted(ts.watch._pages_kept)  # (none yet: nothing was watched)
-            seen = []
-            per_seat = []
+            reads = _counted_reads(ts)
+            seen, per_seat = [], []
             for seat in (0, 1, 2, 0):
                 before = len(reads)
                 got = [e async for e, _, _ in ts.watch.watch(gid, Viewer.of_seat(seat), 0)]
                 seen.append([e.version for page in got for e in page])
                 per_seat.append(len(reads) - before)
-            return first, seen, per_seat
+            return seen, per_seat
         finally:
             ts.games.close()
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(watch, "STREAM_PAGE", 7)
-        patch.setattr(watch, "PAGE_KEPT_EVENTS", kept_events)
-        kept_before, seen, reads = asyncio.run(run())
-    assert kept_before == [], seed
+        patch.setattr(watch, "PREFIX_EVENTS", prefix_events)
+        seen, reads = asyncio.run(run())
     assert seen[0] == seen[1] == seen[2] == seen[3] and len(seen[0]) > 7, seed
-    # the first stream reads every page; the others read only the pages not kept: none of
-    # a finished game's pages is open-ended, so the later streams read nothing at all
-    if kept_events == 7:
+    assert seen[0] == list(range(1, len(seen[0]) + 1)), seed
+    if prefix_events:
         assert reads[0] > 1 and reads[1] == reads[2] == reads[3] == 0, (reads, seed)
-    else:  # pages of 7 events are too long to keep; the last one (shorter) is kept
-        assert reads[0] > 2 and reads[1] == reads[2] == reads[3] in (reads[0], reads[0] - 1)
+    else:
+        assert reads[0] == reads[1] == reads[2] == reads[3] > 1, (reads, seed)
+
+
+def test_a_later_stream_of_a_young_game_reads_only_what_came_since() -> None:
+    """A seat that opens after another seat moved reads the new events alone; a page asked
+    for within what is kept is served without a read, and what is served is what the store
+    holds at those versions."""
+    seed = random.randrange(1 << 30)
+
+    async def run() -> None:
+        ts = in_memory_server()
+        try:
+            game = await play_random(ts, "zipai", _short_options("zipai"), 3, seed)
+            gid = ts.games.parse_id(game)
+            page = ts.watch._page
+            direct = ts.games.store.stored_events(gid, 0, 20, 100)
+            reads = _counted_reads(ts)
+            assert [e.version for e in await page(gid, 0, 8)] == list(range(1, 9))
+            assert reads == [(0, 8)], seed
+            assert [e.version for e in await page(gid, 0, 12)] == list(range(1, 13))
+            assert reads[1:] == [(8, 12)], (reads, seed)  # only what came since
+            assert await page(gid, 3, 10) == direct[3:10]  # kept, and as stored
+            assert len(reads) == 2, seed
+            assert [e.version for e in await page(gid, 0, 40)] == list(range(1, 41))
+            assert reads[2:] == [(0, 40)], (reads, seed)  # past PREFIX_EVENTS: as before
+        finally:
+            ts.games.close()
+
+    asyncio.run(run())
