@@ -90,6 +90,21 @@ def test_a_keyed_join_must_be_signed_by_the_key_it_sends(client: TableClient) ->
     assert bytes(seat.view().seats[0].public_key) == seatsig.public_bytes(key)
 
 
+def test_a_small_order_key_takes_no_seat(client: TableClient) -> None:
+    """The identity point as a seat key, with the signature (R the identity, S 0) that a
+    lenient Ed25519 check accepts for every message under it: whoever held it could sign
+    anything in the seat's name. The join is refused and nothing is appended."""
+    game_id = client.create_game(huaniao_options(), 4, seed=1).game_id
+    identity = bytes([1]) + bytes(31)
+    request = pb.JoinGameRequest(game_id=game_id, seat=0, seat_public_key=identity)
+    signed = seatsig.sign(new_seat_key(), game_id, "JoinGame", 0, "", request)
+    signed.signature = identity + bytes(32)  # the forgery, over the well-formed command
+    request.seat_signature.CopyFrom(signed)
+    err = _refused(lambda: client.stub.JoinGame(request), grpc.StatusCode.PERMISSION_DENIED)
+    assert _reason(err) == "SEAT_SIGNATURE_INVALID"
+    assert _version(client, game_id) == 1
+
+
 def test_a_keyed_seats_unsigned_or_forged_play_is_refused(client: TableClient) -> None:
     game_id, seats, _arbiter = seated_game(client, seed=3)
     mover = _to_move(client, game_id, seats)
