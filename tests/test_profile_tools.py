@@ -33,6 +33,7 @@ def run(*args: str) -> str:
         ("render_timing", "render_move"),
         ("stages", "µs per stage"),
         ("floors", "no-op RPCs"),
+        ("ab", "alternating rounds"),
     ],
 )
 def test_each_tool_explains_itself(tool: str, says: str) -> None:
@@ -182,3 +183,17 @@ def test_floors_measures_every_kind_of_call_against_the_noop() -> None:
     assert all(float(r) > 0 for r in rows.values()), out
     messages = dict(re.findall(r"^\| (Watch[^|]+?) \| [\d,]+ \| [\d.]+ \| ([\d.]+) \|", out, re.M))
     assert float(messages["Watch, 1 move"]) == 1.0 and float(messages["Watch, whole history"]) >= 1
+
+
+def test_ab_measures_two_checkouts_in_alternating_rounds() -> None:
+    """The same checkout twice: both servers play every round, and each round's ratio and
+    the medians are printed."""
+    out = run("bench.profile.ab", "--before", ".", "--after", ".", "--rounds", "2", "--games", "1")
+    rounds = re.findall(
+        r"^round (\d): before ([\d,]+) µs a move, after ([\d,]+), .* ([\d.]+)$", out, re.M
+    )
+    assert [r[0] for r in rounds] == ["0", "1"], out
+    assert all(int(b.replace(",", "")) > 0 and int(a.replace(",", "")) > 0 for _, b, a, _ in rounds)
+    assert re.search(
+        r"^medians: before [\d,]+ µs a move, after [\d,]+; after ÷ before [\d.]+ ", out, re.M
+    ), out

@@ -1,0 +1,89 @@
+"""Two versions of the server, one load: the server CPU a move of each, in alternating rounds.
+
+A change's effect on a move's CPU is a few percent, and a round on these shared cores swings
+by more (±15%), so the two versions are measured side by side: two server processes, each
+started from its own checkout (``--before DIR``, ``--after DIR``: a ``git worktree`` of each
+commit), on SQLite with the bench's flags, then rounds of the peer bench's own load
+(bench/peers/ours.py ``play_round``: seeded 4-seat keyed 花鸟风月 games on their own
+connections, ``--games`` a round, ``--at-once`` at a time) against each in turn, the order
+alternating. Per round: each server's CPU (``/proc``, all threads) over its moves, and their
+ratio; at the end the medians. Read the median of the ratios.
+
+Example: ``git worktree add --detach /tmp/before HEAD~1`` then
+``python -m bench.profile.ab --before /tmp/before --after . --rounds 8``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.common import SERVER_FLAGS
+from bench.cpu import cpu_seconds
+from bench.peers import ours
+from bench.profile import parser
+from clients.python.serverproc import is_serving
+
+
+def start(checkout: Path, flags: list[str]) -> tuple[subprocess.Popen[bytes], str]:
+    """The server of ``checkout`` (its own ``server`` package: the working directory comes
+    first on ``python -m``'s path), on a free port and a fresh data directory."""
+    data = Path(tempfile.mkdtemp(prefix="tabletop-ab-"))
+    port_file = data / "port"
+    cmd = [sys.executable, "-m", "server.startup.main", "--port", "0", "--store", "sqlite"]
+    cmd += ["--data-dir", str(data), "--port-file", str(port_file), *SERVER_FLAGS, *flags]
+    log = open(data / "server.log", "ab")  # noqa: SIM115 (the server's, while it runs)
+    proc = subprocess.Popen(cmd, cwd=checkout, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"the server of {checkout} exited: see {data / 'server.log'}")
+        text = port_file.read_text().strip() if port_file.exists() else ""
+        if text and is_serving(target := f"127.0.0.1:{int(text)}"):
+            return proc, target
+        time.sleep(0.05)
+    raise SystemExit(f"the server of {checkout} did not start")
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = parser("ab", __doc__)
+    p.add_argument("--before", type=Path, required=True, help="the checkout measured first")
+    p.add_argument("--after", type=Path, required=True, help="the checkout compared with it")
+    p.add_argument("--rounds", type=int, default=6)
+    p.add_argument("--games", type=int, default=24, help="games a round on each server")
+    p.add_argument("--at-once", type=int, default=8)
+    p.add_argument("--flags", default="", help="more server flags for both")
+    args = p.parse_args(argv)
+    flags = args.flags.split()
+    servers = [start(args.before.resolve(), flags), start(args.after.resolve(), flags)]
+    cpu: list[list[float]] = [[], []]
+    try:
+        for r in range(args.rounds):
+            for i in (0, 1) if r % 2 == 0 else (1, 0):
+                proc, target = servers[i]
+                began = cpu_seconds(proc.pid)
+                seed = 3800 + 1000 * r
+                tally = asyncio.run(ours.play_round(target, args.games, args.at_once, seed, True))
+                cpu[i].append((cpu_seconds(proc.pid) - began) / tally.moves * 1e6)
+            before, after = cpu[0][-1], cpu[1][-1]
+            print(f"round {r}: before {before:,.0f} µs a move, after {after:,.0f}, "
+                  f"after ÷ before {after / before:.3f}", flush=True)  # fmt: skip
+    finally:
+        for proc, _ in servers:
+            proc.terminate()
+            proc.wait(30)
+    ratios = [b / a for a, b in zip(*cpu, strict=True)]
+    print(
+        f"medians: before {statistics.median(cpu[0]):,.0f} µs a move, after "
+        f"{statistics.median(cpu[1]):,.0f}; after ÷ before {statistics.median(ratios):.3f} "
+        f"({min(ratios):.3f}–{max(ratios):.3f}) over {args.rounds} rounds"
+    )
+
+
+if __name__ == "__main__":
+    main()
