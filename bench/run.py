@@ -84,8 +84,8 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="replace only this run's sections in docs/benchmarks.md and keep the others",
     )
-    p.add_argument("--peers-rounds", type=int, help="peers: interleaved rounds (default 3)")
-    p.add_argument("--peers-games", type=int, help="peers: games a round on each server (24)")
+    p.add_argument("--peers-rounds", type=int, help="peers: interleaved rounds (default 5)")
+    p.add_argument("--peers-games", type=int, help="peers: games a round on each server (96)")
     p.add_argument("--peers-at-once", type=int, help="peers: games at a time (8)")
     args = p.parse_args(argv)
     common.SMOKE = args.smoke
