@@ -44,14 +44,13 @@ class Received:
             self.got.append((ended, msg.SerializeToString()))
 
 
-def watch_all(viewer: SeatClient, into: Received, final: list[int]) -> None:
-    """A viewer's Watch stream to the end; a message is 'after the end' once it belongs to
-    the game's final move (known when the main thread finishes)."""
-    replies = list(
+def watch_all(viewer: SeatClient, into: list[pb.WatchResponse]) -> None:
+    """A viewer's Watch stream to the end, kept in ``into`` (which messages belong to the
+    game's final move is known only once the main thread's last Play returns: a stream can
+    end before that, so the test sorts them after joining)."""
+    into.extend(
         viewer.stub.Watch(pb.WatchRequest(game_id=viewer.game_id), metadata=viewer.metadata)
     )
-    for reply in replies:
-        into.add(reply, ended=reply.event.version >= final[0])
 
 
 def forms(secret_hex: str, salt_hex: str) -> list[bytes]:
@@ -88,7 +87,11 @@ def test_the_secret_only_at_the_end_and_token_hashes_never(
     arbiter = client.as_viewer(gid, created.arbiter_token)
     viewers = [arbiter, client.as_viewer(gid), *players]
     final = [1 << 62]
-    streams = [threading.Thread(target=watch_all, args=(v, got, final)) for v in viewers]
+    watched: list[list[pb.WatchResponse]] = [[] for _ in viewers]
+    streams = [
+        threading.Thread(target=watch_all, args=(v, w))
+        for v, w in zip(viewers, watched, strict=True)
+    ]
     for t in streams:
         t.start()
     read_everything(viewers, gid, seats + 1, seats, got, rng)  # the reveal window is open
@@ -127,6 +130,9 @@ def test_the_secret_only_at_the_end_and_token_hashes_never(
         moves += 1
     for t in streams:
         t.join(timeout=120)
+    assert not any(t.is_alive() for t in streams), "a Watch did not end with the game"
+    for reply in (r for each in watched for r in each):
+        got.add(reply, ended=reply.event.version >= final[0])
     # The deal comes from the server's secret and every reveal, so the length is not ours to
     # choose: about one 花鸟风月 game in eight ends within five moves. read_everything ran
     # at move 0, mid-game, whatever the length.
