@@ -17,37 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import statistics
-import subprocess
-import sys
-import tempfile
-import time
+from contextlib import ExitStack
 from pathlib import Path
 
 from bench.common import SERVER_FLAGS
 from bench.cpu import cpu_seconds
 from bench.peers import ours
 from bench.profile import parser
-from clients.python.serverproc import is_serving
-
-
-def start(checkout: Path, flags: list[str]) -> tuple[subprocess.Popen[bytes], str]:
-    """The server of ``checkout`` (its own ``server`` package: the working directory comes
-    first on ``python -m``'s path), on a free port and a fresh data directory."""
-    data = Path(tempfile.mkdtemp(prefix="tabletop-ab-"))
-    port_file = data / "port"
-    cmd = [sys.executable, "-m", "server.startup.main", "--port", "0", "--store", "sqlite"]
-    cmd += ["--data-dir", str(data), "--port-file", str(port_file), *SERVER_FLAGS, *flags]
-    log = open(data / "server.log", "ab")  # noqa: SIM115 (the server's, while it runs)
-    proc = subprocess.Popen(cmd, cwd=checkout, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"the server of {checkout} exited: see {data / 'server.log'}")
-        text = port_file.read_text().strip() if port_file.exists() else ""
-        if text and is_serving(target := f"127.0.0.1:{int(text)}"):
-            return proc, target
-        time.sleep(0.05)
-    raise SystemExit(f"the server of {checkout} did not start")
+from clients.python.serverproc import ServerProcess
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -59,24 +36,26 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--at-once", type=int, default=8)
     p.add_argument("--flags", default="", help="more server flags for both")
     args = p.parse_args(argv)
-    flags = args.flags.split()
-    servers = [start(args.before.resolve(), flags), start(args.after.resolve(), flags)]
+    flags = [*SERVER_FLAGS, *args.flags.split()]
     cpu: list[list[float]] = [[], []]
-    try:
+    with ExitStack() as stack:
+        servers = [
+            stack.enter_context(ServerProcess(extra=flags, cwd=checkout.resolve()))
+            for checkout in (args.before, args.after)
+        ]
         for r in range(args.rounds):
             for i in (0, 1) if r % 2 == 0 else (1, 0):
-                proc, target = servers[i]
-                began = cpu_seconds(proc.pid)
+                server = servers[i]
+                assert server.proc is not None
+                began = cpu_seconds(server.proc.pid)
                 seed = 3800 + 1000 * r
-                tally = asyncio.run(ours.play_round(target, args.games, args.at_once, seed, True))
-                cpu[i].append((cpu_seconds(proc.pid) - began) / tally.moves * 1e6)
+                tally = asyncio.run(
+                    ours.play_round(server.target, args.games, args.at_once, seed, True)
+                )
+                cpu[i].append((cpu_seconds(server.proc.pid) - began) / tally.moves * 1e6)
             before, after = cpu[0][-1], cpu[1][-1]
             print(f"round {r}: before {before:,.0f} µs a move, after {after:,.0f}, "
                   f"after ÷ before {after / before:.3f}", flush=True)  # fmt: skip
-    finally:
-        for proc, _ in servers:
-            proc.terminate()
-            proc.wait(30)
     ratios = [b / a for a, b in zip(*cpu, strict=True)]
     print(
         f"medians: before {statistics.median(cpu[0]):,.0f} µs a move, after "

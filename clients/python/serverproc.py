@@ -63,12 +63,16 @@ class ServerProcess:
         store: str = "sqlite",
         extra: list[str] | None = None,
         env: dict[str, str] | None = None,
+        cwd: Path | None = None,
     ) -> None:
         self._tmp = None if data_dir else tempfile.TemporaryDirectory(prefix="tabletop-")
         self.data_dir = Path(data_dir or self._tmp.name)  # type: ignore[union-attr]
         self.store = store
         self.extra = extra or []
         self.env = env or {}  # added to this process's environment (e.g. POSTGRES_*)
+        # the working directory: ``python -m`` finds ``server`` there first, so another
+        # checkout's server runs (bench/profile/ab.py); None: this process's
+        self.cwd = cwd
         self.proc: subprocess.Popen[bytes] | None = None
         self.port = 0
         self.http_port: int | None = None  # the live viewer's, when started with --http-port
@@ -105,6 +109,7 @@ class ServerProcess:
             stdout=self.log,
             stderr=subprocess.STDOUT,
             env={**os.environ, **self.env},
+            cwd=self.cwd,
             close_fds=False,  # with no preexec_fn: posix_spawn, no fork (see _TRAMPOLINE)
         )
         deadline = time.monotonic() + timeout

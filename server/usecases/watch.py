@@ -211,10 +211,9 @@ class Watch:
         end = min(last, after + STREAM_PAGE)
         while len(prefix) < end:
             more = await self._read(gid, len(prefix), last)
-            if not more or more[0].version != len(prefix) + 1:
+            contiguous = bool(more) and more[-1].version == more[0].version + len(more) - 1
+            if not contiguous or more[0].version != len(prefix) + 1:
                 break  # (a gap: not kept beyond it)
-            if more[-1].version != len(prefix) + len(more):
-                break
             prefix = prefix + more
         if prefix:
             self._prefixes[gid] = prefix

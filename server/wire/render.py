@@ -56,6 +56,7 @@ def event_proto(
     viewer: Viewer,
     complete: bool = False,
     shared: Shared | None = None,
+    lean: bool = False,
 ) -> pb.GameEvent:
     """One event as ``viewer`` may see it. ``complete`` (GetHistory once the game has
     ended, for everyone) adds the stored form: before the end it would give away the
@@ -68,7 +69,7 @@ def event_proto(
     be hashed is shared by identity. Callers must not change the messages."""
     fact = tables.redact(kind, stored.fact, viewer)
     if shared is None:
-        return _event_proto(kind, stored, fact, complete)
+        return _event_proto(kind, stored, fact, complete, lean)
     # a redacted copy is keyed by value (the viewers it is hidden from hold equal copies),
     # the stored fact itself by identity (hashing a fact is not free)
     by_value = fact is not stored.fact
@@ -80,27 +81,17 @@ def event_proto(
         hit = shared.get(key)
     if hit is not None and (by_value or hit[0] is fact):
         return hit[1]
-    msg = _event_proto(kind, stored, fact, complete)
+    msg = _event_proto(kind, stored, fact, complete, lean)
     shared[key] = (fact, msg)  # holds the fact: an id key stays its own
     return msg
 
 
 def lean_event_proto(kind: str, stored: StoredEvent, viewer: Viewer) -> pb.GameEvent:
     """One event as ``viewer`` may see it, without its chain hash (as sent with receipts of
-    format 3), rendered once per form it takes: kept on ``stored`` by the redacted fact
-    (the stored fact itself by identity), so the viewers of a move who see its event alike
-    (every seat's stream and the mover's reply) share one message. Callers must not change
-    it."""
-    fact = tables.redact(kind, stored.fact, viewer)
-    memo = stored.rendered
-    key: Any = id(fact) if fact is stored.fact else fact  # (stored keeps its own fact alive)
-    try:
-        hit = memo.get(key)
-    except TypeError:  # a redacted copy with a list or dict in it: not kept
-        return _event_proto(kind, stored, fact, False, lean=True)
-    if hit is None:
-        hit = memo[key] = _event_proto(kind, stored, fact, False, lean=True)
-    return hit
+    format 3), rendered once per form it takes: ``event_proto``'s sharing, kept on
+    ``stored``, so the viewers of a move who see its event alike (every seat's stream and
+    the mover's reply) share one message. Callers must not change it."""
+    return event_proto(kind, stored, viewer, shared=stored.rendered, lean=True)
 
 
 def _event_proto(
