@@ -31,6 +31,8 @@ def main(argv: list[str] | None = None) -> None:
     p = parser("ab", __doc__)
     p.add_argument("--before", type=Path, required=True, help="the checkout measured first")
     p.add_argument("--after", type=Path, required=True, help="the checkout compared with it")
+    p.add_argument("--before-python", help="the interpreter of the first (default: this one)")
+    p.add_argument("--after-python", help="the interpreter of the second (default: this one)")
     p.add_argument("--rounds", type=int, default=6)
     p.add_argument("--games", type=int, default=24, help="games a round on each server")
     p.add_argument("--at-once", type=int, default=8)
@@ -40,8 +42,11 @@ def main(argv: list[str] | None = None) -> None:
     cpu: list[list[float]] = [[], []]
     with ExitStack() as stack:
         servers = [
-            stack.enter_context(ServerProcess(extra=flags, cwd=checkout.resolve()))
-            for checkout in (args.before, args.after)
+            stack.enter_context(ServerProcess(extra=flags, cwd=checkout.resolve(), python=python))
+            for checkout, python in (
+                (args.before, args.before_python),
+                (args.after, args.after_python),
+            )
         ]
         for r in range(args.rounds):
             for i in (0, 1) if r % 2 == 0 else (1, 0):

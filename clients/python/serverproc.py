@@ -64,6 +64,7 @@ class ServerProcess:
         extra: list[str] | None = None,
         env: dict[str, str] | None = None,
         cwd: Path | None = None,
+        python: str | None = None,
     ) -> None:
         self._tmp = None if data_dir else tempfile.TemporaryDirectory(prefix="tabletop-")
         self.data_dir = Path(data_dir or self._tmp.name)  # type: ignore[union-attr]
@@ -73,6 +74,7 @@ class ServerProcess:
         # the working directory: ``python -m`` finds ``server`` there first, so another
         # checkout's server runs (bench/profile/ab.py); None: this process's
         self.cwd = cwd
+        self.python = python or sys.executable  # another interpreter (bench/profile/ab.py)
         self.proc: subprocess.Popen[bytes] | None = None
         self.port = 0
         self.http_port: int | None = None  # the live viewer's, when started with --http-port
@@ -103,7 +105,7 @@ class ServerProcess:
             *self.extra,
         ]
         self.log = open(self.data_dir / "server.log", "ab")  # noqa: SIM115
-        cmd = [sys.executable, *dies_with_this_process(cmd[1:])]
+        cmd = [self.python, *dies_with_this_process(cmd[1:])]
         self.proc = subprocess.Popen(
             cmd,
             stdout=self.log,
