@@ -2,9 +2,11 @@
 stream-driven seats, each seat on its own gRPC connection (as each peer seat has its own
 WebSocket), counting what every seat receives.
 
-A seat follows its own Watch (batched, its own moves left out) and plays a random legal
+A seat follows its own stream (batched, its own moves left out) and plays a random legal
 move whenever a message, or its own Play reply, carries its legal moves: bench/api.py's
-``stream_game``, with four seats and bytes counted. Keyed seats (the shipped default) sign
+``stream_game``, with four seats and bytes counted. It plays on one PlaySession, its stream
+and its Plays on one call (docs/api.md, "Play session"); ``session=False``: a Watch and a
+unary Play per move, as before issue 38's last change (bench/notes.md compares the two). Keyed seats (the shipped default) sign
 each Play over the chain hash of the version they play at, as clients/python/seat.py does.
 """
 
@@ -46,8 +48,13 @@ class Tally:
     stalls: int = 0  # this server's games given up after STALL_S without news
     parts: Counter[str] = field(default_factory=Counter)  # this server's bytes by kind
 
-    def received(self, message: pb.WatchResponse | pb.PlayResponse) -> None:
-        size = message.ByteSize() + GRPC_PREFIX
+    def received(
+        self,
+        message: pb.WatchResponse | pb.PlayResponse,
+        outer: pb.PlaySessionResponse | None = None,
+    ) -> None:
+        """``message`` arrived (in ``outer``, a PlaySession's message: its bytes count)."""
+        size = (outer or message).ByteSize() + GRPC_PREFIX
         self.bytes += size
         self.parts.update(parts(message, size))
 
@@ -136,10 +143,18 @@ async def play_game(
 
 
 async def play_seat(
-    target: str, game_id: str, seat: Seat, rng: random.Random, tally: Tally, news: list[float]
+    target: str,
+    game_id: str,
+    seat: Seat,
+    rng: random.Random,
+    tally: Tally,
+    news: list[float],
+    session: bool = True,
 ) -> None:
     """One seat on its own connection, until its stream ends with the game; ``news[0]``:
     when any seat of the game last heard from the server."""
+    if session:
+        return await play_seat_session(target, game_id, seat, rng, tally, news)
     async with grpc.aio.insecure_channel(target, options=OWN_CONNECTION) as channel:
         stub = pb_grpc.TableServiceStub(channel)
         md = ((TOKEN_HEADER, seat.token),)
@@ -201,3 +216,55 @@ async def play_round(target: str, games: int, at_once: int, seed: int, keyed: bo
 
         await asyncio.gather(*(worker() for _ in range(at_once)))
     return tally
+
+
+def move_request(
+    game_id: str,
+    seat: Seat,
+    turn: pb.LegalMovesResponse,
+    rng: random.Random,
+    hashes: dict[int, str],
+) -> pb.PlayRequest:
+    """A random legal move at ``turn``, signed by a keyed seat over the chain hash there."""
+    request = pb.PlayRequest(
+        game_id=game_id, expected_version=turn.version, move=rng.choice(list(turn.moves))
+    )
+    if seat.key is not None:
+        head = hashes.get(turn.version, "")
+        request.seat_signature.CopyFrom(
+            seatsig.sign(seat.key, game_id, "Play", turn.version, head, request)
+        )
+    return request
+
+
+async def play_seat_session(
+    target: str, game_id: str, seat: Seat, rng: random.Random, tally: Tally, news: list[float]
+) -> None:
+    """``play_seat`` on one PlaySession: the Watch request first, then each Play on the same
+    stream, its reply (or refusal) coming back on it."""
+    async with grpc.aio.insecure_channel(target, options=OWN_CONNECTION) as channel:
+        stub = pb_grpc.TableServiceStub(channel)
+        call = stub.PlaySession(metadata=((TOKEN_HEADER, seat.token),))
+        watch = pb.WatchRequest(game_id=game_id, batched=True, exclude_own_moves=True)
+        await call.write(pb.PlaySessionRequest(watch=watch))
+        hashes: dict[int, str] = {}  # version -> chain hash: what a keyed seat signs over
+        done = 0  # the latest version this seat played from: each turn is taken once
+        async for message in call:
+            news[0] = time.monotonic()
+            which = message.WhichOneof("response")
+            if which == "refused":
+                if message.refused.code != grpc.StatusCode.ABORTED.value[0]:
+                    raise RuntimeError(f"a Play was refused: {message.refused.message}")
+                continue  # another seat moved first: the stream brings the next turn
+            reply = message.watch if which == "watch" else message.played
+            tally.received(reply, message)
+            if which == "played":
+                tally.moves += 1
+            hashes.update((e.version, e.hash) for e in reply.events)
+            if reply.receipt.head:  # receipts of format 3: the head at its last version
+                hashes[reply.receipt.last_version] = reply.receipt.head.hex()
+            turn = reply.legal_moves if reply.HasField("legal_moves") else None
+            if turn is not None and turn.version > done:
+                done = turn.version
+                play = move_request(game_id, seat, turn, rng, hashes)
+                await call.write(pb.PlaySessionRequest(play=play))

@@ -252,7 +252,9 @@ async def serve(settings: Settings, port_file: Path | None = None) -> None:
         log.info(
             "player logins from issuer %s (JWKS %s)", settings.logins.issuer, settings.logins.jwks
         )
-    servicer = TableServicer(tables, limits, keys=keys.public_keys(), logins=logins)
+    servicer = TableServicer(
+        tables, limits, keys=keys.public_keys(), logins=logins, moved=metrics.count_move
+    )
     tabletop_pb2_grpc.add_TableServiceServicer_to_server(servicer, server)
     assert tables.ratings is not None  # (wired by compose.table_server)
     ratings_pb2_grpc.add_RatingsServiceServicer_to_server(RatingsServicer(tables.ratings), server)

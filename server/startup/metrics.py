@@ -68,6 +68,14 @@ class Metrics:
             ["generation"],
             buckets=GC_PAUSES,
         )
+        self._moves: dict[str, Any] = {}  # each game kind's series, looked up once
+
+    def count_move(self, kind: str) -> None:
+        """A Play was appended (a Play call's or a PlaySession's)."""
+        series = self._moves.get(kind)
+        if series is None:
+            series = self._moves[kind] = self.moves.labels(kind)
+        series.inc()
 
 
 def watch_collector(metrics: Metrics) -> Callable[[], None]:
@@ -162,17 +170,30 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
             gauge = self.metrics.open_streams.labels(service, method)
             call = self._call(service, method, gauge, handler.unary_stream, io[1])
             wrapped = grpc.unary_stream_rpc_method_handler(call, io[0], _passing_bytes(io[1]))
-        self._cache[details.method] = (handler, wrapped)  # client streams (reflection): as is
+        elif handler.stream_stream is not None and inspect.isasyncgenfunction(
+            handler.stream_stream
+        ):  # PlaySession, reflection: each message its own (nothing shared to serialise once)
+            gauge = self.metrics.open_streams.labels(service, method)
+            call = self._call(service, method, gauge, handler.stream_stream, kind="bidi_stream")
+            wrapped = grpc.stream_stream_rpc_method_handler(call, *io)
+        self._cache[details.method] = (handler, wrapped)  # other client streams: as they are
         return wrapped
 
     def _call(
-        self, service: str, method: str, gauge: Any, behavior: Any, serialize: Any = None
+        self,
+        service: str,
+        method: str,
+        gauge: Any,
+        behavior: Any,
+        serialize: Any = None,
+        kind: str = "server_stream",
     ) -> Any:
         m, pump = self.metrics, inspect.isasyncgenfunction(behavior)
-        wire = _Wire(serialize)
-        labels = (service, method, "unary" if gauge is None else "server_stream")
+        wire = None if serialize is None else _Wire(serialize)
+        labels = (service, method, "unary" if gauge is None else kind)
         started, sent = m.started.labels(*labels), m.sent.labels(*labels)
-        counted = {"Play": m.moves, "CreateGame": m.games}.get(method)  # TableService's
+        # (moves are counted where they are played, a Play or a PlaySession's: the servicer)
+        counted = {"CreateGame": m.games}.get(method)  # TableService's
         # each code's and kind's series, looked up once (labels() validates and locks)
         by_code: dict[str, tuple[Any, Any]] = {}
         by_kind: dict[str, Any] = {}
@@ -240,8 +261,7 @@ class RpcInterceptor(grpc.aio.ServerInterceptor):
                 elapsed = time.perf_counter() - start
                 finished(code, elapsed)
                 if code == "OK" and counted is not None:
-                    options = request.move if method == "Play" else request.options
-                    count(options.WhichOneof("game") or "unknown")
+                    count(request.options.WhichOneof("game") or "unknown")
                 if stream is not None:
                     release(stream)
                     noted.update(sent=stream.sent, last_version=stream.last)
@@ -347,7 +367,9 @@ def _passing_bytes(serialize: Any) -> Any:
 
 
 def last_version(msg: Any, before: int) -> int:
-    """The last version a stream message carries (a Watch batch's last event's)."""
+    """The last version a stream message carries (a Watch batch's last event's; a
+    PlaySession's Watch message's)."""
+    msg = getattr(msg, "watch", msg)
     batch = getattr(msg, "events", None)
     if batch:
         return int(batch[-1].version)
@@ -366,7 +388,7 @@ def resume_status(method: str, why: str, reason: str, last: int) -> grpc.Status:
     from grpc_status import rpc_status
 
     metadata = {}
-    if method == "Watch":
+    if method in ("Watch", "PlaySession"):
         metadata["after_version"] = str(last)
         why += f" with after_version={last}"
     elif method == "Replay" and last:

@@ -386,10 +386,12 @@ class LimitsInterceptor(grpc.aio.ServerInterceptor):
                 return grpc.unary_stream_rpc_method_handler(self._counted(stream), **ser)
             return grpc.unary_stream_rpc_method_handler(self._counted_writer(stream), **ser)
         if handler.stream_stream is not None and inspect.isasyncgenfunction(handler.stream_stream):
-            # reflection: each request message is decoded safely, a bad one ends the call
-            return grpc.stream_stream_rpc_method_handler(
-                _checked_requests(handler.stream_stream), **ser
-            )
+            # each request message is decoded safely, a bad one ends the call; a PlaySession
+            # is a seat's stream (reflection's are not counted)
+            both = _checked_requests(handler.stream_stream)
+            if method == "/tabletop.v1.TableService/PlaySession":
+                both = self._counted(both)
+            return grpc.stream_stream_rpc_method_handler(both, **ser)
         return handler  # other client-streaming shapes: none are served
 
     def _creating(self, behavior: Callable[..., Awaitable[Any]]) -> Callable[..., Any]:

@@ -73,9 +73,25 @@ def rpc(method: str, code: str, elapsed: float, stream: bool, *call: Any) -> Non
 
 def refusal(context: grpc.aio.ServicerContext) -> dict[str, Any]:
     """The reason, rule and field named by a refused call's rich status details."""
+    return _reasons(dict(context.trailing_metadata() or ()).get("grpc-status-details-bin"))
+
+
+def session_refusal(status: grpc.Status, game_id: str) -> None:
+    """A PlaySession's refused Play, logged as a refused Play call is (INFO, its reason);
+    the session goes on, and its own line comes at its end."""
+    if not std.isEnabledFor(logging.INFO):
+        return
+    details = dict(status.trailing_metadata or ()).get("grpc-status-details-bin")
+    fields = {"game_id": game_id, **CALL.get({}), **_reasons(details)}
+    fields = {k: v for k, v in fields.items() if v is not None and v != ""}
+    log.log(
+        logging.INFO, "rpc", method="PlaySession", play="refused", code=status.code.name, **fields
+    )
+
+
+def _reasons(details: bytes | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     info, bad = error_details_pb2.ErrorInfo(), error_details_pb2.BadRequest()
-    details = dict(context.trailing_metadata() or ()).get("grpc-status-details-bin")
     for detail in status_pb2.Status.FromString(details).details if details else ():
         if detail.Unpack(info):
             out.update(reason=info.reason, rule=info.metadata.get("rule"))

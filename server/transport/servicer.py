@@ -79,8 +79,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
         limits: Limits | None,
         keys: dict[str, bytes],
         logins: Logins | None = None,
+        moved: Callable[[str], None] | None = None,
     ) -> None:
         self.server = server
+        self.moved = moved  # told each Play's game kind once it is appended (metrics)
         self.logins = logins  # the app's identity provider (--oidc-*), or None: no logins
         self.limits = limits  # server/transport/limits.py: the per-seat move rate is checked here
         # the Ed25519 public keys by id, the one that signs the seals first (GetSigningKey)
@@ -363,6 +365,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     @unary
     async def Play(self, request: pb.PlayRequest, context: Any) -> pb.PlayResponse:
+        return await self._play(request, context)
+
+    async def _play(self, request: pb.PlayRequest, context: Any) -> pb.PlayResponse:
+        """A Play's reply (Play, and each PlayRequest of a PlaySession)."""
         viewer = await self._viewer(request.game_id, context)
         if self.limits is not None and viewer.seat is not None:
             self.limits.take_move(self.server.games.parse_id(request.game_id), viewer.seat)
@@ -382,6 +388,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
         )
         if turn is not None:  # outside the receipt: what the caller may do now
             reply.legal_moves.CopyFrom(turn)
+        if self.moved is not None:
+            self.moved(request.move.WhichOneof("game") or "unknown")
         return reply
 
     @unary
@@ -520,67 +528,149 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self, request: pb.WatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.WatchResponse]:
         try:
-            viewer = await self._viewer(request.game_id, context)
-            if request.after_version < 0:
-                raise MalformedCommand("after_version", "must be >= 0")
-            own = None  # exclude_own_moves: what filters this seat's plays out
-            if request.exclude_own_moves:
-                if viewer.seat is None:
-                    raise MalformedCommand(
-                        "exclude_own_moves", "only a seat's stream has moves of its own"
-                    )
-                own = OwnMovesLeftOut(viewer.seat)
-            snap = await self.server.watch.snapshot(request.game_id, viewer, None)
-            kind, table = snap.table.kind, snap.table
-            if request.follow_match:
-                stream = self.server.watch.watch_match(
-                    request.game_id, viewer, request.after_version
-                )
-            else:
-                stream = self._one_hand(request.game_id, viewer, request.after_version)
-            # receipts of format 3: this stream signs what it sent (receipts.StreamReceipts)
-            sent = None
-            if self.sealer is not None and self.sealer.v3:
-                sent = receipts.StreamReceipts(
-                    self.sealer, table.seat_count, named=request.follow_match
-                )
-            async for item in stream:
-                if isinstance(item, NextHand):
-                    if sent is not None and sent.pending:
-                        yield sent.flush()
-                    yield pb.WatchResponse(game_id=item.game_id, next_hand=_next_hand(item))
-                    continue
-                gid, seen_as, events, batch = item.game_id, item.viewer, item.events, item.batch
-                if own is not None:
-                    events = own.keep(events)
-                    if not events:
-                        continue
-                    if len(events) < len(item.events):
-                        batch = None  # the shared rendering is of every event
-                # a receipt covers contiguous versions: own moves left out split a batch
-                runs = _runs(events) if sent is not None and batch is None else [events]
-                for n, run in enumerate(runs):
-                    if sent is not None and not sent.continues(gid, seen_as, run[0].version):
-                        yield sent.flush()
-                    async for msg in self._sent(
-                        request,
-                        kind,
-                        table,
-                        viewer,
-                        gid,
-                        seen_as,
-                        run,
-                        batch,
-                        sent,
-                        item.batch if n == len(runs) - 1 else None,
-                    ):
-                        yield msg
-            if sent is not None and sent.pending:
-                yield sent.flush()
+            async for msg in self._watch(request, context):
+                yield msg
         except grpc.aio.AbortError:
             raise
         except Exception as exc:
             await _abort(context, exc)
+
+    async def PlaySession(
+        self, requests: AsyncIterator[pb.PlaySessionRequest], context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.PlaySessionResponse]:
+        """A seat's Watch and its Plays on one call (docs/api.md, "Play session"): what
+        Watch sends, and each Play's reply or refusal in the order the Plays came. Why one
+        call: a Play on a stream the seat holds open skips a unary call's set-up, its
+        metadata, its status and their completions (issue 38). The Watch and the Plays run
+        as two tasks feeding one queue, which this generator sends from."""
+        requests = aiter(requests)
+        first = await anext(requests, None)
+        if first is None or first.WhichOneof("request") != "watch":
+            await _abort(context, MalformedCommand("watch", SESSION_FIRST))
+            return
+        # bounded: a client that does not read holds up its own Plays (and, through the
+        # transport's flow control, its writes), never the server's memory
+        out: asyncio.Queue[Any] = asyncio.Queue(SESSION_QUEUE)
+        playing = _SessionPlays()
+        tasks = (
+            asyncio.create_task(self._session_watch(first.watch, context, out)),
+            asyncio.create_task(self._session_plays(requests, context, out, playing)),
+        )
+        try:
+            ended = False  # the game is over and every event was sent; then a Play being
+            while not ended or playing.busy or not out.empty():  # decided gets its answer
+                item = await out.get()
+                if item is _WATCH_ENDED:
+                    ended = True
+                elif isinstance(item, BaseException):
+                    await _abort(context, item)
+                else:
+                    yield item
+        finally:
+            for task in tasks:
+                task.cancel()
+
+    async def _session_watch(
+        self, request: pb.WatchRequest, context: grpc.aio.ServicerContext, out: asyncio.Queue[Any]
+    ) -> None:
+        try:
+            async for msg in self._watch(request, context):
+                await out.put(pb.PlaySessionResponse(watch=msg))
+        except Exception as exc:  # (a refused WatchRequest) the call ends with its status
+            await out.put(exc)
+            return
+        await out.put(_WATCH_ENDED)
+
+    async def _session_plays(
+        self,
+        requests: AsyncIterator[pb.PlaySessionRequest],
+        context: grpc.aio.ServicerContext,
+        out: asyncio.Queue[Any],
+        playing: _SessionPlays,
+    ) -> None:
+        """Each PlayRequest decided in turn, its reply or refusal put out. A refusal leaves
+        the stream open (nothing was appended); a failure with no status (a bug) ends it."""
+        async for message in requests:
+            playing.busy = True
+            try:
+                await out.put(await self._session_play(message, context))
+            finally:
+                playing.busy = False
+
+    async def _session_play(
+        self, message: pb.PlaySessionRequest, context: grpc.aio.ServicerContext
+    ) -> pb.PlaySessionResponse | Exception:
+        request = message.play
+        try:
+            if message.WhichOneof("request") != "play":
+                raise MalformedCommand("play", SESSION_LATER)
+            return pb.PlaySessionResponse(played=await self._play(request, context))
+        except Exception as exc:
+            status = to_status(exc)
+            if status is None:
+                return exc  # the call ends with INTERNAL, as a Play's would
+            logs.session_refusal(status, request.game_id)
+            return pb.PlaySessionResponse(refused=_refusal(status, request))
+
+    async def _watch(
+        self, request: pb.WatchRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.WatchResponse]:
+        """Watch's messages (Watch, and a PlaySession's): a refusal raises."""
+        viewer = await self._viewer(request.game_id, context)
+        if request.after_version < 0:
+            raise MalformedCommand("after_version", "must be >= 0")
+        own = None  # exclude_own_moves: what filters this seat's plays out
+        if request.exclude_own_moves:
+            if viewer.seat is None:
+                raise MalformedCommand(
+                    "exclude_own_moves", "only a seat's stream has moves of its own"
+                )
+            own = OwnMovesLeftOut(viewer.seat)
+        snap = await self.server.watch.snapshot(request.game_id, viewer, None)
+        kind, table = snap.table.kind, snap.table
+        if request.follow_match:
+            stream = self.server.watch.watch_match(request.game_id, viewer, request.after_version)
+        else:
+            stream = self._one_hand(request.game_id, viewer, request.after_version)
+        # receipts of format 3: this stream signs what it sent (receipts.StreamReceipts)
+        sent = None
+        if self.sealer is not None and self.sealer.v3:
+            sent = receipts.StreamReceipts(
+                self.sealer, table.seat_count, named=request.follow_match
+            )
+        async for item in stream:
+            if isinstance(item, NextHand):
+                if sent is not None and sent.pending:
+                    yield sent.flush()
+                yield pb.WatchResponse(game_id=item.game_id, next_hand=_next_hand(item))
+                continue
+            gid, seen_as, events, batch = item.game_id, item.viewer, item.events, item.batch
+            if own is not None:
+                events = own.keep(events)
+                if not events:
+                    continue
+                if len(events) < len(item.events):
+                    batch = None  # the shared rendering is of every event
+            # a receipt covers contiguous versions: own moves left out split a batch
+            runs = _runs(events) if sent is not None and batch is None else [events]
+            for n, run in enumerate(runs):
+                if sent is not None and not sent.continues(gid, seen_as, run[0].version):
+                    yield sent.flush()
+                async for msg in self._sent(
+                    request,
+                    kind,
+                    table,
+                    viewer,
+                    gid,
+                    seen_as,
+                    run,
+                    batch,
+                    sent,
+                    item.batch if n == len(runs) - 1 else None,
+                ):
+                    yield msg
+        if sent is not None and sent.pending:
+            yield sent.flush()
 
     async def _sent(
         self,
@@ -659,6 +749,33 @@ def _runs(events: list[Any]) -> list[list[Any]]:
         else:
             runs.append([e])
     return runs
+
+
+SESSION_FIRST = "a PlaySession starts with a WatchRequest"
+SESSION_LATER = "a PlaySession's messages after the first are PlayRequests"
+SESSION_QUEUE = 16  # messages a PlaySession holds for its client (Watch's and Plays')
+_WATCH_ENDED = object()  # a PlaySession's watch has sent everything: the game is over
+
+
+class _SessionPlays:
+    """Whether a PlaySession's Play is being decided (its answer is still to come)."""
+
+    __slots__ = ("busy",)
+
+    def __init__(self) -> None:
+        self.busy = False
+
+
+def _refusal(status: grpc.Status, request: pb.PlayRequest) -> pb.PlaySessionRefusal:
+    """A refused Play's status as a PlaySession message: what its call would have ended with."""
+    details = dict(status.trailing_metadata or ()).get("grpc-status-details-bin", b"")
+    return pb.PlaySessionRefusal(
+        request_id=request.request_id,
+        expected_version=request.expected_version,
+        code=status.code.value[0],
+        message=status.details or "",
+        status_details=details,
+    )
 
 
 def _next_hand(item: NextHand) -> pb.NextHand:

@@ -112,6 +112,20 @@ MATRIX: dict[str, dict[str, Any]] = {
         "other_seat": PD,
         "other_arbiter": PD,
     },
+    # a PlaySession watches as Watch does and plays as Play does (each Play checked alone)
+    "PlaySession": {
+        "none": PD,
+        "empty": PD,
+        "forged": PD,
+        "seat0": ACTOR,
+        "seat1": ACTOR,
+        "seat2": ACTOR,
+        "seat3": ACTOR,
+        "arbiter": PD,
+        "other_seat": PD,
+        "other_arbiter": PD,
+    },
+    "PlaySession@watch": READ,
     "LegalMoves": READ,
     "GetView": READ,
     "GetView@past": READ,
@@ -238,15 +252,18 @@ def call(
     if rpc == "RevealContribution":
         request = pb.RevealContributionRequest(game_id=gid, contribution="c0")
         return stub.RevealContribution(request, metadata=md)
-    if rpc == "Play":
+    if rpc in ("Play", "PlaySession"):
         actor = client.as_viewer(gid, game.seat_tokens[game.actor])
         legal = actor.legal_moves()
         move = pb.Move()
         move.CopyFrom(legal.moves[0])
         getattr(move.huaniao, move.huaniao.WhichOneof("kind")).seat = 0  # "my seat"
-        return stub.Play(
-            pb.PlayRequest(game_id=gid, expected_version=legal.version, move=move), metadata=md
-        )
+        request = pb.PlayRequest(game_id=gid, expected_version=legal.version, move=move)
+        if rpc == "Play":
+            return stub.Play(request, metadata=md)
+        return session_answer(stub, gid, md, request)
+    if rpc == "PlaySession@watch":
+        return session_answer(stub, gid, md, None)
     if rpc == "LegalMoves":
         return stub.LegalMoves(pb.LegalMovesRequest(game_id=gid), metadata=md)
     if rpc == "GetView":
@@ -292,6 +309,42 @@ def call(
     if rpc == "ResumeSeat":
         return stub.ResumeSeat(pb.ResumeSeatRequest(game_id=gid), metadata=md)
     raise AssertionError(f"no way to call {rpc}")
+
+
+class SessionRefused(grpc.RpcError):
+    """A PlaySession's refused Play, as the code a Play call would have ended with."""
+
+    def __init__(self, refusal: pb.PlaySessionRefusal) -> None:
+        self.refusal = refusal
+
+    def code(self) -> grpc.StatusCode:
+        return next(c for c in grpc.StatusCode if c.value[0] == self.refusal.code)
+
+
+def session_answer(
+    stub: pb_grpc.TableServiceStub,
+    game_id: str,
+    md: tuple[tuple[str, str], ...],
+    play: pb.PlayRequest | None,
+) -> Any:
+    """A PlaySession's first Watch message (``play`` None), or its answer to ``play``: the
+    reply, or a refusal raised as the call's error would be."""
+    requests = [pb.PlaySessionRequest(watch=pb.WatchRequest(game_id=game_id))]
+    if play is not None:
+        requests.append(pb.PlaySessionRequest(play=play))
+    stream = stub.PlaySession(iter(requests), metadata=md, timeout=30)
+    try:
+        for message in stream:
+            which = message.WhichOneof("response")
+            if play is None:
+                return message.watch
+            if which == "played":
+                return message.played
+            if which == "refused":
+                raise SessionRefused(message.refused)
+        raise AssertionError("the session ended without an answer")
+    finally:
+        stream.cancel()
 
 
 def check_reply(rpc: str, role: str, game: Game, reply: Any) -> None:

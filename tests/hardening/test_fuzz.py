@@ -123,7 +123,12 @@ class Fuzzer:
         path = f"/tabletop.v1.TableService/{method}"
         try:
             if m is not None and m.server_streaming:
-                call = self.channel.unary_stream(path)(data, metadata=self.md(token), timeout=0.3)
+                if m.client_streaming:  # (PlaySession) the one message, then half-closed
+                    send: Any = self.channel.stream_stream(path)
+                    call = send(iter([data]), metadata=self.md(token), timeout=0.3)
+                else:
+                    send = self.channel.unary_stream(path)
+                    call = send(data, metadata=self.md(token), timeout=0.3)
                 for i, _ in enumerate(call):
                     if i >= 2:
                         call.cancel()
@@ -149,7 +154,8 @@ class Fuzzer:
         try:
             call = getattr(self.stub, method)
             if m.server_streaming:
-                stream = call(request, metadata=self.md(token), timeout=0.3)
+                sent: Any = iter([request]) if m.client_streaming else request
+                stream = call(sent, metadata=self.md(token), timeout=0.3)
                 got = []
                 for reply in stream:
                     got.append(reply)
