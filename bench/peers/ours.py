@@ -120,11 +120,19 @@ async def new_game(
 
 
 async def play_game(
-    target: str, game_id: str, seats: list[Seat], rng: random.Random, tally: Tally
+    target: str,
+    game_id: str,
+    seats: list[Seat],
+    rng: random.Random,
+    tally: Tally,
+    session: bool = True,
 ) -> None:
     """The four seats, until their streams end with the game, or STALL_S without news."""
     news = [time.monotonic()]
-    playing = [asyncio.create_task(play_seat(target, game_id, s, rng, tally, news)) for s in seats]
+    playing = [
+        asyncio.create_task(play_seat(target, game_id, s, rng, tally, news, session))
+        for s in seats
+    ]
     try:
         while True:
             done, pending = await asyncio.wait(playing, timeout=1.0)
@@ -197,9 +205,12 @@ async def play_seat(
                 turn = played.legal_moves if played.HasField("legal_moves") else None
 
 
-async def play_round(target: str, games: int, at_once: int, seed: int, keyed: bool) -> Tally:
+async def play_round(
+    target: str, games: int, at_once: int, seed: int, keyed: bool, session: bool = True
+) -> Tally:
     """``games`` games, ``at_once`` at a time; table set-up (CreateGame, JoinGame,
-    StartGame) goes over one lobby connection, as the peers' lobby calls do."""
+    StartGame) goes over one lobby connection, as the peers' lobby calls do. ``session``:
+    each seat plays on a PlaySession, else with a Watch and a Play a move."""
     tally = Tally()
     started = 0
     async with grpc.aio.insecure_channel(target) as lobby:
@@ -211,7 +222,7 @@ async def play_round(target: str, games: int, at_once: int, seed: int, keyed: bo
                 started += 1
                 rng = random.Random(seed + started)
                 game_id, seats = await new_game(stub, rng.randrange(1 << 30), keyed)
-                await play_game(target, game_id, seats, rng, tally)
+                await play_game(target, game_id, seats, rng, tally, session)
                 tally.games += 1
 
         await asyncio.gather(*(worker() for _ in range(at_once)))

@@ -33,6 +33,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--after", type=Path, required=True, help="the checkout compared with it")
     p.add_argument("--before-python", help="the interpreter of the first (default: this one)")
     p.add_argument("--after-python", help="the interpreter of the second (default: this one)")
+    p.add_argument(
+        "--before-plays",
+        choices=("session", "unary"),
+        default="session",
+        help="how the first's seats play: on a PlaySession, or a Watch and a unary Play",
+    )
+    p.add_argument("--after-plays", choices=("session", "unary"), default="session")
     p.add_argument("--rounds", type=int, default=6)
     p.add_argument("--games", type=int, default=24, help="games a round on each server")
     p.add_argument("--at-once", type=int, default=8)
@@ -54,8 +61,11 @@ def main(argv: list[str] | None = None) -> None:
                 assert server.proc is not None
                 began = cpu_seconds(server.proc.pid)
                 seed = 3800 + 1000 * r
+                plays = (args.before_plays, args.after_plays)[i]
                 tally = asyncio.run(
-                    ours.play_round(server.target, args.games, args.at_once, seed, True)
+                    ours.play_round(
+                        server.target, args.games, args.at_once, seed, True, plays == "session"
+                    )
                 )
                 cpu[i].append((cpu_seconds(server.proc.pid) - began) / tally.moves * 1e6)
             before, after = cpu[0][-1], cpu[1][-1]

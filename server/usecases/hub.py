@@ -58,6 +58,11 @@ class Hub:
         # process's own write and, on PostgreSQL, possibly from the store feed too; it is
         # passed on once.
         self._last: dict[Any, int] = {}
+        # told every batch published, watched or not (Watch keeps a young game's events)
+        self._listeners: list[Callable[[Any, list[StoredEvent]], None]] = []
+
+    def listen(self, listener: Callable[[Any, list[StoredEvent]], None]) -> None:
+        self._listeners.append(listener)
 
     def subscribe(self, game_id: Any) -> Subscription:
         sub = Subscription(self, game_id, self.queue_size)
@@ -74,8 +79,12 @@ class Hub:
 
     def publish(self, game_id: Any, events: list[StoredEvent], table: Any = None) -> None:
         """Pass ``events`` on to the game's watchers; ``table``: the game after the last."""
+        if not events:
+            return
+        for listener in self._listeners:
+            listener(game_id, events)
         subs = self._subs.get(game_id)
-        if not subs or not events:
+        if not subs:
             return
         last = self._last.get(game_id, 0)
         if events[0].version <= last:

@@ -218,7 +218,7 @@ class Seats:
             first = StoredEvent(
                 1, opened.timestamp, created, agg.head_hash, opened.fact, opened.cause
             )
-            self.games.seal(agg, [first])
+            (first,) = self.games.seal(agg, [first])
             try:
                 await asyncio.wrap_future(self.games.store.submit(agg))
             except IntegrityError:  # the same key on another replica, at the same time
@@ -226,6 +226,7 @@ class Seats:
                     return str(game_id), 1, arbiter_token
                 raise
             self.games.remember(agg)
+            self.games.hub.publish(game_id, [first], agg.table)  # (a young game's first event)
         return str(game_id), agg.version, arbiter_token
 
     async def _open_match(self, rules: Any, seat_count: int, plan: MatchPlan, keyed: bool) -> None:

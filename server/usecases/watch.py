@@ -88,6 +88,27 @@ class Watch:
         self.games = games
         self.hand_ended = hand_ended
         self._prefixes: OrderedDict[uuid.UUID, list[StoredEvent]] = OrderedDict()
+        games.hub.listen(self._keep_young)
+
+    def _keep_young(self, gid: uuid.UUID, events: list[StoredEvent]) -> None:
+        """A game's first events, kept as they are published (durable, in version order):
+        its seats' streams then read none of them from the store, however many moves
+        were made before each opened (issue 38: a seat's stream opened after the first
+        moves read those moves through a thread)."""
+        prefix = self._prefixes.get(gid)
+        if prefix is None:
+            if events[0].version != 1:
+                return  # (not seen from the start here: read when asked)
+            prefix = []
+        n = len(prefix)
+        if n >= PREFIX_EVENTS or events[0].version != n + 1:
+            return  # full, or not the next events (kept as they are; a gap is read)
+        if events[-1].version != n + len(events):
+            return
+        self._prefixes[gid] = prefix + events
+        self._prefixes.move_to_end(gid)
+        while len(self._prefixes) > PREFIX_GAMES:
+            self._prefixes.popitem(last=False)
 
     async def snapshot(
         self, game_id: str, viewer: Viewer, version: int | None, with_match: bool = False

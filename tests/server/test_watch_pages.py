@@ -135,17 +135,48 @@ def _counted_reads(ts: object) -> list[tuple[int, int | None]]:
     return reads
 
 
+def test_a_young_game_played_here_is_watched_without_reading_the_store() -> None:
+    """Its first events are kept as they are published: every seat's stream, opened at any
+    point of them, reads nothing from the store, and gets exactly what the store holds."""
+    seed = random.randrange(1 << 30)
+
+    async def run() -> None:
+        ts = in_memory_server()
+        try:
+            game = await play_random(ts, "zipai", _short_options("zipai"), 3, seed)
+            gid = ts.games.parse_id(game)
+            stored = ts.games.store.stored_events(gid, 0, None, 10_000)
+            reads = _counted_reads(ts)
+            for seat, after in ((0, 0), (1, 0), (2, 5)):
+                got = [
+                    e
+                    async for es, _, _ in ts.watch.watch(game, Viewer.of_seat(seat), after)
+                    for e in es
+                ]
+                assert got == stored[after:], (seat, seed)  # (as stored: the same values)
+            assert reads == [], (reads, seed)
+        finally:
+            ts.games.close()
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(watch, "STREAM_PAGE", 7)
+        patch.setattr(watch, "PREFIX_EVENTS", 10_000)
+        asyncio.run(run())
+
+
 @pytest.mark.parametrize("prefix_events", [10_000, 0])
 def test_the_seats_opening_together_share_one_read_of_a_young_game(prefix_events: int) -> None:
-    """A game's seats open their streams together and read it from the start: the store is
-    read once (a stored range never changes) and every seat gets the same events. With
-    nothing kept (PREFIX_EVENTS 0: a game past its first events) every stream reads."""
+    """A game this server did not see from its start (another replica's, or from before a
+    restart): its seats open their streams together and read it from the start, and the
+    store is read once (a stored range never changes); every seat gets the same events.
+    With nothing kept (PREFIX_EVENTS 0: a game past its first events) every stream reads."""
     seed = random.randrange(1 << 30)
 
     async def run() -> tuple[list[list[int]], list[int]]:
         ts = in_memory_server()
         try:
             gid = await play_random(ts, "zipai", _short_options("zipai"), 3, seed)
+            ts.watch._prefixes.clear()  # (not seen from its start here)
             reads = _counted_reads(ts)
             seen, per_seat = [], []
             for seat in (0, 1, 2, 0):
@@ -180,6 +211,7 @@ def test_a_later_stream_of_a_young_game_reads_only_what_came_since() -> None:
         try:
             game = await play_random(ts, "zipai", _short_options("zipai"), 3, seed)
             gid = ts.games.parse_id(game)
+            ts.watch._prefixes.clear()  # (not seen from its start here)
             page = ts.watch._page
             direct = ts.games.store.stored_events(gid, 0, 20, 100)
             reads = _counted_reads(ts)
