@@ -370,19 +370,18 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def _play(self, request: pb.PlayRequest, context: Any) -> pb.PlayResponse:
         """A Play's reply (Play, and each PlayRequest of a PlaySession)."""
         viewer = await self._viewer(request.game_id, context)
+        gid = self.server.games.parse_id(request.game_id)
         if self.limits is not None and viewer.seat is not None:
-            self.limits.take_move(self.server.games.parse_id(request.game_id), viewer.seat)
-        snap = await self.server.watch.snapshot(request.game_id, viewer, None)
-        command = self.server.play.with_seat(
-            render_moves.read_move(snap.table.kind, request.move), viewer
-        )
+            self.limits.take_move(gid, viewer.seat)
+        kind = (await self.server.games.load(gid)).table.kind
+        command = self.server.play.with_seat(render_moves.read_move(kind, request.move), viewer)
         signed = seatsig.read(request, "Play")
         stored = await self.server.play.play(
             request.game_id, viewer, request.expected_version, command, request.request_id, signed
         )
         # the game right after this move (a retried request_id gets its original reply)
         after = await self.server.watch.snapshot(request.game_id, viewer, stored[-1].version)
-        reply = receipts.play_reply(self.sealer, snap.table.kind, stored, viewer, after)
+        reply = receipts.play_reply(self.sealer, kind, stored, viewer, after)
         turn = await self._turn(
             request.game_id, viewer, stored[-1].version, list(reply.to_act), latest_only=True
         )
