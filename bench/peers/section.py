@@ -311,8 +311,9 @@ def render(runs: list[Contender], rounds: int, games: int, at_once: int) -> list
         f"games, {at_once} at a time (`make bench ARGS='--only peers --peers-rounds 5 "
         "--peers-games 192 --peers-at-once 64'` for the issue's sizes). This server plays "
         "花鸟风月 basic hands (prepared deals, seeds from "
-        f"{SEED} + 1000 x round), its seats stream-driven (Watch, batched, own moves left "
-        "out; one Play per move) on their own gRPC connections from the bench process, "
+        f"{SEED} + 1000 x round), its seats stream-driven, each on one PlaySession (its "
+        "stream batched, own moves left out, and its Plays on the same call: docs/api.md, "
+        '"Play session"), on their own gRPC connections from the bench process, '
         "every seat keyed and signing its Plays (the shipped default; the unkeyed row: "
         "seats whose Plays stand on the server's word, as P1's loads). boardgame.io and Colyseus play "
         f"bench/peers/rules.mjs, a follow-suit card game of {MOVES} moves (about what this "
