@@ -8,9 +8,11 @@ client that does not read holds up its own Plays, not the server's memory."""
 from __future__ import annotations
 
 import random
+import signal
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -337,3 +339,59 @@ def test_a_client_that_does_not_read_holds_up_its_own_plays(
     codes = {grpc.StatusCode.ABORTED.value[0], grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]}
     assert {a.code for a in answers} <= codes
     assert version_of(client, game_id) == at, "nothing was appended"
+
+
+def test_a_session_counts_against_the_clients_streams(tmp_path: Path) -> None:
+    """A session is a stream (--max-streams-per-client): one more is refused, and a slot
+    is free again once a session ends."""
+    proc = ServerProcess(
+        tmp_path, extra=["--allow-prepared-deals", "--max-streams-per-client", "1"]
+    ).start()
+    try:
+        with TableClient(proc.target) as client:
+            game_id, players, _ = seated_game(client, seed=61)
+            first = PlaySession(players[0])
+            messages = iter(first)
+            assert next(messages).HasField("watch")  # open and counted
+            second = PlaySession(players[1])
+            with pytest.raises(grpc.RpcError) as err:
+                next(iter(second))
+            assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            first.cancel()
+            deadline = time.monotonic() + 10
+            while True:  # the cancelled session's slot is released
+                again = PlaySession(players[1])
+                try:
+                    assert next(iter(again)).HasField("watch")
+                    break
+                except grpc.RpcError as e:
+                    assert e.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                    assert time.monotonic() < deadline, "the slot was never freed"
+                    time.sleep(0.1)
+            again.cancel()
+    finally:
+        proc.stop()
+
+
+def test_a_server_that_stops_ends_a_session_with_where_to_resume(tmp_path: Path) -> None:
+    proc = ServerProcess(tmp_path, extra=["--allow-prepared-deals", "--shutdown-grace", "5"])
+    proc.start()
+    try:
+        with TableClient(proc.target) as client:
+            game_id, players, _ = seated_game(client, seed=67)
+            at = version_of(client, game_id)
+            session = PlaySession(players[2])
+            got: list[int] = []
+            with pytest.raises(grpc.RpcError) as err:
+                for message in session:
+                    got += [e.version for e in message.watch.events]
+                    if got and got[-1] == at:
+                        assert proc.proc is not None
+                        proc.proc.send_signal(signal.SIGTERM)
+            assert proc.proc is not None and proc.proc.wait(timeout=20) == 0
+    finally:
+        proc.proc = None
+        proc.stop()
+    assert err.value.code() == grpc.StatusCode.UNAVAILABLE, err.value
+    assert f"after_version={at}" in (err.value.details() or "")
+    assert got == list(range(1, at + 1))
