@@ -162,4 +162,41 @@ async function playFromStreams(bots, { excludeOwnMoves = false } = {}) {
   return moves;
 }
 
-module.exports = { RandomBot, playUntilOver, playFromStreams, rng, labelledMoves, moveByLabel };
+/**
+ * `playFromStreams` on PlaySessions: each seat's stream and its Plays on one call. A refused
+ * Play other than ABORTED (another seat moved first) fails the game. Returns the moves.
+ */
+async function playFromSessions(bots) {
+  const { grpc } = load();
+  let moves = 0;
+  await Promise.all(bots.map(async (bot) => {
+    let done = 0; // the latest version this seat played from: each turn is taken once
+    const call = bot.seat.session({ excludeOwnMoves: true });
+    for await (const message of call) {
+      if (message.response === 'refused') {
+        if (message.refused.code !== grpc.status.ABORTED) {
+          call.cancel();
+          throw new Error(`a Play was refused: ${message.refused.message}`);
+        }
+        continue; // another seat moved first: the stream brings the next turn
+      }
+      const reply = message[message.response];
+      if (message.response === 'played') {
+        moves += 1;
+        bot.moves += 1;
+      }
+      bot.seat.noteEvents(bot.seat.gameId, reply.events, reply.receipt);
+      const turn = reply.legal_moves;
+      if (turn && turn.version > done) {
+        done = turn.version;
+        const move = turn.moves[Math.floor(bot.random() * turn.moves.length)];
+        await bot.seat.sessionPlay(call, move, turn.version);
+      }
+    }
+  }));
+  return moves;
+}
+
+module.exports = {
+  RandomBot, playUntilOver, playFromStreams, playFromSessions, rng, labelledMoves, moveByLabel,
+};

@@ -357,15 +357,41 @@ class SeatClient {
    * key over that version and its chain hash. `requestId`: an idempotency key.
    */
   async play(move, expectedVersion, { requestId = '' } = {}) {
+    const request = await this.playRequest(move, expectedVersion, { requestId });
+    const reply = await unary(this.stub, 'Play', request, this.metadata());
+    this.noteEvents(this.gameId, reply.events, reply.receipt);
+    return reply;
+  }
+
+  /** A PlayRequest for `move` at `expectedVersion`, signed as Play signs it. */
+  async playRequest(move, expectedVersion, { requestId = '' } = {}) {
     let request = { game_id: this.gameId, expected_version: expectedVersion, move };
     if (requestId) request.request_id = requestId;
     if (this.key) {
       const hash = await this.headAt(expectedVersion);
       request = this.sign('Play', request, this.gameId, { version: Number(expectedVersion), hash });
     }
-    const reply = await unary(this.stub, 'Play', request, this.metadata());
-    this.noteEvents(this.gameId, reply.events, reply.receipt);
-    return reply;
+    return request;
+  }
+
+  /**
+   * A PlaySession (docs/api.md, "Play session"): this seat's stream (batched) and its Plays
+   * on one call. Iterate the returned call for messages whose `response` is `watch` (what
+   * Watch sends), `played` (a Play's reply) or `refused` (its status; nothing appended);
+   * send moves with `sessionPlay`, and `call.end()` when there are no more.
+   */
+  session({ afterVersion = 0, excludeOwnMoves = false } = {}) {
+    const watch = {
+      game_id: this.gameId, after_version: afterVersion, batched: true, exclude_own_moves: excludeOwnMoves,
+    };
+    const call = this.stub.PlaySession(routed(this.metadata(), watch));
+    call.write({ watch });
+    return call;
+  }
+
+  /** Send a signed Play on a session; its answer comes on the session, in order. */
+  async sessionPlay(call, move, expectedVersion, { requestId = '' } = {}) {
+    call.write({ play: await this.playRequest(move, expectedVersion, { requestId }) });
   }
 
   /** Every event this viewer may see, paging through GetHistory. */

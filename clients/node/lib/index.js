@@ -10,7 +10,9 @@ const { NotAcknowledged } = require('./acks');
 const deal = require('./deal');
 const verify = require('./verify');
 const { richStatus, findDetail, describeError } = require('./errors');
-const { RandomBot, playUntilOver, playFromStreams, labelledMoves, moveByLabel } = require('./bot');
+const {
+  RandomBot, playUntilOver, playFromStreams, playFromSessions, labelledMoves, moveByLabel,
+} = require('./bot');
 
 module.exports = {
   load,
@@ -32,6 +34,7 @@ module.exports = {
   RandomBot,
   playUntilOver,
   playFromStreams,
+  playFromSessions,
   labelledMoves,
   moveByLabel,
 };
