@@ -174,22 +174,11 @@ async def play_seat(
         async for reply in call:
             news[0] = time.monotonic()
             tally.received(reply)
-            hashes.update((e.version, e.hash) for e in reply.events)
-            if reply.receipt.head:  # receipts of format 3: the head at its last version
-                hashes[reply.receipt.last_version] = reply.receipt.head.hex()
+            note_hashes(hashes, reply)
             turn = reply.legal_moves if reply.HasField("legal_moves") else None
             while turn is not None and turn.version > done:
                 done = turn.version
-                request = pb.PlayRequest(
-                    game_id=game_id,
-                    expected_version=turn.version,
-                    move=rng.choice(list(turn.moves)),
-                )
-                if seat.key is not None:
-                    head = hashes.get(turn.version, "")
-                    request.seat_signature.CopyFrom(
-                        seatsig.sign(seat.key, game_id, "Play", turn.version, head, request)
-                    )
+                request = move_request(game_id, seat, turn, rng, hashes)
                 try:
                     played = await stub.Play(request, metadata=md)
                 except grpc.aio.AioRpcError as err:
@@ -199,9 +188,7 @@ async def play_seat(
                 news[0] = time.monotonic()
                 tally.received(played)
                 tally.moves += 1
-                hashes.update((e.version, e.hash) for e in played.events)
-                if played.receipt.head:
-                    hashes[played.receipt.last_version] = played.receipt.head.hex()
+                note_hashes(hashes, played)
                 turn = played.legal_moves if played.HasField("legal_moves") else None
 
 
@@ -227,6 +214,14 @@ async def play_round(
 
         await asyncio.gather(*(worker() for _ in range(at_once)))
     return tally
+
+
+def note_hashes(hashes: dict[int, str], reply: pb.WatchResponse | pb.PlayResponse) -> None:
+    """The chain hashes a message shows, by version (receipts of format 3: the receipt's
+    head at its last version): what a keyed seat's next Play signs over."""
+    hashes.update((e.version, e.hash) for e in reply.events)
+    if reply.receipt.head:
+        hashes[reply.receipt.last_version] = reply.receipt.head.hex()
 
 
 def move_request(
@@ -271,9 +266,7 @@ async def play_seat_session(
             tally.received(reply, message)
             if which == "played":
                 tally.moves += 1
-            hashes.update((e.version, e.hash) for e in reply.events)
-            if reply.receipt.head:  # receipts of format 3: the head at its last version
-                hashes[reply.receipt.last_version] = reply.receipt.head.hex()
+            note_hashes(hashes, reply)
             turn = reply.legal_moves if reply.HasField("legal_moves") else None
             if turn is not None and turn.version > done:
                 done = turn.version

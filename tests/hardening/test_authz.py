@@ -71,6 +71,18 @@ READ = {  # reads: anyone with no or a valid token of this game; a bad token is 
     "other_seat": PD,
     "other_arbiter": PD,
 }
+MOVE = {  # a seat's move: the seat whose turn it is (ACTOR); no one else
+    "none": PD,
+    "empty": PD,
+    "forged": PD,
+    "seat0": ACTOR,
+    "seat1": ACTOR,
+    "seat2": ACTOR,
+    "seat3": ACTOR,
+    "arbiter": PD,
+    "other_seat": PD,
+    "other_arbiter": PD,
+}
 MATRIX: dict[str, dict[str, Any]] = {
     "CreateGame": dict.fromkeys(ROLES, OK),  # anyone may open a table; tokens are ignored
     "JoinGame": dict.fromkeys(ROLES, FP),  # a taken seat stays taken, whatever the token
@@ -100,31 +112,9 @@ MATRIX: dict[str, dict[str, Any]] = {
         "other_seat": PD,
         "other_arbiter": PD,
     },
-    "Play": {
-        "none": PD,
-        "empty": PD,
-        "forged": PD,
-        "seat0": ACTOR,
-        "seat1": ACTOR,
-        "seat2": ACTOR,
-        "seat3": ACTOR,
-        "arbiter": PD,
-        "other_seat": PD,
-        "other_arbiter": PD,
-    },
+    "Play": MOVE,
     # a PlaySession watches as Watch does and plays as Play does (each Play checked alone)
-    "PlaySession": {
-        "none": PD,
-        "empty": PD,
-        "forged": PD,
-        "seat0": ACTOR,
-        "seat1": ACTOR,
-        "seat2": ACTOR,
-        "seat3": ACTOR,
-        "arbiter": PD,
-        "other_seat": PD,
-        "other_arbiter": PD,
-    },
+    "PlaySession": MOVE,
     "PlaySession@watch": READ,
     "LegalMoves": READ,
     "GetView": READ,
