@@ -62,9 +62,10 @@ GRPC_OPTIONS = [
     # grpcio sets SO_REUSEPORT by default: a second server on a taken port would start and
     # share it silently, clients reaching either one at random
     ("grpc.so_reuseport", 0),
-    # no bandwidth-delay probes: a PING and its ack after received data, to size windows for
-    # bulk transfers; a move's messages are a few hundred bytes (issue 38: gRPC's own
-    # threads' CPU 269 -> 213 µs a move under the peer load)
+    # no bandwidth-delay probes: a PING and its ack after received data, to grow the window
+    # the server advertises for what it receives, which is small requests (what it sends
+    # is paced by the windows clients advertise, by their own probes). Issue 38: gRPC's
+    # own threads' CPU 269 -> 213 µs a move under the peer load
     ("grpc.http2.bdp_probe", 0),
 ]
 STORE_PROBE_SECONDS = 5.0  # how often health re-checks that the store answers
