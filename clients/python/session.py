@@ -84,8 +84,19 @@ class PlaySession:
 
     def cancel(self) -> None:
         self.call.cancel()
+        self._requests.put(None)  # gRPC's thread that sends the requests ends too
 
     def __iter__(self) -> Iterator[pb.PlaySessionResponse]:
+        try:
+            yield from self._messages()
+        finally:
+            # The call is over (or its reader went away): end the request iterator, or
+            # gRPC's thread that reads it waits on the queue for ever, and a later fork of
+            # this process (a subprocess started with a pty, say) waits for that thread in
+            # gRPC's fork handler (seen: the suite hung in tests/e2e/test_come_back.py).
+            self._requests.put(None)
+
+    def _messages(self) -> Iterator[pb.PlaySessionResponse]:
         seat = self.seat
         for message in self.call:
             which = message.WhichOneof("response")

@@ -395,3 +395,22 @@ def test_a_server_that_stops_ends_a_session_with_where_to_resume(tmp_path: Path)
     assert err.value.code() == grpc.StatusCode.UNAVAILABLE, err.value
     assert f"after_version={at}" in (err.value.details() or "")
     assert got == list(range(1, at + 1))
+
+
+def test_a_client_session_leaves_no_thread_behind(client: TableClient) -> None:
+    """gRPC's thread that sends a session's requests ends with the session, cancelled or
+    refused: left waiting on the request queue, it would block every later fork of the
+    process in gRPC's fork handler (a pty subprocess hung the suite that way)."""
+    game_id, players, _ = seated_game(client, seed=71)
+    before = threading.active_count()
+    for seat in players:
+        session = PlaySession(seat)
+        assert next(iter(session)).HasField("watch")
+        session.cancel()
+    refused = PlaySession(client.as_viewer(game_id, "no-such-token"))
+    with pytest.raises(grpc.RpcError):
+        next(iter(refused))
+    deadline = time.monotonic() + 10
+    while threading.active_count() > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert threading.active_count() <= before, threading.enumerate()
