@@ -35,6 +35,12 @@ PREFIX_GAMES = 64
 PREFIX_EVENTS = 32
 
 
+def _follows(prefix: list[StoredEvent], events: list[StoredEvent]) -> bool:
+    """Whether ``events`` are exactly the versions after ``prefix``'s (1..len(prefix))."""
+    n = len(prefix)
+    return bool(events) and events[0].version == n + 1 and events[-1].version == n + len(events)
+
+
 @dataclass(frozen=True)
 class HandEvents:
     """Watch across a match: events of the hand ``game_id`` (see ``Watch.watch_match``)."""
@@ -95,17 +101,14 @@ class Watch:
         its seats' streams then read none of them from the store, however many moves
         were made before each opened (issue 38: a seat's stream opened after the first
         moves read those moves through a thread)."""
-        prefix = self._prefixes.get(gid)
-        if prefix is None:
-            if events[0].version != 1:
-                return  # (not seen from the start here: read when asked)
-            prefix = []
-        n = len(prefix)
-        if n >= PREFIX_EVENTS or events[0].version != n + 1:
-            return  # full, or not the next events (kept as they are; a gap is read)
-        if events[-1].version != n + len(events):
-            return
-        self._prefixes[gid] = prefix + events
+        prefix = self._prefixes.get(gid, [])  # (none: kept only if seen from version 1)
+        if len(prefix) < PREFIX_EVENTS and _follows(prefix, events):
+            self._keep(gid, prefix + events)  # (full, or a gap: kept as it is; read later)
+
+    def _keep(self, gid: uuid.UUID, prefix: list[StoredEvent]) -> None:
+        """Keep a young game's first events, forgetting the least recently used game's past
+        ``PREFIX_GAMES``."""
+        self._prefixes[gid] = prefix
         self._prefixes.move_to_end(gid)
         while len(self._prefixes) > PREFIX_GAMES:
             self._prefixes.popitem(last=False)
@@ -232,14 +235,11 @@ class Watch:
         end = min(last, after + STREAM_PAGE)
         while len(prefix) < end:
             more = await self._read(gid, len(prefix), last)
-            contiguous = bool(more) and more[-1].version == more[0].version + len(more) - 1
-            if not contiguous or more[0].version != len(prefix) + 1:
+            if not _follows(prefix, more):
                 break  # (a gap: not kept beyond it)
             prefix = prefix + more
         if prefix:
-            self._prefixes[gid] = prefix
-            while len(self._prefixes) > PREFIX_GAMES:
-                self._prefixes.popitem(last=False)
+            self._keep(gid, prefix)
         if len(prefix) < end:
             return await self._read(gid, after, last)
         return prefix[after:end]
